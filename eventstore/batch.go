@@ -1,0 +1,166 @@
+package eventstore
+
+import (
+	"context"
+	"sync"
+)
+
+// AppendRequest is one caller's append, waiting to join a group commit.
+type AppendRequest struct {
+	Stream   string
+	Expected ExpectedVersion
+	Events   []EventData
+}
+
+// AppendOutcome is one request's result inside a committed batch: the position of its last event, or
+// the error that refused it alone (a *ConflictError, say) while the rest of the batch committed.
+type AppendOutcome struct {
+	Position Position
+	Err      error
+}
+
+// CommitFunc writes a batch of requests in one transaction and makes it durable before returning.
+// It returns one outcome per request, in order. Requests are applied in order, so a later request on
+// the same stream sees the versions an earlier one wrote. A returned error means nothing of the batch
+// was committed; every request then fails with it.
+type CommitFunc func(ctx context.Context, batch []AppendRequest) ([]AppendOutcome, error)
+
+// Batcher coalesces concurrent appends into group commits: while one batch is being written, newly
+// arriving appends queue up and go together in the next transaction, so N concurrent appenders pay for
+// about one fsync per batch instead of N. An append returns only when its batch is durable.
+type Batcher struct {
+	commit   CommitFunc
+	maxBatch int
+	after    func(batch []AppendRequest, outcomes []AppendOutcome)
+
+	queue chan *pending
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+	mu    sync.RWMutex
+	shut  bool
+}
+
+type pending struct {
+	ctx   context.Context
+	req   AppendRequest
+	reply chan AppendOutcome
+}
+
+// BatcherOptions tune a Batcher; nil means defaults.
+type BatcherOptions struct {
+	// MaxBatch caps how many requests one transaction takes (default 256).
+	MaxBatch int
+	// AfterCommit, when set, is called once per committed batch after the transaction is durable and
+	// before the callers are answered (wake subscribers, publish to the bus). It must not block long.
+	AfterCommit func(batch []AppendRequest, outcomes []AppendOutcome)
+}
+
+// NewBatcher starts the goroutine that writes batches with commit.
+func NewBatcher(commit CommitFunc, opts *BatcherOptions) *Batcher {
+	b := &Batcher{commit: commit, maxBatch: 256, queue: make(chan *pending, 1024), stop: make(chan struct{}), done: make(chan struct{})}
+	if opts != nil {
+		if opts.MaxBatch > 0 {
+			b.maxBatch = opts.MaxBatch
+		}
+		b.after = opts.AfterCommit
+	}
+	go b.loop()
+	return b
+}
+
+// Append queues req for the next group commit and waits for its outcome. If ctx ends before the batch
+// holding req starts to commit, req is dropped and ctx.Err() returned; once its batch is committing, the
+// outcome is final and Append waits for it, so an acknowledged append is never in doubt.
+func (b *Batcher) Append(ctx context.Context, req AppendRequest) (Position, error) {
+	b.mu.RLock()
+	if b.shut {
+		b.mu.RUnlock()
+		return Position{}, ErrClosed
+	}
+	p := &pending{ctx: ctx, req: req, reply: make(chan AppendOutcome, 1)}
+	select {
+	case b.queue <- p:
+	case <-ctx.Done():
+		b.mu.RUnlock()
+		return Position{}, ctx.Err()
+	}
+	b.mu.RUnlock()
+	out := <-p.reply
+	return out.Position, out.Err
+}
+
+// Close refuses new appends, commits every append already queued, and stops the writer.
+func (b *Batcher) Close() {
+	b.once.Do(func() {
+		b.mu.Lock()
+		b.shut = true
+		b.mu.Unlock()
+		close(b.stop)
+		<-b.done
+	})
+}
+
+func (b *Batcher) loop() {
+	defer close(b.done)
+	batch := make([]*pending, 0, b.maxBatch)
+	for {
+		var first *pending
+		select {
+		case first = <-b.queue:
+		case <-b.stop:
+			// Drain: nothing new can arrive (shut is set under the lock every sender holds).
+			for {
+				select {
+				case p := <-b.queue:
+					b.run(append(batch[:0], p))
+				default:
+					return
+				}
+			}
+		}
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < b.maxBatch {
+			select {
+			case p := <-b.queue:
+				batch = append(batch, p)
+			default:
+				break fill
+			}
+		}
+		b.run(batch)
+	}
+}
+
+func (b *Batcher) run(batch []*pending) {
+	live := batch[:0:0]
+	reqs := make([]AppendRequest, 0, len(batch))
+	for _, p := range batch {
+		if err := p.ctx.Err(); err != nil {
+			p.reply <- AppendOutcome{Err: err}
+			continue
+		}
+		live = append(live, p)
+		reqs = append(reqs, p.req)
+	}
+	if len(live) == 0 {
+		return
+	}
+	// The batch commits on its own context: callers that give up mid-commit must not tear down a
+	// transaction that other callers' events share.
+	outcomes, err := b.commit(context.Background(), reqs)
+	if err == nil && len(outcomes) != len(reqs) {
+		panic("eventstore: CommitFunc returned the wrong number of outcomes")
+	}
+	if err == nil && b.after != nil {
+		b.after(reqs, outcomes)
+	}
+	for i, p := range live {
+		if err != nil {
+			p.reply <- AppendOutcome{Err: err}
+		} else {
+			p.reply <- outcomes[i]
+		}
+	}
+}
