@@ -1,0 +1,163 @@
+// Package config reads Workbench's configuration from the environment, once, at start. Every error names
+// the variable and the form it expected; no value is read anywhere else.
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Backend names where a kind of data lives.
+type Backend string
+
+const (
+	SQLite   Backend = "sqlite"
+	Postgres Backend = "postgres"
+	Kurrent  Backend = "kurrent"
+)
+
+// Config is everything Workbench reads from its environment.
+type Config struct {
+	Port int
+	// DatabaseURL is a postgres:// URL or a SQLite file path; Database says which.
+	DatabaseURL string
+	Database    Backend
+	// EventStoreURL is empty (events live in the database) or an esdb:// / kurrentdb:// URL.
+	EventStoreURL string
+	EventStore    Backend
+	// DataDir holds the SQLite file and, on the embedded default, the generated encryption key.
+	DataDir string
+	// EncryptionKey and EncryptionKeyPrevious are raw values; the vault parses them.
+	EncryptionKey         string
+	EncryptionKeyPrevious string
+	ServerPublicURL       string
+	PluginsDir            string
+	BrowserSessionTTL     time.Duration
+	BusURL                string
+	LogLevel              string
+	// DevAllowLoopback lets URL-fetching features reach loopback addresses (tests and local development only).
+	DevAllowLoopback bool
+}
+
+// Defaults used when a variable is unset.
+const (
+	DefaultPort        = 8080
+	DefaultDatabaseURL = "./data/workbench.db"
+	DefaultBrowserTTL  = 300 * time.Second
+)
+
+// FromEnv reads the configuration through getenv (os.Getenv in production, a map in tests).
+func FromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Port:                  DefaultPort,
+		DatabaseURL:           strings.TrimSpace(getenv("DATABASE_URL")),
+		EventStoreURL:         strings.TrimSpace(getenv("EVENTSTORE_URL")),
+		EncryptionKey:         strings.TrimSpace(getenv("ENCRYPTION_KEY")),
+		EncryptionKeyPrevious: strings.TrimSpace(getenv("ENCRYPTION_KEY_PREVIOUS")),
+		ServerPublicURL:       strings.TrimRight(strings.TrimSpace(getenv("SERVER_PUBLIC_URL")), "/"),
+		PluginsDir:            strings.TrimSpace(getenv("PLUGINS_DIR")),
+		BrowserSessionTTL:     DefaultBrowserTTL,
+		BusURL:                strings.TrimSpace(getenv("BUS_URL")),
+		LogLevel:              strings.ToLower(strings.TrimSpace(getenv("LOG_LEVEL"))),
+	}
+	if v := strings.TrimSpace(getenv("PORT")); v != "" {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 1 || p > 65535 {
+			return c, fmt.Errorf("PORT=%q: want a TCP port number from 1 to 65535", v)
+		}
+		c.Port = p
+	}
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = DefaultDatabaseURL
+	}
+	backend, dataDir, err := parseDatabaseURL(c.DatabaseURL)
+	if err != nil {
+		return c, err
+	}
+	c.Database, c.DataDir = backend, dataDir
+	if v := strings.TrimSpace(getenv("WORKBENCH_DATA_DIR")); v != "" {
+		c.DataDir = v
+	}
+	c.EventStore = c.Database
+	if c.EventStoreURL != "" {
+		u, err := url.Parse(c.EventStoreURL)
+		if err != nil || (u.Scheme != "esdb" && u.Scheme != "esdb+discover" && u.Scheme != "kurrentdb" && u.Scheme != "kurrentdb+discover") || u.Host == "" {
+			return c, fmt.Errorf("EVENTSTORE_URL: want esdb://host:port or kurrentdb://host:port (events then live in KurrentDB), or unset to keep events in DATABASE_URL")
+		}
+		c.EventStore = Kurrent
+	}
+	if c.ServerPublicURL == "" {
+		c.ServerPublicURL = fmt.Sprintf("http://localhost:%d", c.Port)
+	}
+	if u, err := url.Parse(c.ServerPublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return c, fmt.Errorf("SERVER_PUBLIC_URL=%q: want an absolute http:// or https:// URL with no query or fragment, e.g. https://workbench.example.com", c.ServerPublicURL)
+	}
+	if v := strings.TrimSpace(getenv("BROWSER_SESSION_TTL_SECONDS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 10 || n > 86400 {
+			return c, fmt.Errorf("BROWSER_SESSION_TTL_SECONDS=%q: want whole seconds from 10 to 86400", v)
+		}
+		c.BrowserSessionTTL = time.Duration(n) * time.Second
+	}
+	if c.BusURL != "" {
+		u, err := url.Parse(c.BusURL)
+		if err != nil || (u.Scheme != "nats" && u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+			return c, fmt.Errorf("BUS_URL: want nats://host:port or postgres://…, or unset for the in-process bus")
+		}
+	}
+	switch c.LogLevel {
+	case "", "info", "debug", "warn", "error":
+	default:
+		return c, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel)
+	}
+	if v := strings.TrimSpace(getenv("WORKBENCH_DEV_ALLOW_LOOPBACK")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("WORKBENCH_DEV_ALLOW_LOOPBACK=%q: want true or false", v)
+		}
+		c.DevAllowLoopback = b
+	}
+	return c, nil
+}
+
+// parseDatabaseURL decides the backend. postgres:// and postgresql:// mean PostgreSQL and must parse;
+// any other URL scheme is refused (it is almost certainly a mistake, not a file name); anything else is
+// a SQLite file path, optionally written as sqlite:PATH or file:PATH.
+func parseDatabaseURL(v string) (Backend, string, error) {
+	if strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://") {
+		if _, err := pgx.ParseConfig(v); err != nil {
+			return "", "", fmt.Errorf("DATABASE_URL: not a valid PostgreSQL URL (want postgres://user:password@host:5432/dbname?sslmode=…): %s", redactErr(err, v))
+		}
+		return Postgres, "./data", nil
+	}
+	if i := strings.Index(v, "://"); i > 0 && !strings.ContainsAny(v[:i], `/\.`) {
+		return "", "", fmt.Errorf("DATABASE_URL: scheme %q is not supported: want postgres://… for PostgreSQL or a file path for the embedded SQLite database", v[:i])
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(v, "sqlite:"), "file:")
+	if path == "" || strings.HasSuffix(path, "/") {
+		return "", "", fmt.Errorf("DATABASE_URL=%q: want a SQLite file path such as ./data/workbench.db", v)
+	}
+	return SQLite, filepath.Dir(path), nil
+}
+
+// SQLitePath returns the file path of a SQLite DatabaseURL.
+func (c Config) SQLitePath() string {
+	return strings.TrimPrefix(strings.TrimPrefix(c.DatabaseURL, "sqlite:"), "file:")
+}
+
+// redactErr keeps a password out of an error message that may quote the URL.
+func redactErr(err error, raw string) string {
+	msg := err.Error()
+	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+	}
+	return msg
+}

@@ -1,0 +1,100 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string // substring; empty means success
+		check   func(t *testing.T, c Config)
+	}{
+		{name: "embedded defaults", env: map[string]string{}, check: func(t *testing.T, c Config) {
+			if c.Port != 8080 || c.Database != SQLite || c.DatabaseURL != "./data/workbench.db" || c.DataDir != "data" {
+				t.Errorf("defaults: %+v", c)
+			}
+			if c.EventStore != SQLite || c.BrowserSessionTTL != 300*time.Second || c.ServerPublicURL != "http://localhost:8080" {
+				t.Errorf("defaults: %+v", c)
+			}
+		}},
+		{name: "postgres url", env: map[string]string{"DATABASE_URL": "postgres://u:p@db:5432/wb"}, check: func(t *testing.T, c Config) {
+			if c.Database != Postgres || c.EventStore != Postgres {
+				t.Errorf("got %s/%s", c.Database, c.EventStore)
+			}
+		}},
+		{name: "postgresql scheme", env: map[string]string{"DATABASE_URL": "postgresql://db/wb"}, check: func(t *testing.T, c Config) {
+			if c.Database != Postgres {
+				t.Errorf("got %s", c.Database)
+			}
+		}},
+		{name: "malformed postgres url names the variable and hides the password", env: map[string]string{"DATABASE_URL": "postgres://u:sekrit@db:notaport/wb"}, wantErr: "DATABASE_URL"},
+		{name: "other scheme refused", env: map[string]string{"DATABASE_URL": "mysql://db/wb"}, wantErr: `scheme "mysql" is not supported`},
+		{name: "sqlite path", env: map[string]string{"DATABASE_URL": "/var/lib/wb/x.db"}, check: func(t *testing.T, c Config) {
+			if c.Database != SQLite || c.DataDir != "/var/lib/wb" || c.SQLitePath() != "/var/lib/wb/x.db" {
+				t.Errorf("got %+v", c)
+			}
+		}},
+		{name: "sqlite prefix", env: map[string]string{"DATABASE_URL": "sqlite:/tmp/a.db"}, check: func(t *testing.T, c Config) {
+			if c.SQLitePath() != "/tmp/a.db" {
+				t.Errorf("got %q", c.SQLitePath())
+			}
+		}},
+		{name: "directory is not a database", env: map[string]string{"DATABASE_URL": "./data/"}, wantErr: "SQLite file path"},
+		{name: "kurrent", env: map[string]string{"EVENTSTORE_URL": "esdb://localhost:2113?tls=false"}, check: func(t *testing.T, c Config) {
+			if c.EventStore != Kurrent || c.Database != SQLite {
+				t.Errorf("got %s/%s", c.EventStore, c.Database)
+			}
+		}},
+		{name: "kurrentdb scheme", env: map[string]string{"EVENTSTORE_URL": "kurrentdb://localhost:2113"}, check: func(t *testing.T, c Config) {
+			if c.EventStore != Kurrent {
+				t.Errorf("got %s", c.EventStore)
+			}
+		}},
+		{name: "bad eventstore url", env: map[string]string{"EVENTSTORE_URL": "http://localhost:2113"}, wantErr: "EVENTSTORE_URL"},
+		{name: "bad port", env: map[string]string{"PORT": "eighty"}, wantErr: "PORT"},
+		{name: "port out of range", env: map[string]string{"PORT": "70000"}, wantErr: "PORT"},
+		{name: "public url", env: map[string]string{"SERVER_PUBLIC_URL": "https://wb.example.com/"}, check: func(t *testing.T, c Config) {
+			if c.ServerPublicURL != "https://wb.example.com" {
+				t.Errorf("got %q", c.ServerPublicURL)
+			}
+		}},
+		{name: "public url without scheme", env: map[string]string{"SERVER_PUBLIC_URL": "wb.example.com"}, wantErr: "SERVER_PUBLIC_URL"},
+		{name: "browser ttl", env: map[string]string{"BROWSER_SESSION_TTL_SECONDS": "60"}, check: func(t *testing.T, c Config) {
+			if c.BrowserSessionTTL != time.Minute {
+				t.Errorf("got %v", c.BrowserSessionTTL)
+			}
+		}},
+		{name: "bad browser ttl", env: map[string]string{"BROWSER_SESSION_TTL_SECONDS": "-1"}, wantErr: "BROWSER_SESSION_TTL_SECONDS"},
+		{name: "nats bus", env: map[string]string{"BUS_URL": "nats://127.0.0.1:4222"}, check: func(t *testing.T, c Config) {
+			if c.BusURL != "nats://127.0.0.1:4222" {
+				t.Errorf("got %q", c.BusURL)
+			}
+		}},
+		{name: "bad bus", env: map[string]string{"BUS_URL": "redis://x"}, wantErr: "BUS_URL"},
+		{name: "bad log level", env: map[string]string{"LOG_LEVEL": "loud"}, wantErr: "LOG_LEVEL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := FromEnv(env(tt.env))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), "sekrit") {
+					t.Fatalf("error leaks the password: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}
