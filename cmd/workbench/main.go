@@ -1,0 +1,76 @@
+// Command workbench is the Workbench server and its operator tools, in one binary:
+//
+//	workbench [serve]                       run the server (migrates first)
+//	workbench migrate                       apply pending schema migrations and exit
+//	workbench apikey create --email E       create the user when missing, mint a key, print it once
+//	workbench events tail [--from POS] [-f] print the event log as JSON lines
+//	workbench projections rebuild [NAME]    rebuild one read model (or all) from position zero
+//	workbench keys rotate                   re-seal every data key under the current ENCRYPTION_KEY
+//
+// Configuration comes from the environment (see the README and internal/config).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, errUsage) {
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "workbench:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+const usage = `usage: workbench <command> [arguments]
+
+commands:
+  serve                          run the server (the default; migrates first)
+  migrate                        apply pending schema migrations and exit
+  apikey create --email EMAIL    create the user when missing, mint an API key, print it once
+  events tail [--from POS] [-f]  print the event log as JSON lines (-f: keep following)
+  projections rebuild [NAME]     rebuild one read model, or all, from position zero
+  keys rotate                    re-seal every data key under the current ENCRYPTION_KEY
+
+Configuration comes from the environment; see the README.
+`
+
+// run dispatches a command line. It is main without the process: tests call it directly.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return cmdServe(ctx, args, getenv, stdout, stderr)
+	case "migrate":
+		return cmdMigrate(ctx, args, getenv, stdout, stderr)
+	case "apikey":
+		return cmdAPIKey(ctx, args, getenv, stdout, stderr)
+	case "events":
+		return cmdEvents(ctx, args, getenv, stdout, stderr)
+	case "projections":
+		return cmdProjections(ctx, args, getenv, stdout, stderr)
+	case "keys":
+		return cmdKeys(ctx, args, getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprintf(stderr, "workbench: unknown command %q\n\n%s", cmd, usage)
+		return errUsage
+	}
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for read models and migrations
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/eventstore/instrumented"
+	"github.com/workbench/workbench/eventstore/kurrent"
+	"github.com/workbench/workbench/eventstore/postgres"
+	"github.com/workbench/workbench/eventstore/sqlite"
+	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/internal/config"
+	"github.com/workbench/workbench/migrations"
+)
+
+// Main is the whole server, wired by hand: Open builds every piece from the configuration, Run serves
+// until the context ends, Close releases everything in reverse order. Subcommands use Open and the
+// pieces they need.
+type Main struct {
+	Config   config.Config
+	Logger   *slog.Logger
+	Registry *prometheus.Registry
+	// ConnectTimeout bounds how long Open keeps retrying an unreachable database (default 30s).
+	ConnectTimeout time.Duration
+	// Listener, when set, is served instead of listening on Config.Port (tests use port 0).
+	Listener net.Listener
+
+	DB      *sql.DB       // read models, migrations, the vault's key table
+	Dialect migrations.Dialect
+	Store   eventstore.Store
+
+	pool      *pgxpool.Pool
+	rawStore  eventstore.Store
+	closers   []func() error
+	migrated  bool
+	closeOnce sync.Once
+}
+
+// NewMain returns a Main for cfg that logs to log.
+func NewMain(cfg config.Config, log *slog.Logger) *Main {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return &Main{Config: cfg, Logger: log, Registry: reg, ConnectTimeout: 30 * time.Second}
+}
+
+// Open connects to the databases (retrying with backoff while they are unreachable), applies
+// migrations, and opens the event store.
+func (m *Main) Open(ctx context.Context) error {
+	if err := m.openDatabase(ctx); err != nil {
+		return err
+	}
+	n, err := migrations.Apply(ctx, m.DB, m.Dialect, m.Logger)
+	if err != nil {
+		return err
+	}
+	m.migrated = true
+	m.Logger.Info("schema up to date", "dialect", m.Dialect, "applied", n)
+	return m.openStore(ctx)
+}
+
+func (m *Main) openDatabase(ctx context.Context) error {
+	switch m.Config.Database {
+	case config.SQLite:
+		path := m.Config.SQLitePath()
+		db, err := sqlite.OpenDB(ctx, path)
+		if err != nil {
+			return fmt.Errorf("open SQLite database %s (DATABASE_URL): %w", path, err)
+		}
+		m.DB, m.Dialect = db, migrations.SQLite
+		m.closers = append(m.closers, db.Close)
+		m.Logger.Info("database", "backend", "sqlite", "path", path)
+	case config.Postgres:
+		db, err := sql.Open("pgx", m.Config.DatabaseURL)
+		if err != nil {
+			return fmt.Errorf("DATABASE_URL: %w", err)
+		}
+		m.closers = append(m.closers, db.Close)
+		if err := retry(ctx, m.Logger, "PostgreSQL (DATABASE_URL)", m.ConnectTimeout, db.PingContext); err != nil {
+			return err
+		}
+		m.DB, m.Dialect = db, migrations.Postgres
+		m.Logger.Info("database", "backend", "postgres")
+	default:
+		return fmt.Errorf("unsupported database backend %q", m.Config.Database)
+	}
+	return nil
+}
+
+func (m *Main) openStore(ctx context.Context) error {
+	var raw eventstore.Store
+	switch m.Config.EventStore {
+	case config.SQLite:
+		s, err := sqlite.New(m.DB, &sqlite.Options{Logger: m.Logger})
+		if err != nil {
+			return fmt.Errorf("event store: %w", err)
+		}
+		raw = s
+	case config.Postgres:
+		pool, err := pgxpool.New(ctx, m.Config.DatabaseURL)
+		if err != nil {
+			return fmt.Errorf("DATABASE_URL: %w", err)
+		}
+		m.pool = pool
+		if err := retry(ctx, m.Logger, "PostgreSQL event store (DATABASE_URL)", m.ConnectTimeout, pool.Ping); err != nil {
+			pool.Close()
+			return err
+		}
+		s, err := postgres.New(ctx, pool, &postgres.Options{Logger: m.Logger})
+		if err != nil {
+			pool.Close()
+			return fmt.Errorf("event store: %w", err)
+		}
+		raw = s
+		m.closers = append(m.closers, func() error { pool.Close(); return nil })
+	case config.Kurrent:
+		var s *kurrent.Store
+		err := retry(ctx, m.Logger, "KurrentDB (EVENTSTORE_URL)", m.ConnectTimeout, func(ctx context.Context) error {
+			var err error
+			s, err = kurrent.Open(ctx, m.Config.EventStoreURL, &kurrent.Options{Logger: m.Logger})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		raw = s
+	}
+	m.rawStore = raw
+	wrapped, err := instrumented.Wrap(raw, string(m.Config.EventStore), m.Registry)
+	if err != nil {
+		return err
+	}
+	m.Store = wrapped
+	return nil
+}
+
+// Serve runs the HTTP server until ctx ends, then shuts down gracefully: stop accepting, drain
+// in-flight requests, flush pending appends, close.
+func (m *Main) Serve(ctx context.Context) error {
+	router, err := handlers.NewRouter(handlers.Options{
+		Logger:   m.Logger,
+		Registry: m.Registry,
+		Ready:    m.ready,
+	})
+	if err != nil {
+		return err
+	}
+	ln := m.Listener
+	if ln == nil {
+		ln, err = net.Listen("tcp", fmt.Sprintf(":%d", m.Config.Port))
+		if err != nil {
+			return fmt.Errorf("listen on PORT %d: %w", m.Config.Port, err)
+		}
+	}
+	srv := &http.Server{
+		Handler:           router,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	m.Logger.Info("workbench serving", "addr", ln.Addr().String(), "public_url", m.Config.ServerPublicURL)
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	m.Logger.Info("shutting down: draining requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		m.Logger.Warn("drain incomplete", "err", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (m *Main) ready(ctx context.Context) error {
+	if !m.migrated {
+		return errors.New("migrations have not run")
+	}
+	return nil
+}
+
+// Close flushes pending appends and releases everything, in reverse order of opening.
+func (m *Main) Close() error {
+	var errs []error
+	m.closeOnce.Do(func() {
+		if m.rawStore != nil {
+			if err := m.rawStore.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close event store: %w", err))
+			}
+		}
+		for i := len(m.closers) - 1; i >= 0; i-- {
+			if err := m.closers[i](); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// retry calls try with exponential backoff until it succeeds, ctx ends, or timeout passes, logging each
+// failure, and then reports the last cause plainly.
+func retry(ctx context.Context, log *slog.Logger, what string, timeout time.Duration, try func(context.Context) error) error {
+	deadline := time.Now().Add(timeout)
+	wait := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := try(tctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return fmt.Errorf("cannot reach %s after %d attempts over %s: %w", what, attempt, timeout, err)
+		}
+		log.Warn("database unreachable, retrying", "what", what, "attempt", attempt, "retry_in", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// newLogger builds the process logger: text for a terminal, JSON otherwise.
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var lv slog.Level
+	switch strings.ToLower(level) {
+	case "debug":
+		lv = slog.LevelDebug
+	case "warn":
+		lv = slog.LevelWarn
+	case "error":
+		lv = slog.LevelError
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	if f, ok := w.(*os.File); ok && isTerminal(f) {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// loadConfig reads the environment and builds the logger.
+func loadConfig(getenv func(string) string, stderr io.Writer) (config.Config, *slog.Logger, error) {
+	cfg, err := config.FromEnv(getenv)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if cfg.Database == config.SQLite {
+		if err := os.MkdirAll(filepath.Dir(cfg.SQLitePath()), 0o700); err != nil {
+			return cfg, nil, fmt.Errorf("create data directory for DATABASE_URL: %w", err)
+		}
+	}
+	return cfg, newLogger(stderr, cfg.LogLevel), nil
+}
