@@ -1,0 +1,20 @@
+// Package bus carries committed events from the replica that wrote them to every replica that runs,
+// over watermill: an in-process GoChannel by default, NATS JetStream or PostgreSQL (watermill-sql) when
+// BUS_URL names one.
+//
+// The bus is not the store. The event log stays the only record of what happened; the bus carries
+// notifications of what the log already holds (wake projections, complete wait_for_connection on any
+// replica, invalidate caches) and later the audit export stream. Delivery is at least once, so
+// consumers must be idempotent; Dedup drops repeats by event id.
+//
+// What the package owns:
+//
+//   - Bus: Open by URL, Publish envelopes to a topic, Subscribe a handler to a topic. Every
+//     subscription receives every message (fan-out): each gets its own NATS consumer or SQL consumer
+//     group, never a share of a competing group.
+//   - Relay: follows the event log from a persisted checkpoint and publishes every committed event
+//     to topic "workbench.events". It reads the log, never the append path, so nothing is published
+//     before it commits and nothing committed is missed, even what was appended while no relay ran.
+//     With several replicas on one PostgreSQL, an advisory lock lets one relay publish at a time.
+//   - The checkpoint table bus_relay_checkpoints (migrations/*/0030_bus.sql).
+package bus

@@ -1,0 +1,191 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/workbench/workbench/eventstore"
+)
+
+// RelayConfig wires a Relay.
+type RelayConfig struct {
+	Store eventstore.Store // the log to follow; required
+	Bus   *Bus             // where to publish; required
+
+	// Checkpoint keeps the position of the last published event. nil: a MemoryCheckpoint from
+	// eventstore.Start (the whole log is published again at every start).
+	Checkpoint Checkpoint
+	// Lock, when set, is held while publishing, so that one relay among replicas publishes.
+	Lock Lock
+
+	Topic     string        // default EventsTopic
+	BatchSize int           // most events per Publish and per checkpoint write (default 256)
+	Backoff   time.Duration // first wait after a failure, doubling up to 30s (default 500ms)
+	Logger    *slog.Logger
+}
+
+// Relay publishes every committed event of the log to the bus, in commit order, at least once.
+//
+// It follows the log with Store.Subscribe from its checkpoint, publishes what it reads in batches,
+// and saves the checkpoint after each batch is on the bus. It reads the log, not the append path: an
+// event is published only once it is committed and readable, and an event committed while no relay
+// ran is read on the next start, from the checkpoint. A crash between a publish and its checkpoint
+// write publishes that batch again; consumers drop the repeats (Dedup), and NATS drops them itself
+// within its duplicate window.
+type Relay struct {
+	cfg RelayConfig
+	log *slog.Logger
+
+	mu  sync.Mutex
+	pos eventstore.Position
+}
+
+// NewRelay checks cfg and fills its defaults.
+func NewRelay(cfg RelayConfig) (*Relay, error) {
+	if cfg.Store == nil || cfg.Bus == nil {
+		return nil, errors.New("bus: relay needs a Store and a Bus")
+	}
+	if cfg.Checkpoint == nil {
+		cfg.Checkpoint = NewMemoryCheckpoint(eventstore.Start)
+	}
+	if cfg.Topic == "" {
+		cfg.Topic = EventsTopic
+	}
+	if err := checkTopic(cfg.Topic); err != nil {
+		return nil, err
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 256
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 500 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Relay{cfg: cfg, log: cfg.Logger.With("relay", cfg.Topic)}, nil
+}
+
+// Position is the position of the last event this relay has published and checkpointed.
+func (r *Relay) Position() eventstore.Position {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pos
+}
+
+// Run relays until ctx ends (returning nil) or the store or bus closes (returning that error). Any
+// other failure (the bus or a database unreachable, the lock lost) is logged and retried with
+// backoff, resuming from the checkpoint.
+func (r *Relay) Run(ctx context.Context) error {
+	wait := r.cfg.Backoff
+	for {
+		published, err := r.runOnce(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, eventstore.ErrClosed) || errors.Is(err, ErrClosed) {
+			return fmt.Errorf("bus: relay stopped: %w", err)
+		}
+		if published {
+			wait = r.cfg.Backoff
+		}
+		if err != nil {
+			r.log.Warn("bus: relay interrupted; retrying", "err", err, "in", wait)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		wait = min(wait*2, 30*time.Second)
+	}
+}
+
+// runOnce takes the lock, then publishes from the checkpoint until something fails. It reports
+// whether it published anything, so Run can reset its backoff.
+func (r *Relay) runOnce(ctx context.Context) (published bool, err error) {
+	held, release := ctx, func() {}
+	if r.cfg.Lock != nil {
+		held, release, err = r.cfg.Lock.Acquire(ctx)
+		if err != nil {
+			return false, err
+		}
+		r.log.Info("bus: relay holds the lock; publishing")
+	}
+	defer release()
+
+	from, err := r.cfg.Checkpoint.Load(held)
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	r.pos = from
+	r.mu.Unlock()
+
+	// The store's subscription feeds a queue; this goroutine drains it in batches, so a burst of
+	// commits becomes a few publishes and checkpoint writes instead of one per event.
+	run, stop := context.WithCancel(held)
+	defer stop()
+	queue := make(chan eventstore.Envelope, r.cfg.BatchSize)
+	followed := make(chan error, 1)
+	go func() {
+		followed <- r.cfg.Store.Subscribe(run, from, func(env eventstore.Envelope) error {
+			select {
+			case queue <- env:
+				return nil
+			case <-run.Done():
+				return run.Err()
+			}
+		})
+	}()
+	defer func() {
+		stop()
+		<-followed
+	}()
+
+	batch := make([]eventstore.Envelope, 0, r.cfg.BatchSize)
+	for {
+		batch = batch[:0]
+		select {
+		case <-run.Done():
+			if ctx.Err() == nil {
+				return published, errors.New("bus: relay lock lost")
+			}
+			return published, ctx.Err()
+		case err := <-followed:
+			followed <- err // for the deferred wait
+			if err == nil {
+				err = errors.New("event log subscription ended")
+			}
+			return published, fmt.Errorf("bus: follow the event log: %w", err)
+		case env := <-queue:
+			batch = append(batch, env)
+		}
+	fill:
+		for len(batch) < cap(batch) {
+			select {
+			case env := <-queue:
+				batch = append(batch, env)
+			default:
+				break fill
+			}
+		}
+		if err := r.cfg.Bus.Publish(run, r.cfg.Topic, batch...); err != nil {
+			return published, err
+		}
+		last := batch[len(batch)-1].Position
+		if err := r.cfg.Checkpoint.Save(run, last); err != nil {
+			return published, err
+		}
+		published = true
+		r.mu.Lock()
+		r.pos = last
+		r.mu.Unlock()
+	}
+}
