@@ -1,0 +1,434 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/migrations"
+)
+
+// Runner keeps a set of projections up to date with the event log. Create it with NewRunner, start it
+// with Run; WaitFor, Status, Ready, Resume and Rebuild may be called from any goroutine.
+type Runner struct {
+	store    eventstore.Store
+	db       *sql.DB
+	q        queries
+	log      *slog.Logger
+	batch    int
+	poll     time.Duration
+	maxRetry time.Duration
+	procs    []*proc
+	byName   map[string]*proc
+
+	mu      sync.Mutex    // guards the fields below and the state fields of every proc
+	changed chan struct{} // closed and replaced whenever a proc's state changes
+	running bool
+	window  window // the events the subscription has seen that some projection may still lack
+}
+
+// proc is one projection and the runner's state for it.
+type proc struct {
+	p    Projection
+	name string
+	// step is held while a batch is read and applied. Rebuild and Run's start hold it to keep the
+	// projection's loop out of the way.
+	step   sync.Mutex
+	wake   chan struct{} // signalled when the subscription sees a new event
+	resume chan struct{} // signalled by Resume and by a successful Rebuild
+
+	// Guarded by Runner.mu.
+	pos      eventstore.Position
+	caughtUp bool
+	failure  *Failure
+	retrying error
+	applied  uint64
+}
+
+// NewRunner returns a runner that feeds the events of store to the projections in opts, keeping their
+// read models and checkpoints in db, whose SQL dialect is dialect. It registers the runner's metrics on
+// opts.Registerer when set.
+func NewRunner(store eventstore.Store, db *sql.DB, dialect migrations.Dialect, opts *Options) (*Runner, error) {
+	if store == nil || db == nil {
+		return nil, errors.New("projections: NewRunner needs an event store and a database")
+	}
+	q, err := queriesFor(dialect)
+	if err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	r := &Runner{
+		store: store, db: db, q: q, log: opts.Logger,
+		batch: 500, poll: time.Second, maxRetry: 10 * time.Second,
+		byName:  map[string]*proc{},
+		changed: make(chan struct{}),
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.BatchSize > 0 {
+		r.batch = opts.BatchSize
+	}
+	if opts.PollInterval > 0 {
+		r.poll = opts.PollInterval
+	}
+	if opts.MaxRetryDelay > 0 {
+		r.maxRetry = opts.MaxRetryDelay
+	}
+	for _, p := range opts.Projections {
+		if p == nil || p.Name() == "" {
+			return nil, errors.New("projections: a projection has no name")
+		}
+		if _, dup := r.byName[p.Name()]; dup {
+			return nil, fmt.Errorf("projections: two projections are named %q", p.Name())
+		}
+		pr := &proc{p: p, name: p.Name(), wake: make(chan struct{}, 1), resume: make(chan struct{}, 1)}
+		r.procs = append(r.procs, pr)
+		r.byName[pr.name] = pr
+	}
+	if opts.Registerer != nil {
+		if err := opts.Registerer.Register(newCollector(r)); err != nil {
+			return nil, fmt.Errorf("projections: register metrics: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// Names returns the names of the runner's projections, in the order they were given.
+func (r *Runner) Names() []string {
+	out := make([]string, len(r.procs))
+	for i, pr := range r.procs {
+		out[i] = pr.name
+	}
+	return out
+}
+
+// Run applies events to every projection until ctx ends (then it returns nil) or the store closes
+// (eventstore.ErrClosed). It first reads each projection's checkpoint, creating missing ones at the
+// start of the log; a projection that had stopped on an event is retried. Run may be called again after
+// it returns, but not twice at once.
+func (r *Runner) Run(ctx context.Context) error {
+	r.mu.Lock()
+	if r.running {
+		r.mu.Unlock()
+		return errors.New("projections: runner is already running")
+	}
+	r.running = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.running = false
+		r.notifyLocked()
+		r.mu.Unlock()
+	}()
+
+	var from eventstore.Position
+	for i, pr := range r.procs {
+		pos, err := r.start(ctx, pr)
+		if err != nil {
+			return err
+		}
+		if i == 0 || pos.Less(from) {
+			from = pos
+		}
+	}
+	r.mu.Lock()
+	r.window = window{}
+	r.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, len(r.procs)+1)
+	var wg sync.WaitGroup
+	run := func(f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(ctx); err != nil {
+				errc <- err
+				cancel()
+			}
+		}()
+	}
+	run(func(ctx context.Context) error { return r.watch(ctx, from) })
+	for _, pr := range r.procs {
+		run(func(ctx context.Context) error { return r.follow(ctx, pr) })
+	}
+	r.log.Info("projections running", "projections", strings.Join(r.Names(), ","), "from", from.String())
+	wg.Wait()
+	select {
+	case err := <-errc:
+		return err
+	default:
+		return nil
+	}
+}
+
+// start loads pr's checkpoint into memory and returns its position.
+func (r *Runner) start(ctx context.Context, pr *proc) (eventstore.Position, error) {
+	pr.step.Lock()
+	defer pr.step.Unlock()
+	cp, err := r.q.loadCheckpoint(ctx, r.db, pr.name)
+	if err != nil {
+		return eventstore.Position{}, fmt.Errorf("projections: %w", err)
+	}
+	if cp.err != "" {
+		r.log.Warn("projection had stopped on an event; retrying it", "projection", pr.name,
+			"event_id", cp.eventID, "event_type", cp.eventType, "event_position", cp.errPos.String(), "err", cp.err)
+	}
+	select {
+	case <-pr.resume:
+	default:
+	}
+	r.mu.Lock()
+	pr.pos, pr.caughtUp, pr.failure, pr.retrying = cp.pos, false, nil, nil
+	r.notifyLocked()
+	r.mu.Unlock()
+	return cp.pos, nil
+}
+
+// follow is one projection's loop: apply what is in the log, then wait to be woken.
+func (r *Runner) follow(ctx context.Context, pr *proc) error {
+	var delay time.Duration
+	timer := time.NewTimer(r.poll)
+	defer timer.Stop()
+	for {
+		pr.step.Lock()
+		more, err := r.step(ctx, pr)
+		pr.step.Unlock()
+		if ctx.Err() != nil {
+			return nil
+		}
+		var fail *Failure
+		switch {
+		case err == nil:
+			delay = 0
+			if more {
+				continue
+			}
+		case errors.As(err, &fail):
+			// Stopped on an event: wait for Resume or Rebuild; never move past the event.
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-pr.resume:
+			}
+			continue
+		case errors.Is(err, eventstore.ErrClosed):
+			return fmt.Errorf("projections: %s: %w", pr.name, err)
+		default:
+			delay = nextDelay(delay, r.maxRetry)
+			r.mu.Lock()
+			pr.retrying = err
+			r.notifyLocked()
+			r.mu.Unlock()
+			r.log.Warn("projection: retrying after an error", "projection", pr.name, "err", err, "retry_in", delay)
+			if !sleep(ctx, delay) {
+				return nil
+			}
+			continue
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(r.poll)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-pr.wake:
+		case <-pr.resume:
+		case <-timer.C:
+		}
+	}
+}
+
+// step reads one batch after pr's checkpoint and applies it. more says the loop should go on at once
+// (a full batch was read, or the checkpoint was moved by someone else and has been reloaded). An event
+// the projection refuses ends the step with a *Failure, after the events before it are committed. The
+// caller holds pr.step.
+func (r *Runner) step(ctx context.Context, pr *proc) (more bool, err error) {
+	r.mu.Lock()
+	from := pr.pos
+	r.mu.Unlock()
+	envs, err := r.store.ReadAll(ctx, from, r.batch)
+	if err != nil {
+		return false, fmt.Errorf("read the log after %s: %w", from, err)
+	}
+	read := len(envs)
+	var fail *Failure
+	for len(envs) > 0 {
+		bad, applyErr, err := r.commitBatch(ctx, pr, from, envs)
+		if errors.Is(err, errCheckpointMoved) {
+			return true, r.reload(ctx, pr)
+		}
+		if err != nil {
+			return false, err
+		}
+		if applyErr == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			// Apply failed because we are shutting down: not the projection's fault.
+			return false, ctx.Err()
+		}
+		// Retry with only the events before the bad one, so the checkpoint stops right before it.
+		fail = &Failure{Projection: pr.name, Event: refOf(envs[bad]), Err: applyErr, At: time.Now().UTC()}
+		envs = envs[:bad]
+	}
+	if fail != nil {
+		r.fail(ctx, pr, fail)
+		return false, fail
+	}
+	if read < r.batch {
+		r.mu.Lock()
+		if !pr.caughtUp {
+			pr.caughtUp = true
+			r.notifyLocked()
+		}
+		r.mu.Unlock()
+	}
+	return read == r.batch, nil
+}
+
+// commitBatch applies envs and moves the checkpoint from `from` to the last of them, in one
+// transaction. If the projection refuses an event, nothing is committed and bad and applyErr say which
+// event and why; err is the runner's own failure (errCheckpointMoved among them).
+func (r *Runner) commitBatch(ctx context.Context, pr *proc, from eventstore.Position, envs []eventstore.Envelope) (bad int, applyErr, err error) {
+	to := envs[len(envs)-1].Position
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, nil, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if err := r.q.advance(ctx, tx, pr.name, from, to); err != nil {
+		return 0, nil, err
+	}
+	for i, env := range envs {
+		if err := applyOne(ctx, pr.p, tx, env); err != nil {
+			return i, err, nil
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		// The outcome may be unknown (connection lost during commit). The next step finds out: its
+		// conditional checkpoint update fails if this commit did land, and the checkpoint is reloaded.
+		return 0, nil, fmt.Errorf("commit %d events up to %s: %w", len(envs), to, err)
+	}
+	r.mu.Lock()
+	pr.pos = to
+	pr.applied += uint64(len(envs))
+	pr.retrying = nil
+	r.notifyLocked()
+	r.mu.Unlock()
+	return 0, nil, nil
+}
+
+// applyOne calls Apply, turning a panic into an error so that one broken projection cannot take the
+// process down.
+func applyOne(ctx context.Context, p Projection, tx *sql.Tx, env eventstore.Envelope) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return p.Apply(ctx, tx, env)
+}
+
+// reload rereads pr's checkpoint after another runner moved it.
+func (r *Runner) reload(ctx context.Context, pr *proc) error {
+	cp, err := r.q.loadCheckpoint(ctx, r.db, pr.name)
+	if err != nil {
+		return err
+	}
+	r.log.Info("projection checkpoint moved by another runner; continuing from it", "projection", pr.name, "position", cp.pos.String())
+	r.mu.Lock()
+	pr.pos = cp.pos
+	r.notifyLocked()
+	r.mu.Unlock()
+	return nil
+}
+
+// fail records f in pr's checkpoint row, the log and memory.
+func (r *Runner) fail(ctx context.Context, pr *proc, f *Failure) {
+	r.mu.Lock()
+	at := pr.pos
+	r.mu.Unlock()
+	r.log.Error("projection stopped on an event it cannot apply", "projection", pr.name,
+		"event_id", f.Event.ID.String(), "event_type", f.Event.Type, "stream", f.Event.Stream,
+		"version", f.Event.Version, "event_position", f.Event.Position.String(), "err", f.Err)
+	if err := r.q.recordFailure(ctx, r.db, f, at); err != nil {
+		r.log.Error("projection failure not recorded in its checkpoint", "projection", pr.name, "err", err)
+	}
+	r.mu.Lock()
+	pr.failure = f
+	r.notifyLocked()
+	r.mu.Unlock()
+}
+
+// Resume makes a projection that stopped on an event try that event again, typically after the fault
+// was fixed. It does nothing to a healthy projection.
+func (r *Runner) Resume(name string) error {
+	pr, err := r.lookup(name)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	failed := pr.failure != nil
+	pr.failure = nil
+	r.notifyLocked()
+	r.mu.Unlock()
+	if failed {
+		r.log.Info("projection resumed", "projection", name)
+		select {
+		case pr.resume <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+func (r *Runner) lookup(name string) (*proc, error) {
+	pr, ok := r.byName[name]
+	if !ok {
+		names := r.Names()
+		sort.Strings(names)
+		return nil, fmt.Errorf("projections: no projection named %q (have: %s)", name, strings.Join(names, ", "))
+	}
+	return pr, nil
+}
+
+// notifyLocked wakes every WaitFor; the caller holds r.mu.
+func (r *Runner) notifyLocked() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+func nextDelay(d, maxDelay time.Duration) time.Duration {
+	if d == 0 {
+		return 100 * time.Millisecond
+	}
+	return min(2*d, maxDelay)
+}
+
+// sleep waits for d or ctx, reporting false if ctx ended.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,109 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/workbench/workbench/eventstore"
+)
+
+// WaitFor returns once every projection has applied every event up to pos (typically the position an
+// Append returned, so the caller can read its own writes). It returns early with the projection's
+// *Failure (errors.As) if one that still lacks pos has stopped on an event, and with ctx's error, naming
+// the projections still behind, if ctx ends first. While the runner is not running, WaitFor waits.
+func (r *Runner) WaitFor(ctx context.Context, pos eventstore.Position) error {
+	return r.waitFor(ctx, r.procs, pos)
+}
+
+// WaitForProjection is WaitFor for the one projection named name.
+func (r *Runner) WaitForProjection(ctx context.Context, name string, pos eventstore.Position) error {
+	pr, err := r.lookup(name)
+	if err != nil {
+		return err
+	}
+	return r.waitFor(ctx, []*proc{pr}, pos)
+}
+
+func (r *Runner) waitFor(ctx context.Context, procs []*proc, pos eventstore.Position) error {
+	for {
+		r.mu.Lock()
+		var behind []string
+		var failed error
+		for _, pr := range procs {
+			if !pr.pos.Less(pos) {
+				continue
+			}
+			if pr.failure != nil {
+				failed = pr.failure
+				break
+			}
+			behind = append(behind, fmt.Sprintf("%q at %s", pr.name, pr.pos))
+		}
+		changed := r.changed
+		r.mu.Unlock()
+		if failed != nil {
+			return fmt.Errorf("projections: wait for %s: %w", pos, failed)
+		}
+		if len(behind) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("projections: wait for %s: still behind: %v: %w", pos, behind, ctx.Err())
+		case <-changed:
+		}
+	}
+}
+
+// Status reports every projection's progress, in the order the projections were given.
+func (r *Runner) Status() []Status {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Status, 0, len(r.procs))
+	for _, pr := range r.procs {
+		n, oldest := r.window.behind(pr.pos)
+		st := Status{
+			Name:      pr.name,
+			Position:  pr.pos,
+			CaughtUp:  pr.caughtUp && n == 0,
+			LagEvents: uint64(n),
+			Applied:   pr.applied,
+			Retrying:  pr.retrying,
+		}
+		if n > 0 {
+			st.Lag = max(0, now.Sub(time.Unix(0, oldest)))
+		}
+		if pr.failure != nil {
+			st.Err = pr.failure
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Ready returns nil once the runner is running, every projection has read to the end of the log since
+// it started, and none has stopped on an event; otherwise an error that says which projection is not
+// ready and why. It suits a readiness probe (/readyz).
+func (r *Runner) Ready(ctx context.Context) error {
+	r.mu.Lock()
+	running := r.running
+	r.mu.Unlock()
+	if !running {
+		return errors.New("projections are not running")
+	}
+	for _, st := range r.Status() {
+		if st.Err != nil {
+			return st.Err
+		}
+		r.mu.Lock()
+		caughtUp := r.byName[st.Name].caughtUp
+		r.mu.Unlock()
+		if !caughtUp {
+			return fmt.Errorf("projection %q is catching up: at %s, at least %d events behind", st.Name, st.Position, st.LagEvents)
+		}
+	}
+	return nil
+}
