@@ -1,0 +1,61 @@
+package connection
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+)
+
+// Start opens a connect attempt: connect() (or get_auth_url, or the portal) mints a claim link that
+// expires at ExpiresAt, and AttemptID is the connectionId an agent waits on.
+//
+// A Start while another attempt is pending supersedes it: the old attempt ends with PendingExpired
+// (reason superseded, or expired if its link had run out already) and its waiter reports EXPIRED; the
+// new attempt is the only one a callback can complete. A Start while connected is a reconnect (new
+// scopes, another account, a re-authorization): the stored credential keeps serving tool calls until
+// the attempt connects and replaces it.
+type Start struct {
+	AttemptID   uuid.UUID
+	UserID      uuid.UUID
+	Integration string
+	AuthMode    AuthMode
+	At          time.Time
+	ExpiresAt   time.Time // the claim link's expiry; must be after At
+}
+
+func (c Start) decide(s State) ([]domain.Event, error) {
+	const what = "start connection"
+	if c.AttemptID == uuid.Nil {
+		return nil, domain.Errorf(domain.CodeInvalid, "%s: no attempt id", what)
+	}
+	if err := checkTarget(what, s, c.UserID, c.Integration); err != nil {
+		return nil, err
+	}
+	if err := checkMode(what, c.AuthMode); err != nil {
+		return nil, err
+	}
+	at, err := checkTime(what, c.At)
+	if err != nil {
+		return nil, err
+	}
+	expires, err := checkExpiry(what, c.ExpiresAt, at, false)
+	if err != nil {
+		return nil, err
+	}
+	if c.AttemptID == s.Attempt.ID {
+		return nil, domain.Errorf(domain.CodeConflict, "%s: attempt %s was already started; every attempt needs a fresh id", what, c.AttemptID)
+	}
+	var events []domain.Event
+	if s.Attempt.Pending() {
+		events = append(events, PendingExpired{
+			AttemptID: s.Attempt.ID, UserID: c.UserID, Integration: c.Integration,
+			Reason: expiryOf(s.Attempt, at), At: at,
+		})
+	}
+	return append(events, Started{
+		AttemptID: c.AttemptID, UserID: c.UserID, Integration: c.Integration, AuthMode: c.AuthMode,
+		StartedAt: at, ExpiresAt: expires,
+	}), nil
+}

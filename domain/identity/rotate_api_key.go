@@ -1,0 +1,54 @@
+package identity
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+)
+
+// RotateAPIKey replaces the user's live key with a new one (from NewAPIKey) in one event: the old key
+// stops authenticating exactly when the new one starts.
+type RotateAPIKey struct {
+	// OldKeyID, when set, is the key the caller means to replace; if another key is live by now (a
+	// concurrent rotation won), the command is a conflict rather than a silent second rotation.
+	OldKeyID uuid.UUID
+	KeyID    uuid.UUID
+	Hash     string
+	Prefix   string
+	Sealed   domain.Sealed
+	At       time.Time
+}
+
+func (c RotateAPIKey) decide(s State) ([]domain.Event, error) {
+	const what = "rotate api key"
+	k := keyFields{KeyID: c.KeyID, Hash: c.Hash, Prefix: c.Prefix, Sealed: c.Sealed}
+	if err := k.check(what); err != nil {
+		return nil, err
+	}
+	at, err := checkTime(what, c.At)
+	if err != nil {
+		return nil, err
+	}
+	if !s.Exists() {
+		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such user", what)
+	}
+	if err := k.sealedFor(what, s.UserID); err != nil {
+		return nil, err
+	}
+	live, ok := s.LiveKey()
+	if !ok {
+		return nil, domain.Errorf(domain.CodeConflict, "%s: the user has no live key to rotate; mint one", what)
+	}
+	if c.OldKeyID != uuid.Nil && c.OldKeyID != live.KeyID {
+		return nil, domain.Errorf(domain.CodeConflict, "%s: key %s is not the live key (the live key is %s)", what, c.OldKeyID, live.Prefix)
+	}
+	if err := k.unused(what, s); err != nil {
+		return nil, err
+	}
+	return []domain.Event{APIKeyRotated{
+		UserID: s.UserID, OldKeyID: live.KeyID,
+		KeyID: c.KeyID, Hash: c.Hash, Prefix: c.Prefix, Sealed: c.Sealed, RotatedAt: at,
+	}}, nil
+}
