@@ -27,7 +27,10 @@ import (
 // NAME_TOPIC, created here (not by the client library, which would delete it on unsubscribe) with
 // DeliverAll, so a replica that restarts resumes after its last acknowledged message; it is removed by
 // the server after natsMaxAge without a subscriber, since by then its position has left the stream.
-// Acknowledgement is explicit, after the handler returns, so delivery is at least once.
+// Acknowledgement is explicit, after the handler returns, so delivery is at least once. A consumer
+// has at most one message unacknowledged (MaxAckPending 1): a message whose handler failed is
+// delivered again before any later one, which keeps publish order even across retries, at the cost
+// of one round trip per message (watermill acknowledges synchronously anyway).
 const (
 	natsMaxAge          = 7 * 24 * time.Hour
 	natsDuplicateWindow = 2 * time.Minute
@@ -140,7 +143,7 @@ func (n *natsBus) subscribe(ctx context.Context, topic, name string) (<-chan *me
 	}
 	js := wmnats.JetStreamConfig{
 		// Explicit acks, sent by watermill once the handler returns; nats.go must not ack on its own.
-		SubscribeOptions: []nats.SubOpt{nats.AckExplicit(), nats.ManualAck(), nats.DeliverNew()},
+		SubscribeOptions: []nats.SubOpt{nats.AckExplicit(), nats.ManualAck(), nats.MaxAckPending(1), nats.DeliverNew()},
 	}
 	if name != "" {
 		durable := natsStreamName(name + "_" + topic)
@@ -148,7 +151,7 @@ func (n *natsBus) subscribe(ctx context.Context, topic, name string) (<-chan *me
 			return nil, nil, err
 		}
 		js = wmnats.JetStreamConfig{
-			SubscribeOptions:  []nats.SubOpt{nats.AckExplicit(), nats.ManualAck()},
+			SubscribeOptions:  []nats.SubOpt{nats.AckExplicit(), nats.ManualAck(), nats.MaxAckPending(1)},
 			DurableCalculator: func(string, string) string { return durable },
 		}
 	}
@@ -189,6 +192,7 @@ func (n *natsBus) ensureDurable(ctx context.Context, topic, durable string) erro
 		DeliverPolicy:     nats.DeliverAllPolicy,
 		AckPolicy:         nats.AckExplicitPolicy,
 		AckWait:           natsAckWait,
+		MaxAckPending:     1,
 		FilterSubject:     topic,
 		InactiveThreshold: natsMaxAge,
 	}, nats.Context(ctx))

@@ -22,7 +22,8 @@ import (
 //
 // Fan-out, not competing consumers: every subscription reads as a consumer group of its own. Without
 // Options.Name the group is "ephemeral-<uuid>", starts at the current end of the table (it receives
-// what commits after it subscribed) and its offset row is deleted when the subscription ends. With a
+// what commits after it subscribed; see startAtEnd) and its offset row is deleted when the
+// subscription ends. With a
 // name the group is that name: it starts at the beginning of the table the first time and resumes
 // after its last acknowledged message after a restart. Acknowledgement is after the handler returns,
 // so delivery is at least once.
@@ -115,10 +116,13 @@ func (p *pgBus) subscribe(ctx context.Context, topic, name string) (<-chan *mess
 }
 
 // startAtEnd records a new consumer group as having read everything committed so far: its last
-// transaction is the one just below the oldest still running, and its offset is past any offset
-// that transaction can hold. The subscriber's query then returns only rows of transactions that were
-// running or had not started (a transaction id at or above that oldest one). watermill's own "zero
-// offsets" insert runs after this one and leaves it alone (ON CONFLICT DO NOTHING).
+// transaction is the one just below the oldest transaction still running on the server, and its
+// offset is past any offset that transaction can hold. The subscriber's query then returns the rows of
+// every transaction at or above that oldest one: all that commits from now on, never missing one that
+// was in flight. When an older transaction is still running somewhere on the server, rows that
+// committed shortly before the subscription come too; consumers are idempotent, and a miss would be
+// worse. watermill's own "zero offsets" insert runs after this one and leaves it alone (ON CONFLICT
+// DO NOTHING).
 func (p *pgBus) startAtEnd(ctx context.Context, topic, group string) error {
 	q := `INSERT INTO ` + p.offs.MessagesOffsetsTable(topic) + ` (consumer_group, offset_acked, last_processed_transaction_id)
 		VALUES ($1, 9223372036854775807, ((pg_snapshot_xmin(pg_current_snapshot())::text::numeric - 1)::text)::xid8)
