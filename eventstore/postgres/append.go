@@ -1,0 +1,440 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/workbench/workbench/eventstore"
+)
+
+// The statements of one batch transaction. Two round trips: the first locks the batch's streams and
+// reads what the decisions need, the second writes, notifies and commits.
+const (
+	// lockStreamsSQL takes a transaction-scoped advisory lock per distinct stream, in key order, so two
+	// replicas locking overlapping sets cannot deadlock (PostgreSQL would detect it, and the batch would
+	// be retried, but ordered locking avoids the cost). It uses the two-key form with a fixed first key
+	// (0x57424556, "WBEV"), so it never meets locks taken with the one-key form (the migrations lock).
+	// Two streams whose names hash alike only wait for each other needlessly.
+	lockStreamsSQL = `SELECT count(pg_advisory_xact_lock(1463960918, k)) FROM (
+	SELECT DISTINCT hashtext(s) AS k FROM unnest($1::text[]) AS s ORDER BY k) AS keys`
+
+	// headsSQL reads each stream's last version with one backward index probe per stream. It runs as
+	// its own statement after the locks are held, so in READ COMMITTED it sees every commit made by
+	// whoever held a lock before.
+	headsSQL = `SELECT s, COALESCE((SELECT version FROM events WHERE stream = s ORDER BY version DESC LIMIT 1), 0)
+FROM unnest($1::text[]) AS s`
+
+	// knownIDsSQL finds the batch's event ids already stored, for idempotent retries.
+	knownIDsSQL = `SELECT id, stream, version, xid, position FROM events WHERE id = ANY($1::uuid[])`
+
+	// insertSQL writes every accepted event in one statement. Rows are inserted, and their positions
+	// drawn from the sequence, in array order.
+	insertSQL = `INSERT INTO events (id, stream, version, type, schema_version, data, metadata)
+SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::bytea[], $7::json[])
+RETURNING id, xid, position`
+
+	notifySQL = `SELECT pg_notify($1, '')`
+)
+
+// maxBatchAttempts bounds how often one batch is retried after a deadlock, a serialization failure or
+// a unique violation caused by a writer that raced past the locks.
+const maxBatchAttempts = 4
+
+// commit is the Batcher's CommitFunc.
+func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) ([]eventstore.AppendOutcome, error) {
+	for attempt := 1; ; attempt++ {
+		outcomes, envs, err := s.commitOnce(ctx, batch)
+		if err == nil {
+			if len(envs) > 0 {
+				if s.onCommit != nil {
+					s.onCommit(envs)
+				}
+				s.wake.Broadcast()
+			}
+			return outcomes, nil
+		}
+		if attempt >= maxBatchAttempts || !retryable(err) {
+			return nil, err
+		}
+		s.log.Warn("postgres: append batch retried", "attempt", attempt, "requests", len(batch), "err", err)
+		time.Sleep(time.Duration(attempt) * 5 * time.Millisecond)
+	}
+}
+
+// retryable reports whether a failed batch left nothing behind and may succeed when decided again.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "40P01", "40001", "23505": // deadlock, serialization failure, unique violation
+			return true
+		}
+		return false
+	}
+	return pgconn.SafeToRetry(err)
+}
+
+// stored is where an event id already lives: committed (row < 0) or written earlier in this batch.
+type stored struct {
+	stream  string
+	version int64
+	pos     eventstore.Position
+	row     int
+}
+
+// planned is the set of rows one batch will insert, as parallel arrays for unnest.
+type planned struct {
+	events   []*eventstore.EventData
+	ids      []uuid.UUID
+	streams  []string
+	versions []int64
+	types    []string
+	schemas  []int32
+	data     [][]byte
+	metadata [][]byte
+}
+
+func (p *planned) add(stream string, version int64, ev *eventstore.EventData, meta []byte) int {
+	p.events = append(p.events, ev)
+	p.ids = append(p.ids, ev.ID)
+	p.streams = append(p.streams, stream)
+	p.versions = append(p.versions, version)
+	p.types = append(p.types, ev.Type)
+	p.schemas = append(p.schemas, int32(ev.SchemaVersion))
+	p.data = append(p.data, ev.Data)
+	p.metadata = append(p.metadata, meta)
+	return len(p.ids) - 1
+}
+
+// commitOnce runs one batch transaction. It returns the outcomes and, when anything was written, the
+// envelopes in global order.
+func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest) ([]eventstore.AppendOutcome, []eventstore.Envelope, error) {
+	outcomes := make([]eventstore.AppendOutcome, len(batch))
+	// Checks PostgreSQL would make for the whole statement are made here per request, so that one bad
+	// request cannot fail the others: text columns refuse NUL bytes and invalid UTF-8, and metadata
+	// must encode.
+	metas := make([][][]byte, len(batch))
+	var streams []string
+	var ids []uuid.UUID
+	for i, req := range batch {
+		if err := checkText(req); err != nil {
+			outcomes[i].Err = err
+			continue
+		}
+		metas[i] = make([][]byte, len(req.Events))
+		for j := range req.Events {
+			m, err := json.Marshal(req.Events[j].Metadata)
+			if err != nil {
+				outcomes[i].Err = fmt.Errorf("postgres: event %d (%s) metadata: %w", j, req.Events[j].Type, err)
+				break
+			}
+			metas[i][j] = m
+		}
+		if outcomes[i].Err != nil {
+			continue
+		}
+		streams = append(streams, req.Stream)
+		for _, ev := range req.Events {
+			ids = append(ids, ev.ID)
+		}
+	}
+	if len(streams) == 0 {
+		return outcomes, nil, nil
+	}
+	slices.Sort(streams)
+	streams = slices.Compact(streams)
+
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("postgres: append: acquire connection: %w", err)
+	}
+	defer conn.Release()
+	inTx := true
+	defer func() {
+		if inTx {
+			abort(conn)
+		}
+	}()
+
+	// Round trip 1: begin, lock, read heads and known ids.
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(lockStreamsSQL, streams)
+	b.Queue(headsSQL, streams)
+	b.Queue(knownIDsSQL, ids)
+	heads := make(map[string]int64, len(streams))
+	known := make(map[uuid.UUID]stored, 0)
+	err = func() error {
+		br := conn.SendBatch(ctx, b)
+		defer br.Close()
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("lock streams: %w", err)
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return fmt.Errorf("read stream versions: %w", err)
+		}
+		var stream string
+		var head int64
+		if _, err := pgx.ForEachRow(rows, []any{&stream, &head}, func() error {
+			heads[stream] = head
+			return nil
+		}); err != nil {
+			return fmt.Errorf("read stream versions: %w", err)
+		}
+		rows, err = br.Query()
+		if err != nil {
+			return fmt.Errorf("read known event ids: %w", err)
+		}
+		var (
+			id       uuid.UUID
+			version  int64
+			xid      uint64
+			position int64
+		)
+		if _, err := pgx.ForEachRow(rows, []any{&id, &stream, &version, &xid, &position}, func() error {
+			known[id] = stored{stream: stream, version: version, pos: eventstore.Position{Commit: xid, Prepare: uint64(position)}, row: -1}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("read known event ids: %w", err)
+		}
+		return br.Close()
+	}()
+	if err != nil {
+		return nil, nil, fmt.Errorf("postgres: append: %w", err)
+	}
+
+	// Decide every request in order, against the versions earlier requests of this batch leave.
+	var rows planned
+	lastRow := make([]int, len(batch)) // the row of a request's last event, or -1
+	for i, req := range batch {
+		lastRow[i] = -1
+		if outcomes[i].Err != nil {
+			continue
+		}
+		head := heads[req.Stream]
+		switch prior, err := idempotentRetry(req, head, known); {
+		case err != nil:
+			outcomes[i].Err = err
+			continue
+		case prior != nil:
+			if prior.row >= 0 {
+				lastRow[i] = prior.row
+			} else {
+				outcomes[i].Position = prior.pos
+			}
+			continue
+		}
+		if !req.Expected.Matches(head) {
+			outcomes[i].Err = &eventstore.ConflictError{Stream: req.Stream, Expected: req.Expected, Actual: head}
+			continue
+		}
+		for j := range req.Events {
+			ev := &req.Events[j]
+			r := rows.add(req.Stream, head+int64(j)+1, ev, metas[i][j])
+			known[ev.ID] = stored{stream: req.Stream, version: head + int64(j) + 1, row: r}
+			lastRow[i] = r
+		}
+		heads[req.Stream] = head + int64(len(req.Events))
+	}
+	if len(rows.ids) == 0 {
+		inTx = false
+		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+			conn.Conn().Close(context.Background()) //nolint:errcheck // the pool discards it either way
+		}
+		return outcomes, nil, nil
+	}
+
+	// Round trip 2: insert, notify, commit.
+	b = &pgx.Batch{}
+	b.Queue(insertSQL, rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata)
+	b.Queue(notifySQL, NotifyChannel)
+	b.Queue("COMMIT")
+	positions := make([]eventstore.Position, len(rows.ids))
+	var xid uint64
+	br := conn.SendBatch(ctx, b)
+	err = func() error {
+		rs, err := br.Query()
+		if err != nil {
+			return fmt.Errorf("insert: %w", err)
+		}
+		index := make(map[uuid.UUID]int, len(rows.ids))
+		for r, id := range rows.ids {
+			index[id] = r
+		}
+		var id uuid.UUID
+		var position int64
+		n := 0
+		if _, err := pgx.ForEachRow(rs, []any{&id, &xid, &position}, func() error {
+			r, ok := index[id]
+			if !ok {
+				return fmt.Errorf("insert returned unknown id %s", id)
+			}
+			positions[r] = eventstore.Position{Commit: xid, Prepare: uint64(position)}
+			n++
+			return nil
+		}); err != nil {
+			return fmt.Errorf("insert: %w", err)
+		}
+		if n != len(rows.ids) {
+			return fmt.Errorf("insert: %d rows returned, want %d", n, len(rows.ids))
+		}
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("notify: %w", err)
+		}
+		return nil
+	}()
+	if err != nil {
+		br.Close()
+		return nil, nil, fmt.Errorf("postgres: append: %w", err)
+	}
+	_, commitErr := br.Exec()
+	if closeErr := br.Close(); commitErr == nil {
+		commitErr = closeErr
+	}
+	if commitErr != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(commitErr, &pgErr) {
+			return nil, nil, fmt.Errorf("postgres: append: commit: %w", commitErr)
+		}
+		// The connection failed while COMMIT was on its way: the outcome is in doubt. Ask the server
+		// what became of the transaction (pg_xact_status exists for exactly this).
+		committed, err := s.resolveInDoubt(xid)
+		if err != nil {
+			return nil, nil, fmt.Errorf("postgres: append: commit: %w (outcome unknown: %v)", commitErr, err)
+		}
+		if !committed {
+			return nil, nil, fmt.Errorf("postgres: append: commit: %w", commitErr)
+		}
+		s.log.Warn("postgres: commit reply lost, transaction found committed", "xid", xid)
+	}
+	inTx = false
+
+	for i := range batch {
+		if lastRow[i] >= 0 {
+			outcomes[i].Position = positions[lastRow[i]]
+		}
+	}
+	envs := make([]eventstore.Envelope, len(rows.ids))
+	for r := range rows.ids {
+		ev := rows.events[r]
+		envs[r] = eventstore.Envelope{
+			ID: ev.ID, Stream: rows.streams[r], Version: rows.versions[r], Position: positions[r],
+			Type: ev.Type, SchemaVersion: ev.SchemaVersion, Data: ev.Data, Metadata: ev.Metadata,
+		}
+	}
+	slices.SortFunc(envs, func(a, b eventstore.Envelope) int {
+		switch {
+		case a.Position.Less(b.Position):
+			return -1
+		case b.Position.Less(a.Position):
+			return 1
+		}
+		return 0
+	})
+	return outcomes, envs, nil
+}
+
+// idempotentRetry recognises a request whose events are all stored already, in order, at the versions
+// the request would give them; it returns where the last of them is. A request some of whose ids are
+// stored in any other way is refused: with a *ConflictError when they sit in the same stream (the
+// caller's view of the stream is stale), otherwise with a plain error (an id may name one event only).
+func idempotentRetry(req eventstore.AppendRequest, head int64, known map[uuid.UUID]stored) (*stored, error) {
+	found := 0
+	for _, ev := range req.Events {
+		if _, ok := known[ev.ID]; ok {
+			found++
+		}
+	}
+	if found == 0 {
+		return nil, nil
+	}
+	first, ok := known[req.Events[0].ID]
+	clean := found == len(req.Events) && ok && first.stream == req.Stream &&
+		(req.Expected == eventstore.Any || int64(req.Expected) == first.version-1)
+	for j, ev := range req.Events {
+		at, ok := known[ev.ID]
+		if !ok {
+			continue
+		}
+		if at.stream != req.Stream {
+			return nil, fmt.Errorf("postgres: event id %s is already stored in stream %q", ev.ID, at.stream)
+		}
+		if at.version != first.version+int64(j) {
+			clean = false
+		}
+	}
+	if !clean {
+		return nil, &eventstore.ConflictError{Stream: req.Stream, Expected: req.Expected, Actual: head}
+	}
+	last := known[req.Events[len(req.Events)-1].ID]
+	return &last, nil
+}
+
+// checkText refuses what PostgreSQL text columns cannot hold (NUL bytes, invalid UTF-8).
+func checkText(req eventstore.AppendRequest) error {
+	bad := func(s string) bool { return !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 }
+	if bad(req.Stream) {
+		return fmt.Errorf("postgres: stream name %q is not valid UTF-8 text without NUL bytes", req.Stream)
+	}
+	for j, ev := range req.Events {
+		if bad(ev.Type) {
+			return fmt.Errorf("postgres: event %d type %q is not valid UTF-8 text without NUL bytes", j, ev.Type)
+		}
+	}
+	return nil
+}
+
+// abort ends a transaction left open by an error. If ROLLBACK cannot be sent, the connection is closed
+// and the pool discards it (which aborts the transaction on the server).
+func abort(conn *pgxpool.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if conn.Conn().IsClosed() || conn.Conn().PgConn().TxStatus() == 'I' {
+		return
+	}
+	if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+		conn.Conn().Close(ctx) //nolint:errcheck // the pool discards a closed connection
+	}
+}
+
+// resolveInDoubt asks, on another connection, whether transaction xid committed.
+func (s *Store) resolveInDoubt(xid uint64) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		var status *string
+		err := s.pool.QueryRow(ctx, `SELECT pg_xact_status($1::xid8)`, xid).Scan(&status)
+		if err != nil {
+			return false, fmt.Errorf("pg_xact_status(%d): %w", xid, err)
+		}
+		switch {
+		case status == nil:
+			return false, fmt.Errorf("pg_xact_status(%d): transaction too old to tell", xid)
+		case *status == "committed":
+			return true, nil
+		case *status == "aborted":
+			return false, nil
+		}
+		// "in progress": the server has not yet noticed the lost connection.
+		select {
+		case <-ctx.Done():
+			return false, fmt.Errorf("pg_xact_status(%d): still in progress: %w", xid, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,24 @@
+// Package postgres is the PostgreSQL backend of eventstore.Store, on pgx/v5 (pgxpool). It owns the
+// events table of migrations/postgres and nothing else.
+//
+// Global order. Each row carries the id of the transaction that wrote it (pg_current_xact_id(), stored
+// as xid8) and a sequence value (position). Readers order by (xid, position) and read only rows whose
+// xid is below pg_snapshot_xmin(pg_current_snapshot()), the oldest transaction still running in the
+// cluster. Every transaction below that line has ended, so no row can later appear before what a reader
+// has already seen: a reader never passes an event that commits late. Position.Commit holds the xid and
+// Position.Prepare the sequence value. The price is that one long transaction anywhere on the server
+// (even one that writes no events) holds every reader back until it ends; appends are not affected.
+//
+// Appends. Concurrent appends are group-committed through eventstore.Batcher: one transaction and one
+// WAL flush per batch (synchronous_commit is left as the server has it; the store never turns it off).
+// A batch takes a transaction-scoped advisory lock per stream (in one fixed order), reads the streams'
+// versions and the event ids already stored, decides every request in Go, and writes the accepted
+// events with one multi-row INSERT. A request whose expected version does not match fails alone; the
+// rest of the batch commits. The locks make replicas that share the database wait for each other per
+// stream, and the UNIQUE (stream, version) constraint is the backstop.
+//
+// Wake-ups. Each append transaction sends NOTIFY workbench_events; every Store LISTENs on a dedicated
+// connection and wakes its subscribers, so a subscriber on one replica sees another replica's commits
+// at once. Subscribers also poll, because a transaction that notifies nobody can hold events back
+// below the xmin line.
+package postgres

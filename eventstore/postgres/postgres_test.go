@@ -1,0 +1,327 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for migrations.Apply
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/eventstore/storetest"
+	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/migrations"
+)
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// migratedDB returns the URL of a fresh database with the postgres migrations applied.
+func migratedDB(t *testing.T) string {
+	t.Helper()
+	url := testpg.New(t)
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	defer db.Close()
+	if _, err := migrations.Apply(testCtx(t), db, migrations.Postgres, nil); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return url
+}
+
+// openPool opens a pool on url, closed when the test ends (after the stores on it, which are closed
+// by cleanups registered later).
+func openPool(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(testCtx(t), url)
+	if err != nil {
+		t.Fatalf("pool on %s: %v", url, err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// openStore opens a Store with its own pool on url.
+func openStore(t *testing.T, url string, opts *Options) *Store {
+	t.Helper()
+	s, err := New(testCtx(t), openPool(t, url), opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestStore(t *testing.T) {
+	var mu sync.Mutex
+	urls := map[eventstore.Store]string{}
+	storetest.Run(t, storetest.Harness{
+		Open: func(t *testing.T) eventstore.Store {
+			url := migratedDB(t)
+			s := openStore(t, url, nil)
+			mu.Lock()
+			urls[s] = url
+			mu.Unlock()
+			return s
+		},
+		OpenPeer: func(t *testing.T, first eventstore.Store) eventstore.Store {
+			mu.Lock()
+			url, ok := urls[first]
+			mu.Unlock()
+			if !ok {
+				t.Fatal("OpenPeer: store was not opened by this harness")
+			}
+			return openStore(t, url, nil)
+		},
+	})
+}
+
+func TestNewWithoutMigrations(t *testing.T) {
+	url := testpg.New(t)
+	_, err := New(testCtx(t), openPool(t, url), nil)
+	if err == nil {
+		t.Fatal("New on an empty database succeeded; want an error naming the missing migrations")
+	}
+}
+
+func event(typ string) eventstore.EventData {
+	return eventstore.EventData{
+		ID: uuid.New(), Type: typ, SchemaVersion: 1, Data: []byte(`{"k":"v"}`),
+		Metadata: domain.Metadata{Actor: "tester", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)},
+	}
+}
+
+// TestBatchDecisions drives one batch transaction directly, so the requests are certain to share it,
+// and checks that each request is decided on its own.
+func TestBatchDecisions(t *testing.T) {
+	url := migratedDB(t)
+	s := openStore(t, url, nil)
+	ctx := testCtx(t)
+
+	seeded := event("seed")
+	seedPos, err := s.Append(ctx, "seeded", eventstore.NoStream, seeded)
+	if err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	retried := event("retried")
+
+	type want struct {
+		conflict bool   // a *ConflictError
+		err      bool   // another error
+		same     int    // when > 0: the same position as request same-1
+		pos      *eventstore.Position
+	}
+	cases := []struct {
+		name    string
+		reqs    []eventstore.AppendRequest
+		want    []want
+		written int // events the batch adds to the log
+	}{
+		{
+			name: "conflict fails alone",
+			reqs: []eventstore.AppendRequest{
+				{Stream: "a1", Expected: eventstore.NoStream, Events: []eventstore.EventData{event("x")}},
+				{Stream: "seeded", Expected: eventstore.Exact(5), Events: []eventstore.EventData{event("x")}},
+				{Stream: "a2", Expected: eventstore.Any, Events: []eventstore.EventData{event("x"), event("y")}},
+			},
+			want:    []want{{}, {conflict: true}, {}},
+			written: 3,
+		},
+		{
+			name: "same stream twice, second sees the first",
+			reqs: []eventstore.AppendRequest{
+				{Stream: "b", Expected: eventstore.NoStream, Events: []eventstore.EventData{event("x")}},
+				{Stream: "b", Expected: eventstore.Exact(1), Events: []eventstore.EventData{event("x")}},
+			},
+			want:    []want{{}, {}},
+			written: 2,
+		},
+		{
+			name: "same stream twice, second conflicts",
+			reqs: []eventstore.AppendRequest{
+				{Stream: "c", Expected: eventstore.NoStream, Events: []eventstore.EventData{event("x")}},
+				{Stream: "c", Expected: eventstore.NoStream, Events: []eventstore.EventData{event("x")}},
+			},
+			want:    []want{{}, {conflict: true}},
+			written: 1,
+		},
+		{
+			name: "retry inside the batch returns the first position",
+			reqs: []eventstore.AppendRequest{
+				{Stream: "d", Expected: eventstore.NoStream, Events: []eventstore.EventData{retried}},
+				{Stream: "d", Expected: eventstore.NoStream, Events: []eventstore.EventData{retried}},
+			},
+			want:    []want{{}, {same: 1}},
+			written: 1,
+		},
+		{
+			name: "retry of a committed append returns its position",
+			reqs: []eventstore.AppendRequest{
+				{Stream: "seeded", Expected: eventstore.NoStream, Events: []eventstore.EventData{seeded}},
+				{Stream: "e", Expected: eventstore.Any, Events: []eventstore.EventData{event("x")}},
+			},
+			want:    []want{{pos: &seedPos}, {}},
+			written: 1,
+		},
+		{
+			name: "id stored in another stream",
+			reqs: []eventstore.AppendRequest{
+				{Stream: "f", Expected: eventstore.Any, Events: []eventstore.EventData{seeded}},
+				{Stream: "f2", Expected: eventstore.Any, Events: []eventstore.EventData{event("x")}},
+			},
+			want:    []want{{err: true}, {}},
+			written: 1,
+		},
+		{
+			name: "text PostgreSQL cannot store",
+			reqs: []eventstore.AppendRequest{
+				{Stream: "nul\x00byte", Expected: eventstore.Any, Events: []eventstore.EventData{event("x")}},
+				{Stream: "g", Expected: eventstore.Any, Events: []eventstore.EventData{event("bad\xffutf8")}},
+				{Stream: "g2", Expected: eventstore.Any, Events: []eventstore.EventData{event("x")}},
+			},
+			want:    []want{{err: true}, {err: true}, {}},
+			written: 1,
+		},
+		{
+			name: "nothing to write",
+			reqs: []eventstore.AppendRequest{
+				{Stream: "seeded", Expected: eventstore.NoStream, Events: []eventstore.EventData{event("x")}},
+			},
+			want:    []want{{conflict: true}},
+			written: 0,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := countEvents(t, s)
+			outs, err := s.commit(ctx, tc.reqs)
+			if err != nil {
+				t.Fatalf("commit: %v", err)
+			}
+			for i, out := range outs {
+				w := tc.want[i]
+				_, isConflict := errors.AsType[*eventstore.ConflictError](out.Err)
+				switch {
+				case w.conflict && !isConflict:
+					t.Errorf("request %d: err = %v, want a conflict", i, out.Err)
+				case w.err && (out.Err == nil || isConflict):
+					t.Errorf("request %d: err = %v, want a non-conflict error", i, out.Err)
+				case !w.conflict && !w.err && out.Err != nil:
+					t.Errorf("request %d: %v", i, out.Err)
+				case w.same > 0 && out.Position != outs[w.same-1].Position:
+					t.Errorf("request %d: position %s, want %s (the retried request's)", i, out.Position, outs[w.same-1].Position)
+				case w.pos != nil && out.Position != *w.pos:
+					t.Errorf("request %d: position %s, want %s", i, out.Position, *w.pos)
+				case out.Err == nil && out.Position.IsZero():
+					t.Errorf("request %d succeeded with the zero position", i)
+				}
+			}
+			if got := countEvents(t, s) - before; got != tc.written {
+				t.Errorf("batch wrote %d events, want %d", got, tc.written)
+			}
+		})
+	}
+}
+
+func countEvents(t *testing.T, s *Store) int {
+	t.Helper()
+	var n int
+	if err := s.pool.QueryRow(testCtx(t), `SELECT count(*) FROM events`).Scan(&n); err != nil {
+		t.Fatalf("count: %v", err)
+	}
+	return n
+}
+
+// TestOnCommit checks that OnCommit sees a batch's events before their appenders are answered.
+func TestOnCommit(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[uuid.UUID]eventstore.Envelope{}
+	calls := 0
+	s := openStore(t, migratedDB(t), &Options{OnCommit: func(envs []eventstore.Envelope) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		for i, env := range envs {
+			if i > 0 && !envs[i-1].Position.Less(env.Position) {
+				t.Errorf("OnCommit: envelopes out of order: %s then %s", envs[i-1].Position, env.Position)
+			}
+			seen[env.ID] = env
+		}
+	}})
+	ctx := testCtx(t)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			ev := event("on.commit")
+			pos, err := s.Append(ctx, fmt.Sprintf("oc-%d", i), eventstore.NoStream, ev)
+			if err != nil {
+				t.Errorf("append: %v", err)
+				return
+			}
+			mu.Lock()
+			env, ok := seen[ev.ID]
+			mu.Unlock()
+			if !ok {
+				t.Errorf("append of %s returned before OnCommit saw it", ev.ID)
+			} else if env.Position != pos {
+				t.Errorf("OnCommit position %s, Append returned %s", env.Position, pos)
+			}
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if calls == 0 || calls > 20 {
+		t.Errorf("OnCommit called %d times for 20 appends", calls)
+	}
+}
+
+// TestSubscribeWokenByNotify: a subscriber on one store sees another store's append through
+// LISTEN/NOTIFY. Its poll interval is an hour, so only the notification can wake it in time.
+func TestSubscribeWokenByNotify(t *testing.T) {
+	url := migratedDB(t)
+	writer := openStore(t, url, nil)
+	reader := openStore(t, url, &Options{PollInterval: time.Hour})
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+
+	got := make(chan eventstore.Envelope, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- reader.Subscribe(ctx, eventstore.Start, func(env eventstore.Envelope) error {
+			got <- env
+			return nil
+		})
+	}()
+	// Give the subscriber time to catch up on the empty log and start waiting, so that the event can
+	// only reach it through a wake-up.
+	time.Sleep(300 * time.Millisecond)
+	ev := event("notified")
+	if _, err := writer.Append(ctx, "n", eventstore.NoStream, ev); err != nil {
+		t.Fatalf("append: %v", err)
+	}
+	select {
+	case env := <-got:
+		if env.ID != ev.ID {
+			t.Errorf("got event %s, want %s", env.ID, ev.ID)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("subscriber on the other store was not woken by NOTIFY")
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Subscribe after cancel = %v, want context.Canceled", err)
+	}
+}

@@ -1,0 +1,268 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/workbench/workbench/eventstore"
+)
+
+// NotifyChannel is the LISTEN/NOTIFY channel every append transaction notifies.
+const NotifyChannel = "workbench_events"
+
+// Options tune a Store; nil means defaults.
+type Options struct {
+	// OnCommit, when set, is called once per durable batch with the events it wrote, in global order,
+	// before the appending callers are answered (publish to the bus, wake projections). It must not
+	// block long: the next batch waits for it.
+	OnCommit func([]eventstore.Envelope)
+	// Logger receives the store's own diagnostics (listener reconnects, retried batches). Default: none.
+	Logger *slog.Logger
+	// PollInterval is how often a subscriber re-reads without a wake-up (default 200ms).
+	PollInterval time.Duration
+	// MaxBatch caps the appends one transaction takes (default 256).
+	MaxBatch int
+}
+
+// Store is an eventstore.Store on a PostgreSQL database whose migrations are applied.
+type Store struct {
+	pool     *pgxpool.Pool
+	log      *slog.Logger
+	onCommit func([]eventstore.Envelope)
+	poll     time.Duration
+
+	batcher *eventstore.Batcher
+	wake    *eventstore.Notifier
+
+	closed       chan struct{}
+	closeOnce    sync.Once
+	stopListen   context.CancelFunc
+	listenerDone chan struct{}
+}
+
+var _ eventstore.Store = (*Store)(nil)
+
+// New returns a Store on pool. The caller keeps ownership of pool and closes it after Store.Close. New
+// checks that the events table exists and starts the listener that wakes subscribers.
+func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error) {
+	if pool == nil {
+		return nil, errors.New("postgres: nil pool")
+	}
+	s := &Store{
+		pool:         pool,
+		log:          slog.New(slog.DiscardHandler),
+		wake:         eventstore.NewNotifier(),
+		closed:       make(chan struct{}),
+		listenerDone: make(chan struct{}),
+	}
+	maxBatch := 0
+	if opts != nil {
+		if opts.Logger != nil {
+			s.log = opts.Logger
+		}
+		s.onCommit = opts.OnCommit
+		s.poll = opts.PollInterval
+		maxBatch = opts.MaxBatch
+	}
+	var present bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('events') IS NOT NULL`).Scan(&present); err != nil {
+		return nil, fmt.Errorf("postgres: check schema: %w", err)
+	}
+	if !present {
+		return nil, errors.New("postgres: table events is missing; apply the postgres migrations first")
+	}
+	s.batcher = eventstore.NewBatcher(s.commit, &eventstore.BatcherOptions{MaxBatch: maxBatch})
+	lctx, stop := context.WithCancel(context.Background())
+	s.stopListen = stop
+	go s.listen(lctx)
+	return s, nil
+}
+
+// Close commits the appends already queued, stops the listener and makes every later call fail with
+// eventstore.ErrClosed. It does not close the pool. Calling it again returns ErrClosed.
+func (s *Store) Close() error {
+	err := eventstore.ErrClosed
+	s.closeOnce.Do(func() {
+		err = nil
+		s.batcher.Close()
+		close(s.closed)
+		s.stopListen()
+		<-s.listenerDone
+	})
+	return err
+}
+
+func (s *Store) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Append implements eventstore.Store.
+func (s *Store) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.Position, error) {
+	if s.isClosed() {
+		return eventstore.Position{}, eventstore.ErrClosed
+	}
+	if err := eventstore.ValidateAppend(stream, expected, events); err != nil {
+		return eventstore.Position{}, err
+	}
+	return s.batcher.Append(ctx, eventstore.AppendRequest{Stream: stream, Expected: expected, Events: events})
+}
+
+const selectColumns = `xid, position, id, stream, version, type, schema_version, data, metadata`
+
+// Load implements eventstore.Store. It reads committed rows directly, not only those below the xmin
+// line: a stream's own order is its version, which has no gaps.
+func (s *Store) Load(ctx context.Context, stream string, fromVersion int64) ([]eventstore.Envelope, error) {
+	if s.isClosed() {
+		return nil, eventstore.ErrClosed
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+selectColumns+` FROM events WHERE stream = $1 AND version >= $2 ORDER BY version`, stream, fromVersion)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: load %q: %w", stream, err)
+	}
+	envs, err := scanEnvelopes(rows)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: load %q: %w", stream, err)
+	}
+	return envs, nil
+}
+
+// readAllSQL is the gap-free global read: rows strictly after the given (xid, position), written by
+// transactions below the line past which something may still commit. The line is the oldest
+// transaction still running in this database at the statement's snapshot (or, when there is none, the
+// snapshot's xmax): every transaction below it has ended, so nothing can later commit behind the reader.
+//
+// pg_snapshot_xmin(pg_current_snapshot()) alone would be a correct line too, but it counts every
+// running transaction in the cluster, so a long transaction in another database (a migration, CREATE
+// DATABASE, a report) would hold readers here back although it can never write this table. The line
+// below leaves out exactly the running transactions that pg_stat_activity shows belonging to another
+// database: a backend is bound to one database for life, so that is certain even if the activity view
+// is a moment younger than the snapshot. Anything it cannot place (a prepared transaction, a backend
+// whose xid it may not see) stays in, which only delays readers. pg_current_snapshot() is the
+// statement's snapshot, the same one the events are read with. backend_xid is a 32-bit xid; two running
+// transactions never share the low 32 bits of their xid8.
+const readAllSQL = `SELECT ` + selectColumns + ` FROM events
+WHERE (xid, position) > ($1::xid8, $2::bigint)
+  AND xid < (
+    SELECT COALESCE(min(x), pg_snapshot_xmax(pg_current_snapshot()))
+    FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+    WHERE x::text::bigint % 4294967296 NOT IN (
+      SELECT backend_xid::text::bigint FROM pg_stat_activity
+      WHERE backend_xid IS NOT NULL
+        AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))
+ORDER BY xid, position
+LIMIT $3`
+
+// ReadAll implements eventstore.Store.
+func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.Envelope, error) {
+	if s.isClosed() {
+		return nil, eventstore.ErrClosed
+	}
+	if limit <= 0 {
+		return nil, fmt.Errorf("postgres: read all: limit %d must be positive", limit)
+	}
+	if from.Prepare > 1<<63-1 {
+		return nil, fmt.Errorf("postgres: read all: position %s is out of range", from)
+	}
+	rows, err := s.pool.Query(ctx, readAllSQL, from.Commit, int64(from.Prepare), limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read all after %s: %w", from, err)
+	}
+	envs, err := scanEnvelopes(rows)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read all after %s: %w", from, err)
+	}
+	return envs, nil
+}
+
+// Subscribe implements eventstore.Store with eventstore.Follow, woken by NOTIFY (from any replica) and
+// by this store's own commits, and polling as a safety net.
+func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, fn func(eventstore.Envelope) error) error {
+	if s.isClosed() {
+		return eventstore.ErrClosed
+	}
+	err := eventstore.Follow(ctx, s.ReadAll, s.wake, from, fn, &eventstore.FollowOptions{PollInterval: s.poll, Closed: s.closed})
+	if errors.Is(err, eventstore.ErrClosed) || (err != nil && s.isClosed() && ctx.Err() == nil) {
+		return eventstore.ErrClosed
+	}
+	return err
+}
+
+func scanEnvelopes(rows pgx.Rows) ([]eventstore.Envelope, error) {
+	defer rows.Close()
+	var out []eventstore.Envelope
+	for rows.Next() {
+		var (
+			env      eventstore.Envelope
+			xid      uint64
+			position int64
+			data     []byte
+			meta     []byte
+		)
+		if err := rows.Scan(&xid, &position, &env.ID, &env.Stream, &env.Version, &env.Type, &env.SchemaVersion, &data, &meta); err != nil {
+			return nil, err
+		}
+		env.Position = eventstore.Position{Commit: xid, Prepare: uint64(position)}
+		env.Data = data
+		if err := json.Unmarshal(meta, &env.Metadata); err != nil {
+			return nil, fmt.Errorf("event %s: metadata: %w", env.ID, err)
+		}
+		out = append(out, env)
+	}
+	return out, rows.Err()
+}
+
+// listen keeps a dedicated connection LISTENing on NotifyChannel and wakes subscribers on every
+// notification. When the connection drops it reconnects with backoff and wakes subscribers once, since
+// notifications sent meanwhile are lost.
+func (s *Store) listen(ctx context.Context) {
+	defer close(s.listenerDone)
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		connected, err := s.listenOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if connected {
+			backoff = 100 * time.Millisecond
+		}
+		s.log.Warn("postgres: event listener lost its connection; retrying", "err", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+// listenOnce reports whether it got as far as listening, and why it stopped.
+func (s *Store) listenOnce(ctx context.Context) (bool, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
+	if err != nil {
+		return false, fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
+		return false, fmt.Errorf("listen: %w", err)
+	}
+	s.wake.Broadcast()
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return true, fmt.Errorf("wait for notification: %w", err)
+		}
+		s.wake.Broadcast()
+	}
+}
