@@ -40,7 +40,9 @@ func TestGlobalOrderLateCommit(t *testing.T) {
 		reader   func(*Store) func(context.Context, eventstore.Position, int) ([]eventstore.Envelope, error)
 		wantSkip bool
 	}{
-		{name: "xid order below xmin", reader: func(s *Store) func(context.Context, eventstore.Position, int) ([]eventstore.Envelope, error) { return s.ReadAll }},
+		{name: "xid order below xmin", reader: func(s *Store) func(context.Context, eventstore.Position, int) ([]eventstore.Envelope, error) {
+			return s.ReadAll
+		}},
 		{name: "naive position order", reader: naiveReadAll, wantSkip: true},
 	}
 	for _, tc := range cases {

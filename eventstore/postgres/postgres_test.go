@@ -118,9 +118,9 @@ func TestBatchDecisions(t *testing.T) {
 	retried := event("retried")
 
 	type want struct {
-		conflict bool   // a *ConflictError
-		err      bool   // another error
-		same     int    // when > 0: the same position as request same-1
+		conflict bool // a *ConflictError
+		err      bool // another error
+		same     int  // when > 0: the same position as request same-1
 		pos      *eventstore.Position
 	}
 	cases := []struct {
