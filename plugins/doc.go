@@ -1,0 +1,121 @@
+// Package plugins owns the plugin system: the manifest format, the registry built at boot, argument
+// validation against each tool's JSON Schema, the runtime context a tool handler sees, and the
+// declarative HTTP executor. The reference plugins (github, newrelic, utils) live in the folders beside
+// this file and are embedded into the binary.
+//
+// It implements the spec's "Integration", "Plugin", "Tool" and "Registry" (workbench-concepts.md) and
+// the tool-call path of workbench-how-it-works.md, in Go: JSON manifests instead of TypeScript modules,
+// JSON Schema instead of Zod. It never sees the vault, the event store, the browser or the jot store:
+// the caller (the MCP endpoint) resolves connections and hands each call a credential injector and a
+// token getter through NewContext.
+//
+// # Plugin folder
+//
+// A plugin is a folder named after its integration holding:
+//
+//	manifest.json   the integration (required)
+//	tools.json      a JSON array of its tools (required; tools live in their own file so a manifest
+//	                stays short and reviewable)
+//	logo.svg        optional; any .svg file name the manifest's "logo" names
+//
+// Built-ins are embedded from plugins/<name>/; PLUGINS_DIR is a directory of such folders, loaded after
+// the built-ins. Both files are decoded strictly: an unknown field is an error, so a typo never passes
+// silently.
+//
+// # manifest.json
+//
+//	{
+//	  "name": "github",                 // required; 2-40 of [a-z0-9-]; equals the folder name;
+//	                                    // "browser" and "jots" are reserved
+//	  "version": "1.0.0",               // required, free form
+//	  "display_name": "GitHub",         // required
+//	  "description": "…",               // required
+//	  "logo": "logo.svg",               // optional: an .svg file in the folder, or an https URL
+//	  "categories": ["developer-tools"],
+//	  "base_url": "https://api.github.com",  // the API root; required by declarative tools; https only
+//	  "headers": {"Accept": "…"},       // sent on every declarative request (never Authorization/Cookie)
+//	  "proxy": {"base_url": "…"},       // optional; its presence enables curl_session; base_url
+//	                                    // defaults to the manifest's base_url
+//	  "auth": {
+//	    "mode": "oauth2",               // oauth2 | apikey | cookie | none; the block of that mode is
+//	                                    // required, and the blocks of other modes are refused
+//	    "oauth2": {
+//	      "authorize_url": "https://…", "token_url": "https://…",
+//	      "scopes": ["repo"], "scope_separator": " ",
+//	      "authorize_params": {"access_type": "offline"},  // may not override response_type,
+//	                                    // client_id, redirect_uri, state, scope, code_challenge(_method)
+//	      "token_auth_style": "basic"   // basic (default, RFC 6749 2.3.1) | body
+//	    },                              // PKCE S256 is always used; there is no switch for it
+//	    "apikey": {
+//	      "fields": [{"name": "api_key", "label": "User API key", "secret": true,
+//	                  "optional": false, "placeholder": "NRAK-…"}],
+//	      "inject": {"in": "header", "name": "API-Key", "prefix": "", "field": "api_key"}
+//	                                    // in: header | query; prefix is for headers ("Bearer ");
+//	                                    // field defaults to the only field
+//	    },
+//	    "cookie": {"domains": ["example.com"]}
+//	  }
+//	}
+//
+// Client credentials are not in the manifest: they come from <UPPER_SNAKE>_CLIENT_ID and
+// _CLIENT_SECRET in the environment (the connect flow reads them).
+//
+// # tools.json
+//
+//	[{
+//	  "name": "github_get_repo",        // [a-z0-9_]; must start with the integration name, hyphens as
+//	                                    // underscores, then "_" (atlassian-jira → atlassian_jira_…)
+//	  "description": "…",               // written for an agent; search_tools searches it
+//	  "input_schema": {"type": "object", …},  // JSON Schema (2020-12 unless "$schema" says otherwise),
+//	                                    // compiled once at load; "default" values are applied
+//	  "http": {…}                       // a declarative request, or:
+//	  "handler": "go"                   // a Go handler registered in code under the tool's name
+//	}]
+//
+// A declarative request:
+//
+//	"http": {
+//	  "method": "GET",                  // GET POST PUT PATCH DELETE HEAD
+//	  "path": "/repos/{owner}/{repo}",  // appended to base_url; each {arg} must be a required property;
+//	                                    // the value is URL-escaped ("/" becomes %2F) and "." / ".." are
+//	                                    // refused, so no argument can climb the path or change the host
+//	  "query":   {"per_page": {"$arg": "per_page"}, "type": "all"},
+//	  "headers": {"X-Custom": "literal"},
+//	                                    // a string is a literal, {"$arg": "name"} takes an argument and is
+//	                                    // left out when the argument is absent; arrays in the query are
+//	                                    // joined with commas
+//	  "body": {"query": "{ actor { user { id } } }", "variables": {"id": {"$arg": "id"}}},
+//	                                    // a JSON template: every {"$arg": "name"} is replaced by the
+//	                                    // argument (an absent one drops its member); {"$arg": "payload"}
+//	                                    // alone sends that argument as the whole body
+//	  "response": {
+//	    "pointer": "/data/actor",       // RFC 6901 pointer to the part worth returning
+//	    "fields": ["id", "owner.login"],// keep only these (dotted paths reach nested objects; applied to
+//	                                    // every element when the selection is an array)
+//	    "cursor": {"from": "link_header", "param": "page"},  // or {"from": "body", "pointer": "/…"};
+//	                                    // the result becomes {"items": …, "next_cursor": …}
+//	    "error_pointer": "/errors"      // a non-empty array there fails the call (GraphQL errors on 200)
+//	  }
+//	}
+//
+// # Loading and collisions
+//
+// Load reads the built-ins, then PLUGINS_DIR, each in folder-name order. A plugin with any problem
+// (bad JSON, a failed validation, a schema that does not compile, a missing Go handler, a reserved
+// name) is logged with slog, with its location and every reason, and skipped; the rest load. The spec
+// lets a later plugin silently win a tool-name collision; here nothing is ever silently replaced: a
+// second integration of the same name is refused whole, and a tool whose name is taken is refused
+// (the rest of its plugin loads), with both sources logged and returned as a Problem.
+//
+// # Calling a tool
+//
+//	t, ok := reg.Tool(name)
+//	args, err := plugins.ValidateArgs(t, raw)  // defaults applied; err reads "Invalid arguments for …"
+//	rc := plugins.NewContext(t.Owner(), plugins.ContextOptions{UserID: …, Injector: …, GetToken: …})
+//	out, err := reg.Execute(ctx, t, rc, args)  // domain.ErrorMessage(err) is safe to show the agent
+//
+// The runtime client of a Context reaches only the integration's base_url and proxy origins (also on
+// redirects); an integration without a base_url can make no outbound request at all. Provider errors
+// come back as "<tool>: <Provider> answered HTTP <status>: <provider message, truncated>"; responses
+// larger than Options.MaxResponseBytes are refused.
+package plugins

@@ -1,0 +1,678 @@
+package plugins
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// File names inside a plugin folder.
+const (
+	ManifestFile = "manifest.json"
+	ToolsFile    = "tools.json"
+)
+
+// AuthMode is how an integration connects and how its credential reaches the outbound request
+// (spec, concepts: "Integration").
+type AuthMode string
+
+const (
+	AuthOAuth2 AuthMode = "oauth2"
+	AuthAPIKey AuthMode = "apikey"
+	AuthCookie AuthMode = "cookie"
+	AuthNone   AuthMode = "none"
+)
+
+// Token endpoint client authentication styles (RFC 6749 section 2.3.1).
+const (
+	TokenAuthBasic = "basic" // client_id and client_secret in an HTTP Basic Authorization header
+	TokenAuthBody  = "body"  // client_id and client_secret as form parameters in the request body
+)
+
+// Manifest is the contents of manifest.json: one integration as its author declares it. The format is
+// documented in doc.go.
+type Manifest struct {
+	Name        string            `json:"name"`
+	Version     string            `json:"version"`
+	DisplayName string            `json:"display_name"`
+	Description string            `json:"description"`
+	Logo        string            `json:"logo,omitempty"`
+	Categories  []string          `json:"categories,omitempty"`
+	BaseURL     string            `json:"base_url,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	Proxy       *Proxy            `json:"proxy,omitempty"`
+	Auth        Auth              `json:"auth"`
+}
+
+// Proxy, when present, lets curl_session forward arbitrary requests to the integration.
+type Proxy struct {
+	// BaseURL is where proxied requests go; empty means the manifest's base_url.
+	BaseURL string `json:"base_url,omitempty"`
+}
+
+// Auth declares the auth mode and the block that mode needs.
+type Auth struct {
+	Mode   AuthMode `json:"mode"`
+	OAuth2 *OAuth2  `json:"oauth2,omitempty"`
+	APIKey *APIKey  `json:"apikey,omitempty"`
+	Cookie *Cookie  `json:"cookie,omitempty"`
+}
+
+// OAuth2 describes an authorization-code provider. PKCE (S256) is always used and cannot be turned
+// off, so it has no field.
+type OAuth2 struct {
+	AuthorizeURL string   `json:"authorize_url"`
+	TokenURL     string   `json:"token_url"`
+	Scopes       []string `json:"scopes,omitempty"`
+	// ScopeSeparator joins Scopes in the authorize URL; empty means a space (RFC 6749 section 3.3).
+	ScopeSeparator string `json:"scope_separator,omitempty"`
+	// AuthorizeParams are extra authorize-URL parameters, e.g. access_type=offline.
+	AuthorizeParams map[string]string `json:"authorize_params,omitempty"`
+	// TokenAuthStyle is "basic" or "body"; empty means "basic".
+	TokenAuthStyle string `json:"token_auth_style,omitempty"`
+}
+
+// APIKey describes the fields the portal asks for and how the credential is injected.
+type APIKey struct {
+	Fields []APIKeyField `json:"fields"`
+	Inject APIKeyInject  `json:"inject"`
+}
+
+// APIKeyField is one value the portal renders a form field for.
+type APIKeyField struct {
+	Name        string `json:"name"`
+	Label       string `json:"label"`
+	Secret      bool   `json:"secret,omitempty"`
+	Optional    bool   `json:"optional,omitempty"`
+	Placeholder string `json:"placeholder,omitempty"`
+}
+
+// APIKeyInject says where the key goes on every outbound request.
+type APIKeyInject struct {
+	// In is "header" or "query".
+	In string `json:"in"`
+	// Name is the header or query parameter name.
+	Name string `json:"name"`
+	// Prefix is put before the value (headers only), e.g. "Bearer ".
+	Prefix string `json:"prefix,omitempty"`
+	// Field names the APIKeyField whose value is injected; empty means the only field.
+	Field string `json:"field,omitempty"`
+}
+
+// Cookie lists the domains whose cookies a capture keeps.
+type Cookie struct {
+	Domains []string `json:"domains"`
+}
+
+// ToolSpec is one entry of tools.json.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+	// HTTP is a declarative request template; exactly one of HTTP and Handler is set.
+	HTTP *HTTPTemplate `json:"http,omitempty"`
+	// Handler is "go": the tool runs a Go handler registered in code under the tool's name.
+	Handler string `json:"handler,omitempty"`
+}
+
+// HandlerGo is the only value ToolSpec.Handler accepts.
+const HandlerGo = "go"
+
+// HTTPTemplate builds one request to the integration's base URL from a tool's arguments.
+type HTTPTemplate struct {
+	Method string `json:"method"`
+	// Path is appended to the base URL; {arg} placeholders are replaced by the URL-escaped argument.
+	Path    string           `json:"path"`
+	Query   map[string]Value `json:"query,omitempty"`
+	Headers map[string]Value `json:"headers,omitempty"`
+	// Body is a JSON template: any object of the form {"$arg": "name"} is replaced by that argument
+	// (and dropped from its parent object when the argument is absent); everything else is literal.
+	Body     any            `json:"body,omitempty"`
+	Response *ResponseShape `json:"response,omitempty"`
+}
+
+// Value is a query or header value: a JSON string is a literal, {"$arg": "name"} takes an argument.
+type Value struct {
+	Literal string
+	Arg     string
+}
+
+// UnmarshalJSON accepts "literal" or {"$arg": "name"}.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*v = Value{Literal: s}
+		return nil
+	}
+	var ref map[string]string
+	if err := json.Unmarshal(b, &ref); err != nil || len(ref) != 1 || ref["$arg"] == "" {
+		return errors.New(`a value must be a string or {"$arg": "<argument name>"}`)
+	}
+	*v = Value{Arg: ref["$arg"]}
+	return nil
+}
+
+// MarshalJSON writes the form UnmarshalJSON reads.
+func (v Value) MarshalJSON() ([]byte, error) {
+	if v.Arg != "" {
+		return json.Marshal(map[string]string{"$arg": v.Arg})
+	}
+	return json.Marshal(v.Literal)
+}
+
+// ResponseShape keeps the useful part of a provider response.
+type ResponseShape struct {
+	// Pointer (RFC 6901) selects the part of the response document to return.
+	Pointer string `json:"pointer,omitempty"`
+	// Fields keeps only these fields of the selected object, or of each object of the selected array.
+	// A dotted name ("owner.login") keeps a nested field.
+	Fields []string `json:"fields,omitempty"`
+	// Cursor says where the next-page cursor is; when set the result is {"items":…, "next_cursor":…}.
+	Cursor *Cursor `json:"cursor,omitempty"`
+	// ErrorPointer names an array in the response (GraphQL "/errors") that, when non-empty, makes the
+	// call fail with its messages even on HTTP 200.
+	ErrorPointer string `json:"error_pointer,omitempty"`
+}
+
+// Cursor sources.
+const (
+	CursorLinkHeader = "link_header" // RFC 8288 Link header, rel="next"; Param names its query parameter
+	CursorBody       = "body"        // a JSON pointer into the full response document
+)
+
+// Cursor locates the pagination cursor.
+type Cursor struct {
+	From    string `json:"from"`
+	Param   string `json:"param,omitempty"`
+	Pointer string `json:"pointer,omitempty"`
+}
+
+// FieldError is one problem in a plugin's files, naming the file and the field.
+type FieldError struct {
+	File  string
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Field, e.Msg)
+}
+
+// FieldErrors is every problem found in one plugin.
+type FieldErrors []*FieldError
+
+func (es FieldErrors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+var (
+	integrationNameRE = regexp.MustCompile(`^[a-z0-9-]{2,40}$`)
+	toolNameRE        = regexp.MustCompile(`^[a-z0-9_]+$`)
+	placeholderRE     = regexp.MustCompile(`\{([^{}]*)\}`)
+	headerNameRE      = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$") // RFC 9110 token
+)
+
+// Reserved integration names: built into the server, never loadable from a plugin folder (spec, how it
+// works: "The packages").
+var reservedNames = map[string]bool{"browser": true, "jots": true}
+
+// IsReserved reports whether name belongs to an integration built into the server.
+func IsReserved(name string) bool { return reservedNames[name] }
+
+// ToolPrefix is the prefix every tool of the integration must carry: its name with hyphens turned into
+// underscores, then an underscore ("atlassian-jira" → "atlassian_jira_").
+func ToolPrefix(integration string) string {
+	return strings.ReplaceAll(integration, "-", "_") + "_"
+}
+
+// reservedAuthorizeParams are set by the connect flow and may not be overridden by a manifest.
+var reservedAuthorizeParams = map[string]bool{
+	"response_type": true, "client_id": true, "redirect_uri": true, "state": true, "scope": true,
+	"code_challenge": true, "code_challenge_method": true,
+}
+
+// credentialHeaders may not be set by a manifest's headers: credentials are the injector's business.
+var credentialHeaders = map[string]bool{"authorization": true, "cookie": true, "host": true, "proxy-authorization": true}
+
+// decodeStrict decodes one JSON document, refusing unknown fields and trailing data.
+func decodeStrict(file string, data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return &FieldError{File: file, Field: te.Field, Msg: fmt.Sprintf("must be %s, got JSON %s", te.Type, te.Value)}
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return &FieldError{File: file, Msg: fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err)}
+		}
+		return &FieldError{File: file, Msg: strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &FieldError{File: file, Msg: "unexpected data after the JSON document"}
+	}
+	return nil
+}
+
+// ParseManifest decodes manifest.json strictly and validates it.
+func ParseManifest(data []byte) (*Manifest, error) {
+	var m Manifest
+	if err := decodeStrict(ManifestFile, data, &m); err != nil {
+		return nil, err
+	}
+	if errs := m.Validate(); len(errs) > 0 {
+		return nil, errs
+	}
+	return &m, nil
+}
+
+// ParseTools decodes tools.json (a JSON array of tools) strictly. The tools are validated against their
+// manifest by ValidateTools.
+func ParseTools(data []byte) ([]ToolSpec, error) {
+	var ts []ToolSpec
+	if err := decodeStrict(ToolsFile, data, &ts); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// Validate checks the manifest on its own and returns every problem found.
+func (m *Manifest) Validate() FieldErrors {
+	var errs FieldErrors
+	add := func(field, format string, args ...any) {
+		errs = append(errs, &FieldError{File: ManifestFile, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case m.Name == "":
+		add("name", "is required")
+	case !integrationNameRE.MatchString(m.Name):
+		add("name", "%q must be 2 to 40 characters of a-z, 0-9 and -", m.Name)
+	case IsReserved(m.Name):
+		add("name", "%q is reserved for an integration built into the server", m.Name)
+	}
+	if strings.TrimSpace(m.Version) == "" {
+		add("version", "is required")
+	}
+	if strings.TrimSpace(m.DisplayName) == "" {
+		add("display_name", "is required")
+	}
+	if strings.TrimSpace(m.Description) == "" {
+		add("description", "is required")
+	}
+	if m.Logo != "" {
+		if strings.Contains(m.Logo, "://") {
+			if err := checkURL(m.Logo, false); err != nil {
+				add("logo", "%v", err)
+			}
+		} else if strings.ContainsAny(m.Logo, `/\`) || strings.HasPrefix(m.Logo, ".") || !strings.HasSuffix(m.Logo, ".svg") {
+			add("logo", "%q must be an .svg file name in the plugin folder or an https URL", m.Logo)
+		}
+	}
+	for i, c := range m.Categories {
+		if strings.TrimSpace(c) == "" {
+			add(fmt.Sprintf("categories[%d]", i), "is empty")
+		}
+	}
+	if m.BaseURL != "" {
+		if err := checkURL(m.BaseURL, true); err != nil {
+			add("base_url", "%v", err)
+		}
+	}
+	for _, name := range sortedKeys(m.Headers) {
+		if !headerNameRE.MatchString(name) {
+			add("headers."+name, "is not a valid header name")
+		} else if credentialHeaders[strings.ToLower(name)] {
+			add("headers."+name, "may not be set by a manifest: credentials are injected by the server")
+		}
+	}
+	if m.Proxy != nil {
+		switch {
+		case m.Proxy.BaseURL != "":
+			if err := checkURL(m.Proxy.BaseURL, true); err != nil {
+				add("proxy.base_url", "%v", err)
+			}
+		case m.BaseURL == "":
+			add("proxy.base_url", "is required when the manifest has no base_url")
+		}
+	}
+	m.validateAuth(add)
+	return errs
+}
+
+func (m *Manifest) validateAuth(add func(field, format string, args ...any)) {
+	a := m.Auth
+	blocks := map[AuthMode]bool{AuthOAuth2: a.OAuth2 != nil, AuthAPIKey: a.APIKey != nil, AuthCookie: a.Cookie != nil}
+	switch a.Mode {
+	case AuthOAuth2, AuthAPIKey, AuthCookie:
+		if !blocks[a.Mode] {
+			add("auth."+string(a.Mode), "is required when auth.mode is %q", a.Mode)
+		}
+	case AuthNone:
+	case "":
+		add("auth.mode", "is required (oauth2, apikey, cookie or none)")
+	default:
+		add("auth.mode", "%q is not one of oauth2, apikey, cookie, none", a.Mode)
+	}
+	for _, mode := range []AuthMode{AuthOAuth2, AuthAPIKey, AuthCookie} {
+		if blocks[mode] && mode != a.Mode {
+			add("auth."+string(mode), "is set but auth.mode is %q", a.Mode)
+		}
+	}
+	if o := a.OAuth2; o != nil && a.Mode == AuthOAuth2 {
+		if o.AuthorizeURL == "" {
+			add("auth.oauth2.authorize_url", "is required")
+		} else if err := checkURL(o.AuthorizeURL, false); err != nil {
+			add("auth.oauth2.authorize_url", "%v", err)
+		}
+		if o.TokenURL == "" {
+			add("auth.oauth2.token_url", "is required")
+		} else if err := checkURL(o.TokenURL, false); err != nil {
+			add("auth.oauth2.token_url", "%v", err)
+		}
+		for i, s := range o.Scopes {
+			if s == "" || strings.ContainsAny(s, " \t\n") {
+				add(fmt.Sprintf("auth.oauth2.scopes[%d]", i), "%q must be one non-empty scope without spaces", s)
+			}
+		}
+		switch o.TokenAuthStyle {
+		case "", TokenAuthBasic, TokenAuthBody:
+		default:
+			add("auth.oauth2.token_auth_style", "%q is not one of basic, body", o.TokenAuthStyle)
+		}
+		for _, k := range sortedKeys(o.AuthorizeParams) {
+			if reservedAuthorizeParams[k] {
+				add("auth.oauth2.authorize_params."+k, "is set by the connect flow and may not be overridden")
+			}
+		}
+	}
+	if k := a.APIKey; k != nil && a.Mode == AuthAPIKey {
+		if len(k.Fields) == 0 {
+			add("auth.apikey.fields", "needs at least one field")
+		}
+		seen := map[string]bool{}
+		for i, f := range k.Fields {
+			field := fmt.Sprintf("auth.apikey.fields[%d]", i)
+			switch {
+			case !toolNameRE.MatchString(f.Name):
+				add(field+".name", "%q must be lowercase a-z, 0-9 and _", f.Name)
+			case seen[f.Name]:
+				add(field+".name", "%q is declared twice", f.Name)
+			}
+			seen[f.Name] = true
+			if strings.TrimSpace(f.Label) == "" {
+				add(field+".label", "is required")
+			}
+		}
+		switch k.Inject.In {
+		case "header":
+			if !headerNameRE.MatchString(k.Inject.Name) {
+				add("auth.apikey.inject.name", "%q is not a valid header name", k.Inject.Name)
+			}
+		case "query":
+			if k.Inject.Name == "" {
+				add("auth.apikey.inject.name", "is required")
+			}
+			if k.Inject.Prefix != "" {
+				add("auth.apikey.inject.prefix", "applies to headers only")
+			}
+		default:
+			add("auth.apikey.inject.in", "%q is not one of header, query", k.Inject.In)
+		}
+		switch {
+		case k.Inject.Field == "" && len(k.Fields) > 1:
+			add("auth.apikey.inject.field", "is required when there is more than one field")
+		case k.Inject.Field != "" && !seen[k.Inject.Field]:
+			add("auth.apikey.inject.field", "%q is not one of the declared fields", k.Inject.Field)
+		case k.Inject.Field == "" && len(k.Fields) == 1 && k.Fields[0].Optional:
+			add("auth.apikey.fields[0].optional", "the injected field cannot be optional")
+		}
+	}
+	if c := a.Cookie; c != nil && a.Mode == AuthCookie {
+		if len(c.Domains) == 0 {
+			add("auth.cookie.domains", "needs at least one domain")
+		}
+		for i, d := range c.Domains {
+			if d == "" || strings.ContainsAny(d, "/: ") {
+				add(fmt.Sprintf("auth.cookie.domains[%d]", i), "%q is not a domain name", d)
+			}
+		}
+	}
+}
+
+// checkURL requires an absolute https URL without user info, query or fragment (base URLs), or any
+// absolute https URL (endpoints and logos). Plain http is refused here; the registry relaxes that for
+// loopback hosts when Options.AllowInsecureHTTP is set.
+func checkURL(raw string, base bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %w", raw, err)
+	}
+	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+		return fmt.Errorf("%q must be an absolute https URL", raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%q may not carry user info", raw)
+	}
+	if base && (u.RawQuery != "" || u.Fragment != "") {
+		return fmt.Errorf("%q may not have a query or fragment", raw)
+	}
+	return nil
+}
+
+// ValidateTools checks tools.json against its manifest. Schemas are compiled separately (compileTool).
+func ValidateTools(m *Manifest, tools []ToolSpec) FieldErrors {
+	var errs FieldErrors
+	prefix := ToolPrefix(m.Name)
+	seen := map[string]bool{}
+	for i, t := range tools {
+		at := fmt.Sprintf("[%d]", i)
+		add := func(field, format string, args ...any) {
+			errs = append(errs, &FieldError{File: ToolsFile, Field: at + field, Msg: fmt.Sprintf(format, args...)})
+		}
+		switch {
+		case t.Name == "":
+			add(".name", "is required")
+		case !toolNameRE.MatchString(t.Name):
+			add(".name", "%q must be lowercase a-z, 0-9 and _", t.Name)
+		case !strings.HasPrefix(t.Name, prefix) || len(t.Name) == len(prefix):
+			add(".name", "%q must start with the integration prefix %q", t.Name, prefix)
+		case seen[t.Name]:
+			add(".name", "%q is declared twice", t.Name)
+		}
+		seen[t.Name] = true
+		if t.Name != "" {
+			at = fmt.Sprintf("[%d](%s)", i, t.Name)
+		}
+		if strings.TrimSpace(t.Description) == "" {
+			add(".description", "is required")
+		}
+		props, required, err := schemaProperties(t.InputSchema)
+		if err != nil {
+			add(".input_schema", "%v", err)
+		}
+		switch {
+		case t.HTTP != nil && t.Handler != "":
+			add("", "has both http and handler; a tool is either declarative or a Go handler")
+		case t.HTTP == nil && t.Handler == "":
+			add("", "needs either http (a request template) or handler \"go\"")
+		case t.Handler != "" && t.Handler != HandlerGo:
+			add(".handler", "%q must be \"go\"", t.Handler)
+		case t.HTTP != nil:
+			if m.BaseURL == "" {
+				add(".http", "needs the manifest's base_url")
+			}
+			if err == nil {
+				validateTemplate(t.HTTP, props, required, func(field, format string, args ...any) {
+					add(".http"+field, format, args...)
+				})
+			}
+		}
+	}
+	return errs
+}
+
+// schemaProperties reads the top level of an input schema: it must be an object schema.
+func schemaProperties(raw json.RawMessage) (props map[string]bool, required map[string]bool, err error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil, errors.New("is required")
+	}
+	var top struct {
+		Type       any                        `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, nil, fmt.Errorf("must be a JSON Schema object: %v", err)
+	}
+	if top.Type != "object" {
+		return nil, nil, errors.New(`must have "type": "object" at the top level`)
+	}
+	props, required = map[string]bool{}, map[string]bool{}
+	for k := range top.Properties {
+		props[k] = true
+	}
+	for _, k := range top.Required {
+		required[k] = true
+	}
+	return props, required, nil
+}
+
+var methods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true}
+
+func validateTemplate(h *HTTPTemplate, props, required map[string]bool, add func(field, format string, args ...any)) {
+	if !methods[h.Method] {
+		add(".method", "%q is not one of GET, POST, PUT, PATCH, DELETE, HEAD", h.Method)
+	}
+	switch {
+	case !strings.HasPrefix(h.Path, "/") || strings.HasPrefix(h.Path, "//"):
+		add(".path", "%q must start with a single /", h.Path)
+	case strings.ContainsAny(h.Path, "?#"):
+		add(".path", "%q may not contain ? or #; use query", h.Path)
+	default:
+		rest := placeholderRE.ReplaceAllString(h.Path, "")
+		if strings.ContainsAny(rest, "{}") {
+			add(".path", "%q has an unbalanced { or }", h.Path)
+		}
+		for _, seg := range strings.Split(rest, "/") {
+			if seg == "." || seg == ".." {
+				add(".path", "%q may not contain . or .. segments", h.Path)
+			}
+		}
+		for _, mm := range placeholderRE.FindAllStringSubmatch(h.Path, -1) {
+			switch name := mm[1]; {
+			case !props[name]:
+				add(".path", "placeholder {%s} is not a property of input_schema", name)
+			case !required[name]:
+				add(".path", "placeholder {%s} must be listed in input_schema.required", name)
+			}
+		}
+	}
+	for _, k := range sortedKeys(h.Query) {
+		if k == "" {
+			add(".query", "has an empty parameter name")
+		}
+		if a := h.Query[k].Arg; a != "" && !props[a] {
+			add(".query."+k, "argument %q is not a property of input_schema", a)
+		}
+	}
+	for _, k := range sortedKeys(h.Headers) {
+		switch {
+		case !headerNameRE.MatchString(k):
+			add(".headers."+k, "is not a valid header name")
+		case credentialHeaders[strings.ToLower(k)]:
+			add(".headers."+k, "may not be set by a tool: credentials are injected by the server")
+		}
+		if a := h.Headers[k].Arg; a != "" && !props[a] {
+			add(".headers."+k, "argument %q is not a property of input_schema", a)
+		}
+	}
+	if h.Body != nil {
+		if h.Method == "GET" || h.Method == "HEAD" {
+			add(".body", "is not allowed with %s", h.Method)
+		}
+		walkBodyArgs(h.Body, "", func(path, arg string) {
+			if !props[arg] {
+				add(".body"+path, "argument %q is not a property of input_schema", arg)
+			}
+		})
+	}
+	if r := h.Response; r != nil {
+		if r.Pointer != "" && !strings.HasPrefix(r.Pointer, "/") {
+			add(".response.pointer", "%q must be a JSON pointer starting with /", r.Pointer)
+		}
+		if r.ErrorPointer != "" && !strings.HasPrefix(r.ErrorPointer, "/") {
+			add(".response.error_pointer", "%q must be a JSON pointer starting with /", r.ErrorPointer)
+		}
+		for i, f := range r.Fields {
+			if f == "" || strings.HasPrefix(f, ".") || strings.HasSuffix(f, ".") || strings.Contains(f, "..") {
+				add(fmt.Sprintf(".response.fields[%d]", i), "%q is not a field name or dotted path", f)
+			}
+		}
+		if c := r.Cursor; c != nil {
+			switch c.From {
+			case CursorLinkHeader:
+				if c.Param == "" {
+					add(".response.cursor.param", "is required when from is link_header")
+				}
+			case CursorBody:
+				if !strings.HasPrefix(c.Pointer, "/") {
+					add(".response.cursor.pointer", "%q must be a JSON pointer starting with /", c.Pointer)
+				}
+			default:
+				add(".response.cursor.from", "%q is not one of link_header, body", c.From)
+			}
+		}
+	}
+}
+
+// argRef reports whether v is a {"$arg": "name"} reference.
+func argRef(v any) (string, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return "", false
+	}
+	name, ok := m["$arg"].(string)
+	return name, ok
+}
+
+// walkBodyArgs calls fn for every argument reference in a body template.
+func walkBodyArgs(v any, path string, fn func(path, arg string)) {
+	if name, ok := argRef(v); ok {
+		fn(path, name)
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			walkBodyArgs(v[k], path+"."+k, fn)
+		}
+	case []any:
+		for i, e := range v {
+			walkBodyArgs(e, fmt.Sprintf("%s[%d]", path, i), fn)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,464 @@
+package plugins
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Size limits for plugin files.
+const (
+	maxManifestBytes = 1 << 20
+	maxToolsBytes    = 4 << 20
+	maxLogoBytes     = 256 << 10
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxResponseBytes = 4 << 20
+	DefaultRequestTimeout   = 30 * time.Second
+)
+
+// Options configures Load. The zero value loads the built-in plugins only.
+type Options struct {
+	Logger *slog.Logger
+	// PluginsDir is a directory of plugin folders (PLUGINS_DIR); empty loads none.
+	PluginsDir string
+	// SkipBuiltins leaves out the embedded plugins (tests of PLUGINS_DIR use it).
+	SkipBuiltins bool
+	// Handlers are Go handlers by tool name, for tools declaring "handler": "go", in addition to the
+	// built-in ones (a name already taken by a built-in handler is a Problem and is ignored).
+	Handlers map[string]Handler
+	// AllowInsecureHTTP accepts http:// base URLs whose host is loopback. For tests and development only.
+	AllowInsecureHTTP bool
+	// MaxResponseBytes caps the provider response a declarative tool reads; 0 means 4 MiB.
+	MaxResponseBytes int64
+	// RequestTimeout bounds one declarative request; 0 means 30 seconds.
+	RequestTimeout time.Duration
+}
+
+// Problem is one plugin (or one tool of a plugin) that was not loaded, and why.
+type Problem struct {
+	// Source is where the plugin came from: "builtin:<folder>" or the folder's path.
+	Source string
+	// Integration is the integration's name when it was known.
+	Integration string
+	// Tool is set when only this tool was refused and the rest of the plugin loaded.
+	Tool string
+	Err  error
+}
+
+func (p Problem) Error() string {
+	what := p.Source
+	if p.Tool != "" {
+		what += " tool " + p.Tool
+	}
+	return what + ": " + p.Err.Error()
+}
+
+// Integration is a loaded integration: its manifest, where it came from, its logo and its tools.
+type Integration struct {
+	Manifest
+	// Source is where the plugin was loaded from.
+	Source string
+	// LogoSVG is the logo file's contents when the manifest names a file; a URL logo stays in Logo.
+	LogoSVG []byte
+
+	tools   []*Tool
+	baseURL *url.URL
+	origins []string // scheme://host[:port] the runtime HTTP client may reach
+}
+
+// Tools returns the integration's tools in name order. The slice must not be modified.
+func (in *Integration) Tools() []*Tool { return in.tools }
+
+// ProxyBaseURL is where curl_session forwards requests, or "" when the integration has no proxy block.
+func (in *Integration) ProxyBaseURL() string {
+	if in.Proxy == nil {
+		return ""
+	}
+	if in.Proxy.BaseURL != "" {
+		return in.Proxy.BaseURL
+	}
+	return in.BaseURL
+}
+
+// Tool is a loaded tool. Its exported fields are read-only.
+type Tool struct {
+	Name        string
+	Description string
+	// Integration is the owning integration's name.
+	Integration string
+	// InputSchema is the JSON Schema of the arguments, as the plugin declares it.
+	InputSchema json.RawMessage
+	// Source is where the plugin was loaded from.
+	Source string
+
+	integration *Integration
+	schema      *jsonschema.Schema
+	http        *compiledTemplate
+	handler     Handler
+
+	// search keys, lowercased once at load
+	nameTokens []string
+	descTokens []string
+}
+
+// Declarative reports whether the tool runs an HTTP request template (rather than a Go handler).
+func (t *Tool) Declarative() bool { return t.http != nil }
+
+// Owner returns the tool's integration.
+func (t *Tool) Owner() *Integration { return t.integration }
+
+// Registry is the in-memory index built at boot (spec, concepts: "Registry"). It is immutable after
+// Load and safe for concurrent use.
+type Registry struct {
+	integrations map[string]*Integration
+	intOrder     []*Integration
+	tools        map[string]*Tool
+	toolOrder    []*Tool
+	maxResponse  int64
+	timeout      time.Duration
+}
+
+// Integration returns the named integration.
+func (r *Registry) Integration(name string) (*Integration, bool) {
+	in, ok := r.integrations[name]
+	return in, ok
+}
+
+// Integrations returns every integration in name order. The slice must not be modified.
+func (r *Registry) Integrations() []*Integration { return r.intOrder }
+
+// Tool returns the named tool.
+func (r *Registry) Tool(name string) (*Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Tools returns every tool in name order. The slice must not be modified.
+func (r *Registry) Tools() []*Tool { return r.toolOrder }
+
+// pluginSource is one folder to load.
+type pluginSource struct {
+	fsys   fs.FS
+	folder string
+	source string
+}
+
+// Load builds the registry: the embedded built-in plugins first, then every folder of
+// opts.PluginsDir, each set in folder-name order. A plugin that fails to load is logged and skipped
+// while the rest load, and returned as a Problem. An integration name already loaded, or a reserved
+// one, refuses the later plugin whole; a tool name already taken refuses the later tool only. Both
+// sources of a collision are logged: unlike the spec's "a later plugin silently wins", nothing is ever
+// replaced silently.
+func Load(ctx context.Context, opts Options) (*Registry, []Problem) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Registry{
+		integrations: map[string]*Integration{},
+		tools:        map[string]*Tool{},
+		maxResponse:  opts.MaxResponseBytes,
+		timeout:      opts.RequestTimeout,
+	}
+	if r.maxResponse <= 0 {
+		r.maxResponse = DefaultMaxResponseBytes
+	}
+	if r.timeout <= 0 {
+		r.timeout = DefaultRequestTimeout
+	}
+	var problems []Problem
+	report := func(p Problem) {
+		problems = append(problems, p)
+		if p.Tool != "" {
+			log.Error("plugin tool refused", "source", p.Source, "integration", p.Integration, "tool", p.Tool, "reason", p.Err.Error())
+		} else {
+			log.Error("plugin skipped", "source", p.Source, "integration", p.Integration, "reason", p.Err.Error())
+		}
+	}
+
+	handlers := builtinHandlers()
+	for _, name := range sortedKeys(opts.Handlers) {
+		if _, taken := handlers[name]; taken {
+			report(Problem{Source: "options.Handlers", Tool: name, Err: errors.New("a built-in handler already has this name; the built-in one is kept")})
+			continue
+		}
+		handlers[name] = opts.Handlers[name]
+	}
+
+	var sources []pluginSource
+	if !opts.SkipBuiltins {
+		bs, err := builtinSources()
+		if err != nil {
+			report(Problem{Source: "builtin", Err: err})
+		}
+		sources = append(sources, bs...)
+	}
+	if opts.PluginsDir != "" {
+		ds, err := dirSources(opts.PluginsDir)
+		if err != nil {
+			report(Problem{Source: opts.PluginsDir, Err: err})
+		}
+		sources = append(sources, ds...)
+	}
+
+	for _, src := range sources {
+		if err := ctx.Err(); err != nil {
+			report(Problem{Source: src.source, Err: fmt.Errorf("loading stopped: %w", err)})
+			break
+		}
+		in, err := loadPlugin(src, handlers, opts.AllowInsecureHTTP)
+		if err != nil {
+			name := ""
+			if in != nil {
+				name = in.Name
+			}
+			report(Problem{Source: src.source, Integration: name, Err: err})
+			continue
+		}
+		if prev, dup := r.integrations[in.Name]; dup {
+			log.Error("integration name collision: later plugin refused", "integration", in.Name,
+				"kept_source", prev.Source, "refused_source", in.Source)
+			report(Problem{Source: in.Source, Integration: in.Name,
+				Err: fmt.Errorf("integration %q is already loaded from %s", in.Name, prev.Source)})
+			continue
+		}
+		kept := in.tools[:0]
+		for _, t := range in.tools {
+			if prev, dup := r.tools[t.Name]; dup {
+				log.Error("tool name collision: later tool refused", "tool", t.Name,
+					"kept_integration", prev.Integration, "kept_source", prev.Source,
+					"refused_integration", t.Integration, "refused_source", t.Source)
+				report(Problem{Source: t.Source, Integration: t.Integration, Tool: t.Name,
+					Err: fmt.Errorf("tool %q is already registered by integration %s from %s", t.Name, prev.Integration, prev.Source)})
+				continue
+			}
+			r.tools[t.Name] = t
+			kept = append(kept, t)
+		}
+		in.tools = kept
+		r.integrations[in.Name] = in
+		log.Debug("plugin loaded", "source", in.Source, "integration", in.Name, "tools", len(in.tools))
+	}
+
+	for _, in := range r.integrations {
+		r.intOrder = append(r.intOrder, in)
+	}
+	sort.Slice(r.intOrder, func(i, j int) bool { return r.intOrder[i].Name < r.intOrder[j].Name })
+	for _, t := range r.tools {
+		r.toolOrder = append(r.toolOrder, t)
+	}
+	sort.Slice(r.toolOrder, func(i, j int) bool { return r.toolOrder[i].Name < r.toolOrder[j].Name })
+	return r, problems
+}
+
+// dirSources lists the plugin folders of a PLUGINS_DIR. Entries that are not directories (a README) and
+// hidden entries are ignored.
+func dirSources(dir string) ([]pluginSource, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read PLUGINS_DIR: %w", err)
+	}
+	var out []pluginSource
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		full := filepath.Join(dir, e.Name())
+		info, err := os.Stat(full) // follows symlinks to folders
+		if err != nil || !info.IsDir() {
+			continue
+		}
+		out = append(out, pluginSource{fsys: os.DirFS(full), folder: e.Name(), source: full})
+	}
+	return out, nil
+}
+
+func readLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, limit)
+	}
+	return data, nil
+}
+
+// loadPlugin reads, validates and compiles one plugin folder. On error the returned integration, when
+// not nil, carries the name for the report.
+func loadPlugin(src pluginSource, handlers map[string]Handler, allowInsecure bool) (*Integration, error) {
+	if IsReserved(src.folder) {
+		return &Integration{Manifest: Manifest{Name: src.folder}}, fmt.Errorf("folder name %q is reserved for an integration built into the server", src.folder)
+	}
+	mdata, err := readLimited(src.fsys, ManifestFile, maxManifestBytes)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", ManifestFile, err)
+	}
+	m, err := ParseManifest(mdata)
+	if err != nil {
+		// A manifest that names a reserved integration is reported under that name.
+		var probe struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(mdata, &probe)
+		return &Integration{Manifest: Manifest{Name: probe.Name}}, err
+	}
+	named := &Integration{Manifest: Manifest{Name: m.Name}}
+	if m.Name != src.folder {
+		return named, &FieldError{File: ManifestFile, Field: "name", Msg: fmt.Sprintf("%q must equal the plugin folder name %q", m.Name, src.folder)}
+	}
+	tdata, err := readLimited(src.fsys, ToolsFile, maxToolsBytes)
+	if err != nil {
+		return named, fmt.Errorf("read %s: %w", ToolsFile, err)
+	}
+	specs, err := ParseTools(tdata)
+	if err != nil {
+		return named, err
+	}
+	if errs := ValidateTools(m, specs); len(errs) > 0 {
+		return named, errs
+	}
+
+	in := &Integration{Manifest: *m, Source: src.source}
+	if err := in.resolveURLs(allowInsecure); err != nil {
+		return named, err
+	}
+	if m.Logo != "" && !strings.Contains(m.Logo, "://") {
+		svg, err := readLimited(src.fsys, m.Logo, maxLogoBytes)
+		if err != nil {
+			return named, &FieldError{File: ManifestFile, Field: "logo", Msg: err.Error()}
+		}
+		if !bytes.Contains(svg, []byte("<svg")) {
+			return named, &FieldError{File: ManifestFile, Field: "logo", Msg: fmt.Sprintf("%s is not an SVG document", m.Logo)}
+		}
+		in.LogoSVG = svg
+	}
+
+	var errs FieldErrors
+	for i, spec := range specs {
+		at := fmt.Sprintf("[%d](%s)", i, spec.Name)
+		t := &Tool{
+			Name:        spec.Name,
+			Description: spec.Description,
+			Integration: m.Name,
+			Source:      src.source,
+			integration: in,
+			nameTokens:  tokenize(spec.Name),
+			descTokens:  tokenize(spec.Description),
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, spec.InputSchema); err != nil {
+			errs = append(errs, &FieldError{File: ToolsFile, Field: at + ".input_schema", Msg: err.Error()})
+			continue
+		}
+		t.InputSchema = compact.Bytes()
+		if t.schema, err = compileSchema(spec.Name, spec.InputSchema); err != nil {
+			errs = append(errs, &FieldError{File: ToolsFile, Field: at + ".input_schema", Msg: err.Error()})
+			continue
+		}
+		if spec.HTTP != nil {
+			t.http = compileTemplate(spec.HTTP)
+		} else {
+			h, ok := handlers[spec.Name]
+			if !ok {
+				errs = append(errs, &FieldError{File: ToolsFile, Field: at + ".handler", Msg: "no Go handler is registered under this tool's name"})
+				continue
+			}
+			t.handler = h
+		}
+		in.tools = append(in.tools, t)
+	}
+	if len(errs) > 0 {
+		return named, errs
+	}
+	sort.Slice(in.tools, func(i, j int) bool { return in.tools[i].Name < in.tools[j].Name })
+	return in, nil
+}
+
+// resolveURLs parses the base and proxy URLs and records the origins the runtime client may reach.
+func (in *Integration) resolveURLs(allowInsecure bool) error {
+	for _, f := range []struct{ field, raw string }{{"base_url", in.BaseURL}, {"proxy.base_url", in.ProxyBaseURL()}} {
+		if f.raw == "" {
+			continue
+		}
+		u, err := url.Parse(f.raw)
+		if err != nil {
+			return &FieldError{File: ManifestFile, Field: f.field, Msg: err.Error()}
+		}
+		if u.Scheme == "http" && !(allowInsecure && isLoopback(u.Hostname())) {
+			return &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)}
+		}
+		if f.field == "base_url" {
+			in.baseURL = u
+		}
+		o := origin(u)
+		if !in.allowsOrigin(u) {
+			in.origins = append(in.origins, o)
+		}
+	}
+	for _, f := range []struct{ field, raw string }{{"logo", in.Logo}} {
+		if strings.HasPrefix(f.raw, "http://") {
+			return &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)}
+		}
+	}
+	if o := in.Auth.OAuth2; o != nil {
+		for _, f := range []struct{ field, raw string }{{"auth.oauth2.authorize_url", o.AuthorizeURL}, {"auth.oauth2.token_url", o.TokenURL}} {
+			u, _ := url.Parse(f.raw)
+			if u != nil && u.Scheme == "http" && !(allowInsecure && isLoopback(u.Hostname())) {
+				return &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)}
+			}
+		}
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// builtinSources lists the embedded plugin folders.
+func builtinSources() ([]pluginSource, error) {
+	entries, err := fs.ReadDir(builtinFS, ".")
+	if err != nil {
+		return nil, fmt.Errorf("read embedded plugins: %w", err)
+	}
+	var out []pluginSource
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		sub, err := fs.Sub(builtinFS, e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("embedded plugin %s: %w", e.Name(), err)
+		}
+		out = append(out, pluginSource{fsys: sub, folder: e.Name(), source: "builtin:" + path.Clean(e.Name())})
+	}
+	return out, nil
+}

@@ -1,0 +1,213 @@
+package plugins
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/workbench/workbench/domain"
+)
+
+// Handler is a tool implemented in Go. It receives arguments already validated against the tool's
+// input schema with defaults applied, and returns any JSON-encodable value (a json.RawMessage is passed
+// through as is). Errors shown to the agent should be *domain.Error; any other error is reported as
+// "<tool> failed: <text>".
+type Handler func(ctx context.Context, rc Context, args json.RawMessage) (any, error)
+
+// CredentialInjector adds the caller's credential to one outbound request. The caller (the MCP
+// endpoint) builds one per call from the user's connection; this package never sees the vault or the
+// event store.
+type CredentialInjector interface {
+	Inject(ctx context.Context, req *http.Request) error
+}
+
+// InjectorFunc adapts a function to CredentialInjector.
+type InjectorFunc func(ctx context.Context, req *http.Request) error
+
+// Inject calls f.
+func (f InjectorFunc) Inject(ctx context.Context, req *http.Request) error { return f(ctx, req) }
+
+// BearerInjector sets "Authorization: Bearer <token>" from getToken (which refreshes lazily), the
+// injection for oauth2 integrations (RFC 6750 section 2.1).
+func BearerInjector(getToken func(ctx context.Context) (string, error)) CredentialInjector {
+	return InjectorFunc(func(ctx context.Context, req *http.Request) error {
+		tok, err := getToken(ctx)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+tok)
+		return nil
+	})
+}
+
+// APIKeyInjector injects an apikey integration's credential as its manifest declares (auth.apikey.inject),
+// taking the value from the fields the user stored in the portal.
+func (in *Integration) APIKeyInjector(fields map[string]string) (CredentialInjector, error) {
+	k := in.Auth.APIKey
+	if in.Auth.Mode != AuthAPIKey || k == nil {
+		return nil, fmt.Errorf("integration %s does not use API keys", in.Name)
+	}
+	field := k.Inject.Field
+	if field == "" {
+		field = k.Fields[0].Name
+	}
+	value := fields[field]
+	if value == "" {
+		return nil, &domain.Error{Code: domain.CodeNotConnected, Message: fmt.Sprintf("integration %s has no value for %s", in.Name, field)}
+	}
+	inj := k.Inject
+	return InjectorFunc(func(_ context.Context, req *http.Request) error {
+		if inj.In == "query" {
+			q := req.URL.Query()
+			q.Set(inj.Name, value)
+			req.URL.RawQuery = q.Encode()
+			return nil
+		}
+		req.Header.Set(inj.Name, inj.Prefix+value)
+		return nil
+	}), nil
+}
+
+// ContextOptions is what the caller supplies for one tool call.
+type ContextOptions struct {
+	UserID string
+	// Injector adds the credential to every outbound request; nil sends requests without one.
+	Injector CredentialInjector
+	// GetToken returns the current access token, refreshing it when it is about to expire; nil means the
+	// integration has no token.
+	GetToken func(ctx context.Context) (string, error)
+	Logger   *slog.Logger
+	// Transport sends the requests; nil means http.DefaultTransport. (Tests point it at a fake.)
+	Transport http.RoundTripper
+}
+
+// Context is everything a tool handler may use: an HTTP client that can reach only its integration's
+// hosts and carries the user's credential, GetToken, the user id and a logger. It never holds the event
+// store, the browser or the jot store. It is made by NewContext only, so the host guard cannot be
+// bypassed by building one by hand.
+type Context struct {
+	integration *Integration
+	userID      string
+	client      *http.Client
+	getToken    func(ctx context.Context) (string, error)
+	logger      *slog.Logger
+}
+
+// NewContext builds the runtime context for one call of one of in's tools.
+func NewContext(in *Integration, opts ContextOptions) Context {
+	base := opts.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	logger = logger.With("integration", in.Name, "user", opts.UserID)
+	gt := &guardedTransport{integration: in, injector: opts.Injector, base: base}
+	client := &http.Client{
+		Transport: gt,
+		// Redirects are followed only within the integration's own origins, at most five times.
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("stopped after 5 redirects")
+			}
+			if !in.allowsOrigin(req.URL) {
+				return fmt.Errorf("redirect to %s refused: integration %s may only reach %s", origin(req.URL), in.Name, strings.Join(in.origins, ", "))
+			}
+			return nil
+		},
+	}
+	return Context{integration: in, userID: opts.UserID, client: client, getToken: opts.GetToken, logger: logger}
+}
+
+// HTTP returns the client for outbound calls. Requests to any origin other than the integration's base
+// URL (and proxy base URL) fail before they leave the process.
+func (c Context) HTTP() *http.Client { return c.client }
+
+// UserID is the workbench user the call is made for.
+func (c Context) UserID() string { return c.userID }
+
+// Logger is a logger tagged with the integration and the user.
+func (c Context) Logger() *slog.Logger { return c.logger }
+
+// Integration is the integration the context was made for.
+func (c Context) Integration() *Integration { return c.integration }
+
+// GetToken returns the user's current access token for the integration.
+func (c Context) GetToken(ctx context.Context) (string, error) {
+	if c.getToken == nil {
+		name := ""
+		if c.integration != nil {
+			name = c.integration.Name
+		}
+		return "", &domain.Error{Code: domain.CodeNotConnected, Message: fmt.Sprintf("integration %s has no token", name)}
+	}
+	return c.getToken(ctx)
+}
+
+// guardedTransport refuses requests off the integration's origins and injects the credential into a
+// clone of each request it lets through (a RoundTripper must not modify its request).
+type guardedTransport struct {
+	integration *Integration
+	injector    CredentialInjector
+	base        http.RoundTripper
+}
+
+func (t *guardedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	in := t.integration
+	if len(in.origins) == 0 {
+		closeBody(req)
+		return nil, fmt.Errorf("integration %s declares no base_url, so it may make no outbound requests", in.Name)
+	}
+	if !in.allowsOrigin(req.URL) {
+		closeBody(req)
+		return nil, fmt.Errorf("request to %s refused: integration %s may only reach %s", origin(req.URL), in.Name, strings.Join(in.origins, ", "))
+	}
+	out := req.Clone(req.Context())
+	if t.injector != nil {
+		if err := t.injector.Inject(req.Context(), out); err != nil {
+			closeBody(req)
+			return nil, err
+		}
+	}
+	return t.base.RoundTrip(out)
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+// origin is scheme://host[:port], lowercased, with the default port dropped.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host
+}
+
+func (in *Integration) allowsOrigin(u *url.URL) bool {
+	o := origin(u)
+	for _, allowed := range in.origins {
+		if o == allowed {
+			return true
+		}
+	}
+	return false
+}
