@@ -1,0 +1,6 @@
+package crashtest
+
+// backends lists the durable backends the crash test runs against.
+func backends() []backend {
+	return []backend{postgresBackend()}
+}
