@@ -125,8 +125,14 @@ func (r *Runner) Run(ctx context.Context) error {
 	r.running = true
 	r.mu.Unlock()
 	defer func() {
+		// A stopped projection's failure belongs to this run: the next Run retries the event, and
+		// WaitFor must not report a failure that a restart may already have cured. The checkpoint row
+		// keeps the record.
 		r.mu.Lock()
 		r.running = false
+		for _, pr := range r.procs {
+			pr.failure = nil
+		}
 		r.notifyLocked()
 		r.mu.Unlock()
 	}()

@@ -94,10 +94,13 @@ func (r *Runner) Ready(ctx context.Context) error {
 	if !running {
 		return errors.New("projections are not running")
 	}
-	for _, st := range r.Status() {
+	status := r.Status()
+	for _, st := range status {
 		if st.Err != nil {
 			return st.Err
 		}
+	}
+	for _, st := range status {
 		r.mu.Lock()
 		caughtUp := r.byName[st.Name].caughtUp
 		r.mu.Unlock()
