@@ -242,7 +242,9 @@ func TestDecideConnect(t *testing.T) {
 		{name: "none: a direct api key connect", history: none, cmd: direct(connection.AuthAPIKey, tConn, cred1), want: []domain.Event{connectedKey}, status: connection.StatusConnected},
 		{
 			name: "none: a direct cookie connect", history: none,
-			cmd:    with(func(c *connection.Connect) { c.AttemptID, c.AuthMode, c.Scopes, c.AccountHint = uuid.Nil, connection.AuthCookie, nil, "" }),
+			cmd: with(func(c *connection.Connect) {
+				c.AttemptID, c.AuthMode, c.Scopes, c.AccountHint = uuid.Nil, connection.AuthCookie, nil, ""
+			}),
 			want:   []domain.Event{connection.Connected{UserID: userID, Integration: gh, AuthMode: connection.AuthCookie, Credential: cred1, ExpiresAt: tConn.Add(time.Hour), ConnectedAt: tConn}},
 			status: connection.StatusConnected,
 		},
@@ -261,6 +263,8 @@ func TestDecideConnect(t *testing.T) {
 		},
 		{name: "connected directly: a new api key replaces the old", history: connectedDirect, cmd: direct(connection.AuthAPIKey, tLater, cred2), want: []domain.Event{directKey(uuid.Nil, tLater, cred2)}, status: connection.StatusConnected},
 		{name: "connected: a direct api key connect replaces the token", history: connected, cmd: direct(connection.AuthAPIKey, tLater, cred2), want: []domain.Event{directKey(uuid.Nil, tLater, cred2)}, status: connection.StatusConnected},
+		{name: "needs reauth: a direct api key connect", history: needsReauth, cmd: direct(connection.AuthAPIKey, tLater, cred2), want: []domain.Event{directKey(uuid.Nil, tLater, cred2)}, status: connection.StatusConnected},
+		{name: "disconnected: a direct api key connect", history: disconnected, cmd: direct(connection.AuthAPIKey, tLater, cred2), want: []domain.Event{directKey(uuid.Nil, tLater, cred2)}, status: connection.StatusConnected},
 		{name: "attempt expired: a direct api key connect", history: attemptExpired, cmd: direct(connection.AuthAPIKey, tLater, cred2), want: []domain.Event{directKey(uuid.Nil, tLater, cred2)}, status: connection.StatusConnected},
 
 		{name: "none: an attempt that was never started", history: none, cmd: connectA1, code: domain.CodeNotFound},
@@ -272,6 +276,7 @@ func TestDecideConnect(t *testing.T) {
 		{name: "connected: the same callback again", history: connected, cmd: oauth(a1, tConn.Add(time.Second), cred2), code: domain.CodeConflict},
 		{name: "reconnecting: the first attempt's callback again", history: reconnecting, cmd: oauth(a1, tLast, cred2), code: domain.CodeConflict},
 		{name: "needs reauth: the old attempt's callback", history: needsReauth, cmd: oauth(a1, tLast, cred2), code: domain.CodeConflict},
+		{name: "disconnected: the old attempt's callback", history: disconnected, cmd: oauth(a1, tLast, cred2), code: domain.CodeConflict},
 		{name: "pending: auth mode differs from the attempt's", history: pending, cmd: with(func(c *connection.Connect) { c.AuthMode = connection.AuthCookie }), code: domain.CodeInvalid},
 		{name: "oauth without an attempt", history: pending, cmd: with(func(c *connection.Connect) { c.AttemptID = uuid.Nil }), code: domain.CodeInvalid},
 		{name: "auth mode none", history: none, cmd: direct(connection.AuthNone, tConn, cred1), code: domain.CodeInvalid},
@@ -410,6 +415,9 @@ func TestDecideExpirePending(t *testing.T) {
 		{name: "connected: the attempt connected", history: connected, cmd: connection.ExpirePending{AttemptID: a1, At: a1Exp}, code: domain.CodeConflict},
 		{name: "attempt expired already", history: attemptExpired, cmd: connection.ExpirePending{AttemptID: a1, At: tLater}, code: domain.CodeConflict},
 		{name: "superseded: the old attempt", history: superseded, cmd: connection.ExpirePending{AttemptID: a1, At: tLater}, code: domain.CodeConflict},
+		{name: "needs reauth: the connected attempt", history: needsReauth, cmd: connection.ExpirePending{AttemptID: a1, At: tLast}, code: domain.CodeConflict},
+		{name: "disconnected: the connected attempt", history: disconnected, cmd: connection.ExpirePending{AttemptID: a1, At: tLast}, code: domain.CodeConflict},
+		{name: "connected directly: no attempt at all", history: connectedDirect, cmd: connection.ExpirePending{AttemptID: a1, At: tLast}, code: domain.CodeConflict},
 		{name: "reconnecting: the connected attempt", history: reconnecting, cmd: connection.ExpirePending{AttemptID: a1, At: tLast}, code: domain.CodeConflict},
 		{name: "no attempt id", history: pending, cmd: connection.ExpirePending{At: a1Exp}, code: domain.CodeInvalid},
 		{name: "no time", history: pending, cmd: connection.ExpirePending{AttemptID: a1}, code: domain.CodeInvalid},

@@ -15,11 +15,18 @@
 //
 // # Lifecycle
 //
-//	none ──Start──► pending ──Connect──► connected ──Refresh──► connected (generation + 1)
-//	                  │  ▲                  │  │
-//	   ExpirePending, │  │ Start            │  └──RequireReauth──► needs_reauth ──Start──► pending
-//	   Start (new)    ▼  │                  │                          │
-//	               (attempt expired)        └──Disconnect──► disconnected ◄──Disconnect┘
+//	none                     --Start-->          pending
+//	pending                  --Connect-->        connected     (the pending attempt, before its expiry)
+//	pending                  --Start-->          pending       (the new attempt supersedes the old)
+//	pending                  --ExpirePending-->  what it was before the attempt (none, needs_reauth, ...)
+//	connected                --Refresh-->        connected     (generation + 1)
+//	connected                --RequireReauth-->  needs_reauth  (invalid_grant)
+//	connected                --Start-->          connected     (reconnecting; the old credential serves meanwhile)
+//	connected                --Connect-->        connected     (a new credential replaces the old)
+//	connected, needs_reauth  --Disconnect-->     disconnected  (a pending attempt is cancelled with it)
+//	needs_reauth, disconnected --Start-->        pending
+//
+// Everything else is refused; decide_test.go has a named case for every command in every status.
 //
 // Status combines two things: the credential's status (CredentialStatus: none, connected,
 // needs_reauth, disconnected) and the latest connect attempt (Attempt: pending, connected, expired).
