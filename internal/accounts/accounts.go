@@ -1,0 +1,181 @@
+// Package accounts holds the identity use cases that span more than one aggregate or touch the vault:
+// ensuring a user exists for an email (claim the address, then create: domain/identity's two-step
+// create), and the life of the one workbench API key each user holds (mint, reveal, rotate, revoke).
+// Handlers and the CLI call it; it calls the command loop with the domain's functions.
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/eventstore"
+)
+
+// SealPurpose binds a sealed API key to its use, so the blob cannot be opened as anything else.
+const SealPurpose = "identity:api_key"
+
+// Sealer is the part of the vault this package needs.
+type Sealer interface {
+	Seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error)
+	Open(ctx context.Context, sealed domain.Sealed, purpose string) ([]byte, error)
+}
+
+// Service runs the identity use cases.
+type Service struct {
+	Store eventstore.Store
+	Vault Sealer
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+var (
+	userAgg = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
+		Initial: identity.Initial, Evolve: identity.Evolve, Decide: identity.Decide,
+		Codec: eventstore.NewJSONCodec(identity.Events()...),
+	}
+	emailAgg = eventstore.Aggregate[identity.EmailClaim, identity.ClaimEmail, domain.Event]{
+		Initial: identity.InitialEmailClaim, Evolve: identity.EvolveEmailClaim, Decide: identity.DecideEmailClaim,
+		Codec: eventstore.NewJSONCodec(identity.Events()...),
+	}
+)
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// User is a user as the log knows it.
+type User struct {
+	ID          uuid.UUID
+	Email       string
+	DisplayName string
+}
+
+// EnsureUser returns the user that owns email, creating it when there is none. created says whether
+// this call created it. The caller must have established that whoever asks owns the address (SSO
+// sign-in, an operator at the CLI). pos is the position of the last event written (Start when none).
+func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md domain.Metadata) (u User, created bool, pos eventstore.Position, err error) {
+	norm, err := identity.NormalizeEmail(email)
+	if err != nil {
+		return User{}, false, pos, err
+	}
+	id := uuid.New()
+	claim, err := eventstore.Execute(ctx, s.Store, identity.EmailStreamName(norm), emailAgg,
+		identity.ClaimEmail{Email: norm, UserID: id, At: s.now()}, md)
+	var taken *identity.EmailClaimedError
+	switch {
+	case errors.As(err, &taken):
+		id = taken.UserID // an earlier create claimed it: use (or finish) that user
+	case err != nil:
+		return User{}, false, pos, fmt.Errorf("claim email: %w", err)
+	default:
+		pos = claim.Position
+	}
+	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(id), userAgg,
+		identity.Command(identity.CreateUser{UserID: id, Email: norm, DisplayName: displayName, At: s.now()}), md)
+	if domain.ErrorCode(err) == domain.CodeConflict {
+		st, _, lerr := eventstore.LoadState(ctx, s.Store, identity.StreamName(id), userAgg)
+		if lerr != nil {
+			return User{}, false, pos, lerr
+		}
+		return User{ID: st.UserID, Email: st.Email, DisplayName: st.DisplayName}, false, pos, nil
+	}
+	if err != nil {
+		return User{}, false, pos, fmt.Errorf("create user: %w", err)
+	}
+	return User{ID: id, Email: res.State.Email, DisplayName: res.State.DisplayName}, true, res.Position, nil
+}
+
+// Key is a freshly minted or rotated key. Secret is shown to its owner and never stored in clear.
+type Key struct {
+	ID     uuid.UUID
+	Secret string
+	Prefix string
+}
+
+func (s *Service) newKey(ctx context.Context, user uuid.UUID) (Key, string, domain.Sealed, error) {
+	secret, hash, prefix := identity.NewAPIKey()
+	sealed, err := s.Vault.Seal(ctx, user.String(), SealPurpose, []byte(secret))
+	if err != nil {
+		return Key{}, "", domain.Sealed{}, fmt.Errorf("seal api key: %w", err)
+	}
+	return Key{ID: uuid.New(), Secret: secret, Prefix: prefix}, hash, sealed, nil
+}
+
+// MintKey gives a user without a live key a new one.
+func (s *Service) MintKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (Key, eventstore.Position, error) {
+	k, hash, sealed, err := s.newKey(ctx, user)
+	if err != nil {
+		return Key{}, eventstore.Start, err
+	}
+	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), userAgg,
+		identity.Command(identity.MintAPIKey{KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
+	if err != nil {
+		return Key{}, eventstore.Start, err
+	}
+	return k, res.Position, nil
+}
+
+// RotateKey replaces the user's live key; the old one stops authenticating in the same event.
+func (s *Service) RotateKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (Key, eventstore.Position, error) {
+	k, hash, sealed, err := s.newKey(ctx, user)
+	if err != nil {
+		return Key{}, eventstore.Start, err
+	}
+	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), userAgg,
+		identity.Command(identity.RotateAPIKey{KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
+	if err != nil {
+		return Key{}, eventstore.Start, err
+	}
+	return k, res.Position, nil
+}
+
+// MintOrRotate mints a key for a user without one and rotates the live key otherwise.
+func (s *Service) MintOrRotate(ctx context.Context, user uuid.UUID, md domain.Metadata) (Key, eventstore.Position, error) {
+	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), userAgg)
+	if err != nil {
+		return Key{}, eventstore.Start, err
+	}
+	if _, live := st.LiveKey(); live {
+		return s.RotateKey(ctx, user, md)
+	}
+	return s.MintKey(ctx, user, md)
+}
+
+// RevokeKey retires the user's live key without a replacement.
+func (s *Service) RevokeKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (eventstore.Position, error) {
+	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), userAgg, identity.Command(identity.RevokeAPIKey{At: s.now()}), md)
+	if err != nil {
+		return eventstore.Start, err
+	}
+	return res.Position, nil
+}
+
+// RevealKey opens the user's live key for its owner. It reads the log, not a read model, so a key
+// rotated a moment ago is never revealed in its old form.
+func (s *Service) RevealKey(ctx context.Context, user uuid.UUID) (Key, error) {
+	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), userAgg)
+	if err != nil {
+		return Key{}, err
+	}
+	live, ok := st.LiveKey()
+	if !ok {
+		return Key{}, domain.Errorf(domain.CodeNotFound, "you have no live API key; mint one")
+	}
+	if live.Sealed.IsZero() {
+		return Key{}, domain.Errorf(domain.CodeNotFound, "this key was minted without a sealed copy and cannot be revealed; rotate it")
+	}
+	secret, err := s.Vault.Open(ctx, live.Sealed, SealPurpose)
+	if err != nil {
+		return Key{}, fmt.Errorf("open api key: %w", err)
+	}
+	return Key{ID: live.KeyID, Secret: string(secret), Prefix: live.Prefix}, nil
+}
