@@ -3,7 +3,10 @@
 // Connecting an integration). There is one stream per user and integration, StreamName.
 //
 // It is pure: Decide and Evolve see only the state and the command, which carries every time and id.
-// The wiring builds the codec with eventstore.NewJSONCodec(connection.Events()...).
+// The wiring builds the codec with eventstore.NewJSONCodec(connection.Events()...) and runs commands
+// with eventstore.Execute over an eventstore.Aggregate[connection.State, connection.Command,
+// domain.Event]; pass commands as connection.Command(connection.Start{...}) so that the loop's type
+// parameter C is the interface.
 //
 // # The credential
 //

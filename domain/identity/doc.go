@@ -10,7 +10,14 @@
 // The user aggregate (Initial, Evolve, Decide with CreateUser, MintAPIKey, RotateAPIKey, RevokeAPIKey)
 // lives in "user-<uuid>". The email claim aggregate (InitialEmailClaim, EvolveEmailClaim,
 // DecideEmailClaim with ClaimEmail) lives in "user-email-<sha256 of the normalised address>". One codec
-// covers both: eventstore.NewJSONCodec(identity.Events()...).
+// covers both: eventstore.NewJSONCodec(identity.Events()...). With the command loop:
+//
+//	users := eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
+//		Initial: identity.Initial, Evolve: identity.Evolve, Decide: identity.Decide,
+//		Codec: eventstore.NewJSONCodec(identity.Events()...),
+//	}
+//	res, err := eventstore.Execute(ctx, store, identity.StreamName(id), users,
+//		identity.Command(identity.MintAPIKey{...}), md) // the conversion fixes C for inference
 //
 // # API keys
 //
