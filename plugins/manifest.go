@@ -257,6 +257,9 @@ func decodeStrict(file string, data []byte, v any) error {
 		if errors.As(err, &te) {
 			return &FieldError{File: file, Field: te.Field, Msg: fmt.Sprintf("must be %s, got JSON %s", te.Type, te.Value)}
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return &FieldError{File: file, Msg: "invalid JSON: the document ends early"}
+		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return &FieldError{File: file, Msg: fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err)}

@@ -45,10 +45,10 @@ func (r *Registry) Search(query, integration string, limit int) []*Tool {
 	words := tokenize(q)
 
 	type hit struct {
-		tool      *Tool
-		tier      int
-		nameHits  int
-		descHits  int
+		tool     *Tool
+		tier     int
+		nameHits int
+		descHits int
 	}
 	var hits []hit
 	for _, t := range r.toolOrder {
@@ -74,22 +74,24 @@ func (r *Registry) Search(query, integration string, limit int) []*Tool {
 		}
 		hits = append(hits, h)
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		a, b := hits[i], hits[j]
-		if a.tier != b.tier {
-			return a.tier < b.tier
-		}
-		if a.nameHits != b.nameHits {
-			return a.nameHits > b.nameHits
-		}
-		if a.descHits != b.descHits {
-			return a.descHits > b.descHits
-		}
-		if len(a.tool.Name) != len(b.tool.Name) {
-			return len(a.tool.Name) < len(b.tool.Name)
-		}
-		return a.tool.Name < b.tool.Name
-	})
+	if q != "" {
+		sort.SliceStable(hits, func(i, j int) bool {
+			a, b := hits[i], hits[j]
+			if a.tier != b.tier {
+				return a.tier < b.tier
+			}
+			if a.nameHits != b.nameHits {
+				return a.nameHits > b.nameHits
+			}
+			if a.descHits != b.descHits {
+				return a.descHits > b.descHits
+			}
+			if len(a.tool.Name) != len(b.tool.Name) {
+				return len(a.tool.Name) < len(b.tool.Name)
+			}
+			return a.tool.Name < b.tool.Name
+		})
+	}
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}

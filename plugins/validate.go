@@ -30,6 +30,15 @@ func (e *ArgumentsError) Unwrap() error {
 	return &domain.Error{Code: domain.CodeInvalid, Message: e.Error()}
 }
 
+// schemaError keeps the library's error as the cause while giving a one-line message.
+type schemaError struct {
+	msg string
+	err error
+}
+
+func (e *schemaError) Error() string { return e.msg }
+func (e *schemaError) Unwrap() error { return e.err }
+
 // refuseLoader keeps schema compilation off the network and the file system: a plugin's $ref may point
 // only inside its own schema (or at the draft metaschemas, which the library embeds).
 type refuseLoader struct{}
@@ -53,6 +62,11 @@ func compileSchema(tool string, raw json.RawMessage) (*jsonschema.Schema, error)
 	}
 	s, err := c.Compile(loc)
 	if err != nil {
+		var sve *jsonschema.SchemaValidationError
+		if errors.As(err, &sve) {
+			// The metaschema's error tree, flattened to one line like argument errors.
+			return nil, &schemaError{msg: "input_schema does not compile: not a valid JSON Schema: " + describeValidation(sve.Err), err: err}
+		}
 		return nil, fmt.Errorf("input_schema does not compile: %w", err)
 	}
 	return s, nil
