@@ -10,14 +10,14 @@ import (
 type Code string
 
 const (
-	CodeInvalid         Code = "invalid"          // bad input from outside
-	CodeNotFound        Code = "not_found"        // no such thing (or not visible to the caller)
-	CodeConflict        Code = "conflict"         // the state does not allow this now
-	CodeUnauthenticated Code = "unauthenticated"  // no or bad credential
-	CodeForbidden       Code = "forbidden"        // authenticated, not allowed
-	CodeNotConnected    Code = "not_connected"    // the integration has no usable credential
-	CodeUnavailable     Code = "unavailable"      // a dependency is down; retrying may work
-	CodeInternal        Code = "internal"         // a bug or an unexpected failure
+	CodeInvalid         Code = "invalid"         // bad input from outside
+	CodeNotFound        Code = "not_found"       // no such thing (or not visible to the caller)
+	CodeConflict        Code = "conflict"        // the state does not allow this now
+	CodeUnauthenticated Code = "unauthenticated" // no or bad credential
+	CodeForbidden       Code = "forbidden"       // authenticated, not allowed
+	CodeNotConnected    Code = "not_connected"   // the integration has no usable credential
+	CodeUnavailable     Code = "unavailable"     // a dependency is down; retrying may work
+	CodeInternal        Code = "internal"        // a bug or an unexpected failure
 )
 
 // Error is the one application error type. Message is safe to show to the caller; Err, when set, is the

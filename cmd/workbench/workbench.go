@@ -26,8 +26,14 @@ import (
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/internal/accounts"
+	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
+	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/projections"
+	"github.com/workbench/workbench/projections/connections"
+	"github.com/workbench/workbench/projections/identity"
 )
 
 // Main is the whole server, wired by hand: Open builds every piece from the configuration, Run serves
@@ -41,10 +47,15 @@ type Main struct {
 	ConnectTimeout time.Duration
 	// Listener, when set, is served instead of listening on Config.Port (tests use port 0).
 	Listener net.Listener
+	// OnRotateProgress, when set before Open, receives `keys rotate` progress.
+	OnRotateProgress func(resealed, total int)
 
-	DB      *sql.DB       // read models, migrations, the vault's key table
-	Dialect migrations.Dialect
-	Store   eventstore.Store
+	DB       *sql.DB // read models, migrations, the vault's key table
+	Dialect  migrations.Dialect
+	Store    eventstore.Store
+	Vault    *vault.Vault
+	Runner   *projections.Runner
+	Accounts *accounts.Service
 
 	pool      *pgxpool.Pool
 	rawStore  eventstore.Store
@@ -72,7 +83,66 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.migrated = true
 	m.Logger.Info("schema up to date", "dialect", m.Dialect, "applied", n)
-	return m.openStore(ctx)
+	if err := m.openStore(ctx); err != nil {
+		return err
+	}
+	if err := m.openVault(); err != nil {
+		return err
+	}
+	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
+		Projections: []projections.Projection{identity.New(), connections.New()},
+		Logger:      m.Logger,
+		Registerer:  m.Registry,
+	})
+	if err != nil {
+		return err
+	}
+	m.Runner = runner
+	m.Accounts = &accounts.Service{Store: m.Store, Vault: m.Vault}
+	return nil
+}
+
+// openVault reads the master keys. On the embedded default with no ENCRYPTION_KEY, a key is generated
+// into the data directory (mode 0600) and the operator is told, loudly, to keep it.
+func (m *Main) openVault() error {
+	var current vault.MasterKey
+	var previous []vault.MasterKey
+	var err error
+	switch {
+	case m.Config.EncryptionKey != "":
+		current, previous, err = vault.ParseMasterKeys(m.Config.EncryptionKey, m.Config.EncryptionKeyPrevious)
+		if err != nil {
+			return err
+		}
+	case m.Config.Database == config.SQLite:
+		path := filepath.Join(m.Config.DataDir, vault.DefaultKeyFile)
+		var created bool
+		current, created, err = vault.LoadOrCreateKeyFile(path)
+		if err != nil {
+			return fmt.Errorf("ENCRYPTION_KEY is unset and the key file could not be used: %w", err)
+		}
+		if created {
+			m.Logger.Warn("!!! ENCRYPTION_KEY is not set: GENERATED a new master key into " + path + " (mode 0600). " +
+				"Everything sealed in the log depends on it: back it up, or set ENCRYPTION_KEY explicitly. Losing it loses every stored credential.")
+		} else {
+			m.Logger.Warn("ENCRYPTION_KEY is not set: using the generated master key in "+path, "master_key", current.ID())
+		}
+		if m.Config.EncryptionKeyPrevious != "" {
+			_, previous, err = vault.ParseMasterKeys(current.Encode(), m.Config.EncryptionKeyPrevious)
+			if err != nil {
+				return err
+			}
+		}
+	default:
+		return errors.New("ENCRYPTION_KEY is required when DATABASE_URL is PostgreSQL: set it to 32 random bytes as base64 " +
+			"(`openssl rand -base64 32`), the same on every replica")
+	}
+	v, err := vault.New(m.DB, m.Store, current, previous, &vault.Options{Logger: m.Logger, OnRotateProgress: m.OnRotateProgress})
+	if err != nil {
+		return err
+	}
+	m.Vault = v
+	return nil
 }
 
 func (m *Main) openDatabase(ctx context.Context) error {
@@ -150,9 +220,54 @@ func (m *Main) openStore(ctx context.Context) error {
 	return nil
 }
 
-// Serve runs the HTTP server until ctx ends, then shuts down gracefully: stop accepting, drain
-// in-flight requests, flush pending appends, close.
+// Serve runs the projections, the bus relay and the HTTP server until ctx ends, then shuts down
+// gracefully: stop accepting, drain in-flight requests, stop the background work, flush pending
+// appends (Close), close.
 func (m *Main) Serve(ctx context.Context) error {
+	if err := m.Vault.ReconcileShreds(ctx); err != nil {
+		return fmt.Errorf("reconcile shredded subjects: %w", err)
+	}
+	bg, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	defer func() {
+		stopBackground()
+		wg.Wait()
+	}()
+	goRun := func(name string, f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(bg); err != nil && bg.Err() == nil {
+				m.Logger.Error("background task stopped", "task", name, "err", err)
+			}
+		}()
+	}
+	goRun("projections", m.Runner.Run)
+
+	b, err := bus.Open(ctx, m.Config.BusURL, &bus.Options{Logger: m.Logger})
+	if err != nil {
+		return err
+	}
+	m.closers = append(m.closers, b.Close)
+	relayCfg := bus.RelayConfig{Store: m.Store, Bus: b, Checkpoint: bus.NewSQLCheckpoint(m.DB, "events"), Logger: m.Logger}
+	if m.Config.Database == config.Postgres {
+		relayCfg.Lock = bus.NewAdvisoryLock(m.Config.DatabaseURL, bus.AdvisoryLockKey("workbench-relay"), 5*time.Second, m.Logger)
+	}
+	relay, err := bus.NewRelay(relayCfg)
+	if err != nil {
+		return err
+	}
+	goRun("bus relay", relay.Run)
+	// Another replica's shred must take effect here at once: forget the subject's cached data keys.
+	if _, err := b.Subscribe(bg, bus.EventsTopic, func(_ context.Context, env eventstore.Envelope) error {
+		if subject, ok := vault.ShreddedSubject(env); ok {
+			m.Vault.Forget(subject)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+
 	router, err := handlers.NewRouter(handlers.Options{
 		Logger:   m.Logger,
 		Registry: m.Registry,
@@ -199,7 +314,7 @@ func (m *Main) ready(ctx context.Context) error {
 	if !m.migrated {
 		return errors.New("migrations have not run")
 	}
-	return nil
+	return m.Runner.Ready(ctx)
 }
 
 // Close flushes pending appends and releases everything, in reverse order of opening.

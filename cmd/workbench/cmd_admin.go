@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/workbench/workbench/domain"
+)
+
+// cmdAPIKey: `apikey create --email E [--name N]` creates the user when missing, mints a key (or
+// rotates the live one, which stops working at once) and prints the new key once.
+func cmdAPIKey(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "create" {
+		fmt.Fprint(stderr, "usage: workbench apikey create --email EMAIL [--name DISPLAY_NAME]\n")
+		return errUsage
+	}
+	fs := flag.NewFlagSet("apikey create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	email := fs.String("email", "", "the user's email address (the user is created when missing)")
+	name := fs.String("name", "", "display name for a new user")
+	if err := fs.Parse(args[1:]); err != nil {
+		return errUsage
+	}
+	if *email == "" {
+		fmt.Fprint(stderr, "workbench apikey create: --email is required\n")
+		return errUsage
+	}
+	cfg, log, err := loadConfig(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	m := NewMain(cfg, log)
+	defer m.Close()
+	if err := m.Open(ctx); err != nil {
+		return err
+	}
+	md := domain.Metadata{Actor: "cli", Time: time.Now().UTC()}
+	u, created, _, err := m.Accounts.EnsureUser(ctx, *email, *name, md)
+	if err != nil {
+		return fmt.Errorf("apikey create: %s", describe(err))
+	}
+	md.OnBehalfOf = u.ID.String()
+	key, _, err := m.Accounts.MintOrRotate(ctx, u.ID, md)
+	if err != nil {
+		return fmt.Errorf("apikey create: %s", describe(err))
+	}
+	if created {
+		fmt.Fprintf(stderr, "created user %s (%s)\n", u.Email, u.ID)
+	}
+	fmt.Fprintf(stderr, "API key %s for %s: shown once, keep it (any earlier key of this user has stopped working)\n", key.Prefix, u.Email)
+	fmt.Fprintln(stdout, key.Secret)
+	return nil
+}
+
+// describe gives the caller-safe message of an application error, or the error itself.
+func describe(err error) string {
+	if domain.ErrorCode(err) != domain.CodeInternal {
+		return domain.ErrorMessage(err)
+	}
+	return err.Error()
+}
+
+// cmdProjections: `projections rebuild [NAME]` resets one read model (or all) and replays the log.
+func cmdProjections(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "rebuild" || len(args) > 2 {
+		fmt.Fprint(stderr, "usage: workbench projections rebuild [NAME]\n")
+		return errUsage
+	}
+	name := ""
+	if len(args) == 2 {
+		name = args[1]
+	}
+	cfg, log, err := loadConfig(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	m := NewMain(cfg, log)
+	defer m.Close()
+	if err := m.Open(ctx); err != nil {
+		return err
+	}
+	known := false
+	for _, n := range m.Runner.Names() {
+		known = known || n == name
+	}
+	if name != "" && !known {
+		return fmt.Errorf("projections rebuild: no projection %q (have: %v)", name, m.Runner.Names())
+	}
+	start := time.Now()
+	if err := m.Runner.Rebuild(ctx, name); err != nil {
+		return err
+	}
+	what := name
+	if what == "" {
+		what = "all projections"
+	}
+	fmt.Fprintf(stdout, "rebuilt %s in %s\n", what, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// cmdKeys: `keys rotate` re-seals every data key under the current ENCRYPTION_KEY, with the previous
+// keys given in ENCRYPTION_KEY_PREVIOUS, reporting progress on stderr.
+func cmdKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) != 1 || args[0] != "rotate" {
+		fmt.Fprint(stderr, "usage: workbench keys rotate\n\nSet the new key as ENCRYPTION_KEY and the old one(s) in ENCRYPTION_KEY_PREVIOUS (comma-separated), run this, then drop ENCRYPTION_KEY_PREVIOUS.\n")
+		return errUsage
+	}
+	cfg, log, err := loadConfig(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	m := NewMain(cfg, log)
+	defer m.Close()
+	m.OnRotateProgress = func(done, total int) { fmt.Fprintf(stderr, "keys rotate: %d/%d data keys re-sealed\n", done, total) }
+	if err := m.Open(ctx); err != nil {
+		return err
+	}
+	start := time.Now()
+	n, err := m.Vault.Rotate(ctx)
+	if err != nil {
+		return fmt.Errorf("keys rotate: %w", err)
+	}
+	usage, err := m.Vault.MasterKeyUsage(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "re-sealed %d data keys under master key %s in %s; data keys per master key now: %v\n",
+		n, m.Vault.CurrentMasterID(), time.Since(start).Round(time.Millisecond), usage)
+	return nil
+}
