@@ -1,0 +1,14 @@
+// Package sqlite is the embedded event store: the log in one SQLite file (modernc.org/sqlite, pure Go),
+// in WAL mode with synchronous=FULL so that every acknowledged append is on disk.
+//
+// It owns OpenDB (how Workbench opens a SQLite file: WAL, durable commits, foreign keys, a busy
+// timeout, BEGIN IMMEDIATE) and Store, the eventstore.Store over the events table of
+// migrations/sqlite/0001_events.sql. Appends go through eventstore.Batcher: concurrent callers share
+// one transaction and one fsync. SQLite has one writer at a time, and each event's position is
+// MAX(position)+1 inside the write transaction, so positions are gap-free and readers that follow them
+// never skip a late commit, even when another process appends to the same file.
+//
+// Placeholders: modernc.org/sqlite binds $1, $2, ... by number (and a repeated $1 is the same
+// argument), so SQL written with PostgreSQL-style placeholders runs here unchanged; this package's own
+// queries use them and placeholders_test.go pins the behaviour.
+package sqlite
