@@ -34,7 +34,11 @@ import (
 const (
 	natsMaxAge          = 7 * 24 * time.Hour
 	natsDuplicateWindow = 2 * time.Minute
-	natsAckWait         = 30 * time.Second
+	// natsAckWait is how long JetStream waits for an acknowledgement before delivering a message
+	// again. It is short because handlers must be quick, and because a message that reached a
+	// subscription while it was shutting down is discarded unacknowledged: a named replica that
+	// restarts resumes with it only after this wait (consumers hold one message at a time).
+	natsAckWait = 5 * time.Second
 )
 
 type natsBus struct {
