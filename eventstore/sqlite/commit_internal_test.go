@@ -1,0 +1,168 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/migrations"
+)
+
+// These tests call the Batcher's commit function directly, so that the batch holds exactly the
+// requests they name, and inject failures with triggers in a real database.
+
+func newTestStore(t *testing.T, triggers ...string) *Store {
+	t.Helper()
+	ctx := context.Background()
+	db, err := OpenDB(ctx, filepath.Join(t.TempDir(), "events.db"))
+	if err != nil {
+		t.Fatalf("OpenDB: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
+		t.Fatalf("migrations.Apply: %v", err)
+	}
+	for _, tr := range triggers {
+		if _, err := db.ExecContext(ctx, tr); err != nil {
+			t.Fatalf("create trigger: %v", err)
+		}
+	}
+	s, err := New(db, nil)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func ev(typ string) eventstore.EventData {
+	return eventstore.EventData{
+		ID: uuid.New(), Type: typ, SchemaVersion: 1, Data: []byte(`{"k":"v"}`),
+		Metadata: domain.Metadata{Actor: "test", Time: time.Now().UTC()},
+	}
+}
+
+func req(stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) eventstore.AppendRequest {
+	return eventstore.AppendRequest{Stream: stream, Expected: expected, Events: events}
+}
+
+func logIDs(t *testing.T, s *Store) []uuid.UUID {
+	t.Helper()
+	envs, err := s.ReadAll(context.Background(), eventstore.Start, 1000)
+	if err != nil {
+		t.Fatalf("ReadAll: %v", err)
+	}
+	ids := make([]uuid.UUID, len(envs))
+	for i, env := range envs {
+		if env.Position != position(int64(i+1)) {
+			t.Errorf("event %d is at %s; positions must be gap-free from 1", i, env.Position)
+		}
+		ids[i] = env.ID
+	}
+	return ids
+}
+
+func sameIDs(got, want []uuid.UUID) bool {
+	return fmt.Sprint(got) == fmt.Sprint(want)
+}
+
+// A request that fails in the middle of its own rows (the second of three events is refused by a
+// trigger) leaves none of its rows, and the rest of the batch commits around it.
+func TestCommitRequestFailsAlone(t *testing.T) {
+	s := newTestStore(t, `CREATE TRIGGER poison BEFORE INSERT ON events WHEN NEW.type = 'poison'
+		BEGIN SELECT RAISE(ABORT, 'poisoned event'); END`)
+	a1, a2, a3 := ev("ok"), ev("ok"), ev("ok")
+	b1, b2, b3 := ev("ok"), ev("poison"), ev("ok")
+	c1 := ev("ok")
+	batch := []eventstore.AppendRequest{
+		req("a", eventstore.NoStream, a1, a2),
+		req("b", eventstore.NoStream, b1, b2, b3),
+		req("a", eventstore.Exact(2), a3),           // sees the first request's versions
+		req("b", eventstore.NoStream, c1),           // b is still empty: the failed request left nothing
+		req("c", eventstore.NoStream, a1),           // a1's id is taken, in another stream
+		req("a", eventstore.Exact(1), ev("late")),   // a is at 3 by now
+		req("a", eventstore.Exact(0), a1, a2),       // the retry of the first request: same positions
+		req("d", eventstore.NoStream, ev("poison")), // refused alone again, after the others
+	}
+	out, err := s.commit(context.Background(), batch)
+	if err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	for i, tc := range []struct {
+		name    string
+		pos     int64  // when the request succeeds
+		errPart string // when it fails
+	}{
+		{name: "first on a", pos: 2},
+		{name: "poisoned on b", errPart: "poisoned event"},
+		{name: "second on a", pos: 3},
+		{name: "b still empty after the failure", pos: 4},
+		{name: "reused id", errPart: "already stored"},
+		{name: "conflict", errPart: "stream is at version 3"},
+		{name: "idempotent retry", pos: 2},
+		{name: "poisoned on d", errPart: "poisoned event"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := out[i]
+			if tc.errPart == "" {
+				if got.Err != nil || got.Position != position(tc.pos) {
+					t.Errorf("outcome = %s, %v; want %d, no error", got.Position, got.Err, tc.pos)
+				}
+				return
+			}
+			if got.Err == nil || !strings.Contains(got.Err.Error(), tc.errPart) {
+				t.Errorf("outcome error = %v; want one containing %q", got.Err, tc.errPart)
+			}
+		})
+	}
+	if conflict := out[5].Err; !errors.Is(conflict, eventstore.ErrConflict) {
+		t.Errorf("conflict outcome = %v; want ErrConflict", conflict)
+	}
+	if got, want := logIDs(t, s), []uuid.UUID{a1.ID, a2.ID, a3.ID, c1.ID}; !sameIDs(got, want) {
+		t.Errorf("log = %v; want %v", got, want)
+	}
+	if len(s.written) != 4 {
+		t.Errorf("the batch reports %d written events for OnCommit; want 4", len(s.written))
+	}
+}
+
+// A failure that ends the transaction itself (here a trigger's RAISE(ROLLBACK), standing for an I/O
+// error) fails every request of the batch and leaves none of it visible; the store goes on.
+func TestCommitTransactionLost(t *testing.T) {
+	s := newTestStore(t, `CREATE TRIGGER doom BEFORE INSERT ON events WHEN NEW.type = 'doom'
+		BEGIN SELECT RAISE(ROLLBACK, 'transaction doomed'); END`)
+	before := ev("ok")
+	if _, err := s.Append(context.Background(), "a", eventstore.NoStream, before); err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+	batch := []eventstore.AppendRequest{
+		req("a", eventstore.Exact(1), ev("ok"), ev("ok")),
+		req("b", eventstore.NoStream, ev("ok"), ev("doom"), ev("ok")),
+		req("c", eventstore.NoStream, ev("ok")),
+	}
+	if _, err := s.commit(context.Background(), batch); err == nil || !strings.Contains(err.Error(), "transaction doomed") {
+		t.Fatalf("commit = %v; want the batch to fail with the trigger's message", err)
+	}
+	if s.written != nil {
+		t.Errorf("a failed batch still reports %d written events", len(s.written))
+	}
+	if got, want := logIDs(t, s), []uuid.UUID{before.ID}; !sameIDs(got, want) {
+		t.Errorf("log = %v; want only the event before the failed batch %v", got, want)
+	}
+	after := ev("ok")
+	pos, err := s.Append(context.Background(), "a", eventstore.Exact(1), after)
+	if err != nil || pos != position(2) {
+		t.Fatalf("Append after the failed batch = %s, %v; want position 2", pos, err)
+	}
+	if got, want := logIDs(t, s), []uuid.UUID{before.ID, after.ID}; !sameIDs(got, want) {
+		t.Errorf("log = %v; want %v", got, want)
+	}
+}
