@@ -2,5 +2,5 @@ package crashtest
 
 // backends lists the durable backends the crash test runs against.
 func backends() []backend {
-	return []backend{postgresBackend()}
+	return []backend{sqliteBackend(), postgresBackend()}
 }
