@@ -79,23 +79,7 @@ func compileSchema(tool string, raw json.RawMessage) (*jsonschema.Schema, error)
 // declares a default, the default is copied in. Defaults under anyOf/oneOf/if are not applied, since
 // which branch applies is not known before validation.
 func ValidateArgs(t *Tool, raw json.RawMessage) (json.RawMessage, error) {
-	var args any = map[string]any{}
-	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(trimmed))
-		if err != nil {
-			return nil, &ArgumentsError{Tool: t.Name, Reason: "arguments are not valid JSON"}
-		}
-		args = v
-	}
-	args = applyDefaults(t.schema, args, 0)
-	if err := t.schema.Validate(args); err != nil {
-		return nil, &ArgumentsError{Tool: t.Name, Reason: describeValidation(err)}
-	}
-	out, err := json.Marshal(args)
-	if err != nil {
-		return nil, fmt.Errorf("validate %s: re-encode arguments: %w", t.Name, err)
-	}
-	return out, nil
+	return validateWith(t.Name, t.schema, raw)
 }
 
 // maxDefaultDepth bounds the walk through recursive schemas.

@@ -1,0 +1,285 @@
+package metatools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/handlers/mcp"
+	"github.com/workbench/workbench/plugins"
+)
+
+// Access is what a tool call needs of a user's connection: how to put the credential on a request,
+// how to get a fresh token, and which version of the connection stream it came from.
+type Access struct {
+	Injector          plugins.CredentialInjector
+	GetToken          func(ctx context.Context) (string, error)
+	ConnectionVersion int64
+}
+
+// ConnectResult is what connect answers.
+type ConnectResult struct {
+	ConnectionID uuid.UUID
+	Type         string
+	URL          string
+}
+
+// Credentials is the credential layer the meta-tools use.
+type Credentials interface {
+	// Connected reports, per integration name, whether the user counts as connected.
+	Connected(ctx context.Context, user uuid.UUID) (map[string]bool, error)
+	// Access returns the user's credential for an integration, or an error with domain.CodeNotConnected.
+	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (Access, error)
+	// Connect starts a connect attempt and returns the claim link.
+	Connect(ctx context.Context, user uuid.UUID, integration string) (ConnectResult, error)
+	// WaitForConnection blocks until the attempt ends or timeout passes: CONNECTED, TIMEOUT or EXPIRED;
+	// an unknown attempt (or another user's) is a domain.CodeNotFound error.
+	WaitForConnection(ctx context.Context, user, attempt uuid.UUID, timeout time.Duration) (string, error)
+}
+
+// Appender is the part of the event store execute_tools needs.
+type Appender interface {
+	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.Position, error)
+}
+
+// Options wire a Set.
+type Options struct {
+	Registry    *plugins.Registry
+	Credentials Credentials
+	Store       Appender
+	Logger      *slog.Logger
+	// Transport, when set, sends plugin HTTP requests (tests point it at fakes); nil: the default.
+	Transport http.RoundTripper
+	// Concurrency bounds the executions of one execute_tools call that run at once (default 8).
+	Concurrency int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Set is the meta-tool set; it implements mcp.ToolSet.
+type Set struct {
+	opts       Options
+	log        *slog.Logger
+	tools      []mcp.Tool
+	validators map[string]*plugins.Validator
+	codec      *eventstore.JSONCodec[domain.Event]
+}
+
+var _ mcp.ToolSet = (*Set)(nil)
+
+// New builds the set.
+func New(opts Options) (*Set, error) {
+	if opts.Registry == nil || opts.Credentials == nil || opts.Store == nil {
+		return nil, errors.New("metatools: Registry, Credentials and Store are required")
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Set{opts: opts, log: log, validators: map[string]*plugins.Validator{}, codec: eventstore.NewJSONCodec(execution.Events()...)}
+	readOnly, destructive := true, true
+	for _, mt := range metaTools {
+		schema := rawSchema(mt.schema)
+		v, err := plugins.NewValidator(mt.name, schema)
+		if err != nil {
+			return nil, err
+		}
+		s.validators[mt.name] = v
+		t := mcp.Tool{Name: mt.name, Description: mt.description, InputSchema: schema}
+		switch mt.name {
+		case "search_tools", "get_tool_schema", "whoami", "list_integrations", "wait_for_connection":
+			t.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: &readOnly}
+		case "curl_session", "execute_tools":
+			t.Annotations = &mcp.ToolAnnotations{DestructiveHint: &destructive}
+		}
+		s.tools = append(s.tools, t)
+	}
+	return s, nil
+}
+
+// Tools implements mcp.ToolSet.
+func (s *Set) Tools() []mcp.Tool { return s.tools }
+
+// CallTool implements mcp.ToolSet.
+func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw json.RawMessage) (mcp.CallResult, error) {
+	v, ok := s.validators[name]
+	if !ok {
+		return mcp.CallResult{}, &mcp.ParamsError{Message: fmt.Sprintf("Unknown tool: %s. This server offers the meta-tools %s; integration tools are run through execute_tools.", name, s.names())}
+	}
+	args, err := v.Validate(raw)
+	if err != nil {
+		return mcp.CallResult{}, &mcp.ParamsError{Message: err.Error()}
+	}
+	user, err := uuid.Parse(p.UserID)
+	if err != nil {
+		return mcp.CallResult{}, fmt.Errorf("principal has no user id: %w", err)
+	}
+	var out any
+	switch name {
+	case "search_tools":
+		out, err = s.searchTools(args)
+	case "get_tool_schema":
+		out, err = s.getToolSchema(args)
+	case "execute_tools":
+		out, err = s.executeTools(ctx, p, user, args)
+	case "whoami":
+		out = map[string]string{"id": p.UserID, "email": p.Email}
+	case "list_integrations":
+		out, err = s.listIntegrations(ctx, user)
+	case "connect", "get_auth_url":
+		out, err = s.connect(ctx, user, args, name == "get_auth_url")
+	case "wait_for_connection":
+		out, err = s.waitForConnection(ctx, user, args)
+	case "curl_session":
+		out = map[string]string{"error": "curl_session is not available on this server yet: use execute_tools with the integration's tools (search_tools lists them)."}
+	}
+	if err != nil {
+		var de *domain.Error
+		if errors.As(err, &de) && de.Code != domain.CodeInternal {
+			// A refusal the agent can act on is a result, not a protocol failure.
+			out, err = map[string]string{"error": de.Message}, nil
+		} else {
+			return mcp.CallResult{}, err
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return mcp.CallResult{}, err
+	}
+	return mcp.CallResult{Text: string(b)}, nil
+}
+
+func (s *Set) names() string {
+	n := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		n[i] = t.Name
+	}
+	return strings.Join(n, ", ")
+}
+
+type toolSummary struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Integration string `json:"integration"`
+}
+
+func (s *Set) searchTools(raw json.RawMessage) (any, error) {
+	var a struct {
+		Query       string `json:"query"`
+		Integration string `json:"integration"`
+		Limit       int    `json:"limit"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Integration != "" {
+		if _, ok := s.opts.Registry.Integration(a.Integration); !ok {
+			return nil, domain.Errorf(domain.CodeNotFound, "Unknown integration: %s. list_integrations names them all.", a.Integration)
+		}
+	}
+	found := s.opts.Registry.Search(a.Query, a.Integration, a.Limit)
+	out := make([]toolSummary, len(found))
+	for i, t := range found {
+		out[i] = toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration}
+	}
+	return map[string]any{"tools": out}, nil
+}
+
+func (s *Set) getToolSchema(raw json.RawMessage) (any, error) {
+	var a struct {
+		Tool string `json:"tool"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, err
+	}
+	t, ok := s.opts.Registry.Tool(a.Tool)
+	if !ok {
+		return nil, domain.Errorf(domain.CodeNotFound, "Unknown tool: %s. Use search_tools to find tool names.", a.Tool)
+	}
+	return map[string]any{"name": t.Name, "description": t.Description, "integration": t.Integration, "inputSchema": t.InputSchema}, nil
+}
+
+type integrationSummary struct {
+	Name        string   `json:"name"`
+	DisplayName string   `json:"display_name"`
+	Description string   `json:"description"`
+	AuthMode    string   `json:"auth_mode"`
+	Categories  []string `json:"categories"`
+	Connected   bool     `json:"connected"`
+}
+
+func (s *Set) listIntegrations(ctx context.Context, user uuid.UUID) (any, error) {
+	connected, err := s.opts.Credentials.Connected(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	ins := s.opts.Registry.Integrations()
+	out := make([]integrationSummary, 0, len(ins))
+	for _, in := range ins {
+		cats := in.Categories
+		if cats == nil {
+			cats = []string{}
+		}
+		out = append(out, integrationSummary{
+			Name: in.Name, DisplayName: in.DisplayName, Description: in.Description, AuthMode: string(in.Auth.Mode),
+			Categories: cats, Connected: in.Auth.Mode == plugins.AuthNone || connected[in.Name],
+		})
+	}
+	return map[string]any{"integrations": out}, nil
+}
+
+func (s *Set) connect(ctx context.Context, user uuid.UUID, raw json.RawMessage, deprecated bool) (any, error) {
+	var a struct {
+		Integration string `json:"integration"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, err
+	}
+	res, err := s.opts.Credentials.Connect(ctx, user, a.Integration)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"connectionId": res.ConnectionID.String(), "type": res.Type, "url": res.URL}
+	if deprecated {
+		out["deprecated"] = "get_auth_url is deprecated: call connect instead"
+	}
+	return out, nil
+}
+
+func (s *Set) waitForConnection(ctx context.Context, user uuid.UUID, raw json.RawMessage) (any, error) {
+	var a struct {
+		ConnectionID string `json:"connectionId"`
+		Timeout      int    `json:"timeout_seconds"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, err
+	}
+	id, err := uuid.Parse(a.ConnectionID)
+	if err != nil {
+		return map[string]string{"error": "Unknown connectionId"}, nil
+	}
+	status, err := s.opts.Credentials.WaitForConnection(ctx, user, id, time.Duration(a.Timeout)*time.Second)
+	if domain.ErrorCode(err) == domain.CodeNotFound {
+		return map[string]string{"error": "Unknown connectionId"}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"status": status}, nil
+}

@@ -1,0 +1,71 @@
+package metatools
+
+import "encoding/json"
+
+// The meta-tools' input schemas (JSON Schema draft 2020-12), and their descriptions, written for an
+// agent deciding what to call.
+var metaTools = []struct {
+	name, description, schema string
+}{
+	{"search_tools", "Find integration tools by keyword. Matches tool names first (exact, then prefix, then words), then descriptions. " +
+		"Use it before execute_tools to discover the exact tool name; then call get_tool_schema for its arguments. " +
+		"Returns {\"tools\":[{\"name\",\"description\",\"integration\"}]}.",
+		`{"type":"object","properties":{
+			"query":{"type":"string","minLength":1,"maxLength":200,"description":"Keywords, e.g. \"github pull requests\"."},
+			"integration":{"type":"string","maxLength":64,"description":"Only tools of this integration (see list_integrations)."},
+			"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Most tools to return."}
+		},"required":["query"],"additionalProperties":false}`},
+	{"get_tool_schema", "Return one tool's description and the JSON Schema of its arguments. Call it before execute_tools " +
+		"so the arguments you send are valid; defaults in the schema are filled in for you.",
+		`{"type":"object","properties":{
+			"tool":{"type":"string","minLength":1,"maxLength":128,"description":"The exact tool name, e.g. github_list_repos."}
+		},"required":["tool"],"additionalProperties":false}`},
+	{"execute_tools", "Run one or more integration tools with the user's stored credentials. Executions run concurrently (up to 8 at a time) " +
+		"and independently: one failure does not stop the others. Returns {\"results\":[…]} in the same order as executions, each " +
+		"{\"result\": …} or {\"error\": …}. An error of \"NOT_CONNECTED\" means the user has not connected that integration: call connect " +
+		"with the integration it names, give the user the URL, then wait_for_connection. To run a single tool, send one execution.",
+		`{"type":"object","properties":{
+			"executions":{"type":"array","minItems":1,"maxItems":50,"description":"The tool calls to make.","items":{
+				"type":"object","properties":{
+					"tool":{"type":"string","minLength":1,"maxLength":128,"description":"Exact tool name."},
+					"args":{"type":"object","description":"Arguments matching the tool's schema (get_tool_schema)."}
+				},"required":["tool"],"additionalProperties":false}}
+		},"required":["executions"],"additionalProperties":false}`},
+	{"whoami", "Return the authenticated workbench user: {\"id\", \"email\"}.",
+		`{"type":"object","properties":{},"additionalProperties":false}`},
+	{"list_integrations", "List every integration with its auth mode and whether the current user has it connected. " +
+		"Returns {\"integrations\":[{\"name\",\"display_name\",\"description\",\"auth_mode\",\"categories\",\"connected\"}]}. " +
+		"Integrations with auth mode none are always connected; apikey integrations are connected by the user in the portal.",
+		`{"type":"object","properties":{},"additionalProperties":false}`},
+	{"connect", "Begin connecting an integration for the current user. Returns {\"connectionId\",\"type\",\"url\"}: give the url to the user " +
+		"(it is a workbench link; they sign in and consent in their browser), then call wait_for_connection with the connectionId. " +
+		"API-key integrations cannot be connected here: the user enters the key in the portal.",
+		`{"type":"object","properties":{
+			"integration":{"type":"string","minLength":1,"maxLength":64,"description":"Integration name, e.g. github."}
+		},"required":["integration"],"additionalProperties":false}`},
+	{"wait_for_connection", "Block until a connection started by connect completes. Returns {\"status\":\"CONNECTED\"}, {\"status\":\"TIMEOUT\"} " +
+		"(still waiting for the user: call again to keep waiting) or {\"status\":\"EXPIRED\"} (the link expired or a newer connect replaced it: call connect again).",
+		`{"type":"object","properties":{
+			"connectionId":{"type":"string","minLength":1,"maxLength":64,"description":"The connectionId connect returned."},
+			"timeout_seconds":{"type":"integer","minimum":1,"maximum":600,"default":120,"description":"How long to wait before answering TIMEOUT."}
+		},"required":["connectionId"],"additionalProperties":false}`},
+	{"get_auth_url", "Deprecated: use connect. Same arguments and answer as connect.",
+		`{"type":"object","properties":{
+			"integration":{"type":"string","minLength":1,"maxLength":64,"description":"Integration name, e.g. github."}
+		},"required":["integration"],"additionalProperties":false}`},
+	{"curl_session", "Mint a short-lived token for arbitrary HTTP calls to the named integrations through the workbench proxy, with the " +
+		"user's credential injected. It permits destructive writes: before calling it, tell the user which integrations and what you " +
+		"intend to do, and wait for their explicit approval.",
+		`{"type":"object","properties":{
+			"integrations":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Integration names."}
+		},"required":["integrations"],"additionalProperties":false}`},
+}
+
+func rawSchema(s string) json.RawMessage {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic("metatools: bad built-in schema: " + err.Error())
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
