@@ -21,8 +21,8 @@ const NotifyChannel = "workbench_events"
 // Options tune a Store; nil means defaults.
 type Options struct {
 	// OnCommit, when set, is called once per durable batch with the events it wrote, in global order,
-	// before the appending callers are answered (publish to the bus, wake projections). It must not
-	// block long: the next batch waits for it.
+	// before the appending callers are answered (publish to the bus, wake projections). Calls never
+	// overlap (one batch commits at a time). It must not block long: the next batch waits for it.
 	OnCommit func([]eventstore.Envelope)
 	// Logger receives the store's own diagnostics (listener reconnects, retried batches). Default: none.
 	Logger *slog.Logger

@@ -1,0 +1,229 @@
+package benchmarks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
+)
+
+// How long each figure is measured. Four cases of three figures each keep a full run near a minute.
+const (
+	warmup      = 300 * time.Millisecond
+	appendRun   = 3 * time.Second
+	rawRun      = 2 * time.Second
+	rawBatchLen = 100
+)
+
+// rawWriter writes events straight into a table shaped like the store's, on the store's database with
+// its durability settings, bypassing the store: the baseline the store is measured against.
+type rawWriter interface {
+	// insertOne writes one event in its own transaction (autocommit).
+	insertOne(ctx context.Context, r rawRow) error
+	// insertBatch writes the events in one transaction.
+	insertBatch(ctx context.Context, rs []rawRow) error
+}
+
+// rawRow is one event in column form.
+type rawRow struct {
+	id       uuid.UUID
+	stream   string
+	version  int64
+	typ      string
+	schema   int
+	data     []byte
+	metadata []byte
+}
+
+// backend opens one benchmark case's store and raw writer on a fresh database.
+type backend struct {
+	name string
+	open func(b *testing.B) opened
+}
+
+// opened is one case's store, its raw writer, and (when the backend can tell) a counter of the
+// transactions the store has committed, to report how many events a group commit carried.
+type opened struct {
+	store   eventstore.Store
+	raw     rawWriter
+	batches *atomic.Int64
+}
+
+type figures struct {
+	events, rawSingle, rawBatch float64
+	perBatch                    float64 // events per committed transaction; 0 when unknown
+}
+
+// BenchmarkAppend measures the store's append rate with 1 and 64 concurrent appenders (each appends one
+// event per call to its own stream) against two raw baselines on the same database, measured in the
+// same case: one single-row INSERT per transaction, and 100 rows per transaction, each from one
+// connection. It prints one line per case:
+//
+//	append backend=<b> appenders=<n> events_per_s=<x> raw_single_per_s=<y> raw_batch100_per_s=<z>
+//
+// Each figure is measured over a fixed time whatever b.N is, once per case.
+func BenchmarkAppend(b *testing.B) {
+	for _, be := range []backend{sqliteBackend(), postgresBackend()} {
+		for _, appenders := range []int{1, 64} {
+			var got *figures
+			b.Run(fmt.Sprintf("backend=%s/appenders=%d", be.name, appenders), func(b *testing.B) {
+				if got == nil {
+					f := measure(b, be, appenders)
+					got = &f
+					fmt.Printf("append backend=%s appenders=%d events_per_s=%.0f raw_single_per_s=%.0f raw_batch100_per_s=%.0f\n",
+						be.name, appenders, f.events, f.rawSingle, f.rawBatch)
+				}
+				b.ReportMetric(got.events, "events/s")
+				b.ReportMetric(got.rawSingle, "raw_single/s")
+				b.ReportMetric(got.rawBatch, "raw_batch100/s")
+				b.ReportMetric(1e9/got.events, "ns/op")
+				if got.perBatch > 0 {
+					b.ReportMetric(got.perBatch, "events/commit")
+				}
+			})
+		}
+	}
+}
+
+func measure(b *testing.B, be backend, appenders int) figures {
+	o := be.open(b)
+	ctx := context.Background()
+	var f figures
+	var err error
+	if f.rawSingle, err = rawSingleRate(ctx, o.raw); err != nil {
+		b.Fatalf("raw single-row inserts: %v", err)
+	}
+	if f.rawBatch, err = rawBatchRate(ctx, o.raw); err != nil {
+		b.Fatalf("raw %d-row transactions: %v", rawBatchLen, err)
+	}
+	var total int64
+	if f.events, total, err = appendRate(ctx, o.store, appenders); err != nil {
+		b.Fatalf("append: %v", err)
+	}
+	if o.batches != nil && o.batches.Load() > 0 {
+		f.perBatch = float64(total) / float64(o.batches.Load())
+	}
+	return f
+}
+
+// appendRate runs appenders goroutines, each appending one event per call to its own stream with the
+// exact expected version. It returns the events acknowledged per second after a warm-up, and all the
+// events appended.
+func appendRate(ctx context.Context, store eventstore.Store, appenders int) (float64, int64, error) {
+	var (
+		counting atomic.Bool
+		stop     atomic.Bool
+		counted  atomic.Int64
+		total    atomic.Int64
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	run := uuid.NewString()[:8]
+	for a := range appenders {
+		wg.Go(func() {
+			stream := fmt.Sprintf("bench-%s-%d", run, a)
+			for v := int64(0); !stop.Load(); v++ {
+				if _, err := store.Append(ctx, stream, eventstore.Exact(v), sampleEvent(a, v)); err != nil {
+					errOnce.Do(func() { firstErr = fmt.Errorf("appender %d: %w", a, err) })
+					stop.Store(true)
+					return
+				}
+				total.Add(1)
+				if counting.Load() {
+					counted.Add(1)
+				}
+			}
+		})
+	}
+	time.Sleep(warmup)
+	counting.Store(true)
+	start := time.Now()
+	time.Sleep(appendRun)
+	n := counted.Load()
+	elapsed := time.Since(start)
+	stop.Store(true)
+	wg.Wait()
+	if firstErr != nil {
+		return 0, 0, firstErr
+	}
+	return float64(n) / elapsed.Seconds(), total.Load(), nil
+}
+
+func rawSingleRate(ctx context.Context, raw rawWriter) (float64, error) {
+	stream := "raw-single-" + uuid.NewString()[:8]
+	var v int64
+	return timed(func() (int, error) {
+		v++
+		return 1, raw.insertOne(ctx, toRaw(stream, v, sampleEvent(0, v)))
+	})
+}
+
+func rawBatchRate(ctx context.Context, raw rawWriter) (float64, error) {
+	stream := "raw-batch-" + uuid.NewString()[:8]
+	var v int64
+	rows := make([]rawRow, rawBatchLen)
+	return timed(func() (int, error) {
+		for i := range rows {
+			v++
+			rows[i] = toRaw(stream, v, sampleEvent(0, v))
+		}
+		return len(rows), raw.insertBatch(ctx, rows)
+	})
+}
+
+// timed calls step (which writes some events) for the warm-up and then for rawRun, and returns the
+// events written per second after the warm-up.
+func timed(step func() (int, error)) (float64, error) {
+	for end := time.Now().Add(warmup); time.Now().Before(end); {
+		if _, err := step(); err != nil {
+			return 0, err
+		}
+	}
+	start := time.Now()
+	total := 0
+	for time.Since(start) < rawRun {
+		n, err := step()
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return float64(total) / time.Since(start).Seconds(), nil
+}
+
+// sampleEvent is a typical event: about 200 bytes of JSON data and full metadata.
+func sampleEvent(appender int, v int64) eventstore.EventData {
+	id := uuid.New()
+	data := fmt.Sprintf(`{"connection_id":"%s","integration":"github","user_id":"user-%04d","scopes":["repo","read:org","workflow"],"expires_at":"2026-06-01T12:00:00Z","credential":"sealed:v1:%012d"}`,
+		id, appender, v)
+	return eventstore.EventData{
+		ID:            id,
+		Type:          "connection.connected",
+		SchemaVersion: 1,
+		Data:          json.RawMessage(data),
+		Metadata: domain.Metadata{
+			Actor:         fmt.Sprintf("user-%04d", appender),
+			MCPClient:     "client-bench",
+			CorrelationID: id.String(),
+			CausationID:   "req-" + id.String()[:8],
+			Time:          time.Now().UTC(),
+		},
+	}
+}
+
+func toRaw(stream string, v int64, ev eventstore.EventData) rawRow {
+	md, err := json.Marshal(ev.Metadata)
+	if err != nil {
+		panic(err) // domain.Metadata with a current time always encodes
+	}
+	return rawRow{id: ev.ID, stream: stream, version: v, typ: ev.Type, schema: ev.SchemaVersion, data: ev.Data, metadata: md}
+}
