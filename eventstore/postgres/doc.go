@@ -3,11 +3,13 @@
 //
 // Global order. Each row carries the id of the transaction that wrote it (pg_current_xact_id(), stored
 // as xid8) and a sequence value (position). Readers order by (xid, position) and read only rows whose
-// xid is below pg_snapshot_xmin(pg_current_snapshot()), the oldest transaction still running in the
-// cluster. Every transaction below that line has ended, so no row can later appear before what a reader
-// has already seen: a reader never passes an event that commits late. Position.Commit holds the xid and
-// Position.Prepare the sequence value. The price is that one long transaction anywhere on the server
-// (even one that writes no events) holds every reader back until it ends; appends are not affected.
+// xid is below the oldest transaction still running, taken from pg_current_snapshot(). Every
+// transaction below that line has ended, so no row can later appear before what a reader has already
+// seen: a reader never passes an event that commits late. Position.Commit holds the xid and
+// Position.Prepare the sequence value. The line is pg_snapshot_xmin(pg_current_snapshot()) minus the
+// running transactions that pg_stat_activity places in other databases (they cannot write this
+// table); see readAllSQL. The price: a long transaction in this database (even one that writes no
+// events) holds readers back until it ends; appends are not affected.
 //
 // Appends. Concurrent appends are group-committed through eventstore.Batcher: one transaction and one
 // WAL flush per batch (synchronous_commit is left as the server has it; the store never turns it off).
