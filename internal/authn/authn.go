@@ -1,0 +1,62 @@
+// Package authn resolves who an inbound request acts for. For now that is a workbench API key sent as
+// a Bearer token (RFC 6750 section 2.1); the identity issue adds OAuth access tokens and portal
+// sessions. A credential is accepted only from the Authorization header, never from the query string
+// or a body, so it does not end up in logs and caches (RFC 6750 section 5.3).
+package authn
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/handlers/mcp"
+	idproj "github.com/workbench/workbench/projections/identity"
+)
+
+// ErrNoCredential means the request carried no credential at all.
+var ErrNoCredential = errors.New("no credential")
+
+// APIKeys authenticates workbench API keys against the identity read model.
+type APIKeys struct {
+	Reader idproj.Reader
+}
+
+var _ mcp.Authenticator = APIKeys{}
+
+// Authenticate implements mcp.Authenticator.
+func (a APIKeys) Authenticate(r *http.Request) (mcp.Principal, error) {
+	token, err := BearerToken(r)
+	if err != nil {
+		return mcp.Principal{}, err
+	}
+	if !identity.LooksLikeAPIKey(token) {
+		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "not a workbench API key")
+	}
+	u, keyID, err := a.Reader.UserByKeyHash(r.Context(), identity.HashAPIKey(token))
+	if errors.Is(err, idproj.ErrNotFound) {
+		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "unknown or revoked API key")
+	}
+	if err != nil {
+		return mcp.Principal{}, err
+	}
+	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "api_key", ClientID: keyID.String()}, nil
+}
+
+// BearerToken returns the token of an "Authorization: Bearer" header. A request that also carries an
+// access_token query parameter is refused outright.
+func BearerToken(r *http.Request) (string, error) {
+	if r.URL.Query().Has("access_token") {
+		return "", domain.Errorf(domain.CodeUnauthenticated, "credentials in the query string are refused; send an Authorization header")
+	}
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", ErrNoCredential
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return "", domain.Errorf(domain.CodeUnauthenticated, "want Authorization: Bearer <token>")
+	}
+	return strings.TrimSpace(token), nil
+}
