@@ -8,18 +8,18 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite"
 
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 )
 
-// backend is one database the vault's key table can live in.
+// backend is one database the vault's key table can live in, with the event log beside it.
 type backend struct {
 	name string
-	open func(t *testing.T) *sql.DB
+	open func(t testing.TB) (*sql.DB, eventstore.Store)
 }
 
 func backends() []backend {
@@ -29,36 +29,29 @@ func backends() []backend {
 	}
 }
 
-// forEachBackend runs fn against a fresh, migrated database of every dialect. PostgreSQL is skipped
-// when WORKBENCH_TEST_POSTGRES_URL is unset.
-func forEachBackend(t *testing.T, fn func(t *testing.T, db *sql.DB)) {
+// forEachBackend runs fn against a fresh, migrated key database of every dialect and a real event log.
+// PostgreSQL is skipped when WORKBENCH_TEST_POSTGRES_URL is unset.
+func forEachBackend(t *testing.T, fn func(t *testing.T, db *sql.DB, store eventstore.Store)) {
 	t.Helper()
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			fn(t, b.open(t))
+			db, store := b.open(t)
+			fn(t, db, store)
 		})
 	}
 }
 
-func openSQLite(t *testing.T) *sql.DB {
+// openSQLite opens one SQLite file, as the embedded default runs: the key tables and the event log
+// (eventstore/sqlite) share the database.
+func openSQLite(t testing.TB) (*sql.DB, eventstore.Store) {
 	t.Helper()
-	return openSQLiteAt(t, filepath.Join(t.TempDir(), "workbench.db"))
+	db := openSQLiteDB(t)
+	return db, newSQLiteStore(t, db)
 }
 
-func openSQLiteAt(t *testing.T, path string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)")
-	if err != nil {
-		t.Fatalf("open sqlite: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(context.Background(), db, migrations.SQLite, nil); err != nil {
-		t.Fatalf("migrate sqlite: %v", err)
-	}
-	return db
-}
-
-func openPostgres(t *testing.T) *sql.DB {
+// openPostgres keeps the key tables in a fresh PostgreSQL database; the event log is a SQLite store
+// in its own file (the vault needs only the eventstore.Store contract).
+func openPostgres(t testing.TB) (*sql.DB, eventstore.Store) {
 	t.Helper()
 	url := testpg.New(t)
 	db, err := sql.Open("pgx", url)
@@ -69,10 +62,34 @@ func openPostgres(t *testing.T) *sql.DB {
 	if _, err := migrations.Apply(context.Background(), db, migrations.Postgres, nil); err != nil {
 		t.Fatalf("migrate postgres: %v", err)
 	}
+	return db, newSQLiteStore(t, openSQLiteDB(t))
+}
+
+func openSQLiteDB(t testing.TB) *sql.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
+	if err != nil {
+		t.Fatalf("open sqlite: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
+		t.Fatalf("migrate sqlite: %v", err)
+	}
 	return db
 }
 
-func mustKey(t *testing.T) vault.MasterKey {
+func newSQLiteStore(t testing.TB, db *sql.DB) eventstore.Store {
+	t.Helper()
+	s, err := sqlite.New(db, nil)
+	if err != nil {
+		t.Fatalf("sqlite event store: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func mustKey(t testing.TB) vault.MasterKey {
 	t.Helper()
 	k, err := vault.GenerateMasterKey()
 	if err != nil {
@@ -81,7 +98,7 @@ func mustKey(t *testing.T) vault.MasterKey {
 	return k
 }
 
-func newVault(t *testing.T, db *sql.DB, store eventstore.Store, current vault.MasterKey, previous []vault.MasterKey, opts *vault.Options) *vault.Vault {
+func newVault(t testing.TB, db *sql.DB, store eventstore.Store, current vault.MasterKey, previous []vault.MasterKey, opts *vault.Options) *vault.Vault {
 	t.Helper()
 	v, err := vault.New(db, store, current, previous, opts)
 	if err != nil {
@@ -96,7 +113,7 @@ type fakeClock struct{ t time.Time }
 func (c *fakeClock) Now() time.Time          { return c.t }
 func (c *fakeClock) Advance(d time.Duration) { c.t = c.t.Add(d) }
 
-func countRows(t *testing.T, db *sql.DB, query string, args ...any) int {
+func countRows(t testing.TB, db *sql.DB, query string, args ...any) int {
 	t.Helper()
 	var n int
 	if err := db.QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {

@@ -138,11 +138,11 @@ func TestMasterKeyNeverPrinted(t *testing.T) {
 	var logged bytes.Buffer
 	slog.New(slog.NewTextHandler(&logged, nil)).Info("key", "k", k)
 	for name, out := range map[string]string{
-		"%v":   fmt.Sprintf("%v", k),
-		"%+v":  fmt.Sprintf("%+v", k),
-		"%#v":  fmt.Sprintf("%#v", k),
-		"%s":   fmt.Sprintf("%s", k),
-		"slog": logged.String(),
+		"%v":     fmt.Sprintf("%v", k),
+		"%+v":    fmt.Sprintf("%+v", k),
+		"%#v":    fmt.Sprintf("%#v", k),
+		"String": k.String(),
+		"slog":   logged.String(),
 	} {
 		if strings.Contains(out, secret) || strings.Contains(out, hex.EncodeToString(raw)) || strings.Contains(out, fmt.Sprint(raw)) {
 			t.Errorf("%s prints the key: %s", name, out)

@@ -11,14 +11,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/vault"
 )
 
 // TestRotate seals under A, rotates to B with A as previous, opens; then drops A and still opens.
 func TestRotate(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
-		store := newEventStore(t)
 		a, b := mustKey(t), mustKey(t)
 		va := newVault(t, db, store, a, nil, nil)
 		var sealed []domain.Sealed
@@ -74,8 +74,7 @@ func TestRotate(t *testing.T) {
 
 // TestRotateResumes stops a rotation after its first batch and runs it again: it picks up the rest.
 func TestRotateResumes(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
-		store := newEventStore(t)
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		a, b := mustKey(t), mustKey(t)
 		va := newVault(t, db, store, a, nil, nil)
 		var sealed []domain.Sealed
@@ -118,9 +117,8 @@ func TestRotateResumes(t *testing.T) {
 // TestRotateWithoutThePreviousKey rotates a key table that holds data keys sealed under a master the
 // vault does not have: it stops and names that master.
 func TestRotateWithoutThePreviousKey(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
-		store := newEventStore(t)
 		a, c := mustKey(t), mustKey(t)
 		if _, err := newVault(t, db, store, a, nil, nil).Seal(ctx, "alice", purpose, []byte("x")); err != nil {
 			t.Fatal(err)

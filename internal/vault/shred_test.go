@@ -59,9 +59,8 @@ func sealedInLog(t *testing.T, store eventstore.Store) []domain.Sealed {
 // TestShredMakesEveryCopyUnreadable puts several copies of alice's and bob's secrets in the log,
 // shreds alice, and reads the log back: none of alice's open, all of bob's do.
 func TestShredMakesEveryCopyUnreadable(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
-		store := newEventStore(t)
 		master := mustKey(t)
 		v := newVault(t, db, store, master, nil, nil)
 		replica := newVault(t, db, store, master, nil, nil) // another server over the same database
@@ -152,9 +151,8 @@ func TestShredMakesEveryCopyUnreadable(t *testing.T) {
 // TestCachedKeyExpires: a replica that never hears of a shred stops opening the subject's secrets
 // once its cache entry expires.
 func TestCachedKeyExpires(t *testing.T) {
-	db := openSQLite(t)
+	db, store := openSQLite(t)
 	ctx := context.Background()
-	store := newEventStore(t)
 	master := mustKey(t)
 	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	v := newVault(t, db, store, master, nil, nil)
@@ -193,9 +191,8 @@ func (c crashAfterAppend) Append(ctx context.Context, stream string, expected ev
 }
 
 func TestReconcileShredsAfterCrash(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
-		store := newEventStore(t)
 		master := mustKey(t)
 		v := newVault(t, db, store, master, nil, nil)
 		sealed := map[string]domain.Sealed{}
@@ -261,9 +258,8 @@ func TestReconcileShredsAfterCrash(t *testing.T) {
 // TestShredRacesFirstSeal seals for a new subject from many goroutines while it is being shredded:
 // whatever the interleaving, no data key survives and every blob that was sealed fails to open.
 func TestShredRacesFirstSeal(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
-		store := newEventStore(t)
 		master := mustKey(t)
 		for round := range 5 {
 			subject := uuid.NewString()

@@ -11,15 +11,16 @@ import (
 	"testing"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/vault"
 )
 
 const purpose = "connection:github:credential"
 
 func TestSealOpenRoundTrip(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
-		v := newVault(t, db, newEventStore(t), mustKey(t), nil, nil)
+		v := newVault(t, db, store, mustKey(t), nil, nil)
 		tests := []struct {
 			name      string
 			plaintext []byte
@@ -69,9 +70,9 @@ func TestSealOpenRoundTrip(t *testing.T) {
 // TestOpenRefusesTamperedOrMovedBlobs flips every byte of a blob, and moves an intact blob to another
 // subject, key version and purpose: each must fail.
 func TestOpenRefusesTamperedOrMovedBlobs(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
-		v := newVault(t, db, newEventStore(t), mustKey(t), nil, nil)
+		v := newVault(t, db, store, mustKey(t), nil, nil)
 		s, err := v.Seal(ctx, "alice", purpose, []byte("alice's refresh token"))
 		if err != nil {
 			t.Fatal(err)
@@ -124,10 +125,9 @@ func TestOpenRefusesTamperedOrMovedBlobs(t *testing.T) {
 // TestTamperedDataKey alters the key table itself: a sealed data key that was changed, or moved to
 // another subject's row, fails with ErrTampered and names the master key id.
 func TestTamperedDataKey(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
 		master := mustKey(t)
-		store := newEventStore(t)
 		seed := newVault(t, db, store, master, nil, nil)
 		sa, err := seed.Seal(ctx, "alice", purpose, []byte("a"))
 		if err != nil {
@@ -161,10 +161,9 @@ func TestTamperedDataKey(t *testing.T) {
 }
 
 func TestWrongMasterKey(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
 		a, b := mustKey(t), mustKey(t)
-		store := newEventStore(t)
 		va := newVault(t, db, store, a, nil, nil)
 		s, err := va.Seal(ctx, "alice", purpose, []byte("secret"))
 		if err != nil {
@@ -199,9 +198,9 @@ func TestWrongMasterKey(t *testing.T) {
 }
 
 func TestArgumentErrors(t *testing.T) {
-	db := openSQLite(t)
+	db, store := openSQLite(t)
 	ctx := context.Background()
-	v := newVault(t, db, newEventStore(t), mustKey(t), nil, nil)
+	v := newVault(t, db, store, mustKey(t), nil, nil)
 	tests := []struct {
 		name    string
 		subject string
@@ -219,7 +218,7 @@ func TestArgumentErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := vault.New(db, newEventStore(t), vault.MasterKey{}, nil, nil); err == nil || !strings.Contains(err.Error(), "ENCRYPTION_KEY") {
+	if _, err := vault.New(db, store, vault.MasterKey{}, nil, nil); err == nil || !strings.Contains(err.Error(), "ENCRYPTION_KEY") {
 		t.Fatalf("New without a master key: %v", err)
 	}
 }
@@ -227,9 +226,8 @@ func TestArgumentErrors(t *testing.T) {
 // TestConcurrentFirstSeal has many goroutines seal for one new subject at once, on both dialects: all
 // agree on one data key.
 func TestConcurrentFirstSeal(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, db *sql.DB) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
 		ctx := context.Background()
-		store := newEventStore(t)
 		master := mustKey(t)
 		vaults := []*vault.Vault{newVault(t, db, store, master, nil, nil), newVault(t, db, store, master, nil, nil)}
 		const n = 16
