@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -285,5 +286,31 @@ func TestRelayTakeover(t *testing.T) {
 	}
 	if p, err := bus.NewSQLCheckpoint(db, bus.EventsTopic).Load(ctx); err != nil || p != last {
 		t.Errorf("shared checkpoint at %s (%v), want %s", p, err, last)
+	}
+}
+
+func TestRelayStopsWhenTheStoreCloses(t *testing.T) {
+	noLeaks(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	store := memory.New(nil)
+	r, err := bus.NewRelay(bus.RelayConfig{Store: store, Bus: open(t, ctx, "", nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	appendEvents(t, ctx, store, 3, 1, 0)
+	store.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, eventstore.ErrClosed) {
+			t.Errorf("Run = %v, want ErrClosed", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Run still running after the store closed")
+	}
+	if _, err := bus.NewRelay(bus.RelayConfig{Bus: nil, Store: store}); err == nil {
+		t.Error("NewRelay without a bus: no error")
 	}
 }
