@@ -304,3 +304,43 @@ func TestShredRacesFirstSeal(t *testing.T) {
 		}
 	})
 }
+
+// TestFirstSealWaitsForAShredInProgress holds another replica's shred transaction open (subject
+// marked, keys deleted, not yet committed) while a first Seal for that subject starts: the Seal must
+// wait on the subject's row and then refuse, and no data key may appear after the shred.
+func TestFirstSealWaitsForAShredInProgress(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db *sql.DB, store eventstore.Store) {
+		ctx := context.Background()
+		v := newVault(t, db, store, mustKey(t), nil, nil)
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback() //nolint:errcheck
+		if _, err := tx.ExecContext(ctx, `INSERT INTO vault_subjects (subject, shredded_at) VALUES ($1, $2)`, "dora", time.Now().UTC()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM vault_data_keys WHERE subject = $1`, "dora"); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := v.Seal(ctx, "dora", purpose, []byte("x"))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			t.Fatalf("Seal finished (%v) while the shred transaction held the subject", err)
+		case <-time.After(300 * time.Millisecond): // Seal is waiting (or has not started: then it sees the commit)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; !errors.Is(err, vault.ErrShredded) {
+			t.Fatalf("Seal after the shred committed: %v, want ErrShredded", err)
+		}
+		if n := countRows(t, db, `SELECT COUNT(*) FROM vault_data_keys WHERE subject = $1`, "dora"); n != 0 {
+			t.Fatalf("%d data keys outlived the shred", n)
+		}
+	})
+}
