@@ -3,6 +3,8 @@ package eventstore
 import (
 	"context"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // AppendRequest is one caller's append, waiting to join a group commit.
@@ -32,6 +34,12 @@ type Batcher struct {
 	commit   CommitFunc
 	maxBatch int
 	after    func(batch []AppendRequest, outcomes []AppendOutcome)
+	linger   time.Duration
+
+	// inflight counts callers inside Append, including those waiting for their batch's outcome.
+	inflight atomic.Int64
+	// lastSize is the size of the previous batch (loop goroutine only).
+	lastSize int
 
 	queue chan *pending
 	stop  chan struct{}
@@ -54,14 +62,23 @@ type BatcherOptions struct {
 	// AfterCommit, when set, is called once per committed batch after the transaction is durable and
 	// before the callers are answered (wake subscribers, publish to the bus). It must not block long.
 	AfterCommit func(batch []AppendRequest, outcomes []AppendOutcome)
+	// Linger is how long a batch may wait for callers that are still inside Append (typically the ones
+	// the previous batch just answered, about to send their next append) before it commits. It applies
+	// only when the previous batch held more than one request, so a lone appender never waits. Without
+	// it, N closed-loop appenders split into two alternating half-batches. Default 2ms; negative
+	// disables it.
+	Linger time.Duration
 }
 
 // NewBatcher starts the goroutine that writes batches with commit.
 func NewBatcher(commit CommitFunc, opts *BatcherOptions) *Batcher {
-	b := &Batcher{commit: commit, maxBatch: 256, queue: make(chan *pending, 1024), stop: make(chan struct{}), done: make(chan struct{})}
+	b := &Batcher{commit: commit, maxBatch: 256, linger: 2 * time.Millisecond, queue: make(chan *pending, 1024), stop: make(chan struct{}), done: make(chan struct{})}
 	if opts != nil {
 		if opts.MaxBatch > 0 {
 			b.maxBatch = opts.MaxBatch
+		}
+		if opts.Linger != 0 {
+			b.linger = max(opts.Linger, 0)
 		}
 		b.after = opts.AfterCommit
 	}
@@ -73,6 +90,8 @@ func NewBatcher(commit CommitFunc, opts *BatcherOptions) *Batcher {
 // holding req starts to commit, req is dropped and ctx.Err() returned; once its batch is committing, the
 // outcome is final and Append waits for it, so an acknowledged append is never in doubt.
 func (b *Batcher) Append(ctx context.Context, req AppendRequest) (Position, error) {
+	b.inflight.Add(1)
+	defer b.inflight.Add(-1)
 	b.mu.RLock()
 	if b.shut {
 		b.mu.RUnlock()
@@ -129,8 +148,30 @@ func (b *Batcher) loop() {
 				break fill
 			}
 		}
+		if b.linger > 0 && b.lastSize > 1 {
+			batch = b.gather(batch)
+		}
+		b.lastSize = len(batch)
 		b.run(batch)
 	}
+}
+
+// gather waits up to the linger time for callers still inside Append to queue their requests, so that
+// closed-loop appenders answered by the previous batch join this one instead of forming the next.
+func (b *Batcher) gather(batch []*pending) []*pending {
+	timer := time.NewTimer(b.linger)
+	defer timer.Stop()
+	for len(batch) < b.maxBatch && int64(len(batch)) < b.inflight.Load() {
+		select {
+		case p := <-b.queue:
+			batch = append(batch, p)
+		case <-timer.C:
+			return batch
+		case <-b.stop:
+			return batch
+		}
+	}
+	return batch
 }
 
 func (b *Batcher) run(batch []*pending) {
