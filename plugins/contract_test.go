@@ -61,6 +61,9 @@ var ghPull = map[string]any{
 	"updated_at": "2011-01-26T19:01:12Z", "merged_at": nil,
 }
 
+// contractCases holds every tool's contract case. This file holds the reference plugins'; each catalog
+// integration adds its own from contract_<integration>_test.go in an init function, together with the
+// credential its fake expects (contractTokens for oauth2, contractAPIKeys for apikey).
 var contractCases = []contractCase{
 	{
 		tool: "github_get_authenticated_user", args: `{}`,
@@ -132,6 +135,12 @@ var contractCases = []contractCase{
 	{tool: "utils_uuid", args: `{"version":7,"count":3}`},     // checked below: random
 }
 
+// contractTokens is the bearer token each oauth2 integration's fake expects (default "contract-token").
+var contractTokens = map[string]string{"github": githubToken}
+
+// contractAPIKeys are the portal fields each apikey integration's fake expects.
+var contractAPIKeys = map[string]map[string]string{"newrelic": {"api_key": "NRAK-contract"}}
+
 func contextFor(t *testing.T, r *Registry, tool string, fake *fakeProvider) ContextOptions {
 	t.Helper()
 	tl, _ := r.Tool(tool)
@@ -139,12 +148,20 @@ func contextFor(t *testing.T, r *Registry, tool string, fake *fakeProvider) Cont
 	if fake != nil {
 		opts.Transport = fake.transport
 	}
-	switch tl.Integration {
-	case "github":
-		getToken := func(context.Context) (string, error) { return githubToken, nil }
+	switch tl.Owner().Auth.Mode {
+	case AuthOAuth2:
+		token := contractTokens[tl.Integration]
+		if token == "" {
+			token = "contract-token"
+		}
+		getToken := func(context.Context) (string, error) { return token, nil }
 		opts.GetToken, opts.Injector = getToken, BearerInjector(getToken)
-	case "newrelic":
-		inj, err := tl.Owner().APIKeyInjector(map[string]string{"api_key": "NRAK-contract"})
+	case AuthAPIKey:
+		fields, ok := contractAPIKeys[tl.Integration]
+		if !ok {
+			t.Fatalf("no contractAPIKeys entry for %s", tl.Integration)
+		}
+		inj, err := tl.Owner().APIKeyInjector(fields)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +170,7 @@ func contextFor(t *testing.T, r *Registry, tool string, fake *fakeProvider) Cont
 	return opts
 }
 
-func TestReferencePluginContracts(t *testing.T) {
+func TestToolContracts(t *testing.T) {
 	r := builtinRegistry(t)
 	covered := map[string]bool{}
 	for _, tc := range contractCases {
@@ -225,7 +242,7 @@ func TestReferencePluginContracts(t *testing.T) {
 	}
 	for _, tl := range r.Tools() {
 		if !covered[tl.Name] {
-			t.Errorf("reference tool %s has no contract case", tl.Name)
+			t.Errorf("tool %s has no contract case", tl.Name)
 		}
 	}
 }
