@@ -12,11 +12,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/prometheus/client_golang/prometheus"
-	_ "modernc.org/sqlite"
 
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/eventstore/postgres"
+	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -51,20 +50,23 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
-// openSQLite returns read models in a fresh SQLite file (WAL, durable commits) and an in-memory event
-// store.
+// openSQLite returns a fresh SQLite file (WAL, durable commits) holding both the events, in the
+// group-committed SQLite store, and the read models.
 func openSQLite(t testing.TB) backend {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "workbench.db")
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(FULL)")
+	ctx := testCtx(t)
+	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
 	if err != nil {
 		t.Fatalf("open sqlite: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(testCtx(t), db, migrations.SQLite, nil); err != nil {
+	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
 		t.Fatalf("migrate sqlite: %v", err)
 	}
-	store := memory.New(nil)
+	store, err := sqlite.New(db, nil)
+	if err != nil {
+		t.Fatalf("sqlite store: %v", err)
+	}
 	t.Cleanup(func() { store.Close() })
 	return backend{dialect: migrations.SQLite, store: store, db: db}
 }
