@@ -3,7 +3,6 @@ package projections_test
 import (
 	"context"
 	"testing"
-
 )
 
 // BenchmarkRebuild appends 200,000 events through the store's group commit (16 appenders, 100 events
