@@ -1,0 +1,191 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/internal/websession"
+)
+
+// Deps is what the routes need.
+type Deps struct {
+	Credentials *credentials.Service
+	Sessions    *websession.Manager
+	Logger      *slog.Logger
+}
+
+// Error codes of this API beyond the application codes (handlers.ErrorBody.Error).
+const (
+	CodeAccountMismatch = "ACCOUNT_MISMATCH" // 403: the link names another workbench user
+	CodeInvalidLink     = "INVALID_LINK"     // 400: forged or malformed claim link
+	CodeLinkExpired     = "LINK_EXPIRED"     // 410: the link's attempt expired, was replaced or was used
+	CodeCrossOrigin     = "CROSS_ORIGIN"     // 403: a state-changing request from another origin
+)
+
+// maxBody bounds JSON and form bodies.
+const maxBody = 64 << 10
+
+// Mount adds the routes to r.
+func Mount(r chi.Router, d Deps) {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &api{Deps: d}
+	r.Post("/api/connect/redeem", h.portal(h.redeem))
+	r.Get("/api/auth/plugin/{integration}/callback", h.callback)
+	r.Post("/api/integrations/{name}/apikey", h.portal(h.apiKey))
+	r.Delete("/api/integrations/{name}", h.portal(h.disconnect))
+}
+
+type api struct{ Deps }
+
+// portal requires a same-origin request from a signed-in portal user.
+func (h *api) portal(next func(w http.ResponseWriter, r *http.Request, user uuid.UUID)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !h.Sessions.SameOrigin(r) {
+			handlers.WriteJSON(w, http.StatusForbidden, handlers.ErrorBody{Error: CodeCrossOrigin,
+				Message: "this request did not come from the workbench portal (send an Origin header of " + h.Sessions.Origin() + " or the " + websession.CSRFHeader + " header)"})
+			return
+		}
+		user, ok := h.Sessions.User(r)
+		if !ok {
+			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeUnauthenticated, "sign in to the workbench portal first"))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		next(w, r, user)
+	}
+}
+
+type redeemRequest struct {
+	Token string `json:"token"`
+}
+
+type redeemResponse struct {
+	Type         string `json:"type"`
+	URL          string `json:"url,omitempty"`
+	ConnectionID string `json:"connectionId"`
+	Integration  string `json:"integration"`
+}
+
+func (h *api) redeem(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	var req redeemRequest
+	if err := decodeJSON(r, &req); err != nil || req.Token == "" {
+		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, `the body must be {"token": "<the token of the connect link>"}`))
+		return
+	}
+	// The portal may post the whole link; take its last path segment.
+	token := req.Token
+	if i := strings.LastIndex(token, "/connect/"); i >= 0 {
+		token = token[i+len("/connect/"):]
+	}
+	res, err := h.Credentials.Redeem(r.Context(), user, token)
+	if err != nil {
+		msg := domain.ErrorMessage(err)
+		switch {
+		case errors.Is(err, credentials.ErrAccountMismatch):
+			handlers.WriteJSON(w, http.StatusForbidden, handlers.ErrorBody{Error: CodeAccountMismatch, Message: msg})
+		case errors.Is(err, credentials.ErrLinkInvalid):
+			handlers.WriteJSON(w, http.StatusBadRequest, handlers.ErrorBody{Error: CodeInvalidLink, Message: msg})
+		case errors.Is(err, credentials.ErrLinkExpired):
+			handlers.WriteJSON(w, http.StatusGone, handlers.ErrorBody{Error: CodeLinkExpired, Message: msg})
+		default:
+			handlers.WriteError(w, r, h.Logger, err)
+		}
+		return
+	}
+	handlers.WriteJSON(w, http.StatusOK, redeemResponse{Type: res.Type, URL: res.URL, ConnectionID: res.ConnectionID.String(), Integration: res.Integration})
+}
+
+// callback completes the OAuth handshake and sends the browser back to the portal: /?connected=<name>
+// on success, /?connect_error=<reason>&integration=<name> otherwise (reasons: credentials.CallbackReason).
+func (h *api) callback(w http.ResponseWriter, r *http.Request) {
+	integration := chi.URLParam(r, "integration")
+	user, _ := h.Sessions.User(r)
+	_, err := h.Credentials.Callback(r.Context(), user, integration, r.URL.Query())
+	q := url.Values{}
+	if err != nil {
+		reason := credentials.CallbackReason(err)
+		if reason == "error" || reason == "exchange_failed" {
+			// Internal failures and provider refusals are worth a log line; the error text carries
+			// no secret (the package guarantees it).
+			h.Logger.WarnContext(r.Context(), "oauth callback failed", "integration", integration, "reason", reason, "err", err)
+		}
+		q.Set("connect_error", reason)
+		q.Set("integration", integration)
+	} else {
+		q.Set("connected", integration)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	http.Redirect(w, r, h.Credentials.PublicURL()+"/?"+q.Encode(), http.StatusSeeOther)
+}
+
+type apiKeyRequest struct {
+	Fields map[string]string `json:"fields"`
+}
+
+// apiKey stores an API key from the portal's form: JSON {"fields": {...}} or a form post whose
+// fields are the manifest's field names.
+func (h *api) apiKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	name := chi.URLParam(r, "name")
+	fields := map[string]string{}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "application/x-www-form-urlencoded" {
+		if err := r.ParseForm(); err != nil {
+			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, "the form could not be read"))
+			return
+		}
+		for k, v := range r.PostForm {
+			if len(v) > 0 {
+				fields[k] = v[0]
+			}
+		}
+	} else {
+		var req apiKeyRequest
+		if err := decodeJSON(r, &req); err != nil || req.Fields == nil {
+			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, `the body must be {"fields": {"<field name>": "<value>", ...}}`))
+			return
+		}
+		fields = req.Fields
+	}
+	if err := h.Credentials.ConnectAPIKey(r.Context(), user, name, fields); err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	handlers.WriteJSON(w, http.StatusOK, map[string]any{"integration": name, "connected": true})
+}
+
+func (h *api) disconnect(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	name := chi.URLParam(r, "name")
+	if err := h.Credentials.Disconnect(r.Context(), user, name); err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	handlers.WriteJSON(w, http.StatusOK, map[string]any{"integration": name, "connected": false})
+}
+
+// decodeJSON reads one JSON object, refusing unknown fields and trailing data.
+func decodeJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data")
+	}
+	return nil
+}

@@ -1,0 +1,299 @@
+package credentials
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/projections/connections"
+)
+
+// Access is what a tool call of one integration needs from the user's connection.
+type Access struct {
+	// Injector adds the credential to every outbound request; nil for auth mode none.
+	Injector plugins.CredentialInjector
+	// GetToken returns the current access token, refreshing it lazily; nil unless oauth2.
+	GetToken func(ctx context.Context) (string, error)
+	// ConnectionVersion is the version of the connection stream whose credential is used (0 for none).
+	ConnectionVersion int64
+}
+
+// Access resolves the user's credential for a tool call of in. An integration with auth mode none
+// needs nothing. Without a usable credential (never connected, disconnected, needing
+// re-authorization, or a cookie bundle whose cookies have all expired) it is a CodeNotConnected error
+// whose message names what to do.
+func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (Access, error) {
+	if in.Auth.Mode == plugins.AuthNone {
+		return Access{}, nil
+	}
+	st, version, err := s.usableState(ctx, user, in)
+	if err != nil {
+		return Access{}, err
+	}
+	switch in.Auth.Mode {
+	case plugins.AuthAPIKey:
+		doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
+		if err != nil {
+			return Access{}, err
+		}
+		inj, err := in.APIKeyInjector(doc.Fields)
+		if err != nil {
+			return Access{}, err
+		}
+		return Access{Injector: inj, ConnectionVersion: version}, nil
+	case plugins.AuthOAuth2:
+		getToken := func(ctx context.Context) (string, error) { return s.token(ctx, user, in, st) }
+		return Access{Injector: plugins.BearerInjector(getToken), GetToken: getToken, ConnectionVersion: version}, nil
+	case plugins.AuthCookie:
+		doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
+		if err != nil {
+			return Access{}, err
+		}
+		return Access{Injector: cookieInjector(doc.Cookies, s.now), ConnectionVersion: version}, nil
+	}
+	return Access{}, domain.Errorf(domain.CodeInternal, "%s has an unknown auth mode", in.Name)
+}
+
+// usableState reads the connection from the read model, and from the log when the read model says it
+// is not usable (it may not have caught up with a connect on another replica yet).
+func (s *Service) usableState(ctx context.Context, user uuid.UUID, in *plugins.Integration) (connection.State, int64, error) {
+	now := s.clock()
+	row, err := s.reader.Get(ctx, user, in.Name)
+	switch {
+	case err == nil && row.State.Usable(now):
+		return row.State, row.Version, nil
+	case err != nil && !errors.Is(err, connections.ErrNotFound):
+		return connection.State{}, 0, fmt.Errorf("read connection %s: %w", in.Name, err)
+	}
+	st, version, err := s.loadConnection(ctx, user, in.Name)
+	if err != nil {
+		return connection.State{}, 0, err
+	}
+	if !st.Usable(now) {
+		return connection.State{}, 0, notConnected(in, st)
+	}
+	return st, version, nil
+}
+
+// Connected reports, for every integration of the catalog, whether the user counts as connected by
+// the spec's rule per auth mode (spec, Connection): none always; cookie with a stored bundle holding
+// an unexpired cookie; oauth2 and apikey with a stored credential (an expired token is refreshed on
+// use, so it still counts).
+func (s *Service) Connected(ctx context.Context, user uuid.UUID) (map[string]bool, error) {
+	rows, err := s.reader.ForUser(ctx, user)
+	if err != nil {
+		return nil, fmt.Errorf("list connections: %w", err)
+	}
+	now := s.clock()
+	out := map[string]bool{}
+	for _, in := range s.catalog.Integrations() {
+		if in.Auth.Mode == plugins.AuthNone {
+			out[in.Name] = true
+			continue
+		}
+		row, ok := rows[in.Name]
+		out[in.Name] = ok && row.State.Usable(now)
+	}
+	return out, nil
+}
+
+// token is getToken: the stored access token, or a fresh one when it expires within
+// connection.RefreshWindow (spec, Where credentials live).
+func (s *Service) token(ctx context.Context, user uuid.UUID, in *plugins.Integration, st connection.State) (string, error) {
+	if !st.NeedsRefresh(s.clock(), connection.RefreshWindow) {
+		doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
+		if err != nil {
+			return "", err
+		}
+		if doc.AccessToken == "" {
+			return "", notConnected(in, connection.State{})
+		}
+		return doc.AccessToken, nil
+	}
+	return s.refreshShared(ctx, user, in)
+}
+
+// flight is one refresh in progress, shared by every caller of this process that needs it.
+type flight struct {
+	done  chan struct{}
+	token string
+	err   error
+}
+
+// refreshShared runs at most one refresh per connection at a time in this process (single flight):
+// the first caller refreshes and the others wait for its result. The refresh runs on a context
+// detached from the first caller's cancellation, so that one impatient caller does not fail the rest.
+func (s *Service) refreshShared(ctx context.Context, user uuid.UUID, in *plugins.Integration) (string, error) {
+	key := connection.StreamName(user, in.Name)
+	s.flightsMu.Lock()
+	f, ok := s.flights[key]
+	if !ok {
+		f = &flight{done: make(chan struct{})}
+		s.flights[key] = f
+		s.flightsMu.Unlock()
+		go func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*RefreshLeaseTTL)
+			defer cancel()
+			f.token, f.err = s.refresh(rctx, user, in)
+			s.flightsMu.Lock()
+			delete(s.flights, key)
+			s.flightsMu.Unlock()
+			close(f.done)
+		}()
+	} else {
+		s.flightsMu.Unlock()
+	}
+	select {
+	case <-f.done:
+		return f.token, f.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// maxRefreshRounds bounds how often refresh re-reads after losing a race.
+const maxRefreshRounds = 8
+
+// refresh performs the refresh_token grant (RFC 6749 section 6) for one connection, once across every
+// replica: it reads the connection from the log; if it no longer needs a refresh (another caller
+// refreshed), it uses that token. Otherwise it claims the credential's generation in the refresh
+// lease stream, so that only one caller anywhere presents the refresh token; a loser waits for the
+// winner's TokenRefreshed and uses its token. The new credential is stored with connection.Refresh
+// naming the generation it replaces.
+func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integration) (string, error) {
+	stream := connection.StreamName(user, in.Name)
+	wake, stop := s.hub.watch(stream)
+	defer stop()
+	for round := 0; round < maxRefreshRounds; round++ {
+		st, _, err := s.loadConnection(ctx, user, in.Name)
+		if err != nil {
+			return "", err
+		}
+		now := s.clock()
+		if !st.Usable(now) {
+			return "", notConnected(in, st)
+		}
+		doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
+		if err != nil {
+			return "", err
+		}
+		if !st.NeedsRefresh(now, connection.RefreshWindow) {
+			return doc.AccessToken, nil
+		}
+		if doc.RefreshToken == "" {
+			return "", domain.Errorf(domain.CodeNotConnected, "the %s access token has expired and %s gave no refresh token to renew it; reconnect with connect('%s')", in.Name, in.Name, in.Name)
+		}
+		claim := connection.ClaimRefresh{UserID: user, Integration: in.Name, Generation: st.Generation, ClaimID: uuid.New(), At: now, Until: now.Add(RefreshLeaseTTL)}
+		_, err = eventstore.Execute(ctx, s.store, connection.RefreshLeaseStreamName(user, in.Name), s.lease, claim, s.md(user))
+		switch {
+		case errors.Is(err, connection.ErrRefreshClaimed):
+			// Another replica is refreshing: wait for its TokenRefreshed (or for its claim to lapse).
+			if err := s.waitForStream(ctx, wake, claim.At.Add(RefreshLeaseTTL)); err != nil {
+				return "", err
+			}
+			continue
+		case errors.Is(err, connection.ErrCredentialChanged):
+			continue
+		case err != nil:
+			return "", fmt.Errorf("claim the %s refresh: %w", in.Name, err)
+		}
+
+		tr, err := s.tokenRequest(ctx, in, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {doc.RefreshToken}})
+		var oe *OAuthError
+		if errors.As(err, &oe) && oe.Code == "invalid_grant" {
+			// RFC 6749 section 5.2: the refresh token is invalid, expired or revoked. Withdraw the
+			// credential, unless a newer one replaced it meanwhile.
+			_, rerr := s.execute(ctx, user, in.Name, connection.RequireReauth{Generation: st.Generation, Reason: "invalid_grant", At: s.clock()})
+			if errors.Is(rerr, connection.ErrCredentialChanged) {
+				continue
+			}
+			if rerr != nil {
+				return "", fmt.Errorf("record that %s needs re-authorization: %w", in.Name, rerr)
+			}
+			return "", domain.Errorf(domain.CodeNotConnected, "%s refused the stored grant (invalid_grant): the user revoked it or it expired; reconnect with connect('%s')", in.Name, in.Name)
+		}
+		if err != nil {
+			return "", &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("refreshing the %s token failed: %s", in.Name, safeMessage(err)), Err: err}
+		}
+		now = s.clock()
+		next := tr.document(now)
+		kept := false
+		if next.RefreshToken == "" {
+			// RFC 6749 section 6: the server may keep the refresh token unchanged.
+			next.RefreshToken, kept = doc.RefreshToken, true
+		}
+		if next.Scope == "" {
+			next.Scope = doc.Scope
+		}
+		sealed, err := s.sealDocument(ctx, user, in.Name, next)
+		if err != nil {
+			return "", err
+		}
+		_, err = s.execute(ctx, user, in.Name, connection.Refresh{
+			Generation: st.Generation, Credential: sealed, ExpiresAt: next.ExpiresAt, KeptOldRefreshToken: kept, At: now,
+		})
+		if errors.Is(err, connection.ErrCredentialChanged) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("store the refreshed %s token: %w", in.Name, err)
+		}
+		return next.AccessToken, nil
+	}
+	return "", domain.Errorf(domain.CodeUnavailable, "refreshing the %s token kept racing with other refreshes; try again", in.Name)
+}
+
+// waitForStream waits for a wake-up on a watched stream, until (a lease's end), or ctx.
+func (s *Service) waitForStream(ctx context.Context, wake <-chan struct{}, until time.Time) error {
+	d := max(until.Sub(s.clock()), 0)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	poll := time.NewTicker(s.pollEvery) // a fallback should a bus notification be lost
+	defer poll.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-wake:
+	case <-poll.C:
+	case <-t.C:
+	}
+	return nil
+}
+
+// safeMessage is the caller-safe text of a token request error.
+func safeMessage(err error) string {
+	var oe *OAuthError
+	if errors.As(err, &oe) {
+		return oe.Error()
+	}
+	return domain.ErrorMessage(err)
+}
+
+// cookieInjector sends the unexpired cookies whose domain matches the request's host (RFC 6265
+// section 5.1.3 domain matching).
+func cookieInjector(cookies []Cookie, now func() time.Time) plugins.CredentialInjector {
+	return plugins.InjectorFunc(func(_ context.Context, req *http.Request) error {
+		host := strings.ToLower(req.URL.Hostname())
+		t := now()
+		for _, c := range cookies {
+			d := strings.TrimPrefix(strings.ToLower(c.Domain), ".")
+			if (!c.Expires.IsZero() && !t.Before(c.Expires)) || (c.Secure && req.URL.Scheme != "https") {
+				continue
+			}
+			if host == d || strings.HasSuffix(host, "."+d) {
+				req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+			}
+		}
+		return nil
+	})
+}

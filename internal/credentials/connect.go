@@ -1,0 +1,229 @@
+package credentials
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/plugins"
+)
+
+// ConnectResult is what connect() answers the agent.
+type ConnectResult struct {
+	// ConnectionID is the attempt id the agent passes to wait_for_connection.
+	ConnectionID uuid.UUID
+	// Type is the integration's auth mode: "oauth2" or "cookie".
+	Type string
+	// URL is the workbench claim link <SERVER_PUBLIC_URL>/connect/<token>, never a provider URL.
+	URL string
+}
+
+// Connect starts a connect attempt for an oauth2 or cookie integration and mints its claim link. The
+// link expires with the attempt, after LinkTTL. A second Connect supersedes a pending attempt (its
+// waiter hears EXPIRED at once).
+//
+// API-key integrations are connected from the portal only; none integrations are always connected;
+// both are refused with CodeInvalid. An unknown integration is CodeNotFound naming it.
+func (s *Service) Connect(ctx context.Context, user uuid.UUID, integration string) (ConnectResult, error) {
+	in, err := s.integration(integration)
+	if err != nil {
+		return ConnectResult{}, err
+	}
+	var mode connection.AuthMode
+	switch in.Auth.Mode {
+	case plugins.AuthNone:
+		return ConnectResult{}, domain.Errorf(domain.CodeInvalid, "%s needs no connection: it is always connected", in.Name)
+	case plugins.AuthAPIKey:
+		return ConnectResult{}, domain.Errorf(domain.CodeInvalid, "%s uses an API key, and API-key integrations are connected from the workbench portal, where the user enters the key; there is no agent-side path", in.Name)
+	case plugins.AuthOAuth2:
+		if _, _, err := s.clientCredentials(in.Name); err != nil {
+			return ConnectResult{}, err
+		}
+		mode = connection.AuthOAuth2
+	case plugins.AuthCookie:
+		mode = connection.AuthCookie
+	default:
+		return ConnectResult{}, domain.Errorf(domain.CodeInternal, "%s has an unknown auth mode", in.Name)
+	}
+	now := s.clock()
+	attempt := uuid.New()
+	expires := now.Add(s.linkTTL)
+	if _, err := s.execute(ctx, user, in.Name, connection.Start{
+		AttemptID: attempt, UserID: user, Integration: in.Name, AuthMode: mode, At: now, ExpiresAt: expires,
+	}); err != nil {
+		return ConnectResult{}, fmt.Errorf("connect %s: %w", in.Name, err)
+	}
+	token, err := s.mintLink(claim{Attempt: attempt, User: user, Integration: in.Name, Expires: expires.Unix()})
+	if err != nil {
+		return ConnectResult{}, fmt.Errorf("connect %s: mint link: %w", in.Name, err)
+	}
+	return ConnectResult{ConnectionID: attempt, Type: string(mode), URL: s.publicURL + "/connect/" + token}, nil
+}
+
+// Limits on API-key field values posted from the portal.
+const maxFieldLen = 4096
+
+// ConnectAPIKey stores the API-key fields the user posted from the portal, after checking them
+// against the manifest: every declared non-optional field present, no undeclared field, values
+// without control characters. It replaces a stored key.
+func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration string, fields map[string]string) error {
+	in, err := s.integration(integration)
+	if err != nil {
+		return err
+	}
+	if in.Auth.Mode != plugins.AuthAPIKey || in.Auth.APIKey == nil {
+		return domain.Errorf(domain.CodeInvalid, "%s does not use an API key (its auth mode is %s)", in.Name, in.Auth.Mode)
+	}
+	clean, err := checkFields(in, fields)
+	if err != nil {
+		return err
+	}
+	if _, err := in.APIKeyInjector(clean); err != nil {
+		return domain.Errorf(domain.CodeInvalid, "%s: the key to inject is missing", in.Name)
+	}
+	sealed, err := s.sealDocument(ctx, user, in.Name, Document{Fields: clean})
+	if err != nil {
+		return err
+	}
+	if _, err := s.execute(ctx, user, in.Name, connection.Connect{
+		UserID: user, Integration: in.Name, AuthMode: connection.AuthAPIKey, Credential: sealed, At: s.clock(),
+	}); err != nil {
+		return fmt.Errorf("connect %s: %w", in.Name, err)
+	}
+	return nil
+}
+
+func checkFields(in *plugins.Integration, fields map[string]string) (map[string]string, error) {
+	declared := map[string]plugins.APIKeyField{}
+	for _, f := range in.Auth.APIKey.Fields {
+		declared[f.Name] = f
+	}
+	var unknown []string
+	for name := range fields {
+		if _, ok := declared[name]; !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, domain.Errorf(domain.CodeInvalid, "%s does not declare the field(s) %s", in.Name, quoteList(unknown))
+	}
+	clean := map[string]string{}
+	for _, f := range in.Auth.APIKey.Fields {
+		v := strings.TrimSpace(fields[f.Name])
+		switch {
+		case v == "" && !f.Optional:
+			return nil, domain.Errorf(domain.CodeInvalid, "%s: %s (%s) is required", in.Name, f.Label, f.Name)
+		case v == "":
+			continue
+		case len(v) > maxFieldLen:
+			return nil, domain.Errorf(domain.CodeInvalid, "%s: %s is longer than %d bytes", in.Name, f.Label, maxFieldLen)
+		case strings.IndexFunc(v, unicode.IsControl) >= 0:
+			return nil, domain.Errorf(domain.CodeInvalid, "%s: %s contains a control character", in.Name, f.Label)
+		}
+		clean[f.Name] = v
+	}
+	return clean, nil
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// Disconnect removes the user's stored credential for an integration; a pending attempt ends with it.
+func (s *Service) Disconnect(ctx context.Context, user uuid.UUID, integration string) error {
+	if !connection.ValidIntegrationName(integration) {
+		return domain.Errorf(domain.CodeNotFound, "unknown integration %q", integration)
+	}
+	if _, err := s.execute(ctx, user, integration, connection.Disconnect{Reason: "user request", At: s.clock()}); err != nil {
+		return fmt.Errorf("disconnect %s: %w", integration, err)
+	}
+	return nil
+}
+
+// Redeem errors: the HTTP layer answers them with their own codes (errors.Is).
+var (
+	// ErrLinkInvalid: a forged, truncated or unknown claim link (400 INVALID_LINK).
+	ErrLinkInvalid = errLinkInvalid
+	// ErrLinkExpired: the link's attempt has expired, was superseded or has ended (410 LINK_EXPIRED).
+	ErrLinkExpired = errLinkExpired
+	// ErrAccountMismatch: the signed-in user is not the user the link was minted for (403
+	// ACCOUNT_MISMATCH).
+	ErrAccountMismatch = errors.New("the connect link was made for another workbench account")
+)
+
+// RedeemResult is what the portal does next with a redeemed link.
+type RedeemResult struct {
+	Type         string // "oauth2" or "cookie"
+	URL          string // oauth2: the provider's consent URL
+	ConnectionID uuid.UUID
+	Integration  string
+}
+
+// Redeem turns a claim link into the provider consent URL, for the signed-in portal user sessionUser.
+// Only after the link is proven genuine, unexpired and minted for this very user is the PKCE verifier
+// made (RFC 7636 section 4.1, S256) and recorded, sealed, in the log (connection.StartHandshake),
+// where the callback finds it on any replica.
+func (s *Service) Redeem(ctx context.Context, sessionUser uuid.UUID, token string) (RedeemResult, error) {
+	now := s.clock()
+	c, err := s.readLink(token, now)
+	if errors.Is(err, errLinkInvalid) {
+		return RedeemResult{}, &domain.Error{Code: domain.CodeInvalid, Message: "this connect link is not valid; ask the agent for a new one", Err: ErrLinkInvalid}
+	}
+	if c.User != sessionUser {
+		return RedeemResult{}, &domain.Error{Code: domain.CodeForbidden, Message: "this connect link was made for another workbench account; sign in as that account, or ask the agent for a link of your own", Err: ErrAccountMismatch}
+	}
+	if err != nil {
+		return RedeemResult{}, &domain.Error{Code: domain.CodeConflict, Message: "this connect link has expired; ask the agent to call connect again", Err: ErrLinkExpired}
+	}
+	in, err := s.integration(c.Integration)
+	if err != nil {
+		return RedeemResult{}, err
+	}
+	st, _, err := s.loadConnection(ctx, c.User, c.Integration)
+	if err != nil {
+		return RedeemResult{}, err
+	}
+	a := st.Attempt
+	switch {
+	case a.ID != c.Attempt:
+		return RedeemResult{}, &domain.Error{Code: domain.CodeConflict, Message: "a newer connect link replaced this one; use the newest link", Err: ErrLinkExpired}
+	case a.Outcome == connection.AttemptConnected:
+		return RedeemResult{}, &domain.Error{Code: domain.CodeConflict, Message: fmt.Sprintf("this link was already used: %s is connected", in.Name), Err: ErrLinkExpired}
+	case !a.Pending() || a.ExpiredBy(now):
+		return RedeemResult{}, &domain.Error{Code: domain.CodeConflict, Message: "this connect link has expired; ask the agent to call connect again", Err: ErrLinkExpired}
+	}
+	res := RedeemResult{Type: string(a.AuthMode), ConnectionID: a.ID, Integration: in.Name}
+	if a.AuthMode != connection.AuthOAuth2 {
+		// The cookie capture (a live browser session) is the browser issue's; the portal takes it from here.
+		return res, nil
+	}
+	if in.Auth.OAuth2 == nil {
+		return RedeemResult{}, domain.Errorf(domain.CodeInternal, "%s no longer declares OAuth endpoints", in.Name)
+	}
+	res.URL, err = s.startHandshake(ctx, in, c.User, a, now)
+	if err != nil {
+		return RedeemResult{}, err
+	}
+	return res, nil
+}
+
+func (s *Service) loadConnection(ctx context.Context, user uuid.UUID, integration string) (connection.State, int64, error) {
+	st, v, err := eventstore.LoadState(ctx, s.store, connection.StreamName(user, integration), s.conn)
+	if err != nil {
+		return st, 0, fmt.Errorf("load connection %s: %w", integration, err)
+	}
+	return st, v, nil
+}

@@ -1,0 +1,37 @@
+// Package credentials is the credential layer: how a user's connection to an integration is made,
+// stored, used and renewed. It owns
+//
+//   - the credential document (Document), the JSON a connection's domain.Sealed seals under the
+//     user's data key with the purpose "connection:<integration>:credential";
+//   - the connect flow (spec, Connecting an integration): Connect starts an attempt and mints a signed
+//     claim link <SERVER_PUBLIC_URL>/connect/<token> naming the attempt, the user, the integration and
+//     its expiry (LinkTTL, ten minutes, which must cover the whole handshake); Redeem, for the
+//     signed-in portal user the link names and no one else, makes the PKCE verifier (S256) and builds
+//     the provider's consent URL; Callback exchanges the code with the verifier and records the
+//     connection;
+//   - wait_for_connection (WaitForConnection), which wakes on the committed event delivered by the bus,
+//     so it completes whichever replica handled the callback, and the sweep (Run) that expires
+//     attempts past their link and prunes those that ended over an hour ago;
+//   - tool-call access (Access): the credential injector of each auth mode and getToken, which
+//     refreshes lazily when the token expires within 30 seconds;
+//   - the portal's direct connects (ConnectAPIKey) and Disconnect; Connected for list_integrations.
+//
+// # Nothing in memory only
+//
+// Where the spec keeps the pending record and the verifier in process memory, this package keeps
+// them in the log: the attempt is the connection stream's Started event, and the verifier is sealed
+// in a handshake stream named by the SHA-256 of the OAuth state (domain/connection, handshake.go),
+// which the callback finds by hashing the state it receives, on any replica. A state is used once.
+//
+// # One refresh, everywhere
+//
+// getToken refreshes once per connection however many calls need it: in a process, a single flight
+// per connection; across replicas, a claim on the credential's generation in a lease stream
+// (domain/connection, refresh_lease.go) appended with the stream's expected version, so only one
+// caller anywhere presents the refresh token to the provider, and the rest wait for its
+// TokenRefreshed and read the new token from the log. connection.Refresh names the generation it
+// replaces, so even a caller whose claim lapsed cannot store a stale token. invalid_grant withdraws
+// the credential (RequireReauth); a response without a refresh token keeps the old one.
+//
+// No token, refresh token, verifier or API key appears in a log line or an error message.
+package credentials

@@ -1,0 +1,97 @@
+package credentials
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+)
+
+// Document is the credential a connection's domain.Sealed seals, under the user's data key
+// (subject = user id) and the purpose Purpose(integration). Which fields are set depends on the
+// integration's auth mode: the token fields for oauth2, Fields for apikey, Cookies for cookie.
+//
+// It is a secret. It never appears in a log line or an error: its String, GoString, Format and
+// LogValue print only "credentials.Document{redacted}".
+type Document struct {
+	AccessToken  string `json:"access_token,omitempty"`
+	RefreshToken string `json:"refresh_token,omitempty"`
+	TokenType    string `json:"token_type,omitempty"`
+	// Scope is the scope the provider granted, as it sent it.
+	Scope string `json:"scope,omitempty"`
+	// ExpiresAt is the access token's expiry; zero when the provider gave none.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// Fields are an API key's values by manifest field name.
+	Fields map[string]string `json:"fields,omitempty"`
+	// Cookies are a captured cookie bundle (the cookie capture arrives with the browser issue).
+	Cookies []Cookie `json:"cookies,omitempty"`
+	// Extra keeps provider quirks: token-response members this layer does not interpret.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+// Cookie is one captured cookie.
+type Cookie struct {
+	Name     string    `json:"name"`
+	Value    string    `json:"value"`
+	Domain   string    `json:"domain"`
+	Path     string    `json:"path,omitempty"`
+	Expires  time.Time `json:"expires,omitzero"`
+	Secure   bool      `json:"secure,omitempty"`
+	HTTPOnly bool      `json:"http_only,omitempty"`
+}
+
+const redacted = "credentials.Document{redacted}"
+
+func (Document) String() string             { return redacted }
+func (Document) GoString() string           { return redacted }
+func (Document) LogValue() slog.Value       { return slog.StringValue(redacted) }
+func (Document) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(redacted)) }
+
+// Purpose is the vault purpose a connection's credential is sealed for.
+func Purpose(integration string) string { return "connection:" + integration + ":credential" }
+
+// verifierPurpose is the vault purpose of a handshake's PKCE verifier.
+func verifierPurpose(integration string) string {
+	return "connection:" + integration + ":pkce_verifier"
+}
+
+// Sealer is the part of the vault this package uses.
+type Sealer interface {
+	Seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error)
+	Open(ctx context.Context, sealed domain.Sealed, purpose string) ([]byte, error)
+}
+
+func (s *Service) sealDocument(ctx context.Context, user uuid.UUID, integration string, doc Document) (domain.Sealed, error) {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return domain.Sealed{}, fmt.Errorf("encode credential: %w", err)
+	}
+	sealed, err := s.vault.Seal(ctx, user.String(), Purpose(integration), raw)
+	if err != nil {
+		return domain.Sealed{}, fmt.Errorf("seal credential: %w", err)
+	}
+	return sealed, nil
+}
+
+// openDocument opens a connection's credential, checking first that it is sealed for the user who
+// owns the connection (the vault trusts Sealed.Subject to pick the key).
+func (s *Service) openDocument(ctx context.Context, user uuid.UUID, integration string, sealed domain.Sealed) (Document, error) {
+	if sealed.Subject != user.String() {
+		return Document{}, fmt.Errorf("credential of %s is sealed for another subject", integration)
+	}
+	raw, err := s.vault.Open(ctx, sealed, Purpose(integration))
+	if err != nil {
+		return Document{}, fmt.Errorf("open credential of %s: %w", integration, err)
+	}
+	var doc Document
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		// The JSON error could quote the plaintext; never wrap it.
+		return Document{}, fmt.Errorf("credential of %s is not a credential document", integration)
+	}
+	return doc, nil
+}

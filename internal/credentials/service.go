@@ -1,0 +1,274 @@
+package credentials
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/bus"
+	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/projections/connections"
+)
+
+// Catalog is the part of the plugin registry this package reads.
+type Catalog interface {
+	Integration(name string) (*plugins.Integration, bool)
+	Integrations() []*plugins.Integration
+}
+
+// Projections is the part of the projections runner this package uses to read its own writes.
+type Projections interface {
+	WaitFor(ctx context.Context, pos eventstore.Position) error
+}
+
+// Subscriber is the part of the bus this package uses: every committed event, on every replica.
+type Subscriber interface {
+	Subscribe(ctx context.Context, topic string, fn bus.Handler) (*bus.Subscription, error)
+}
+
+// Defaults of Config.
+const (
+	DefaultSweepInterval = 60 * time.Second
+	// DefaultRetention is how long a terminal attempt stays answerable (spec, Connection: "kept for
+	// another hour before a 60-second sweep prunes it").
+	DefaultRetention = time.Hour
+	// RefreshLeaseTTL is how long a refresh claim holds before another replica may take it over.
+	RefreshLeaseTTL = 30 * time.Second
+	// tokenRequestTimeout bounds one request to a provider's token endpoint; it is shorter than the
+	// refresh lease so a claim never lapses while its holder is still waiting on the provider.
+	tokenRequestTimeout = 20 * time.Second
+)
+
+// Config wires a Service. Store, Vault, Catalog, DB, Projections, PublicURL and LinkKey are required.
+type Config struct {
+	Store eventstore.Store
+	Vault Sealer
+	// Catalog is the plugin registry.
+	Catalog Catalog
+	// DB holds the connections read models (projections/connections).
+	DB *sql.DB
+	// Projections is the runner keeping those read models, for reading this replica's own writes.
+	Projections Projections
+	// Bus delivers every committed event (bus.EventsTopic), so that a wait completes here when the
+	// callback lands on another replica. Run subscribes to it. Nil makes waits fall back to reading
+	// the log every PollFallback.
+	Bus   Subscriber
+	Topic string // default bus.EventsTopic
+	// PublicURL is SERVER_PUBLIC_URL: claim links and OAuth redirect URIs are built on it.
+	PublicURL string
+	// LinkKey signs claim links; at least 32 bytes, the same on every replica.
+	LinkKey []byte
+	// Getenv reads <PLUGIN>_CLIENT_ID and <PLUGIN>_CLIENT_SECRET (os.Getenv in production).
+	Getenv func(string) string
+	// HTTPClient calls token endpoints. Default: a client with a 20-second timeout that follows no
+	// redirects.
+	HTTPClient *http.Client
+	Now        func() time.Time
+	Logger     *slog.Logger
+
+	SweepInterval time.Duration // default DefaultSweepInterval
+	Retention     time.Duration // default DefaultRetention
+	LinkTTL       time.Duration // default LinkTTL
+	// PollFallback is how often a wait re-reads the log when there is no bus (default 1s).
+	PollFallback time.Duration
+}
+
+// Service is the credential layer: the connect flow, the stored credentials, lazy refresh and
+// wait_for_connection. It is safe for concurrent use.
+type Service struct {
+	store     eventstore.Store
+	vault     Sealer
+	catalog   Catalog
+	reader    connections.Reader
+	db        *sql.DB
+	runner    Projections
+	bus       Subscriber
+	topic     string
+	publicURL string
+	linkKey   []byte
+	getenv    func(string) string
+	client    *http.Client
+	now       func() time.Time
+	log       *slog.Logger
+
+	sweepEvery time.Duration
+	retention  time.Duration
+	linkTTL    time.Duration
+	pollEvery  time.Duration
+
+	conn      eventstore.Aggregate[connection.State, connection.Command, domain.Event]
+	handshake eventstore.Aggregate[connection.Handshake, connection.HandshakeCommand, domain.Event]
+	lease     eventstore.Aggregate[connection.RefreshLease, connection.ClaimRefresh, domain.Event]
+
+	hub      *hub
+	ready    chan struct{} // closed once Run's bus subscription is in place
+	readyOne sync.Once
+
+	flightsMu sync.Mutex
+	flights   map[string]*flight
+}
+
+// New checks cfg and returns a Service. Call Run to start the bus subscription and the sweep.
+func New(cfg Config) (*Service, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, errors.New("credentials: no event store")
+	case cfg.Vault == nil:
+		return nil, errors.New("credentials: no vault")
+	case cfg.Catalog == nil:
+		return nil, errors.New("credentials: no plugin catalog")
+	case cfg.DB == nil:
+		return nil, errors.New("credentials: no read-model database")
+	case cfg.Projections == nil:
+		return nil, errors.New("credentials: no projections runner")
+	case len(cfg.LinkKey) < 32:
+		return nil, errors.New("credentials: the claim-link key must be at least 32 bytes")
+	}
+	u, err := url.Parse(cfg.PublicURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("credentials: the public URL (SERVER_PUBLIC_URL) must be an absolute http or https URL")
+	}
+	s := &Service{
+		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connections.Reader{DB: cfg.DB},
+		runner: cfg.Projections, bus: cfg.Bus, topic: cfg.Topic,
+		publicURL: strings.TrimRight(cfg.PublicURL, "/"), linkKey: append([]byte(nil), cfg.LinkKey...),
+		getenv: cfg.Getenv, client: cfg.HTTPClient, now: cfg.Now, log: cfg.Logger,
+		sweepEvery: cfg.SweepInterval, retention: cfg.Retention, linkTTL: cfg.LinkTTL, pollEvery: cfg.PollFallback,
+		hub: newHub(), ready: make(chan struct{}), flights: map[string]*flight{},
+	}
+	if s.topic == "" {
+		s.topic = bus.EventsTopic
+	}
+	if s.getenv == nil {
+		s.getenv = func(string) string { return "" }
+	}
+	if s.client == nil {
+		s.client = &http.Client{
+			Timeout:       tokenRequestTimeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.sweepEvery <= 0 {
+		s.sweepEvery = DefaultSweepInterval
+	}
+	if s.retention <= 0 {
+		s.retention = DefaultRetention
+	}
+	if s.linkTTL <= 0 {
+		s.linkTTL = LinkTTL
+	}
+	if s.pollEvery <= 0 {
+		s.pollEvery = time.Second
+	}
+	if s.bus == nil {
+		s.readyOne.Do(func() { close(s.ready) })
+	}
+	s.conn = eventstore.Aggregate[connection.State, connection.Command, domain.Event]{
+		Initial: connection.Initial, Evolve: connection.Evolve, Decide: connection.Decide,
+		Codec: eventstore.NewJSONCodec(connection.Events()...),
+	}
+	s.handshake = eventstore.Aggregate[connection.Handshake, connection.HandshakeCommand, domain.Event]{
+		Initial: connection.InitialHandshake, Evolve: connection.EvolveHandshake, Decide: connection.DecideHandshake,
+		Codec: eventstore.NewJSONCodec(connection.HandshakeEvents()...),
+	}
+	s.lease = eventstore.Aggregate[connection.RefreshLease, connection.ClaimRefresh, domain.Event]{
+		Initial: connection.InitialRefreshLease, Evolve: connection.EvolveRefreshLease, Decide: connection.DecideRefreshLease,
+		Codec: eventstore.NewJSONCodec(connection.RefreshLeaseEvents()...),
+	}
+	return s, nil
+}
+
+func (s *Service) clock() time.Time { return s.now().UTC() }
+
+// md is the metadata of an event the user caused.
+func (s *Service) md(user uuid.UUID) domain.Metadata {
+	return domain.Metadata{Actor: user.String(), Time: s.clock()}
+}
+
+// execute runs one connection command and waits until the read models hold its events, so that the
+// caller's next read (list_integrations, a tool call, a wait) sees them on this replica.
+func (s *Service) execute(ctx context.Context, user uuid.UUID, integration string, cmd connection.Command) (eventstore.Result[connection.State, domain.Event], error) {
+	res, err := eventstore.Execute(ctx, s.store, connection.StreamName(user, integration), s.conn, cmd, s.md(user))
+	if err != nil {
+		return res, err
+	}
+	if len(res.Events) > 0 {
+		if err := s.runner.WaitFor(ctx, res.Position); err != nil {
+			return res, fmt.Errorf("wait for the read models: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// integration looks an integration up, answering not_found with its name.
+func (s *Service) integration(name string) (*plugins.Integration, error) {
+	in, ok := s.catalog.Integration(name)
+	if !ok {
+		return nil, domain.Errorf(domain.CodeNotFound, "unknown integration %q; list_integrations names the available ones", name)
+	}
+	return in, nil
+}
+
+// RedirectURI is the OAuth callback registered with every provider:
+// <SERVER_PUBLIC_URL>/api/auth/plugin/<integration>/callback (spec, Connecting an integration).
+func (s *Service) RedirectURI(integration string) string {
+	return s.publicURL + "/api/auth/plugin/" + integration + "/callback"
+}
+
+// PublicURL is SERVER_PUBLIC_URL without a trailing slash.
+func (s *Service) PublicURL() string { return s.publicURL }
+
+// EnvPrefix is the upper-snake form of an integration name that prefixes its client credentials:
+// google-gmail becomes GOOGLE_GMAIL, read as GOOGLE_GMAIL_CLIENT_ID and GOOGLE_GMAIL_CLIENT_SECRET.
+func EnvPrefix(integration string) string {
+	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(integration))
+}
+
+// clientCredentials reads an integration's OAuth client. An unset secret with a set id is a public,
+// PKCE-only client.
+func (s *Service) clientCredentials(integration string) (id, secret string, err error) {
+	p := EnvPrefix(integration)
+	id = strings.TrimSpace(s.getenv(p + "_CLIENT_ID"))
+	secret = strings.TrimSpace(s.getenv(p + "_CLIENT_SECRET"))
+	if id == "" {
+		return "", "", domain.Errorf(domain.CodeUnavailable, "%s cannot be connected on this server yet: the operator has not set %s_CLIENT_ID (register an OAuth app with the redirect URI %s)", integration, p, s.RedirectURI(integration))
+	}
+	return id, secret, nil
+}
+
+// notConnected is the error of a tool call without a usable credential; its message names what to do.
+func notConnected(in *plugins.Integration, st connection.State) error {
+	name := in.Name
+	next := fmt.Sprintf("connect it with connect('%s')", name)
+	if in.Auth.Mode == plugins.AuthAPIKey {
+		next = "add its API key in the workbench portal"
+	}
+	switch st.CredentialStatus {
+	case connection.StatusNeedsReauth:
+		if in.Auth.Mode != plugins.AuthAPIKey {
+			next = fmt.Sprintf("reconnect it with connect('%s')", name)
+		}
+		return domain.Errorf(domain.CodeNotConnected, "%s needs re-authorization (the provider refused the stored credential); %s", name, next)
+	case connection.StatusConnected:
+		return domain.Errorf(domain.CodeNotConnected, "%s's stored session has expired; %s", name, next)
+	}
+	return domain.Errorf(domain.CodeNotConnected, "%s is not connected; %s", name, next)
+}

@@ -1,0 +1,282 @@
+package credentials
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/dbtime"
+	"github.com/workbench/workbench/projections/connections"
+)
+
+// wait_for_connection answers.
+const (
+	StatusConnected = "CONNECTED"
+	StatusTimeout   = "TIMEOUT"
+	StatusExpired   = "EXPIRED"
+)
+
+// UnknownConnection is the exact message of the not_found error for an unknown connectionId or
+// another user's (spec, Connecting an integration).
+const UnknownConnection = "Unknown connectionId"
+
+// hub wakes the waiters of a stream when the bus delivers one of its events. A wake-up carries no
+// data: the waiter reads the log, which already holds the event (the relay publishes only what has
+// committed).
+type hub struct {
+	mu       sync.Mutex
+	watchers map[string]map[chan struct{}]struct{}
+}
+
+func newHub() *hub { return &hub{watchers: map[string]map[chan struct{}]struct{}{}} }
+
+// watch registers a waiter on stream; call stop when done.
+func (h *hub) watch(stream string) (wake <-chan struct{}, stop func()) {
+	ch := make(chan struct{}, 1)
+	h.mu.Lock()
+	if h.watchers[stream] == nil {
+		h.watchers[stream] = map[chan struct{}]struct{}{}
+	}
+	h.watchers[stream][ch] = struct{}{}
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		delete(h.watchers[stream], ch)
+		if len(h.watchers[stream]) == 0 {
+			delete(h.watchers, stream)
+		}
+		h.mu.Unlock()
+	}
+}
+
+func (h *hub) notify(stream string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.watchers[stream] {
+		select {
+		case ch <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
+}
+
+// Run subscribes to the bus (so waits complete when another replica records the outcome) and sweeps
+// connect attempts every SweepInterval until ctx ends: it records ExpirePending for pending attempts
+// past their expiry, and prunes terminal attempts older than Retention from the read model. It
+// returns nil when ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	if s.bus != nil {
+		sub, err := s.bus.Subscribe(ctx, s.topic, func(_ context.Context, env eventstore.Envelope) error {
+			if strings.HasPrefix(env.Stream, "connection-") {
+				s.hub.notify(env.Stream)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("credentials: subscribe to %s: %w", s.topic, err)
+		}
+		defer sub.Close()
+		s.readyOne.Do(func() { close(s.ready) })
+	}
+	t := time.NewTicker(s.sweepEvery)
+	defer t.Stop()
+	for {
+		if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "credentials: sweep", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Sweep runs one sweep (Run calls it every SweepInterval).
+func (s *Service) Sweep(ctx context.Context) error {
+	now := s.clock()
+	rows, err := s.db.QueryContext(ctx, `SELECT attempt_id, user_id, integration FROM connection_attempts WHERE outcome = $1 AND expires_at <= $2`,
+		string(connection.AttemptPending), dbtime.Format(now))
+	if err != nil {
+		return fmt.Errorf("list expired attempts: %w", err)
+	}
+	type due struct {
+		attempt, user uuid.UUID
+		integration   string
+	}
+	var list []due
+	for rows.Next() {
+		var a, u, in string
+		if err := rows.Scan(&a, &u, &in); err != nil {
+			rows.Close()
+			return err
+		}
+		aid, err1 := uuid.Parse(a)
+		uid, err2 := uuid.Parse(u)
+		if err1 == nil && err2 == nil {
+			list = append(list, due{aid, uid, in})
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	var errs []error
+	for _, d := range list {
+		if err := s.expire(ctx, d.user, d.integration, d.attempt, now); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// Terminal attempts are answerable for Retention, then pruned (spec, Connection). The read model
+	// is disposable: a rebuild brings old rows back until the next sweep, and WaitForConnection
+	// applies the same cut-off by itself.
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM connection_attempts WHERE outcome <> $1 AND ended_at IS NOT NULL AND ended_at < $2`,
+		string(connection.AttemptPending), dbtime.Format(now.Add(-s.retention))); err != nil {
+		errs = append(errs, fmt.Errorf("prune attempts: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// expire records ExpirePending; an attempt that ended some other way first is fine.
+func (s *Service) expire(ctx context.Context, user uuid.UUID, integration string, attempt uuid.UUID, now time.Time) error {
+	_, err := s.execute(ctx, user, integration, connection.ExpirePending{AttemptID: attempt, At: now})
+	switch domain.ErrorCode(err) {
+	case domain.CodeConflict, domain.CodeNotFound:
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("expire attempt %s: %w", attempt, err)
+	}
+	return nil
+}
+
+// WaitForConnection blocks until the connect attempt attemptID of user ends or timeout passes. It
+// answers CONNECTED, EXPIRED (the attempt expired, was superseded or cancelled), or TIMEOUT (the wait
+// ran out and the attempt is still pending); for an unknown id, another user's, or one that ended
+// more than Retention ago, a CodeNotFound error whose message is exactly "Unknown connectionId".
+//
+// It wakes on the committed event delivered by the bus, so a callback handled by another replica
+// completes it, and reads the outcome from the log itself. Before answering CONNECTED it waits for
+// this replica's read models to hold the connection, so the agent's next call sees it.
+func (s *Service) WaitForConnection(ctx context.Context, user, attemptID uuid.UUID, timeout time.Duration) (string, error) {
+	unknown := domain.Errorf(domain.CodeNotFound, UnknownConnection)
+	start := s.clock()
+	row, err := s.reader.Attempt(ctx, attemptID)
+	if errors.Is(err, connections.ErrNotFound) || (err == nil && row.UserID != user) {
+		return "", unknown
+	}
+	if err != nil {
+		return "", fmt.Errorf("wait for connection: %w", err)
+	}
+	if row.Outcome != connection.AttemptPending && !row.EndedAt.IsZero() && start.Sub(row.EndedAt) > s.retention {
+		return "", unknown
+	}
+	stream := connection.StreamName(user, row.Integration)
+	wake, stop := s.hub.watch(stream)
+	defer stop()
+	deadline := start.Add(max(timeout, 0))
+	timer := time.NewTimer(max(timeout, 0))
+	defer timer.Stop()
+
+	// Until the bus subscription is in place a wake-up could be lost; wait for it (bounded by the
+	// deadline; the log is read again below either way).
+	select {
+	case <-s.ready:
+	case <-timer.C:
+		timer.Reset(0)
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	var poll <-chan time.Time
+	if s.bus == nil {
+		t := time.NewTicker(s.pollEvery)
+		defer t.Stop()
+		poll = t.C
+	}
+	for {
+		outcome, expiresAt, pos, err := s.attemptOutcome(ctx, stream, attemptID)
+		if err != nil {
+			return "", fmt.Errorf("wait for connection: %w", err)
+		}
+		now := s.clock()
+		switch outcome {
+		case connection.AttemptConnected:
+			if err := s.runner.WaitFor(ctx, pos); err != nil {
+				return "", fmt.Errorf("wait for connection: read models: %w", err)
+			}
+			return StatusConnected, nil
+		case connection.AttemptExpired:
+			return StatusExpired, nil
+		}
+		if !now.Before(expiresAt) {
+			// The link ran out; record it so every other waiter and the read model agree.
+			if err := s.expire(ctx, user, row.Integration, attemptID, now); err != nil {
+				return "", fmt.Errorf("wait for connection: %w", err)
+			}
+			continue
+		}
+		if !now.Before(deadline) {
+			return StatusTimeout, nil
+		}
+		linkEnds := time.NewTimer(expiresAt.Sub(now))
+		select {
+		case <-ctx.Done():
+			linkEnds.Stop()
+			return "", ctx.Err()
+		case <-wake:
+		case <-poll:
+		case <-linkEnds.C:
+		case <-timer.C:
+			timer.Reset(time.Hour) // the deadline check above answers TIMEOUT
+		}
+		linkEnds.Stop()
+	}
+}
+
+// attemptOutcome reads one attempt's outcome from its connection stream: connected or expired with
+// the position of the event that said so, or pending with its expiry.
+func (s *Service) attemptOutcome(ctx context.Context, stream string, attemptID uuid.UUID) (connection.AttemptOutcome, time.Time, eventstore.Position, error) {
+	envs, err := s.store.Load(ctx, stream, 1)
+	if err != nil {
+		return "", time.Time{}, eventstore.Start, err
+	}
+	var expires time.Time
+	found := false
+	for _, env := range envs {
+		switch env.Type {
+		case connection.TypeStarted, connection.TypeConnected, connection.TypePendingExpired:
+		default:
+			continue
+		}
+		ev, err := s.conn.Codec.Decode(env.Type, env.SchemaVersion, env.Data)
+		if err != nil {
+			return "", time.Time{}, eventstore.Start, fmt.Errorf("decode %s: %w", env.Type, err)
+		}
+		switch e := ev.(type) {
+		case connection.Started:
+			if e.AttemptID == attemptID {
+				found, expires = true, e.ExpiresAt
+			}
+		case connection.Connected:
+			if e.AttemptID == attemptID {
+				return connection.AttemptConnected, expires, env.Position, nil
+			}
+		case connection.PendingExpired:
+			if e.AttemptID == attemptID {
+				return connection.AttemptExpired, expires, env.Position, nil
+			}
+		}
+	}
+	if !found {
+		// The read model names an attempt the log does not hold in this stream: treat it as over.
+		return connection.AttemptExpired, expires, eventstore.Start, nil
+	}
+	return connection.AttemptPending, expires, eventstore.Start, nil
+}
