@@ -1,0 +1,272 @@
+// Package audittest builds event logs for the audit tests: a small deterministic one through the real
+// domain deciders, the command loop and the vault (Build), and a large one of tool executions for
+// benchmarks (AppendToolRuns).
+package audittest
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/vault"
+)
+
+// Fixed ids and times of the log Build writes.
+var (
+	Ada     = uuid.MustParse("00000000-0000-4000-8000-00000000a0a0")
+	Bob     = uuid.MustParse("00000000-0000-4000-8000-00000000b0b0")
+	Day1    = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
+	AdaKey1 = uuid.MustParse("00000000-0000-4000-8000-0000000000a1")
+	AdaKey2 = uuid.MustParse("00000000-0000-4000-8000-0000000000a2")
+	BobKey  = uuid.MustParse("00000000-0000-4000-8000-0000000000b1")
+)
+
+// Log describes what Build wrote.
+type Log struct {
+	// Events is how many events the log holds; Last is the position of the last one.
+	Events int
+	Last   eventstore.Position
+	// Secrets are strings that must never appear in an export: API key secrets, their hashes and
+	// display prefixes, and every sealed blob as the log stores it (base64).
+	Secrets []string
+}
+
+var (
+	users = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
+		Initial: identity.Initial, Evolve: identity.Evolve, Decide: identity.Decide,
+		Codec: eventstore.NewJSONCodec(identity.Events()...),
+	}
+	claims = eventstore.Aggregate[identity.EmailClaim, identity.ClaimEmail, domain.Event]{
+		Initial: identity.InitialEmailClaim, Evolve: identity.EvolveEmailClaim, Decide: identity.DecideEmailClaim,
+		Codec: eventstore.NewJSONCodec(identity.Events()...),
+	}
+	conns = eventstore.Aggregate[connection.State, connection.Command, domain.Event]{
+		Initial: connection.Initial, Evolve: connection.Evolve, Decide: connection.Decide,
+		Codec: eventstore.NewJSONCodec(connection.Events()...),
+	}
+)
+
+type builder struct {
+	ctx   context.Context
+	t     testing.TB
+	store eventstore.Store
+	vault *vault.Vault
+	log   Log
+}
+
+func (b *builder) at(d time.Duration) domain.Metadata {
+	return domain.Metadata{Actor: "test", Time: Day1.Add(d)}
+}
+
+func (b *builder) createUser(id uuid.UUID, email string, d time.Duration) {
+	b.t.Helper()
+	if _, err := eventstore.Execute(b.ctx, b.store, identity.EmailStreamName(email), claims,
+		identity.ClaimEmail{Email: email, UserID: id, At: Day1.Add(d)}, b.at(d)); err != nil {
+		b.t.Fatalf("claim %s: %v", email, err)
+	}
+	b.user(id, identity.CreateUser{UserID: id, Email: email, At: Day1.Add(d)}, d)
+}
+
+func (b *builder) user(id uuid.UUID, cmd identity.Command, d time.Duration) {
+	b.t.Helper()
+	res, err := eventstore.Execute(b.ctx, b.store, identity.StreamName(id), users, cmd, b.at(d))
+	if err != nil {
+		b.t.Fatalf("%T for %s: %v", cmd, id, err)
+	}
+	b.log.Last = res.Position
+}
+
+// key returns the command fields of a fresh API key and remembers its secret parts.
+func (b *builder) key(user uuid.UUID) (hash, prefix string, sealed domain.Sealed) {
+	b.t.Helper()
+	secret, hash, prefix := identity.NewAPIKey()
+	sealed = b.seal(user, "identity:api_key", secret)
+	b.log.Secrets = append(b.log.Secrets, secret, hash, prefix)
+	return hash, prefix, sealed
+}
+
+func (b *builder) seal(user uuid.UUID, purpose, plaintext string) domain.Sealed {
+	b.t.Helper()
+	s, err := b.vault.Seal(b.ctx, user.String(), purpose, []byte(plaintext))
+	if err != nil {
+		b.t.Fatalf("seal: %v", err)
+	}
+	b.log.Secrets = append(b.log.Secrets, base64.StdEncoding.EncodeToString(s.Blob))
+	return s
+}
+
+// conn runs a connection command and returns the stream's version after it.
+func (b *builder) conn(user uuid.UUID, integration string, cmd connection.Command, d time.Duration) int64 {
+	b.t.Helper()
+	md := b.at(d)
+	md.Actor = user.String()
+	res, err := eventstore.Execute(b.ctx, b.store, connection.StreamName(user, integration), conns, cmd, md)
+	if err != nil {
+		b.t.Fatalf("%T for %s/%s: %v", cmd, user, integration, err)
+	}
+	b.log.Last = res.Position
+	return res.Version
+}
+
+// tool appends one ToolExecuted event as the execute_tools path does.
+func (b *builder) tool(n int, user uuid.UUID, integration, tool, code string, connVersion int64, d time.Duration) {
+	b.t.Helper()
+	args := fmt.Sprintf(`{"n":%d}`, n)
+	ev := execution.ToolExecuted{
+		ExecutionID: uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", 900+n)),
+		UserID:      user, Via: "api_key", ClientID: AdaKey1.String(),
+		Integration: integration, Tool: tool, Success: code == "", ErrorCode: code,
+		DurationMS: int64(10 * n), ConnectionVersion: connVersion, At: Day1.Add(d),
+	}
+	if user == Bob {
+		ev.ClientID = BobKey.String()
+	}
+	ev.ArgsSize, ev.ArgsSHA256 = execution.Digest([]byte(args))
+	if code == "" {
+		ev.ResultSize, ev.ResultSHA256 = execution.Digest([]byte(`{"ok":true}`))
+	}
+	pos, err := AppendToolRun(b.ctx, b.store, ev)
+	if err != nil {
+		b.t.Fatalf("append tool run: %v", err)
+	}
+	b.log.Last = pos
+}
+
+// AppendToolRun appends ev to its execution stream with the metadata execute_tools gives it.
+func AppendToolRun(ctx context.Context, store eventstore.Store, ev execution.ToolExecuted) (eventstore.Position, error) {
+	if err := ev.Validate(); err != nil {
+		return eventstore.Position{}, err
+	}
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return eventstore.Position{}, err
+	}
+	md := domain.Metadata{Actor: ev.UserID.String(), MCPClient: ev.ClientID, CorrelationID: ev.ExecutionID.String(), Time: ev.At}
+	return store.Append(ctx, execution.StreamName(ev.ExecutionID), eventstore.NoStream, eventstore.EventData{
+		ID: uuid.NewSHA1(uuid.NameSpaceOID, ev.ExecutionID[:]), Type: execution.TypeToolExecuted, SchemaVersion: 1, Data: data, Metadata: md,
+	})
+}
+
+// Build writes the deterministic audit log: two users (ada@example.com, bob@example.com) over five
+// days with API keys minted, rotated and revoked, a github connection that is started, connected,
+// refreshed, sent to re-authorization and disconnected, a newrelic attempt that expires and a direct
+// newrelic connect, tool runs (some failing, one with a name a spreadsheet would run as a formula), and
+// Ada shredded at the end. Ids, times and positions (on a fresh SQLite or memory store) are fixed;
+// event ids written by the command loop and the vault are random.
+func Build(ctx context.Context, t testing.TB, store eventstore.Store, v *vault.Vault) Log {
+	t.Helper()
+	b := &builder{ctx: ctx, t: t, store: store, vault: v}
+	h := time.Hour
+	b.createUser(Ada, "Ada@Example.com", 0)
+	b.createUser(Bob, "bob@example.com", 5*time.Minute)
+	hash, prefix, sealed := b.key(Ada)
+	b.user(Ada, identity.MintAPIKey{KeyID: AdaKey1, Hash: hash, Prefix: prefix, Sealed: sealed, At: Day1.Add(10 * time.Minute)}, 10*time.Minute)
+	hash, prefix, sealed = b.key(Bob)
+	b.user(Bob, identity.MintAPIKey{KeyID: BobKey, Hash: hash, Prefix: prefix, Sealed: sealed, At: Day1.Add(11 * time.Minute)}, 11*time.Minute)
+
+	// Day 1: Ada connects github and runs tools.
+	attempt := uuid.MustParse("00000000-0000-4000-8000-0000000a7701")
+	b.conn(Ada, "github", connection.Start{AttemptID: attempt, UserID: Ada, Integration: "github", AuthMode: connection.AuthOAuth2,
+		At: Day1.Add(h), ExpiresAt: Day1.Add(h + 10*time.Minute)}, h)
+	cred := b.seal(Ada, "connection:github:credential", `{"access_token":"gho_secret1","refresh_token":"ghr_secret1"}`)
+	b.log.Secrets = append(b.log.Secrets, "gho_secret1", "ghr_secret1")
+	ver := b.conn(Ada, "github", connection.Connect{AttemptID: attempt, UserID: Ada, Integration: "github", AuthMode: connection.AuthOAuth2,
+		Credential: cred, ExpiresAt: Day1.Add(9 * h), Scopes: []string{"repo", "read:user"}, AccountHint: "@octocat", At: Day1.Add(h + 2*time.Minute)}, h+2*time.Minute)
+	b.tool(1, Ada, "github", "github_list_repos", "", ver, 2*h)
+	b.tool(2, Ada, "github", "github_create_issue", "INVALID_ARGUMENTS", ver, 3*h)
+	b.tool(3, Ada, "utils", "=HYPERLINK(\"http://evil.example\",\"click\")", "UNKNOWN_TOOL", 0, 4*h)
+
+	// Day 2: the token is refreshed; Bob's newrelic attempt expires.
+	cred = b.seal(Ada, "connection:github:credential", `{"access_token":"gho_secret2","refresh_token":"ghr_secret1"}`)
+	b.log.Secrets = append(b.log.Secrets, "gho_secret2")
+	ver = b.conn(Ada, "github", connection.Refresh{Generation: 1, Credential: cred, ExpiresAt: Day1.Add(33 * h), At: Day1.Add(24 * h)}, 24*h)
+	b.tool(4, Ada, "github", "github_list_repos", "", ver, 25*h)
+	nrAttempt := uuid.MustParse("00000000-0000-4000-8000-0000000a7702")
+	b.conn(Bob, "newrelic", connection.Start{AttemptID: nrAttempt, UserID: Bob, Integration: "newrelic", AuthMode: connection.AuthAPIKey,
+		At: Day1.Add(27 * h), ExpiresAt: Day1.Add(27*h + 10*time.Minute)}, 27*h)
+	b.conn(Bob, "newrelic", connection.ExpirePending{AttemptID: nrAttempt, At: Day1.Add(27*h + 15*time.Minute)}, 27*h+15*time.Minute)
+
+	// Day 3: Bob connects newrelic directly and runs tools; one needs no connection.
+	cred = b.seal(Bob, "connection:newrelic:credential", `{"api_key":"NRAK-secret"}`)
+	b.log.Secrets = append(b.log.Secrets, "NRAK-secret")
+	ver = b.conn(Bob, "newrelic", connection.Connect{UserID: Bob, Integration: "newrelic", AuthMode: connection.AuthAPIKey,
+		Credential: cred, At: Day1.Add(48 * h)}, 48*h)
+	b.tool(5, Bob, "newrelic", "newrelic_query", "", ver, 49*h)
+	b.tool(6, Bob, "utils", "utils_uuid", "", 0, 50*h)
+
+	// Day 4: github refuses the refresh token; Ada rotates her key.
+	b.conn(Ada, "github", connection.RequireReauth{Generation: 2, Reason: "invalid_grant", At: Day1.Add(72 * h)}, 72*h)
+	b.tool(7, Ada, "github", "github_list_repos", "NOT_CONNECTED", 0, 73*h)
+	hash, prefix, sealed = b.key(Ada)
+	b.user(Ada, identity.RotateAPIKey{OldKeyID: AdaKey1, KeyID: AdaKey2, Hash: hash, Prefix: prefix, Sealed: sealed, At: Day1.Add(74 * h)}, 74*h)
+
+	// Day 5: Ada disconnects (a reason a spreadsheet would evaluate, with quotes and a comma), revokes
+	// her key and is shredded.
+	b.conn(Ada, "github", connection.Disconnect{Reason: "-2+3, \"user\" asked by email", At: Day1.Add(96 * h)}, 96*h)
+	b.user(Ada, identity.RevokeAPIKey{KeyID: AdaKey2, At: Day1.Add(97 * h)}, 97*h)
+	if err := v.Shred(ctx, Ada.String(), domain.Metadata{Actor: "cli", Time: Day1.Add(98 * h)}); err != nil {
+		t.Fatalf("shred: %v", err)
+	}
+	var err error
+	b.log.Events, b.log.Last, err = count(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.log
+}
+
+func count(ctx context.Context, store eventstore.Store) (int, eventstore.Position, error) {
+	n, from := 0, eventstore.Start
+	for {
+		envs, err := store.ReadAll(ctx, from, 1000)
+		if err != nil {
+			return 0, from, err
+		}
+		if len(envs) == 0 {
+			return n, from, nil
+		}
+		n += len(envs)
+		from = envs[len(envs)-1].Position
+	}
+}
+
+// AppendToolRuns appends n successful tool runs of user, spread over integrations and one second
+// apart from start, from `appenders` goroutines (so the store group-commits them).
+func AppendToolRuns(ctx context.Context, store eventstore.Store, user uuid.UUID, start time.Time, n, appenders int) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, appenders)
+	integrations := []string{"github", "newrelic", "utils"}
+	for a := range appenders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := a; i < n; i += appenders {
+				ev := execution.ToolExecuted{
+					ExecutionID: uuid.New(), UserID: user, Via: "api_key", ClientID: "bench",
+					Integration: integrations[i%len(integrations)], Tool: "bench_tool", Success: true,
+					DurationMS: int64(i % 500), ConnectionVersion: 2, At: start.Add(time.Duration(i) * time.Second),
+				}
+				ev.ArgsSize, ev.ArgsSHA256 = execution.Digest([]byte(fmt.Sprint(i)))
+				ev.ResultSize, ev.ResultSHA256 = execution.Digest([]byte("ok"))
+				if _, err := AppendToolRun(ctx, store, ev); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}

@@ -1,0 +1,225 @@
+package audit
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/vault"
+)
+
+// Kind says what a Record is about.
+type Kind string
+
+// The kinds of record, one per audited event type.
+const (
+	KindToolExecuted          Kind = "tool_executed"            // execution.tool_executed
+	KindConnectStarted        Kind = "connect_started"          // connection.started
+	KindConnectExpired        Kind = "connect_expired"          // connection.pending_expired
+	KindConnected             Kind = "connected"                // connection.connected
+	KindRefreshed             Kind = "refreshed"                // connection.token_refreshed
+	KindReauthorizationNeeded Kind = "reauthorization_required" // connection.reauthorization_required
+	KindDisconnected          Kind = "disconnected"             // connection.disconnected
+	KindAPIKeyMinted          Kind = "api_key_minted"           // identity.api_key_minted
+	KindAPIKeyRotated         Kind = "api_key_rotated"          // identity.api_key_rotated
+	KindAPIKeyRevoked         Kind = "api_key_revoked"          // identity.api_key_revoked
+	KindSubjectShredded       Kind = "subject_shredded"         // vault.subject_shredded
+)
+
+// kindOf maps the audited event types to their kinds; every other type is not audited.
+var kindOf = map[string]Kind{
+	execution.TypeToolExecuted:             KindToolExecuted,
+	connection.TypeStarted:                 KindConnectStarted,
+	connection.TypePendingExpired:          KindConnectExpired,
+	connection.TypeConnected:               KindConnected,
+	connection.TypeTokenRefreshed:          KindRefreshed,
+	connection.TypeReauthorizationRequired: KindReauthorizationNeeded,
+	connection.TypeDisconnected:            KindDisconnected,
+	identity.TypeAPIKeyMinted:              KindAPIKeyMinted,
+	identity.TypeAPIKeyRotated:             KindAPIKeyRotated,
+	identity.TypeAPIKeyRevoked:             KindAPIKeyRevoked,
+	vault.EventSubjectShredded:             KindSubjectShredded,
+}
+
+// Audited reports whether events of this type become records.
+func Audited(eventType string) bool {
+	_, ok := kindOf[eventType]
+	return ok
+}
+
+// Record is one audited fact. Fields that do not apply to a kind are empty (and left out of JSON).
+// It never holds a secret; see the package documentation.
+type Record struct {
+	// Time is the event's own time (when the tool finished, the token was refreshed, ...), or its
+	// metadata time when the event carries none. Always UTC.
+	Time     time.Time           `json:"time"`
+	EventID  uuid.UUID           `json:"event_id"`
+	Position eventstore.Position `json:"position"`
+	Kind     Kind                `json:"kind"`
+
+	UserID uuid.UUID `json:"user_id,omitzero"`
+	// Email is the user's address as the log's identity events give it; empty when the log holds no
+	// user_created event for UserID before this record.
+	Email string `json:"email,omitempty"`
+	// Actor is the metadata's actor: on whose authority the event was recorded (a user id, "cli",
+	// "system", ...).
+	Actor string `json:"actor,omitempty"`
+
+	Integration string    `json:"integration,omitempty"`
+	Tool        string    `json:"tool,omitempty"`
+	ExecutionID uuid.UUID `json:"execution_id,omitzero"`
+	// Success, ErrorCode and DurationMS describe a tool execution; nil and empty for other kinds.
+	Success    *bool  `json:"success,omitempty"`
+	ErrorCode  string `json:"error_code,omitempty"`
+	DurationMS *int64 `json:"duration_ms,omitempty"`
+	// Via is how the agent authenticated (api_key, oauth, session); ClientID is the MCP client: the
+	// OAuth client id or API key id it came through.
+	Via      string `json:"via,omitempty"`
+	ClientID string `json:"client_id,omitempty"`
+	// KeyID is the API key an identity event concerns (the new one for a rotation); OldKeyID the key a
+	// rotation retired.
+	KeyID    uuid.UUID `json:"key_id,omitzero"`
+	OldKeyID uuid.UUID `json:"old_key_id,omitzero"`
+	// ConnectionVersion is the version of the connection stream: the one whose credential a tool
+	// execution used (0 when its integration needs none), or the event's own version for connection
+	// events.
+	ConnectionVersion int64     `json:"connection_version,omitempty"`
+	AttemptID         uuid.UUID `json:"attempt_id,omitzero"`
+	AuthMode          string    `json:"auth_mode,omitempty"`
+	// Reason is why an attempt expired, why re-authorization is needed, or why a connection was
+	// disconnected.
+	Reason      string   `json:"reason,omitempty"`
+	Scopes      []string `json:"scopes,omitempty"`
+	AccountHint string   `json:"account_hint,omitempty"`
+
+	ArgsSize     *int   `json:"args_size,omitempty"`
+	ArgsSHA256   string `json:"args_sha256,omitempty"`
+	ResultSize   *int   `json:"result_size,omitempty"`
+	ResultSHA256 string `json:"result_sha256,omitempty"`
+
+	// Subject is the vault subject a shred destroyed (a user id for users).
+	Subject string `json:"subject,omitempty"`
+}
+
+// Decoder turns envelopes into records. It is safe for concurrent use.
+type Decoder struct {
+	codec *eventstore.JSONCodec[domain.Event]
+}
+
+// NewDecoder returns a Decoder for every audited event type and identity.user_created.
+func NewDecoder() *Decoder {
+	var events []domain.Event
+	events = append(events, execution.Events()...)
+	events = append(events, connection.Events()...)
+	events = append(events, identity.Events()...)
+	return &Decoder{codec: eventstore.NewJSONCodec(events...)}
+}
+
+// UserCreated returns the user and email of an identity.user_created event; ok is false for any other
+// event type.
+func (d *Decoder) UserCreated(env eventstore.Envelope) (user uuid.UUID, email string, ok bool, err error) {
+	if env.Type != identity.TypeUserCreated {
+		return uuid.Nil, "", false, nil
+	}
+	ev, err := d.codec.Decode(env.Type, env.SchemaVersion, env.Data)
+	if err != nil {
+		return uuid.Nil, "", false, decodeError(env, err)
+	}
+	uc := ev.(identity.UserCreated)
+	return uc.UserID, uc.Email, true, nil
+}
+
+// Decode returns the record of an audited event, with Email left empty (the caller resolves it); ok is
+// false for events that are not audited. An audited event that cannot be decoded is an error: an
+// audit trail must not skip what it cannot read.
+func (d *Decoder) Decode(env eventstore.Envelope) (rec Record, ok bool, err error) {
+	kind, audited := kindOf[env.Type]
+	if !audited {
+		return Record{}, false, nil
+	}
+	rec = Record{EventID: env.ID, Position: env.Position, Kind: kind, Actor: env.Metadata.Actor, ClientID: env.Metadata.MCPClient}
+	var at time.Time
+	if kind == KindSubjectShredded {
+		subject, ok := vault.ShreddedSubject(env)
+		if !ok {
+			return Record{}, false, decodeError(env, fmt.Errorf("not a well-formed shred event"))
+		}
+		rec.Subject = subject
+		if id, err := uuid.Parse(subject); err == nil {
+			rec.UserID = id
+		}
+	} else {
+		ev, err := d.codec.Decode(env.Type, env.SchemaVersion, env.Data)
+		if err != nil {
+			return Record{}, false, decodeError(env, err)
+		}
+		at = fill(&rec, env, ev)
+	}
+	if at.IsZero() {
+		at = env.Metadata.Time
+	}
+	rec.Time = at.UTC()
+	return rec, true, nil
+}
+
+// fill copies what an event says into rec and returns the event's own time. Only non-secret fields are
+// copied: Credential, Sealed, Hash and Prefix never are.
+func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
+	switch e := ev.(type) {
+	case execution.ToolExecuted:
+		rec.UserID, rec.Integration, rec.Tool, rec.ExecutionID = e.UserID, e.Integration, e.Tool, e.ExecutionID
+		rec.Success, rec.ErrorCode, rec.DurationMS = &e.Success, e.ErrorCode, &e.DurationMS
+		rec.Via, rec.ConnectionVersion = e.Via, e.ConnectionVersion
+		if e.ClientID != "" {
+			rec.ClientID = e.ClientID
+		}
+		rec.ArgsSize, rec.ArgsSHA256, rec.ResultSize, rec.ResultSHA256 = &e.ArgsSize, e.ArgsSHA256, &e.ResultSize, e.ResultSHA256
+		return e.At
+	case connection.Started:
+		rec.UserID, rec.Integration, rec.AttemptID, rec.AuthMode = e.UserID, e.Integration, e.AttemptID, string(e.AuthMode)
+		rec.ConnectionVersion = env.Version
+		return e.StartedAt
+	case connection.PendingExpired:
+		rec.UserID, rec.Integration, rec.AttemptID, rec.Reason = e.UserID, e.Integration, e.AttemptID, string(e.Reason)
+		rec.ConnectionVersion = env.Version
+		return e.At
+	case connection.Connected:
+		rec.UserID, rec.Integration, rec.AttemptID, rec.AuthMode = e.UserID, e.Integration, e.AttemptID, string(e.AuthMode)
+		rec.Scopes, rec.AccountHint = e.Scopes, e.AccountHint
+		rec.ConnectionVersion = env.Version
+		return e.ConnectedAt
+	case connection.TokenRefreshed:
+		rec.UserID, rec.Integration = e.UserID, e.Integration
+		rec.ConnectionVersion = env.Version
+		return e.RefreshedAt
+	case connection.ReauthorizationRequired:
+		rec.UserID, rec.Integration, rec.Reason = e.UserID, e.Integration, e.Reason
+		rec.ConnectionVersion = env.Version
+		return e.At
+	case connection.Disconnected:
+		rec.UserID, rec.Integration, rec.Reason = e.UserID, e.Integration, e.Reason
+		rec.ConnectionVersion = env.Version
+		return e.At
+	case identity.APIKeyMinted:
+		rec.UserID, rec.KeyID = e.UserID, e.KeyID
+		return e.MintedAt
+	case identity.APIKeyRotated:
+		rec.UserID, rec.KeyID, rec.OldKeyID = e.UserID, e.KeyID, e.OldKeyID
+		return e.RotatedAt
+	case identity.APIKeyRevoked:
+		rec.UserID, rec.KeyID = e.UserID, e.KeyID
+		return e.RevokedAt
+	}
+	return time.Time{}
+}
+
+func decodeError(env eventstore.Envelope, err error) error {
+	return fmt.Errorf("audit: event %s (%s, stream %q version %d, position %s): %w",
+		env.ID, env.Type, env.Stream, env.Version, env.Position, err)
+}

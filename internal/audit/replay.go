@@ -1,0 +1,103 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/eventstore"
+)
+
+// replayBatch is how many events one ReadAll of the replay asks for.
+const replayBatch = 1000
+
+// Progress is how far a replay has got.
+type Progress struct {
+	// Scanned counts the events read from the log; Emitted the records passed to emit.
+	Scanned, Emitted int64
+	// Position is that of the last event read (Start before the first).
+	Position eventstore.Position
+	// Elapsed is the time since the replay began.
+	Elapsed time.Duration
+	// Done is set on the last call, once the replay has read to the end of the log.
+	Done bool
+	// UserSeen says whether the log named the filter's user (a user_created event with its email);
+	// always true without a user filter. A replay that ends with UserSeen false matched no user.
+	UserSeen bool
+}
+
+// Rate is the scan rate so far, in events per second.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Scanned) / p.Elapsed.Seconds()
+}
+
+// Replay reads the whole event log from the start with ReadAll, turns every audited event into a
+// Record (emails resolved from the log's own identity.user_created events as it goes), and calls emit
+// with each record that passes the filter, in log order. It reads until a ReadAll returns nothing, so
+// events committed while it runs are included up to the moment it reaches the end.
+//
+// progress, when not nil, is called after every batch read (about every thousand events) and once more
+// with Done set at the end; the caller decides how often to show it. An error from emit stops the
+// replay and is returned wrapped; so is an audited event that cannot be decoded.
+func Replay(ctx context.Context, store eventstore.Store, filter Filter, emit func(Record) error, progress func(Progress)) error {
+	f, err := filter.normalized()
+	if err != nil {
+		return err
+	}
+	dec := NewDecoder()
+	emails := make(map[uuid.UUID]string)
+	began := time.Now()
+	p := Progress{UserSeen: f.Email == ""}
+	report := func() {
+		if progress != nil {
+			p.Elapsed = time.Since(began)
+			progress(p)
+		}
+	}
+	from := eventstore.Start
+	for {
+		envs, err := store.ReadAll(ctx, from, replayBatch)
+		if err != nil {
+			return fmt.Errorf("audit replay: read the log after %s: %w", from, err)
+		}
+		if len(envs) == 0 {
+			break
+		}
+		for _, env := range envs {
+			p.Scanned++
+			p.Position = env.Position
+			from = env.Position
+			if user, email, ok, err := dec.UserCreated(env); err != nil {
+				return err
+			} else if ok {
+				emails[user] = email
+				p.UserSeen = p.UserSeen || email == f.Email
+				continue
+			}
+			rec, ok, err := dec.Decode(env)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			rec.Email = emails[rec.UserID]
+			if !f.Match(rec) {
+				continue
+			}
+			if err := emit(rec); err != nil {
+				return fmt.Errorf("audit replay: emit the record of event %s at %s: %w", rec.EventID, rec.Position, err)
+			}
+			p.Emitted++
+		}
+		report()
+	}
+	p.Done = true
+	report()
+	return nil
+}
