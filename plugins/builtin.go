@@ -23,6 +23,7 @@ import (
 // its folder here.
 //
 //go:embed github newrelic utils
+//go:embed brave-search
 var builtinFS embed.FS
 
 // builtinHandlers returns the Go handlers of the built-in plugins, by tool name. It returns a fresh map
