@@ -1,0 +1,358 @@
+package audit_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/eventstore/postgres"
+	"github.com/workbench/workbench/eventstore/sqlite"
+	"github.com/workbench/workbench/internal/audit"
+	"github.com/workbench/workbench/internal/audit/audittest"
+	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/vault"
+	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/projections"
+	projaudit "github.com/workbench/workbench/projections/audit"
+)
+
+type backend struct {
+	dialect migrations.Dialect
+	store   eventstore.Store
+	db      *sql.DB
+}
+
+var backends = []struct {
+	name string
+	open func(testing.TB) backend
+}{
+	{"sqlite", openSQLite},
+	{"postgres", openPostgres},
+}
+
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func openSQLite(t testing.TB) backend {
+	t.Helper()
+	ctx := testCtx(t)
+	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
+		t.Fatal(err)
+	}
+	store, err := sqlite.New(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return backend{migrations.SQLite, store, db}
+}
+
+func openPostgres(t testing.TB) backend {
+	t.Helper()
+	url := testpg.New(t)
+	ctx := testCtx(t)
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Apply(ctx, db, migrations.Postgres, nil); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	store, err := postgres.New(ctx, pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return backend{migrations.Postgres, store, db}
+}
+
+func (b backend) vault(t testing.TB) *vault.Vault {
+	t.Helper()
+	key, err := vault.GenerateMasterKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vault.New(b.db, b.store, key, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// running starts a runner with the audit projection (batches of 4 events, so the log is applied over
+// many transactions) and stops it at the end of the test.
+func (b backend) running(t testing.TB) *projections.Runner {
+	t.Helper()
+	r, err := projections.NewRunner(b.store, b.db, b.dialect, &projections.Options{
+		Projections: []projections.Projection{projaudit.New()}, BatchSize: 4, PollInterval: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return r
+}
+
+func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) { f(t, be.open(t)) })
+	}
+}
+
+func replay(t *testing.T, store eventstore.Store, f audit.Filter) []audit.Record {
+	t.Helper()
+	var out []audit.Record
+	if err := audit.Replay(testCtx(t), store, f, func(r audit.Record) error { out = append(out, r); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func asJSON(t *testing.T, recs []audit.Record) []string {
+	t.Helper()
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = string(b)
+	}
+	return out
+}
+
+// dump returns both tables of the read model as text, in a fixed order.
+func dump(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT event_id, user_id, commit_pos, prepare_pos, at, kind, integration, record FROM audit_records ORDER BY event_id`,
+		`SELECT user_id, email, '', '', '', '', '', '' FROM audit_users ORDER BY user_id`,
+	} {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var c [8]string
+			if err := rows.Scan(&c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7]); err != nil {
+				t.Fatal(err)
+			}
+			b.WriteString(strings.Join(c[:], "|") + "\n")
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+// The read model holds, for each user, exactly the records the replay gives for that user's email,
+// newest first; built incrementally while the log grows, it equals the one a rebuild makes.
+func TestReadModelMatchesReplayAndRebuild(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := testCtx(t)
+		runner := b.running(t)
+		log := audittest.Build(ctx, t, b.store, b.vault(t))
+		if err := runner.WaitFor(ctx, log.Last); err != nil {
+			t.Fatal(err)
+		}
+		reader := projaudit.Reader{DB: b.db}
+		for email, user := range map[string]uuid.UUID{"ada@example.com": audittest.Ada, "bob@example.com": audittest.Bob} {
+			want := replay(t, b.store, audit.Filter{Email: email})
+			slices.Reverse(want)
+			got, err := reader.ForUser(ctx, user, eventstore.Start, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 {
+				t.Fatalf("no records replayed for %s", email)
+			}
+			if diff := cmp.Diff(asJSON(t, want), asJSON(t, got)); diff != "" {
+				t.Errorf("%s: read model differs from the replay (-replay +read model):\n%s", email, diff)
+			}
+		}
+		incremental := dump(t, b.db)
+		if err := runner.Rebuild(ctx, projaudit.Name); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(incremental, dump(t, b.db)); diff != "" {
+			t.Errorf("rebuilt read model differs from the incremental one (-incremental +rebuilt):\n%s", diff)
+		}
+		if n := strings.Count(incremental, "\n"); n != 20+2 {
+			t.Errorf("read model has %d rows, want 20 records and 2 users", n)
+		}
+		if got, err := reader.ForUser(ctx, uuid.New(), eventstore.Start, 10); err != nil || len(got) != 0 {
+			t.Errorf("a stranger's records: %v %v", got, err)
+		}
+	})
+}
+
+type pageResult struct {
+	status int
+	page   audit.Page
+	body   string
+	header http.Header
+}
+
+func getPage(t *testing.T, srv *httptest.Server, method, user, query string) pageResult {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL+"/api/audit"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user != "" {
+		req.Header.Set("X-Test-User", user)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	res := pageResult{status: resp.StatusCode, body: string(body), header: resp.Header}
+	if resp.StatusCode == http.StatusOK {
+		if err := json.Unmarshal(body, &res.page); err != nil {
+			t.Fatalf("body %s: %v", body, err)
+		}
+	}
+	return res
+}
+
+func TestHandler(t *testing.T) {
+	b := openSQLite(t)
+	ctx := testCtx(t)
+	runner := b.running(t)
+	audittest.Build(ctx, t, b.store, b.vault(t))
+	if err := audittest.AppendToolRuns(ctx, b.store, audittest.Bob, audittest.Day1.AddDate(0, 1, 0), 60, 4); err != nil {
+		t.Fatal(err)
+	}
+	envs, err := b.store.ReadAll(ctx, eventstore.Start, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.WaitFor(ctx, envs[len(envs)-1].Position); err != nil {
+		t.Fatal(err)
+	}
+	// The test resolves the signed-in user from a header; the server gives a portal-session resolver.
+	userOf := func(r *http.Request) (uuid.UUID, bool) {
+		id, err := uuid.Parse(r.Header.Get("X-Test-User"))
+		return id, err == nil
+	}
+	srv := httptest.NewServer(audit.Handler(projaudit.Reader{DB: b.db}, userOf))
+	defer srv.Close()
+	ada, bob := audittest.Ada.String(), audittest.Bob.String()
+
+	t.Run("pages through every record, newest first", func(t *testing.T) {
+		want := replay(t, b.store, audit.Filter{Email: "ada@example.com"})
+		slices.Reverse(want)
+		var got []audit.Record
+		query, pages := "?limit=3", 0
+		for {
+			res := getPage(t, srv, http.MethodGet, ada, query)
+			if res.status != http.StatusOK {
+				t.Fatalf("%s: %d %s", query, res.status, res.body)
+			}
+			if cc := res.header.Get("Cache-Control"); cc != "no-store" {
+				t.Errorf("Cache-Control %q", cc)
+			}
+			pages++
+			got = append(got, res.page.Records...)
+			if res.page.NextBefore == "" {
+				break
+			}
+			if len(res.page.Records) != 3 {
+				t.Fatalf("a page that is not the last has %d records", len(res.page.Records))
+			}
+			query = "?limit=3&before=" + res.page.NextBefore
+		}
+		if pages != (len(want)+2)/3 {
+			t.Errorf("%d pages for %d records", pages, len(want))
+		}
+		if diff := cmp.Diff(asJSON(t, want), asJSON(t, got)); diff != "" {
+			t.Errorf("pages differ from the replay (-replay +pages):\n%s", diff)
+		}
+		for _, r := range got {
+			if r.UserID != audittest.Ada {
+				t.Errorf("another user's record: %+v", r)
+			}
+		}
+	})
+
+	t.Run("default and largest limits", func(t *testing.T) {
+		res := getPage(t, srv, http.MethodGet, bob, "")
+		if res.status != http.StatusOK || len(res.page.Records) != audit.DefaultLimit || res.page.NextBefore == "" {
+			t.Fatalf("default page: %d, %d records, next %q", res.status, len(res.page.Records), res.page.NextBefore)
+		}
+		res = getPage(t, srv, http.MethodGet, bob, fmt.Sprintf("?limit=%d", audit.MaxLimit))
+		if res.status != http.StatusOK || len(res.page.Records) != 6+60 || res.page.NextBefore != "" {
+			t.Fatalf("largest page: %d, %d records, next %q", res.status, len(res.page.Records), res.page.NextBefore)
+		}
+	})
+
+	t.Run("no records", func(t *testing.T) {
+		res := getPage(t, srv, http.MethodGet, uuid.NewString(), "")
+		if res.status != http.StatusOK || !strings.Contains(res.body, `"records":[]`) {
+			t.Fatalf("%d %s", res.status, res.body)
+		}
+	})
+
+	cases := []struct {
+		name, method, user, query string
+		status                    int
+	}{
+		{"no one signed in", http.MethodGet, "", "", http.StatusUnauthorized},
+		{"limit zero", http.MethodGet, ada, "?limit=0", http.StatusBadRequest},
+		{"limit too large", http.MethodGet, ada, "?limit=501", http.StatusBadRequest},
+		{"limit not a number", http.MethodGet, ada, "?limit=ten", http.StatusBadRequest},
+		{"limit empty", http.MethodGet, ada, "?limit=", http.StatusBadRequest},
+		{"before not a position", http.MethodGet, ada, "?before=yesterday", http.StatusBadRequest},
+		{"before zero", http.MethodGet, ada, "?before=0", http.StatusBadRequest},
+		{"post", http.MethodPost, ada, "", http.StatusMethodNotAllowed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := getPage(t, srv, tc.method, tc.user, tc.query)
+			if res.status != tc.status {
+				t.Fatalf("%d %s, want %d", res.status, res.body, tc.status)
+			}
+			var e struct{ Error, Message string }
+			if err := json.Unmarshal([]byte(res.body), &e); err != nil || e.Error == "" || e.Message == "" {
+				t.Fatalf("error body %q: %v", res.body, err)
+			}
+		})
+	}
+}
