@@ -42,6 +42,7 @@ commands:
   apikey create --email EMAIL    create the user when missing, mint an API key, print it once
   events tail [--from POS] [-f]  print the event log as JSON lines (-f: keep following)
   projections rebuild [NAME]     rebuild one read model, or all, from position zero
+  audit replay [flags]           stream the log's audit records as JSON lines or CSV (-h for flags)
   keys rotate                    re-seal every data key under the current ENCRYPTION_KEY
 
 Configuration comes from the environment; see the README.
@@ -64,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdEvents(ctx, args, getenv, stdout, stderr)
 	case "projections":
 		return cmdProjections(ctx, args, getenv, stdout, stderr)
+	case "audit":
+		return cmdAudit(ctx, args, getenv, stdout, stderr)
 	case "keys":
 		return cmdKeys(ctx, args, getenv, stdout, stderr)
 	case "help", "-h", "--help":

@@ -23,7 +23,7 @@ type Filter struct {
 // CodeInvalid, worded for the command line.
 func (f Filter) normalized() (Filter, error) {
 	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
-		return f, domain.Errorf(domain.CodeInvalid, "--from (%s) must be before --to (%s)",
+		return f, domain.Errorf(domain.CodeInvalid, "the time range is empty: --from is %s and --to ends before %s",
 			f.From.UTC().Format(time.RFC3339Nano), f.To.UTC().Format(time.RFC3339Nano))
 	}
 	if f.Email != "" {
