@@ -2,7 +2,6 @@ package credentials_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -429,7 +428,11 @@ func TestAPIKeyAndDisconnect(t *testing.T) {
 
 func TestSweep(t *testing.T) {
 	e := newEnv(t, "basic")
-	e.opts = func(c *credentials.Config) { c.LinkTTL = time.Second; c.Retention = time.Second; c.SweepInterval = time.Hour }
+	e.opts = func(c *credentials.Config) {
+		c.LinkTTL = time.Second
+		c.Retention = time.Second
+		c.SweepInterval = time.Hour
+	}
 	n := e.node(true)
 	user := uuid.New()
 	res, err := n.svc.Connect(e.ctx, user, "acme")
@@ -458,5 +461,3 @@ func TestSweep(t *testing.T) {
 		t.Fatalf("after pruning: %v", err)
 	}
 }
-
-var _ = errors.Is

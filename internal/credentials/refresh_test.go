@@ -1,7 +1,6 @@
 package credentials_test
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -145,5 +144,3 @@ func TestRefresh(t *testing.T) {
 		}
 	})
 }
-
-var _ = context.Background
