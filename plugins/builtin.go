@@ -23,6 +23,7 @@ import (
 // its folder here.
 //
 //go:embed github newrelic utils
+//go:embed slack
 //go:embed brave-search
 var builtinFS embed.FS
 
@@ -34,6 +35,25 @@ func builtinHandlers() map[string]Handler {
 		"utils_uuid": utilsUUID,
 		"utils_hash": utilsHash,
 		"utils_time": utilsTime,
+
+		// slack: handlers_slack.go (Slack fails calls with HTTP 200 and "ok": false)
+		"slack_auth_test":                slackTool("slack_auth_test"),
+		"slack_list_conversations":       slackTool("slack_list_conversations"),
+		"slack_get_conversation_info":    slackTool("slack_get_conversation_info"),
+		"slack_get_conversation_history": slackTool("slack_get_conversation_history"),
+		"slack_get_thread_replies":       slackTool("slack_get_thread_replies"),
+		"slack_join_conversation":        slackTool("slack_join_conversation"),
+		"slack_post_message":             slackTool("slack_post_message"),
+		"slack_update_message":           slackTool("slack_update_message"),
+		"slack_delete_message":           slackTool("slack_delete_message"),
+		"slack_add_reaction":             slackTool("slack_add_reaction"),
+		"slack_list_users":               slackTool("slack_list_users"),
+		"slack_get_user_info":            slackTool("slack_get_user_info"),
+		"slack_lookup_user_by_email":     slackTool("slack_lookup_user_by_email"),
+		"slack_search_messages":          slackTool("slack_search_messages"),
+		"slack_list_files":               slackTool("slack_list_files"),
+		"slack_list_pins":                slackTool("slack_list_pins"),
+		"slack_add_pin":                  slackTool("slack_add_pin"),
 	}
 }
 
