@@ -36,6 +36,9 @@ func builtinHandlers() map[string]Handler {
 		"utils_hash": utilsHash,
 		"utils_time": utilsTime,
 
+		// github: handlers_github.go (a file path spans several URL segments)
+		"github_get_file_contents": githubGetFileContents,
+
 		// slack: handlers_slack.go (Slack fails calls with HTTP 200 and "ok": false)
 		"slack_auth_test":                slackTool("slack_auth_test"),
 		"slack_list_conversations":       slackTool("slack_list_conversations"),
