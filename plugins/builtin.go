@@ -25,6 +25,7 @@ import (
 //go:embed github newrelic utils
 //go:embed slack
 //go:embed brave-search
+//go:embed google-gmail
 var builtinFS embed.FS
 
 // builtinHandlers returns the Go handlers of the built-in plugins, by tool name. It returns a fresh map
@@ -57,6 +58,10 @@ func builtinHandlers() map[string]Handler {
 		"slack_list_files":               slackTool("slack_list_files"),
 		"slack_list_pins":                slackTool("slack_list_pins"),
 		"slack_add_pin":                  slackTool("slack_add_pin"),
+
+		// google-gmail: handlers_google_gmail.go (outgoing mail is one base64url RFC 2822 "raw" field)
+		"google_gmail_send_message": gmailSendMessage,
+		"google_gmail_create_draft": gmailCreateDraft,
 	}
 }
 

@@ -1,0 +1,205 @@
+package plugins
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// Contract cases for the google-gmail plugin, against the Gmail API v1 reference
+// (developers.google.com/gmail/api/reference/rest: users.getProfile, users.messages, users.threads,
+// users.labels, users.drafts). Outgoing mail travels as a base64url RFC 2822 message in "raw".
+
+const gmailToken = "ya29.gmail-contract"
+
+var gmailHeaders = map[string]string{"Authorization": "Bearer " + gmailToken, "Accept": "application/json"}
+
+var gmailJSONHeaders = map[string]string{"Authorization": "Bearer " + gmailToken, "Content-Type": "application/json"}
+
+// gmailRawBody is the JSON body the fake must receive for an outgoing message: the exact RFC 2822
+// text, base64url-encoded, with the optional threadId beside it (wrapped in "message" for drafts).
+func gmailRawBody(message, threadID string, draft bool) string {
+	m := map[string]any{"raw": base64.URLEncoding.EncodeToString([]byte(message))}
+	if threadID != "" {
+		m["threadId"] = threadID
+	}
+	var v any = m
+	if draft {
+		v = map[string]any{"message": m}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+var gmailMessage = map[string]any{
+	"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"INBOX", "UNREAD"},
+	"snippet": "Hi team, the report is attached", "historyId": "987654", "internalDate": "1704067200000", "sizeEstimate": 5120,
+	"payload": map[string]any{
+		"partId": "", "mimeType": "multipart/alternative", "filename": "",
+		"headers": []any{
+			map[string]any{"name": "From", "value": "Alice <alice@example.com>"},
+			map[string]any{"name": "Subject", "value": "Weekly report"},
+		},
+		"body": map[string]any{"size": 0},
+		"parts": []any{map[string]any{"partId": "0", "mimeType": "text/plain", "filename": "",
+			"headers": []any{map[string]any{"name": "Content-Type", "value": "text/plain; charset=\"UTF-8\""}},
+			"body":    map[string]any{"size": 31, "data": "SGkgdGVhbSwgdGhlIHJlcG9ydCBpcyBhdHRhY2hlZA"}}},
+	},
+}
+
+func init() {
+	contractTokens["google-gmail"] = gmailToken
+	contractCases = append(contractCases,
+		contractCase{
+			tool: "google_gmail_get_profile", args: `{}`,
+			method: "GET", path: "/gmail/v1/users/me/profile", header: gmailHeaders,
+			status: 200, respond: map[string]any{"emailAddress": "ada@example.com", "messagesTotal": 5321, "threadsTotal": 2876, "historyId": "987654"},
+			want: `{"emailAddress":"ada@example.com","messagesTotal":5321,"threadsTotal":2876,"historyId":"987654"}`,
+		},
+		contractCase{
+			tool: "google_gmail_list_messages", args: `{"q":"from:alice@example.com is:unread","label_id":"INBOX","page_token":"09876"}`,
+			method: "GET", path: "/gmail/v1/users/me/messages",
+			query:  "includeSpamTrash=false&labelIds=INBOX&maxResults=20&pageToken=09876&q=from%3Aalice%40example.com+is%3Aunread",
+			header: gmailHeaders,
+			status: 200, respond: map[string]any{
+				"messages":           []any{map[string]any{"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4"}},
+				"nextPageToken":      "12345678901234567890",
+				"resultSizeEstimate": 201,
+			},
+			want: `{"items":{"messages":[{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4"}],"resultSizeEstimate":201},"next_cursor":"12345678901234567890"}`,
+		},
+		contractCase{
+			tool: "google_gmail_get_message", args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
+			method: "GET", path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4", query: "format=full", header: gmailHeaders,
+			status: 200, respond: gmailMessage,
+			want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["INBOX","UNREAD"],"snippet":"Hi team, the report is attached",
+			 "internalDate":"1704067200000","sizeEstimate":5120,"payload":{"mimeType":"multipart/alternative",
+			 "headers":[{"name":"From","value":"Alice <alice@example.com>"},{"name":"Subject","value":"Weekly report"}],
+			 "body":{"size":0},"parts":[{"partId":"0","mimeType":"text/plain","filename":"",
+			 "headers":[{"name":"Content-Type","value":"text/plain; charset=\"UTF-8\""}],
+			 "body":{"size":31,"data":"SGkgdGVhbSwgdGhlIHJlcG9ydCBpcyBhdHRhY2hlZA"}}]}}`,
+		},
+		contractCase{
+			tool: "google_gmail_send_message",
+			args: `{"to":["Ada Lovelace <ada@example.com>","bob@example.com"],"cc":["carol@example.com"],"subject":"Résumé review",
+			 "body":"Hi Ada,\nsee attached.","thread_id":"18c2b3f0a1d2e3f4","in_reply_to":"<CAF123@mail.gmail.com>"}`,
+			method: "POST", path: "/gmail/v1/users/me/messages/send", header: gmailJSONHeaders,
+			body: gmailRawBody("To: \"Ada Lovelace\" <ada@example.com>, <bob@example.com>\r\n"+
+				"Cc: <carol@example.com>\r\n"+
+				"Subject: =?UTF-8?b?UsOpc3Vtw6kgcmV2aWV3?=\r\n"+
+				"In-Reply-To: <CAF123@mail.gmail.com>\r\nReferences: <CAF123@mail.gmail.com>\r\n"+
+				"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\nContent-Transfer-Encoding: base64\r\n\r\n"+
+				"SGkgQWRhLApzZWUgYXR0YWNoZWQu\r\n", "18c2b3f0a1d2e3f4", false),
+			status: 200, respond: map[string]any{"id": "18c2b40000000001", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"SENT"}},
+			want: `{"id":"18c2b40000000001","threadId":"18c2b3f0a1d2e3f4","labelIds":["SENT"]}`,
+		},
+		contractCase{
+			tool: "google_gmail_list_threads", args: `{"q":"subject:invoice","max_results":2}`,
+			method: "GET", path: "/gmail/v1/users/me/threads", query: "includeSpamTrash=false&maxResults=2&q=subject%3Ainvoice", header: gmailHeaders,
+			status: 200, respond: map[string]any{
+				"threads":            []any{map[string]any{"id": "18c1", "snippet": "Invoice #42 is due", "historyId": "5555"}},
+				"resultSizeEstimate": 1,
+			},
+			want: `{"items":{"threads":[{"id":"18c1","snippet":"Invoice #42 is due","historyId":"5555"}],"resultSizeEstimate":1}}`,
+		},
+		contractCase{
+			tool: "google_gmail_get_thread", args: `{"thread_id":"18c2b3f0a1d2e3f4"}`,
+			method: "GET", path: "/gmail/v1/users/me/threads/18c2b3f0a1d2e3f4", query: "format=metadata", header: gmailHeaders,
+			status: 200, respond: map[string]any{"id": "18c2b3f0a1d2e3f4", "historyId": "987654", "messages": []any{gmailMessage}},
+			want: `{"id":"18c2b3f0a1d2e3f4","historyId":"987654","messages":[{"id":"18c2b3f0a1d2e3f4","labelIds":["INBOX","UNREAD"],
+			 "snippet":"Hi team, the report is attached","internalDate":"1704067200000","payload":{"mimeType":"multipart/alternative",
+			 "headers":[{"name":"From","value":"Alice <alice@example.com>"},{"name":"Subject","value":"Weekly report"}],
+			 "body":{"size":0},"parts":[{"partId":"0","mimeType":"text/plain","filename":"",
+			 "headers":[{"name":"Content-Type","value":"text/plain; charset=\"UTF-8\""}],
+			 "body":{"size":31,"data":"SGkgdGVhbSwgdGhlIHJlcG9ydCBpcyBhdHRhY2hlZA"}}]}}]}`,
+		},
+		contractCase{
+			tool: "google_gmail_list_labels", args: `{}`,
+			method: "GET", path: "/gmail/v1/users/me/labels", header: gmailHeaders,
+			status: 200, respond: map[string]any{"labels": []any{
+				map[string]any{"id": "INBOX", "name": "INBOX", "messageListVisibility": "hide", "labelListVisibility": "labelShow", "type": "system"},
+				map[string]any{"id": "Label_12", "name": "Projects/Acme", "type": "user", "messageListVisibility": "show", "labelListVisibility": "labelShow",
+					"color": map[string]any{"textColor": "#000000", "backgroundColor": "#ffffff"}},
+			}},
+			want: `[{"id":"INBOX","name":"INBOX","type":"system","messageListVisibility":"hide","labelListVisibility":"labelShow"},
+			 {"id":"Label_12","name":"Projects/Acme","type":"user","messageListVisibility":"show","labelListVisibility":"labelShow"}]`,
+		},
+		contractCase{
+			tool: "google_gmail_create_label", args: `{"name":"Projects/Acme","label_list_visibility":"labelShowIfUnread"}`,
+			method: "POST", path: "/gmail/v1/users/me/labels", header: gmailJSONHeaders,
+			body:   `{"name":"Projects/Acme","labelListVisibility":"labelShowIfUnread","messageListVisibility":"show"}`,
+			status: 200, respond: map[string]any{"id": "Label_12", "name": "Projects/Acme", "messageListVisibility": "show", "labelListVisibility": "labelShowIfUnread", "type": "user"},
+			want: `{"id":"Label_12","name":"Projects/Acme","type":"user","messageListVisibility":"show","labelListVisibility":"labelShowIfUnread"}`,
+		},
+		contractCase{
+			tool: "google_gmail_modify_message", args: `{"message_id":"18c2b3f0a1d2e3f4","add_label_ids":["Label_12"],"remove_label_ids":["INBOX","UNREAD"]}`,
+			method: "POST", path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4/modify", header: gmailJSONHeaders,
+			body:   `{"addLabelIds":["Label_12"],"removeLabelIds":["INBOX","UNREAD"]}`,
+			status: 200, respond: map[string]any{"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"Label_12"}, "snippet": "Hi team"},
+			want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["Label_12"]}`,
+		},
+		contractCase{
+			tool: "google_gmail_trash_message", args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
+			method: "POST", path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4/trash", header: gmailHeaders,
+			status: 200, respond: map[string]any{"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"TRASH"}},
+			want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["TRASH"]}`,
+		},
+		contractCase{
+			tool: "google_gmail_create_draft", args: `{"to":["ada@example.com"],"subject":"Weekly report","body":"<p>The numbers are in.</p>","html":true}`,
+			method: "POST", path: "/gmail/v1/users/me/drafts", header: gmailJSONHeaders,
+			body: gmailRawBody("To: <ada@example.com>\r\nSubject: Weekly report\r\n"+
+				"MIME-Version: 1.0\r\nContent-Type: text/html; charset=\"UTF-8\"\r\nContent-Transfer-Encoding: base64\r\n\r\n"+
+				"PHA+VGhlIG51bWJlcnMgYXJlIGluLjwvcD4=\r\n", "", true),
+			status: 200, respond: map[string]any{"id": "r-123456789", "message": map[string]any{"id": "18c2b50000000002", "threadId": "18c2b50000000002", "labelIds": []any{"DRAFT"}}},
+			want: `{"id":"r-123456789","message":{"id":"18c2b50000000002","threadId":"18c2b50000000002","labelIds":["DRAFT"]}}`,
+		},
+		contractCase{
+			tool: "google_gmail_list_drafts", args: `{}`,
+			method: "GET", path: "/gmail/v1/users/me/drafts", query: "maxResults=20", header: gmailHeaders,
+			status: 200, respond: map[string]any{
+				"drafts":             []any{map[string]any{"id": "r-123456789", "message": map[string]any{"id": "18c2b50000000002", "threadId": "18c2b50000000002"}}},
+				"resultSizeEstimate": 1, "nextPageToken": "abc",
+			},
+			want: `{"items":{"drafts":[{"id":"r-123456789","message":{"id":"18c2b50000000002","threadId":"18c2b50000000002"}}],"resultSizeEstimate":1},"next_cursor":"abc"}`,
+		},
+		contractCase{
+			tool: "google_gmail_send_draft", args: `{"draft_id":"r-123456789"}`,
+			method: "POST", path: "/gmail/v1/users/me/drafts/send", header: gmailJSONHeaders,
+			body:   `{"id":"r-123456789"}`,
+			status: 200, respond: map[string]any{"id": "18c2b50000000002", "threadId": "18c2b50000000002", "labelIds": []any{"SENT"}},
+			want: `{"id":"18c2b50000000002","threadId":"18c2b50000000002","labelIds":["SENT"]}`,
+		},
+	)
+}
+
+func TestGmailComposeErrors(t *testing.T) {
+	r := builtinRegistry(t)
+	tests := []struct {
+		name, args string
+		status     int
+		respond    any
+		want       string
+		requests   int
+	}{
+		{name: "bad recipient", args: `{"to":["not an address"],"subject":"s","body":"b"}`,
+			want: `invalid: google_gmail_send_message: to: "not an address" is not an email address: mail: no angle-addr`},
+		{name: "header injection in a display name", args: `{"to":["Eve\r\nBcc: x@example.com <eve@example.com>"],"subject":"s","body":"b"}`,
+			want: `invalid: google_gmail_send_message: to: "Eve\r\nBcc: x@example.com <eve@example.com>" is not an email address: mail: missing '@' or angle-addr`},
+		{name: "provider error", args: `{"to":["ada@example.com"],"subject":"s","body":"b"}`, requests: 1,
+			status: 400, respond: map[string]any{"error": map[string]any{"code": 400, "message": "Invalid To header", "status": "INVALID_ARGUMENT"}},
+			want: "invalid: google_gmail_send_message: Gmail answered HTTP 400: Invalid To header: HTTP 400: Invalid To header"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake, seen := newFakeProvider(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { writeJSON(w, tc.status, tc.respond) })
+			_, err := call(t, r, "google_gmail_send_message", tc.args, contextFor(t, r, "google_gmail_send_message", fake))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got %v, want %s", err, tc.want)
+			}
+			if len(*seen) != tc.requests {
+				t.Errorf("%d requests reached Gmail, want %d", len(*seen), tc.requests)
+			}
+		})
+	}
+}

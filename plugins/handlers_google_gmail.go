@@ -1,0 +1,200 @@
+package plugins
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"strings"
+
+	"github.com/workbench/workbench/domain"
+)
+
+// The Gmail API takes outgoing mail as one base64url-encoded RFC 2822 message in a "raw" field
+// (users.messages.send, users.drafts.create), which a declarative template cannot build: these
+// handlers compose the message from plain arguments and post it.
+
+// gmailMaxResponse caps what the Gmail handlers read back; send and draft answers are small.
+const gmailMaxResponse = 1 << 20
+
+// gmailCompose is the arguments of google_gmail_send_message and google_gmail_create_draft.
+type gmailCompose struct {
+	To        []string `json:"to"`
+	Cc        []string `json:"cc"`
+	Bcc       []string `json:"bcc"`
+	Subject   string   `json:"subject"`
+	Body      string   `json:"body"`
+	HTML      bool     `json:"html"`
+	ThreadID  string   `json:"thread_id"`
+	InReplyTo string   `json:"in_reply_to"`
+}
+
+func gmailSendMessage(ctx context.Context, rc Context, args json.RawMessage) (any, error) {
+	const tool = "google_gmail_send_message"
+	var in gmailCompose
+	if err := decodeArgs(tool, args, &in); err != nil {
+		return nil, err
+	}
+	raw, err := gmailRawMessage(tool, in)
+	if err != nil {
+		return nil, err
+	}
+	req := map[string]any{"raw": raw}
+	if in.ThreadID != "" {
+		req["threadId"] = in.ThreadID
+	}
+	var out struct {
+		ID       string   `json:"id"`
+		ThreadID string   `json:"threadId"`
+		LabelIDs []string `json:"labelIds"`
+	}
+	if err := gmailPost(ctx, rc, tool, "/users/me/messages/send", req, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func gmailCreateDraft(ctx context.Context, rc Context, args json.RawMessage) (any, error) {
+	const tool = "google_gmail_create_draft"
+	var in gmailCompose
+	if err := decodeArgs(tool, args, &in); err != nil {
+		return nil, err
+	}
+	raw, err := gmailRawMessage(tool, in)
+	if err != nil {
+		return nil, err
+	}
+	msg := map[string]any{"raw": raw}
+	if in.ThreadID != "" {
+		msg["threadId"] = in.ThreadID
+	}
+	var out struct {
+		ID      string `json:"id"`
+		Message struct {
+			ID       string   `json:"id"`
+			ThreadID string   `json:"threadId"`
+			LabelIDs []string `json:"labelIds"`
+		} `json:"message"`
+	}
+	if err := gmailPost(ctx, rc, tool, "/users/me/drafts", map[string]any{"message": msg}, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// gmailRawMessage builds the RFC 5322 message (UTF-8 body, base64 transfer encoding, RFC 2047
+// encoded subject) and returns it base64url-encoded, as the Gmail API's "raw" field wants it.
+// It adds no Date or Message-ID: Gmail sets both when it accepts the message.
+func gmailRawMessage(tool string, in gmailCompose) (string, error) {
+	var b strings.Builder
+	for _, h := range []struct {
+		name  string
+		addrs []string
+	}{{"To", in.To}, {"Cc", in.Cc}, {"Bcc", in.Bcc}} {
+		if len(h.addrs) == 0 {
+			continue
+		}
+		list, err := gmailAddressList(h.addrs)
+		if err != nil {
+			return "", &domain.Error{Code: domain.CodeInvalid, Message: fmt.Sprintf("%s: %s: %v", tool, strings.ToLower(h.name), err)}
+		}
+		fmt.Fprintf(&b, "%s: %s\r\n", h.name, list)
+	}
+	if strings.ContainsAny(in.Subject, "\r\n") || strings.ContainsAny(in.InReplyTo, "\r\n") {
+		return "", &domain.Error{Code: domain.CodeInvalid, Message: tool + ": subject and in_reply_to must be single lines"}
+	}
+	fmt.Fprintf(&b, "Subject: %s\r\n", mime.BEncoding.Encode("UTF-8", in.Subject))
+	if in.InReplyTo != "" {
+		fmt.Fprintf(&b, "In-Reply-To: %s\r\nReferences: %s\r\n", in.InReplyTo, in.InReplyTo)
+	}
+	ctype := "text/plain"
+	if in.HTML {
+		ctype = "text/html"
+	}
+	fmt.Fprintf(&b, "MIME-Version: 1.0\r\nContent-Type: %s; charset=\"UTF-8\"\r\nContent-Transfer-Encoding: base64\r\n\r\n", ctype)
+	// RFC 2045 section 6.8: base64 lines of at most 76 characters.
+	body := base64.StdEncoding.EncodeToString([]byte(in.Body))
+	for len(body) > 76 {
+		b.WriteString(body[:76] + "\r\n")
+		body = body[76:]
+	}
+	b.WriteString(body + "\r\n")
+	return base64.URLEncoding.EncodeToString([]byte(b.String())), nil
+}
+
+// gmailAddressList parses each recipient (RFC 5322 address or "Name <address>") and formats the
+// list, encoding non-ASCII display names, so no argument can inject a header.
+func gmailAddressList(addrs []string) (string, error) {
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		parsed, err := mail.ParseAddress(a)
+		if err != nil {
+			return "", fmt.Errorf("%q is not an email address: %w", a, err)
+		}
+		out = append(out, parsed.String())
+	}
+	return strings.Join(out, ", "), nil
+}
+
+// gmailPost sends a JSON body to the Gmail API through the context's guarded client (which adds the
+// user's token) and decodes the answer into out.
+func gmailPost(ctx context.Context, rc Context, tool, path string, body, out any) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("encode request: %w", err)
+	}
+	endpoint := strings.TrimSuffix(rc.Integration().BaseURL, "/") + path
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "workbench")
+	resp, err := rc.HTTP().Do(req)
+	if err != nil {
+		var de *domain.Error
+		if errors.As(err, &de) {
+			return err // the injector's own error (not connected, refresh failed)
+		}
+		cause := err
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			cause = ue.Err
+		}
+		return &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: request to Gmail failed: %v", tool, cause), Err: cause}
+	}
+	defer resp.Body.Close()
+	respBody, err := io.ReadAll(io.LimitReader(resp.Body, gmailMaxResponse))
+	if err != nil {
+		return &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: reading the response from Gmail failed: %v", tool, err), Err: err}
+	}
+	if resp.StatusCode >= 400 {
+		msg := truncate(providerMessage(respBody), maxErrorMessage)
+		if msg == "" {
+			msg = http.StatusText(resp.StatusCode)
+		}
+		code := domain.CodeInvalid
+		switch {
+		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+			code = domain.CodeForbidden
+		case resp.StatusCode == http.StatusNotFound:
+			code = domain.CodeNotFound
+		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+			code = domain.CodeUnavailable
+		}
+		return &domain.Error{Code: code, Message: fmt.Sprintf("%s: Gmail answered HTTP %d: %s", tool, resp.StatusCode, msg),
+			Err: &UpstreamError{Status: resp.StatusCode, Message: msg}}
+	}
+	if err := json.Unmarshal(respBody, out); err != nil {
+		return &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: Gmail's answer is not the expected JSON", tool), Err: err}
+	}
+	return nil
+}
