@@ -137,6 +137,10 @@ func (r *Runner) Run(ctx context.Context) error {
 		r.mu.Unlock()
 	}()
 
+	if len(r.procs) == 0 {
+		<-ctx.Done()
+		return nil
+	}
 	var from eventstore.Position
 	for i, pr := range r.procs {
 		pos, err := r.start(ctx, pr)
