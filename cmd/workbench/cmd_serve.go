@@ -17,6 +17,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	m := NewMain(cfg, log)
+	m.Getenv = getenv
 	defer m.Close()
 	if err := m.Open(ctx); err != nil {
 		return err

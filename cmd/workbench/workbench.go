@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -15,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for read models and migrations
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,7 +30,14 @@ import (
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/handlers/api"
+	"github.com/workbench/workbench/handlers/mcp"
+	"github.com/workbench/workbench/handlers/mcp/metatools"
 	"github.com/workbench/workbench/internal/accounts"
+	"github.com/workbench/workbench/internal/authn"
+	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/vault"
@@ -49,6 +60,10 @@ type Main struct {
 	Listener net.Listener
 	// OnRotateProgress, when set before Open, receives `keys rotate` progress.
 	OnRotateProgress func(resealed, total int)
+	// Getenv reads plugin client credentials (<PLUGIN>_CLIENT_ID/_SECRET); default os.Getenv.
+	Getenv func(string) string
+	// Version is reported in MCP serverInfo.
+	Version string
 
 	DB       *sql.DB // read models, migrations, the vault's key table
 	Dialect  migrations.Dialect
@@ -56,7 +71,12 @@ type Main struct {
 	Vault    *vault.Vault
 	Runner   *projections.Runner
 	Accounts *accounts.Service
+	Plugins  *plugins.Registry
+	// Credentials and Sessions exist once Serve has started.
+	Credentials *credentials.Service
+	Sessions    *websession.Manager
 
+	masterKey vault.MasterKey
 	pool      *pgxpool.Pool
 	rawStore  eventstore.Store
 	closers   []func() error
@@ -99,7 +119,27 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.Runner = runner
 	m.Accounts = &accounts.Service{Store: m.Store, Vault: m.Vault}
+	reg, problems := plugins.Load(ctx, plugins.Options{Logger: m.Logger, PluginsDir: m.Config.PluginsDir, AllowInsecureHTTP: m.Config.DevAllowLoopback})
+	for _, p := range problems {
+		m.Logger.Error("plugin not loaded", "problem", p.Error())
+	}
+	m.Plugins = reg
+	m.Logger.Info("plugins loaded", "integrations", len(reg.Integrations()), "tools", len(reg.Tools()), "problems", len(problems))
 	return nil
+}
+
+// deriveKey derives a purpose-bound secret from the master key (HMAC-SHA256 keyed by the master key,
+// over a fixed label), so every replica that shares ENCRYPTION_KEY shares the key without another
+// setting. Rotating the master key changes derived keys: portal sessions, claim links and MCP session ids
+// minted before then stop being valid, and clients sign in or initialize again.
+func (m *Main) deriveKey(label string) []byte {
+	raw, err := base64.StdEncoding.DecodeString(m.masterKey.Encode())
+	if err != nil {
+		panic("workbench: master key does not encode: " + err.Error())
+	}
+	mac := hmac.New(sha256.New, raw)
+	mac.Write([]byte("workbench/derived-key/v1\x00" + label))
+	return mac.Sum(nil)
 }
 
 // openVault reads the master keys. On the embedded default with no ENCRYPTION_KEY, a key is generated
@@ -137,6 +177,7 @@ func (m *Main) openVault() error {
 		return errors.New("ENCRYPTION_KEY is required when DATABASE_URL is PostgreSQL: set it to 32 random bytes as base64 " +
 			"(`openssl rand -base64 32`), the same on every replica")
 	}
+	m.masterKey = current
 	v, err := vault.New(m.DB, m.Store, current, previous, &vault.Options{Logger: m.Logger, OnRotateProgress: m.OnRotateProgress})
 	if err != nil {
 		return err
@@ -268,10 +309,52 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 
+	getenv := m.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	sessions, err := websession.New(m.deriveKey("portal-session"), m.Config.ServerPublicURL, nil)
+	if err != nil {
+		return err
+	}
+	m.Sessions = sessions
+	creds, err := credentials.New(credentials.Config{
+		Store: m.Store, Vault: m.Vault, Catalog: m.Plugins, DB: m.DB, Projections: m.Runner, Bus: b,
+		PublicURL: m.Config.ServerPublicURL, LinkKey: m.deriveKey("connect-link"), Getenv: getenv, Logger: m.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	m.Credentials = creds
+	goRun("credentials", creds.Run)
+	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger})
+	if err != nil {
+		return err
+	}
+	mcpServer, err := mcp.New(mcp.Options{
+		Auth:                authn.APIKeys{Reader: readerFor(m)},
+		Tools:               tools,
+		SessionKey:          m.deriveKey("mcp-session"),
+		AllowedOrigins:      []string{sessions.Origin()},
+		ResourceMetadataURL: m.Config.ServerPublicURL + "/.well-known/oauth-protected-resource/mcp",
+		ServerName:          "workbench",
+		ServerVersion:       m.Version,
+		Instructions: "Workbench gives you the user's integration tools through meta-tools: search_tools to find a tool, " +
+			"get_tool_schema for its arguments, execute_tools to run it. If a result says NOT_CONNECTED, call connect, give the " +
+			"user the URL, then wait_for_connection.",
+		Logger: m.Logger,
+	})
+	if err != nil {
+		return err
+	}
 	router, err := handlers.NewRouter(handlers.Options{
 		Logger:   m.Logger,
 		Registry: m.Registry,
 		Ready:    m.ready,
+		Mount: func(r chi.Router) {
+			r.Handle("/mcp", mcpServer)
+			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
+		},
 	})
 	if err != nil {
 		return err

@@ -16,25 +16,17 @@ import (
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/mcp"
+	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/plugins"
 )
 
-// Access is what a tool call needs of a user's connection: how to put the credential on a request,
-// how to get a fresh token, and which version of the connection stream it came from.
-type Access struct {
-	Injector          plugins.CredentialInjector
-	GetToken          func(ctx context.Context) (string, error)
-	ConnectionVersion int64
-}
+// Access and ConnectResult are the credential layer's.
+type (
+	Access        = credentials.Access
+	ConnectResult = credentials.ConnectResult
+)
 
-// ConnectResult is what connect answers.
-type ConnectResult struct {
-	ConnectionID uuid.UUID
-	Type         string
-	URL          string
-}
-
-// Credentials is the credential layer the meta-tools use.
+// Credentials is what the meta-tools need of the credential layer (*credentials.Service).
 type Credentials interface {
 	// Connected reports, per integration name, whether the user counts as connected.
 	Connected(ctx context.Context, user uuid.UUID) (map[string]bool, error)
