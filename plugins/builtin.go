@@ -26,6 +26,7 @@ import (
 //go:embed slack
 //go:embed brave-search
 //go:embed google-gmail
+//go:embed google-drive
 var builtinFS embed.FS
 
 // builtinHandlers returns the Go handlers of the built-in plugins, by tool name. It returns a fresh map
