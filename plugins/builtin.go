@@ -29,6 +29,7 @@ import (
 //go:embed brave-search
 //go:embed google-gmail
 //go:embed google-drive
+//go:embed google-calendar
 var builtinFS embed.FS
 
 // builtinHandlers returns the Go handlers of the built-in plugins, by tool name. It returns a fresh map
