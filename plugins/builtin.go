@@ -23,6 +23,7 @@ import (
 // its folder here.
 //
 //go:embed github newrelic utils
+//go:embed linear
 //go:embed gitlab
 //go:embed notion
 //go:embed slack
