@@ -17,9 +17,18 @@ import (
 type Store interface {
 	// Append writes events to the end of one stream, atomically, if the stream's version matches
 	// expected. It returns the global position of the last event written, and only once the events
-	// are durable. A version mismatch is a *ConflictError (errors.Is(err, ErrConflict)). Appending
-	// events whose ids are already in the stream, in the same order at the versions they would take,
-	// succeeds without writing anything again and returns their original position (idempotent retry).
+	// are durable. A version mismatch is a *ConflictError (errors.Is(err, ErrConflict)).
+	//
+	// An event id names one event in the whole log. Appending events whose ids are already stored in
+	// this stream, in the same order, at the versions this append would give them (expected+1 on, or
+	// anywhere with Any), succeeds without writing anything again and returns the original position
+	// of the last one: an idempotent retry (see IdempotentRetry). Any other append of a stored id (in
+	// another stream, at other versions, in another order, or mixed with new ids) is refused with an
+	// error matching ErrEventIDReused, and nothing of it is written.
+	//
+	// KurrentDB differs (storetest.Harness.PerStreamEventIDs): it de-duplicates ids only for a retry at
+	// the same stream position, so it cannot refuse an id reused in another stream, or in the same
+	// stream at a version the expected version allows; it writes such an event as a new one.
 	Append(ctx context.Context, stream string, expected ExpectedVersion, events ...EventData) (Position, error)
 
 	// Load returns the events of one stream with version >= fromVersion, in version order. A stream
@@ -142,6 +151,9 @@ var (
 	ErrConflict = errors.New("eventstore: wrong expected version")
 	// ErrClosed is returned by every call on a closed store.
 	ErrClosed = errors.New("eventstore: store is closed")
+	// ErrEventIDReused is matched (errors.Is) by the refusal of an append that names an event id
+	// already stored, when the append is not an idempotent retry of the one that stored it.
+	ErrEventIDReused = errors.New("eventstore: event id already stored")
 )
 
 // ConflictError says an append's expected version did not match the stream. Callers reload and retry.
@@ -185,4 +197,50 @@ func ValidateAppend(stream string, expected ExpectedVersion, events []EventData)
 		}
 	}
 	return nil
+}
+
+// StoredAt is where an event id is already stored: its stream and its version there.
+type StoredAt struct {
+	Stream  string
+	Version int64
+}
+
+// IdempotentRetry applies Store.Append's rule for event ids that are already stored, the same in
+// every backend. lookup reports where an id is stored (committed, or written earlier in the same
+// batch), ok false when it is not. It returns:
+//
+//   - false, nil when none of the ids is stored: a new append, checked against the stream's version;
+//   - true, nil when every id is stored in stream, in this order, at consecutive versions, the first
+//     at expected+1 (any version with Any): a retry of an append that happened, to be answered with
+//     the position of the last event and written again nowhere;
+//   - an error matching ErrEventIDReused otherwise, whatever the stream's version.
+func IdempotentRetry(stream string, expected ExpectedVersion, events []EventData, lookup func(uuid.UUID) (StoredAt, bool)) (bool, error) {
+	var first StoredAt
+	known := 0
+	for i, ev := range events {
+		at, ok := lookup(ev.ID)
+		if !ok {
+			continue
+		}
+		if known == 0 && i > 0 {
+			return false, fmt.Errorf("eventstore: append to %q: event %s is new but event %s after it is already stored in %q at version %d: %w",
+				stream, events[0].ID, ev.ID, at.Stream, at.Version, ErrEventIDReused)
+		}
+		if known == 0 {
+			first = at
+		}
+		known++
+		if at.Stream != stream || at.Version != first.Version+int64(i) || (expected != Any && int64(expected) != first.Version-1) {
+			return false, fmt.Errorf("eventstore: event id %s is already stored in stream %q at version %d; it cannot be appended to %q at %s: %w",
+				ev.ID, at.Stream, at.Version, stream, expected, ErrEventIDReused)
+		}
+	}
+	switch known {
+	case 0:
+		return false, nil
+	case len(events):
+		return true, nil
+	}
+	return false, fmt.Errorf("eventstore: append to %q mixes %d already stored event ids with %d new ones: %w",
+		stream, known, len(events)-known, ErrEventIDReused)
 }

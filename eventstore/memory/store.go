@@ -107,33 +107,18 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	return written[len(written)-1].Position, nil
 }
 
-// retried recognises the retry of an append that already happened: every event id is stored, in this
-// stream, in this order, at consecutive versions that follow the expected version (or expected is Any).
-// It then reports done with the original position. Ids that are stored anywhere else are an error; ids
-// never stored mean a new append (done false).
+// retried applies eventstore.IdempotentRetry against the log: done when the append already happened,
+// with the position of its last event.
 func (s *Store) retried(stream string, expected eventstore.ExpectedVersion, events []eventstore.EventData) (eventstore.Position, bool, error) {
-	known := 0
-	for _, ev := range events {
-		if _, ok := s.ids[ev.ID]; ok {
-			known++
-		}
-	}
-	if known == 0 {
-		return eventstore.Position{}, false, nil
-	}
-	var first int64
-	for i, ev := range events {
-		idx, ok := s.ids[ev.ID]
+	done, err := eventstore.IdempotentRetry(stream, expected, events, func(id uuid.UUID) (eventstore.StoredAt, bool) {
+		idx, ok := s.ids[id]
 		if !ok {
-			return eventstore.Position{}, false, fmt.Errorf("eventstore: append to %q mixes %d already stored event ids with new ones (event %s is new)", stream, known, ev.ID)
+			return eventstore.StoredAt{}, false
 		}
-		env := s.log[idx]
-		if i == 0 {
-			first = env.Version
-		}
-		if env.Stream != stream || env.Version != first+int64(i) || (expected != eventstore.Any && int64(expected) != first-1) {
-			return eventstore.Position{}, false, fmt.Errorf("eventstore: event id %s is already stored in stream %q at version %d; it cannot be appended to %q at %s", ev.ID, env.Stream, env.Version, stream, expected)
-		}
+		return eventstore.StoredAt{Stream: s.log[idx].Stream, Version: s.log[idx].Version}, true
+	})
+	if !done || err != nil {
+		return eventstore.Position{}, false, err
 	}
 	return s.log[s.ids[events[len(events)-1].ID]].Position, true, nil
 }

@@ -227,12 +227,15 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 			continue
 		}
 		head := heads[req.Stream]
-		switch prior, err := idempotentRetry(req, head, known); {
+		switch done, err := eventstore.IdempotentRetry(req.Stream, req.Expected, req.Events, func(id uuid.UUID) (eventstore.StoredAt, bool) {
+			at, ok := known[id]
+			return eventstore.StoredAt{Stream: at.stream, Version: at.version}, ok
+		}); {
 		case err != nil:
 			outcomes[i].Err = err
 			continue
-		case prior != nil:
-			if prior.row >= 0 {
+		case done:
+			if prior := known[req.Events[len(req.Events)-1].ID]; prior.row >= 0 {
 				lastRow[i] = prior.row
 			} else {
 				outcomes[i].Position = prior.pos
@@ -347,42 +350,6 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 		return 0
 	})
 	return outcomes, envs, nil
-}
-
-// idempotentRetry recognises a request whose events are all stored already, in order, at the versions
-// the request would give them; it returns where the last of them is. A request some of whose ids are
-// stored in any other way is refused: with a *ConflictError when they sit in the same stream (the
-// caller's view of the stream is stale), otherwise with a plain error (an id may name one event only).
-func idempotentRetry(req eventstore.AppendRequest, head int64, known map[uuid.UUID]stored) (*stored, error) {
-	found := 0
-	for _, ev := range req.Events {
-		if _, ok := known[ev.ID]; ok {
-			found++
-		}
-	}
-	if found == 0 {
-		return nil, nil
-	}
-	first, ok := known[req.Events[0].ID]
-	clean := found == len(req.Events) && ok && first.stream == req.Stream &&
-		(req.Expected == eventstore.Any || int64(req.Expected) == first.version-1)
-	for j, ev := range req.Events {
-		at, ok := known[ev.ID]
-		if !ok {
-			continue
-		}
-		if at.stream != req.Stream {
-			return nil, fmt.Errorf("postgres: event id %s is already stored in stream %q", ev.ID, at.stream)
-		}
-		if at.version != first.version+int64(j) {
-			clean = false
-		}
-	}
-	if !clean {
-		return nil, &eventstore.ConflictError{Stream: req.Stream, Expected: req.Expected, Actual: head}
-	}
-	last := known[req.Events[len(req.Events)-1].ID]
-	return &last, nil
 }
 
 // checkText refuses what PostgreSQL text columns cannot hold (NUL bytes, invalid UTF-8).
