@@ -103,10 +103,8 @@ func TestDecide(t *testing.T) {
 		{name: "an expired upload is refused", past: live[:1], cmd: jot.Deploy{Name: "site", UploadID: uploadID("t"), Files: []jot.File{file("a", "a")}, At: t0.Add(5 * time.Minute)}, code: domain.CodeForbidden, message: "expired"},
 		{
 			name: "an upload authorized before another deploy landed is stale",
-			past: []domain.Event{authorized(alice, "t", 0, public), authorized(alice, "u", 0, public), deployed(1, file("a", "a")),
-				// re-authorize u's id at the old generation to reach the generation check
-				authorized(alice, "u", 0, public)},
-			cmd: jot.Deploy{Name: "site", UploadID: uploadID("u"), Files: []jot.File{file("a", "a")}, At: t0}, code: domain.CodeConflict, message: "another deploy",
+			past: []domain.Event{authorized(alice, "t", 0, public), authorized(alice, "u", 0, public), deployed(1, file("a", "a"))},
+			cmd:  jot.Deploy{Name: "site", UploadID: uploadID("u"), Files: []jot.File{file("a", "a")}, At: t0}, code: domain.CodeConflict, message: "another deploy",
 		},
 		{name: "an empty archive is refused", past: live[:1], cmd: jot.Deploy{Name: "site", UploadID: uploadID("t"), At: t0}, code: domain.CodeInvalid, message: "no files"},
 		{name: "too many files are refused", past: live[:1], cmd: jot.Deploy{Name: "site", UploadID: uploadID("t"), Files: []jot.File{file("a", "a"), file("b", "b")}, MaxFiles: 1, At: t0}, code: domain.CodeInvalid, message: "limit is 1"},
@@ -181,8 +179,11 @@ func TestDecide(t *testing.T) {
 
 func TestEvolveDropsStaleUploads(t *testing.T) {
 	s := fold(authorized(alice, "t", 0, public), authorized(alice, "u", 0, public), deployed(1, file("a", "a")))
-	if len(s.Uploads) != 0 {
-		t.Fatalf("pending uploads after a deploy: %v", s.Uploads)
+	if _, ok := s.Uploads[uploadID("t")]; ok {
+		t.Fatal("the used upload is still pending")
+	}
+	if _, err := jot.Decide(s, jot.Deploy{Name: "site", UploadID: uploadID("u"), Files: []jot.File{file("a", "a")}, At: t0}); domain.ErrorCode(err) != domain.CodeConflict {
+		t.Fatalf("the upload that lost the race: %v", err)
 	}
 	later := authorized(alice, "v", 1, public)
 	later.AuthorizedAt, later.ExpiresAt = t0.Add(time.Hour), t0.Add(time.Hour+time.Minute)

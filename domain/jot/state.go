@@ -78,8 +78,10 @@ func Evolve(s State, ev domain.Event) State {
 		s.Generation = e.Generation
 		s.Settings = e.Settings
 		s.Files = slices.Clone(e.Files)
-		// Every other pending upload was authorized at an older generation: none can deploy now.
-		s.Uploads = nil
+		// The upload is used up. The others stay, now stale (authorized at an older generation), so
+		// that their uploads are refused as having lost to this deploy, until they expire.
+		s.Uploads = pruned(s.Uploads, e.DeployedAt)
+		delete(s.Uploads, e.UploadID)
 	case Updated:
 		s.Files = slices.Clone(e.Files)
 	case AccessChanged:

@@ -368,7 +368,9 @@ func (s *Service) Delete(ctx context.Context, user uuid.UUID, name string, md do
 type Site = jotsrm.Jot
 
 // Site returns the live jot called name, or an error matching projections/jots.ErrNotFound.
-func (s *Service) Site(ctx context.Context, name string) (Site, error) { return s.reader.Jot(ctx, name) }
+func (s *Service) Site(ctx context.Context, name string) (Site, error) {
+	return s.reader.Jot(ctx, name)
+}
 
 // File returns the manifest entry of path in the jot called name, or projections/jots.ErrNotFound.
 func (s *Service) File(ctx context.Context, name, path string) (jot.File, error) {
@@ -376,4 +378,6 @@ func (s *Service) File(ctx context.Context, name, path string) (jot.File, error)
 }
 
 // Body returns a file's body from the blob store.
-func (s *Service) Body(ctx context.Context, f jot.File) ([]byte, error) { return s.blobs.Get(ctx, f.SHA256) }
+func (s *Service) Body(ctx context.Context, f jot.File) ([]byte, error) {
+	return s.blobs.Get(ctx, f.SHA256)
+}
