@@ -31,6 +31,7 @@ import (
 //go:embed google-gmail
 //go:embed google-drive
 //go:embed google-calendar
+//go:embed hubspot
 var builtinFS embed.FS
 
 // builtinHandlers returns the Go handlers of the built-in plugins, by tool name. It returns a fresh map
