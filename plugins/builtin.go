@@ -25,6 +25,7 @@ import (
 //go:embed github newrelic utils
 //go:embed linear
 //go:embed gitlab
+//go:embed sentry
 //go:embed notion
 //go:embed slack
 //go:embed brave-search
