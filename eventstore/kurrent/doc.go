@@ -10,7 +10,14 @@
 //   - positions: our Position is KurrentDB's $all position, Commit and Prepare as they are;
 //   - the global order is $all, without KurrentDB's system events (stream or type starting with "$")
 //     and, with Options.StreamPrefix, without other installations' streams;
-//   - idempotent appends are KurrentDB's own de-duplication by event id.
+//   - idempotent appends are KurrentDB's own de-duplication by event id, which is narrower than the
+//     eventstore.Store contract: the server recognises a retry only at the same stream position (with
+//     Any, only on a best-effort basis), and does not keep event ids unique across the log. An id
+//     reused in another stream, or in the same stream at a version the expected version allows, is
+//     written as a new event, not refused with eventstore.ErrEventIDReused; a reuse the expected
+//     version does not allow is refused as a conflict. The storetest suite runs with
+//     Harness.PerStreamEventIDs for this backend. Callers that need unique ids across the log make
+//     them so (every event gets a fresh uuid.New), which is what the command loop does.
 //
 // KurrentDB cannot run on Workbench's development machines or in CI, so the mapping is written as pure
 // functions (mapping.go) tested without a server, and the shared storetest suite runs against a real

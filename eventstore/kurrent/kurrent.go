@@ -133,6 +133,7 @@ func (s *Store) Close() error {
 // Append writes events to one stream. KurrentDB checks the expected version and de-duplicates by
 // event id: a retry of an append that already succeeded, with the same ids and the same expected
 // version, writes nothing and succeeds (with Any the server promises this only on a best-effort basis).
+// It cannot refuse an id reused elsewhere with eventstore.ErrEventIDReused (see the package doc).
 func (s *Store) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.Position, error) {
 	if err := s.begin(); err != nil {
 		return eventstore.Position{}, err

@@ -46,6 +46,8 @@ func TestStore(t *testing.T) {
 		OpenPeer: func(t *testing.T, first eventstore.Store) eventstore.Store {
 			return open(t, first.(*Store).prefix)
 		},
+		// KurrentDB de-duplicates event ids only for retries at the same stream position.
+		PerStreamEventIDs: true,
 	})
 }
 

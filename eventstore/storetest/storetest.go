@@ -27,6 +27,12 @@ type Harness struct {
 	// second pool on the same database). The harness closes it in a t.Cleanup. Nil for backends that
 	// cannot share a log between handles (memory).
 	OpenPeer func(t *testing.T, first eventstore.Store) eventstore.Store
+
+	// PerStreamEventIDs says the backend de-duplicates event ids only for a retry at the same stream
+	// position and cannot refuse an id reused elsewhere (KurrentDB). The suite then skips the id-reuse
+	// cases such a backend would write as new events, and does not ask for ErrEventIDReused on the
+	// others (which it refuses as version conflicts).
+	PerStreamEventIDs bool
 }
 
 // waitLimit bounds how long the suite waits for something that a correct backend does at once (a
