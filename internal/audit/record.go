@@ -19,17 +19,17 @@ type Kind string
 
 // The kinds of record, one per audited event type.
 const (
-	KindToolExecuted          Kind = "tool_executed"            // execution.tool_executed
-	KindConnectStarted        Kind = "connect_started"          // connection.started
-	KindConnectExpired        Kind = "connect_expired"          // connection.pending_expired
-	KindConnected             Kind = "connected"                // connection.connected
-	KindRefreshed             Kind = "refreshed"                // connection.token_refreshed
-	KindReauthorizationNeeded Kind = "reauthorization_required" // connection.reauthorization_required
-	KindDisconnected          Kind = "disconnected"             // connection.disconnected
-	KindAPIKeyMinted          Kind = "api_key_minted"           // identity.api_key_minted
-	KindAPIKeyRotated         Kind = "api_key_rotated"          // identity.api_key_rotated
-	KindAPIKeyRevoked         Kind = "api_key_revoked"          // identity.api_key_revoked
-	KindSubjectShredded       Kind = "subject_shredded"         // vault.subject_shredded
+	KindToolExecuted            Kind = "tool_executed"            // execution.tool_executed
+	KindConnectStarted          Kind = "connect_started"          // connection.started
+	KindConnectExpired          Kind = "connect_expired"          // connection.pending_expired
+	KindConnected               Kind = "connected"                // connection.connected
+	KindRefreshed               Kind = "refreshed"                // connection.token_refreshed
+	KindReauthorizationRequired Kind = "reauthorization_required" // connection.reauthorization_required
+	KindDisconnected            Kind = "disconnected"             // connection.disconnected
+	KindAPIKeyMinted            Kind = "api_key_minted"           // identity.api_key_minted
+	KindAPIKeyRotated           Kind = "api_key_rotated"          // identity.api_key_rotated
+	KindAPIKeyRevoked           Kind = "api_key_revoked"          // identity.api_key_revoked
+	KindSubjectShredded         Kind = "subject_shredded"         // vault.subject_shredded
 )
 
 // kindOf maps the audited event types to their kinds; every other type is not audited.
@@ -39,7 +39,7 @@ var kindOf = map[string]Kind{
 	connection.TypePendingExpired:          KindConnectExpired,
 	connection.TypeConnected:               KindConnected,
 	connection.TypeTokenRefreshed:          KindRefreshed,
-	connection.TypeReauthorizationRequired: KindReauthorizationNeeded,
+	connection.TypeReauthorizationRequired: KindReauthorizationRequired,
 	connection.TypeDisconnected:            KindDisconnected,
 	identity.TypeAPIKeyMinted:              KindAPIKeyMinted,
 	identity.TypeAPIKeyRotated:             KindAPIKeyRotated,

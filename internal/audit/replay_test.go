@@ -243,7 +243,7 @@ func TestReplayRecordsAndNoSecrets(t *testing.T) {
 	}
 	want := map[audit.Kind]int{
 		audit.KindToolExecuted: 7, audit.KindConnectStarted: 2, audit.KindConnectExpired: 1, audit.KindConnected: 2,
-		audit.KindRefreshed: 1, audit.KindReauthorizationNeeded: 1, audit.KindDisconnected: 1,
+		audit.KindRefreshed: 1, audit.KindReauthorizationRequired: 1, audit.KindDisconnected: 1,
 		audit.KindAPIKeyMinted: 2, audit.KindAPIKeyRotated: 1, audit.KindAPIKeyRevoked: 1, audit.KindSubjectShredded: 1,
 	}
 	if diff := cmp.Diff(want, kinds); diff != "" {
