@@ -1,0 +1,50 @@
+// Package jots is the jots host: it serves every live jot at /j/<name>/ and takes uploads at
+// /jots/upload/<name>/<token> (spec, workbench-concepts.md: "Jot"; the use cases are internal/jots).
+//
+// # The sandbox
+//
+// Every response under /j/ carries
+//
+//	Content-Security-Policy: sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads
+//	X-Content-Type-Options: nosniff
+//	Referrer-Policy: no-referrer
+//
+// The CSP sandbox directive (CSP Level 3, section 6.3.2; HTML "sandboxing flag set") without
+// allow-same-origin gives the jot's document an opaque origin. Its scripts run, but document.cookie and
+// localStorage throw, and every fetch it makes, even to /api or /mcp on the same host, is a
+// cross-origin request from origin "null": the app's answers carry no Access-Control-Allow-Origin for
+// it, so the script cannot read them, and the app's SameSite=Lax session cookie is not sent on those
+// requests at all. Nothing here ever sets an app cookie: the only cookie this package sets is a jot's
+// own password cookie, scoped to Path=/j/<name>/. nosniff stops a browser from running a file as
+// anything but the type it is served as; types come from a fixed table (internal/jots.ContentType).
+//
+// The sandbox is the defence whatever the origin, but a separate origin is better still: set
+// JOTS_ORIGIN (for example https://jots.example.com, a different site from SERVER_PUBLIC_URL) and
+// jots are linked and served there; requests for /j/ on any other host are redirected to it, so the
+// app's cookies are never even sent with a jot request.
+//
+// # Serving
+//
+// GET and HEAD of /j/<name>/<path> answer the file with its content type, a strong ETag (the sha256 of
+// the body), Cache-Control: no-cache (private, no-cache for a password-gated jot) so a redeploy shows
+// at once and revalidation is a cheap 304 (If-None-Match, RFC 9110 section 13.1.2), and byte ranges.
+// A path ending in / (the root included) serves its index.html; /j/<name> redirects to /j/<name>/.
+// Paths that climb ("..") or are otherwise invalid answer 404.
+//
+// cors: true (public jots only) adds Access-Control-Allow-Origin: * (never with credentials), so the
+// jot's own opaque-origin scripts can fetch its data files; preflights are answered for GET and HEAD.
+//
+// # Password gate
+//
+// A gated jot answers 401 with a small form until the visitor posts the right password (POST to any
+// path of the jot). The password is checked against its bcrypt hash; on success the host sets a cookie
+// scoped to Path=/j/<name>/, HttpOnly, HMAC-SHA256 signed with the server's key, that names the jot,
+// expires (12 hours by default), and is bound to the current password hash, so changing the password
+// or making the jot public and gated again logs every visitor out.
+//
+// # Upload
+//
+// PUT or POST the gzip tarball as the raw request body to the URL deploy_jot returned
+// (curl -T site.tgz URL). The body is capped; the answer is JSON: the deployment, or an error whose
+// message names the refused entry and the rule it broke.
+package jots

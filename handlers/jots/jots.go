@@ -1,0 +1,97 @@
+package jots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/jot"
+	ijots "github.com/workbench/workbench/internal/jots"
+)
+
+// Service is what the host needs of internal/jots.Service.
+type Service interface {
+	Site(ctx context.Context, name string) (ijots.Site, error)
+	File(ctx context.Context, name, path string) (jot.File, error)
+	Body(ctx context.Context, f jot.File) ([]byte, error)
+	Upload(ctx context.Context, name, token string, body io.Reader, md domain.Metadata) (ijots.Deployment, error)
+	Limits() ijots.Limits
+}
+
+var _ Service = (*ijots.Service)(nil)
+
+// DefaultCookieTTL is how long a jot's password cookie lasts.
+const DefaultCookieTTL = 12 * time.Hour
+
+// Options wire a Handler.
+type Options struct {
+	Service Service
+	// CookieKey signs password cookies (HMAC-SHA256); at least 32 bytes, the same on every replica
+	// (derive it from ENCRYPTION_KEY).
+	CookieKey []byte
+	// CookieTTL is how long a password cookie lasts (default 12 hours).
+	CookieTTL time.Duration
+	// SecureCookies adds the Secure attribute (set it when SERVER_PUBLIC_URL / JOTS_ORIGIN is https).
+	SecureCookies bool
+	// JotsOrigin is JOTS_ORIGIN; when set, /j/ requests arriving on another host are redirected there.
+	JotsOrigin string
+	Logger     *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Handler serves jots and takes uploads.
+type Handler struct {
+	svc       Service
+	cookieKey []byte
+	cookieTTL time.Duration
+	secure    bool
+	jotsHost  string
+	jotsBase  string
+	log       *slog.Logger
+	now       func() time.Time
+}
+
+// New builds a Handler.
+func New(opts Options) (*Handler, error) {
+	if opts.Service == nil {
+		return nil, errors.New("handlers/jots: Service is required")
+	}
+	if len(opts.CookieKey) < 32 {
+		return nil, errors.New("handlers/jots: CookieKey must be at least 32 bytes")
+	}
+	h := &Handler{svc: opts.Service, cookieKey: opts.CookieKey, cookieTTL: opts.CookieTTL, secure: opts.SecureCookies, log: opts.Logger, now: opts.Now}
+	if opts.JotsOrigin != "" {
+		u, err := url.Parse(opts.JotsOrigin)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("handlers/jots: JOTS_ORIGIN %q: want an origin such as https://jots.example.com", opts.JotsOrigin)
+		}
+		h.jotsHost, h.jotsBase = u.Host, u.Scheme+"://"+u.Host
+	}
+	if h.cookieTTL <= 0 {
+		h.cookieTTL = DefaultCookieTTL
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	return h, nil
+}
+
+// Mount registers the routes: the jots host under /j/ and the upload endpoint. Mount it outside any
+// middleware that sets cookies or session state: the host must never answer with the app's cookies.
+func (h *Handler) Mount(r chi.Router) {
+	r.HandleFunc("/j/{name}", h.redirectToRoot)
+	r.HandleFunc("/j/{name}/*", h.serve)
+	r.Put("/jots/upload/{name}/{token}", h.upload)
+	r.Post("/jots/upload/{name}/{token}", h.upload)
+}
