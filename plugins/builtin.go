@@ -27,6 +27,7 @@ import (
 //go:embed linear
 //go:embed gitlab
 //go:embed sentry
+//go:embed pagerduty
 //go:embed notion
 //go:embed slack
 //go:embed brave-search
