@@ -123,6 +123,9 @@ func TestCommitRequestFailsAlone(t *testing.T) {
 			}
 		})
 	}
+	if reused := out[4].Err; !errors.Is(reused, eventstore.ErrEventIDReused) {
+		t.Errorf("reused id outcome = %v; want ErrEventIDReused", reused)
+	}
 	if conflict := out[5].Err; !errors.Is(conflict, eventstore.ErrConflict) {
 		t.Errorf("conflict outcome = %v; want ErrConflict", conflict)
 	}
@@ -164,5 +167,129 @@ func TestCommitTransactionLost(t *testing.T) {
 	}
 	if got, want := logIDs(t, s), []uuid.UUID{before.ID, after.ID}; !sameIDs(got, want) {
 		t.Errorf("log = %v; want %v", got, want)
+	}
+}
+
+// TestCommitDecisions: requests are decided in Go, in order, against the versions and ids that the
+// log and the earlier requests of the batch leave; only a refusal the database alone can see (a reused
+// id of an append whose version matched, so its ids were not looked up) sends the batch request by
+// request.
+func TestCommitDecisions(t *testing.T) {
+	type want struct {
+		pos   int64 // when the request succeeds: its last event's position
+		errIs error // when it fails
+	}
+	s1, s2, o1 := ev("seed"), ev("seed"), ev("other") // at positions 1, 2 ("seeded") and 3 ("other")
+	x, y, r := ev("x"), ev("y"), ev("r")
+	for _, tc := range []struct {
+		name     string
+		batch    []eventstore.AppendRequest
+		want     []want
+		log      []uuid.UUID // the events after the seeds
+		oneByOne int         // batches written again request by request
+	}{
+		{
+			name: "new appends",
+			batch: []eventstore.AppendRequest{
+				req("a", eventstore.NoStream, x),
+				req("a", eventstore.Exact(1), y),
+				req("seeded", eventstore.Exact(2), r),
+			},
+			want: []want{{pos: 4}, {pos: 5}, {pos: 6}},
+			log:  []uuid.UUID{x.ID, y.ID, r.ID},
+		},
+		{
+			name: "retries of committed appends",
+			batch: []eventstore.AppendRequest{
+				req("seeded", eventstore.NoStream, s1, s2),
+				req("seeded", eventstore.Any, s1, s2),
+				req("seeded", eventstore.Exact(1), s2),
+				req("a", eventstore.NoStream, x),
+			},
+			want: []want{{pos: 2}, {pos: 2}, {pos: 2}, {pos: 4}},
+			log:  []uuid.UUID{x.ID},
+		},
+		{
+			name: "retries inside the batch",
+			batch: []eventstore.AppendRequest{
+				req("a", eventstore.NoStream, x, y),
+				req("a", eventstore.NoStream, x, y),
+				req("a", eventstore.Any, y),
+				req("a", eventstore.Exact(2), r),
+			},
+			want: []want{{pos: 5}, {pos: 5}, {pos: 5}, {pos: 6}},
+			log:  []uuid.UUID{x.ID, y.ID, r.ID},
+		},
+		{
+			name: "conflicts and reused ids seen in Go",
+			batch: []eventstore.AppendRequest{
+				req("seeded", eventstore.Exact(1), x),
+				req("a", eventstore.Any, s1),
+				req("a", eventstore.NoStream, y),
+				req("b", eventstore.NoStream, y),
+				req("other", eventstore.NoStream, s2),
+			},
+			want: []want{{errIs: eventstore.ErrConflict}, {errIs: eventstore.ErrEventIDReused}, {pos: 4}, {errIs: eventstore.ErrEventIDReused}, {errIs: eventstore.ErrEventIDReused}},
+			log:  []uuid.UUID{y.ID},
+		},
+		{
+			// Names travel to the version read as JSON; one that is not UTF-8 is read alone.
+			name: "stream names JSON escapes or cannot carry",
+			batch: []eventstore.AppendRequest{
+				req("bad\xff", eventstore.NoStream, x),
+				req("<&>\u2028\"\\", eventstore.NoStream, y),
+				req("bad\xff", eventstore.Exact(1), r),
+				req("<&>\u2028\"\\", eventstore.NoStream, ev("late")),
+			},
+			want: []want{{pos: 4}, {pos: 5}, {pos: 6}, {errIs: eventstore.ErrConflict}},
+			log:  []uuid.UUID{x.ID, y.ID, r.ID},
+		},
+		{
+			name: "a reused id only the database sees",
+			batch: []eventstore.AppendRequest{
+				req("a", eventstore.NoStream, x),
+				req("b", eventstore.NoStream, o1),
+				req("a", eventstore.Exact(1), y),
+				req("seeded", eventstore.Exact(2), r, s1),
+			},
+			want:     []want{{pos: 4}, {errIs: eventstore.ErrEventIDReused}, {pos: 5}, {errIs: eventstore.ErrEventIDReused}},
+			log:      []uuid.UUID{x.ID, y.ID},
+			oneByOne: 1,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestStore(t)
+			ctx := context.Background()
+			if _, err := s.Append(ctx, "seeded", eventstore.NoStream, s1, s2); err != nil {
+				t.Fatalf("seed: %v", err)
+			}
+			if _, err := s.Append(ctx, "other", eventstore.NoStream, o1); err != nil {
+				t.Fatalf("seed: %v", err)
+			}
+			before := s.oneByOne
+			out, err := s.commit(ctx, tc.batch)
+			if err != nil {
+				t.Fatalf("commit: %v", err)
+			}
+			for i, w := range tc.want {
+				got := out[i]
+				switch {
+				case w.errIs != nil && !errors.Is(got.Err, w.errIs):
+					t.Errorf("request %d: err = %v, want %v", i, got.Err, w.errIs)
+				case w.errIs == nil && (got.Err != nil || got.Position != position(w.pos)):
+					t.Errorf("request %d: %s, %v; want position %d", i, got.Position, got.Err, w.pos)
+				}
+			}
+			want := append([]uuid.UUID{s1.ID, s2.ID, o1.ID}, tc.log...)
+			if got := logIDs(t, s); !sameIDs(got, want) {
+				t.Errorf("log = %v; want %v", got, want)
+			}
+			if len(s.written) != len(tc.log) {
+				t.Errorf("the batch reports %d written events for OnCommit; want %d", len(s.written), len(tc.log))
+			}
+			if got := s.oneByOne - before; got != tc.oneByOne {
+				t.Errorf("batch written request by request %d times; want %d", got, tc.oneByOne)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"modernc.org/sqlite"
@@ -49,6 +50,8 @@ type Store struct {
 	// written holds the envelopes of the batch being committed. Only the batcher's goroutine touches
 	// it: commit fills it, afterCommit hands it on.
 	written []eventstore.Envelope
+	// oneByOne counts the batches written again request by request (commit only; tests read it).
+	oneByOne int
 }
 
 var _ eventstore.Store = (*Store)(nil)
@@ -208,10 +211,15 @@ func (s *Store) afterCommit([]eventstore.AppendRequest, []eventstore.AppendOutco
 	s.notify.Broadcast()
 }
 
-// commit is the Batcher's CommitFunc: one IMMEDIATE transaction for the whole batch, each request in
-// its own savepoint so that one that fails (a conflict, a reused event id, a constraint) fails alone
-// and leaves nothing behind. An error that ends the transaction itself (I/O, disk full, a trigger
-// that rolls back) fails the whole batch and nothing of it is visible.
+// commit is the Batcher's CommitFunc: one IMMEDIATE transaction for the whole batch, as lean as the
+// rows allow. Every request is decided in Go, in order, from one read of the batch's stream versions
+// (and, for an append that may be a retry, of its event ids), and the accepted events go in through
+// one prepared INSERT: no savepoint and no other statement per request. When the database refuses a
+// row (a trigger or constraint the decisions cannot foresee, or an id reused by an append whose ids
+// were not looked up), the transaction is rolled back and the batch written again request by request,
+// each in its own savepoint (applyOneByOne), so that the refused request fails alone and leaves
+// nothing. An error that ends the transaction itself (I/O, disk full, a trigger that rolls back) fails
+// the whole batch and nothing of it is visible.
 func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) (outcomes []eventstore.AppendOutcome, err error) {
 	s.written = nil
 	defer func() {
@@ -225,175 +233,394 @@ func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) (o
 		return nil, fmt.Errorf("eventstore/sqlite: connect: %w", err)
 	}
 	defer conn.Close()
-	// BEGIN IMMEDIATE takes the write lock now (waiting up to busy_timeout for another process), so
-	// the MAX(position) read below cannot go stale before we write.
-	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		return nil, fmt.Errorf("eventstore/sqlite: begin: %w", err)
-	}
-	committed := false
+	inTx := false
 	defer func() {
-		if !committed {
+		if inTx {
 			// Fails harmlessly when SQLite already rolled the transaction back.
 			conn.ExecContext(context.Background(), `ROLLBACK`) //nolint:errcheck
 		}
 	}()
-
-	w := &batchWriter{conn: conn, versions: map[string]int64{}}
-	if err := conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), 0) FROM events`).Scan(&w.last); err != nil {
-		return nil, fmt.Errorf("eventstore/sqlite: read last position: %w", err)
+	begin := func() (*batchWriter, error) {
+		// BEGIN IMMEDIATE takes the write lock now (waiting up to busy_timeout for another process),
+		// so the versions and the last position read below cannot go stale before we write.
+		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+			return nil, fmt.Errorf("eventstore/sqlite: begin: %w", err)
+		}
+		inTx = true
+		return s.newBatchWriter(ctx, conn)
 	}
-	if w.insert, err = conn.PrepareContext(ctx, `INSERT INTO events (position, id, stream, version, type, schema_version, data, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`); err != nil {
-		return nil, fmt.Errorf("eventstore/sqlite: prepare insert: %w", err)
-	}
-	defer w.insert.Close()
 
-	outcomes = make([]eventstore.AppendOutcome, len(batch))
-	for i, req := range batch {
-		if outcomes[i], err = w.apply(ctx, req); err != nil {
+	w, err := begin()
+	if err != nil {
+		return nil, err
+	}
+	outcomes, err = w.applyAll(ctx, batch)
+	w.close()
+	if _, refused := errors.AsType[*rowRefusedError](err); refused {
+		// This fails harmlessly when SQLite already rolled the transaction back (a trigger's
+		// RAISE(ROLLBACK)): the request-by-request pass then meets the same failure and reports it.
+		conn.ExecContext(ctx, `ROLLBACK`) //nolint:errcheck
+		inTx = false
+		s.oneByOne++
+		if w, err = begin(); err != nil {
 			return nil, err
 		}
+		outcomes, err = w.applyOneByOne(ctx, batch)
+		w.close()
+	}
+	if err != nil {
+		return nil, err
 	}
 	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
 		return nil, fmt.Errorf("eventstore/sqlite: commit: %w", err)
 	}
-	committed = true
-	if s.onCommit != nil {
-		// Hand OnCommit its own copy of each body: the appenders own the slices they passed in.
-		for i := range w.written {
-			w.written[i].Data = append(json.RawMessage(nil), w.written[i].Data...)
-		}
-	}
-	s.written = w.written
+	inTx = false
+	s.written = w.envelopes(s.onCommit != nil)
 	return outcomes, nil
 }
 
-// batchWriter applies the requests of one batch inside its transaction.
-type batchWriter struct {
-	conn     *sql.Conn
-	insert   *sql.Stmt
-	last     int64            // the highest position written so far
-	versions map[string]int64 // stream -> its version, as of this transaction
-	written  []eventstore.Envelope
+// rowRefusedError is the database refusing a row of an INSERT (a UNIQUE, CHECK or NOT NULL constraint,
+// or a trigger's RAISE): the statement wrote nothing, and the batch must be written again request by
+// request to find whose row it was.
+type rowRefusedError struct{ err error }
+
+func (e *rowRefusedError) Error() string { return "eventstore/sqlite: row refused: " + e.err.Error() }
+func (e *rowRefusedError) Unwrap() error { return e.err }
+
+// row is one event the batch writes.
+type row struct {
+	pos, version int64
+	stream       string
+	ev           *eventstore.EventData
+	metadata     string
 }
 
-// apply writes one request. A refusal that concerns this request alone comes back in the outcome; an
-// error means the transaction is unusable and the batch must fail.
-func (w *batchWriter) apply(ctx context.Context, req eventstore.AppendRequest) (eventstore.AppendOutcome, error) {
-	current, ok := w.versions[req.Stream]
-	if !ok {
-		if err := w.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $1`, req.Stream).Scan(&current); err != nil {
-			return eventstore.AppendOutcome{}, fmt.Errorf("eventstore/sqlite: read version of %q: %w", req.Stream, err)
-		}
-		w.versions[req.Stream] = current
-	}
-	if !req.Expected.Matches(current) {
-		// Perhaps the retry of an append that already committed.
-		pos, done, refusal, err := w.retried(ctx, req)
-		switch {
-		case err != nil:
-			return eventstore.AppendOutcome{}, err
-		case refusal != nil:
-			return eventstore.AppendOutcome{Err: refusal}, nil
-		case done:
-			return eventstore.AppendOutcome{Position: pos}, nil
-		}
-		return eventstore.AppendOutcome{Err: &eventstore.ConflictError{Stream: req.Stream, Expected: req.Expected, Actual: current}}, nil
-	}
+// stored is where an event id is: committed before the batch or written earlier in it.
+type stored struct {
+	at  eventstore.StoredAt
+	pos int64
+}
 
-	if _, err := w.conn.ExecContext(ctx, `SAVEPOINT append_request`); err != nil {
-		return eventstore.AppendOutcome{}, fmt.Errorf("eventstore/sqlite: savepoint: %w", err)
+// batchWriter decides and writes the requests of one batch inside its transaction.
+type batchWriter struct {
+	conn     *sql.Conn
+	last     int64            // the highest position written so far
+	versions map[string]int64 // stream -> its version, as of this transaction
+	ids      map[uuid.UUID]stored
+	rows     []row // the events written, in position order
+
+	head, byID, ins *sql.Stmt // prepared on first use
+}
+
+func (s *Store) newBatchWriter(ctx context.Context, conn *sql.Conn) (*batchWriter, error) {
+	w := &batchWriter{conn: conn, versions: map[string]int64{}, ids: map[uuid.UUID]stored{}}
+	if err := conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), 0) FROM events`).Scan(&w.last); err != nil {
+		return nil, fmt.Errorf("eventstore/sqlite: read last position: %w", err)
 	}
-	envs := make([]eventstore.Envelope, len(req.Events))
-	var insertErr error
+	return w, nil
+}
+
+// close releases the writer's prepared statements.
+func (w *batchWriter) close() {
+	for _, st := range []*sql.Stmt{w.head, w.byID, w.ins} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	w.head, w.byID, w.ins = nil, nil, nil
+}
+
+func (w *batchWriter) prepare(ctx context.Context, st **sql.Stmt, query string) (*sql.Stmt, error) {
+	if *st == nil {
+		p, err := w.conn.PrepareContext(ctx, query)
+		if err != nil {
+			return nil, fmt.Errorf("eventstore/sqlite: prepare %q: %w", query, err)
+		}
+		*st = p
+	}
+	return *st, nil
+}
+
+// version returns stream's version as of this transaction: read once (by readVersions or here), then
+// kept up to date.
+func (w *batchWriter) version(ctx context.Context, stream string) (int64, error) {
+	if v, ok := w.versions[stream]; ok {
+		return v, nil
+	}
+	st, err := w.prepare(ctx, &w.head, `SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $1`)
+	if err != nil {
+		return 0, err
+	}
+	var v int64
+	if err := st.QueryRowContext(ctx, stream).Scan(&v); err != nil {
+		return 0, fmt.Errorf("eventstore/sqlite: read version of %q: %w", stream, err)
+	}
+	w.versions[stream] = v
+	return v, nil
+}
+
+// readVersions reads the versions of the batch's streams with one statement: the names travel as one
+// JSON array, and each stream's version is one probe of the (stream, version) index. A name that is
+// not valid UTF-8 would not survive JSON, so it is left for version to read alone.
+func (w *batchWriter) readVersions(ctx context.Context, batch []eventstore.AppendRequest) error {
+	names := make([]string, 0, len(batch))
+	for _, req := range batch {
+		if _, ok := w.versions[req.Stream]; !ok && utf8.ValidString(req.Stream) {
+			w.versions[req.Stream] = 0 // marks it seen; set below
+			names = append(names, req.Stream)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	list, err := json.Marshal(names)
+	if err != nil {
+		return fmt.Errorf("eventstore/sqlite: encode stream names: %w", err)
+	}
+	rows, err := w.conn.QueryContext(ctx, `SELECT s.value, COALESCE((SELECT MAX(version) FROM events WHERE stream = s.value), 0) FROM json_each($1) AS s`, string(list))
+	if err != nil {
+		return fmt.Errorf("eventstore/sqlite: read stream versions: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var (
+			name string
+			v    int64
+		)
+		if err := rows.Scan(&name, &v); err != nil {
+			return fmt.Errorf("eventstore/sqlite: read stream versions: %w", err)
+		}
+		if n >= len(names) || names[n] != name {
+			return fmt.Errorf("eventstore/sqlite: read stream versions: row %d names %q, want %q", n, name, names[min(n, len(names)-1)])
+		}
+		w.versions[name] = v
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("eventstore/sqlite: read stream versions: %w", err)
+	}
+	if n != len(names) {
+		return fmt.Errorf("eventstore/sqlite: read stream versions: %d rows for %d streams", n, len(names))
+	}
+	return nil
+}
+
+// lookUp finds which of events' ids are stored, adding them to w.ids.
+func (w *batchWriter) lookUp(ctx context.Context, events []eventstore.EventData) error {
+	for _, ev := range events {
+		if _, ok := w.ids[ev.ID]; ok {
+			continue
+		}
+		st, err := w.prepare(ctx, &w.byID, `SELECT stream, version, position FROM events WHERE id = $1`)
+		if err != nil {
+			return err
+		}
+		var found stored
+		err = st.QueryRowContext(ctx, ev.ID.String()).Scan(&found.at.Stream, &found.at.Version, &found.pos)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("eventstore/sqlite: look up event %s: %w", ev.ID, err)
+		default:
+			w.ids[ev.ID] = found
+		}
+	}
+	return nil
+}
+
+// decide returns a request's outcome when it writes nothing (an idempotent retry, a refusal), done
+// false when it is to be written on top of the stream at version current. Only an append that may be
+// a retry (expected Any, or a version that does not match) has its ids looked up in the database; the
+// others are checked against the ids of this batch, and the UNIQUE index refuses a reused one.
+func (w *batchWriter) decide(ctx context.Context, req eventstore.AppendRequest) (out eventstore.AppendOutcome, current int64, done bool, err error) {
+	if current, err = w.version(ctx, req.Stream); err != nil {
+		return out, 0, false, err
+	}
+	if req.Expected == eventstore.Any || !req.Expected.Matches(current) {
+		if err := w.lookUp(ctx, req.Events); err != nil {
+			return out, 0, false, err
+		}
+	}
+	retry, refusal := eventstore.IdempotentRetry(req.Stream, req.Expected, req.Events, func(id uuid.UUID) (eventstore.StoredAt, bool) {
+		st, ok := w.ids[id]
+		return st.at, ok
+	})
+	switch {
+	case refusal != nil:
+		return eventstore.AppendOutcome{Err: refusal}, current, true, nil
+	case retry:
+		return eventstore.AppendOutcome{Position: position(w.ids[req.Events[len(req.Events)-1].ID].pos)}, current, true, nil
+	case !req.Expected.Matches(current):
+		return eventstore.AppendOutcome{Err: &eventstore.ConflictError{Stream: req.Stream, Expected: req.Expected, Actual: current}}, current, true, nil
+	}
+	return out, current, false, nil
+}
+
+// plan adds a request's events to the rows of the batch, on top of version current, and returns the
+// position of its last event.
+func (w *batchWriter) plan(req eventstore.AppendRequest, current int64, metadata []string) eventstore.Position {
+	for i := range req.Events {
+		ev := &req.Events[i]
+		w.last++
+		version := current + int64(i) + 1
+		w.rows = append(w.rows, row{pos: w.last, version: version, stream: req.Stream, ev: ev, metadata: metadata[i]})
+		w.ids[ev.ID] = stored{at: eventstore.StoredAt{Stream: req.Stream, Version: version}, pos: w.last}
+	}
+	w.versions[req.Stream] = current + int64(len(req.Events))
+	return position(w.last)
+}
+
+// encodeMetadata encodes the metadata of each event of req.
+func encodeMetadata(req eventstore.AppendRequest) ([]string, error) {
+	out := make([]string, len(req.Events))
 	for i, ev := range req.Events {
 		md, err := json.Marshal(ev.Metadata)
 		if err != nil {
-			insertErr = fmt.Errorf("eventstore/sqlite: encode metadata of event %s: %w", ev.ID, err)
-			break
+			return nil, fmt.Errorf("eventstore/sqlite: encode metadata of event %s: %w", ev.ID, err)
 		}
-		pos, version := w.last+int64(i)+1, current+int64(i)+1
-		if _, err := w.insert.ExecContext(ctx, pos, ev.ID.String(), req.Stream, version, ev.Type, ev.SchemaVersion, string(ev.Data), string(md)); err != nil {
-			if !isConstraint(err) {
-				return eventstore.AppendOutcome{}, fmt.Errorf("eventstore/sqlite: insert into %q: %w", req.Stream, err)
+		out[i] = string(md)
+	}
+	return out, nil
+}
+
+// applyAll decides every request in order, then writes all the accepted events.
+// A *rowRefusedError means the database refused a row and the transaction must be rolled back.
+func (w *batchWriter) applyAll(ctx context.Context, batch []eventstore.AppendRequest) ([]eventstore.AppendOutcome, error) {
+	if err := w.readVersions(ctx, batch); err != nil {
+		return nil, err
+	}
+	outcomes := make([]eventstore.AppendOutcome, len(batch))
+	for i, req := range batch {
+		out, current, done, err := w.decide(ctx, req)
+		switch {
+		case err != nil:
+			return nil, err
+		case done:
+			outcomes[i] = out
+			continue
+		}
+		md, err := encodeMetadata(req)
+		if err != nil {
+			outcomes[i].Err = err
+			continue
+		}
+		outcomes[i].Position = w.plan(req, current, md)
+	}
+	if err := w.insert(ctx, w.rows); err != nil {
+		return nil, err
+	}
+	return outcomes, nil
+}
+
+// insert writes rows with one prepared single-row INSERT (the statement is parsed once per batch; a
+// multi-row INSERT would be parsed anew for every batch size, which costs more than it saves).
+func (w *batchWriter) insert(ctx context.Context, rows []row) error {
+	st, err := w.prepare(ctx, &w.ins, `INSERT INTO events (position, id, stream, version, type, schema_version, data, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if _, err := st.ExecContext(ctx, r.pos, r.ev.ID.String(), r.stream, r.version, r.ev.Type, r.ev.SchemaVersion, string(r.ev.Data), r.metadata); err != nil {
+			if isConstraint(err) {
+				return &rowRefusedError{err: err}
 			}
-			insertErr = fmt.Errorf("eventstore/sqlite: append to %q: %w", req.Stream, err)
-			break
-		}
-		envs[i] = eventstore.Envelope{
-			ID: ev.ID, Stream: req.Stream, Version: version, Position: position(pos),
-			Type: ev.Type, SchemaVersion: ev.SchemaVersion, Data: ev.Data, Metadata: ev.Metadata,
+			return fmt.Errorf("eventstore/sqlite: insert into %q: %w", r.stream, err)
 		}
 	}
-	if insertErr != nil {
-		// Undo this request's rows and keep the rest of the batch. If the savepoint is gone, SQLite
-		// rolled back the whole transaction (a trigger's RAISE(ROLLBACK), say): the batch fails.
-		if _, err := w.conn.ExecContext(ctx, `ROLLBACK TO append_request`); err != nil {
-			return eventstore.AppendOutcome{}, fmt.Errorf("%w (and the transaction is lost: %v)", insertErr, err)
+	return nil
+}
+
+// applyOneByOne is the way back when the database refused a row of applyAll: each request is
+// decided the same way and written in its own savepoint, so that a refused one leaves nothing and the
+// others commit.
+func (w *batchWriter) applyOneByOne(ctx context.Context, batch []eventstore.AppendRequest) ([]eventstore.AppendOutcome, error) {
+	outcomes := make([]eventstore.AppendOutcome, len(batch))
+	for i, req := range batch {
+		out, current, done, err := w.decide(ctx, req)
+		switch {
+		case err != nil:
+			return nil, err
+		case done:
+			outcomes[i] = out
+			continue
 		}
+		md, err := encodeMetadata(req)
+		if err != nil {
+			outcomes[i].Err = err
+			continue
+		}
+		if outcomes[i], err = w.applySaved(ctx, req, current, md); err != nil {
+			return nil, err
+		}
+	}
+	return outcomes, nil
+}
+
+// applySaved writes one request inside a savepoint. A refusal that concerns this request alone comes
+// back in the outcome; an error means the transaction is unusable and the batch must fail.
+func (w *batchWriter) applySaved(ctx context.Context, req eventstore.AppendRequest, current int64, md []string) (eventstore.AppendOutcome, error) {
+	if _, err := w.conn.ExecContext(ctx, `SAVEPOINT append_request`); err != nil {
+		return eventstore.AppendOutcome{}, fmt.Errorf("eventstore/sqlite: savepoint: %w", err)
+	}
+	rowsBefore, lastBefore := len(w.rows), w.last
+	pos := w.plan(req, current, md)
+	insertErr := w.insert(ctx, w.rows[rowsBefore:])
+	if insertErr == nil {
 		if _, err := w.conn.ExecContext(ctx, `RELEASE append_request`); err != nil {
 			return eventstore.AppendOutcome{}, fmt.Errorf("eventstore/sqlite: release savepoint: %w", err)
 		}
-		// A unique id that is already stored: a retry with expected Any, or a reused id.
-		pos, done, refusal, err := w.retried(ctx, req)
-		switch {
-		case err != nil:
-			return eventstore.AppendOutcome{}, err
-		case refusal != nil:
-			return eventstore.AppendOutcome{Err: refusal}, nil
-		case done:
-			return eventstore.AppendOutcome{Position: pos}, nil
-		}
-		return eventstore.AppendOutcome{Err: insertErr}, nil
+		return eventstore.AppendOutcome{Position: pos}, nil
+	}
+	refused, ok := errors.AsType[*rowRefusedError](insertErr)
+	if !ok {
+		return eventstore.AppendOutcome{}, insertErr
+	}
+	// Undo this request's rows, in the database and in the plan, and keep the rest of the batch. If
+	// the savepoint is gone, SQLite rolled back the whole transaction (a trigger's RAISE(ROLLBACK),
+	// say): the batch fails.
+	if _, err := w.conn.ExecContext(ctx, `ROLLBACK TO append_request`); err != nil {
+		return eventstore.AppendOutcome{}, fmt.Errorf("%w (and the transaction is lost: %v)", insertErr, err)
 	}
 	if _, err := w.conn.ExecContext(ctx, `RELEASE append_request`); err != nil {
 		return eventstore.AppendOutcome{}, fmt.Errorf("eventstore/sqlite: release savepoint: %w", err)
 	}
-	n := int64(len(req.Events))
-	w.last += n
-	w.versions[req.Stream] = current + n
-	w.written = append(w.written, envs...)
-	return eventstore.AppendOutcome{Position: position(w.last)}, nil
+	for _, r := range w.rows[rowsBefore:] {
+		delete(w.ids, r.ev.ID)
+	}
+	w.rows, w.last, w.versions[req.Stream] = w.rows[:rowsBefore], lastBefore, current
+	// A reused id that is stored but was not looked up (the append's expected version matched) is
+	// refused as such.
+	if err := w.lookUp(ctx, req.Events); err != nil {
+		return eventstore.AppendOutcome{}, err
+	}
+	if _, refusal := eventstore.IdempotentRetry(req.Stream, req.Expected, req.Events, func(id uuid.UUID) (eventstore.StoredAt, bool) {
+		st, ok := w.ids[id]
+		return st.at, ok
+	}); refusal != nil {
+		return eventstore.AppendOutcome{Err: refusal}, nil
+	}
+	return eventstore.AppendOutcome{Err: fmt.Errorf("eventstore/sqlite: append to %q: %w", req.Stream, refused.err)}, nil
 }
 
-// retried recognises the retry of an append that already committed: every event id is stored, in this
-// stream, in this order, at consecutive versions that follow the expected version (or expected is
-// Any). It then reports done with the original position. Ids stored anywhere else come back as a
-// refusal of this request; no stored id at all means neither (a plain conflict or constraint).
-func (w *batchWriter) retried(ctx context.Context, req eventstore.AppendRequest) (pos eventstore.Position, done bool, refusal, err error) {
-	type stored struct {
-		stream   string
-		version  int64
-		position int64
+// envelopes returns the events the batch wrote, in commit order. With copyData each gets its own
+// copy of its body (for OnCommit: the appenders own the slices they passed in).
+func (w *batchWriter) envelopes(copyData bool) []eventstore.Envelope {
+	if len(w.rows) == 0 {
+		return nil
 	}
-	found := make([]*stored, len(req.Events))
-	known := 0
-	for i, ev := range req.Events {
-		var st stored
-		err := w.conn.QueryRowContext(ctx, `SELECT stream, version, position FROM events WHERE id = $1`, ev.ID.String()).Scan(&st.stream, &st.version, &st.position)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return pos, false, nil, fmt.Errorf("eventstore/sqlite: look up event %s: %w", ev.ID, err)
-		default:
-			found[i] = &st
-			known++
+	out := make([]eventstore.Envelope, len(w.rows))
+	for i, r := range w.rows {
+		data := r.ev.Data
+		if copyData {
+			data = append(json.RawMessage(nil), data...)
+		}
+		out[i] = eventstore.Envelope{
+			ID: r.ev.ID, Stream: r.stream, Version: r.version, Position: position(r.pos),
+			Type: r.ev.Type, SchemaVersion: r.ev.SchemaVersion, Data: data, Metadata: r.ev.Metadata,
 		}
 	}
-	if known == 0 {
-		return pos, false, nil, nil
-	}
-	first := found[0]
-	for i, ev := range req.Events {
-		st := found[i]
-		if st == nil {
-			return pos, false, fmt.Errorf("eventstore: append to %q mixes %d already stored event ids with new ones (event %s is new)", req.Stream, known, ev.ID), nil
-		}
-		if first == nil || st.stream != req.Stream || st.version != first.version+int64(i) ||
-			(req.Expected != eventstore.Any && int64(req.Expected) != first.version-1) {
-			return pos, false, fmt.Errorf("eventstore: event id %s is already stored in stream %q at version %d; it cannot be appended to %q at %s", ev.ID, st.stream, st.version, req.Stream, req.Expected), nil
-		}
-	}
-	return position(found[len(found)-1].position), true, nil, nil
+	return out
 }
 
 // isConstraint reports whether err is SQLite refusing a row (a UNIQUE, CHECK or NOT NULL constraint,
