@@ -1,0 +1,143 @@
+package plugins
+
+import "encoding/json"
+
+// Contract cases for the NerdGraph operations added to the newrelic plugin beyond the reference two
+// (contract_test.go): accounts, entity search and lookup, APM applications, dashboards, alert issues
+// and policies, and change-tracking deployments, as documented at docs.newrelic.com (NerdGraph
+// entities, issues and change-tracking tutorials).
+
+var nrHeaders = map[string]string{"Api-Key": "NRAK-contract", "Content-Type": "application/json"}
+
+// nrBody is the GraphQL request body: the tool's fixed document and its variables.
+func nrBody(query string, variables map[string]any) string {
+	body := map[string]any{"query": query}
+	if variables != nil {
+		body["variables"] = variables
+	}
+	b, _ := json.Marshal(body)
+	return string(b)
+}
+
+func nrData(v map[string]any) map[string]any { return map[string]any{"data": v} }
+
+var nrEntity = map[string]any{
+	"guid": "MXxBUE18QVBQTElDQVRJT058MTIz", "name": "checkout-service", "entityType": "APM_APPLICATION_ENTITY", "domain": "APM",
+	"type": "APPLICATION", "accountId": 1234567, "reporting": true, "alertSeverity": "NOT_ALERTING",
+	"permalink": "https://one.newrelic.com/redirect/entity/MXxBUE18QVBQTElDQVRJT058MTIz",
+	"tags":      []any{map[string]any{"key": "environment", "values": []any{"production"}}},
+}
+
+const nrEntityJSON = `{"guid":"MXxBUE18QVBQTElDQVRJT058MTIz","name":"checkout-service","entityType":"APM_APPLICATION_ENTITY","domain":"APM",
+ "type":"APPLICATION","accountId":1234567,"reporting":true,"alertSeverity":"NOT_ALERTING",
+ "permalink":"https://one.newrelic.com/redirect/entity/MXxBUE18QVBQTElDQVRJT058MTIz",
+ "tags":[{"key":"environment","values":["production"]}]}`
+
+func init() {
+	const (
+		qAccounts      = "{ actor { organization { id name } accounts { id name } } }"
+		qSearch        = "query($query: String!, $cursor: String) { actor { entitySearch(query: $query) { count results(cursor: $cursor) { nextCursor entities { guid name entityType domain type accountId reporting alertSeverity permalink tags { key values } } } } } }"
+		qEntity        = "query($guid: EntityGuid!) { actor { entity(guid: $guid) { guid name entityType domain type accountId reporting alertSeverity permalink tags { key values } ... on ApmApplicationEntity { language apmSummary { apdexScore errorRate responseTimeAverage throughput hostCount instanceCount } } } } }"
+		qApplications  = "query($name: String, $cursor: String) { actor { entitySearch(queryBuilder: {domain: APM, type: APPLICATION, name: $name}) { count results(cursor: $cursor) { nextCursor entities { guid name accountId reporting alertSeverity permalink ... on ApmApplicationEntityOutline { language apmSummary { apdexScore errorRate responseTimeAverage throughput instanceCount } } } } } } }"
+		qDashboards    = "query($name: String, $cursor: String) { actor { entitySearch(queryBuilder: {type: DASHBOARD, name: $name}) { count results(cursor: $cursor) { nextCursor entities { guid name accountId permalink tags { key values } } } } } }"
+		qIssues        = "query($accountId: Int!, $cursor: String, $filter: AiIssuesFilterIssues, $timeWindow: TimeWindowInput) { actor { account(id: $accountId) { aiIssues { issues(cursor: $cursor, filter: $filter, timeWindow: $timeWindow) { nextCursor issues { issueId title priority state entityNames entityGuids conditionName policyName totalIncidents createdAt activatedAt closedAt acknowledgedAt acknowledgedBy } } } } } }"
+		qPolicies      = "query($accountId: Int!, $cursor: String) { actor { account(id: $accountId) { alerts { policiesSearch(cursor: $cursor) { nextCursor totalCount policies { id name incidentPreference } } } } } }"
+		qCreateDeploy  = "mutation($deployment: ChangeTrackingDeploymentInput!) { changeTrackingCreateDeployment(deployment: $deployment) { deploymentId entityGuid version commit changelog description user deploymentType deepLink groupId timestamp } }"
+		qDeployments   = "query($guid: EntityGuid!, $filter: ChangeTrackingSearchFilter) { actor { entity(guid: $guid) { deploymentSearch(filter: $filter) { results { deploymentId entityGuid version commit changelog description user deploymentType deepLink groupId timestamp } } } } }"
+		nrGUID         = "MXxBUE18QVBQTElDQVRJT058MTIz"
+		nrDeploymentID = "8a3a594c-e726-4bc2-8078-26dffec9a3d8"
+	)
+	deployment := map[string]any{"deploymentId": nrDeploymentID, "entityGuid": nrGUID, "version": "1.4.2", "commit": "3f2a9c1",
+		"changelog": "https://github.com/acme/checkout/releases/tag/v1.4.2", "description": "Retry payments", "user": "ci-bot",
+		"deploymentType": "ROLLING", "deepLink": nil, "groupId": nil, "timestamp": 1714665600000}
+	const deploymentJSON = `{"deploymentId":"8a3a594c-e726-4bc2-8078-26dffec9a3d8","entityGuid":"MXxBUE18QVBQTElDQVRJT058MTIz","version":"1.4.2",
+	 "commit":"3f2a9c1","changelog":"https://github.com/acme/checkout/releases/tag/v1.4.2","description":"Retry payments","user":"ci-bot",
+	 "deploymentType":"ROLLING","deepLink":null,"groupId":null,"timestamp":1714665600000}`
+	searchResult := func(entity map[string]any, next any) map[string]any {
+		return nrData(map[string]any{"actor": map[string]any{"entitySearch": map[string]any{"count": 1,
+			"results": map[string]any{"nextCursor": next, "entities": []any{entity}}}}})
+	}
+	app := map[string]any{"guid": nrGUID, "name": "checkout-service", "accountId": 1234567, "reporting": true, "alertSeverity": "WARNING",
+		"permalink": "https://one.newrelic.com/redirect/entity/" + nrGUID, "language": "java",
+		"apmSummary": map[string]any{"apdexScore": 0.93, "errorRate": 0.012, "responseTimeAverage": 0.21, "throughput": 1520.5, "instanceCount": 4}}
+	contractCases = append(contractCases,
+		contractCase{
+			tool: "newrelic_list_accounts", args: `{}`,
+			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qAccounts, nil),
+			status: 200, respond: nrData(map[string]any{"actor": map[string]any{
+				"organization": map[string]any{"id": "fc5b2cde-1234-4a4b-9c1d-0123456789ab", "name": "Acme"},
+				"accounts":     []any{map[string]any{"id": 1234567, "name": "Production"}, map[string]any{"id": 7654321, "name": "Staging"}}}}),
+			want: `{"organization":{"id":"fc5b2cde-1234-4a4b-9c1d-0123456789ab","name":"Acme"},
+			 "accounts":[{"id":1234567,"name":"Production"},{"id":7654321,"name":"Staging"}]}`,
+		},
+		contractCase{
+			tool: "newrelic_search_entities", args: `{"query":"name LIKE 'checkout%' AND domain = 'APM'"}`,
+			method: "POST", path: "/graphql", header: nrHeaders,
+			body:   nrBody(qSearch, map[string]any{"query": "name LIKE 'checkout%' AND domain = 'APM'"}),
+			status: 200, respond: searchResult(nrEntity, "MjAyMy0wNi0wMVQwMDowMDowMFo="),
+			want: `{"items":{"count":1,"results":{"entities":[` + nrEntityJSON + `]}},"next_cursor":"MjAyMy0wNi0wMVQwMDowMDowMFo="}`,
+		},
+		contractCase{
+			tool: "newrelic_get_entity", args: `{"guid":"` + nrGUID + `"}`,
+			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qEntity, map[string]any{"guid": nrGUID}),
+			status: 200, respond: nrData(map[string]any{"actor": map[string]any{"entity": nrEntity}}),
+			want: nrEntityJSON,
+		},
+		contractCase{
+			tool: "newrelic_list_applications", args: `{"name":"checkout","cursor":"abc"}`,
+			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qApplications, map[string]any{"name": "checkout", "cursor": "abc"}),
+			status: 200, respond: searchResult(app, nil),
+			want: `{"items":{"count":1,"results":{"entities":[{"guid":"MXxBUE18QVBQTElDQVRJT058MTIz","name":"checkout-service","accountId":1234567,
+			 "reporting":true,"alertSeverity":"WARNING","permalink":"https://one.newrelic.com/redirect/entity/MXxBUE18QVBQTElDQVRJT058MTIz","language":"java",
+			 "apmSummary":{"apdexScore":0.93,"errorRate":0.012,"responseTimeAverage":0.21,"throughput":1520.5,"instanceCount":4}}]}}}`,
+		},
+		contractCase{
+			tool: "newrelic_list_dashboards", args: `{}`,
+			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qDashboards, map[string]any{}),
+			status: 200, respond: searchResult(map[string]any{"guid": "MXxWSVp8REFTSEJPQVJEfDQ1Ng", "name": "Checkout SLOs", "accountId": 1234567,
+				"permalink": "https://one.newrelic.com/redirect/entity/MXxWSVp8REFTSEJPQVJEfDQ1Ng", "tags": []any{}}, nil),
+			want: `{"items":{"count":1,"results":{"entities":[{"guid":"MXxWSVp8REFTSEJPQVJEfDQ1Ng","name":"Checkout SLOs","accountId":1234567,
+			 "permalink":"https://one.newrelic.com/redirect/entity/MXxWSVp8REFTSEJPQVJEfDQ1Ng","tags":[]}]}}}`,
+		},
+		contractCase{
+			tool: "newrelic_list_alert_issues", args: `{"account_id":1234567,"states":["ACTIVATED"],"priorities":["CRITICAL"],"time_window":{"startTime":1714600000000,"endTime":1714686400000}}`,
+			method: "POST", path: "/graphql", header: nrHeaders,
+			body: nrBody(qIssues, map[string]any{"accountId": 1234567, "filter": map[string]any{"states": []any{"ACTIVATED"}, "priority": []any{"CRITICAL"}},
+				"timeWindow": map[string]any{"startTime": 1714600000000, "endTime": 1714686400000}}),
+			status: 200, respond: nrData(map[string]any{"actor": map[string]any{"account": map[string]any{"aiIssues": map[string]any{"issues": map[string]any{
+				"nextCursor": "=ATN",
+				"issues": []any{map[string]any{"issueId": "bda33b52-c70b-47b9-abe3-9e859a394037", "title": []any{"Signal lost for 5 minutes on 'Percent All Facet'"},
+					"priority": "CRITICAL", "state": "ACTIVATED", "entityNames": []any{"checkout-service"}, "entityGuids": []any{nrGUID},
+					"conditionName": []any{"Signal lost"}, "policyName": []any{"Checkout"}, "totalIncidents": 1,
+					"createdAt": 1714650000000, "activatedAt": 1714650060000, "closedAt": nil, "acknowledgedAt": nil, "acknowledgedBy": nil}}}}}}}),
+			want: `{"items":[{"issueId":"bda33b52-c70b-47b9-abe3-9e859a394037","title":["Signal lost for 5 minutes on 'Percent All Facet'"],
+			 "priority":"CRITICAL","state":"ACTIVATED","entityNames":["checkout-service"],"entityGuids":["MXxBUE18QVBQTElDQVRJT058MTIz"],
+			 "conditionName":["Signal lost"],"policyName":["Checkout"],"totalIncidents":1,"createdAt":1714650000000,"activatedAt":1714650060000,
+			 "closedAt":null,"acknowledgedAt":null,"acknowledgedBy":null}],"next_cursor":"=ATN"}`,
+		},
+		contractCase{
+			tool: "newrelic_list_alert_policies", args: `{"account_id":1234567}`,
+			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qPolicies, map[string]any{"accountId": 1234567}),
+			status: 200, respond: nrData(map[string]any{"actor": map[string]any{"account": map[string]any{"alerts": map[string]any{"policiesSearch": map[string]any{
+				"nextCursor": nil, "totalCount": 1, "policies": []any{map[string]any{"id": "123456", "name": "Checkout", "incidentPreference": "PER_CONDITION"}}}}}}}),
+			want: `{"items":[{"id":"123456","name":"Checkout","incidentPreference":"PER_CONDITION"}]}`,
+		},
+		contractCase{
+			tool: "newrelic_create_deployment", args: `{"entity_guid":"` + nrGUID + `","version":"1.4.2","commit":"3f2a9c1",
+			 "changelog":"https://github.com/acme/checkout/releases/tag/v1.4.2","description":"Retry payments","user":"ci-bot","deployment_type":"ROLLING"}`,
+			method: "POST", path: "/graphql", header: nrHeaders,
+			body: nrBody(qCreateDeploy, map[string]any{"deployment": map[string]any{"entityGuid": nrGUID, "version": "1.4.2", "commit": "3f2a9c1",
+				"changelog": "https://github.com/acme/checkout/releases/tag/v1.4.2", "description": "Retry payments", "user": "ci-bot", "deploymentType": "ROLLING"}}),
+			status: 200, respond: nrData(map[string]any{"changeTrackingCreateDeployment": deployment}),
+			want: deploymentJSON,
+		},
+		contractCase{
+			tool: "newrelic_list_deployments", args: `{"entity_guid":"` + nrGUID + `","start_time":1714000000000,"end_time":1714700000000,"query":"user = 'ci-bot'"}`,
+			method: "POST", path: "/graphql", header: nrHeaders,
+			body: nrBody(qDeployments, map[string]any{"guid": nrGUID, "filter": map[string]any{
+				"timeWindow": map[string]any{"startTime": 1714000000000, "endTime": 1714700000000}, "query": "user = 'ci-bot'", "limit": 100}}),
+			status: 200, respond: nrData(map[string]any{"actor": map[string]any{"entity": map[string]any{"deploymentSearch": map[string]any{"results": []any{deployment}}}}}),
+			want: `[` + deploymentJSON + `]`,
+		},
+	)
+}
