@@ -23,6 +23,7 @@ import (
 // its folder here.
 //
 //go:embed github newrelic utils
+//go:embed atlassian-confluence
 //go:embed atlassian-jira
 //go:embed linear
 //go:embed gitlab
