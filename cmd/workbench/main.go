@@ -6,6 +6,7 @@
 //	workbench events tail [--from POS] [-f] print the event log as JSON lines
 //	workbench projections rebuild [NAME]    rebuild one read model (or all) from position zero
 //	workbench keys rotate                   re-seal every data key under the current ENCRYPTION_KEY
+//	workbench audit replay [filters]        stream the audit trail from the log as JSON lines or CSV
 //
 // Configuration comes from the environment (see the README and internal/config).
 package main

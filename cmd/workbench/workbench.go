@@ -34,6 +34,7 @@ import (
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	"github.com/workbench/workbench/internal/accounts"
+	"github.com/workbench/workbench/internal/audit"
 	"github.com/workbench/workbench/internal/authn"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
@@ -43,6 +44,7 @@ import (
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
+	projaudit "github.com/workbench/workbench/projections/audit"
 	"github.com/workbench/workbench/projections/connections"
 	"github.com/workbench/workbench/projections/identity"
 )
@@ -110,7 +112,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connections.New()},
+		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 	})
@@ -354,6 +356,7 @@ func (m *Main) Serve(ctx context.Context) error {
 		Mount: func(r chi.Router) {
 			r.Handle("/mcp", mcpServer)
 			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
+			r.Method(http.MethodGet, "/api/audit", audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User))
 		},
 	})
 	if err != nil {
