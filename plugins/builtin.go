@@ -72,6 +72,7 @@ func builtinHandlers() map[string]Handler {
 		// google-gmail: handlers_google_gmail.go (outgoing mail is one base64url RFC 2822 "raw" field)
 		"google_gmail_send_message": gmailSendMessage,
 		"google_gmail_create_draft": gmailCreateDraft,
+		"google_gmail_read_message": gmailReadMessage,
 	}
 }
 

@@ -81,6 +81,35 @@ func init() {
 			 "body":{"size":31,"data":"SGkgdGVhbSwgdGhlIHJlcG9ydCBpcyBhdHRhY2hlZA"}}]}}`,
 		},
 		contractCase{
+			tool: "google_gmail_read_message", args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
+			method: "GET", path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4", query: "format=full", header: gmailHeaders,
+			status: 200, respond: map[string]any{
+				"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"INBOX"}, "snippet": "Hi team, the report is attached",
+				"internalDate": "1704067200000",
+				"payload": map[string]any{"mimeType": "multipart/mixed", "filename": "",
+					"headers": []any{
+						map[string]any{"name": "From", "value": "Alice <alice@example.com>"},
+						map[string]any{"name": "To", "value": "team@example.com"},
+						map[string]any{"name": "Subject", "value": "Weekly report"},
+						map[string]any{"name": "Date", "value": "Mon, 1 Jan 2024 00:00:00 +0000"},
+						map[string]any{"name": "Message-ID", "value": "<CAF123@mail.gmail.com>"},
+					},
+					"body": map[string]any{"size": 0},
+					"parts": []any{
+						map[string]any{"mimeType": "multipart/alternative", "filename": "", "body": map[string]any{"size": 0}, "parts": []any{
+							map[string]any{"mimeType": "text/plain", "filename": "", "body": map[string]any{"size": 31, "data": "SGkgdGVhbSwgdGhlIHJlcG9ydCBpcyBhdHRhY2hlZC4K"}},
+							map[string]any{"mimeType": "text/html", "filename": "", "body": map[string]any{"size": 40, "data": "PHA-SGkgdGVhbTwvcD4="}},
+						}},
+						map[string]any{"mimeType": "application/pdf", "filename": "report.pdf", "body": map[string]any{"size": 48213, "attachmentId": "ANGjdJ8"}},
+					}},
+			},
+			want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["INBOX"],"snippet":"Hi team, the report is attached",
+			 "internalDate":"1704067200000","from":"Alice <alice@example.com>","to":"team@example.com","cc":"","reply_to":"","subject":"Weekly report",
+			 "date":"Mon, 1 Jan 2024 00:00:00 +0000","message_id":"<CAF123@mail.gmail.com>","body_format":"text/plain",
+			 "body":"Hi team, the report is attached.\n","body_truncated":false,
+			 "attachments":[{"filename":"report.pdf","mimeType":"application/pdf","size":48213,"attachmentId":"ANGjdJ8"}]}`,
+		},
+		contractCase{
 			tool: "google_gmail_send_message",
 			args: `{"to":["Ada Lovelace <ada@example.com>","bob@example.com"],"cc":["carol@example.com"],"subject":"Résumé review",
 			 "body":"Hi Ada,\nsee attached.","thread_id":"18c2b3f0a1d2e3f4","in_reply_to":"<CAF123@mail.gmail.com>"}`,

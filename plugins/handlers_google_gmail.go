@@ -55,7 +55,7 @@ func gmailSendMessage(ctx context.Context, rc Context, args json.RawMessage) (an
 		ThreadID string   `json:"threadId"`
 		LabelIDs []string `json:"labelIds"`
 	}
-	if err := gmailPost(ctx, rc, tool, "/users/me/messages/send", req, &out); err != nil {
+	if err := gmailDo(ctx, rc, tool, http.MethodPost, "/users/me/messages/send", req, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -83,7 +83,7 @@ func gmailCreateDraft(ctx context.Context, rc Context, args json.RawMessage) (an
 			LabelIDs []string `json:"labelIds"`
 		} `json:"message"`
 	}
-	if err := gmailPost(ctx, rc, tool, "/users/me/drafts", map[string]any{"message": msg}, &out); err != nil {
+	if err := gmailDo(ctx, rc, tool, http.MethodPost, "/users/me/drafts", map[string]any{"message": msg}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -143,19 +143,25 @@ func gmailAddressList(addrs []string) (string, error) {
 	return strings.Join(out, ", "), nil
 }
 
-// gmailPost sends a JSON body to the Gmail API through the context's guarded client (which adds the
-// user's token) and decodes the answer into out.
-func gmailPost(ctx context.Context, rc Context, tool, path string, body, out any) error {
-	data, err := json.Marshal(body)
-	if err != nil {
-		return fmt.Errorf("encode request: %w", err)
+// gmailDo sends one request to the Gmail API through the context's guarded client (which adds the
+// user's token), with body as JSON when it is not nil, and decodes the answer into out.
+func gmailDo(ctx context.Context, rc Context, tool, method, path string, body, out any) error {
+	var reader io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		reader = bytes.NewReader(data)
 	}
 	endpoint := strings.TrimSuffix(rc.Integration().BaseURL, "/") + path
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
+	req, err := http.NewRequestWithContext(ctx, method, endpoint, reader)
 	if err != nil {
 		return fmt.Errorf("build request: %w", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "workbench")
 	resp, err := rc.HTTP().Do(req)
@@ -197,4 +203,107 @@ func gmailPost(ctx context.Context, rc Context, tool, path string, body, out any
 		return &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: Gmail's answer is not the expected JSON", tool), Err: err}
 	}
 	return nil
+}
+
+// gmailMaxText caps the decoded body text google_gmail_read_message returns.
+const gmailMaxText = 64 << 10
+
+// gmailPart is a MIME part of users.messages.get with format=full.
+type gmailPart struct {
+	MimeType string `json:"mimeType"`
+	Filename string `json:"filename"`
+	Headers  []struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"headers"`
+	Body struct {
+		Size         int    `json:"size"`
+		Data         string `json:"data"`
+		AttachmentID string `json:"attachmentId"`
+	} `json:"body"`
+	Parts []gmailPart `json:"parts"`
+}
+
+// gmailReadMessage fetches a message with format=full and returns what an agent reads: the main
+// headers, the text body decoded from base64url (text/plain preferred, else text/html), and the
+// attachments' names and sizes. The declarative google_gmail_get_message returns the raw parts.
+func gmailReadMessage(ctx context.Context, rc Context, args json.RawMessage) (any, error) {
+	const tool = "google_gmail_read_message"
+	var in struct {
+		MessageID string `json:"message_id"`
+	}
+	if err := decodeArgs(tool, args, &in); err != nil {
+		return nil, err
+	}
+	if in.MessageID == "" || in.MessageID == "." || in.MessageID == ".." {
+		return nil, &domain.Error{Code: domain.CodeInvalid, Message: tool + ": message_id is not a message id"}
+	}
+	var msg struct {
+		ID           string    `json:"id"`
+		ThreadID     string    `json:"threadId"`
+		LabelIDs     []string  `json:"labelIds"`
+		Snippet      string    `json:"snippet"`
+		InternalDate string    `json:"internalDate"`
+		Payload      gmailPart `json:"payload"`
+	}
+	path := "/users/me/messages/" + url.PathEscape(in.MessageID) + "?format=full"
+	if err := gmailDo(ctx, rc, tool, http.MethodGet, path, nil, &msg); err != nil {
+		return nil, err
+	}
+	headers := map[string]string{}
+	for _, h := range msg.Payload.Headers {
+		switch k := strings.ToLower(h.Name); k {
+		case "from", "to", "cc", "subject", "date", "message-id", "reply-to":
+			if _, seen := headers[k]; !seen {
+				headers[k] = h.Value
+			}
+		}
+	}
+	var plain, html string
+	type attachment struct {
+		Filename     string `json:"filename"`
+		MimeType     string `json:"mimeType"`
+		Size         int    `json:"size"`
+		AttachmentID string `json:"attachmentId"`
+	}
+	attachments := []attachment{}
+	var walk func(p gmailPart)
+	walk = func(p gmailPart) {
+		switch {
+		case p.Filename != "":
+			attachments = append(attachments, attachment{p.Filename, p.MimeType, p.Body.Size, p.Body.AttachmentID})
+		case p.MimeType == "text/plain" && plain == "":
+			plain = gmailDecodeBody(p.Body.Data)
+		case p.MimeType == "text/html" && html == "":
+			html = gmailDecodeBody(p.Body.Data)
+		}
+		for _, c := range p.Parts {
+			walk(c)
+		}
+	}
+	walk(msg.Payload)
+	text, format := plain, "text/plain"
+	if text == "" && html != "" {
+		text, format = html, "text/html"
+	}
+	truncated := len(text) > gmailMaxText
+	if truncated {
+		text = truncate(text, gmailMaxText)
+	}
+	return map[string]any{
+		"id": msg.ID, "threadId": msg.ThreadID, "labelIds": msg.LabelIDs, "snippet": msg.Snippet, "internalDate": msg.InternalDate,
+		"from": headers["from"], "to": headers["to"], "cc": headers["cc"], "reply_to": headers["reply-to"], "subject": headers["subject"],
+		"date": headers["date"], "message_id": headers["message-id"],
+		"body_format": format, "body": text, "body_truncated": truncated, "attachments": attachments,
+	}, nil
+}
+
+// gmailDecodeBody decodes a part's body.data (base64url, padded or not); undecodable data is
+// returned as it came so nothing is silently lost.
+func gmailDecodeBody(data string) string {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(data, "="))
+	if err != nil {
+		return data
+	}
+	return string(b)
 }
