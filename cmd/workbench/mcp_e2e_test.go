@@ -40,7 +40,7 @@ const (
 	// acmeFirstExpiresIn is the lifetime of the token the code exchange issues: a little over the
 	// 30-second refresh window, so the first call uses it as is and a call a few seconds later must
 	// refresh it. Refreshed tokens live an hour.
-	acmeFirstExpiresIn = 34
+	acmeFirstExpiresIn = 33
 	acmeRefreshWindow  = 30 * time.Second
 )
 
