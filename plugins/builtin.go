@@ -29,6 +29,7 @@ import (
 //go:embed gitlab
 //go:embed sentry
 //go:embed pagerduty
+//go:embed datadog
 //go:embed notion
 //go:embed slack
 //go:embed brave-search
