@@ -509,20 +509,33 @@ func project(v any, paths [][]string) any {
 // nextLink finds the rel="next" target in Link header values (RFC 8288 section 3).
 func nextLink(values []string) string {
 	for _, header := range values {
-		for _, link := range strings.Split(header, ",") {
-			parts := strings.Split(link, ";")
-			target := strings.TrimSpace(parts[0])
-			if !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
-				continue
+		// RFC 8288 section 3: a link is <target> followed by ;-separated parameters, links are separated
+		// by commas. The target is scanned up to its closing '>' first, because a URL may itself hold
+		// commas (a query such as keys=DEV,OPS).
+		rest := header
+		for {
+			open := strings.IndexByte(rest, '<')
+			if open < 0 {
+				break
 			}
-			for _, param := range parts[1:] {
-				k, v, ok := strings.Cut(strings.TrimSpace(param), "=")
+			closing := strings.IndexByte(rest[open:], '>')
+			if closing < 0 {
+				break
+			}
+			target := rest[open+1 : open+closing]
+			rest = rest[open+closing+1:]
+			params := rest
+			if next := strings.IndexByte(rest, '<'); next >= 0 {
+				params = rest[:next]
+			}
+			for _, param := range strings.Split(params, ";") {
+				k, v, ok := strings.Cut(strings.TrimSpace(strings.Trim(strings.TrimSpace(param), ",")), "=")
 				if !ok || !strings.EqualFold(strings.TrimSpace(k), "rel") {
 					continue
 				}
-				for _, rel := range strings.Fields(strings.Trim(strings.TrimSpace(v), `"`)) {
+				for _, rel := range strings.Fields(strings.Trim(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(v), ",")), `"`)) {
 					if strings.EqualFold(rel, "next") {
-						return target[1 : len(target)-1]
+						return target
 					}
 				}
 			}
