@@ -50,6 +50,9 @@ type Options struct {
 	MaxResponseBytes int64
 	// RequestTimeout bounds one declarative request; 0 means 30 seconds.
 	RequestTimeout time.Duration
+
+	// extra are further plugin folders loaded after PluginsDir (Check uses it for a single folder).
+	extra []pluginSource
 }
 
 // Problem is one plugin (or one tool of a plugin) that was not loaded, and why.
@@ -218,6 +221,7 @@ func Load(ctx context.Context, opts Options) (*Registry, []Problem) {
 		}
 		sources = append(sources, ds...)
 	}
+	sources = append(sources, opts.extra...)
 
 	for _, src := range sources {
 		if err := ctx.Err(); err != nil {

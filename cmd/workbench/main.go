@@ -6,6 +6,7 @@
 //	workbench events tail [--from POS] [-f] print the event log as JSON lines
 //	workbench projections rebuild [NAME]    rebuild one read model (or all) from position zero
 //	workbench keys rotate                   re-seal every data key under the current ENCRYPTION_KEY
+//	workbench plugins check DIR             validate user plugins as the server would load them
 //	workbench audit replay [filters]        stream the audit trail from the log as JSON lines or CSV
 //
 // Configuration comes from the environment (see the README and internal/config).
@@ -45,6 +46,7 @@ commands:
   projections rebuild [NAME]     rebuild one read model, or all, from position zero
   audit replay [flags]           stream the log's audit records as JSON lines or CSV (-h for flags)
   keys rotate                    re-seal every data key under the current ENCRYPTION_KEY
+  plugins check DIR              validate a plugin folder (or a PLUGINS_DIR) and print every problem
 
 Configuration comes from the environment; see the README.
 `
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdAudit(ctx, args, getenv, stdout, stderr)
 	case "keys":
 		return cmdKeys(ctx, args, getenv, stdout, stderr)
+	case "plugins":
+		return cmdPlugins(ctx, args, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/workbench/workbench/plugins"
+)
+
+// errProblems makes the process exit 1 after the problems were printed.
+var errProblems = fmt.Errorf("plugins check found problems")
+
+// cmdPlugins: `plugins check DIR` validates a plugin folder, or a PLUGINS_DIR of them, as the server
+// would load it at boot, and prints every problem with its location.
+func cmdPlugins(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) != 2 || args[0] != "check" {
+		fmt.Fprint(stderr, "usage: workbench plugins check DIR\n\nDIR is one plugin folder (it holds manifest.json) or a PLUGINS_DIR of plugin folders.\n")
+		return errUsage
+	}
+	res, err := plugins.Check(ctx, args[1])
+	if err != nil {
+		return err
+	}
+	for _, p := range res.Problems {
+		for _, line := range p.Lines() {
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	if len(res.Problems) > 0 {
+		fmt.Fprintf(stderr, "%d problem(s); %d integration(s) with %d tool(s) would load\n", len(res.Problems), res.Integrations, res.Tools)
+		return errProblems
+	}
+	fmt.Fprintf(stdout, "ok: %d integration(s) with %d tool(s) would load\n", res.Integrations, res.Tools)
+	return nil
+}
