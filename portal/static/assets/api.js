@@ -1,0 +1,66 @@
+// The portal API client: same-origin JSON fetches with the session cookie. Every state-changing
+// request carries X-Workbench-CSRF, which no other site can set without a CORS preflight the server
+// never grants (internal/websession).
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || `The server answered ${status}.`);
+    this.status = status;
+    this.code = code || '';
+  }
+}
+
+// request sends method to path with an optional JSON body and returns the decoded JSON answer
+// (null for 204). Failures throw ApiError with the server's code and message.
+export async function request(method, path, body) {
+  const headers = { Accept: 'application/json' };
+  const init = { method, headers, credentials: 'same-origin', cache: 'no-store' };
+  if (method !== 'GET' && method !== 'HEAD') {
+    headers['X-Workbench-CSRF'] = '1';
+  }
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let resp;
+  try {
+    resp = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, 'network', 'Could not reach the Workbench server. Check your connection and try again.');
+  }
+  if (resp.status === 204) return null;
+  let data = null;
+  const type = resp.headers.get('Content-Type') || '';
+  if (type.includes('application/json')) {
+    try { data = await resp.json(); } catch { data = null; }
+  }
+  if (!resp.ok) {
+    const code = data && data.error ? String(data.error) : '';
+    const msg = data && data.message ? String(data.message) : `The server answered ${resp.status} ${resp.statusText}.`;
+    throw new ApiError(resp.status, code, msg);
+  }
+  return data;
+}
+
+export const api = {
+  me: () => request('GET', '/api/me'),
+  logout: () => request('POST', '/api/auth/logout'),
+  providers: () => request('GET', '/api/auth/providers'),
+
+  apiKey: () => request('GET', '/api/apikey'),
+  mintKey: () => request('POST', '/api/apikey'),
+  rotateKey: () => request('POST', '/api/apikey/rotate'),
+  revealKey: () => request('POST', '/api/apikey/reveal'),
+  revokeKey: () => request('DELETE', '/api/apikey'),
+
+  integrations: () => request('GET', '/api/integrations'),
+  connect: (name) => request('POST', `/api/integrations/${encodeURIComponent(name)}/connect`),
+  saveAPIKey: (name, fields) => request('POST', `/api/integrations/${encodeURIComponent(name)}/apikey`, { fields }),
+  disconnect: (name) => request('DELETE', `/api/integrations/${encodeURIComponent(name)}`),
+  redeem: (token) => request('POST', '/api/connect/redeem', { token }),
+
+  mcpClients: () => request('GET', '/api/mcp-clients'),
+  revokeClient: (id) => request('DELETE', `/api/mcp-clients/${encodeURIComponent(id)}`),
+
+  audit: (before) => request('GET', '/api/audit?limit=25' + (before ? '&before=' + encodeURIComponent(before) : '')),
+};

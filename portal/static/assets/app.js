@@ -1,0 +1,143 @@
+// The portal: a small client-side router over the pages in ./pages, a layout with the navigation and
+// who is signed in, and the sign-in guard.
+
+import { api } from './api.js';
+import { h, replace, icon, button, notice, errorText } from './dom.js';
+import * as signin from './pages/signin.js';
+import * as integrations from './pages/integrations.js';
+import * as apikey from './pages/apikey.js';
+import * as clients from './pages/clients.js';
+import * as activity from './pages/activity.js';
+import * as connect from './pages/connect.js';
+import * as notfound from './pages/notfound.js';
+
+// Routes in match order. public pages render without a session; nav names the highlighted link.
+const ROUTES = [
+  { re: /^\/signin$/, page: signin, public: true },
+  { re: /^\/(integrations)?$/, page: integrations, nav: 'integrations' },
+  { re: /^\/key$/, page: apikey, nav: 'key' },
+  { re: /^\/clients$/, page: clients, nav: 'clients' },
+  { re: /^\/activity$/, page: activity, nav: 'activity' },
+  { re: /^\/connect\/([^/]+)$/, page: connect },
+];
+
+const NAV = [
+  { id: 'integrations', href: '/integrations', label: 'Integrations', icon: 'plug' },
+  { id: 'key', href: '/key', label: 'API key', icon: 'key' },
+  { id: 'clients', href: '/clients', label: 'MCP clients', icon: 'bot' },
+  { id: 'activity', href: '/activity', label: 'Activity', icon: 'activity' },
+];
+
+const root = document.getElementById('app');
+let me = null;
+let generation = 0;
+
+function match(pathname) {
+  for (const r of ROUTES) {
+    const m = r.re.exec(pathname);
+    if (m) return { route: r, params: m.slice(1) };
+  }
+  return { route: { page: notfound, public: true }, params: [] };
+}
+
+// navigate shows path; replace keeps the history entry (redirects).
+export function navigate(path, { replace: rep = false } = {}) {
+  if (rep) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
+  render();
+}
+
+function signInPath() {
+  return '/signin?next=' + encodeURIComponent(location.pathname + location.search);
+}
+
+// The context every page gets.
+function context(gen) {
+  return {
+    me,
+    navigate,
+    // current is false once the user has moved to another page: late answers are dropped.
+    current: () => gen === generation,
+    // fail shows err inline in where, or sends a signed-out user to sign in.
+    fail(where, err, title = 'That did not work') {
+      if (err && err.status === 401) {
+        me = null;
+        navigate(signInPath(), { replace: true });
+        return;
+      }
+      replace(where, notice('error', title, errorText(err)));
+    },
+    async signOut() {
+      try { await api.logout(); } catch { /* the cookie is cleared or already gone */ }
+      me = null;
+      location.assign('/signin');
+    },
+  };
+}
+
+function layout(nav, main) {
+  return h('div', { class: 'shell' },
+    h('aside', { class: 'sidebar' },
+      h('a', { class: 'brand', href: '/', 'data-link': true }, h('span', { class: 'brand-mark' }, 'W'), h('span', {}, 'Workbench')),
+      h('nav', { 'aria-label': 'Main' },
+        NAV.map((n) => h('a', { href: n.href, 'data-link': true, class: n.id === nav ? 'active' : null, 'aria-current': n.id === nav ? 'page' : null },
+          icon(n.icon), h('span', {}, n.label)))),
+      h('div', { class: 'account', 'data-testid': 'signed-in-as' },
+        h('div', { class: 'account-label' }, 'Signed in as'),
+        h('div', { class: 'account-email', title: me.email }, me.display_name || me.email),
+        me.display_name ? h('div', { class: 'account-sub' }, me.email) : null,
+        button('Sign out', { iconName: 'logout', kind: 'ghost', testid: 'sign-out', onclick: () => context(generation).signOut() }))),
+    h('main', { class: 'content', id: 'main' }, main));
+}
+
+async function render() {
+  const gen = ++generation;
+  const { route, params } = match(location.pathname);
+  if (!route.public && !me) {
+    try {
+      me = await api.me();
+    } catch (err) {
+      if (gen !== generation) return;
+      if (err.status === 401) {
+        history.replaceState(null, '', signInPath());
+        render();
+        return;
+      }
+      replace(root, h('div', { class: 'center' }, h('div', { class: 'card narrow' },
+        notice('error', 'The portal could not load', errorText(err)),
+        button('Try again', { kind: 'primary', onclick: () => render() }))));
+      return;
+    }
+    if (gen !== generation) return;
+  }
+  const main = h('div', { class: 'page' });
+  const ctx = context(gen);
+  ctx.me = me;
+  if (route.public) {
+    replace(root, h('div', { class: 'center' }, main));
+  } else {
+    replace(root, layout(route.nav, main));
+  }
+  document.title = (route.page.title || 'Workbench') + ' · Workbench';
+  try {
+    await route.page.render(ctx, main, ...params);
+  } catch (err) {
+    if (gen === generation) ctx.fail(main, err, 'This page could not load');
+  }
+  if (gen === generation) {
+    const heading = main.querySelector('h1');
+    if (heading) heading.setAttribute('tabindex', '-1');
+  }
+}
+
+document.addEventListener('click', (e) => {
+  const a = e.target.closest('a[data-link]');
+  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin) return;
+  e.preventDefault();
+  navigate(url.pathname + url.search);
+});
+window.addEventListener('popstate', () => render());
+
+render();
