@@ -341,14 +341,6 @@ func ex(tool string, args map[string]any) map[string]any {
 	return map[string]any{"tool": tool, "args": args}
 }
 
-func str(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return string(raw)
-	}
-	return s
-}
-
 // browser is a portal user agent: signed in as user (uuid.Nil: signed out), not following redirects.
 func (e *mcpEnv) browser(t *testing.T, user uuid.UUID) *http.Client {
 	t.Helper()

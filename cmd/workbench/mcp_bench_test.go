@@ -1,0 +1,288 @@
+package main
+
+// BenchmarkMCPEndToEnd measures the served /mcp endpoint under load: 32 concurrent MCP clients, each
+// its own initialized session, sending tools/call execute_tools on utils_echo as raw HTTP POSTs (a
+// plain net/http client, so the figure is the server's, not an SDK client's), every call audited by a
+// ToolExecuted event on SQLite. Beside it, in the same run, the same 32-client loop with the same
+// request bytes hits a minimal net/http JSON echo handler on loopback: the baseline.
+//
+// It prints one summary line:
+//
+//	mcp_e2e clients=32 calls_per_s=… p50_ms=… p99_ms=… baseline_calls_per_s=… baseline_p50_ms=… baseline_p99_ms=… ratio=…
+//
+// WORKBENCH_BENCH_SECONDS sets each measured phase's length (default 10); WORKBENCH_BENCH_PROFILE_DIR,
+// when set, receives CPU, block and mutex profiles of the process during the MCP phase.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/workbench/workbench/domain/execution"
+)
+
+const benchClients = 32
+
+// loadResult is what one measured phase produced.
+type loadResult struct {
+	calls   int
+	elapsed time.Duration
+	p50     time.Duration
+	p99     time.Duration
+}
+
+func (r loadResult) perSecond() float64 { return float64(r.calls) / r.elapsed.Seconds() }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// runLoad runs clients loops of do until d has passed and returns the throughput and latency
+// percentiles. The first error stops the phase and is returned.
+func runLoad(clients int, d time.Duration, do func(client, seq int) error) (loadResult, error) {
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		all      []time.Duration
+		firstErr error
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	start := time.Now()
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, 4096)
+			for seq := 0; ctx.Err() == nil; seq++ {
+				t0 := time.Now()
+				if err := do(c, seq); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("client %d call %d: %w", c, seq, err)
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if firstErr != nil {
+		return loadResult{}, firstErr
+	}
+	if len(all) == 0 {
+		return loadResult{}, fmt.Errorf("no call completed in %s", d)
+	}
+	slices.Sort(all)
+	pct := func(p float64) time.Duration { return all[min(len(all)-1, int(float64(len(all))*p))] }
+	return loadResult{calls: len(all), elapsed: elapsed, p50: pct(0.50), p99: pct(0.99)}, nil
+}
+
+// post sends body and returns the status and the response body.
+func post(c *http.Client, url string, h http.Header, body []byte) (int, http.Header, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header = h.Clone()
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b, err
+}
+
+// echoBaseline serves the baseline: decode the JSON body, encode it back.
+func echoBaseline(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var v any
+		if err := json.NewDecoder(r.Body).Decode(&v); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v) //nolint:errcheck // the client went away
+	}), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // ends with Close
+	tb.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+func benchDuration(tb testing.TB) time.Duration {
+	v := os.Getenv("WORKBENCH_BENCH_SECONDS")
+	if v == "" {
+		return 10 * time.Second
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n <= 0 {
+		tb.Fatalf("WORKBENCH_BENCH_SECONDS=%q: want a positive number of seconds", v)
+	}
+	return time.Duration(n * float64(time.Second))
+}
+
+// startProfiles starts CPU, block and mutex profiling into dir, and snapshots every goroutine's stack
+// (mcp_goroutines.txt) at mid-phase, after half of d; the returned function writes the profiles.
+func startProfiles(tb testing.TB, dir string, d time.Duration) func() {
+	tb.Helper()
+	if dir == "" {
+		return func() {}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	cpu, err := os.Create(filepath.Join(dir, "mcp_cpu.pprof"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		tb.Fatal(err)
+	}
+	runtime.SetBlockProfileRate(int(time.Microsecond))
+	runtime.SetMutexProfileFraction(5)
+	snap := time.AfterFunc(d/2, func() {
+		f, err := os.Create(filepath.Join(dir, "mcp_goroutines.txt"))
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		pprof.Lookup("goroutine").WriteTo(f, 1) //nolint:errcheck // a diagnostic
+	})
+	return func() {
+		snap.Stop()
+		pprof.StopCPUProfile()
+		cpu.Close()
+		for _, name := range []string{"block", "mutex"} {
+			f, err := os.Create(filepath.Join(dir, "mcp_"+name+".pprof"))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+				tb.Fatal(err)
+			}
+			f.Close()
+		}
+		runtime.SetBlockProfileRate(0)
+		runtime.SetMutexProfileFraction(0)
+	}
+}
+
+func BenchmarkMCPEndToEnd(b *testing.B) {
+	d := benchDuration(b)
+	warmup := min(d/5, 2*time.Second)
+	srv := startE2E(b, filepath.Join(b.TempDir(), "wb.db"), nil, slog.LevelWarn)
+	user := srv.user(b, "bench@example.com")
+	endpoint := srv.Base + "/mcp"
+	// One keep-alive connection per client, for both phases.
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 4 * benchClients, MaxIdleConnsPerHost: 4 * benchClients, DisableCompression: true}}
+	defer client.CloseIdleConnections()
+
+	message := "benchmark message of a typical short tool argument, 64 bytes...."
+	body := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"utils_echo","args":{"message":%q}}]}}}`, message))
+	want := []byte(`{\"message\":\"` + message + `\"}`)
+
+	// Every client initializes its own session.
+	headers := make([]http.Header, benchClients)
+	for c := range benchClients {
+		h := http.Header{}
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", "application/json, text/event-stream")
+		h.Set("Authorization", "Bearer "+user.Key)
+		status, rh, rb, err := post(client, endpoint, h, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench-`+strconv.Itoa(c)+`","version":"1"}}}`))
+		if err != nil || status != http.StatusOK || rh.Get("Mcp-Session-Id") == "" {
+			b.Fatalf("initialize: %d %s %v", status, rb, err)
+		}
+		h.Set("Mcp-Session-Id", rh.Get("Mcp-Session-Id"))
+		h.Set("MCP-Protocol-Version", "2025-11-25")
+		if status, rb, err := func() (int, []byte, error) {
+			s, _, rb, err := post(client, endpoint, h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+			return s, rb, err
+		}(); err != nil || status != http.StatusAccepted {
+			b.Fatalf("notifications/initialized: %d %s %v", status, rb, err)
+		}
+		headers[c] = h
+	}
+	callMCP := func(c, _ int) error {
+		status, _, rb, err := post(client, endpoint, headers[c], body)
+		if err != nil {
+			return err
+		}
+		if status != http.StatusOK || !bytes.Contains(rb, want) {
+			return fmt.Errorf("status %d: %s", status, rb)
+		}
+		return nil
+	}
+
+	baseURL := echoBaseline(b)
+	baseHeader := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
+	callBaseline := func(int, int) error {
+		status, _, rb, err := post(client, baseURL, baseHeader, body)
+		if err != nil {
+			return err
+		}
+		if status != http.StatusOK || !bytes.Contains(rb, []byte(message)) {
+			return fmt.Errorf("status %d: %s", status, rb)
+		}
+		return nil
+	}
+
+	b.ResetTimer()
+	for range b.N {
+		if _, err := runLoad(benchClients, warmup, callBaseline); err != nil {
+			b.Fatalf("baseline warm-up: %v", err)
+		}
+		base, err := runLoad(benchClients, d, callBaseline)
+		if err != nil {
+			b.Fatalf("baseline: %v", err)
+		}
+
+		if _, err := runLoad(benchClients, warmup, callMCP); err != nil {
+			b.Fatalf("mcp warm-up: %v", err)
+		}
+		audited := len(srv.events(b, execution.TypeToolExecuted))
+		stop := startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), d)
+		got, err := runLoad(benchClients, d, callMCP)
+		stop()
+		if err != nil {
+			b.Fatalf("mcp: %v", err)
+		}
+		// Every call was audited: one ToolExecuted event per answered call.
+		if n := len(srv.events(b, execution.TypeToolExecuted)) - audited; n != got.calls {
+			b.Fatalf("%d calls answered but %d ToolExecuted events appended", got.calls, n)
+		}
+
+		ratio := got.perSecond() / base.perSecond()
+		fmt.Printf("mcp_e2e clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f baseline_calls_per_s=%.0f baseline_p50_ms=%.2f baseline_p99_ms=%.2f ratio=%.2f\n",
+			benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio)
+		b.ReportMetric(got.perSecond(), "calls/s")
+		b.ReportMetric(ms(got.p50), "p50_ms")
+		b.ReportMetric(ms(got.p99), "p99_ms")
+		b.ReportMetric(base.perSecond(), "baseline_calls/s")
+		b.ReportMetric(ratio, "ratio")
+	}
+}
