@@ -37,10 +37,19 @@
 // # Password gate
 //
 // A gated jot answers 401 with a small form until the visitor posts the right password (POST to any
-// path of the jot). The password is checked against its bcrypt hash; on success the host sets a cookie
-// scoped to Path=/j/<name>/, HttpOnly, HMAC-SHA256 signed with the server's key, that names the jot,
-// expires (12 hours by default), and is bound to the current password hash, so changing the password
-// or making the jot public and gated again logs every visitor out.
+// path of the jot), checked against its bcrypt hash. The host then sets a cookie scoped to
+// Path=/j/<name>/ (HttpOnly, SameSite=Lax, Secure on TLS) and redirects to
+// /j/<name>/~gate/<token>/<path>. Cookie and token are the same value: HMAC-SHA256 signed with the
+// server's key, naming the jot, expiring (12 hours by default), and bound to the current password
+// hash, so a new password logs every visitor out.
+//
+// Why a token in the path: the jot's page is sandboxed into an opaque origin, so browsers treat its own
+// subresource requests (app.js, style.css) as cross-site and send no cookie with them, whatever its
+// SameSite (proved in Chromium by TestPasswordGateInChromium). Top-level navigations do carry the
+// cookie, so a navigation with a valid cookie is redirected under a fresh token, and the page's
+// relative URLs resolve under it. Root-relative URLs (/j/<name>/app.js) bypass the token and get the
+// form: gated jots must use relative URLs. Responses send Referrer-Policy: no-referrer so the token does
+// not leak through links; a token URL shared by hand opens the jot until it expires.
 //
 // # Upload
 //

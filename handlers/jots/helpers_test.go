@@ -121,4 +121,3 @@ func errorMessage(t *testing.T, body string) string {
 	}
 	return e.Message
 }
-

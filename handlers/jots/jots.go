@@ -38,7 +38,8 @@ type Options struct {
 	CookieKey []byte
 	// CookieTTL is how long a password cookie lasts (default 12 hours).
 	CookieTTL time.Duration
-	// SecureCookies adds the Secure attribute (set it when SERVER_PUBLIC_URL / JOTS_ORIGIN is https).
+	// SecureCookies adds the Secure attribute to password cookies even on a plain-HTTP request (set it
+	// when TLS ends at a proxy in front of the server).
 	SecureCookies bool
 	// JotsOrigin is JOTS_ORIGIN; when set, /j/ requests arriving on another host are redirected there.
 	JotsOrigin string

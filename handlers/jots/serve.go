@@ -5,6 +5,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -107,15 +108,23 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
+	rest := strings.TrimPrefix(r.URL.Path, "/j/"+name+"/")
 	if gated {
-		c, err := r.Cookie(cookieName)
-		if err != nil || !h.validCookie(c.Value, name, site.Settings.PasswordHash, h.now()) {
+		var token string
+		token, rest = splitGate(rest)
+		switch {
+		case token != "" && h.validCookie(token, name, site.Settings.PasswordHash, h.now()):
+			// A valid access token in the path: serve.
+		case token == "" && h.hasValidCookie(r, site):
+			// The visitor unlocked the jot before: move the document under a fresh path token so its
+			// relative subresources carry it too.
+			h.redirectToGate(w, r, site, rest)
+			return
+		default:
 			h.form(w, name, http.StatusUnauthorized, "")
 			return
 		}
 	}
-
-	rest := strings.TrimPrefix(r.URL.Path, "/j/"+name+"/")
 	if rest == "" || strings.HasSuffix(rest, "/") {
 		rest += "index.html"
 	}
@@ -225,10 +234,51 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, site ijots.Site)
 	http.SetCookie(w, &http.Cookie{
 		Name: cookieName, Value: h.signCookie(site.Name, site.Settings.PasswordHash, exp),
 		Path: "/j/" + site.Name + "/", Expires: exp, MaxAge: int(h.cookieTTL.Seconds()),
-		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode,
+		HttpOnly: true, Secure: h.secure || r.TLS != nil, SameSite: http.SameSiteLaxMode,
 	})
+	_, rest := splitGate(strings.TrimPrefix(r.URL.Path, "/j/"+site.Name+"/"))
+	h.redirectToGate(w, r, site, rest)
+}
+
+// gateSegment starts the path of a gated jot's document and subresources: /j/<name>/~gate/<token>/….
+//
+// A cookie alone cannot gate a jot: its page is sandboxed into an opaque origin, so browsers treat the
+// page's own subresource requests as cross-site (third-party) and send no cookie with them, whatever
+// its SameSite. The cookie is sent with top-level navigations, though, so a navigation with a valid
+// cookie is redirected under a fresh signed token in the path, and relative URLs in the page (app.js,
+// data.json) resolve under it. The token is the same signed value as the cookie: it names the jot,
+// expires, and dies with the password. Responses carry Referrer-Policy: no-referrer, so it does not
+// leak through links; whoever is handed such a URL can open the jot until it expires.
+const gateSegment = "~gate"
+
+// splitGate splits "~gate/<token>/<rest>" into the token and the rest; other paths have no token.
+func splitGate(p string) (token, rest string) {
+	seg, after, ok := strings.Cut(p, "/")
+	if !ok || seg != gateSegment {
+		return "", p
+	}
+	token, rest, _ = strings.Cut(after, "/")
+	return token, rest
+}
+
+func (h *Handler) hasValidCookie(r *http.Request, site ijots.Site) bool {
+	c, err := r.Cookie(cookieName)
+	return err == nil && h.validCookie(c.Value, site.Name, site.Settings.PasswordHash, h.now())
+}
+
+// redirectToGate sends the visitor to rest under a fresh access token, with 303 so that a POST becomes
+// a GET (RFC 9110 section 15.4.4).
+func (h *Handler) redirectToGate(w http.ResponseWriter, r *http.Request, site ijots.Site, rest string) {
+	token := h.signCookie(site.Name, site.Settings.PasswordHash, h.now().Add(h.cookieTTL))
+	target := "/j/" + site.Name + "/" + gateSegment + "/" + token + "/" + escapePath(rest)
+	if r.Method == http.MethodGet && r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
 	secure(w)
 	w.Header().Set("Cache-Control", "no-store")
-	// 303: the browser follows with a GET of the same URL (RFC 9110 section 15.4.4).
-	http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+func escapePath(p string) string {
+	return (&url.URL{Path: p}).EscapedPath()
 }

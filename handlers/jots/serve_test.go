@@ -154,24 +154,37 @@ func TestPasswordGate(t *testing.T) {
 		t.Fatalf("wrong password: %s %q", r.Status, r.body)
 	}
 	r = h.do(t, http.MethodPost, "/j/secret/", "application/x-www-form-urlencoded", []byte("password=open+sesame"), nil)
-	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "/j/secret/" {
+	gate := "/j/secret/~gate/"
+	if r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), gate) || !strings.HasSuffix(r.Header.Get("Location"), "/") {
 		t.Fatalf("right password: %s to %q", r.Status, r.Header.Get("Location"))
 	}
 	cookies := r.Cookies()
-	if len(cookies) != 1 || cookies[0].Path != "/j/secret/" || !cookies[0].HttpOnly || cookies[0].MaxAge != 3600 {
+	if len(cookies) != 1 || cookies[0].Path != "/j/secret/" || !cookies[0].HttpOnly || cookies[0].MaxAge != 3600 || cookies[0].SameSite != http.SameSiteLaxMode {
 		t.Fatalf("cookie %+v", cookies)
 	}
 	good := cookies[0].Value
-	r = h.get(t, "/j/secret/", nil) // the jar sends it
+	document := r.Header.Get("Location")
+	r = h.get(t, document, nil)
 	if r.StatusCode != http.StatusOK || r.body != "the secret" || r.Header.Get("Cache-Control") != "private, no-cache" {
-		t.Fatalf("with the cookie: %s %q %q", r.Status, r.body, r.Header.Get("Cache-Control"))
+		t.Fatalf("the document under its token: %s %q %q", r.Status, r.body, r.Header.Get("Cache-Control"))
 	}
 	sandboxed(t, r)
+	// A relative subresource resolves under the token and needs no cookie.
+	if r := h.get(t, strings.TrimSuffix(document, "/")+"/a.css", nil); r.StatusCode != 200 || r.body != "x" {
+		t.Errorf("subresource: %s %q", r.Status, r.body)
+	}
+	// A later visit with the cookie (the jar sends it) moves under a fresh token, keeping the path.
+	r = h.get(t, "/j/secret/a.css?v=2", nil)
+	if loc := r.Header.Get("Location"); r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, gate) || !strings.HasSuffix(loc, "/a.css?v=2") {
+		t.Errorf("with the cookie: %s to %q", r.Status, loc)
+	}
 
 	fresh := &http.Client{CheckRedirect: h.client.CheckRedirect}
-	withCookie := func(p, value string) int {
+	status := func(p, cookie string) int {
 		req, _ := http.NewRequest(http.MethodGet, h.srv.URL+p, nil)
-		req.AddCookie(&http.Cookie{Name: "jot_access", Value: value})
+		if cookie != "" {
+			req.AddCookie(&http.Cookie{Name: "jot_access", Value: cookie})
+		}
 		resp, err := fresh.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -179,23 +192,34 @@ func TestPasswordGate(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
+	tampered := good[:len(good)-2] + "AA"
 	cases := []struct {
-		name  string
-		path  string
-		value string
-		want  int
+		name   string
+		path   string
+		cookie string
+		want   int
 	}{
-		{"the signed cookie", "/j/secret/", good, 200},
-		{"a tampered signature", "/j/secret/", good[:len(good)-2] + "AA", 401},
-		{"garbage", "/j/secret/", "garbage", 401},
+		{"the signed token", gate + good + "/", "", 200},
+		{"a tampered token", gate + tampered + "/", "", 401},
+		{"a garbage token", gate + "garbage/", "", 401},
+		{"the token of another jot", "/j/other/~gate/" + good + "/", "", 401},
+		{"the signed cookie", "/j/secret/", good, 303},
+		{"a tampered cookie", "/j/secret/", tampered, 401},
 		{"the cookie of another jot", "/j/other/", good, 401},
+		{"a token that climbs", gate + good + "/../../other/", "", 404},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := withCookie(tc.path, tc.value); got != tc.want {
+			if got := status(tc.path, tc.cookie); got != tc.want {
 				t.Errorf("got %d, want %d", got, tc.want)
 			}
 		})
+	}
+	withCookie := func(p, value string) int {
+		if value == "" {
+			return status(p, "")
+		}
+		return status(gate+value+"/", "")
 	}
 	t.Run("expired", func(t *testing.T) {
 		now = now.Add(time.Hour)
