@@ -1,0 +1,128 @@
+package signin
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/workbench/workbench/domain/identity"
+)
+
+// Environment variables read by FromEnv. The OIDC names carry "_OIDC_" so that they cannot collide
+// with a plugin's client credentials (<PLUGIN>_CLIENT_ID: a plugin named "keycloak" owns
+// KEYCLOAK_CLIENT_ID).
+const (
+	EnvGoogleClientID       = "GOOGLE_OIDC_CLIENT_ID"
+	EnvGoogleClientSecret   = "GOOGLE_OIDC_CLIENT_SECRET"
+	EnvKeycloakIssuer       = "KEYCLOAK_OIDC_ISSUER"
+	EnvKeycloakClientID     = "KEYCLOAK_OIDC_CLIENT_ID"
+	EnvKeycloakClientSecret = "KEYCLOAK_OIDC_CLIENT_SECRET"
+	EnvAllowedDomains       = "SIGNIN_ALLOWED_DOMAINS"
+	EnvAdminEmail           = "WORKBENCH_ADMIN_EMAIL"
+)
+
+// GoogleIssuer is Google's OpenID issuer (its discovery document is under it).
+const GoogleIssuer = "https://accounts.google.com"
+
+// DefaultAdminEmail is the user the startup link signs in when WORKBENCH_ADMIN_EMAIL is unset. The
+// .localhost top-level domain is reserved (RFC 6761 section 6.3), so the address can belong to no one
+// else; identity.NormalizeEmail wants a dot in the domain, so "admin@localhost" would not do.
+const DefaultAdminEmail = "admin@workbench.localhost"
+
+// ProviderConfig is one OpenID provider the portal signs in through.
+type ProviderConfig struct {
+	// ID names the provider in the routes (/api/auth/{id}/login): "google" or "keycloak".
+	ID string
+	// Name is what the sign-in page shows.
+	Name string
+	// Issuer is the OpenID issuer URL; discovery is <Issuer>/.well-known/openid-configuration.
+	Issuer       string
+	ClientID     string
+	ClientSecret string // empty: a public client (PKCE only)
+	// Scopes are requested besides "openid"; nil means email and profile.
+	Scopes []string
+}
+
+// Settings are the sign-in settings from the environment.
+type Settings struct {
+	// Providers are the configured SSO providers, in the order the sign-in page lists them.
+	Providers []ProviderConfig
+	// AllowedDomains, when not empty, limits SSO sign-in to addresses in these domains (lower case).
+	AllowedDomains []string
+	// AdminEmail is the user the one-time startup link signs in (normalised).
+	AdminEmail string
+}
+
+// FromEnv reads the sign-in settings:
+//
+//   - GOOGLE_OIDC_CLIENT_ID and GOOGLE_OIDC_CLIENT_SECRET (both, or neither) configure Google;
+//   - KEYCLOAK_OIDC_ISSUER (the realm URL, https://host/realms/<realm>) and KEYCLOAK_OIDC_CLIENT_ID
+//     configure Keycloak; KEYCLOAK_OIDC_CLIENT_SECRET is optional (empty: a public client);
+//   - SIGNIN_ALLOWED_DOMAINS, a comma-separated list of email domains, limits who may sign in by SSO;
+//   - WORKBENCH_ADMIN_EMAIL names the user of the startup link (default DefaultAdminEmail).
+//
+// A half-configured provider is an error that names the missing variable.
+func FromEnv(getenv func(string) string) (Settings, error) {
+	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	var s Settings
+	gid, gsecret := get(EnvGoogleClientID), get(EnvGoogleClientSecret)
+	switch {
+	case gid != "" && gsecret != "":
+		s.Providers = append(s.Providers, ProviderConfig{ID: "google", Name: "Google", Issuer: GoogleIssuer, ClientID: gid, ClientSecret: gsecret})
+	case gid != "":
+		return Settings{}, fmt.Errorf("%s is set but %s is not: Google sign-in needs both (a web application client of the Google Cloud console)", EnvGoogleClientID, EnvGoogleClientSecret)
+	case gsecret != "":
+		return Settings{}, fmt.Errorf("%s is set but %s is not", EnvGoogleClientSecret, EnvGoogleClientID)
+	}
+	kiss, kid, ksecret := get(EnvKeycloakIssuer), get(EnvKeycloakClientID), get(EnvKeycloakClientSecret)
+	switch {
+	case kiss != "" && kid != "":
+		if err := checkIssuer(kiss); err != nil {
+			return Settings{}, fmt.Errorf("%s: %w", EnvKeycloakIssuer, err)
+		}
+		s.Providers = append(s.Providers, ProviderConfig{ID: "keycloak", Name: "Keycloak", Issuer: strings.TrimSuffix(kiss, "/"), ClientID: kid, ClientSecret: ksecret})
+	case kiss != "":
+		return Settings{}, fmt.Errorf("%s is set but %s is not", EnvKeycloakIssuer, EnvKeycloakClientID)
+	case kid != "" || ksecret != "":
+		return Settings{}, fmt.Errorf("%s is set but %s is not: set it to the realm URL, e.g. https://sso.example.com/realms/acme", EnvKeycloakClientID, EnvKeycloakIssuer)
+	}
+	for _, d := range strings.Split(get(EnvAllowedDomains), ",") {
+		d = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(d), "@")))
+		if d == "" {
+			continue
+		}
+		if strings.ContainsAny(d, "@/ ") || !strings.Contains(d, ".") {
+			return Settings{}, fmt.Errorf("%s: %q is not an email domain such as example.com", EnvAllowedDomains, d)
+		}
+		s.AllowedDomains = append(s.AllowedDomains, d)
+	}
+	admin := get(EnvAdminEmail)
+	if admin == "" {
+		admin = DefaultAdminEmail
+	}
+	norm, err := identity.NormalizeEmail(admin)
+	if err != nil {
+		return Settings{}, fmt.Errorf("%s: %w", EnvAdminEmail, err)
+	}
+	s.AdminEmail = norm
+	return s, nil
+}
+
+// checkIssuer wants an absolute https URL (http only on a loopback host, for development and tests)
+// with no query or fragment (OpenID Connect Discovery 1.0, section 2).
+func checkIssuer(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q is not an issuer URL such as https://sso.example.com/realms/acme", raw)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if ip := net.ParseIP(u.Hostname()); (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost" {
+			return nil
+		}
+	}
+	return fmt.Errorf("%q must be an https URL", raw)
+}
