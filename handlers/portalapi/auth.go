@@ -1,0 +1,145 @@
+package portalapi
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/internal/signin"
+)
+
+var userAgg = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
+	Initial: identity.Initial, Evolve: identity.Evolve, Decide: identity.Decide,
+	Codec: eventstore.NewJSONCodec(identity.Events()...),
+}
+
+// loadUser reads the signed-in user from the log, so a user created a moment ago on another replica
+// is already there.
+func (h *routes) loadUser(r *http.Request, user uuid.UUID) (identity.State, error) {
+	st, _, err := eventstore.LoadState(r.Context(), h.Store, identity.StreamName(user), userAgg)
+	if err != nil {
+		return identity.State{}, err
+	}
+	if !st.Exists() {
+		return identity.State{}, domain.Errorf(domain.CodeUnauthenticated, "the session names no workbench user; sign in again")
+	}
+	return st, nil
+}
+
+type meResponse struct {
+	ID          string `json:"id"`
+	Email       string `json:"email"`
+	DisplayName string `json:"display_name"`
+}
+
+func (h *routes) me(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	st, err := h.loadUser(r, user)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeUnauthenticated {
+			h.Sessions.Clear(w)
+		}
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	noStore(w)
+	handlers.WriteJSON(w, http.StatusOK, meResponse{ID: st.UserID.String(), Email: st.Email, DisplayName: st.DisplayName})
+}
+
+// logout clears the session cookie. It needs no session (signing out twice is fine) but is
+// state-changing, so a foreign page cannot sign a person out.
+func (h *routes) logout(w http.ResponseWriter, r *http.Request) {
+	if h.crossOrigin(w, r) {
+		return
+	}
+	h.Sessions.Clear(w)
+	noStore(w)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *routes) providers(w http.ResponseWriter, r *http.Request) {
+	handlers.WriteJSON(w, http.StatusOK, map[string]any{"providers": h.SignIn.Providers()})
+}
+
+// login sends the browser to the provider, with the flow cookie that binds the sign-in to it.
+func (h *routes) login(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "provider")
+	authURL, cookie, err := h.SignIn.Begin(signin.WithCorrelationID(r.Context(), middleware.GetReqID(r.Context())), id, r.URL.Query().Get("next"))
+	if err != nil {
+		h.page(w, r, err)
+		return
+	}
+	http.SetCookie(w, cookie)
+	noStore(w)
+	http.Redirect(w, r, authURL, http.StatusFound)
+}
+
+// callback finishes an SSO sign-in: the session cookie, then the browser goes to next ("/" unless the
+// sign-in started with a same-origin next).
+func (h *routes) callback(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "provider")
+	var flow string
+	if c, err := r.Cookie(signin.FlowCookie); err == nil {
+		flow = c.Value
+	}
+	// A flow is used once, whatever happens next.
+	http.SetCookie(w, h.SignIn.ClearFlowCookie(id))
+	u, next, err := h.SignIn.Complete(signin.WithCorrelationID(r.Context(), middleware.GetReqID(r.Context())), id, flow, r.URL.Query())
+	if err != nil {
+		h.page(w, r, err)
+		return
+	}
+	h.signIn(w, r, u.ID, next)
+}
+
+// link redeems a one-time sign-in link.
+func (h *routes) link(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	user, err := h.SignIn.RedeemLink(signin.WithCorrelationID(r.Context(), middleware.GetReqID(r.Context())), chi.URLParam(r, "token"))
+	if err != nil {
+		h.page(w, r, err)
+		return
+	}
+	h.signIn(w, r, user, signin.SafeNext(r.URL.Query().Get("next")))
+}
+
+func (h *routes) signIn(w http.ResponseWriter, r *http.Request, user uuid.UUID, next string) {
+	if err := h.Sessions.Issue(w, user); err != nil {
+		h.page(w, r, err)
+		return
+	}
+	noStore(w)
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	http.Redirect(w, r, signin.SafeNext(next), http.StatusFound)
+}
+
+// page answers a browser navigation that failed with a small self-contained HTML page: the status
+// of the error's code and a message a person can act on. It loads nothing and cannot be framed.
+func (h *routes) page(w http.ResponseWriter, r *http.Request, err error) {
+	status := handlers.StatusOf(err)
+	msg := domain.ErrorMessage(err)
+	if status >= 500 {
+		h.Logger.ErrorContext(r.Context(), "sign-in failed", "path", r.URL.Path, "err", err)
+	}
+	noStore(w)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign-in failed · Workbench</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2328;line-height:1.5}
+h1{font-size:1.4rem}a{color:#0969da}</style></head>
+<body><h1>Sign-in did not work</h1><p>%s</p><p><a href="/signin">Back to sign-in</a></p></body></html>
+`, html.EscapeString(msg))
+}

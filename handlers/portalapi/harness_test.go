@@ -1,0 +1,460 @@
+package portalapi_test
+
+import (
+	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore/sqlite"
+	"github.com/workbench/workbench/handlers/api"
+	"github.com/workbench/workbench/handlers/portalapi"
+	"github.com/workbench/workbench/internal/accounts"
+	"github.com/workbench/workbench/internal/authn"
+	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/internal/signin"
+	"github.com/workbench/workbench/internal/vault"
+	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/projections"
+	"github.com/workbench/workbench/projections/connections"
+	idproj "github.com/workbench/workbench/projections/identity"
+)
+
+const (
+	oidcClientID     = "workbench-portal"
+	oidcClientSecret = "oidc-secret/with:odd&chars"
+)
+
+// idp is an OpenID provider inside the test: discovery, a JWKS, an authorization endpoint that
+// consents at once, and a token endpoint that checks the code, the redirect URI, client
+// authentication and the PKCE verifier (RFC 7636 section 4.6) before issuing an RS256 ID token it
+// signs itself. claims, when set, rewrites the ID token's claims before signing; signWith, when set,
+// signs with another key than the published one.
+type idp struct {
+	t     *testing.T
+	srv   *httptest.Server
+	key   *rsa.PrivateKey
+	email string
+	name  string
+
+	mu       sync.Mutex
+	codes    map[string]idpCode
+	claims   func(map[string]any)
+	signWith *rsa.PrivateKey
+	denied   bool
+	sawAuth  url.Values
+}
+
+type idpCode struct {
+	challenge, nonce, redirect string
+	used                       bool
+}
+
+func newIDP(t *testing.T) *idp {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &idp{t: t, key: key, email: "Ann@Example.com", name: "Ann Lee", codes: map[string]idpCode{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
+	mux.HandleFunc("GET /jwks", p.jwks)
+	mux.HandleFunc("GET /authorize", p.authorize)
+	mux.HandleFunc("POST /token", p.token)
+	p.srv = httptest.NewServer(mux)
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *idp) set(f func(*idp)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f(p)
+}
+
+func (p *idp) discovery(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, map[string]any{
+		"issuer": p.srv.URL, "authorization_endpoint": p.srv.URL + "/authorize", "token_endpoint": p.srv.URL + "/token",
+		"jwks_uri": p.srv.URL + "/jwks", "response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
+		"id_token_signing_alg_values_supported": []string{"RS256"}, "code_challenge_methods_supported": []string{"S256"},
+	})
+}
+
+func (p *idp) jwks(w http.ResponseWriter, _ *http.Request) {
+	pub := p.key.PublicKey
+	writeJSON(w, map[string]any{"keys": []map[string]string{{
+		"kty": "RSA", "kid": "k1", "use": "sig", "alg": "RS256",
+		"n": base64.RawURLEncoding.EncodeToString(pub.N.Bytes()),
+		"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(pub.E)).Bytes()),
+	}}})
+}
+
+func (p *idp) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p.mu.Lock()
+	p.sawAuth = q
+	denied := p.denied
+	p.mu.Unlock()
+	for k, want := range map[string]string{"response_type": "code", "client_id": oidcClientID, "code_challenge_method": "S256"} {
+		if got := q.Get(k); got != want {
+			p.t.Errorf("authorize: %s = %q, want %q", k, got, want)
+		}
+	}
+	if !strings.Contains(" "+q.Get("scope")+" ", " openid ") || q.Get("state") == "" || q.Get("nonce") == "" || len(q.Get("code_challenge")) != 43 {
+		p.t.Errorf("authorize: scope %q, state %q, nonce %q, challenge %q", q.Get("scope"), q.Get("state"), q.Get("nonce"), q.Get("code_challenge"))
+	}
+	back, err := url.Parse(q.Get("redirect_uri"))
+	if err != nil {
+		p.t.Errorf("authorize: redirect_uri %q", q.Get("redirect_uri"))
+		return
+	}
+	bq := url.Values{"state": {q.Get("state")}}
+	if denied {
+		bq.Set("error", "access_denied")
+	} else {
+		code := "code-" + uuid.NewString()
+		p.mu.Lock()
+		p.codes[code] = idpCode{challenge: q.Get("code_challenge"), nonce: q.Get("nonce"), redirect: q.Get("redirect_uri")}
+		p.mu.Unlock()
+		bq.Set("code", code)
+	}
+	back.RawQuery = bq.Encode()
+	http.Redirect(w, r, back.String(), http.StatusFound)
+}
+
+func (p *idp) token(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", 400)
+		return
+	}
+	user, pass, _ := r.BasicAuth()
+	user, _ = url.QueryUnescape(user)
+	pass, _ = url.QueryUnescape(pass)
+	fail := func(code string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":%q}`, code)
+	}
+	if user != oidcClientID || pass != oidcClientSecret {
+		p.t.Errorf("token: client authentication %q", user)
+		fail("invalid_client")
+		return
+	}
+	f := r.PostForm
+	p.mu.Lock()
+	c, ok := p.codes[f.Get("code")]
+	if ok {
+		p.codes[f.Get("code")] = idpCode{used: true}
+	}
+	claimsHook, signer := p.claims, p.signWith
+	p.mu.Unlock()
+	sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+	switch {
+	case f.Get("grant_type") != "authorization_code" || !ok || c.used:
+		fail("invalid_grant")
+		return
+	case f.Get("redirect_uri") != c.redirect:
+		p.t.Errorf("token: redirect_uri %q, want %q", f.Get("redirect_uri"), c.redirect)
+		fail("invalid_grant")
+		return
+	case base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge:
+		p.t.Errorf("token: the code_verifier does not hash to the code_challenge")
+		fail("invalid_grant")
+		return
+	}
+	now := time.Now()
+	claims := map[string]any{
+		"iss": p.srv.URL, "sub": "sub-" + p.email, "aud": oidcClientID, "exp": now.Add(time.Hour).Unix(), "iat": now.Unix(),
+		"nonce": c.nonce, "email": p.email, "email_verified": true, "name": p.name,
+	}
+	if claimsHook != nil {
+		claimsHook(claims)
+	}
+	if signer == nil {
+		signer = p.key
+	}
+	writeJSON(w, map[string]any{"access_token": "at-" + uuid.NewString(), "token_type": "Bearer", "expires_in": 3600, "id_token": signJWT(p.t, signer, claims)})
+}
+
+// signJWT makes a compact JWS with RS256 (RFC 7515, RFC 7518 section 3.3).
+func signJWT(t *testing.T, key *rsa.PrivateKey, claims map[string]any) string {
+	header, _ := json.Marshal(map[string]string{"alg": "RS256", "kid": "k1", "typ": "JWT"})
+	payload, _ := json.Marshal(claims)
+	input := base64.RawURLEncoding.EncodeToString(header) + "." + base64.RawURLEncoding.EncodeToString(payload)
+	sum := sha256.Sum256([]byte(input))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, sum[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return input + "." + base64.RawURLEncoding.EncodeToString(sig)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// clock is a settable time shared by the replicas of a test.
+type clock struct{ offset atomic.Int64 }
+
+func (c *clock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
+
+// env is a workbench as the portal API sees it, on one SQLite file that its replicas share.
+type env struct {
+	t         *testing.T
+	ctx       context.Context
+	dir       string
+	idp       *idp
+	oauth     *httptest.Server // the acme integration's authorization server (only /authorize is visited)
+	key       vault.MasterKey
+	catalog   *plugins.Registry
+	clock     *clock
+	settings  signin.Settings
+	publicURL string
+}
+
+// node is one replica.
+type node struct {
+	env      *env
+	srv      *httptest.Server
+	sessions *websession.Manager
+	signin   *signin.Service
+	accounts *accounts.Service
+	auth     authn.APIKeys
+	runner   *projections.Runner
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	dir := t.TempDir()
+	oauth := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(oauth.Close)
+	plugDir := filepath.Join(dir, "plugins")
+	writePlugin(t, plugDir, "acme", fmt.Sprintf(`{"name":"acme","version":"1","display_name":"Acme","description":"Acme's API","categories":["dev"],"base_url":%q,"logo":"logo.svg",
+		"auth":{"mode":"oauth2","oauth2":{"authorize_url":%q,"token_url":%q,"scopes":["read"]}}}`, oauth.URL, oauth.URL+"/authorize", oauth.URL+"/token"),
+		map[string]string{"logo.svg": `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><rect width="1" height="1"/></svg>`})
+	writePlugin(t, plugDir, "keyed", fmt.Sprintf(`{"name":"keyed","version":"1","display_name":"Keyed","description":"needs a key","base_url":%q,
+		"auth":{"mode":"apikey","apikey":{"fields":[{"name":"api_key","label":"API key","secret":true,"placeholder":"kx_..."},{"name":"region","label":"Region","optional":true}],
+		"inject":{"in":"header","name":"X-Api-Key","field":"api_key"}}}}`, oauth.URL), nil)
+	writePlugin(t, plugDir, "free", `{"name":"free","version":"1","display_name":"Free","description":"no auth","auth":{"mode":"none"}}`, nil)
+	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, SkipBuiltins: true, AllowInsecureHTTP: true})
+	if len(problems) > 0 {
+		t.Fatalf("load plugins: %v", problems)
+	}
+	key, err := vault.GenerateMasterKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newIDP(t)
+	return &env{
+		t: t, ctx: ctx, dir: dir, idp: p, oauth: oauth, key: key, catalog: reg, clock: &clock{},
+		settings: signin.Settings{
+			Providers:  []signin.ProviderConfig{{ID: "google", Name: "Google", Issuer: p.srv.URL, ClientID: oidcClientID, ClientSecret: oidcClientSecret}},
+			AdminEmail: "admin@workbench.localhost",
+		},
+	}
+}
+
+func writePlugin(t *testing.T, root, name, manifest string, files map[string]string) {
+	t.Helper()
+	d := filepath.Join(root, name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]string{plugins.ManifestFile: manifest, plugins.ToolsFile: `[]`}
+	for f, body := range files {
+		all[f] = body
+	}
+	for f, body := range all {
+		if err := os.WriteFile(filepath.Join(d, f), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// node opens a replica on the shared SQLite file, with its own event store, read-model runner,
+// vault, services and HTTP server. The first node's URL is SERVER_PUBLIC_URL for every replica.
+func (e *env) node() *node {
+	t := e.t
+	t.Helper()
+	db, err := sqlite.OpenDB(e.ctx, filepath.Join(e.dir, "wb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrations.Apply(e.ctx, db, migrations.SQLite, nil); err != nil {
+		t.Fatal(err)
+	}
+	store, err := sqlite.New(db, &sqlite.Options{PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vault.New(db, store, e.key, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{
+		Projections: []projections.Projection{idproj.New(), connections.New()}, PollInterval: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &node{env: e, runner: runner, auth: authn.APIKeys{Reader: idproj.Reader{DB: db}}}
+	var h http.Handler
+	n.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	if e.publicURL == "" {
+		e.publicURL = n.srv.URL
+	}
+	n.accounts = &accounts.Service{Store: store, Vault: v}
+	creds, err := credentials.New(credentials.Config{
+		Store: store, Vault: v, Catalog: e.catalog, DB: db, Projections: runner, PublicURL: e.publicURL,
+		LinkKey: []byte(strings.Repeat("l", 32)), Now: e.clock.now,
+		Getenv: func(k string) string { return map[string]string{"ACME_CLIENT_ID": "acme-client"}[k] },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.sessions, err = websession.New([]byte(strings.Repeat("s", 32)), e.publicURL, &websession.Options{Now: e.clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.signin, err = signin.New(signin.Config{
+		Settings: e.settings, Users: n.accounts, Store: store, Projections: runner, PublicURL: e.publicURL,
+		FlowKey: []byte(strings.Repeat("f", 32)), Now: e.clock.now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	api.Mount(r, api.Deps{Credentials: creds, Sessions: n.sessions})
+	portalapi.Mount(r, portalapi.Deps{
+		Sessions: n.sessions, SignIn: n.signin, Keys: n.accounts, Store: store, Projections: runner,
+		Credentials: creds, Catalog: e.catalog, Connections: connections.Reader{DB: db}, Now: e.clock.now,
+	})
+	h = r
+	bg, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(bg) }()
+	t.Cleanup(func() {
+		n.srv.Close()
+		stop()
+		<-done
+		store.Close()
+		db.Close()
+	})
+	return n
+}
+
+// browser is a user agent with its own cookie jar that follows no redirect by itself.
+type browser struct {
+	t      *testing.T
+	client *http.Client
+}
+
+func newBrowser(t *testing.T) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// signedIn is a browser holding a session for user, minted directly (for tests of the other routes).
+func (n *node) signedIn(user uuid.UUID) *browser {
+	b := newBrowser(n.env.t)
+	c, err := n.sessions.Cookie(user)
+	if err != nil {
+		n.env.t.Fatal(err)
+	}
+	u, _ := url.Parse(n.srv.URL)
+	b.client.Jar.SetCookies(u, []*http.Cookie{c})
+	return b
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("not JSON (status %d): %s", r.status, r.body)
+	}
+	return m
+}
+
+// do sends a request. A state-changing one carries the portal's CSRF header unless headers say
+// otherwise (a "-" value removes a header).
+func (b *browser) do(method, rawURL string, body string, headers map[string]string) response {
+	b.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, rawURL, rd)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if method != http.MethodGet {
+		req.Header.Set(websession.CSRFHeader, "1")
+	}
+	for k, v := range headers {
+		if v == "-" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: raw}
+}
+
+func (b *browser) get(rawURL string) response { return b.do(http.MethodGet, rawURL, "", nil) }
+
+// createUser makes a user the way sign-in does.
+func (n *node) createUser(email string) uuid.UUID {
+	n.env.t.Helper()
+	u, _, pos, err := n.accounts.EnsureUser(n.env.ctx, email, "", domainMD())
+	if err != nil {
+		n.env.t.Fatal(err)
+	}
+	if err := n.runner.WaitFor(n.env.ctx, pos); err != nil {
+		n.env.t.Fatal(err)
+	}
+	return u.ID
+}
+
+func domainMD() domain.Metadata { return domain.Metadata{Actor: "test"} }

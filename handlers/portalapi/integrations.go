@@ -1,0 +1,142 @@
+package portalapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/plugins"
+)
+
+type field struct {
+	Name        string `json:"name"`
+	Label       string `json:"label"`
+	Secret      bool   `json:"secret"`
+	Optional    bool   `json:"optional"`
+	Placeholder string `json:"placeholder"`
+}
+
+type integration struct {
+	Name        string   `json:"name"`
+	DisplayName string   `json:"display_name"`
+	Description string   `json:"description"`
+	AuthMode    string   `json:"auth_mode"`
+	Categories  []string `json:"categories"`
+	LogoURL     string   `json:"logo_url"`
+	Connected   bool     `json:"connected"`
+	// Status is the connection's status (domain/connection: none, pending, connected, needs_reauth,
+	// disconnected), or "expired" for a stored cookie bundle whose cookies have all expired.
+	Status      string  `json:"status"`
+	AccountHint string  `json:"account_hint"`
+	Fields      []field `json:"fields"`
+}
+
+// StatusExpired is the status of a connection whose credential is stored but no longer counts as
+// connected (a cookie bundle past its last cookie's expiry).
+const StatusExpired = "expired"
+
+// integrations lists the catalog as the signed-in user sees it: each integration with its connected
+// flag (credentials.Connected, the spec's rule per auth mode), its status and account hint from the
+// connections read model, and the API-key fields its manifest declares for the portal's form.
+func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	connected, err := h.Credentials.Connected(r.Context(), user)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	rows, err := h.Connections.ForUser(r.Context(), user)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	out := make([]integration, 0, len(h.Catalog.Integrations()))
+	for _, in := range h.Catalog.Integrations() {
+		it := integration{
+			Name: in.Name, DisplayName: in.DisplayName, Description: in.Description, AuthMode: string(in.Auth.Mode),
+			Categories: append([]string{}, in.Categories...), LogoURL: logoURL(in),
+			Connected: connected[in.Name], Status: string(connection.StatusNone), Fields: []field{},
+		}
+		if row, ok := rows[in.Name]; ok {
+			it.Status = string(row.Status)
+			it.AccountHint = row.State.AccountHint
+		}
+		switch {
+		case in.Auth.Mode == plugins.AuthNone:
+			it.Status = string(connection.StatusConnected)
+		case it.Status == string(connection.StatusConnected) && !it.Connected:
+			it.Status = StatusExpired
+		}
+		if in.Auth.Mode == plugins.AuthAPIKey && in.Auth.APIKey != nil {
+			for _, f := range in.Auth.APIKey.Fields {
+				it.Fields = append(it.Fields, field{Name: f.Name, Label: f.Label, Secret: f.Secret, Optional: f.Optional, Placeholder: f.Placeholder})
+			}
+		}
+		out = append(out, it)
+	}
+	handlers.WriteJSON(w, http.StatusOK, map[string]any{"integrations": out})
+}
+
+// logoURL is where the portal loads an integration's logo: our logo route for a logo file shipped
+// with the plugin, the manifest's https URL otherwise, "" when there is none.
+func logoURL(in *plugins.Integration) string {
+	switch {
+	case len(in.LogoSVG) > 0:
+		return "/api/integrations/" + in.Name + "/logo"
+	case strings.HasPrefix(in.Logo, "https://"):
+		return in.Logo
+	}
+	return ""
+}
+
+// logo serves a plugin's logo file. An SVG can hold script, so it is served under a policy that runs
+// none and loads nothing, and never sniffed as anything else.
+func (h *routes) logo(w http.ResponseWriter, r *http.Request) {
+	in, ok := h.Catalog.Integration(chi.URLParam(r, "name"))
+	if !ok || len(in.LogoSVG) == 0 {
+		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeNotFound, "no logo file for integration %q", chi.URLParam(r, "name")))
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(in.LogoSVG)
+	}
+}
+
+type connectResponse struct {
+	Type         string `json:"type"`
+	URL          string `json:"url,omitempty"`
+	ConnectionID string `json:"connection_id"`
+}
+
+// connect starts a connection from the portal: a connect attempt for the signed-in user, redeemed
+// for that same user at once (the claim link never leaves the server), answering the provider's
+// consent URL for the browser to open. API-key integrations are refused with a 400 that says to use
+// their form; the callback is handlers/api's.
+func (h *routes) connect(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	name := chi.URLParam(r, "name")
+	started, err := h.Credentials.Connect(r.Context(), user, name)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	token := started.URL
+	if i := strings.LastIndex(token, "/connect/"); i >= 0 {
+		token = token[i+len("/connect/"):]
+	}
+	res, err := h.Credentials.Redeem(r.Context(), user, token)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	noStore(w)
+	handlers.WriteJSON(w, http.StatusOK, connectResponse{Type: res.Type, URL: res.URL, ConnectionID: res.ConnectionID.String()})
+}

@@ -1,0 +1,133 @@
+package portalapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/handlers/api"
+	"github.com/workbench/workbench/internal/accounts"
+	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/internal/signin"
+	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/projections/connections"
+)
+
+// Keys is the part of internal/accounts the API-key routes use.
+type Keys interface {
+	MintKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (accounts.Key, eventstore.Position, error)
+	RotateKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (accounts.Key, eventstore.Position, error)
+	RevokeKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (eventstore.Position, error)
+	RevealKey(ctx context.Context, user uuid.UUID) (accounts.Key, error)
+}
+
+// Projections is the part of the projections runner used to read our own writes: a rotated key must
+// stop authenticating at /mcp before the rotation is answered.
+type Projections interface {
+	WaitFor(ctx context.Context, pos eventstore.Position) error
+}
+
+// Catalog is the part of the plugin registry the integration routes read.
+type Catalog interface {
+	Integration(name string) (*plugins.Integration, bool)
+	Integrations() []*plugins.Integration
+}
+
+// Connections is the part of the connections read model the catalog route reads.
+type Connections interface {
+	ForUser(ctx context.Context, user uuid.UUID) (map[string]connections.Row, error)
+}
+
+// Deps is what the routes need; all are required.
+type Deps struct {
+	Sessions    *websession.Manager
+	SignIn      *signin.Service
+	Keys        Keys
+	Store       eventstore.Store // the user and key state, read from the log
+	Projections Projections
+	Credentials *credentials.Service
+	Catalog     Catalog
+	Connections Connections
+	Logger      *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// maxBody bounds request bodies (these routes take none worth more).
+const maxBody = 16 << 10
+
+// Mount adds the routes to r.
+func Mount(r chi.Router, d Deps) {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	h := &routes{Deps: d}
+	r.Get("/api/me", h.portal(h.me))
+	r.Post("/api/auth/logout", h.logout)
+	r.Get("/api/auth/providers", h.providers)
+	r.Get("/api/auth/{provider}/login", h.login)
+	r.Get("/api/auth/{provider}/callback", h.callback)
+	r.Get(signin.LinkPath+"{token}", h.link)
+
+	r.Get("/api/apikey", h.portal(h.getKey))
+	r.Post("/api/apikey", h.portal(h.mintKey))
+	r.Delete("/api/apikey", h.portal(h.revokeKey))
+	r.Post("/api/apikey/rotate", h.portal(h.rotateKey))
+	r.Post("/api/apikey/reveal", h.portal(h.revealKey))
+
+	r.Get("/api/integrations", h.portal(h.integrations))
+	r.Get("/api/integrations/{name}/logo", h.logo)
+	r.Post("/api/integrations/{name}/connect", h.portal(h.connect))
+}
+
+type routes struct{ Deps }
+
+// crossOrigin refuses a state-changing request that fails websession's SameOrigin rule, in the same
+// words as handlers/api.
+func (h *routes) crossOrigin(w http.ResponseWriter, r *http.Request) bool {
+	if h.Sessions.SameOrigin(r) {
+		return false
+	}
+	handlers.WriteJSON(w, http.StatusForbidden, handlers.ErrorBody{Error: api.CodeCrossOrigin,
+		Message: "this request did not come from the workbench portal (send an Origin header of " + h.Sessions.Origin() + " or the " + websession.CSRFHeader + " header)"})
+	return true
+}
+
+// portal requires a signed-in portal user and, for a state-changing method, a same-origin request.
+func (h *routes) portal(next func(w http.ResponseWriter, r *http.Request, user uuid.UUID)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if h.crossOrigin(w, r) {
+			return
+		}
+		user, ok := h.Sessions.User(r)
+		if !ok {
+			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeUnauthenticated, "sign in to the workbench portal first"))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		next(w, r, user)
+	}
+}
+
+// md is the metadata of an event the signed-in user causes through the portal.
+func (h *routes) md(r *http.Request, user uuid.UUID) domain.Metadata {
+	return domain.Metadata{Actor: user.String(), CorrelationID: middleware.GetReqID(r.Context()), Time: h.Now().UTC()}
+}
+
+// noStore marks a response that must not be cached: it holds a secret or a session.
+func noStore(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+}
