@@ -5,13 +5,15 @@ package plugins
 // v1, incidents v2, hosts v1). Responses are the documented examples, trimmed.
 //
 // Datadog authenticates every call but key validation with two headers, DD-API-KEY and
-// DD-APPLICATION-KEY. The manifest format injects one credential (auth.apikey.inject), so only
-// DD-API-KEY is sent and checked here; the report of the catalog work names the change to the format
-// that would send the application key too.
+// DD-APPLICATION-KEY: the manifest injects the first with auth.apikey.inject and the second with
+// auth.apikey.extra_inject, and every case checks both.
 
-const datadogAPIKey = "9775a026f1ca7d1c6c5af9d94d9595a4"
+const (
+	datadogAPIKey = "9775a026f1ca7d1c6c5af9d94d9595a4"
+	datadogAppKey = "dd0fd9d0a2a4e3cc7b0c3e2aa2f5e1f1cbd3ff0e"
+)
 
-var datadogHeaders = map[string]string{"DD-API-KEY": datadogAPIKey, "Accept": "application/json"}
+var datadogHeaders = map[string]string{"DD-API-KEY": datadogAPIKey, "DD-APPLICATION-KEY": datadogAppKey, "Accept": "application/json"}
 
 var ddMonitor = map[string]any{
 	"id": 666, "name": "Bytes received on host0", "type": "metric alert", "query": "avg(last_1h):sum:system.net.bytes_rcvd{host:host0} > 100",
@@ -23,7 +25,7 @@ var ddMonitor = map[string]any{
 }
 
 func init() {
-	contractAPIKeys["datadog"] = map[string]string{"api_key": datadogAPIKey, "application_key": "dd0fd9d0a2a4e3cc7b0c3e2aa2f5e1f1cbd3ff0e"}
+	contractAPIKeys["datadog"] = map[string]string{"api_key": datadogAPIKey, "application_key": datadogAppKey}
 	contractCases = append(contractCases,
 		contractCase{
 			tool: "datadog_list_monitors", args: `{"name":"bytes","monitor_tags":["service:web","team:ops"]}`,
@@ -91,7 +93,7 @@ func init() {
 		},
 		contractCase{
 			tool: "datadog_search_logs", args: `{"query":"service:web status:error","indexes":["main"],"limit":2}`,
-			method: "POST", path: "/api/v2/logs/events/search", header: map[string]string{"DD-API-KEY": datadogAPIKey, "Content-Type": "application/json"},
+			method: "POST", path: "/api/v2/logs/events/search", header: map[string]string{"DD-API-KEY": datadogAPIKey, "DD-APPLICATION-KEY": datadogAppKey, "Content-Type": "application/json"},
 			body:   `{"filter":{"query":"service:web status:error","from":"now-15m","to":"now","indexes":["main"]},"sort":"-timestamp","page":{"limit":2}}`,
 			status: 200, respond: map[string]any{
 				"data": []any{map[string]any{"id": "AAAAAXGLdD0AAABPV-5whqgB", "type": "log", "attributes": map[string]any{

@@ -49,9 +49,13 @@
 //	    "apikey": {
 //	      "fields": [{"name": "api_key", "label": "User API key", "secret": true,
 //	                  "optional": false, "placeholder": "NRAK-…"}],
-//	      "inject": {"in": "header", "name": "API-Key", "prefix": "", "field": "api_key"}
+//	      "inject": {"in": "header", "name": "API-Key", "prefix": "", "field": "api_key"},
 //	                                    // in: header | query; prefix is for headers ("Bearer ");
 //	                                    // field defaults to the only field
+//	      "extra_inject": [{"in": "header", "name": "DD-APPLICATION-KEY", "field": "app_key"}]
+//	                                    // optional: more values sent on every request, each
+//	                                    // validated like inject and naming its field; every
+//	                                    // injected field is required, whatever "optional" says
 //	    },
 //	    "cookie": {"domains": ["example.com"]}
 //	  }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -282,4 +283,46 @@ func TestGoHandlerFailures(t *testing.T) {
 			t.Errorf("got %v", err)
 		}
 	})
+}
+
+func TestAPIKeyInjectorSetsEveryInjection(t *testing.T) {
+	var seen http.Header
+	var query url.Values
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen, query = r.Header.Clone(), r.URL.Query()
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	apikey := `,"auth":{"mode":"apikey","apikey":{"fields":[{"name":"api_key","label":"API key","secret":true},
+		{"name":"app_key","label":"Application key","secret":true},{"name":"org","label":"Org"}],
+		"inject":{"in":"header","name":"DD-API-KEY","field":"api_key"},
+		"extra_inject":[{"in":"header","name":"DD-APPLICATION-KEY","field":"app_key"},{"in":"query","name":"org","field":"org"}]}}`
+	r := localPlugin(t, srv.URL, apikey, localGet, Options{})
+	in, _ := r.Integration("local")
+	tests := []struct {
+		name    string
+		fields  map[string]string
+		missing string
+	}{
+		{name: "all present", fields: map[string]string{"api_key": "k1", "app_key": "k2", "org": "acme"}},
+		{name: "an extra injected field missing", fields: map[string]string{"api_key": "k1", "org": "acme"}, missing: "app_key"},
+		{name: "the main field missing", fields: map[string]string{"app_key": "k2", "org": "acme"}, missing: "api_key"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			inj, err := in.APIKeyInjector(tc.fields)
+			if tc.missing != "" {
+				if domain.ErrorCode(err) != domain.CodeNotConnected || !strings.Contains(domain.ErrorMessage(err), tc.missing) {
+					t.Fatalf("got %v, want NOT_CONNECTED naming %s", err, tc.missing)
+				}
+				return
+			}
+			if _, err := call(t, r, "local_get", `{"id":"1"}`, ContextOptions{Injector: inj}); err != nil {
+				t.Fatal(err)
+			}
+			if seen.Get("DD-API-KEY") != "k1" || seen.Get("DD-APPLICATION-KEY") != "k2" || query.Get("org") != "acme" {
+				t.Fatalf("headers %v query %v", seen, query)
+			}
+		})
+	}
 }

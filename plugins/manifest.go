@@ -82,6 +82,19 @@ type OAuth2 struct {
 type APIKey struct {
 	Fields []APIKeyField `json:"fields"`
 	Inject APIKeyInject  `json:"inject"`
+	// ExtraInject are further values injected on every request beside Inject, for providers that
+	// want more than one credential (Datadog: DD-API-KEY and DD-APPLICATION-KEY). Each names its field.
+	ExtraInject []APIKeyInject `json:"extra_inject,omitempty"`
+}
+
+// Injections returns Inject followed by ExtraInject, each with its field name resolved (Inject's
+// empty field means the only field).
+func (k *APIKey) Injections() []APIKeyInject {
+	first := k.Inject
+	if first.Field == "" && len(k.Fields) > 0 {
+		first.Field = k.Fields[0].Name
+	}
+	return append([]APIKeyInject{first}, k.ExtraInject...)
 }
 
 // APIKeyField is one value the portal renders a form field for.
@@ -421,28 +434,39 @@ func (m *Manifest) validateAuth(add func(field, format string, args ...any)) {
 				add(field+".label", "is required")
 			}
 		}
-		switch k.Inject.In {
-		case "header":
-			if !headerNameRE.MatchString(k.Inject.Name) {
-				add("auth.apikey.inject.name", "%q is not a valid header name", k.Inject.Name)
-			}
-		case "query":
-			if k.Inject.Name == "" {
-				add("auth.apikey.inject.name", "is required")
-			}
-			if k.Inject.Prefix != "" {
-				add("auth.apikey.inject.prefix", "applies to headers only")
-			}
-		default:
-			add("auth.apikey.inject.in", "%q is not one of header, query", k.Inject.In)
-		}
+		validateInject(k.Inject, "auth.apikey.inject", add)
 		switch {
 		case k.Inject.Field == "" && len(k.Fields) > 1:
 			add("auth.apikey.inject.field", "is required when there is more than one field")
 		case k.Inject.Field != "" && !seen[k.Inject.Field]:
 			add("auth.apikey.inject.field", "%q is not one of the declared fields", k.Inject.Field)
-		case k.Inject.Field == "" && len(k.Fields) == 1 && k.Fields[0].Optional:
-			add("auth.apikey.fields[0].optional", "the injected field cannot be optional")
+		}
+		targets := map[string]string{}
+		for i, inj := range k.Injections() {
+			at := "auth.apikey.inject"
+			if i > 0 {
+				at = fmt.Sprintf("auth.apikey.extra_inject[%d]", i-1)
+				validateInject(inj, at, add)
+				switch {
+				case inj.Field == "":
+					add(at+".field", "is required")
+				case !seen[inj.Field]:
+					add(at+".field", "%q is not one of the declared fields", inj.Field)
+				}
+			}
+			for j, f := range k.Fields {
+				if f.Name == inj.Field && f.Optional {
+					add(fmt.Sprintf("auth.apikey.fields[%d].optional", j), "the injected field %q cannot be optional", f.Name)
+				}
+			}
+			target := inj.In + ":" + inj.Name
+			if inj.In == "header" {
+				target = inj.In + ":" + strings.ToLower(inj.Name)
+			}
+			if prev, dup := targets[target]; dup && inj.Name != "" {
+				add(at+".name", "%s %q is already injected by %s", inj.In, inj.Name, prev)
+			}
+			targets[target] = at
 		}
 	}
 	if c := a.Cookie; c != nil && a.Mode == AuthCookie {
@@ -454,6 +478,27 @@ func (m *Manifest) validateAuth(add func(field, format string, args ...any)) {
 				add(fmt.Sprintf("auth.cookie.domains[%d]", i), "%q is not a domain name", d)
 			}
 		}
+	}
+}
+
+// validateInject checks where one injection goes.
+func validateInject(inj APIKeyInject, at string, add func(field, format string, args ...any)) {
+	switch inj.In {
+	case "header":
+		if !headerNameRE.MatchString(inj.Name) {
+			add(at+".name", "%q is not a valid header name", inj.Name)
+		} else if n := strings.ToLower(inj.Name); n == "cookie" || n == "host" || n == "proxy-authorization" {
+			add(at+".name", "%q cannot carry a key", inj.Name)
+		}
+	case "query":
+		if inj.Name == "" {
+			add(at+".name", "is required")
+		}
+		if inj.Prefix != "" {
+			add(at+".prefix", "applies to headers only")
+		}
+	default:
+		add(at+".in", "%q is not one of header, query", inj.In)
 	}
 }
 

@@ -89,6 +89,35 @@ func TestManifestValidate(t *testing.T) {
 		}, "auth.apikey.inject.field", "more than one field"},
 		{"apikey inject unknown field", func(m *Manifest) { m.Auth = apiKeyAuth(); m.Auth.APIKey.Inject.Field = "token" }, "auth.apikey.inject.field", "not one of the declared fields"},
 		{"apikey injected field optional", func(m *Manifest) { m.Auth = apiKeyAuth(); m.Auth.APIKey.Fields[0].Optional = true }, "auth.apikey.fields[0].optional", "cannot be optional"},
+		{"apikey extra inject valid", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.Fields = append(m.Auth.APIKey.Fields, APIKeyField{Name: "app_key", Label: "Application key"})
+			m.Auth.APIKey.Inject.Field = "api_key"
+			m.Auth.APIKey.ExtraInject = []APIKeyInject{{In: "header", Name: "DD-APPLICATION-KEY", Field: "app_key"}}
+		}, "", ""},
+		{"apikey extra inject without field", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.ExtraInject = []APIKeyInject{{In: "header", Name: "X-Other"}}
+		}, "auth.apikey.extra_inject[0].field", "is required"},
+		{"apikey extra inject unknown field", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.ExtraInject = []APIKeyInject{{In: "header", Name: "X-Other", Field: "nope"}}
+		}, "auth.apikey.extra_inject[0].field", "not one of the declared fields"},
+		{"apikey extra inject bad place", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.ExtraInject = []APIKeyInject{{In: "body", Name: "x", Field: "api_key"}}
+		}, "auth.apikey.extra_inject[0].in", "not one of header, query"},
+		{"apikey extra inject same header", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.ExtraInject = []APIKeyInject{{In: "header", Name: strings.ToLower(m.Auth.APIKey.Inject.Name), Field: "api_key"}}
+		}, "auth.apikey.extra_inject[0].name", "already injected"},
+		{"apikey extra injected field optional", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.Fields = append(m.Auth.APIKey.Fields, APIKeyField{Name: "app_key", Label: "Application key", Optional: true})
+			m.Auth.APIKey.Inject.Field = "api_key"
+			m.Auth.APIKey.ExtraInject = []APIKeyInject{{In: "query", Name: "app_key", Field: "app_key"}}
+		}, "auth.apikey.fields[1].optional", "cannot be optional"},
+		{"apikey injects a cookie header", func(m *Manifest) { m.Auth = apiKeyAuth(); m.Auth.APIKey.Inject.Name = "Cookie" }, "auth.apikey.inject.name", "cannot carry a key"},
 		{"cookie without domains", func(m *Manifest) { m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{}} }, "auth.cookie.domains", "at least one domain"},
 		{"cookie domain is a url", func(m *Manifest) {
 			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"https://acme.test"}}}

@@ -45,30 +45,41 @@ func BearerInjector(getToken func(ctx context.Context) (string, error)) Credenti
 	})
 }
 
-// APIKeyInjector injects an apikey integration's credential as its manifest declares (auth.apikey.inject),
-// taking the value from the fields the user stored in the portal.
+// APIKeyInjector injects an apikey integration's credential as its manifest declares (auth.apikey.inject
+// and every auth.apikey.extra_inject), taking the values from the fields the user stored in the
+// portal. Every injected field must have a value.
 func (in *Integration) APIKeyInjector(fields map[string]string) (CredentialInjector, error) {
 	k := in.Auth.APIKey
-	if in.Auth.Mode != AuthAPIKey || k == nil {
+	if in.Auth.Mode != AuthAPIKey || k == nil || len(k.Fields) == 0 {
 		return nil, fmt.Errorf("integration %s does not use API keys", in.Name)
 	}
-	field := k.Inject.Field
-	if field == "" {
-		field = k.Fields[0].Name
+	type injection struct {
+		APIKeyInject
+		value string
 	}
-	value := fields[field]
-	if value == "" {
-		return nil, &domain.Error{Code: domain.CodeNotConnected, Message: fmt.Sprintf("integration %s has no value for %s", in.Name, field)}
-	}
-	inj := k.Inject
-	return InjectorFunc(func(_ context.Context, req *http.Request) error {
-		if inj.In == "query" {
-			q := req.URL.Query()
-			q.Set(inj.Name, value)
-			req.URL.RawQuery = q.Encode()
-			return nil
+	var all []injection
+	for _, inj := range k.Injections() {
+		value := fields[inj.Field]
+		if value == "" {
+			return nil, &domain.Error{Code: domain.CodeNotConnected, Message: fmt.Sprintf("integration %s has no value for %s", in.Name, inj.Field)}
 		}
-		req.Header.Set(inj.Name, inj.Prefix+value)
+		all = append(all, injection{inj, value})
+	}
+	return InjectorFunc(func(_ context.Context, req *http.Request) error {
+		var q url.Values
+		for _, inj := range all {
+			if inj.In == "query" {
+				if q == nil {
+					q = req.URL.Query()
+				}
+				q.Set(inj.Name, inj.value)
+				continue
+			}
+			req.Header.Set(inj.Name, inj.Prefix+inj.value)
+		}
+		if q != nil {
+			req.URL.RawQuery = q.Encode()
+		}
 		return nil
 	}), nil
 }

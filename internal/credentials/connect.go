@@ -72,8 +72,8 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, integration strin
 const maxFieldLen = 4096
 
 // ConnectAPIKey stores the API-key fields the user posted from the portal, after checking them
-// against the manifest: every declared non-optional field present, no undeclared field, values
-// without control characters. It replaces a stored key.
+// against the manifest: every declared non-optional field present, every injected field present, no
+// undeclared field, values without control characters. It replaces a stored key.
 func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration string, fields map[string]string) error {
 	in, err := s.integration(integration)
 	if err != nil {
@@ -85,6 +85,13 @@ func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration
 	clean, err := checkFields(in, fields)
 	if err != nil {
 		return err
+	}
+	// Every injected field (auth.apikey.inject and each extra_inject) must have a value, whatever
+	// the manifest says of it being optional.
+	for _, inj := range in.Auth.APIKey.Injections() {
+		if clean[inj.Field] == "" {
+			return domain.Errorf(domain.CodeInvalid, "%s: %s is required: it is sent on every request", in.Name, inj.Field)
+		}
 	}
 	if _, err := in.APIKeyInjector(clean); err != nil {
 		return domain.Errorf(domain.CodeInvalid, "%s: the key to inject is missing", in.Name)
