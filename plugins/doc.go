@@ -56,6 +56,10 @@
 //	                                    // optional: more values sent on every request, each
 //	                                    // validated like inject and naming its field; every
 //	                                    // injected field is required, whatever "optional" says
+//	      "verify": {"method": "POST", "path": "/graphql",
+//	                 "body": {"query": "{ actor { user { id } } }"}, "error_pointer": "/errors"}
+//	                                    // optional: a cheap "who am I" call on base_url (query: a
+//	                                    // map of literals); see "Checking an API key" below
 //	    },
 //	    "cookie": {"domains": ["example.com"]}
 //	  }
@@ -63,6 +67,20 @@
 //
 // Client credentials are not in the manifest: they come from <UPPER_SNAKE>_CLIENT_ID and
 // _CLIENT_SECRET in the environment (the connect flow reads them).
+//
+// # Checking an API key
+//
+// When auth.apikey.verify is declared, the portal's connect (credentials.ConnectAPIKey) sends that
+// request with the candidate key injected exactly as tool calls will carry it, through the runtime's
+// guarded client, before anything is stored. 2xx accepts the key (unless error_pointer names a
+// non-empty array: GraphQL providers answer errors with 200); 401 or 403 is a refusal, reported as
+// "<Provider> refused this key: …"; anything else (unreachable, 429, 5xx) is "could not check this
+// key". In every failing case nothing is stored and a key stored earlier stays. The catalog checks
+// New Relic ({ actor { user { id } } }), PagerDuty (GET /abilities, which answers for both general
+// access and user keys, where /users/me refuses account-level keys) and Datadog (GET
+// /api/v2/validate_keys, which checks the API key and the application key together, where
+// /api/v1/validate checks only the API key). Brave Search declares none: it has no free call, and
+// every search counts against the plan's monthly quota and per-second limit.
 //
 // # tools.json
 //

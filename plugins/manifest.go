@@ -85,6 +85,21 @@ type APIKey struct {
 	// ExtraInject are further values injected on every request beside Inject, for providers that
 	// want more than one credential (Datadog: DD-API-KEY and DD-APPLICATION-KEY). Each names its field.
 	ExtraInject []APIKeyInject `json:"extra_inject,omitempty"`
+	// Verify is a cheap "who am I" request the portal's connect sends with the candidate key before
+	// storing it; nil stores keys unchecked.
+	Verify *APIKeyVerify `json:"verify,omitempty"`
+}
+
+// APIKeyVerify is one request to the integration's base URL that succeeds only with a valid key.
+type APIKeyVerify struct {
+	Method string            `json:"method"`
+	Path   string            `json:"path"`
+	Query  map[string]string `json:"query,omitempty"`
+	// Body is sent as JSON (GraphQL providers: {"query": "{ actor { user { id } } }"}).
+	Body any `json:"body,omitempty"`
+	// ErrorPointer names an array (GraphQL "/errors") that, when non-empty on a 2xx answer, counts as
+	// a refusal of the key.
+	ErrorPointer string `json:"error_pointer,omitempty"`
 }
 
 // Injections returns Inject followed by ExtraInject, each with its field name resolved (Inject's
@@ -435,6 +450,23 @@ func (m *Manifest) validateAuth(add func(field, format string, args ...any)) {
 			}
 		}
 		validateInject(k.Inject, "auth.apikey.inject", add)
+		if v := k.Verify; v != nil {
+			if m.BaseURL == "" {
+				add("auth.apikey.verify", "needs the manifest's base_url")
+			}
+			if !methods[v.Method] {
+				add("auth.apikey.verify.method", "%q is not one of GET, POST, PUT, PATCH, DELETE, HEAD", v.Method)
+			}
+			if !strings.HasPrefix(v.Path, "/") || strings.HasPrefix(v.Path, "//") || strings.ContainsAny(v.Path, "?#{}") {
+				add("auth.apikey.verify.path", "%q must start with a single / and hold no ?, #, { or }", v.Path)
+			}
+			if v.Body != nil && (v.Method == "GET" || v.Method == "HEAD") {
+				add("auth.apikey.verify.body", "is not allowed with %s", v.Method)
+			}
+			if v.ErrorPointer != "" && !strings.HasPrefix(v.ErrorPointer, "/") {
+				add("auth.apikey.verify.error_pointer", "%q must be a JSON pointer starting with /", v.ErrorPointer)
+			}
+		}
 		switch {
 		case k.Inject.Field == "" && len(k.Fields) > 1:
 			add("auth.apikey.inject.field", "is required when there is more than one field")

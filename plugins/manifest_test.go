@@ -118,6 +118,21 @@ func TestManifestValidate(t *testing.T) {
 			m.Auth.APIKey.ExtraInject = []APIKeyInject{{In: "query", Name: "app_key", Field: "app_key"}}
 		}, "auth.apikey.fields[1].optional", "cannot be optional"},
 		{"apikey injects a cookie header", func(m *Manifest) { m.Auth = apiKeyAuth(); m.Auth.APIKey.Inject.Name = "Cookie" }, "auth.apikey.inject.name", "cannot carry a key"},
+		{"apikey verify valid", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.Verify = &APIKeyVerify{Method: "POST", Path: "/graphql", Body: map[string]any{"query": "{ me }"}, ErrorPointer: "/errors"}
+		}, "", ""},
+		{"apikey verify bad method", func(m *Manifest) { m.Auth = apiKeyAuth(); m.Auth.APIKey.Verify = &APIKeyVerify{Method: "FETCH", Path: "/me"} }, "auth.apikey.verify.method", "is not one of"},
+		{"apikey verify path with placeholder", func(m *Manifest) { m.Auth = apiKeyAuth(); m.Auth.APIKey.Verify = &APIKeyVerify{Method: "GET", Path: "/users/{id}"} }, "auth.apikey.verify.path", "single /"},
+		{"apikey verify body on GET", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.Verify = &APIKeyVerify{Method: "GET", Path: "/me", Body: map[string]any{"a": 1}}
+		}, "auth.apikey.verify.body", "not allowed with GET"},
+		{"apikey verify without base url", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.BaseURL, m.Proxy = "", nil
+			m.Auth.APIKey.Verify = &APIKeyVerify{Method: "GET", Path: "/me"}
+		}, "auth.apikey.verify", "needs the manifest's base_url"},
 		{"cookie without domains", func(m *Manifest) { m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{}} }, "auth.cookie.domains", "at least one domain"},
 		{"cookie domain is a url", func(m *Manifest) {
 			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"https://acme.test"}}}

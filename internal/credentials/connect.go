@@ -73,7 +73,10 @@ const maxFieldLen = 4096
 
 // ConnectAPIKey stores the API-key fields the user posted from the portal, after checking them
 // against the manifest: every declared non-optional field present, every injected field present, no
-// undeclared field, values without control characters. It replaces a stored key.
+// undeclared field, values without control characters. When the manifest declares a key check
+// (auth.apikey.verify), the key is first sent to the provider's "who am I" call: a refusal (401 or
+// 403) is CodeInvalid ("<Provider> refused this key: …"), any other failure CodeUnavailable, and in
+// both cases nothing is stored. It replaces a stored key.
 func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration string, fields map[string]string) error {
 	in, err := s.integration(integration)
 	if err != nil {
@@ -95,6 +98,10 @@ func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration
 	}
 	if _, err := in.APIKeyInjector(clean); err != nil {
 		return domain.Errorf(domain.CodeInvalid, "%s: the key to inject is missing", in.Name)
+	}
+	if err := in.VerifyAPIKey(ctx, clean, s.transport); err != nil {
+		s.log.InfoContext(ctx, "API key check failed; nothing stored", "integration", in.Name, "code", domain.ErrorCode(err))
+		return err
 	}
 	sealed, err := s.sealDocument(ctx, user, in.Name, Document{Fields: clean})
 	if err != nil {

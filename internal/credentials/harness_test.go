@@ -268,6 +268,13 @@ type env struct {
 // would need the browser issue), loads them with the real registry, and prepares a database path.
 func newEnv(t *testing.T, authStyle string) *env {
 	t.Helper()
+	return newEnvWith(t, authStyle, nil)
+}
+
+// newEnvWith is newEnv with further plugin folders, written by extra into the plugins directory
+// before the registry loads.
+func newEnvWith(t *testing.T, authStyle string, extra func(plugDir string, p *provider)) *env {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	p := newProvider(t, authStyle)
@@ -280,6 +287,9 @@ func newEnv(t *testing.T, authStyle string) *env {
 		"auth":{"mode":"apikey","apikey":{"fields":[{"name":"api_key","label":"API key","secret":true},{"name":"region","label":"Region","optional":true}],
 		"inject":{"in":"header","name":"X-Api-Key","field":"api_key"}}}}`, p.srv.URL))
 	writePlugin(t, plugDir, "free", `{"name":"free","version":"1","display_name":"Free","description":"test","auth":{"mode":"none"}}`)
+	if extra != nil {
+		extra(plugDir, p)
+	}
 	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, SkipBuiltins: true, AllowInsecureHTTP: true})
 	if len(problems) > 0 {
 		t.Fatalf("load plugins: %v", problems)

@@ -75,8 +75,11 @@ type Config struct {
 	// HTTPClient calls token endpoints. Default: a client with a 20-second timeout that follows no
 	// redirects.
 	HTTPClient *http.Client
-	Now        func() time.Time
-	Logger     *slog.Logger
+	// Transport sends the requests made to an integration's own API through the plugin runtime's
+	// guarded client (an API key's check before it is stored). Nil means http.DefaultTransport.
+	Transport http.RoundTripper
+	Now       func() time.Time
+	Logger    *slog.Logger
 
 	SweepInterval time.Duration // default DefaultSweepInterval
 	Retention     time.Duration // default DefaultRetention
@@ -100,6 +103,7 @@ type Service struct {
 	linkKey   []byte
 	getenv    func(string) string
 	client    *http.Client
+	transport http.RoundTripper
 	now       func() time.Time
 	log       *slog.Logger
 
@@ -144,7 +148,7 @@ func New(cfg Config) (*Service, error) {
 		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connections.Reader{DB: cfg.DB},
 		runner: cfg.Projections, bus: cfg.Bus, topic: cfg.Topic,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), linkKey: append([]byte(nil), cfg.LinkKey...),
-		getenv: cfg.Getenv, client: cfg.HTTPClient, now: cfg.Now, log: cfg.Logger,
+		getenv: cfg.Getenv, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,
 		sweepEvery: cfg.SweepInterval, retention: cfg.Retention, linkTTL: cfg.LinkTTL, pollEvery: cfg.PollFallback,
 		hub: newHub(), ready: make(chan struct{}), flights: map[string]*flight{},
 	}
