@@ -122,8 +122,14 @@ func TestManifestValidate(t *testing.T) {
 			m.Auth = apiKeyAuth()
 			m.Auth.APIKey.Verify = &APIKeyVerify{Method: "POST", Path: "/graphql", Body: map[string]any{"query": "{ me }"}, ErrorPointer: "/errors"}
 		}, "", ""},
-		{"apikey verify bad method", func(m *Manifest) { m.Auth = apiKeyAuth(); m.Auth.APIKey.Verify = &APIKeyVerify{Method: "FETCH", Path: "/me"} }, "auth.apikey.verify.method", "is not one of"},
-		{"apikey verify path with placeholder", func(m *Manifest) { m.Auth = apiKeyAuth(); m.Auth.APIKey.Verify = &APIKeyVerify{Method: "GET", Path: "/users/{id}"} }, "auth.apikey.verify.path", "single /"},
+		{"apikey verify bad method", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.Verify = &APIKeyVerify{Method: "FETCH", Path: "/me"}
+		}, "auth.apikey.verify.method", "is not one of"},
+		{"apikey verify path with placeholder", func(m *Manifest) {
+			m.Auth = apiKeyAuth()
+			m.Auth.APIKey.Verify = &APIKeyVerify{Method: "GET", Path: "/users/{id}"}
+		}, "auth.apikey.verify.path", "single /"},
 		{"apikey verify body on GET", func(m *Manifest) {
 			m.Auth = apiKeyAuth()
 			m.Auth.APIKey.Verify = &APIKeyVerify{Method: "GET", Path: "/me", Body: map[string]any{"a": 1}}
