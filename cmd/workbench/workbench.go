@@ -31,6 +31,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/api"
+	hjots "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	"github.com/workbench/workbench/internal/accounts"
@@ -39,6 +40,7 @@ import (
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
@@ -47,6 +49,7 @@ import (
 	projaudit "github.com/workbench/workbench/projections/audit"
 	"github.com/workbench/workbench/projections/connections"
 	"github.com/workbench/workbench/projections/identity"
+	jotsrm "github.com/workbench/workbench/projections/jots"
 )
 
 // Main is the whole server, wired by hand: Open builds every piece from the configuration, Run serves
@@ -112,7 +115,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New()},
+		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 	})
@@ -128,6 +131,33 @@ func (m *Main) Open(ctx context.Context) error {
 	m.Plugins = reg
 	m.Logger.Info("plugins loaded", "integrations", len(reg.Integrations()), "tools", len(reg.Tools()), "problems", len(problems))
 	return nil
+}
+
+// openJots builds the jot service, registers the built-in "jots" integration whose tools close over
+// it (plugins never see the jot store), and returns the handler that serves /j/ and uploads. Blobs live
+// in PostgreSQL when the database is, so every replica serves the same jots; on the filesystem otherwise.
+func (m *Main) openJots() (*hjots.Handler, error) {
+	var blobs jots.BlobStore = jots.FSBlobs{Dir: filepath.Join(m.Config.DataDir, "jots")}
+	if m.Config.Database == config.Postgres {
+		blobs = jots.PostgresBlobs{DB: m.DB}
+	}
+	svc, err := jots.New(jots.Options{
+		Store: m.Store, Blobs: blobs, Reader: jotsrm.Reader{DB: m.DB}, Waiter: m.Runner,
+		PublicURL: m.Config.ServerPublicURL, JotsOrigin: m.Config.JotsOrigin,
+		Limits: jots.Limits{MaxBytes: m.Config.JotsMaxBytes, MaxFiles: m.Config.JotsMaxFiles, UploadTTL: m.Config.JotsUploadTTL},
+		Logger: m.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Plugins.AddInternal(svc.Integration()); err != nil {
+		return nil, fmt.Errorf("register the jots integration: %w", err)
+	}
+	return hjots.New(hjots.Options{
+		Service: svc, CookieKey: m.deriveKey("jot-cookie"),
+		SecureCookies: strings.HasPrefix(m.Config.ServerPublicURL, "https://"),
+		JotsOrigin:    m.Config.JotsOrigin, Logger: m.Logger,
+	})
 }
 
 // deriveKey derives a purpose-bound secret from the master key (HMAC-SHA256 keyed by the master key,
@@ -329,6 +359,10 @@ func (m *Main) Serve(ctx context.Context) error {
 	}
 	m.Credentials = creds
 	goRun("credentials", creds.Run)
+	jotHandler, err := m.openJots()
+	if err != nil {
+		return err
+	}
 	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger})
 	if err != nil {
 		return err
@@ -357,6 +391,7 @@ func (m *Main) Serve(ctx context.Context) error {
 			r.Handle("/mcp", mcpServer)
 			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
 			r.Method(http.MethodGet, "/api/audit", audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User))
+			jotHandler.Mount(r)
 		},
 	})
 	if err != nil {

@@ -43,6 +43,13 @@ type Config struct {
 	LogLevel              string
 	// DevAllowLoopback lets URL-fetching features reach loopback addresses (tests and local development only).
 	DevAllowLoopback bool
+
+	// JotsOrigin, when set, is the separate origin jots are served from (recommended in production).
+	JotsOrigin string
+	// Jot limits; zero means the jots package's defaults (5 MiB, 1000 files, 5 minutes).
+	JotsMaxBytes  int64
+	JotsMaxFiles  int
+	JotsUploadTTL time.Duration
 }
 
 // Defaults used when a variable is unset.
@@ -115,6 +122,34 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	case "", "info", "debug", "warn", "error":
 	default:
 		return c, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel)
+	}
+	if v := strings.TrimRight(strings.TrimSpace(getenv("JOTS_ORIGIN")), "/"); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return c, fmt.Errorf("JOTS_ORIGIN=%q: want an origin such as https://jots.example.com (scheme and host only)", v)
+		}
+		c.JotsOrigin = v
+	}
+	if v := strings.TrimSpace(getenv("JOTS_MAX_BYTES")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1024 || n > 1<<30 {
+			return c, fmt.Errorf("JOTS_MAX_BYTES=%q: want a size in bytes from 1024 to 1073741824", v)
+		}
+		c.JotsMaxBytes = n
+	}
+	if v := strings.TrimSpace(getenv("JOTS_MAX_FILES")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100000 {
+			return c, fmt.Errorf("JOTS_MAX_FILES=%q: want a whole number from 1 to 100000", v)
+		}
+		c.JotsMaxFiles = n
+	}
+	if v := strings.TrimSpace(getenv("JOTS_UPLOAD_TTL_SECONDS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 10 || n > 86400 {
+			return c, fmt.Errorf("JOTS_UPLOAD_TTL_SECONDS=%q: want whole seconds from 10 to 86400", v)
+		}
+		c.JotsUploadTTL = time.Duration(n) * time.Second
 	}
 	if v := strings.TrimSpace(getenv("WORKBENCH_DEV_ALLOW_LOOPBACK")); v != "" {
 		b, err := strconv.ParseBool(v)

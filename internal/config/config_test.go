@@ -78,6 +78,15 @@ func TestFromEnv(t *testing.T) {
 		}},
 		{name: "bad bus", env: map[string]string{"BUS_URL": "redis://x"}, wantErr: "BUS_URL"},
 		{name: "bad log level", env: map[string]string{"LOG_LEVEL": "loud"}, wantErr: "LOG_LEVEL"},
+		{name: "jots settings", env: map[string]string{"JOTS_ORIGIN": "https://jots.example.com/", "JOTS_MAX_BYTES": "2048", "JOTS_MAX_FILES": "10", "JOTS_UPLOAD_TTL_SECONDS": "60"}, check: func(t *testing.T, c Config) {
+			if c.JotsOrigin != "https://jots.example.com" || c.JotsMaxBytes != 2048 || c.JotsMaxFiles != 10 || c.JotsUploadTTL != time.Minute {
+				t.Errorf("got %+v", c)
+			}
+		}},
+		{name: "jots origin with a path", env: map[string]string{"JOTS_ORIGIN": "https://jots.example.com/x"}, wantErr: "JOTS_ORIGIN"},
+		{name: "jots max bytes", env: map[string]string{"JOTS_MAX_BYTES": "lots"}, wantErr: "JOTS_MAX_BYTES"},
+		{name: "jots max files", env: map[string]string{"JOTS_MAX_FILES": "0"}, wantErr: "JOTS_MAX_FILES"},
+		{name: "jots upload ttl", env: map[string]string{"JOTS_UPLOAD_TTL_SECONDS": "1"}, wantErr: "JOTS_UPLOAD_TTL_SECONDS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
