@@ -58,16 +58,16 @@ func init() {
 			want: `{"emailAddress":"ada@example.com","messagesTotal":5321,"threadsTotal":2876,"historyId":"987654"}`,
 		},
 		contractCase{
-			tool: "google_gmail_list_messages", args: `{"q":"from:alice@example.com is:unread","label_id":"INBOX","page_token":"09876"}`,
+			tool: "google_gmail_list_messages", args: `{"q":"from:alice@example.com is:unread","label_ids":["INBOX","UNREAD"],"page_token":"09876"}`,
 			method: "GET", path: "/gmail/v1/users/me/messages",
-			query:  "includeSpamTrash=false&labelIds=INBOX&maxResults=20&pageToken=09876&q=from%3Aalice%40example.com+is%3Aunread",
+			query:  "includeSpamTrash=false&labelIds=INBOX&labelIds=UNREAD&maxResults=20&pageToken=09876&q=from%3Aalice%40example.com+is%3Aunread",
 			header: gmailHeaders,
 			status: 200, respond: map[string]any{
 				"messages":           []any{map[string]any{"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4"}},
 				"nextPageToken":      "12345678901234567890",
 				"resultSizeEstimate": 201,
 			},
-			want: `{"items":{"messages":[{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4"}],"resultSizeEstimate":201},"next_cursor":"12345678901234567890"}`,
+			want: `{"items":[{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4"}],"next_cursor":"12345678901234567890"}`,
 		},
 		contractCase{
 			tool: "google_gmail_get_message", args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
@@ -130,7 +130,7 @@ func init() {
 				"threads":            []any{map[string]any{"id": "18c1", "snippet": "Invoice #42 is due", "historyId": "5555"}},
 				"resultSizeEstimate": 1,
 			},
-			want: `{"items":{"threads":[{"id":"18c1","snippet":"Invoice #42 is due","historyId":"5555"}],"resultSizeEstimate":1}}`,
+			want: `{"items":[{"id":"18c1","snippet":"Invoice #42 is due","historyId":"5555"}]}`,
 		},
 		contractCase{
 			tool: "google_gmail_get_thread", args: `{"thread_id":"18c2b3f0a1d2e3f4"}`,
@@ -190,7 +190,7 @@ func init() {
 				"drafts":             []any{map[string]any{"id": "r-123456789", "message": map[string]any{"id": "18c2b50000000002", "threadId": "18c2b50000000002"}}},
 				"resultSizeEstimate": 1, "nextPageToken": "abc",
 			},
-			want: `{"items":{"drafts":[{"id":"r-123456789","message":{"id":"18c2b50000000002","threadId":"18c2b50000000002"}}],"resultSizeEstimate":1},"next_cursor":"abc"}`,
+			want: `{"items":[{"id":"r-123456789","message":{"id":"18c2b50000000002","threadId":"18c2b50000000002"}}],"next_cursor":"abc"}`,
 		},
 		contractCase{
 			tool: "google_gmail_send_draft", args: `{"draft_id":"r-123456789"}`,

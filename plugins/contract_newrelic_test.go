@@ -93,7 +93,7 @@ func init() {
 		},
 		contractCase{
 			tool: "newrelic_list_dashboards", args: `{}`,
-			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qDashboards, map[string]any{}),
+			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qDashboards, nil), // no arguments: the all-absent variables object is dropped
 			status: 200, respond: searchResult(map[string]any{"guid": "MXxWSVp8REFTSEJPQVJEfDQ1Ng", "name": "Checkout SLOs", "accountId": 1234567,
 				"permalink": "https://one.newrelic.com/redirect/entity/MXxWSVp8REFTSEJPQVJEfDQ1Ng", "tags": []any{}}, nil),
 			want: `{"items":{"count":1,"results":{"entities":[{"guid":"MXxWSVp8REFTSEJPQVJEfDQ1Ng","name":"Checkout SLOs","accountId":1234567,

@@ -41,9 +41,9 @@ func init() {
 	contractAPIKeys["pagerduty"] = map[string]string{"api_key": pagerdutyKey}
 	contractCases = append(contractCases,
 		contractCase{
-			tool: "pagerduty_list_incidents", args: `{"status":"resolved","service_id":"PIJ90N7","urgency":"high","limit":1}`,
+			tool: "pagerduty_list_incidents", args: `{"statuses":["triggered","acknowledged"],"service_ids":["PIJ90N7"],"urgencies":["high"],"limit":1}`,
 			method: "GET", path: "/incidents",
-			query: "limit=1&offset=0&service_ids%5B%5D=PIJ90N7&sort_by=created_at%3Adesc&statuses%5B%5D=resolved&urgencies%5B%5D=high", header: pagerdutyHeaders,
+			query: "limit=1&offset=0&service_ids%5B%5D=PIJ90N7&sort_by=created_at%3Adesc&statuses%5B%5D=triggered&statuses%5B%5D=acknowledged&urgencies%5B%5D=high", header: pagerdutyHeaders,
 			status: 200, respond: map[string]any{"incidents": []any{pdIncident}, "limit": 1, "offset": 0, "total": nil, "more": true},
 			want: `{"incidents":[{"id":"PT4KHLK","incident_number":1234,"title":"The server is on fire.","status":"resolved","urgency":"high",
 			 "priority":{"summary":"P2"},"service":{"id":"PIJ90N7","summary":"My Mail Service"},"assignments":[{"assignee":{"summary":"Earline Greenholt"}}],
@@ -114,8 +114,8 @@ func init() {
 			 "html_url":"https://subdomain.pagerduty.com/service-directory/PIJ90N7"}],"offset":0,"limit":25,"more":false}`,
 		},
 		contractCase{
-			tool: "pagerduty_list_oncalls", args: `{"schedule_id":"PI7DH85","earliest":true}`,
-			method: "GET", path: "/oncalls", query: "earliest=true&limit=25&offset=0&schedule_ids%5B%5D=PI7DH85", header: pagerdutyHeaders,
+			tool: "pagerduty_list_oncalls", args: `{"schedule_ids":["PI7DH85","PQ2ZR8L"],"earliest":true}`,
+			method: "GET", path: "/oncalls", query: "earliest=true&limit=25&offset=0&schedule_ids%5B%5D=PI7DH85&schedule_ids%5B%5D=PQ2ZR8L", header: pagerdutyHeaders,
 			status: 200, respond: map[string]any{"oncalls": []any{map[string]any{
 				"user":              pdRef("PT23IWX", "user_reference", "Tim Wright"),
 				"schedule":          pdRef("PI7DH85", "schedule_reference", "Daily Engineering Rotation"),

@@ -10,6 +10,10 @@ var sentryHeaders = map[string]string{"Authorization": "Bearer " + sentryToken, 
 var sentryWriteHeaders = map[string]string{"Authorization": "Bearer " + sentryToken, "Content-Type": "application/json"}
 
 // sentryLink is Sentry's pagination header: a previous and a next link, each saying whether it has results.
+// sentryLastLink ends the pages: the next link says it has no results.
+const sentryLastLink = `<https://sentry.io/api/0/organizations/the-interstellar-jurisdiction/issues/?cursor=1420837533:0:1>; rel="previous"; results="true"; cursor="1420837533:0:1", ` +
+	`<https://sentry.io/api/0/organizations/the-interstellar-jurisdiction/issues/?cursor=1420837533:100:0>; rel="next"; results="false"; cursor="1420837533:100:0"`
+
 const sentryLink = `<https://sentry.io/api/0/organizations/the-interstellar-jurisdiction/issues/?cursor=1420837590:0:1>; rel="previous"; results="false"; cursor="1420837590:0:1", ` +
 	`<https://sentry.io/api/0/organizations/the-interstellar-jurisdiction/issues/?cursor=1420837533:0:0>; rel="next"; results="true"; cursor="1420837533:0:0"`
 
@@ -78,14 +82,25 @@ func init() {
 			 "isMember":true,"hasAccess":true,"firstEvent":"2018-11-06T21:19:58.536Z"}]}`,
 		},
 		contractCase{
-			tool: "sentry_list_issues", args: `{"organization_slug":"the-interstellar-jurisdiction","query":"is:unresolved level:error","project":2,"statsPeriod":"24h"}`,
+			tool: "sentry_list_issues", args: `{"organization_slug":"the-interstellar-jurisdiction","query":"is:unresolved level:error","project":[2,3],"statsPeriod":"24h"}`,
 			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/issues/",
-			query: "limit=25&project=2&query=is%3Aunresolved+level%3Aerror&sort=date&statsPeriod=24h", header: sentryHeaders,
+			query: "limit=25&project=2&project=3&query=is%3Aunresolved+level%3Aerror&sort=date&statsPeriod=24h", header: sentryHeaders,
 			status: 200, respond: []any{sentryIssue}, linkNext: sentryLink,
 			want: `{"items":[{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","culprit":"raven.scripts.runner in main",
 			 "level":"error","status":"unresolved","substatus":"ongoing","priority":"high","isUnhandled":false,"count":"150","userCount":0,
 			 "firstSeen":"2018-11-06T21:19:55Z","lastSeen":"2018-11-06T21:19:55Z","permalink":"https://sentry.io/the-interstellar-jurisdiction/pump-station/issues/1/",
 			 "project":{"slug":"pump-station"},"assignedTo":null}],"next_cursor":"1420837533:0:0"}`,
+		},
+		// The last page: Sentry still sends a next link, with results="false": no next_cursor.
+		contractCase{
+			tool: "sentry_list_issues", args: `{"organization_slug":"the-interstellar-jurisdiction","query":"is:unresolved level:error","project":[-1],"statsPeriod":"24h","cursor":"1420837533:0:0"}`,
+			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/issues/",
+			query: "cursor=1420837533%3A0%3A0&limit=25&project=-1&query=is%3Aunresolved+level%3Aerror&sort=date&statsPeriod=24h", header: sentryHeaders,
+			status: 200, respond: []any{sentryIssue}, linkNext: sentryLastLink,
+			want: `{"items":[{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","culprit":"raven.scripts.runner in main",
+			 "level":"error","status":"unresolved","substatus":"ongoing","priority":"high","isUnhandled":false,"count":"150","userCount":0,
+			 "firstSeen":"2018-11-06T21:19:55Z","lastSeen":"2018-11-06T21:19:55Z","permalink":"https://sentry.io/the-interstellar-jurisdiction/pump-station/issues/1/",
+			 "project":{"slug":"pump-station"},"assignedTo":null}]}`,
 		},
 		contractCase{
 			tool: "sentry_get_issue", args: `{"organization_slug":"the-interstellar-jurisdiction","issue_id":"1"}`,

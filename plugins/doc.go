@@ -101,21 +101,31 @@
 //	  "path": "/repos/{owner}/{repo}",  // appended to base_url; each {arg} must be a required property;
 //	                                    // the value is URL-escaped ("/" becomes %2F) and "." / ".." are
 //	                                    // refused, so no argument can climb the path or change the host
-//	  "query":   {"per_page": {"$arg": "per_page"}, "type": "all"},
+//	  "query":   {"per_page": {"$arg": "per_page"}, "type": "all",
+//	              "statuses[]": {"$arg": "statuses", "explode": true}},
 //	  "headers": {"X-Custom": "literal"},
 //	                                    // a string is a literal, {"$arg": "name"} takes an argument and is
 //	                                    // left out when the argument is absent; arrays in the query are
-//	                                    // joined with commas
+//	                                    // joined with commas (an empty array sends nothing), or, with
+//	                                    // "explode": true (query only), sent as one parameter per element:
+//	                                    // statuses[]=a&statuses[]=b (PagerDuty), labelIds=A&labelIds=B
 //	  "body": {"query": "{ actor { user { id } } }", "variables": {"id": {"$arg": "id"}}},
 //	                                    // a JSON template: every {"$arg": "name"} is replaced by the
-//	                                    // argument (an absent one drops its member); {"$arg": "payload"}
-//	                                    // alone sends that argument as the whole body
+//	                                    // argument (an absent one drops its member, and an object all of
+//	                                    // whose members were dropped is dropped too, so no empty
+//	                                    // "variables" or "filter" is sent; a literal {} stays, and the
+//	                                    // top-level object is always sent); {"$arg": "payload"} alone
+//	                                    // sends that argument as the whole body
 //	  "response": {
-//	    "pointer": "/data/actor",       // RFC 6901 pointer to the part worth returning
+//	    "pointer": "/data/actor",       // RFC 6901 pointer to the part worth returning; a 2xx answer
+//	                                    // without it fails the call, unless:
+//	    "default": [],                  // the selection when the pointer finds nothing (Gmail leaves
+//	                                    // "messages" out of an empty list)
 //	    "fields": ["id", "owner.login"],// keep only these (dotted paths reach nested objects; applied to
 //	                                    // every element when the selection is an array)
 //	    "cursor": {"from": "link_header", "param": "page"},  // or {"from": "body", "pointer": "/…"};
-//	                                    // the result becomes {"items": …, "next_cursor": …}
+//	                                    // the result becomes {"items": …, "next_cursor": …}; a
+//	                                    // rel="next" link marked results="false" (Sentry) is the end
 //	    "error_pointer": "/errors"      // a non-empty array there fails the call (GraphQL errors on 200)
 //	  }
 //	}

@@ -143,7 +143,15 @@ func (r *Registry) BuildRequest(ctx context.Context, t *Tool, args json.RawMessa
 				}
 				parts = append(parts, s)
 			}
-			q.Set(name, strings.Join(parts, ","))
+			if v.Explode {
+				for _, p := range parts {
+					q.Add(name, p)
+				}
+				continue
+			}
+			if len(parts) > 0 {
+				q.Set(name, strings.Join(parts, ","))
+			}
 			continue
 		}
 		s, err := scalarString(val)
@@ -216,8 +224,18 @@ func scalarString(v any) (string, error) {
 }
 
 // renderBody replaces {"$arg": name} references with argument values. An absent argument drops its
-// object member; at the top level it means no body.
+// object member, and an object all of whose members were dropped is dropped in turn (so an optional
+// {"filter": {"team": {"$arg": "team"}}} leaves no empty "filter"); a literal {} stays. The top-level
+// object is always sent; a top-level {"$arg": name} that is absent means no body.
 func renderBody(v any, args map[string]any) (any, bool) {
+	out, present := renderValue(v, args)
+	if _, isMap := v.(map[string]any); isMap && !present {
+		return map[string]any{}, true
+	}
+	return out, present
+}
+
+func renderValue(v any, args map[string]any) (any, bool) {
 	if name, ok := argRef(v); ok {
 		val, present := args[name]
 		return val, present
@@ -226,15 +244,18 @@ func renderBody(v any, args map[string]any) (any, bool) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			if r, ok := renderBody(e, args); ok {
+			if r, ok := renderValue(e, args); ok {
 				out[k] = r
 			}
+		}
+		if len(v) > 0 && len(out) == 0 {
+			return nil, false
 		}
 		return out, true
 	case []any:
 		out := make([]any, 0, len(v))
 		for _, e := range v {
-			if r, ok := renderBody(e, args); ok {
+			if r, ok := renderValue(e, args); ok {
 				out = append(out, r)
 			} else {
 				out = append(out, nil)
@@ -416,6 +437,9 @@ func shapeResponse(t *Tool, resp *http.Response, data []byte) (json.RawMessage, 
 	selected := doc
 	if shape.Pointer != "" {
 		v, ok := jsonPointer(doc, shape.Pointer)
+		if !ok && shape.Default != nil {
+			v, ok = deepCopy(shape.Default), true
+		}
 		if !ok {
 			return nil, &domain.Error{Code: domain.CodeUnavailable,
 				Message: fmt.Sprintf("%s: the response from %s has no value at %s", t.Name, t.integration.DisplayName, shape.Pointer)}
@@ -528,16 +552,28 @@ func nextLink(values []string) string {
 			if next := strings.IndexByte(rest, '<'); next >= 0 {
 				params = rest[:next]
 			}
+			isNext, noResults := false, false
 			for _, param := range strings.Split(params, ";") {
 				k, v, ok := strings.Cut(strings.TrimSpace(strings.Trim(strings.TrimSpace(param), ",")), "=")
-				if !ok || !strings.EqualFold(strings.TrimSpace(k), "rel") {
+				if !ok {
 					continue
 				}
-				for _, rel := range strings.Fields(strings.Trim(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(v), ",")), `"`)) {
-					if strings.EqualFold(rel, "next") {
-						return target
+				val := strings.Trim(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(v), ",")), `"`)
+				switch strings.ToLower(strings.TrimSpace(k)) {
+				case "rel":
+					for _, rel := range strings.Fields(val) {
+						if strings.EqualFold(rel, "next") {
+							isNext = true
+						}
 					}
+				case "results":
+					// Sentry always sends a next link and says with results="false" that it leads
+					// to an empty page (docs.sentry.io/api/pagination).
+					noResults = strings.EqualFold(val, "false")
 				}
+			}
+			if isNext && !noResults {
+				return target
 			}
 		}
 	}

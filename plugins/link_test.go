@@ -15,6 +15,9 @@ func TestNextLink(t *testing.T) {
 		{"several rels", []string{`<https://x/c>; rel="last next"`}, "https://x/c"},
 		{"no next", []string{`<https://x/a?page=1>; rel="prev"`}, ""},
 		{"two headers", []string{`<https://x/p>; rel="prev"`, `<https://x/n>; rel="next"`}, "https://x/n"},
+		{"sentry: next with results", []string{`<https://sentry.io/api/0/x/?cursor=0:0:1>; rel="previous"; results="false"; cursor="0:0:1", <https://sentry.io/api/0/x/?cursor=0:100:0>; rel="next"; results="true"; cursor="0:100:0"`}, "https://sentry.io/api/0/x/?cursor=0:100:0"},
+		{"sentry: next without results is the end", []string{`<https://sentry.io/api/0/x/?cursor=0:0:1>; rel="previous"; results="true"; cursor="0:0:1", <https://sentry.io/api/0/x/?cursor=0:200:0>; rel="next"; results="false"; cursor="0:200:0"`}, ""},
+		{"results=false on another link does not hide next", []string{`<https://x/p>; rel="prev"; results="false", <https://x/n>; rel="next"`}, "https://x/n"},
 		{"garbage", []string{`rel="next"`, `<unterminated; rel="next"`}, ""},
 	}
 	for _, tt := range tests {

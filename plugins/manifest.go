@@ -166,29 +166,54 @@ type HTTPTemplate struct {
 }
 
 // Value is a query or header value: a JSON string is a literal, {"$arg": "name"} takes an argument.
+// {"$arg": "name", "explode": true} (query only) sends an array argument as one parameter per element
+// (statuses[]=a&statuses[]=b) instead of one comma-joined parameter.
 type Value struct {
 	Literal string
 	Arg     string
+	Explode bool
 }
 
-// UnmarshalJSON accepts "literal" or {"$arg": "name"}.
+// UnmarshalJSON accepts "literal", {"$arg": "name"} or {"$arg": "name", "explode": true}.
 func (v *Value) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
 		*v = Value{Literal: s}
 		return nil
 	}
-	var ref map[string]string
-	if err := json.Unmarshal(b, &ref); err != nil || len(ref) != 1 || ref["$arg"] == "" {
-		return errors.New(`a value must be a string or {"$arg": "<argument name>"}`)
+	bad := errors.New(`a value must be a string, {"$arg": "<argument name>"} or {"$arg": "<argument name>", "explode": true}`)
+	var ref map[string]json.RawMessage
+	if err := json.Unmarshal(b, &ref); err != nil {
+		return bad
 	}
-	*v = Value{Arg: ref["$arg"]}
+	var out Value
+	for k, raw := range ref {
+		switch k {
+		case "$arg":
+			if json.Unmarshal(raw, &out.Arg) != nil || out.Arg == "" {
+				return bad
+			}
+		case "explode":
+			if json.Unmarshal(raw, &out.Explode) != nil {
+				return bad
+			}
+		default:
+			return bad
+		}
+	}
+	if out.Arg == "" {
+		return bad
+	}
+	*v = out
 	return nil
 }
 
 // MarshalJSON writes the form UnmarshalJSON reads.
 func (v Value) MarshalJSON() ([]byte, error) {
-	if v.Arg != "" {
+	switch {
+	case v.Arg != "" && v.Explode:
+		return json.Marshal(map[string]any{"$arg": v.Arg, "explode": true})
+	case v.Arg != "":
 		return json.Marshal(map[string]string{"$arg": v.Arg})
 	}
 	return json.Marshal(v.Literal)
@@ -206,6 +231,9 @@ type ResponseShape struct {
 	// ErrorPointer names an array in the response (GraphQL "/errors") that, when non-empty, makes the
 	// call fail with its messages even on HTTP 200.
 	ErrorPointer string `json:"error_pointer,omitempty"`
+	// Default is the selection when Pointer finds nothing in a 2xx answer (Gmail leaves "messages"
+	// out of an empty list, so its default is []). Without it a missing pointer fails the call.
+	Default any `json:"default,omitempty"`
 }
 
 // Cursor sources.
@@ -680,6 +708,9 @@ func validateTemplate(h *HTTPTemplate, props, required map[string]bool, add func
 		if a := h.Headers[k].Arg; a != "" && !props[a] {
 			add(".headers."+k, "argument %q is not a property of input_schema", a)
 		}
+		if h.Headers[k].Explode {
+			add(".headers."+k, "explode applies to query parameters only")
+		}
 	}
 	if h.Body != nil {
 		if h.Method == "GET" || h.Method == "HEAD" {
@@ -694,6 +725,9 @@ func validateTemplate(h *HTTPTemplate, props, required map[string]bool, add func
 	if r := h.Response; r != nil {
 		if r.Pointer != "" && !strings.HasPrefix(r.Pointer, "/") {
 			add(".response.pointer", "%q must be a JSON pointer starting with /", r.Pointer)
+		}
+		if r.Default != nil && r.Pointer == "" {
+			add(".response.default", "applies only with a pointer")
 		}
 		if r.ErrorPointer != "" && !strings.HasPrefix(r.ErrorPointer, "/") {
 			add(".response.error_pointer", "%q must be a JSON pointer starting with /", r.ErrorPointer)

@@ -243,6 +243,10 @@ func TestValidateTools(t *testing.T) {
 		{"undeclared query arg", func(m *Manifest, ts *ToolSpec) { ts.HTTP.Query = map[string]Value{"q": {Arg: "search"}} }, "[0](acme_crm_get_deal).http.query.q", `"search" is not a property`},
 		{"credential header in tool", func(m *Manifest, ts *ToolSpec) { ts.HTTP.Headers = map[string]Value{"Cookie": {Literal: "a=b"}} }, "[0](acme_crm_get_deal).http.headers.Cookie", "credentials are injected"},
 		{"undeclared header arg", func(m *Manifest, ts *ToolSpec) { ts.HTTP.Headers = map[string]Value{"X-Trace": {Arg: "trace"}} }, "[0](acme_crm_get_deal).http.headers.X-Trace", `"trace" is not a property`},
+		{"explode in a header", func(m *Manifest, ts *ToolSpec) {
+			ts.HTTP.Headers = map[string]Value{"X-Id": {Arg: "id", Explode: true}}
+		}, "[0](acme_crm_get_deal).http.headers.X-Id", "query parameters only"},
+		{"default without pointer", func(m *Manifest, ts *ToolSpec) { ts.HTTP.Response = &ResponseShape{Default: []any{}} }, "[0](acme_crm_get_deal).http.response.default", "only with a pointer"},
 		{"body on GET", func(m *Manifest, ts *ToolSpec) { ts.HTTP.Body = map[string]any{"a": "b"} }, "[0](acme_crm_get_deal).http.body", "not allowed with GET"},
 		{"undeclared body arg", func(m *Manifest, ts *ToolSpec) {
 			ts.HTTP.Method = "POST"
