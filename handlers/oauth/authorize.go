@@ -1,0 +1,264 @@
+package oauth
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ory/fosite"
+
+	"github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/internal/websession"
+	projoauth "github.com/workbench/workbench/projections/oauth"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pages = template.Must(template.ParseFS(templateFS, "templates/*.html"))
+
+// Form fields of the consent POST that are not authorization request parameters.
+const (
+	fieldCSRF     = "csrf_token"
+	fieldDecision = "decision"
+)
+
+var scopeDescriptions = map[string]string{
+	ScopeMCP:           "Use your Workbench tools and connected integrations through MCP, as you",
+	ScopeOfflineAccess: "Stay connected while you are away, until you revoke it",
+}
+
+// pageHeaders make the consent page impossible to frame (clickjacking, RFC 9700 section 4.16), keep it
+// out of caches and referrers, and allow it nothing but its own inline style. No form-action is set:
+// the form's answer redirects to the client's origin, which form-action would block in some browsers.
+func pageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+func errorPage(w http.ResponseWriter, status int, message string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = pages.ExecuteTemplate(w, "error.html", map[string]string{"Message": message})
+}
+
+// csrfToken binds the consent form to the portal session that displayed it: an HMAC of the session
+// cookie, so only a page rendered for this browser's session can post a decision, and signing out or a
+// new session voids every form shown before.
+func (s *Server) csrfToken(r *http.Request) string {
+	c, err := r.Cookie(websession.CookieName)
+	if err != nil {
+		return ""
+	}
+	mac := hmac.New(sha256.New, s.keys.csrf)
+	mac.Write([]byte("consent\x00"))
+	mac.Write([]byte(c.Value))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// authorizeGet shows the consent page, or sends a signed-out browser to sign in and come back.
+func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	user, ok := s.opts.Sessions.User(r)
+	if !ok {
+		http.Redirect(w, r, "/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusFound)
+		return
+	}
+	ar, client, ok := s.authorizeRequest(w, r)
+	if !ok {
+		return
+	}
+	email := ""
+	if u, err := s.opts.Users.UserByID(r.Context(), user); err == nil {
+		email = u.Email
+	}
+	type param struct{ Name, Value string }
+	var params []param
+	keys := make([]string, 0, len(r.Form))
+	for k := range r.Form {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k != fieldCSRF && k != fieldDecision {
+			params = append(params, param{k, r.Form.Get(k)})
+		}
+	}
+	type scope struct{ Name, Description string }
+	var scopes []scope
+	for _, sc := range grantedScopes(ar) {
+		scopes = append(scopes, scope{sc, scopeDescriptions[sc]})
+	}
+	redirect := ar.GetRedirectURI()
+	name := client.ClientName
+	if name == "" {
+		name = "An unnamed app"
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	err := pages.ExecuteTemplate(w, "consent.html", map[string]any{
+		"ClientName": name, "ClientID": client.ClientID, "Email": email, "Scopes": scopes,
+		"RedirectHost": redirect.Host, "Loopback": oauth.IsLoopbackHost(redirect.Hostname()),
+		"Params": params, "CSRF": s.csrfToken(r),
+	})
+	if err != nil {
+		s.log.ErrorContext(r.Context(), "consent page", "err", err)
+	}
+}
+
+// authorizePost records the user's decision: on allow, a code is issued (an oauth.code_issued event)
+// and the browser is sent to the client's redirect URI with it; on deny, with access_denied.
+func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		errorPage(w, http.StatusBadRequest, "The consent form could not be read.")
+		return
+	}
+	user, ok := s.opts.Sessions.User(r)
+	if !ok {
+		errorPage(w, http.StatusUnauthorized, "Your Workbench session has ended. Sign in to the portal and start the connection again from the app.")
+		return
+	}
+	// The form must come from the page this server rendered for this session: a cross-site post carries
+	// another Origin, and cannot know the session-bound token.
+	if r.Header.Get("Origin") != "" && !s.opts.Sessions.SameOrigin(r) {
+		errorPage(w, http.StatusForbidden, "This consent did not come from the Workbench consent page (foreign origin).")
+		return
+	}
+	want := s.csrfToken(r)
+	got := r.PostForm.Get(fieldCSRF)
+	if want == "" || !hmac.Equal([]byte(got), []byte(want)) {
+		errorPage(w, http.StatusForbidden, "This consent form expired or did not come from the Workbench consent page (CSRF token missing or wrong).")
+		return
+	}
+	decision := r.PostForm.Get(fieldDecision)
+	for _, f := range []string{fieldCSRF, fieldDecision} {
+		r.Form.Del(f)
+		r.PostForm.Del(f)
+	}
+	ar, client, ok := s.authorizeRequest(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	if decision != "allow" {
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
+		return
+	}
+	for _, sc := range grantedScopes(ar) {
+		ar.GrantScope(sc)
+	}
+	ar.GrantAudience(s.resource)
+	sess := &session{UserID: user.String(), ClientID: client.ClientID, GrantID: ar.GetID(), KeyID: s.keys.kid}
+	ctx = withMetadata(ctx, s.metadata(r, user.String(), client.ClientID))
+	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, sess)
+	if err != nil {
+		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	s.provider.WriteAuthorizeResponse(ctx, w, ar, resp)
+}
+
+// grantedScopes are the requested scopes, or the mcp scope when none was requested.
+func grantedScopes(ar fosite.AuthorizeRequester) []string {
+	if sc := ar.GetRequestedScopes(); len(sc) > 0 {
+		return sc
+	}
+	return []string{ScopeMCP}
+}
+
+// authorizeRequest checks an authorization request. Until the client and its redirect URI are
+// established, errors are shown on a page (never redirected: RFC 6749 section 4.1.2.1); after that
+// they go back to the client's redirect URI. It enforces what fosite leaves open: one value per
+// parameter, a redirect URI that is present and exactly registered (no loopback port leeway), PKCE with
+// S256, the query response mode, and a resource (RFC 8707), if any, that is the canonical /mcp URL.
+func (s *Server) authorizeRequest(w http.ResponseWriter, r *http.Request) (fosite.AuthorizeRequester, projoauthClient, bool) {
+	var none projoauthClient
+	if err := r.ParseForm(); err != nil {
+		errorPage(w, http.StatusBadRequest, "The authorization request could not be read.")
+		return nil, none, false
+	}
+	for k, v := range r.Form {
+		if len(v) > 1 {
+			errorPage(w, http.StatusBadRequest, "The parameter "+k+" appears more than once (RFC 6749 section 3.1).")
+			return nil, none, false
+		}
+	}
+	clientID := r.Form.Get("client_id")
+	if clientID == "" {
+		errorPage(w, http.StatusBadRequest, "The request names no client (client_id is missing).")
+		return nil, none, false
+	}
+	client, err := s.reader.Client(r.Context(), clientID)
+	if err != nil {
+		if err != projoauth.ErrNotFound {
+			s.log.ErrorContext(r.Context(), "authorize: client lookup", "err", err)
+		}
+		errorPage(w, http.StatusBadRequest, "The app is not registered with this Workbench (unknown client_id). It must register again.")
+		return nil, none, false
+	}
+	redirect := r.Form.Get("redirect_uri")
+	if redirect == "" {
+		errorPage(w, http.StatusBadRequest, "The request has no redirect_uri; it is required.")
+		return nil, none, false
+	}
+	if !slices.Contains(client.RedirectURIs, redirect) {
+		errorPage(w, http.StatusBadRequest, "The redirect_uri does not exactly match any redirect URI the app registered, so the request is refused.")
+		return nil, none, false
+	}
+	ctx := r.Context()
+	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
+	if err != nil {
+		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		return nil, none, false
+	}
+	if rm := r.Form.Get("response_mode"); rm != "" && rm != "query" {
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("Only response_mode=query is supported."))
+		return nil, none, false
+	}
+	challenge, method := r.Form.Get("code_challenge"), r.Form.Get("code_challenge_method")
+	switch {
+	case challenge == "":
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("PKCE is required: send code_challenge with code_challenge_method=S256."))
+		return nil, none, false
+	case method != "S256":
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("code_challenge_method must be S256; plain and a missing method are refused."))
+		return nil, none, false
+	case !validChallenge(challenge):
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("code_challenge must be the 43-character base64url SHA-256 of the code verifier."))
+		return nil, none, false
+	}
+	if res := r.Form.Get("resource"); res != "" && res != s.resource {
+		s.provider.WriteAuthorizeError(ctx, w, ar, invalidTarget(s.resource))
+		return nil, none, false
+	}
+	return ar, projoauthClient{ClientID: client.ClientID, ClientName: client.ClientName}, true
+}
+
+type projoauthClient struct{ ClientID, ClientName string }
+
+func invalidTarget(resource string) *fosite.RFC6749Error {
+	return &fosite.RFC6749Error{ErrorField: "invalid_target", CodeField: http.StatusBadRequest,
+		DescriptionField: "The requested resource is not served by this authorization server: the only resource is " + resource + " (RFC 8707)."}
+}
+
+func validChallenge(c string) bool {
+	if len(c) != 43 {
+		return false
+	}
+	return !strings.ContainsFunc(c, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	})
+}

@@ -1,0 +1,222 @@
+package oauth
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/google/uuid"
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/compose"
+	"github.com/ory/fosite/token/jwt"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/websession"
+	projidentity "github.com/workbench/workbench/projections/identity"
+	projoauth "github.com/workbench/workbench/projections/oauth"
+)
+
+// Scopes the server knows. "mcp" is access to the /mcp endpoint; "offline_access" is accepted for
+// clients that ask for it (every client gets refresh tokens anyway).
+const (
+	ScopeMCP           = "mcp"
+	ScopeOfflineAccess = "offline_access"
+)
+
+// SupportedScopes are advertised in the metadata and granted by default.
+var SupportedScopes = []string{ScopeMCP, ScopeOfflineAccess}
+
+// Defaults of Options.
+const (
+	DefaultAccessTokenTTL    = 10 * time.Minute
+	DefaultRefreshTokenTTL   = 30 * 24 * time.Hour
+	DefaultCodeTTL           = 5 * time.Minute
+	DefaultRegistrationLimit = 10 // per client address per minute
+)
+
+// Users is the part of the identity read model the consent page needs.
+type Users interface {
+	UserByID(ctx context.Context, id uuid.UUID) (projidentity.User, error)
+}
+
+// Options configure a Server; required fields are marked.
+type Options struct {
+	Store       eventstore.Store    // required: the event log
+	DB          *sql.DB             // required: the read models (oauth projection)
+	Projections Waiter              // required: *projections.Runner, for read-your-writes
+	Sessions    *websession.Manager // required: the portal session
+	Users       Users               // required: to show who is consenting
+	// PublicURL is SERVER_PUBLIC_URL: the issuer, and the base of the canonical /mcp resource. Required.
+	PublicURL string
+	// SigningKey (at least 32 bytes, the same on every replica) is the seed of the token signing key,
+	// the HMAC secret of codes and refresh tokens, and the consent CSRF key. Required.
+	SigningKey []byte
+	// AccessTokenTTL is the lifetime of an access token (default DefaultAccessTokenTTL).
+	AccessTokenTTL time.Duration
+	// RefreshTokenTTL is the lifetime of a refresh token (default DefaultRefreshTokenTTL).
+	RefreshTokenTTL time.Duration
+	// CodeTTL is the lifetime of an authorization code (default DefaultCodeTTL).
+	CodeTTL time.Duration
+	// RegistrationLimit is how many registrations one client address may make per minute (default
+	// DefaultRegistrationLimit).
+	RegistrationLimit int
+	Logger            *slog.Logger
+	// Now is the clock of token verification and of the recorded times (default time.Now).
+	Now func() time.Time
+}
+
+// Server is the authorization server.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	keys     *keys
+	provider fosite.OAuth2Provider
+	storage  *storage
+	reader   projoauth.Reader
+	issuer   string
+	resource string // the canonical /mcp URL: the one audience of every access token
+}
+
+// New checks opts and composes the server.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil || opts.DB == nil || opts.Projections == nil || opts.Sessions == nil || opts.Users == nil {
+		return nil, errors.New("oauth: Store, DB, Projections, Sessions and Users are required")
+	}
+	u, err := url.Parse(opts.PublicURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("oauth: PublicURL must be an absolute http or https URL without query or fragment")
+	}
+	k, err := newKeys(opts.SigningKey)
+	if err != nil {
+		return nil, err
+	}
+	if opts.AccessTokenTTL <= 0 {
+		opts.AccessTokenTTL = DefaultAccessTokenTTL
+	}
+	if opts.RefreshTokenTTL <= 0 {
+		opts.RefreshTokenTTL = DefaultRefreshTokenTTL
+	}
+	if opts.CodeTTL <= 0 {
+		opts.CodeTTL = DefaultCodeTTL
+	}
+	if opts.RegistrationLimit <= 0 {
+		opts.RegistrationLimit = DefaultRegistrationLimit
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	issuer := strings.TrimRight(opts.PublicURL, "/")
+	s := &Server{opts: opts, log: log, keys: k, reader: projoauth.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
+	s.storage = &storage{
+		store: opts.Store, wait: opts.Projections, reader: s.reader, audience: []string{s.resource},
+		scopes: SupportedScopes, kid: k.kid, now: func() time.Time { return opts.Now().UTC() },
+	}
+	cfg := &fosite.Config{
+		AccessTokenLifespan:   opts.AccessTokenTTL,
+		RefreshTokenLifespan:  opts.RefreshTokenTTL,
+		AuthorizeCodeLifespan: opts.CodeTTL,
+		GlobalSecret:          k.hmacSecret,
+		AccessTokenIssuer:     issuer,
+		TokenURL:              issuer + "/oauth/token",
+		// PKCE S256 for every client (OAuth 2.1 section 7.5.1; MCP authorization "Authorization Code
+		// Protection"): a missing challenge and the plain method are refused.
+		EnforcePKCE:                    true,
+		EnforcePKCEForPublicClients:    true,
+		EnablePKCEPlainChallengeMethod: false,
+		// Every grant may refresh; no offline scope is needed for a refresh token.
+		RefreshTokenScopes: []string{},
+		JWTScopeClaimKey:   jwt.JWTScopeFieldString,
+		// The code's stored request keeps the redirect URI and the PKCE challenge.
+		SanitationWhiteList:      []string{"code", "redirect_uri", "code_challenge", "code_challenge_method"},
+		RedirectSecureChecker:    fosite.IsRedirectURISecureStrict,
+		ScopeStrategy:            fosite.ExactScopeStrategy,
+		AudienceMatchingStrategy: fosite.ExactAudienceMatchingStrategy,
+	}
+	strategy := compose.NewOAuth2JWTStrategy(func(context.Context) (interface{}, error) { return k.signer, nil },
+		compose.NewOAuth2HMACStrategy(cfg), cfg)
+	s.provider = compose.Compose(cfg, s.storage, strategy,
+		compose.OAuth2AuthorizeExplicitFactory,
+		compose.OAuth2RefreshTokenGrantFactory,
+		compose.OAuth2TokenRevocationFactory,
+		compose.OAuth2PKCEFactory,
+	)
+	return s, nil
+}
+
+// Resource is the canonical URL of the /mcp endpoint: the audience of every access token.
+func (s *Server) Resource() string { return s.resource }
+
+// Issuer is the authorization server's issuer identifier (RFC 8414 section 2).
+func (s *Server) Issuer() string { return s.issuer }
+
+// AccessTokenTTL is how long an access token lives.
+func (s *Server) AccessTokenTTL() time.Duration { return s.opts.AccessTokenTTL }
+
+// ProtectedResourceMetadataURL is the RFC 9728 metadata URL for /mcp, to name in WWW-Authenticate.
+func (s *Server) ProtectedResourceMetadataURL() string {
+	return s.issuer + "/.well-known/oauth-protected-resource/mcp"
+}
+
+// Mount adds the routes to r.
+func (s *Server) Mount(r chi.Router) {
+	r.Get("/.well-known/oauth-authorization-server", cors(s.authorizationServerMetadata))
+	r.Get("/.well-known/oauth-protected-resource", cors(s.protectedResourceMetadata))
+	r.Get("/.well-known/oauth-protected-resource/mcp", cors(s.protectedResourceMetadata))
+	r.Options("/.well-known/oauth-authorization-server", cors(nil))
+	r.Options("/.well-known/oauth-protected-resource", cors(nil))
+	r.Options("/.well-known/oauth-protected-resource/mcp", cors(nil))
+	r.Post("/oauth/register", cors(s.registrationLimiter(s.register)))
+	r.Options("/oauth/register", cors(nil))
+	r.Get("/oauth/authorize", s.authorizeGet)
+	r.Post("/oauth/authorize", s.authorizePost)
+	r.Post("/oauth/token", cors(s.token))
+	r.Options("/oauth/token", cors(nil))
+	r.Post("/oauth/revoke", cors(s.revoke))
+	r.Options("/oauth/revoke", cors(nil))
+	r.Get("/api/mcp-clients", s.listClients)
+	r.Delete("/api/mcp-clients/{client_id}", s.revokeClient)
+}
+
+// cors opens the endpoints a browser-based MCP client calls cross-origin. None of them reads a cookie,
+// so any origin may call them (no credentials are allowed). A nil next answers the preflight.
+func cors(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", "*")
+			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, MCP-Protocol-Version")
+			h.Set("Access-Control-Max-Age", "600")
+		}
+		if next == nil || r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next(w, r)
+	}
+}
+
+// metadata is what an appended event records about the request that caused it.
+func (s *Server) metadata(r *http.Request, actor, clientID string) domain.Metadata {
+	return domain.Metadata{Actor: actor, MCPClient: clientID, CorrelationID: middleware.GetReqID(r.Context()), Time: s.opts.Now().UTC()}
+}
+
+func parseUser(s string) uuid.UUID {
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return uuid.Nil
+	}
+	return id
+}

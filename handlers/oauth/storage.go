@@ -1,0 +1,431 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/handler/oauth2"
+	"github.com/ory/fosite/handler/pkce"
+	fositestorage "github.com/ory/fosite/storage"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/eventstore"
+	projoauth "github.com/workbench/workbench/projections/oauth"
+)
+
+// Waiter is the part of projections.Runner the storage needs to read its own writes.
+type Waiter interface {
+	WaitForProjection(ctx context.Context, name string, pos eventstore.Position) error
+}
+
+// storage is fosite's storage, backed by the event log (writes: the domain's deciders through the
+// command loop) and the oauth projection (reads). After every append it waits for the projection to
+// apply it, so a read right after a write (the token request right after the consent) sees it.
+//
+// It implements fosite's Transactional: inside a transaction, writes are collected and committed as
+// one append per grant, so a code exchange records the spent code with the tokens it issued, and a
+// rotation the spent refresh token with its successor, atomically and under the grant's optimistic
+// concurrency check. Of two concurrent uses of one code or refresh token exactly one commits; the
+// other is treated as a reuse.
+type storage struct {
+	store    eventstore.Store
+	wait     Waiter
+	reader   projoauth.Reader
+	audience []string
+	scopes   []string
+	kid      string
+	now      func() time.Time
+}
+
+var (
+	_ fosite.Storage                = (*storage)(nil)
+	_ oauth2.CoreStorage            = (*storage)(nil)
+	_ oauth2.TokenRevocationStorage = (*storage)(nil)
+	_ pkce.PKCERequestStorage       = (*storage)(nil)
+	_ fositestorage.Transactional   = (*storage)(nil)
+)
+
+var (
+	clientAgg = eventstore.Aggregate[oauth.Client, oauth.RegisterClient, domain.Event]{
+		Initial: oauth.InitialClient, Evolve: oauth.EvolveClient, Decide: oauth.DecideClient,
+		Codec: eventstore.NewJSONCodec(oauth.Events()...),
+	}
+	grantAgg = eventstore.Aggregate[oauth.Grant, oauth.GrantCommand, domain.Event]{
+		Initial: oauth.InitialGrant, Evolve: oauth.EvolveGrant, Decide: oauth.DecideGrant,
+		Codec: eventstore.NewJSONCodec(oauth.Events()...),
+	}
+)
+
+type ctxKey int
+
+const (
+	txKey ctxKey = iota
+	reasonKey
+	metadataKey
+)
+
+// reuse tells the revocation calls fosite makes why it makes them: the storage sees the reuse (a
+// spent code or refresh token) before fosite asks it to revoke, and notes it here.
+type reuse struct {
+	mu     sync.Mutex
+	reason string
+}
+
+func withReason(ctx context.Context, reason string) context.Context {
+	return context.WithValue(ctx, reasonKey, &reuse{reason: reason})
+}
+
+func noteReason(ctx context.Context, reason string) {
+	if r, ok := ctx.Value(reasonKey).(*reuse); ok {
+		r.mu.Lock()
+		r.reason = reason
+		r.mu.Unlock()
+	}
+}
+
+func reasonOf(ctx context.Context) string {
+	if r, ok := ctx.Value(reasonKey).(*reuse); ok {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.reason != "" {
+			return r.reason
+		}
+	}
+	return oauth.ReasonTokenRevocation
+}
+
+func withMetadata(ctx context.Context, md domain.Metadata) context.Context {
+	return context.WithValue(ctx, metadataKey, md)
+}
+
+func metadataOf(ctx context.Context) domain.Metadata {
+	md, _ := ctx.Value(metadataKey).(domain.Metadata)
+	return md
+}
+
+type pendingTx struct {
+	mu      sync.Mutex
+	streams []string
+	cmds    map[string]oauth.Batch
+}
+
+func (t *pendingTx) add(requestID string, c oauth.GrantCommand) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.cmds[requestID]; !ok {
+		t.streams = append(t.streams, requestID)
+	}
+	t.cmds[requestID] = append(t.cmds[requestID], c)
+}
+
+// BeginTX implements fositestorage.Transactional.
+func (s *storage) BeginTX(ctx context.Context) (context.Context, error) {
+	return context.WithValue(ctx, txKey, &pendingTx{cmds: map[string]oauth.Batch{}}), nil
+}
+
+// Commit implements fositestorage.Transactional: one append per grant touched.
+func (s *storage) Commit(ctx context.Context) error {
+	tx, ok := ctx.Value(txKey).(*pendingTx)
+	if !ok {
+		return errors.New("oauth storage: commit without a transaction")
+	}
+	tx.mu.Lock()
+	streams, cmds := tx.streams, tx.cmds
+	tx.streams, tx.cmds = nil, map[string]oauth.Batch{}
+	tx.mu.Unlock()
+	for _, id := range streams {
+		err := s.apply(ctx, id, cmds[id])
+		switch {
+		case errors.Is(err, fosite.ErrInactiveToken):
+			// Lost a race with another use of the same refresh token: a reuse (RFC 9700 section 4.14.2).
+			s.revokeFamily(ctx, id, oauth.ReasonRefreshTokenReuse)
+			return err
+		case errors.Is(err, fosite.ErrInvalidatedAuthorizeCode):
+			// Lost a race with another exchange of the same code: a reuse (RFC 6749 section 4.1.2).
+			s.revokeFamily(ctx, id, oauth.ReasonCodeReuse)
+			return err
+		case err != nil:
+			return err
+		}
+	}
+	return nil
+}
+
+// Rollback implements fositestorage.Transactional: nothing was written yet.
+func (s *storage) Rollback(ctx context.Context) error {
+	if tx, ok := ctx.Value(txKey).(*pendingTx); ok {
+		tx.mu.Lock()
+		tx.streams, tx.cmds = nil, map[string]oauth.Batch{}
+		tx.mu.Unlock()
+	}
+	return nil
+}
+
+func (s *storage) revokeFamily(ctx context.Context, requestID, reason string) {
+	at := s.now()
+	_ = s.apply(ctx, requestID, oauth.Batch{oauth.RevokeRefreshTokens{Reason: reason, At: at}, oauth.RevokeAccessTokens{Reason: reason, At: at}})
+}
+
+// grant records cmd now, or at Commit inside a transaction.
+func (s *storage) grant(ctx context.Context, requestID string, cmd oauth.GrantCommand) error {
+	if tx, ok := ctx.Value(txKey).(*pendingTx); ok {
+		tx.add(requestID, cmd)
+		return nil
+	}
+	return s.apply(ctx, requestID, cmd)
+}
+
+// apply runs cmd on the grant's stream and waits until the projection has applied the result.
+func (s *storage) apply(ctx context.Context, requestID string, cmd oauth.GrantCommand) error {
+	res, err := eventstore.Execute(ctx, s.store, oauth.GrantStreamName(requestID), grantAgg, cmd, metadataOf(ctx))
+	if err != nil {
+		return fositeError(err)
+	}
+	if len(res.Events) > 0 {
+		if err := s.wait.WaitForProjection(ctx, projoauth.Name, res.Position); err != nil {
+			return fmt.Errorf("oauth storage: wait for the read model: %w", err)
+		}
+	}
+	return nil
+}
+
+// fositeError maps the deciders' refusals to the errors fosite's handlers look for.
+func fositeError(err error) error {
+	switch {
+	case errors.Is(err, oauth.ErrCodeUsed):
+		return fmt.Errorf("%w: %w", fosite.ErrInvalidatedAuthorizeCode, err)
+	case errors.Is(err, oauth.ErrRefreshTokenSpent), errors.Is(err, oauth.ErrGrantRevoked):
+		return fmt.Errorf("%w: %w", fosite.ErrInactiveToken, err)
+	case domain.ErrorCode(err) == domain.CodeNotFound:
+		return fmt.Errorf("%w: %w", fosite.ErrNotFound, err)
+	}
+	return err
+}
+
+// GetClient implements fosite.ClientManager. Every client is public and may only ask for the /mcp
+// audience.
+func (s *storage) GetClient(ctx context.Context, id string) (fosite.Client, error) {
+	c, err := s.reader.Client(ctx, id)
+	if errors.Is(err, projoauth.ErrNotFound) {
+		return nil, fosite.ErrNotFound.WithHint("No client is registered under this client_id; register with the registration endpoint first.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	scopes := c.Scopes
+	if len(scopes) == 0 {
+		scopes = s.scopes
+	}
+	return &fosite.DefaultClient{
+		ID: c.ClientID, RedirectURIs: c.RedirectURIs, GrantTypes: c.GrantTypes, ResponseTypes: c.ResponseTypes,
+		Scopes: scopes, Audience: s.audience, Public: true,
+	}, nil
+}
+
+// ClientAssertionJWTValid implements fosite.ClientManager. No client authenticates with a JWT
+// assertion (all are public), so no assertion id is ever known.
+func (s *storage) ClientAssertionJWTValid(context.Context, string) error { return nil }
+
+// SetClientAssertionJWT implements fosite.ClientManager; see ClientAssertionJWTValid.
+func (s *storage) SetClientAssertionJWT(context.Context, string, time.Time) error { return nil }
+
+func (s *storage) request(ctx context.Context, g projoauth.Grant, sess *session) (*fosite.Request, error) {
+	client, err := s.GetClient(ctx, g.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	r := fosite.NewRequest()
+	r.ID = g.RequestID
+	r.RequestedAt = g.RequestedAt
+	r.Client = client
+	r.RequestedScope = append(fosite.Arguments{}, g.Scopes...)
+	r.GrantedScope = append(fosite.Arguments{}, g.Scopes...)
+	r.RequestedAudience = append(fosite.Arguments{}, g.Audience...)
+	r.GrantedAudience = append(fosite.Arguments{}, g.Audience...)
+	r.Form = url.Values{"redirect_uri": {g.RedirectURI}, "code_challenge": {g.CodeChallenge}, "code_challenge_method": {g.CodeChallengeMethod}}
+	r.Session = sess
+	return r, nil
+}
+
+func (s *storage) sessionOf(g projoauth.Grant) *session {
+	return &session{UserID: g.UserID.String(), ClientID: g.ClientID, GrantID: g.RequestID, KeyID: s.kid, ExpiresAt: map[fosite.TokenType]time.Time{}}
+}
+
+// CreateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage: the consent becomes a grant.
+func (s *storage) CreateAuthorizeCodeSession(ctx context.Context, signature string, r fosite.Requester) error {
+	sess, ok := r.GetSession().(*session)
+	if !ok {
+		return fmt.Errorf("oauth storage: unexpected session type %T", r.GetSession())
+	}
+	form := r.GetRequestForm()
+	return s.grant(ctx, r.GetID(), oauth.IssueCode{
+		RequestID: r.GetID(), ClientID: r.GetClient().GetID(), UserID: parseUser(sess.UserID), CodeSignature: signature,
+		Scopes: r.GetGrantedScopes(), Audience: r.GetGrantedAudience(), RedirectURI: form.Get("redirect_uri"),
+		CodeChallenge: form.Get("code_challenge"), CodeChallengeMethod: form.Get("code_challenge_method"),
+		RequestedAt: r.GetRequestedAt(), ExpiresAt: sess.GetExpiresAt(fosite.AuthorizeCode), At: s.now(),
+	})
+}
+
+// GetAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage. A spent or revoked code returns its
+// request with fosite.ErrInvalidatedAuthorizeCode, so fosite revokes what the code issued.
+func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
+	g, err := s.reader.GrantByCode(ctx, signature)
+	if errors.Is(err, projoauth.ErrNotFound) {
+		return nil, fosite.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	sess := s.sessionOf(g)
+	sess.SetExpiresAt(fosite.AuthorizeCode, g.CodeExpiresAt)
+	req, err := s.request(ctx, g, sess)
+	if err != nil {
+		return nil, err
+	}
+	if g.CodeExchanged || g.CodeRevoked {
+		noteReason(ctx, oauth.ReasonCodeReuse)
+		return req, fosite.ErrInvalidatedAuthorizeCode
+	}
+	return req, nil
+}
+
+// InvalidateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage.
+func (s *storage) InvalidateAuthorizeCodeSession(ctx context.Context, signature string) error {
+	g, err := s.reader.GrantByCode(ctx, signature)
+	if errors.Is(err, projoauth.ErrNotFound) {
+		return fosite.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return s.grant(ctx, g.RequestID, oauth.ExchangeCode{CodeSignature: signature, At: s.now()})
+}
+
+// CreatePKCERequestSession implements pkce.PKCERequestStorage. The challenge was recorded with the
+// code (CodeIssued), so there is nothing more to write; the code must exist.
+func (s *storage) CreatePKCERequestSession(ctx context.Context, signature string, _ fosite.Requester) error {
+	if tx, ok := ctx.Value(txKey).(*pendingTx); ok && tx != nil {
+		return nil
+	}
+	_, err := s.reader.GrantByCode(ctx, signature)
+	if errors.Is(err, projoauth.ErrNotFound) {
+		return fosite.ErrNotFound
+	}
+	return err
+}
+
+// GetPKCERequestSession implements pkce.PKCERequestStorage: the code's request carries the challenge.
+func (s *storage) GetPKCERequestSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
+	g, err := s.reader.GrantByCode(ctx, signature)
+	if errors.Is(err, projoauth.ErrNotFound) {
+		return nil, fosite.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.request(ctx, g, s.sessionOf(g))
+}
+
+// DeletePKCERequestSession implements pkce.PKCERequestStorage. The challenge lives and dies with the
+// code, which is single-use and short-lived; nothing is recorded.
+func (s *storage) DeletePKCERequestSession(context.Context, string) error { return nil }
+
+// CreateAccessTokenSession implements oauth2.AccessTokenStorage: the JWT's signature is recorded so
+// that RFC 7009 revocation can find its grant.
+func (s *storage) CreateAccessTokenSession(ctx context.Context, signature string, r fosite.Requester) error {
+	return s.grant(ctx, r.GetID(), oauth.IssueAccessToken{Signature: signature, ExpiresAt: r.GetSession().GetExpiresAt(fosite.AccessToken), At: s.now()})
+}
+
+// GetAccessTokenSession implements oauth2.AccessTokenStorage.
+func (s *storage) GetAccessTokenSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
+	g, exp, err := s.reader.GrantByAccess(ctx, signature)
+	if errors.Is(err, projoauth.ErrNotFound) {
+		return nil, fosite.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	sess := s.sessionOf(g)
+	sess.SetExpiresAt(fosite.AccessToken, exp)
+	req, err := s.request(ctx, g, sess)
+	if err != nil {
+		return nil, err
+	}
+	if g.AccessRevoked {
+		return req, fosite.ErrInactiveToken
+	}
+	return req, nil
+}
+
+// DeleteAccessTokenSession implements oauth2.AccessTokenStorage. Access tokens are self-contained; the
+// handlers composed here never delete one, and a grant's access is revoked with RevokeAccessToken.
+func (s *storage) DeleteAccessTokenSession(context.Context, string) error { return nil }
+
+// CreateRefreshTokenSession implements oauth2.RefreshTokenStorage.
+func (s *storage) CreateRefreshTokenSession(ctx context.Context, signature, accessSignature string, r fosite.Requester) error {
+	return s.grant(ctx, r.GetID(), oauth.IssueRefreshToken{Signature: signature, AccessSignature: accessSignature,
+		ExpiresAt: r.GetSession().GetExpiresAt(fosite.RefreshToken), At: s.now()})
+}
+
+// GetRefreshTokenSession implements oauth2.RefreshTokenStorage. A spent or revoked refresh token
+// returns its request with fosite.ErrInactiveToken, so fosite revokes the family.
+func (s *storage) GetRefreshTokenSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
+	g, t, err := s.reader.GrantByRefresh(ctx, signature)
+	if errors.Is(err, projoauth.ErrNotFound) {
+		return nil, fosite.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	sess := s.sessionOf(g)
+	sess.SetExpiresAt(fosite.RefreshToken, t.ExpiresAt)
+	req, err := s.request(ctx, g, sess)
+	if err != nil {
+		return nil, err
+	}
+	if t.Rotated || g.RefreshRevoked {
+		noteReason(ctx, oauth.ReasonRefreshTokenReuse)
+		return req, fosite.ErrInactiveToken
+	}
+	return req, nil
+}
+
+// DeleteRefreshTokenSession implements oauth2.RefreshTokenStorage. fosite calls it on a spent token
+// when it detects reuse, right before revoking the family; a spent token needs nothing more. A live
+// one is never deleted alone: its family is revoked.
+func (s *storage) DeleteRefreshTokenSession(ctx context.Context, signature string) error {
+	g, t, err := s.reader.GrantByRefresh(ctx, signature)
+	if errors.Is(err, projoauth.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if t.Rotated || g.RefreshRevoked {
+		return nil
+	}
+	return s.grant(ctx, g.RequestID, oauth.RevokeRefreshTokens{Reason: reasonOf(ctx), At: s.now()})
+}
+
+// RotateRefreshToken implements oauth2.RefreshTokenStorage: the presented token is spent; its
+// successor is created in the same transaction.
+func (s *storage) RotateRefreshToken(ctx context.Context, requestID, signature string) error {
+	return s.grant(ctx, requestID, oauth.RotateRefreshToken{Signature: signature, At: s.now()})
+}
+
+// RevokeRefreshToken implements oauth2.TokenRevocationStorage: the whole family.
+func (s *storage) RevokeRefreshToken(ctx context.Context, requestID string) error {
+	return s.grant(ctx, requestID, oauth.RevokeRefreshTokens{Reason: reasonOf(ctx), At: s.now()})
+}
+
+// RevokeAccessToken implements oauth2.TokenRevocationStorage: every access token of the grant stops
+// authenticating at /mcp (internal/authn checks the grant).
+func (s *storage) RevokeAccessToken(ctx context.Context, requestID string) error {
+	return s.grant(ctx, requestID, oauth.RevokeAccessTokens{Reason: reasonOf(ctx), At: s.now()})
+}

@@ -1,0 +1,102 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v3"
+	josejwt "github.com/go-jose/go-jose/v3/jwt"
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+)
+
+// ErrNotAccessToken means the credential is not shaped like this server's access token at all (an
+// API key, say), so another authenticator may claim it.
+var ErrNotAccessToken = errors.New("oauth: not an access token of this server")
+
+// AccessClaims are what a verified access token says.
+type AccessClaims struct {
+	UserID    uuid.UUID
+	ClientID  string
+	GrantID   string
+	Scopes    []string
+	ExpiresAt time.Time
+}
+
+// clockSkew is the leeway on iat and nbf for replicas whose clocks differ slightly.
+const clockSkew = time.Minute
+
+// VerifyAccessToken checks an access token for the /mcp resource: an ES256 JWT of type at+jwt signed
+// with this server's key, issued by this issuer, whose audience includes the canonical /mcp URL (RFC
+// 8707; a token for any other audience is refused), unexpired, with the mcp scope, and whose grant has
+// not been revoked (RFC 7009, code or refresh-token reuse). Refusals are CodeUnauthenticated errors.
+func (s *Server) VerifyAccessToken(ctx context.Context, raw string) (AccessClaims, error) {
+	if strings.Count(raw, ".") != 2 {
+		return AccessClaims{}, ErrNotAccessToken
+	}
+	tok, err := josejwt.ParseSigned(raw)
+	if err != nil {
+		return AccessClaims{}, ErrNotAccessToken
+	}
+	refuse := func(why string) (AccessClaims, error) {
+		return AccessClaims{}, domain.Errorf(domain.CodeUnauthenticated, "access token refused: %s", why)
+	}
+	if len(tok.Headers) != 1 {
+		return refuse("want exactly one signature")
+	}
+	h := tok.Headers[0]
+	if h.Algorithm != string(jose.ES256) {
+		return refuse("not signed with ES256")
+	}
+	if typ, _ := h.ExtraHeaders[jose.HeaderType].(string); !strings.EqualFold(typ, "at+jwt") {
+		return refuse("not an at+jwt access token")
+	}
+	if h.KeyID != s.keys.kid {
+		return refuse("signed with an unknown key")
+	}
+	var std josejwt.Claims
+	var extra struct {
+		ClientID string `json:"client_id"`
+		GrantID  string `json:"gid"`
+		Scope    string `json:"scope"`
+	}
+	if err := tok.Claims(&s.keys.signer.PublicKey, &std, &extra); err != nil {
+		return refuse("bad signature")
+	}
+	now := s.opts.Now()
+	switch {
+	case std.Issuer != s.issuer:
+		return refuse("issued by another issuer")
+	case !slices.Contains([]string(std.Audience), s.resource):
+		return refuse("issued for another audience")
+	case std.Expiry == nil || !now.Before(std.Expiry.Time()):
+		return refuse("expired")
+	case std.NotBefore != nil && now.Add(clockSkew).Before(std.NotBefore.Time()):
+		return refuse("not valid yet")
+	case std.IssuedAt != nil && now.Add(clockSkew).Before(std.IssuedAt.Time()):
+		return refuse("issued in the future")
+	case extra.GrantID == "" || extra.ClientID == "":
+		return refuse("no grant or client")
+	}
+	scopes := strings.Fields(extra.Scope)
+	if !slices.Contains(scopes, ScopeMCP) {
+		return refuse("the mcp scope was not granted")
+	}
+	user, err := uuid.Parse(std.Subject)
+	if err != nil {
+		return refuse("no user")
+	}
+	revoked, err := s.reader.AccessRevoked(ctx, extra.GrantID)
+	if err != nil {
+		return AccessClaims{}, fmt.Errorf("verify access token: %w", err)
+	}
+	if revoked {
+		return refuse("the grant was revoked")
+	}
+	return AccessClaims{UserID: user, ClientID: extra.ClientID, GrantID: extra.GrantID, Scopes: scopes, ExpiresAt: std.Expiry.Time()}, nil
+}

@@ -1,0 +1,54 @@
+package authn
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/handlers/mcp"
+	"github.com/workbench/workbench/handlers/oauth"
+	idproj "github.com/workbench/workbench/projections/identity"
+)
+
+// AccessTokenVerifier checks an access token issued by the workbench's authorization server
+// (*oauth.Server).
+type AccessTokenVerifier interface {
+	VerifyAccessToken(ctx context.Context, raw string) (oauth.AccessClaims, error)
+}
+
+// UserReader finds the user an access token names.
+type UserReader interface {
+	UserByID(ctx context.Context, id uuid.UUID) (idproj.User, error)
+}
+
+// AccessTokens authenticates OAuth access tokens issued by this server (handlers/oauth), sent as a
+// Bearer token in the Authorization header only: a token in the query string is refused (BearerToken).
+type AccessTokens struct {
+	Verifier AccessTokenVerifier
+	Users    UserReader
+}
+
+var _ mcp.Authenticator = AccessTokens{}
+
+// Authenticate implements mcp.Authenticator.
+func (a AccessTokens) Authenticate(r *http.Request) (mcp.Principal, error) {
+	token, err := BearerToken(r)
+	if err != nil {
+		return mcp.Principal{}, err
+	}
+	claims, err := a.Verifier.VerifyAccessToken(r.Context(), token)
+	if err != nil {
+		return mcp.Principal{}, err
+	}
+	u, err := a.Users.UserByID(r.Context(), claims.UserID)
+	if errors.Is(err, idproj.ErrNotFound) {
+		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "the access token names no workbench user")
+	}
+	if err != nil {
+		return mcp.Principal{}, err
+	}
+	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "oauth", ClientID: claims.ClientID}, nil
+}
