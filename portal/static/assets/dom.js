@@ -148,9 +148,10 @@ export function ago(iso) {
   const s = (Date.now() - new Date(iso).getTime()) / 1000;
   if (Number.isNaN(s)) return String(iso);
   if (s < 60) return 'just now';
+  const n = (v, unit) => `${v} ${unit}${v === 1 ? '' : 's'} ago`;
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
-  if (s < 86400 * 30) return `${Math.floor(s / 86400)} days ago`;
+  if (s < 86400) return n(Math.floor(s / 3600), 'hour');
+  if (s < 86400 * 30) return n(Math.floor(s / 86400), 'day');
   return formatTime(iso);
 }
 

@@ -5,8 +5,8 @@ import { h, replace, button, busy, pageHeader, emptyState, formatTime, ago } fro
 
 export const title = 'Activity';
 
-function describe(r) {
-  const what = r.integration || 'an integration';
+function describe(r, names) {
+  const what = names[r.integration] || r.integration || 'an integration';
   switch (r.kind) {
     case 'tool_executed': return ['Ran ', h('code', {}, r.tool || 'a tool')];
     case 'connect_started': return [`Started connecting ${what}`];
@@ -48,6 +48,12 @@ export async function render(ctx, main) {
   const body = h('div', {}, h('p', { class: 'muted' }, 'Loading activity…'));
   replace(main, pageHeader('Activity', 'What happened on your account: tools your agents ran, connections, and key changes. Newest first.'), body);
 
+  // Integration display names, best effort: the records name integrations by their id.
+  const names = {};
+  try {
+    const res = await api.integrations();
+    for (const i of (res && res.integrations) || []) names[i.name] = i.display_name || i.name;
+  } catch { /* ids are shown instead */ }
   let first = true;
   const load = async (before) => {
     let page;
@@ -68,7 +74,7 @@ export async function render(ctx, main) {
     for (const r of records) {
       list.append(h('li', { class: 'event' },
         h('time', { datetime: r.time, title: formatTime(r.time) }, ago(r.time)),
-        h('div', { class: 'event-main' }, h('div', {}, describe(r)), h('div', { class: 'muted small' }, via(r))),
+        h('div', { class: 'event-main' }, h('div', {}, describe(r, names)), h('div', { class: 'muted small' }, via(r))),
         h('div', { class: 'event-outcome' }, outcome(r))));
     }
     if (page.next_before) {

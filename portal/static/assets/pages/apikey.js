@@ -87,7 +87,7 @@ export async function render(ctx, main) {
       h('div', { class: 'key-row' },
         h('div', {},
           h('div', { class: 'label' }, 'Your key'),
-          h('code', { class: 'key-prefix', 'data-testid': 'key-prefix' }, key.prefix + '…'),
+          h('code', { class: 'key-prefix', 'data-testid': 'key-prefix' }, key.prefix.endsWith('…') ? key.prefix : key.prefix + '…'),
           h('div', { class: 'muted small' }, 'Created ', formatTime(key.minted_at))),
         h('div', { class: 'actions' }, reveal, rotate, revoke)),
       secretSlot);

@@ -27,7 +27,8 @@ export async function render(ctx, main) {
     }
     replace(body, h('div', { class: 'card table-card' }, h('table', { class: 'table' },
       h('thead', {}, h('tr', {}, h('th', {}, 'Client'), h('th', {}, 'Redirects to'), h('th', {}, 'Access'), h('th', {}, 'Approved'), h('th', {}, 'Last used'), h('th', {}, h('span', { class: 'sr-only' }, 'Actions')))),
-      h('tbody', {}, clients.map((c) => row(ctx, c, status, load))))));
+      h('tbody', {}, clients.map((c) => row(ctx, c, status, load))))),
+      h('p', { class: 'muted small' }, 'Revoking a client deletes its refresh tokens and pending authorizations at once. Access tokens already issued to it are short-lived and lapse at their expiry; after that it must be approved again.'));
   };
   await load();
 }

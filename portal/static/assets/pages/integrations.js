@@ -133,7 +133,9 @@ function card(ctx, i, status, refresh) {
   } else if (i.auth_mode === 'cookie') {
     actions.append(h('p', { class: 'muted small' }, 'Connect this one by asking your agent to call connect and opening the link it gives you.'));
   }
-  if (i.connected) {
+  if (i.auth_mode === 'none') {
+    actions.append(h('p', { class: 'muted small' }, 'Always available: it needs no account.'));
+  } else if (i.connected) {
     const disconnect = button('Disconnect', { kind: 'danger-outline', testid: 'disconnect' });
     disconnect.addEventListener('click', async () => {
       const ok = await confirmDialog({
