@@ -1,0 +1,45 @@
+// Package proxy is curl_session's escape hatch (spec, concepts: "Curl session"): Mint issues a
+// 15-minute token scoped to named integrations, and the Proxy forwards
+// <SERVER_PUBLIC_URL>/c/<integration>/<path> carrying that token to the integration's proxy base URL
+// with the user's real credential injected.
+//
+// # The token
+//
+// A token is an HMAC-SHA256-signed claim (session id, user, integrations, expiry) under a key Main
+// derives from the master key, so every replica verifies it without reading anything, the moment it
+// is minted. The log records the mint (curlsession.SessionMinted) before the token is returned, never
+// the token. Minting is all-or-nothing: every named integration must be known, have a proxy block and
+// be connected for the user, or nothing is minted and the error names each one that is not and why.
+//
+// # A proxied request
+//
+// The token is accepted only as "Authorization: Bearer <token>" (RFC 6750 section 2.1); it is
+// checked for signature, expiry and scope (401 for a missing, malformed, forged or expired token;
+// 403 for another integration). Then:
+//
+//   - methods: GET, HEAD, POST, PUT, PATCH, DELETE; anything else is 405, a protocol upgrade 400;
+//   - the path below /c/<integration> is refused (400) if it holds "//", "." or ".." segments,
+//     encoded or not, backslashes, control characters or doubly encoded dots and slashes; it is
+//     forwarded as sent below the proxy base path, with the query unchanged;
+//   - the upstream is the manifest's origin only: the URL is built from the proxy base URL, the
+//     Host header is the upstream's, and the plugin runtime's guarded transport refuses any other
+//     origin before a byte leaves;
+//   - the credential comes from credentials.Access (an expiring OAuth token is refreshed lazily by
+//     its injector); a credential no longer usable is 409 NOT_CONNECTED;
+//   - no inbound credential reaches the provider: Authorization (the token), Cookie,
+//     Proxy-Authorization, X-Workbench-*, Forwarded, X-Forwarded-* and every hop-by-hop header
+//     (RFC 9110 section 7.6.1) are dropped;
+//   - redirects are never followed: a 3xx goes back to the caller, its Location pointing through the
+//     proxy when it stays under the proxy base and to the absolute upstream URL otherwise, so a
+//     caller that follows it to another origin does so without the injected credential;
+//   - bodies stream both ways; a request body is capped (413), an upstream response too (502 when
+//     its declared length is over the cap; a stream that grows past it is cut, never passed off as
+//     complete);
+//   - provider Set-Cookie, Clear-Site-Data, HSTS, Alt-Svc and CORS headers are dropped, and the
+//     response is served with nosniff and "Content-Security-Policy: sandbox", so nothing relayed acts
+//     on workbench's own origin.
+//
+// Every request that carries a valid token, forwarded or refused, is one curlsession.RequestProxied
+// event: user, session, integration, method, path, query parameter names (never values), status,
+// sizes and duration, never a body or a header. Run writes them from a queue (see Run for why).
+package proxy

@@ -1,0 +1,147 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/curlsession"
+	"github.com/workbench/workbench/eventstore"
+)
+
+// MintRequest is one curl_session call.
+type MintRequest struct {
+	UserID uuid.UUID
+	// Via and ClientID say how the agent authenticated (mcp.Principal's Method and ClientID).
+	Via, ClientID string
+	Integrations  []string
+}
+
+// Session is a minted token and where to use it.
+type Session struct {
+	SessionID uuid.UUID
+	Token     string
+	ExpiresAt time.Time
+	// Integrations are in the order asked, without duplicates.
+	Integrations []SessionIntegration
+}
+
+// SessionIntegration is one integration a token reaches.
+type SessionIntegration struct {
+	Name string `json:"name"`
+	// BaseURL is <PublicURL>/c/<name>/: a request to BaseURL + path goes to Upstream + path.
+	BaseURL  string `json:"base_url"`
+	Upstream string `json:"upstream"`
+}
+
+// Problem is why one named integration cannot be in a session.
+type Problem struct {
+	Integration string `json:"integration"`
+	// Reason is UNKNOWN_INTEGRATION, PROXY_DISABLED or NOT_CONNECTED.
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// RefusedError is a curl_session call refused as a whole: nothing was minted. Its message names
+// every offending integration and why; errors.As finds a *domain.Error (CodeInvalid) in it.
+type RefusedError struct {
+	Problems []Problem
+}
+
+func (e *RefusedError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.Message
+	}
+	return "No curl session was minted: " + strings.Join(parts, " ")
+}
+
+// Unwrap makes the refusal an application error the caller may show.
+func (e *RefusedError) Unwrap() error { return &domain.Error{Code: domain.CodeInvalid, Message: e.Error()} }
+
+// Mint validates every named integration and, only if all pass, issues a token for them and
+// records the mint (all-or-nothing, spec: "Curl session"). An integration passes when it is in the
+// catalog, its manifest has a proxy block, and the user has a usable credential for it (auth mode
+// none always does). The record is appended before the token is returned: no token leaves without
+// its audit event.
+func (p *Proxy) Mint(ctx context.Context, req MintRequest) (Session, error) {
+	if req.UserID == uuid.Nil {
+		return Session{}, domain.Errorf(domain.CodeUnauthenticated, "curl_session needs an authenticated user")
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, n := range req.Integrations {
+		n = strings.TrimSpace(n)
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return Session{}, domain.Errorf(domain.CodeInvalid, "name at least one integration")
+	}
+	var problems []Problem
+	out := make([]SessionIntegration, 0, len(names))
+	for _, name := range names {
+		in, ok := p.catalog.Integration(name)
+		if !ok {
+			problems = append(problems, Problem{name, "UNKNOWN_INTEGRATION", fmt.Sprintf("%q is not an integration of this server (list_integrations names them).", name)})
+			continue
+		}
+		upstream := in.ProxyBaseURL()
+		if upstream == "" {
+			problems = append(problems, Problem{name, "PROXY_DISABLED", fmt.Sprintf("%s has no proxy block in its manifest, so curl_session cannot reach it; use its tools through execute_tools.", name)})
+			continue
+		}
+		if _, err := p.creds.Access(ctx, req.UserID, in); err != nil {
+			if domain.ErrorCode(err) != domain.CodeNotConnected {
+				return Session{}, fmt.Errorf("curl_session: credential of %s: %w", name, err)
+			}
+			problems = append(problems, Problem{name, "NOT_CONNECTED", fmt.Sprintf("%s is not connected for this user: call connect({\"integration\":%q}), give the user the URL, then wait_for_connection.", name, name)})
+			continue
+		}
+		out = append(out, SessionIntegration{Name: name, BaseURL: p.publicURL + "/c/" + name + "/", Upstream: strings.TrimRight(upstream, "/") + "/"})
+	}
+	if len(problems) > 0 {
+		return Session{}, &RefusedError{Problems: problems}
+	}
+
+	now := p.now().UTC()
+	sess := Session{SessionID: uuid.New(), ExpiresAt: now.Add(p.ttl).Truncate(time.Second), Integrations: out}
+	tok, err := p.signer.sign(Claims{SessionID: sess.SessionID, UserID: req.UserID, Integrations: names, ExpiresAt: sess.ExpiresAt.Unix()})
+	if err != nil {
+		return Session{}, fmt.Errorf("curl_session: sign: %w", err)
+	}
+	ev := curlsession.SessionMinted{
+		SessionID: sess.SessionID, UserID: req.UserID, Via: req.Via, ClientID: req.ClientID,
+		Integrations: names, ExpiresAt: sess.ExpiresAt, At: now,
+	}
+	if err := p.appendEvent(ctx, curlsession.SessionStreamName(sess.SessionID), ev, req.UserID, req.ClientID, sess.SessionID, now); err != nil {
+		return Session{}, fmt.Errorf("curl_session: record the mint: %w", err)
+	}
+	sess.Token = tok
+	return sess, nil
+}
+
+// appendEvent appends one event to a new stream. It runs even if the caller has gone: what it
+// records has happened.
+func (p *Proxy) appendEvent(ctx context.Context, stream string, ev interface {
+	domain.Event
+	Validate() error
+}, user uuid.UUID, client string, session uuid.UUID, at time.Time) error {
+	if err := ev.Validate(); err != nil {
+		return err
+	}
+	typ, sv, data, err := p.codec.Encode(ev)
+	if err != nil {
+		return err
+	}
+	md := domain.Metadata{Actor: user.String(), MCPClient: client, CorrelationID: session.String(), Time: at}
+	_, err = p.store.Append(context.WithoutCancel(ctx), stream, eventstore.NoStream,
+		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
+	return err
+}

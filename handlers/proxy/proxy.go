@@ -1,0 +1,177 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/curlsession"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/plugins"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxRequestBytes  = 10 << 20 // 10 MiB
+	DefaultMaxResponseBytes = 50 << 20 // 50 MiB
+	DefaultAuditQueue       = 4096
+	DefaultAuditWorkers     = 4
+)
+
+// Catalog is the part of the plugin registry the proxy reads.
+type Catalog interface {
+	Integration(name string) (*plugins.Integration, bool)
+}
+
+// Credentials is the part of the credential layer the proxy uses (*credentials.Service): the
+// user's credential for one integration, refreshed lazily by its injector, or a CodeNotConnected
+// error.
+type Credentials interface {
+	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (credentials.Access, error)
+}
+
+// Appender is the part of the event store the proxy writes its audit events to.
+type Appender interface {
+	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.Position, error)
+}
+
+// Options wire a Proxy. Catalog, Credentials, Store, Key and PublicURL are required.
+type Options struct {
+	Catalog     Catalog
+	Credentials Credentials
+	Store       Appender
+	// Key signs tokens: at least 32 bytes, the same on every replica (Main derives it from the
+	// master key).
+	Key []byte
+	// PublicURL is SERVER_PUBLIC_URL; the proxy lives under <PublicURL>/c/.
+	PublicURL string
+	// MaxRequestBytes caps a request body (default DefaultMaxRequestBytes): larger is 413.
+	MaxRequestBytes int64
+	// MaxResponseBytes caps an upstream response body (default DefaultMaxResponseBytes): a larger
+	// declared length is 502 before anything is relayed; a stream that grows past it is cut.
+	MaxResponseBytes int64
+	// TTL is how long a token lives (default curlsession.TTL, 15 minutes).
+	TTL time.Duration
+	// Transport sends the upstream requests (default: a transport that keeps idle connections to the
+	// providers and never decompresses, so bodies pass through as sent).
+	Transport http.RoundTripper
+	// AuditQueue is how many request records may wait for the log (default DefaultAuditQueue); when
+	// it is full a request appends its own record before its handler returns.
+	AuditQueue int
+	// AuditWorkers append queued records (default DefaultAuditWorkers).
+	AuditWorkers int
+	Logger       *slog.Logger
+	Now          func() time.Time
+}
+
+// Proxy mints curl_session tokens (Mint) and forwards /c/<integration>/<path> (ServeHTTP). Run must
+// be running to write the request records queued for the log.
+type Proxy struct {
+	catalog   Catalog
+	creds     Credentials
+	store     Appender
+	signer    signer
+	publicURL string
+	maxReq    int64
+	maxResp   int64
+	ttl       time.Duration
+	transport http.RoundTripper
+	log       *slog.Logger
+	now       func() time.Time
+	codec     *eventstore.JSONCodec[domain.Event]
+
+	rp      *httputil.ReverseProxy
+	queue   chan curlsession.RequestProxied
+	workers int
+	bufs    sync.Pool
+}
+
+var _ http.Handler = (*Proxy)(nil)
+
+// New checks opts and returns a Proxy.
+func New(opts Options) (*Proxy, error) {
+	switch {
+	case opts.Catalog == nil || opts.Credentials == nil || opts.Store == nil:
+		return nil, errors.New("proxy: Catalog, Credentials and Store are required")
+	case len(opts.Key) < 32:
+		return nil, errors.New("proxy: the token key must be at least 32 bytes")
+	}
+	u, err := url.Parse(opts.PublicURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("proxy: the public URL (SERVER_PUBLIC_URL) must be an absolute http or https URL")
+	}
+	p := &Proxy{
+		catalog: opts.Catalog, creds: opts.Credentials, store: opts.Store,
+		signer:    signer{key: append([]byte(nil), opts.Key...)},
+		publicURL: strings.TrimRight(opts.PublicURL, "/"),
+		maxReq:    opts.MaxRequestBytes, maxResp: opts.MaxResponseBytes, ttl: opts.TTL,
+		transport: opts.Transport, log: opts.Logger, now: opts.Now, workers: opts.AuditWorkers,
+		codec: eventstore.NewJSONCodec(curlsession.Events()...),
+	}
+	if p.maxReq <= 0 {
+		p.maxReq = DefaultMaxRequestBytes
+	}
+	if p.maxResp <= 0 {
+		p.maxResp = DefaultMaxResponseBytes
+	}
+	if p.ttl <= 0 {
+		p.ttl = curlsession.TTL
+	}
+	if p.transport == nil {
+		p.transport = defaultTransport()
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.workers <= 0 {
+		p.workers = DefaultAuditWorkers
+	}
+	q := opts.AuditQueue
+	if q <= 0 {
+		q = DefaultAuditQueue
+	}
+	p.queue = make(chan curlsession.RequestProxied, q)
+	p.bufs.New = func() any { b := make([]byte, 32<<10); return &b }
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      roundTripperFunc(p.roundTrip),
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   p.upstreamError,
+		BufferPool:     bufferPool{&p.bufs},
+		ErrorLog:       slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
+	}
+	return p, nil
+}
+
+// defaultTransport is http.DefaultTransport's settings with more idle connections per provider host
+// (every user's traffic to one provider shares them) and no transparent decompression.
+func defaultTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 64
+	t.DisableCompression = true
+	t.ResponseHeaderTimeout = 60 * time.Second
+	return t
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+type bufferPool struct{ p *sync.Pool }
+
+func (b bufferPool) Get() []byte  { return *(b.p.Get().(*[]byte)) }
+func (b bufferPool) Put(v []byte) { b.p.Put(&v) }

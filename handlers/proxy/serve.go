@@ -1,0 +1,368 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/curlsession"
+	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/plugins"
+)
+
+// Error codes recorded in curlsession.RequestProxied (and, lowercased, answered as "error").
+const (
+	codeUnknownIntegration = "UNKNOWN_INTEGRATION"
+	codeForbidden          = "FORBIDDEN_INTEGRATION"
+	codeProxyDisabled      = "PROXY_DISABLED"
+	codeMethod             = "METHOD_NOT_ALLOWED"
+	codeBadPath            = "BAD_PATH"
+	codeUpgrade            = "UPGRADE_REFUSED"
+	codeNotConnected       = "NOT_CONNECTED"
+	codeRequestTooLarge    = "REQUEST_TOO_LARGE"
+	codeResponseTooLarge   = "RESPONSE_TOO_LARGE"
+	codeUpstream           = "UPSTREAM_ERROR"
+	codeCredential         = "CREDENTIAL_ERROR"
+	codeClientGone         = "CLIENT_GONE"
+	codeStreamAborted      = "STREAM_ABORTED"
+)
+
+// statusClientGone is recorded (never sent) when the caller left before an answer.
+const statusClientGone = 499
+
+// allowedMethods are the methods the proxy forwards (spec: "GET/POST/PUT/PATCH/DELETE"; HEAD is
+// GET without a body).
+var allowedMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true,
+	http.MethodPut: true, http.MethodPatch: true, http.MethodDelete: true,
+}
+
+var (
+	errResponseTooLarge = errors.New("upstream response over the cap")
+	errRequestTooLarge  = errors.New("request body over the cap")
+)
+
+// call is one proxied request's state, shared by the ReverseProxy hooks through the context.
+type call struct {
+	claims   Claims
+	name     string
+	method   string
+	rest     string
+	in       *plugins.Integration
+	base     *url.URL
+	target   *url.URL
+	rt       http.RoundTripper
+	access   credentials.Access
+	reqBody  *cappedBody
+	respBody *cappedBody
+	status   int
+	errCode  string
+}
+
+type callKey struct{}
+
+func callFrom(ctx context.Context) *call { return ctx.Value(callKey{}).(*call) }
+
+// ServeHTTP forwards /c/<integration>/<path> to the integration's proxy base URL with the user's
+// credential, after checking the token, its scope, the method and the path. Every request that
+// carries a valid token is recorded, refused or not.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := p.now()
+	name, rest, ok := splitPath(r.URL.EscapedPath())
+	if !ok {
+		p.writeError(w, nil, http.StatusNotFound, codeUnknownIntegration, "Proxy URLs are "+p.publicURL+"/c/<integration>/<path>.")
+		return
+	}
+	claims, err := p.authenticate(r, start)
+	if err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="workbench-curl-session", error="invalid_token"`)
+		p.writeError(w, nil, http.StatusUnauthorized, "INVALID_TOKEN", err.Error())
+		return
+	}
+	c := &call{claims: claims, name: name, method: r.Method, rest: rest}
+	defer func() {
+		if v := recover(); v != nil {
+			// The ReverseProxy aborts a response it cannot finish (http.ErrAbortHandler): the
+			// caller sees a cut stream, never a short body passed off as whole.
+			if c.errCode == "" {
+				c.errCode = codeStreamAborted
+				if c.respBody != nil && c.respBody.over.Load() {
+					c.errCode = codeResponseTooLarge
+				} else if r.Context().Err() != nil {
+					c.errCode = codeClientGone
+				}
+			}
+			p.record(r, c, start)
+			panic(v)
+		}
+		p.record(r, c, start)
+	}()
+	p.forward(w, r, c)
+}
+
+// authenticate reads the token from "Authorization: Bearer" (RFC 6750 section 2.1), the only place
+// it is accepted, and verifies it.
+func (p *Proxy) authenticate(r *http.Request, now time.Time) (Claims, error) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+		return Claims{}, errors.New("send the curl_session token as Authorization: Bearer <token>")
+	}
+	return p.signer.verify(strings.TrimSpace(tok), now)
+}
+
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
+	if !c.claims.Allows(c.name) {
+		p.writeError(w, c, http.StatusForbidden, codeForbidden, fmt.Sprintf("This token is scoped to %s, not %s: call curl_session with %s (after the user approves).",
+			strings.Join(c.claims.Integrations, ", "), c.name, c.name))
+		return
+	}
+	in, ok := p.catalog.Integration(c.name)
+	if !ok {
+		p.writeError(w, c, http.StatusNotFound, codeUnknownIntegration, fmt.Sprintf("%s is not an integration of this server.", c.name))
+		return
+	}
+	c.in = in
+	upstream := in.ProxyBaseURL()
+	base, err := url.Parse(upstream)
+	if upstream == "" || err != nil {
+		p.writeError(w, c, http.StatusForbidden, codeProxyDisabled, fmt.Sprintf("%s has no proxy block in its manifest.", c.name))
+		return
+	}
+	c.base = base
+	if !allowedMethods[r.Method] {
+		w.Header().Set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE")
+		p.writeError(w, c, http.StatusMethodNotAllowed, codeMethod, fmt.Sprintf("%s is not proxied; use GET, HEAD, POST, PUT, PATCH or DELETE.", r.Method))
+		return
+	}
+	if r.Header.Get("Upgrade") != "" {
+		p.writeError(w, c, http.StatusBadRequest, codeUpgrade, "Protocol upgrades (WebSocket, h2c) are not proxied.")
+		return
+	}
+	if err := checkRest(c.rest); err != nil {
+		p.writeError(w, c, http.StatusBadRequest, codeBadPath, "The path may not hold empty segments (//), . or .. segments (encoded or not), backslashes or control characters.")
+		return
+	}
+	if c.target, err = joinTarget(base, c.rest, r.URL.RawQuery); err != nil {
+		p.writeError(w, c, http.StatusBadRequest, codeBadPath, "The path does not decode.")
+		return
+	}
+	if r.ContentLength > p.maxReq {
+		p.writeError(w, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is %d bytes; the proxy accepts at most %d.", r.ContentLength, p.maxReq))
+		return
+	}
+	c.access, err = p.creds.Access(r.Context(), c.claims.UserID, in)
+	if err != nil {
+		p.credentialError(w, r, c, err)
+		return
+	}
+	// The runtime's guarded transport: it refuses any origin but the integration's own and injects
+	// the credential into its copy of the request.
+	c.rt = plugins.NewContext(in, plugins.ContextOptions{
+		UserID: c.claims.UserID.String(), Injector: c.access.Injector, GetToken: c.access.GetToken, Transport: p.transport,
+	}).HTTP().Transport
+	out := r.WithContext(context.WithValue(r.Context(), callKey{}, c))
+	if r.Body != nil && r.Body != http.NoBody {
+		c.reqBody = &cappedBody{rc: r.Body, max: p.maxReq, err: errRequestTooLarge}
+		out.Body = c.reqBody
+	}
+	p.rp.ServeHTTP(w, out)
+}
+
+// rewrite builds the upstream request: the manifest's origin and base path (never the inbound Host
+// or an absolute request URI), no inbound credential of any kind, no hop-by-hop header (the
+// ReverseProxy drops those of RFC 9110 section 7.6.1 and the Connection header's list, and the
+// X-Forwarded-* trio), and the manifest's default headers where the caller set none.
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	c := callFrom(pr.In.Context())
+	pr.Out.URL = c.target
+	pr.Out.Host = ""
+	h := pr.Out.Header
+	for k := range h {
+		if dropRequestHeader(k) {
+			delete(h, k)
+		}
+	}
+	for k, v := range c.in.Headers {
+		if h.Get(k) == "" {
+			h.Set(k, v)
+		}
+	}
+	if h.Get("User-Agent") == "" {
+		h.Set("User-Agent", "workbench")
+	}
+}
+
+// dropRequestHeader says which inbound headers never reach a provider: every credential the caller
+// might carry (the curl_session token rides in Authorization), workbench's own headers, and what
+// describes the hop to workbench rather than the request.
+func dropRequestHeader(canonical string) bool {
+	switch canonical {
+	case "Authorization", "Cookie", "Cookie2", "Proxy-Authorization", "Forwarded", "X-Real-Ip", "Via":
+		return true
+	}
+	return strings.HasPrefix(canonical, "X-Workbench-") || strings.HasPrefix(canonical, "X-Forwarded-")
+}
+
+// dropResponseHeaders are provider headers that would act on workbench's own origin if relayed.
+var dropResponseHeaders = []string{
+	"Set-Cookie", "Set-Cookie2", "Clear-Site-Data", "Strict-Transport-Security", "Alt-Svc",
+	"Public-Key-Pins", "Public-Key-Pins-Report-Only", "Access-Control-Allow-Origin", "Access-Control-Allow-Credentials",
+}
+
+func (p *Proxy) roundTrip(req *http.Request) (*http.Response, error) {
+	return callFrom(req.Context()).rt.RoundTrip(req)
+}
+
+// modifyResponse caps the body, keeps provider cookies and origin-wide policies off workbench's
+// origin, sandboxes whatever the body is, and rewrites a redirect: never followed here, it points
+// back through the proxy when it stays under the proxy base, and to the absolute upstream URL
+// otherwise (so a relative one is not resolved against workbench).
+func (p *Proxy) modifyResponse(resp *http.Response) error {
+	c := callFrom(resp.Request.Context())
+	c.status = resp.StatusCode
+	if resp.ContentLength > p.maxResp {
+		return errResponseTooLarge
+	}
+	c.respBody = &cappedBody{rc: resp.Body, max: p.maxResp, err: errResponseTooLarge}
+	resp.Body = c.respBody
+	for _, k := range dropResponseHeaders {
+		resp.Header.Del(k)
+	}
+	resp.Header.Set("X-Content-Type-Options", "nosniff")
+	resp.Header.Set("Content-Security-Policy", "sandbox")
+	if loc := resp.Header.Get("Location"); loc != "" {
+		resp.Header.Set("Location", p.relocate(c, loc))
+	}
+	return nil
+}
+
+func (p *Proxy) relocate(c *call, loc string) string {
+	u, err := c.target.Parse(loc)
+	if err != nil {
+		return loc
+	}
+	if !strings.EqualFold(u.Scheme, c.base.Scheme) || !strings.EqualFold(u.Host, c.base.Host) {
+		return u.String()
+	}
+	basePath := strings.TrimRight(c.base.EscapedPath(), "/")
+	ep := u.EscapedPath()
+	if ep != basePath && !strings.HasPrefix(ep, basePath+"/") {
+		return u.String()
+	}
+	out := p.publicURL + "/c/" + c.name + strings.TrimPrefix(ep, basePath)
+	if u.RawQuery != "" {
+		out += "?" + u.RawQuery
+	}
+	return out
+}
+
+// upstreamError answers a request the ReverseProxy could not complete.
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	c := callFrom(r.Context())
+	switch {
+	case errors.Is(err, errResponseTooLarge):
+		p.writeError(w, c, http.StatusBadGateway, codeResponseTooLarge, fmt.Sprintf("The upstream response is larger than the proxy's cap of %d bytes.", p.maxResp))
+	case c.reqBody != nil && c.reqBody.over.Load():
+		p.writeError(w, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is larger than the proxy's cap of %d bytes.", p.maxReq))
+	case r.Context().Err() != nil:
+		c.status, c.errCode = statusClientGone, codeClientGone
+	case domain.ErrorCode(err) != domain.CodeInternal:
+		// The injector failed: the lazy refresh found the grant revoked, or could not refresh.
+		p.credentialError(w, r, c, err)
+	default:
+		p.log.WarnContext(r.Context(), "curl proxy: upstream failed", "integration", c.name, "err", err)
+		p.writeError(w, c, http.StatusBadGateway, codeUpstream, fmt.Sprintf("%s could not be reached.", c.name))
+	}
+}
+
+func (p *Proxy) credentialError(w http.ResponseWriter, r *http.Request, c *call, err error) {
+	if domain.ErrorCode(err) == domain.CodeNotConnected {
+		p.writeError(w, c, http.StatusConflict, codeNotConnected, fmt.Sprintf("%s is no longer connected for this user: call connect({\"integration\":%q}), give the user the URL, then wait_for_connection.", c.name, c.name))
+		return
+	}
+	p.log.ErrorContext(r.Context(), "curl proxy: credential unavailable", "integration", c.name, "user", c.claims.UserID, "err", err)
+	p.writeError(w, c, http.StatusBadGateway, codeCredential, fmt.Sprintf("The %s credential could not be used: %s", c.name, domain.ErrorMessage(err)))
+}
+
+// writeError answers a refusal as JSON, {"error": code, "message": text}, and notes it for the
+// record.
+func (p *Proxy) writeError(w http.ResponseWriter, c *call, status int, code, msg string) {
+	if c != nil {
+		c.status, c.errCode = status, code
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	handlers.WriteJSON(w, status, handlers.ErrorBody{Error: strings.ToLower(code), Message: msg})
+}
+
+// record queues the request's audit event; when the queue is full it appends it here.
+func (p *Proxy) record(r *http.Request, c *call, start time.Time) {
+	end := p.now()
+	ev := curlsession.RequestProxied{
+		RequestID: newID(), SessionID: c.claims.SessionID, UserID: c.claims.UserID, Integration: c.name,
+		Method: c.method, Path: c.rest, QueryKeys: queryKeys(r.URL.RawQuery), Status: c.status, ErrorCode: c.errCode,
+		ConnectionVersion: c.access.ConnectionVersion, DurationMS: end.Sub(start).Milliseconds(), At: end.UTC(),
+	}
+	if ev.Path == "" {
+		ev.Path = "/"
+	}
+	if c.reqBody != nil {
+		ev.RequestBytes = c.reqBody.n.Load()
+	}
+	if c.respBody != nil {
+		ev.ResponseBytes = c.respBody.n.Load()
+	}
+	if ev.Status == 0 {
+		ev.Status, ev.ErrorCode = statusClientGone, codeClientGone
+	}
+	select {
+	case p.queue <- ev:
+	default:
+		p.appendRequest(r.Context(), ev)
+	}
+}
+
+// queryKeys are the names of the query parameters, sorted and without duplicates; values are never
+// recorded.
+func queryKeys(raw string) []string {
+	if raw == "" {
+		return nil
+	}
+	q, _ := url.ParseQuery(raw)
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// cappedBody counts what passes through and fails with err once more than max bytes have.
+type cappedBody struct {
+	rc   io.ReadCloser
+	max  int64
+	err  error
+	n    atomic.Int64
+	over atomic.Bool
+}
+
+func (b *cappedBody) Read(buf []byte) (int, error) {
+	n, err := b.rc.Read(buf)
+	if total := b.n.Add(int64(n)); total > b.max {
+		b.over.Store(true)
+		return 0, b.err
+	}
+	return n, err
+}
+
+func (b *cappedBody) Close() error { return b.rc.Close() }
