@@ -223,7 +223,9 @@ func (p *provider) grant(w http.ResponseWriter, withRefresh bool) {
 	n := p.issued.Add(1)
 	body := map[string]any{"access_token": "at-" + strconv.FormatInt(n, 10) + "-" + uuid.NewString(), "token_type": "Bearer", "scope": "read write"}
 	p.mu.Lock()
-	body["expires_in"] = p.expiresIn
+	if p.expiresIn > 0 { // 0: the provider gives no expires_in (GitHub OAuth apps)
+		body["expires_in"] = p.expiresIn
+	}
 	if withRefresh {
 		rt := "rt-" + uuid.NewString()
 		p.refreshTokens[rt] = true
