@@ -189,20 +189,20 @@ func newOAuthProvider(t testing.TB) *oauthProvider {
 // connections read model and credential service, the real plugin registry loaded from test
 // plugins, and the proxy mounted at /c/* on an httptest server.
 type env struct {
-	t        testing.TB
-	ctx      context.Context
-	api      *upstream
-	oauth    *oauthProvider
-	store    eventstore.Store
-	creds    *credentials.Service
-	catalog  *plugins.Registry
-	proxy    *proxy.Proxy
-	srv      *httptest.Server
-	clock    *clock
-	key      []byte
-	user     uuid.UUID
-	stopRun  func()
-	dbPath   string
+	t       testing.TB
+	ctx     context.Context
+	api     *upstream
+	oauth   *oauthProvider
+	store   eventstore.Store
+	creds   *credentials.Service
+	catalog *plugins.Registry
+	proxy   *proxy.Proxy
+	srv     *httptest.Server
+	clock   *clock
+	key     []byte
+	user    uuid.UUID
+	stopRun func()
+	dbPath  string
 }
 
 // clock is a settable time source.

@@ -61,7 +61,9 @@ func (e *RefusedError) Error() string {
 }
 
 // Unwrap makes the refusal an application error the caller may show.
-func (e *RefusedError) Unwrap() error { return &domain.Error{Code: domain.CodeInvalid, Message: e.Error()} }
+func (e *RefusedError) Unwrap() error {
+	return &domain.Error{Code: domain.CodeInvalid, Message: e.Error()}
+}
 
 // Mint validates every named integration and, only if all pass, issues a token for them and
 // records the mint (all-or-nothing, spec: "Curl session"). An integration passes when it is in the
