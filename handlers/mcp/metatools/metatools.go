@@ -56,6 +56,9 @@ type Options struct {
 	Concurrency int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// CurlSessions mints curl_session tokens (*proxy.Proxy); nil: curl_session answers that it is
+	// not available on this server.
+	CurlSessions CurlSessions
 }
 
 // Set is the meta-tool set; it implements mcp.ToolSet.
@@ -139,7 +142,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 	case "wait_for_connection":
 		out, err = s.waitForConnection(ctx, user, args)
 	case "curl_session":
-		out = map[string]string{"error": "curl_session is not available on this server yet: use execute_tools with the integration's tools (search_tools lists them)."}
+		out, err = s.curlSession(ctx, p, user, args)
 	}
 	if err != nil {
 		var de *domain.Error

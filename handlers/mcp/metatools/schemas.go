@@ -55,7 +55,10 @@ var metaTools = []struct {
 		},"required":["integration"],"additionalProperties":false}`},
 	{"curl_session", "Mint a short-lived token for arbitrary HTTP calls to the named integrations through the workbench proxy, with the " +
 		"user's credential injected. It permits destructive writes: before calling it, tell the user which integrations and what you " +
-		"intend to do, and wait for their explicit approval.",
+		"intend to do, and wait for their explicit approval. Use it only for provider endpoints no tool covers (search_tools first). " +
+		"Every integration must exist, allow proxying and be connected, or nothing is minted and the error names each one that failed. " +
+		"Returns {\"token\",\"expires_at\",\"header\",\"integrations\":[{\"name\",\"base_url\",\"upstream\"}],\"usage\"}: send requests " +
+		"to base_url + the provider's API path with the header Authorization: Bearer <token>, for 15 minutes.",
 		`{"type":"object","properties":{
 			"integrations":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Integration names."}
 		},"required":["integrations"],"additionalProperties":false}`},

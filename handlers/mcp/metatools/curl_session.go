@@ -1,0 +1,54 @@
+package metatools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/handlers/mcp"
+	"github.com/workbench/workbench/handlers/proxy"
+)
+
+// CurlSessions is what curl_session needs of the proxy (*proxy.Proxy).
+type CurlSessions interface {
+	// Mint issues a token for every named integration or, if any cannot be proxied for the user,
+	// none (a *proxy.RefusedError naming each).
+	Mint(ctx context.Context, req proxy.MintRequest) (proxy.Session, error)
+}
+
+// curlSession answers the token, where to send it and until when; a refusal is a result naming
+// every integration that failed and why.
+func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, raw json.RawMessage) (any, error) {
+	if s.opts.CurlSessions == nil {
+		return map[string]string{"error": "curl_session is not available on this server: use execute_tools with the integration's tools (search_tools lists them)."}, nil
+	}
+	var a struct {
+		Integrations []string `json:"integrations"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, err
+	}
+	sess, err := s.opts.CurlSessions.Mint(ctx, proxy.MintRequest{UserID: user, Via: p.Method, ClientID: p.ClientID, Integrations: a.Integrations})
+	var refused *proxy.RefusedError
+	if errors.As(err, &refused) {
+		return map[string]any{"error": refused.Error(), "refused": refused.Problems}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	example := sess.Integrations[0].BaseURL + "<path>"
+	return map[string]any{
+		"token":              sess.Token,
+		"expires_at":         sess.ExpiresAt.UTC().Format(time.RFC3339),
+		"expires_in_seconds": int64(time.Until(sess.ExpiresAt).Seconds()),
+		"header":             "Authorization: Bearer " + sess.Token,
+		"integrations":       sess.Integrations,
+		"usage": "Send each request to an integration's base_url + the provider API path (and query), with the header " +
+			"\"Authorization: Bearer <token>\"; e.g. curl -H \"Authorization: Bearer $TOKEN\" " + example + ". The proxy removes that " +
+			"header and injects the user's own credential for the provider. Methods: GET, HEAD, POST, PUT, PATCH, DELETE. " +
+			"Redirects come back to you unfollowed. The token works only for the integrations listed, until expires_at.",
+	}, nil
+}
