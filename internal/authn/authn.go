@@ -5,9 +5,12 @@
 package authn
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
@@ -18,9 +21,14 @@ import (
 // ErrNoCredential means the request carried no credential at all.
 var ErrNoCredential = errors.New("no credential")
 
+// KeyOwners finds the owner of a live API key by its hash (idproj.Reader or the prepared idproj.KeyLookup).
+type KeyOwners interface {
+	UserByKeyHash(ctx context.Context, hash string) (idproj.User, uuid.UUID, error)
+}
+
 // APIKeys authenticates workbench API keys against the identity read model.
 type APIKeys struct {
-	Reader idproj.Reader
+	Reader KeyOwners
 }
 
 var _ mcp.Authenticator = APIKeys{}
