@@ -9,11 +9,15 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -449,7 +453,7 @@ func TestPortalInChromium(t *testing.T) {
 
 	t.Run("revoke an MCP client", func(t *testing.T) {
 		tb.t = t
-		name := seedMCPClient(t, front, user)
+		name, afterRevoke := seedMCPClient(t, tb, front, user)
 		tb.open("/clients")
 		row := `tr[data-client]`
 		tb.el(row, regexp.QuoteMeta(name))
@@ -461,6 +465,9 @@ func TestPortalInChromium(t *testing.T) {
 		tb.el(`.notice-success`, `was revoked`)
 		tb.el(`.empty`, `No MCP clients have access`)
 		tb.shot("clients-empty")
+		if afterRevoke != nil {
+			afterRevoke(t)
+		}
 	})
 
 	t.Run("activity, newest first", func(t *testing.T) {
@@ -509,16 +516,79 @@ func waitConnected(t *testing.T, srv *e2eServer, user uuid.UUID, integration str
 	}
 }
 
-// seedMCPClient gives user an MCP client holding a live refresh token and returns its name.
-func seedMCPClient(t *testing.T, front *portalFront, user uuid.UUID) string {
+// seedMCPClient gives user an MCP client holding a live refresh token and returns its name and a
+// check, run after the revocation, that the client can no longer refresh (nil for the stand-in).
+func seedMCPClient(t *testing.T, tb *tab, front *portalFront, user uuid.UUID) (string, func(t *testing.T)) {
 	t.Helper()
-	if !strings.Contains(strings.Join(front.standIn, ";"), "/api/mcp-clients") {
-		// (A) has landed: a client must go through the real OAuth flow to hold a refresh token.
-		t.Skip("the OAuth server is mounted: seed the client through /oauth/register, /oauth/authorize and /oauth/token here")
+	const name = "Claude Desktop"
+	if strings.Contains(strings.Join(front.standIn, ";"), "/api/mcp-clients") {
+		front.seedClient(user, standinClient{ClientID: "c-" + uuid.NewString()[:8], ClientName: name, RedirectHost: "127.0.0.1",
+			Scopes: []string{"mcp"}, CreatedAt: time.Now().Add(-26 * time.Hour), LastUsedAt: time.Now().Add(-5 * time.Minute)})
+		return name, nil
 	}
-	front.seedClient(user, standinClient{ClientID: "c-" + uuid.NewString()[:8], ClientName: "Claude Desktop", RedirectHost: "127.0.0.1",
-		Scopes: []string{"mcp"}, CreatedAt: time.Now().Add(-26 * time.Hour), LastUsedAt: time.Now().Add(-5 * time.Minute)})
-	return "Claude Desktop"
+	// The OAuth server is mounted: the client registers (RFC 7591), the signed-in browser consents
+	// (PKCE S256, RFC 7636), and the client exchanges the code for a refresh token.
+	codes := make(chan string, 1)
+	catcher := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case codes <- r.URL.Query().Get("code"):
+		default:
+		}
+		io.WriteString(w, "ok") //nolint:errcheck
+	}))
+	t.Cleanup(catcher.Close)
+	redirect := catcher.URL + "/callback"
+	reg, _ := json.Marshal(map[string]any{"client_name": name, "redirect_uris": []string{redirect},
+		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none"})
+	resp, err := http.Post(front.Base+"/oauth/register", "application/json", strings.NewReader(string(reg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var client struct {
+		ClientID string `json:"client_id"`
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(body, &client) != nil || client.ClientID == "" {
+		t.Fatalf("register: %d %s", resp.StatusCode, body)
+	}
+	verifier := strings.ReplaceAll(uuid.NewString()+uuid.NewString(), "-", "")
+	sum := sha256.Sum256([]byte(verifier))
+	q := url.Values{"response_type": {"code"}, "client_id": {client.ClientID}, "redirect_uri": {redirect},
+		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
+		"state": {"s-" + uuid.NewString()}, "scope": {"mcp offline_access"}, "resource": {front.Base + "/mcp"}}
+	tb.open("/oauth/authorize?" + q.Encode())
+	tb.el(`body`, regexp.QuoteMeta(name))
+	tb.shot("oauth-consent")
+	tb.click(`button[name=decision][value=allow]`, "")
+	var code string
+	select {
+	case code = <-codes:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the consent never came back to the client (page at %s)", tb.url())
+	}
+	token := func(form url.Values) (int, map[string]any) {
+		resp, err := http.PostForm(front.Base+"/oauth/token", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out := map[string]any{}
+		json.NewDecoder(resp.Body).Decode(&out) //nolint:errcheck // the status says what went wrong
+		return resp.StatusCode, out
+	}
+	status, grant := token(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect},
+		"client_id": {client.ClientID}, "code_verifier": {verifier}, "resource": {front.Base + "/mcp"}})
+	refresh, _ := grant["refresh_token"].(string)
+	if status != http.StatusOK || refresh == "" {
+		t.Fatalf("code exchange: %d %v", status, grant)
+	}
+	return name, func(t *testing.T) {
+		status, out := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {client.ClientID}, "resource": {front.Base + "/mcp"}})
+		if status == http.StatusOK {
+			t.Fatalf("the revoked client still refreshes: %v", out)
+		}
+	}
 }
 
 // TestPortalFallbackRules checks, over HTTP against the served instance, that the app only answers

@@ -124,8 +124,8 @@ function card(ctx, i, status, refresh) {
   } else if (i.auth_mode === 'apikey') {
     const open = button(i.connected ? 'Replace key' : 'Connect', { kind: i.connected ? 'secondary' : 'primary', iconName: 'key', testid: 'connect' });
     open.addEventListener('click', () => {
-      if (formSlot.firstChild) { replace(formSlot); return; }
-      replace(formSlot, apiKeyForm(ctx, i, formSlot, inline, status, refresh));
+      open.hidden = true;
+      replace(formSlot, apiKeyForm(ctx, i, () => { replace(formSlot); open.hidden = false; }, status, refresh));
       const first = formSlot.querySelector('input');
       if (first) first.focus();
     });
@@ -168,7 +168,7 @@ function card(ctx, i, status, refresh) {
 }
 
 // apiKeyForm renders the manifest's fields: secret ones as password inputs, optional ones marked.
-function apiKeyForm(ctx, i, slot, inline, status, refresh) {
+function apiKeyForm(ctx, i, close, status, refresh) {
   const name = i.display_name || i.name;
   const fields = i.fields || [];
   const err = h('div', {});
@@ -178,7 +178,7 @@ function apiKeyForm(ctx, i, slot, inline, status, refresh) {
       h('input', { name: f.name, type: f.secret ? 'password' : 'text', placeholder: f.placeholder || null, autocomplete: 'off', spellcheck: 'false', required: !f.optional }))),
     err,
     h('div', { class: 'form-actions' },
-      button('Cancel', { onclick: () => replace(slot) }),
+      button('Cancel', { onclick: close }),
       button(`Save and connect`, { kind: 'primary', type: 'submit', testid: 'save-apikey' })));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -197,7 +197,7 @@ function apiKeyForm(ctx, i, slot, inline, status, refresh) {
     await busy(submit, async () => {
       try {
         await api.saveAPIKey(i.name, values);
-        replace(slot);
+        close();
         replace(status, notice('success', `${name} is connected`, 'Your agents can use its tools now.'));
         await refresh();
       } catch (e2) { ctx.fail(err, e2, `${name} did not accept the key`); }
