@@ -158,19 +158,27 @@ func newEnv(t *testing.T, o envOptions) *env {
 	t.Cleanup(e.srv.Close)
 	e.http = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-	acc := &accounts.Service{Store: store}
-	u, _, pos, err := acc.EnsureUser(ctx, "ada@example.com", "Ada", domain.Metadata{Actor: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := runner.WaitFor(ctx, pos); err != nil {
-		t.Fatal(err)
-	}
-	e.user = u.ID
-	if e.cookie, err = e.sessions.Cookie(u.ID); err != nil {
-		t.Fatal(err)
-	}
+	e.cookie = e.newSession("ada@example.com")
+	e.user, _ = e.sessions.User(&http.Request{Header: http.Header{"Cookie": {e.cookie.String()}}})
 	return e
+}
+
+// newSession creates a user and returns a portal session cookie for them.
+func (e *env) newSession(email string) *http.Cookie {
+	e.t.Helper()
+	ctx := context.Background()
+	u, _, pos, err := (&accounts.Service{Store: e.store}).EnsureUser(ctx, email, "", domain.Metadata{Actor: "test"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.runner.WaitFor(ctx, pos); err != nil {
+		e.t.Fatal(err)
+	}
+	c, err := e.sessions.Cookie(u.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
 }
 
 // whoami is the stand-in tool set of /mcp.
@@ -395,4 +403,3 @@ func (e *env) portal(method, path string) response {
 	req.Header.Set(websession.CSRFHeader, "1")
 	return e.do(req)
 }
-

@@ -272,8 +272,9 @@ func (s *storage) CreateAuthorizeCodeSession(ctx context.Context, signature stri
 	})
 }
 
-// GetAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage. A spent or revoked code returns its
-// request with fosite.ErrInvalidatedAuthorizeCode, so fosite revokes what the code issued.
+// GetAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage. A spent code returns its request
+// with fosite.ErrInvalidatedAuthorizeCode, so fosite revokes what the code issued (RFC 6749 section
+// 4.1.2); a code revoked before use is not found.
 func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
 	g, err := s.reader.GrantByCode(ctx, signature)
 	if errors.Is(err, projoauth.ErrNotFound) {
@@ -288,9 +289,13 @@ func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string,
 	if err != nil {
 		return nil, err
 	}
-	if g.CodeExchanged || g.CodeRevoked {
+	switch {
+	case g.CodeExchanged:
 		noteReason(ctx, oauth.ReasonCodeReuse)
 		return req, fosite.ErrInvalidatedAuthorizeCode
+	case g.CodeRevoked:
+		// Revoked before use (the portal): nothing was issued, and presenting it is no sign of theft.
+		return nil, fosite.ErrNotFound.WithHint("The authorization code was revoked.")
 	}
 	return req, nil
 }
@@ -373,8 +378,9 @@ func (s *storage) CreateRefreshTokenSession(ctx context.Context, signature, acce
 		ExpiresAt: r.GetSession().GetExpiresAt(fosite.RefreshToken), At: s.now()})
 }
 
-// GetRefreshTokenSession implements oauth2.RefreshTokenStorage. A spent or revoked refresh token
-// returns its request with fosite.ErrInactiveToken, so fosite revokes the family.
+// GetRefreshTokenSession implements oauth2.RefreshTokenStorage. A spent (rotated) refresh token
+// returns its request with fosite.ErrInactiveToken, so fosite revokes the family and its access tokens
+// (RFC 9700 section 4.14.2); one of a revoked family is not found.
 func (s *storage) GetRefreshTokenSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
 	g, t, err := s.reader.GrantByRefresh(ctx, signature)
 	if errors.Is(err, projoauth.ErrNotFound) {
@@ -389,9 +395,14 @@ func (s *storage) GetRefreshTokenSession(ctx context.Context, signature string, 
 	if err != nil {
 		return nil, err
 	}
-	if t.Rotated || g.RefreshRevoked {
+	switch {
+	case t.Rotated:
 		noteReason(ctx, oauth.ReasonRefreshTokenReuse)
 		return req, fosite.ErrInactiveToken
+	case g.RefreshRevoked:
+		// The family was revoked (RFC 7009, the portal, an earlier reuse): the token is simply no longer
+		// valid. Only a spent token is evidence of theft that must also end the grant's access tokens.
+		return nil, fosite.ErrNotFound.WithHint("The refresh token was revoked.")
 	}
 	return req, nil
 }
