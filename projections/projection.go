@@ -26,6 +26,14 @@ type Projection interface {
 	Reset(ctx context.Context, tx *sql.Tx) error
 }
 
+// Selective is implemented by a projection that applies only some event types. For a batch holding
+// none of them the runner skips the write transaction and advances the projection in memory, writing
+// the checkpoint at most every Options.LazyCheckpoint: on a busy log of events it ignores (tool
+// executions, for the identity read model) it then costs no fsync per batch.
+type Selective interface {
+	Handles(eventType string) bool
+}
+
 // Options tune a Runner; nil means defaults.
 type Options struct {
 	// Projections are the read models the runner keeps up to date. Names must be unique.
@@ -42,6 +50,9 @@ type Options struct {
 	// MaxRetryDelay caps the backoff after an error that is not the projection's own, such as a lost
 	// database connection (default 10s).
 	MaxRetryDelay time.Duration
+	// LazyCheckpoint is how long a Selective projection may go without writing its checkpoint while
+	// it skips batches it has nothing to do in (default 1s; negative writes every batch).
+	LazyCheckpoint time.Duration
 }
 
 // EventRef identifies one event in the log.

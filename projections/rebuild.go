@@ -56,7 +56,7 @@ func (r *Runner) rebuild(ctx context.Context, pr *proc) error {
 		return fmt.Errorf("commit reset: %w", err)
 	}
 	r.mu.Lock()
-	pr.pos, pr.caughtUp, pr.failure, pr.retrying = eventstore.Start, false, nil, nil
+	pr.pos, pr.persisted, pr.persistedAt, pr.caughtUp, pr.failure, pr.retrying = eventstore.Start, eventstore.Start, time.Now(), false, nil, nil
 	applied := pr.applied
 	r.notifyLocked()
 	r.mu.Unlock()

@@ -25,6 +25,7 @@ type Runner struct {
 	batch    int
 	poll     time.Duration
 	maxRetry time.Duration
+	lazy     time.Duration
 	procs    []*proc
 	byName   map[string]*proc
 
@@ -45,8 +46,12 @@ type proc struct {
 	resume chan struct{} // signalled by Resume and by a successful Rebuild
 
 	// Guarded by Runner.mu.
-	pos      eventstore.Position
-	caughtUp bool
+	pos eventstore.Position
+	// persisted is the checkpoint as stored (pos may be ahead of it by events a Selective projection
+	// ignores); persistedAt is when it was last written.
+	persisted   eventstore.Position
+	persistedAt time.Time
+	caughtUp    bool
 	failure  *Failure
 	retrying error
 	applied  uint64
@@ -68,7 +73,7 @@ func NewRunner(store eventstore.Store, db *sql.DB, dialect migrations.Dialect, o
 	}
 	r := &Runner{
 		store: store, db: db, q: q, log: opts.Logger,
-		batch: 500, poll: time.Second, maxRetry: 10 * time.Second,
+		batch: 500, poll: time.Second, maxRetry: 10 * time.Second, lazy: time.Second,
 		byName:  map[string]*proc{},
 		changed: make(chan struct{}),
 	}
@@ -83,6 +88,9 @@ func NewRunner(store eventstore.Store, db *sql.DB, dialect migrations.Dialect, o
 	}
 	if opts.MaxRetryDelay > 0 {
 		r.maxRetry = opts.MaxRetryDelay
+	}
+	if opts.LazyCheckpoint != 0 {
+		r.lazy = max(opts.LazyCheckpoint, 0)
 	}
 	for _, p := range opts.Projections {
 		if p == nil || p.Name() == "" {
@@ -200,7 +208,7 @@ func (r *Runner) start(ctx context.Context, pr *proc) (eventstore.Position, erro
 	default:
 	}
 	r.mu.Lock()
-	pr.pos, pr.caughtUp, pr.failure, pr.retrying = cp.pos, false, nil, nil
+	pr.pos, pr.persisted, pr.caughtUp, pr.failure, pr.retrying = cp.pos, cp.pos, false, nil, nil
 	r.notifyLocked()
 	r.mu.Unlock()
 	return cp.pos, nil
@@ -312,11 +320,34 @@ func (r *Runner) step(ctx context.Context, pr *proc) (more bool, err error) {
 	return read == r.batch, nil
 }
 
+func handlesAny(sel Selective, envs []eventstore.Envelope) bool {
+	for _, env := range envs {
+		if sel.Handles(env.Type) {
+			return true
+		}
+	}
+	return false
+}
+
 // commitBatch applies envs and moves the checkpoint from `from` to the last of them, in one
 // transaction. If the projection refuses an event, nothing is committed and bad and applyErr say which
 // event and why; err is the runner's own failure (errCheckpointMoved among them).
 func (r *Runner) commitBatch(ctx context.Context, pr *proc, from eventstore.Position, envs []eventstore.Envelope) (bad int, applyErr, err error) {
 	to := envs[len(envs)-1].Position
+	r.mu.Lock()
+	persisted, persistedAt := pr.persisted, pr.persistedAt
+	r.mu.Unlock()
+	if sel, ok := pr.p.(Selective); ok && r.lazy > 0 && time.Since(persistedAt) < r.lazy && !handlesAny(sel, envs) {
+		// Nothing here for this projection: move on without a write transaction. The stored
+		// checkpoint catches up with the next batch it applies, or after the lazy interval; a restart
+		// before then rereads these events and skips them again.
+		r.mu.Lock()
+		pr.pos = to
+		r.notifyLocked()
+		r.mu.Unlock()
+		return 0, nil, nil
+	}
+	from = persisted
 	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, nil, fmt.Errorf("begin: %w", err)
@@ -336,7 +367,7 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, from eventstore.Posi
 		return 0, nil, fmt.Errorf("commit %d events up to %s: %w", len(envs), to, err)
 	}
 	r.mu.Lock()
-	pr.pos = to
+	pr.pos, pr.persisted, pr.persistedAt = to, to, time.Now()
 	pr.applied += uint64(len(envs))
 	pr.retrying = nil
 	r.notifyLocked()
@@ -363,7 +394,7 @@ func (r *Runner) reload(ctx context.Context, pr *proc) error {
 	}
 	r.log.Info("projection checkpoint moved by another runner; continuing from it", "projection", pr.name, "position", cp.pos.String())
 	r.mu.Lock()
-	pr.pos = cp.pos
+	pr.pos, pr.persisted = cp.pos, cp.pos
 	r.notifyLocked()
 	r.mu.Unlock()
 	return nil

@@ -38,6 +38,9 @@ func New() *Projection {
 	return &Projection{codec: eventstore.NewJSONCodec(connection.Events()...)}
 }
 
+// Handles implements projections.Selective.
+func (*Projection) Handles(eventType string) bool { return strings.HasPrefix(eventType, "connection.") }
+
 // Name implements projections.Projection.
 func (*Projection) Name() string { return Name }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -34,6 +35,9 @@ var _ projections.Projection = (*Projection)(nil)
 func New() *Projection {
 	return &Projection{codec: eventstore.NewJSONCodec(identity.Events()...)}
 }
+
+// Handles implements projections.Selective.
+func (*Projection) Handles(eventType string) bool { return strings.HasPrefix(eventType, "identity.") }
 
 // Name implements projections.Projection.
 func (*Projection) Name() string { return Name }

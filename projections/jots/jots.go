@@ -46,6 +46,15 @@ func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
+// Handles implements projections.Selective.
+func (*Projection) Handles(eventType string) bool {
+	switch eventType {
+	case jot.TypeDeployed, jot.TypeUpdated, jot.TypeAccessChanged, jot.TypeDeleted:
+		return true
+	}
+	return false
+}
+
 // Apply implements projections.Projection.
 func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
 	switch env.Type {
