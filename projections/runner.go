@@ -52,9 +52,9 @@ type proc struct {
 	persisted   eventstore.Position
 	persistedAt time.Time
 	caughtUp    bool
-	failure  *Failure
-	retrying error
-	applied  uint64
+	failure     *Failure
+	retrying    error
+	applied     uint64
 }
 
 // NewRunner returns a runner that feeds the events of store to the projections in opts, keeping their
