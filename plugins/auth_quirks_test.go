@@ -1,8 +1,11 @@
 package plugins
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/workbench/workbench/domain"
 )
 
 // Google issues a refresh token only for access_type=offline, and again on a later consent only with
@@ -23,5 +26,38 @@ func TestGoogleManifestsAskForOfflineAccess(t *testing.T) {
 	}
 	if seen < 3 {
 		t.Fatalf("found %d Google integrations, want gmail, drive and calendar", seen)
+	}
+}
+
+// The Atlassian tools take no cloud id: it comes from the connection (post_consent), and a
+// connection without one is told to reconnect before any request leaves.
+func TestAtlassianCloudIDFromTheConnection(t *testing.T) {
+	r := builtinRegistry(t)
+	for _, name := range []string{"atlassian-jira", "atlassian-confluence"} {
+		in, _ := r.Integration(name)
+		if keys := in.CredentialKeys(); len(keys) != 1 || keys[0] != "cloud_id" {
+			t.Fatalf("%s: credential keys %v", name, keys)
+		}
+		for _, tl := range in.Tools() {
+			if strings.Contains(string(tl.InputSchema), "cloud_id") {
+				t.Errorf("%s still takes a cloud_id argument", tl.Name)
+			}
+		}
+		proxy, err := in.ResolveProxyBaseURL(map[string]string{"cloud_id": "c1"})
+		want := "https://api.atlassian.com/ex/" + strings.TrimPrefix(name, "atlassian-") + "/c1"
+		if err != nil || proxy.String() != want {
+			t.Errorf("%s proxy base %v %v, want %s", name, proxy, err, want)
+		}
+	}
+	fake, seen := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request, body []byte) { writeJSON(w, 200, map[string]any{}) })
+	opts := contextFor(t, r, "atlassian_jira_get_myself", fake)
+	opts.Credential = nil
+	_, err := call(t, r, "atlassian_jira_get_myself", `{}`, opts)
+	if domain.ErrorCode(err) != domain.CodeNotConnected || !strings.Contains(domain.ErrorMessage(err), "connect('atlassian-jira')") || len(*seen) != 0 {
+		t.Fatalf("without a cloud id: %v after %d requests", err, len(*seen))
+	}
+	// list_sites needs no cloud id.
+	if _, err := call(t, r, "atlassian_jira_list_sites", `{}`, opts); err != nil {
+		t.Fatalf("list_sites: %v", err)
 	}
 }

@@ -2,7 +2,9 @@ package plugins
 
 // Contract cases for the atlassian-jira plugin (Jira Cloud REST API v3 and the Jira Software agile API
 // 1.0, called through https://api.atlassian.com/ex/jira/{cloudid} as OAuth 2.0 (3LO) apps must; the
-// cloud id comes from /oauth/token/accessible-resources). Responses are trimmed from the documented examples.
+// cloud id is looked up from /oauth/token/accessible-resources after consent, stored with the
+// credential and filled into {credential.cloud_id}, so no tool takes it as an argument). Responses are
+// trimmed from the documented examples.
 
 import "encoding/json"
 
@@ -23,6 +25,7 @@ func atlassianJSON(s string) any {
 }
 
 func init() {
+	contractCredentials["atlassian-jira"] = map[string]string{"cloud_id": "11223344-a1b2-3b33-c444-def123456789"}
 	contractTokens["atlassian-jira"] = atlassianToken
 	contractCases = append(contractCases,
 		contractCase{
@@ -32,102 +35,102 @@ func init() {
 			want: "[{\"id\": \"11223344-a1b2-3b33-c444-def123456789\", \"name\": \"your-domain\", \"url\": \"https://your-domain.atlassian.net\", \"scopes\": [\"write:jira-work\", \"read:jira-user\", \"manage:jira-configuration\"]}]",
 		},
 		contractCase{
-			tool: "atlassian_jira_get_myself", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\"}",
+			tool: "atlassian_jira_get_myself", args: "{}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/myself", header: atlassianHeaders,
 			status: 200, respond: atlassianJSON("{\"self\": \"https://your-domain.atlassian.net/rest/api/3/user?accountId=5b10a2844c20165700ede21g\", \"accountId\": \"5b10a2844c20165700ede21g\", \"accountType\": \"atlassian\", \"emailAddress\": \"mia@example.com\", \"avatarUrls\": {\"48x48\": \"https://avatar-management--avatars.server-location.prod.public.atl-paas.net/initials/MK-5.png?size=48&s=48\"}, \"displayName\": \"Mia Krystof\", \"active\": true, \"timeZone\": \"Australia/Sydney\", \"locale\": \"en_US\", \"groups\": {\"size\": 3, \"items\": []}}"),
 			want: "{\"accountId\": \"5b10a2844c20165700ede21g\", \"accountType\": \"atlassian\", \"displayName\": \"Mia Krystof\", \"emailAddress\": \"mia@example.com\", \"timeZone\": \"Australia/Sydney\", \"locale\": \"en_US\", \"active\": true}",
 		},
 		contractCase{
-			tool: "atlassian_jira_search_issues", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"jql\": \"project = ED AND status != Done ORDER BY updated DESC\", \"max_results\": 1}",
+			tool: "atlassian_jira_search_issues", args: "{\"jql\": \"project = ED AND status != Done ORDER BY updated DESC\", \"max_results\": 1}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/search/jql", header: atlassianHeaders, query: "fields=summary%2Cstatus%2Cassignee%2Cpriority%2Cissuetype%2Cupdated&jql=project+%3D+ED+AND+status+%21%3D+Done+ORDER+BY+updated+DESC&maxResults=1",
 			status: 200, respond: atlassianJSON("{\"issues\": [{\"expand\": \"renderedFields,names\", \"id\": \"10002\", \"key\": \"ED-1\", \"self\": \"https://your-domain.atlassian.net/rest/api/3/issue/10002\", \"fields\": {\"summary\": \"Login fails on Safari\", \"status\": {\"name\": \"In Progress\", \"id\": \"3\"}, \"assignee\": {\"accountId\": \"5b10a2844c20165700ede21g\", \"displayName\": \"Mia Krystof\"}, \"priority\": {\"name\": \"High\", \"id\": \"2\"}, \"issuetype\": {\"name\": \"Bug\", \"id\": \"10004\"}, \"updated\": \"2024-05-02T10:15:00.000+0000\"}}], \"nextPageToken\": \"CAEaAggD\", \"isLast\": false}"),
 			want: "{\"items\": [{\"id\": \"10002\", \"key\": \"ED-1\", \"fields\": {\"summary\": \"Login fails on Safari\", \"status\": {\"name\": \"In Progress\", \"id\": \"3\"}, \"assignee\": {\"accountId\": \"5b10a2844c20165700ede21g\", \"displayName\": \"Mia Krystof\"}, \"priority\": {\"name\": \"High\", \"id\": \"2\"}, \"issuetype\": {\"name\": \"Bug\", \"id\": \"10004\"}, \"updated\": \"2024-05-02T10:15:00.000+0000\"}}], \"next_cursor\": \"CAEaAggD\"}",
 		},
 		contractCase{
-			tool: "atlassian_jira_get_issue", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"issue_key\": \"ED-1\", \"fields\": [\"summary\", \"status\"]}",
+			tool: "atlassian_jira_get_issue", args: "{\"issue_key\": \"ED-1\", \"fields\": [\"summary\", \"status\"]}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/issue/ED-1", header: atlassianHeaders, query: "fields=summary%2Cstatus",
 			status: 200, respond: atlassianJSON("{\"id\": \"10002\", \"key\": \"ED-1\", \"self\": \"https://your-domain.atlassian.net/rest/api/3/issue/10002\", \"fields\": {\"summary\": \"Login fails on Safari\", \"status\": {\"name\": \"In Progress\", \"id\": \"3\"}}}"),
 			want: "{\"id\": \"10002\", \"key\": \"ED-1\", \"fields\": {\"summary\": \"Login fails on Safari\", \"status\": {\"name\": \"In Progress\", \"id\": \"3\"}}}",
 		},
 		contractCase{
-			tool: "atlassian_jira_create_issue", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"fields\": {\"project\": {\"key\": \"ED\"}, \"summary\": \"Login fails on Safari\", \"issuetype\": {\"name\": \"Bug\"}, \"description\": {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"Steps: open Safari, log in.\"}]}]}, \"labels\": [\"web\"]}}",
+			tool: "atlassian_jira_create_issue", args: "{\"fields\": {\"project\": {\"key\": \"ED\"}, \"summary\": \"Login fails on Safari\", \"issuetype\": {\"name\": \"Bug\"}, \"description\": {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"Steps: open Safari, log in.\"}]}]}, \"labels\": [\"web\"]}}",
 			method: "POST", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/issue", header: atlassianBodyHeaders,
 			body:   "{\"fields\": {\"project\": {\"key\": \"ED\"}, \"summary\": \"Login fails on Safari\", \"issuetype\": {\"name\": \"Bug\"}, \"description\": {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"Steps: open Safari, log in.\"}]}]}, \"labels\": [\"web\"]}}",
 			status: 201, respond: atlassianJSON("{\"id\": \"10000\", \"key\": \"ED-24\", \"self\": \"https://your-domain.atlassian.net/rest/api/3/issue/10000\", \"transition\": {\"status\": 200, \"errorCollection\": {\"errorMessages\": [], \"errors\": {}}}}"),
 			want: "{\"id\": \"10000\", \"key\": \"ED-24\", \"self\": \"https://your-domain.atlassian.net/rest/api/3/issue/10000\"}",
 		},
 		contractCase{
-			tool: "atlassian_jira_update_issue", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"issue_key\": \"ED-24\", \"fields\": {\"summary\": \"Login fails on Safari 17\"}, \"update\": {\"labels\": [{\"add\": \"triaged\"}]}}",
+			tool: "atlassian_jira_update_issue", args: "{\"issue_key\": \"ED-24\", \"fields\": {\"summary\": \"Login fails on Safari 17\"}, \"update\": {\"labels\": [{\"add\": \"triaged\"}]}}",
 			method: "PUT", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/issue/ED-24", header: atlassianBodyHeaders, query: "notifyUsers=true",
 			body:   "{\"fields\": {\"summary\": \"Login fails on Safari 17\"}, \"update\": {\"labels\": [{\"add\": \"triaged\"}]}}",
 			status: 204,
 			want:   "{\"ok\": true, \"status\": 204}",
 		},
 		contractCase{
-			tool: "atlassian_jira_list_transitions", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"issue_key\": \"ED-24\"}",
+			tool: "atlassian_jira_list_transitions", args: "{\"issue_key\": \"ED-24\"}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/issue/ED-24/transitions", header: atlassianHeaders,
 			status: 200, respond: atlassianJSON("{\"expand\": \"transitions\", \"transitions\": [{\"id\": \"2\", \"name\": \"Close Issue\", \"hasScreen\": false, \"isGlobal\": false, \"isInitial\": false, \"isAvailable\": true, \"isConditional\": false, \"to\": {\"self\": \"https://your-domain.atlassian.net/rest/api/3/status/10000\", \"description\": \"The issue is currently being worked on.\", \"name\": \"In Progress\", \"id\": \"10000\", \"statusCategory\": {\"id\": 1, \"key\": \"in-flight\", \"colorName\": \"yellow\", \"name\": \"In Progress\"}}}]}"),
 			want: "[{\"id\": \"2\", \"name\": \"Close Issue\", \"hasScreen\": false, \"isAvailable\": true, \"to\": {\"id\": \"10000\", \"name\": \"In Progress\", \"statusCategory\": {\"key\": \"in-flight\"}}}]",
 		},
 		contractCase{
-			tool: "atlassian_jira_transition_issue", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"issue_key\": \"ED-24\", \"transition_id\": \"5\", \"fields\": {\"resolution\": {\"name\": \"Fixed\"}}}",
+			tool: "atlassian_jira_transition_issue", args: "{\"issue_key\": \"ED-24\", \"transition_id\": \"5\", \"fields\": {\"resolution\": {\"name\": \"Fixed\"}}}",
 			method: "POST", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/issue/ED-24/transitions", header: atlassianBodyHeaders,
 			body:   "{\"transition\": {\"id\": \"5\"}, \"fields\": {\"resolution\": {\"name\": \"Fixed\"}}}",
 			status: 204,
 			want:   "{\"ok\": true, \"status\": 204}",
 		},
 		contractCase{
-			tool: "atlassian_jira_add_comment", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"issue_key\": \"ED-24\", \"text\": \"Fixed in build 1.2.3.\"}",
+			tool: "atlassian_jira_add_comment", args: "{\"issue_key\": \"ED-24\", \"text\": \"Fixed in build 1.2.3.\"}",
 			method: "POST", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/issue/ED-24/comment", header: atlassianBodyHeaders,
 			body:   "{\"body\": {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"Fixed in build 1.2.3.\"}]}]}}",
 			status: 201, respond: atlassianJSON("{\"self\": \"https://your-domain.atlassian.net/rest/api/3/issue/10010/comment/10000\", \"id\": \"10000\", \"author\": {\"accountId\": \"5b10a2844c20165700ede21g\", \"displayName\": \"Mia Krystof\", \"active\": false}, \"body\": {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"Fixed in build 1.2.3.\"}]}]}, \"created\": \"2021-01-17T12:34:00.000+0000\", \"updated\": \"2021-01-18T23:45:00.000+0000\", \"jsdPublic\": true}"),
 			want: "{\"id\": \"10000\", \"author\": {\"accountId\": \"5b10a2844c20165700ede21g\", \"displayName\": \"Mia Krystof\"}, \"created\": \"2021-01-17T12:34:00.000+0000\", \"body\": {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"Fixed in build 1.2.3.\"}]}]}}",
 		},
 		contractCase{
-			tool: "atlassian_jira_list_comments", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"issue_key\": \"ED-24\", \"max_results\": 1}",
+			tool: "atlassian_jira_list_comments", args: "{\"issue_key\": \"ED-24\", \"max_results\": 1}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/issue/ED-24/comment", header: atlassianHeaders, query: "maxResults=1&orderBy=created&startAt=0",
 			status: 200, respond: atlassianJSON("{\"comments\": [{\"self\": \"https://your-domain.atlassian.net/rest/api/3/issue/10010/comment/10000\", \"id\": \"10000\", \"author\": {\"accountId\": \"5b10a2844c20165700ede21g\", \"displayName\": \"Mia Krystof\", \"active\": false}, \"body\": {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"Fixed in build 1.2.3.\"}]}]}, \"created\": \"2021-01-17T12:34:00.000+0000\", \"updated\": \"2021-01-18T23:45:00.000+0000\", \"jsdPublic\": true}], \"maxResults\": 1, \"startAt\": 0, \"total\": 1}"),
 			want: "{\"startAt\": 0, \"maxResults\": 1, \"total\": 1, \"comments\": [{\"id\": \"10000\", \"author\": {\"accountId\": \"5b10a2844c20165700ede21g\", \"displayName\": \"Mia Krystof\"}, \"body\": {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"Fixed in build 1.2.3.\"}]}]}, \"created\": \"2021-01-17T12:34:00.000+0000\", \"updated\": \"2021-01-18T23:45:00.000+0000\"}]}",
 		},
 		contractCase{
-			tool: "atlassian_jira_assign_issue", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"issue_key\": \"ED-24\", \"account_id\": \"5b10ac8d82e05b22cc7d4ef5\"}",
+			tool: "atlassian_jira_assign_issue", args: "{\"issue_key\": \"ED-24\", \"account_id\": \"5b10ac8d82e05b22cc7d4ef5\"}",
 			method: "PUT", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/issue/ED-24/assignee", header: atlassianBodyHeaders,
 			body:   "{\"accountId\": \"5b10ac8d82e05b22cc7d4ef5\"}",
 			status: 204,
 			want:   "{\"ok\": true, \"status\": 204}",
 		},
 		contractCase{
-			tool: "atlassian_jira_list_projects", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"query\": \"EX\", \"max_results\": 2}",
+			tool: "atlassian_jira_list_projects", args: "{\"query\": \"EX\", \"max_results\": 2}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/project/search", header: atlassianHeaders, query: "maxResults=2&query=EX&startAt=0",
 			status: 200, respond: atlassianJSON("{\"isLast\": false, \"maxResults\": 2, \"nextPage\": \"https://your-domain.atlassian.net/rest/api/3/project/search?startAt=2&maxResults=2\", \"self\": \"https://your-domain.atlassian.net/rest/api/3/project/search?startAt=0&maxResults=2\", \"startAt\": 0, \"total\": 7, \"values\": [{\"avatarUrls\": {}, \"id\": \"10000\", \"insight\": {\"lastIssueUpdateTime\": \"2023-01-01T00:00:00.000+0000\", \"totalIssueCount\": 100}, \"key\": \"EX\", \"name\": \"Example\", \"projectCategory\": {\"id\": \"10000\", \"name\": \"FIRST\"}, \"self\": \"https://your-domain.atlassian.net/rest/api/3/project/EX\", \"simplified\": false, \"style\": \"classic\", \"projectTypeKey\": \"software\"}]}"),
 			want: "{\"isLast\": false, \"maxResults\": 2, \"startAt\": 0, \"total\": 7, \"values\": [{\"id\": \"10000\", \"key\": \"EX\", \"name\": \"Example\", \"simplified\": false, \"style\": \"classic\", \"projectTypeKey\": \"software\"}]}",
 		},
 		contractCase{
-			tool: "atlassian_jira_get_project", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"project_key\": \"EX\"}",
+			tool: "atlassian_jira_get_project", args: "{\"project_key\": \"EX\"}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/project/EX", header: atlassianHeaders,
 			status: 200, respond: atlassianJSON("{\"id\": \"10000\", \"key\": \"EX\", \"name\": \"Example\", \"description\": \"This project was created as an example for REST.\", \"lead\": {\"accountId\": \"5b10a2844c20165700ede21g\", \"displayName\": \"Mia Krystof\", \"active\": false}, \"issueTypes\": [{\"id\": \"3\", \"name\": \"Task\", \"subtask\": false, \"description\": \"A task that needs to be done.\", \"avatarId\": 1}, {\"id\": \"5\", \"name\": \"Sub-task\", \"subtask\": true}], \"projectTypeKey\": \"software\", \"style\": \"classic\", \"url\": \"https://www.example.com\", \"assigneeType\": \"PROJECT_LEAD\"}"),
 			want: "{\"id\": \"10000\", \"key\": \"EX\", \"name\": \"Example\", \"description\": \"This project was created as an example for REST.\", \"lead\": {\"accountId\": \"5b10a2844c20165700ede21g\", \"displayName\": \"Mia Krystof\"}, \"issueTypes\": [{\"id\": \"3\", \"name\": \"Task\", \"subtask\": false}, {\"id\": \"5\", \"name\": \"Sub-task\", \"subtask\": true}], \"projectTypeKey\": \"software\", \"style\": \"classic\"}",
 		},
 		contractCase{
-			tool: "atlassian_jira_search_users", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"query\": \"mia\"}",
+			tool: "atlassian_jira_search_users", args: "{\"query\": \"mia\"}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/user/search", header: atlassianHeaders, query: "maxResults=20&query=mia&startAt=0",
 			status: 200, respond: atlassianJSON("[{\"self\": \"https://your-domain.atlassian.net/rest/api/3/user?accountId=5b10a2844c20165700ede21g\", \"accountId\": \"5b10a2844c20165700ede21g\", \"accountType\": \"atlassian\", \"emailAddress\": \"mia@example.com\", \"avatarUrls\": {\"48x48\": \"https://avatar-management--avatars.server-location.prod.public.atl-paas.net/initials/MK-5.png?size=48&s=48\"}, \"displayName\": \"Mia Krystof\", \"active\": true, \"timeZone\": \"Australia/Sydney\", \"locale\": \"en_US\", \"groups\": {\"size\": 3, \"items\": []}}]"),
 			want: "[{\"accountId\": \"5b10a2844c20165700ede21g\", \"accountType\": \"atlassian\", \"displayName\": \"Mia Krystof\", \"emailAddress\": \"mia@example.com\", \"active\": true}]",
 		},
 		contractCase{
-			tool: "atlassian_jira_list_boards", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"project_key\": \"EX\", \"type\": \"scrum\"}",
+			tool: "atlassian_jira_list_boards", args: "{\"project_key\": \"EX\", \"type\": \"scrum\"}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/agile/1.0/board", header: atlassianHeaders, query: "maxResults=50&projectKeyOrId=EX&startAt=0&type=scrum",
 			status: 200, respond: atlassianJSON("{\"isLast\": true, \"maxResults\": 50, \"startAt\": 0, \"total\": 1, \"values\": [{\"id\": 84, \"name\": \"scrum board\", \"self\": \"https://your-domain.atlassian.net/rest/agile/1.0/board/84\", \"type\": \"scrum\", \"location\": {\"projectId\": 10000, \"displayName\": \"Example (EX)\", \"projectName\": \"Example\", \"projectKey\": \"EX\", \"projectTypeKey\": \"software\"}}]}"),
 			want: "{\"isLast\": true, \"maxResults\": 50, \"startAt\": 0, \"total\": 1, \"values\": [{\"id\": 84, \"name\": \"scrum board\", \"type\": \"scrum\", \"location\": {\"displayName\": \"Example (EX)\", \"projectKey\": \"EX\"}}]}",
 		},
 		contractCase{
-			tool: "atlassian_jira_list_sprints", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"board_id\": 84, \"state\": [\"active\", \"future\"]}",
+			tool: "atlassian_jira_list_sprints", args: "{\"board_id\": 84, \"state\": [\"active\", \"future\"]}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/agile/1.0/board/84/sprint", header: atlassianHeaders, query: "maxResults=50&startAt=0&state=active%2Cfuture",
 			status: 200, respond: atlassianJSON("{\"isLast\": true, \"maxResults\": 50, \"startAt\": 0, \"values\": [{\"id\": 37, \"self\": \"https://your-domain.atlassian.net/rest/agile/1.0/sprint/23\", \"state\": \"active\", \"name\": \"sprint 1\", \"startDate\": \"2015-04-11T15:22:00.000+10:00\", \"endDate\": \"2015-04-20T01:22:00.000+10:00\", \"originBoardId\": 84, \"goal\": \"sprint 1 goal\"}]}"),
 			want: "{\"isLast\": true, \"maxResults\": 50, \"startAt\": 0, \"values\": [{\"id\": 37, \"state\": \"active\", \"name\": \"sprint 1\", \"startDate\": \"2015-04-11T15:22:00.000+10:00\", \"endDate\": \"2015-04-20T01:22:00.000+10:00\", \"goal\": \"sprint 1 goal\"}]}",
 		},
 		contractCase{
-			tool: "atlassian_jira_list_create_issue_types", args: "{\"cloud_id\": \"11223344-a1b2-3b33-c444-def123456789\", \"project_key\": \"EX\"}",
+			tool: "atlassian_jira_list_create_issue_types", args: "{\"project_key\": \"EX\"}",
 			method: "GET", path: "/ex/jira/11223344-a1b2-3b33-c444-def123456789/rest/api/3/issue/createmeta/EX/issuetypes", header: atlassianHeaders, query: "maxResults=50&startAt=0",
 			status: 200, respond: atlassianJSON("{\"issueTypes\": [{\"description\": \"An error in the code\", \"iconUrl\": \"https://your-domain.atlassian.net/images/icons/issuetypes/bug.png\", \"id\": \"1\", \"name\": \"Bug\", \"self\": \"https://your-domain.atlassian.net/rest/api/3/issueType/1\", \"subtask\": false}], \"maxResults\": 50, \"startAt\": 0, \"total\": 1}"),
 			want: "{\"issueTypes\": [{\"description\": \"An error in the code\", \"id\": \"1\", \"name\": \"Bug\", \"subtask\": false}], \"maxResults\": 50, \"startAt\": 0, \"total\": 1}",

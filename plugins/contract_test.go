@@ -138,13 +138,17 @@ var contractCases = []contractCase{
 // contractTokens is the bearer token each oauth2 integration's fake expects (default "contract-token").
 var contractTokens = map[string]string{"github": githubToken}
 
+// contractCredentials are the post-consent values (auth.oauth2.post_consent) each integration's
+// connection stored, passed as ContextOptions.Credential.
+var contractCredentials = map[string]map[string]string{}
+
 // contractAPIKeys are the portal fields each apikey integration's fake expects.
 var contractAPIKeys = map[string]map[string]string{"newrelic": {"api_key": "NRAK-contract"}}
 
 func contextFor(t *testing.T, r *Registry, tool string, fake *fakeProvider) ContextOptions {
 	t.Helper()
 	tl, _ := r.Tool(tool)
-	opts := ContextOptions{UserID: "user-1"}
+	opts := ContextOptions{UserID: "user-1", Credential: contractCredentials[tl.Integration]}
 	if fake != nil {
 		opts.Transport = fake.transport
 	}

@@ -44,7 +44,10 @@
 //	      "scopes": ["repo"], "scope_separator": " ",
 //	      "authorize_params": {"access_type": "offline"},  // may not override response_type,
 //	                                    // client_id, redirect_uri, state, scope, code_challenge(_method)
-//	      "token_auth_style": "basic"   // basic (default, RFC 6749 2.3.1) | body
+//	      "token_auth_style": "basic",  // basic (default, RFC 6749 2.3.1) | body
+//	      "post_consent": {"url": "https://api.atlassian.com/oauth/token/accessible-resources",
+//	                       "extra": {"cloud_id": "/0/id"}}
+//	                                    // optional: see "Values learned after consent" below
 //	    },                              // PKCE S256 is always used; there is no switch for it
 //	    "apikey": {
 //	      "fields": [{"name": "api_key", "label": "User API key", "secret": true,
@@ -67,6 +70,22 @@
 //
 // Client credentials are not in the manifest: they come from <UPPER_SNAKE>_CLIENT_ID and
 // _CLIENT_SECRET in the environment (the connect flow reads them).
+//
+// # Values learned after consent
+//
+// Some providers need a value the token does not carry: Atlassian's API lives under
+// api.atlassian.com/ex/jira/<cloud id>, and the cloud id is known only by asking
+// /oauth/token/accessible-resources with the new token. auth.oauth2.post_consent makes the connect
+// flow's callback do that GET with the fresh token as a Bearer credential; each "extra" entry maps a
+// key to an RFC 6901 pointer into the JSON answer, and the value found (a string or number) is stored
+// with the sealed credential. No value (no site granted) fails the connect with a message saying so.
+// A refresh keeps the stored values. They fill {credential.<key>} placeholders, which may appear in
+// the path of base_url and proxy.base_url and in tool paths, never in a host, so every request's
+// origin is fixed by the manifest and the host guard is unchanged; each value is path-escaped and
+// "." or ".." is refused. The caller passes the values as ContextOptions.Credential (credentials'
+// Access returns them) and to Integration.ResolveProxyBaseURL; a connection made before the step
+// existed has none, and its calls answer NOT_CONNECTED asking to reconnect. Only the first site of
+// the list is used: an account with several sites reconnects granting the one it wants.
 //
 // # Checking an API key
 //
@@ -98,7 +117,8 @@
 //
 //	"http": {
 //	  "method": "GET",                  // GET POST PUT PATCH DELETE HEAD
-//	  "path": "/repos/{owner}/{repo}",  // appended to base_url; each {arg} must be a required property;
+//	  "path": "/repos/{owner}/{repo}",  // appended to base_url; each {arg} must be a required property
+//	                                    // ({credential.<key>} takes a post-consent value instead);
 //	                                    // the value is URL-escaped ("/" becomes %2F) and "." / ".." are
 //	                                    // refused, so no argument can climb the path or change the host
 //	  "query":   {"per_page": {"$arg": "per_page"}, "type": "all",
@@ -143,7 +163,8 @@
 //
 //	t, ok := reg.Tool(name)
 //	args, err := plugins.ValidateArgs(t, raw)  // defaults applied; err reads "Invalid arguments for …"
-//	rc := plugins.NewContext(t.Owner(), plugins.ContextOptions{UserID: …, Injector: …, GetToken: …})
+//	rc := plugins.NewContext(t.Owner(), plugins.ContextOptions{UserID: …, Injector: …, GetToken: …,
+//	        Credential: access.Credential})
 //	out, err := reg.Execute(ctx, t, rc, args)  // domain.ErrorMessage(err) is safe to show the agent
 //
 // The runtime client of a Context reaches only the integration's base_url and proxy origins (also on

@@ -86,9 +86,23 @@ func invalid(t *Tool, format string, args ...any) error {
 // credential (the runtime client adds that). The URL always stays on the integration's base URL:
 // path arguments are escaped (a "/" becomes %2F) and "." or ".." is refused, so an argument can
 // neither climb out of the base path nor change the host.
+//
+// Placeholders filled from the credential ({credential.<key>}) need the values a runtime context
+// carries: BuildRequest has none, so a tool or base URL holding one fails here; Execute fills them.
 func (r *Registry) BuildRequest(ctx context.Context, t *Tool, args json.RawMessage) (*http.Request, error) {
+	base, err := t.integration.resolveCredentialURL(t.integration.BaseURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.buildRequest(ctx, t, base, nil, args)
+}
+
+func (r *Registry) buildRequest(ctx context.Context, t *Tool, base *url.URL, credential map[string]string, args json.RawMessage) (*http.Request, error) {
 	if t.http == nil {
 		return nil, fmt.Errorf("build request: %s is not a declarative tool", t.Name)
+	}
+	if base == nil {
+		return nil, fmt.Errorf("build request: integration %s has no base_url", t.Integration)
 	}
 	tpl := t.http
 	var argv map[string]any
@@ -99,10 +113,18 @@ func (r *Registry) BuildRequest(ctx context.Context, t *Tool, args json.RawMessa
 	}
 
 	var p strings.Builder
-	p.WriteString(strings.TrimSuffix(t.integration.baseURL.EscapedPath(), "/"))
+	p.WriteString(strings.TrimSuffix(base.EscapedPath(), "/"))
 	for _, part := range tpl.path {
 		if part.arg == "" {
 			p.WriteString(part.literal)
+			continue
+		}
+		if key, ok := strings.CutPrefix(part.arg, CredentialPrefix); ok {
+			v, err := credentialValue(t.integration, key, credential)
+			if err != nil {
+				return nil, err
+			}
+			p.WriteString(url.PathEscape(v))
 			continue
 		}
 		s, err := scalarString(argv[part.arg])
@@ -116,7 +138,7 @@ func (r *Registry) BuildRequest(ctx context.Context, t *Tool, args json.RawMessa
 		}
 		p.WriteString(url.PathEscape(s))
 	}
-	u := *t.integration.baseURL
+	u := *base
 	unescaped, err := url.PathUnescape(p.String())
 	if err != nil {
 		return nil, invalid(t, "bad path: %v", err)
@@ -178,7 +200,7 @@ func (r *Registry) BuildRequest(ctx context.Context, t *Tool, args json.RawMessa
 	if err != nil {
 		return nil, fmt.Errorf("build request for %s: %w", t.Name, err)
 	}
-	if origin(req.URL) != origin(t.integration.baseURL) {
+	if t.integration.baseURL == nil || origin(req.URL) != origin(t.integration.baseURL) {
 		return nil, fmt.Errorf("build request for %s: URL left the base URL's origin", t.Name) // cannot happen; checked anyway
 	}
 	req.Header.Set("Accept", "application/json")
@@ -270,7 +292,10 @@ func renderValue(v any, args map[string]any) (any, bool) {
 func (r *Registry) executeHTTP(ctx context.Context, t *Tool, rc Context, args json.RawMessage) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	req, err := r.BuildRequest(ctx, t, args)
+	if rc.baseErr != nil {
+		return nil, rc.baseErr
+	}
+	req, err := r.buildRequest(ctx, t, rc.baseURL, rc.credential, args)
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,41 @@ type OAuth2 struct {
 	AuthorizeParams map[string]string `json:"authorize_params,omitempty"`
 	// TokenAuthStyle is "basic" or "body"; empty means "basic".
 	TokenAuthStyle string `json:"token_auth_style,omitempty"`
+	// PostConsent is a request the connect flow's callback makes with the fresh access token, to
+	// learn values the integration's URLs need (Atlassian's cloud id); nil makes none.
+	PostConsent *PostConsent `json:"post_consent,omitempty"`
+}
+
+// PostConsent is a GET to URL with the new token as a Bearer credential; every Extra entry maps a
+// credential key to an RFC 6901 pointer into the JSON answer, and the value found there is stored with
+// the credential and fills {credential.<key>} placeholders in base_url, proxy.base_url and tool paths.
+type PostConsent struct {
+	URL   string            `json:"url"`
+	Extra map[string]string `json:"extra"`
+}
+
+// credentialPlaceholderRE is {credential.<key>}.
+var credentialPlaceholderRE = regexp.MustCompile(`\{credential\.([a-z0-9_]+)\}`)
+
+// CredentialPrefix marks a path placeholder filled from the stored credential rather than an argument.
+const CredentialPrefix = "credential."
+
+// CredentialKeys returns the post-consent keys the connection stores (auth.oauth2.post_consent.extra),
+// sorted; the caller of NewContext passes their values in ContextOptions.Credential.
+func (m *Manifest) CredentialKeys() []string {
+	if m.Auth.OAuth2 == nil || m.Auth.OAuth2.PostConsent == nil {
+		return nil
+	}
+	return sortedKeys(m.Auth.OAuth2.PostConsent.Extra)
+}
+
+// credentialKeySet is CredentialKeys as a set.
+func (m *Manifest) credentialKeySet() map[string]bool {
+	set := map[string]bool{}
+	for _, k := range m.CredentialKeys() {
+		set[k] = true
+	}
+	return set
 }
 
 // APIKey describes the fields the portal asks for and how the credential is injected.
@@ -387,8 +422,9 @@ func (m *Manifest) Validate() FieldErrors {
 			add(fmt.Sprintf("categories[%d]", i), "is empty")
 		}
 	}
+	keys := m.credentialKeySet()
 	if m.BaseURL != "" {
-		if err := checkURL(m.BaseURL, true); err != nil {
+		if err := checkBaseURL(m.BaseURL, keys); err != nil {
 			add("base_url", "%v", err)
 		}
 	}
@@ -402,7 +438,7 @@ func (m *Manifest) Validate() FieldErrors {
 	if m.Proxy != nil {
 		switch {
 		case m.Proxy.BaseURL != "":
-			if err := checkURL(m.Proxy.BaseURL, true); err != nil {
+			if err := checkBaseURL(m.Proxy.BaseURL, keys); err != nil {
 				add("proxy.base_url", "%v", err)
 			}
 		case m.BaseURL == "":
@@ -456,6 +492,24 @@ func (m *Manifest) validateAuth(add func(field, format string, args ...any)) {
 		for _, k := range sortedKeys(o.AuthorizeParams) {
 			if reservedAuthorizeParams[k] {
 				add("auth.oauth2.authorize_params."+k, "is set by the connect flow and may not be overridden")
+			}
+		}
+		if pc := o.PostConsent; pc != nil {
+			if pc.URL == "" {
+				add("auth.oauth2.post_consent.url", "is required")
+			} else if err := checkURL(pc.URL, false); err != nil {
+				add("auth.oauth2.post_consent.url", "%v", err)
+			}
+			if len(pc.Extra) == 0 {
+				add("auth.oauth2.post_consent.extra", "needs at least one key")
+			}
+			for _, k := range sortedKeys(pc.Extra) {
+				if !toolNameRE.MatchString(k) {
+					add("auth.oauth2.post_consent.extra."+k, "the key must be lowercase a-z, 0-9 and _")
+				}
+				if !strings.HasPrefix(pc.Extra[k], "/") {
+					add("auth.oauth2.post_consent.extra."+k, "%q must be a JSON pointer starting with /", pc.Extra[k])
+				}
 			}
 		}
 	}
@@ -562,6 +616,29 @@ func validateInject(inj APIKeyInject, at string, add func(field, format string, 
 	}
 }
 
+// checkBaseURL checks a base URL that may hold {credential.<key>} placeholders: only in its path, and
+// only naming declared keys, so the origin every request goes to is fixed by the manifest.
+func checkBaseURL(raw string, keys map[string]bool) error {
+	plain := raw
+	for _, mm := range credentialPlaceholderRE.FindAllStringSubmatch(raw, -1) {
+		if !keys[mm[1]] {
+			return fmt.Errorf("%q: {credential.%s} is not a key of auth.oauth2.post_consent.extra", raw, mm[1])
+		}
+	}
+	plain = credentialPlaceholderRE.ReplaceAllString(raw, "x")
+	if strings.ContainsAny(plain, "{}") {
+		return fmt.Errorf("%q: the only placeholders a base URL may hold are {credential.<key>}", raw)
+	}
+	if err := checkURL(plain, true); err != nil {
+		return err
+	}
+	_, rest, _ := strings.Cut(raw, "://")
+	if authority, _, _ := strings.Cut(rest, "/"); strings.Contains(authority, "{") {
+		return fmt.Errorf("%q: placeholders may only be in the path, so the host stays fixed", raw)
+	}
+	return nil
+}
+
 // checkURL requires an absolute https URL without user info, query or fragment (base URLs), or any
 // absolute https URL (endpoints and logos). Plain http is refused here; the registry relaxes that for
 // loopback hosts when Options.AllowInsecureHTTP is set.
@@ -625,7 +702,7 @@ func ValidateTools(m *Manifest, tools []ToolSpec) FieldErrors {
 				add(".http", "needs the manifest's base_url")
 			}
 			if err == nil {
-				validateTemplate(t.HTTP, props, required, func(field, format string, args ...any) {
+				validateTemplate(t.HTTP, props, required, m.credentialKeySet(), func(field, format string, args ...any) {
 					add(".http"+field, format, args...)
 				})
 			}
@@ -662,7 +739,7 @@ func schemaProperties(raw json.RawMessage) (props map[string]bool, required map[
 
 var methods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true}
 
-func validateTemplate(h *HTTPTemplate, props, required map[string]bool, add func(field, format string, args ...any)) {
+func validateTemplate(h *HTTPTemplate, props, required, credentialKeys map[string]bool, add func(field, format string, args ...any)) {
 	if !methods[h.Method] {
 		add(".method", "%q is not one of GET, POST, PUT, PATCH, DELETE, HEAD", h.Method)
 	}
@@ -683,6 +760,10 @@ func validateTemplate(h *HTTPTemplate, props, required map[string]bool, add func
 		}
 		for _, mm := range placeholderRE.FindAllStringSubmatch(h.Path, -1) {
 			switch name := mm[1]; {
+			case strings.HasPrefix(name, CredentialPrefix):
+				if !credentialKeys[strings.TrimPrefix(name, CredentialPrefix)] {
+					add(".path", "placeholder {%s} is not a key of the manifest's auth.oauth2.post_consent.extra", name)
+				}
 			case !props[name]:
 				add(".path", "placeholder {%s} is not a property of input_schema", name)
 			case !required[name]:

@@ -139,6 +139,24 @@ func TestManifestValidate(t *testing.T) {
 			m.BaseURL, m.Proxy = "", nil
 			m.Auth.APIKey.Verify = &APIKeyVerify{Method: "GET", Path: "/me"}
 		}, "auth.apikey.verify", "needs the manifest's base_url"},
+		{"post consent and credential placeholders", func(m *Manifest) {
+			m.Auth.OAuth2.PostConsent = &PostConsent{URL: "https://api.acme.test/sites", Extra: map[string]string{"site_id": "/0/id"}}
+			m.BaseURL = "https://api.acme.test/ex/{credential.site_id}"
+			m.Proxy = &Proxy{BaseURL: "https://api.acme.test/ex/{credential.site_id}/v1"}
+		}, "", ""},
+		{"credential placeholder without post consent", func(m *Manifest) { m.BaseURL = "https://api.acme.test/ex/{credential.site_id}" }, "base_url", "is not a key of auth.oauth2.post_consent.extra"},
+		{"credential placeholder in the host", func(m *Manifest) {
+			m.Auth.OAuth2.PostConsent = &PostConsent{URL: "https://api.acme.test/sites", Extra: map[string]string{"site": "/0/id"}}
+			m.BaseURL = "https://{credential.site}.acme.test/v2"
+		}, "base_url", "only be in the path"},
+		{"other placeholder in base url", func(m *Manifest) { m.BaseURL = "https://api.acme.test/{region}" }, "base_url", "only placeholders"},
+		{"post consent without extra", func(m *Manifest) { m.Auth.OAuth2.PostConsent = &PostConsent{URL: "https://api.acme.test/sites"} }, "auth.oauth2.post_consent.extra", "at least one key"},
+		{"post consent bad pointer", func(m *Manifest) {
+			m.Auth.OAuth2.PostConsent = &PostConsent{URL: "https://api.acme.test/sites", Extra: map[string]string{"site": "0/id"}}
+		}, "auth.oauth2.post_consent.extra.site", "JSON pointer"},
+		{"post consent http url", func(m *Manifest) {
+			m.Auth.OAuth2.PostConsent = &PostConsent{URL: "ftp://api.acme.test/sites", Extra: map[string]string{"site": "/0/id"}}
+		}, "auth.oauth2.post_consent.url", "absolute https URL"},
 		{"cookie without domains", func(m *Manifest) { m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{}} }, "auth.cookie.domains", "at least one domain"},
 		{"cookie domain is a url", func(m *Manifest) {
 			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"https://acme.test"}}}
@@ -243,6 +261,7 @@ func TestValidateTools(t *testing.T) {
 		{"undeclared query arg", func(m *Manifest, ts *ToolSpec) { ts.HTTP.Query = map[string]Value{"q": {Arg: "search"}} }, "[0](acme_crm_get_deal).http.query.q", `"search" is not a property`},
 		{"credential header in tool", func(m *Manifest, ts *ToolSpec) { ts.HTTP.Headers = map[string]Value{"Cookie": {Literal: "a=b"}} }, "[0](acme_crm_get_deal).http.headers.Cookie", "credentials are injected"},
 		{"undeclared header arg", func(m *Manifest, ts *ToolSpec) { ts.HTTP.Headers = map[string]Value{"X-Trace": {Arg: "trace"}} }, "[0](acme_crm_get_deal).http.headers.X-Trace", `"trace" is not a property`},
+		{"undeclared credential placeholder", func(m *Manifest, ts *ToolSpec) { ts.HTTP.Path = "/sites/{credential.site}/deals/{id}" }, "[0](acme_crm_get_deal).http.path", "not a key of the manifest's auth.oauth2.post_consent.extra"},
 		{"explode in a header", func(m *Manifest, ts *ToolSpec) {
 			ts.HTTP.Headers = map[string]Value{"X-Id": {Arg: "id", Explode: true}}
 		}, "[0](acme_crm_get_deal).http.headers.X-Id", "query parameters only"},

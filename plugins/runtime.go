@@ -95,6 +95,10 @@ type ContextOptions struct {
 	Logger   *slog.Logger
 	// Transport sends the requests; nil means http.DefaultTransport. (Tests point it at a fake.)
 	Transport http.RoundTripper
+	// Credential holds the values the connection stored after consent (auth.oauth2.post_consent),
+	// by key; they fill {credential.<key>} placeholders in base_url and tool paths. Credentials'
+	// Access returns them.
+	Credential map[string]string
 }
 
 // Context is everything a tool handler may use: an HTTP client that can reach only its integration's
@@ -107,6 +111,10 @@ type Context struct {
 	client      *http.Client
 	getToken    func(ctx context.Context) (string, error)
 	logger      *slog.Logger
+	// baseURL is the integration's base URL with {credential.<key>} filled in, or baseErr why not.
+	baseURL    *url.URL
+	baseErr    error
+	credential map[string]string
 }
 
 // NewContext builds the runtime context for one call of one of in's tools.
@@ -134,7 +142,74 @@ func NewContext(in *Integration, opts ContextOptions) Context {
 			return nil
 		},
 	}
-	return Context{integration: in, userID: opts.UserID, client: client, getToken: opts.GetToken, logger: logger}
+	c := Context{integration: in, userID: opts.UserID, client: client, getToken: opts.GetToken, logger: logger, credential: opts.Credential}
+	if in.BaseURL != "" {
+		c.baseURL, c.baseErr = in.resolveCredentialURL(in.BaseURL, opts.Credential)
+	}
+	return c
+}
+
+// BaseURL is the integration's base URL for this call, with {credential.<key>} placeholders filled,
+// or an error when a value is missing (the connection predates the post-consent step).
+func (c Context) BaseURL() (*url.URL, error) {
+	if c.baseErr != nil {
+		return nil, c.baseErr
+	}
+	if c.baseURL == nil {
+		return nil, fmt.Errorf("integration %s has no base_url", c.integration.Name)
+	}
+	u := *c.baseURL
+	return &u, nil
+}
+
+// ResolveProxyBaseURL is ProxyBaseURL with {credential.<key>} placeholders filled from credential
+// (credentials.Access returns the values), for curl_session's proxy. The origin never changes:
+// placeholders may only sit in the path, and each value is path-escaped.
+func (in *Integration) ResolveProxyBaseURL(credential map[string]string) (*url.URL, error) {
+	raw := in.ProxyBaseURL()
+	if raw == "" {
+		return nil, fmt.Errorf("integration %s has no proxy block", in.Name)
+	}
+	return in.resolveCredentialURL(raw, credential)
+}
+
+// resolveCredentialURL fills the {credential.<key>} placeholders of a base URL with the path-escaped
+// values, and checks that the origin is the manifest's.
+func (in *Integration) resolveCredentialURL(raw string, credential map[string]string) (*url.URL, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	var err error
+	filled := credentialPlaceholderRE.ReplaceAllStringFunc(raw, func(ph string) string {
+		key := credentialPlaceholderRE.FindStringSubmatch(ph)[1]
+		v, verr := credentialValue(in, key, credential)
+		if verr != nil && err == nil {
+			err = verr
+		}
+		return url.PathEscape(v)
+	})
+	if err != nil {
+		return nil, err
+	}
+	u, perr := url.Parse(filled)
+	if perr != nil {
+		return nil, fmt.Errorf("integration %s: base URL: %w", in.Name, perr)
+	}
+	if !in.allowsOrigin(u) {
+		return nil, fmt.Errorf("integration %s: the resolved base URL left its origins", in.Name)
+	}
+	return u, nil
+}
+
+// credentialValue is one stored post-consent value; missing or unusable, it is NOT_CONNECTED with a
+// message that says to reconnect.
+func credentialValue(in *Integration, key string, credential map[string]string) (string, error) {
+	v := credential[key]
+	if v == "" || v == "." || v == ".." || strings.IndexFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return "", &domain.Error{Code: domain.CodeNotConnected,
+			Message: fmt.Sprintf("the %s connection has no usable %s; reconnect it with connect('%s')", in.Name, key, in.Name)}
+	}
+	return v, nil
 }
 
 // HTTP returns the client for outbound calls. Requests to any origin other than the integration's base

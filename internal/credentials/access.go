@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,6 +27,10 @@ type Access struct {
 	GetToken func(ctx context.Context) (string, error)
 	// ConnectionVersion is the version of the connection stream whose credential is used (0 for none).
 	ConnectionVersion int64
+	// Credential holds the values stored after consent (auth.oauth2.post_consent: Atlassian's
+	// cloud_id) that fill {credential.<key>} placeholders; pass it as plugins.ContextOptions.Credential
+	// and to Integration.ResolveProxyBaseURL. Nil when the manifest declares none.
+	Credential map[string]string
 }
 
 // Access resolves the user's credential for a tool call of in. An integration with auth mode none
@@ -53,7 +58,17 @@ func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integr
 		return Access{Injector: inj, ConnectionVersion: version}, nil
 	case plugins.AuthOAuth2:
 		getToken := func(ctx context.Context) (string, error) { return s.token(ctx, user, in, st) }
-		return Access{Injector: plugins.BearerInjector(getToken), GetToken: getToken, ConnectionVersion: version}, nil
+		acc := Access{Injector: plugins.BearerInjector(getToken), GetToken: getToken, ConnectionVersion: version}
+		if len(in.CredentialKeys()) > 0 {
+			doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
+			if err != nil {
+				return Access{}, err
+			}
+			if acc.Credential, err = credentialValues(in, doc); err != nil {
+				return Access{}, err
+			}
+		}
+		return acc, nil
 	case plugins.AuthCookie:
 		doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
 		if err != nil {
@@ -234,6 +249,20 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 		}
 		if next.Scope == "" {
 			next.Scope = doc.Scope
+		}
+		// What the connect stored beside the token (post-consent values such as Atlassian's cloud
+		// id, token-response members) outlives a refresh unless the refresh answer replaces it.
+		postConsent := map[string]bool{}
+		for _, k := range in.CredentialKeys() {
+			postConsent[k] = true
+		}
+		for k, v := range doc.Extra {
+			if _, replaced := next.Extra[k]; !replaced || postConsent[k] {
+				if next.Extra == nil {
+					next.Extra = map[string]json.RawMessage{}
+				}
+				next.Extra[k] = v
+			}
 		}
 		sealed, err := s.sealDocument(ctx, user, in.Name, next)
 		if err != nil {

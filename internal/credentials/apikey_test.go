@@ -65,10 +65,10 @@ func TestAPIKeyCheckedBeforeStoring(t *testing.T) {
 		"extra_inject":[{"in":"header","name":"X-App-Key","field":"app_key"}],
 		"verify":{"method":"GET","path":"/me"}}}}`, name, base)
 	}
-	e := newEnvWith(t, "basic", func(dir string, _ *provider) {
+	e := newEnvWith(t, "basic", envOptions{extra: func(dir string, _ *provider) {
 		writePlugin(t, dir, "checked", manifest("checked", kp.srv.URL+"/v1"))
 		writePlugin(t, dir, "offline", manifest("offline", down.URL+"/v1"))
-	})
+	}})
 	n := e.node(true)
 	user := uuid.New()
 	checked, _ := e.catalog.Integration("checked")

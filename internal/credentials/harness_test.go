@@ -61,6 +61,11 @@ type provider struct {
 	refreshMode   string // "rotate" (default), "keep" (no new refresh token) or "invalid_grant"
 	expiresIn     int
 	refreshDelay  time.Duration
+	// resources is the JSON GET /resources answers a bearer of an issued token (Atlassian's
+	// accessible-resources); resourceCalls counts the calls and lastBearer keeps the token used.
+	resources     string
+	resourceCalls atomic.Int64
+	lastBearer    string
 
 	exchanges atomic.Int64
 	refreshes atomic.Int64
@@ -78,6 +83,7 @@ func newProvider(t *testing.T, authStyle string) *provider {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /authorize", p.authorize)
 	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("GET /resources", p.resourcesHandler)
 	p.srv = httptest.NewServer(mux)
 	t.Cleanup(p.srv.Close)
 	return p
@@ -116,6 +122,21 @@ func (p *provider) authorize(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	back.RawQuery = bq.Encode()
 	http.Redirect(w, r, back.String(), http.StatusFound)
+}
+
+func (p *provider) resourcesHandler(w http.ResponseWriter, r *http.Request) {
+	p.resourceCalls.Add(1)
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	p.mu.Lock()
+	p.lastBearer = tok
+	body := p.resources
+	p.mu.Unlock()
+	if !ok || !strings.HasPrefix(tok, "at-") {
+		p.fail(w, http.StatusUnauthorized, "invalid_token")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(body))
 }
 
 func (p *provider) fail(w http.ResponseWriter, status int, code string) {
@@ -270,27 +291,43 @@ type env struct {
 // would need the browser issue), loads them with the real registry, and prepares a database path.
 func newEnv(t *testing.T, authStyle string) *env {
 	t.Helper()
-	return newEnvWith(t, authStyle, nil)
+	return newEnvWith(t, authStyle, envOptions{})
 }
 
-// newEnvWith is newEnv with further plugin folders, written by extra into the plugins directory
-// before the registry loads.
-func newEnvWith(t *testing.T, authStyle string, extra func(plugDir string, p *provider)) *env {
+// envOptions vary the test plugins.
+type envOptions struct {
+	// extra writes further plugin folders into the plugins directory before the registry loads.
+	extra func(plugDir string, p *provider)
+	// acmeOAuth is appended inside acme's oauth2 block (`,"post_consent":{…}`).
+	acmeOAuth func(p *provider) string
+	// acmeBase replaces acme's base_url (it gets the provider's URL).
+	acmeBase func(p *provider) string
+}
+
+// newEnvWith is newEnv with options.
+func newEnvWith(t *testing.T, authStyle string, o envOptions) *env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	p := newProvider(t, authStyle)
 	dir := t.TempDir()
 	plugDir := filepath.Join(dir, "plugins")
+	acmeBase, acmeOAuth := p.srv.URL, ""
+	if o.acmeBase != nil {
+		acmeBase = o.acmeBase(p)
+	}
+	if o.acmeOAuth != nil {
+		acmeOAuth = o.acmeOAuth(p)
+	}
 	writePlugin(t, plugDir, "acme", fmt.Sprintf(`{"name":"acme","version":"1","display_name":"Acme","description":"test","base_url":%q,
-		"auth":{"mode":"oauth2","oauth2":{"authorize_url":%q,"token_url":%q,"scopes":["read","write"],"authorize_params":{"prompt":"consent"},"token_auth_style":%q}}}`,
-		p.srv.URL, p.srv.URL+"/authorize", p.srv.URL+"/token", map[string]string{"basic": "basic", "body": "body", "public": ""}[authStyle]))
+		"auth":{"mode":"oauth2","oauth2":{"authorize_url":%q,"token_url":%q,"scopes":["read","write"],"authorize_params":{"prompt":"consent"},"token_auth_style":%q%s}}}`,
+		acmeBase, p.srv.URL+"/authorize", p.srv.URL+"/token", map[string]string{"basic": "basic", "body": "body", "public": ""}[authStyle], acmeOAuth))
 	writePlugin(t, plugDir, "keyed", fmt.Sprintf(`{"name":"keyed","version":"1","display_name":"Keyed","description":"test","base_url":%q,
 		"auth":{"mode":"apikey","apikey":{"fields":[{"name":"api_key","label":"API key","secret":true},{"name":"region","label":"Region","optional":true}],
 		"inject":{"in":"header","name":"X-Api-Key","field":"api_key"}}}}`, p.srv.URL))
 	writePlugin(t, plugDir, "free", `{"name":"free","version":"1","display_name":"Free","description":"test","auth":{"mode":"none"}}`)
-	if extra != nil {
-		extra(plugDir, p)
+	if o.extra != nil {
+		o.extra(plugDir, p)
 	}
 	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, SkipBuiltins: true, AllowInsecureHTTP: true})
 	if len(problems) > 0 {

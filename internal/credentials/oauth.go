@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -141,7 +142,8 @@ func CallbackReason(err error) string {
 // Callback completes a handshake from the provider's redirect to
 // <SERVER_PUBLIC_URL>/api/auth/plugin/<integration>/callback (RFC 6749 section 4.1.2): it finds the
 // handshake by its state, records that the state was used (once only), exchanges the code with the
-// verifier (RFC 7636 section 4.5), seals the token and records the connection. sessionUser is the
+// verifier (RFC 7636 section 4.5), runs the manifest's post-consent lookup with the new token (its
+// values are stored in the Document's Extra), seals the credential and records the connection. sessionUser is the
 // portal user of the browser that came back (uuid.Nil when none): the state is bound to that user
 // (RFC 6749 section 10.12). It returns the attempt it completed. On any error nothing is stored but
 // the fact that the state was used.
@@ -208,6 +210,16 @@ func (s *Service) Callback(ctx context.Context, sessionUser uuid.UUID, integrati
 	}
 	now = s.clock()
 	doc := tr.document(now)
+	extra, err := s.postConsent(ctx, in, doc.AccessToken)
+	if err != nil {
+		return h.AttemptID, &domain.Error{Code: domain.ErrorCode(err), Message: domain.ErrorMessage(err), Err: errors.Join(ErrExchangeFailed, err)}
+	}
+	for k, v := range extra {
+		if doc.Extra == nil {
+			doc.Extra = map[string]json.RawMessage{}
+		}
+		doc.Extra[k] = v
+	}
 	sealed, err := s.sealDocument(ctx, h.UserID, in.Name, doc)
 	if err != nil {
 		return h.AttemptID, err
