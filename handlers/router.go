@@ -27,6 +27,9 @@ type Options struct {
 	// Mount, when set, adds the product surfaces. It runs after the fixed routes are registered and
 	// before the API 404 catch-all, so API routes win over the single-page app.
 	Mount func(r chi.Router)
+	// App, when set, answers every request no route matched outside /api/ (the portal's single-page
+	// app, which itself decides what is a client route).
+	App http.Handler
 }
 
 // NewRouter builds the root handler. Routes are registered in a fixed order: operational endpoints,
@@ -76,6 +79,10 @@ func NewRouter(opts Options) (http.Handler, error) {
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasPrefix(req.URL.Path, "/api/") {
 			WriteError(w, req, log, domain.Errorf(domain.CodeNotFound, "no API route %s %s", req.Method, req.URL.Path))
+			return
+		}
+		if opts.App != nil {
+			opts.App.ServeHTTP(w, req)
 			return
 		}
 		http.NotFound(w, req)

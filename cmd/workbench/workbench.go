@@ -45,6 +45,7 @@ import (
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/portal"
 	"github.com/workbench/workbench/projections"
 	projaudit "github.com/workbench/workbench/projections/audit"
 	"github.com/workbench/workbench/projections/connections"
@@ -391,10 +392,15 @@ func (m *Main) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	app, err := portal.Handler(&portal.Options{Logger: m.Logger})
+	if err != nil {
+		return err
+	}
 	router, err := handlers.NewRouter(handlers.Options{
 		Logger:   m.Logger,
 		Registry: m.Registry,
 		Ready:    m.ready,
+		App:      app,
 		Mount: func(r chi.Router) {
 			r.Handle("/mcp", mcpServer)
 			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
