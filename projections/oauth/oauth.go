@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -34,6 +35,11 @@ func New() *Projection { return &Projection{codec: eventstore.NewJSONCodec(oauth
 
 // Name implements projections.Projection.
 func (*Projection) Name() string { return Name }
+
+var _ projections.Selective = (*Projection)(nil)
+
+// Handles implements projections.Selective: only the oauth events touch these tables.
+func (*Projection) Handles(eventType string) bool { return strings.HasPrefix(eventType, "oauth.") }
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
