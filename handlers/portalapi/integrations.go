@@ -29,16 +29,40 @@ type integration struct {
 	Categories  []string `json:"categories"`
 	LogoURL     string   `json:"logo_url"`
 	Connected   bool     `json:"connected"`
-	// Status is the connection's status (domain/connection: none, pending, connected, needs_reauth,
-	// disconnected), or "expired" for a stored cookie bundle whose cookies have all expired.
+	// Status is one of the Status* words below.
 	Status      string  `json:"status"`
 	AccountHint string  `json:"account_hint"`
 	Fields      []field `json:"fields"`
 }
 
-// StatusExpired is the status of a connection whose credential is stored but no longer counts as
-// connected (a cookie bundle past its last cookie's expiry).
-const StatusExpired = "expired"
+// The statuses /api/integrations reports. They name domain/connection's statuses in the portal's
+// words, plus StatusExpired.
+const (
+	StatusNotConnected = "not_connected" // never connected (connection.StatusNone)
+	StatusPending      = "pending"       // a connect attempt is waiting for consent
+	StatusConnected    = "connected"     // a credential is stored and usable
+	// StatusReauthRequired: the provider refused the stored credential; connect again.
+	StatusReauthRequired = "reauthorization_required"
+	StatusDisconnected   = "disconnected" // the user removed the credential
+	// StatusExpired: a credential is stored but no longer counts as connected (a captured cookie
+	// bundle past its last cookie's expiry).
+	StatusExpired = "expired"
+)
+
+// statusWord maps a connection status to the portal's word.
+func statusWord(s connection.Status) string {
+	switch s {
+	case connection.StatusPending:
+		return StatusPending
+	case connection.StatusConnected:
+		return StatusConnected
+	case connection.StatusNeedsReauth:
+		return StatusReauthRequired
+	case connection.StatusDisconnected:
+		return StatusDisconnected
+	}
+	return StatusNotConnected
+}
 
 // integrations lists the catalog as the signed-in user sees it: each integration with its connected
 // flag (credentials.Connected, the spec's rule per auth mode), its status and account hint from the
@@ -59,16 +83,16 @@ func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.
 		it := integration{
 			Name: in.Name, DisplayName: in.DisplayName, Description: in.Description, AuthMode: string(in.Auth.Mode),
 			Categories: append([]string{}, in.Categories...), LogoURL: logoURL(in),
-			Connected: connected[in.Name], Status: string(connection.StatusNone), Fields: []field{},
+			Connected: connected[in.Name], Status: StatusNotConnected, Fields: []field{},
 		}
 		if row, ok := rows[in.Name]; ok {
-			it.Status = string(row.Status)
+			it.Status = statusWord(row.Status)
 			it.AccountHint = row.State.AccountHint
 		}
 		switch {
 		case in.Auth.Mode == plugins.AuthNone:
-			it.Status = string(connection.StatusConnected)
-		case it.Status == string(connection.StatusConnected) && !it.Connected:
+			it.Status = StatusConnected
+		case it.Status == StatusConnected && !it.Connected:
 			it.Status = StatusExpired
 		}
 		if in.Auth.Mode == plugins.AuthAPIKey && in.Auth.APIKey != nil {
@@ -82,13 +106,12 @@ func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.
 }
 
 // logoURL is where the portal loads an integration's logo: our logo route for a logo file shipped
-// with the plugin, the manifest's https URL otherwise, "" when there is none.
+// with the plugin, "" otherwise. A manifest's remote logo URL is not passed on: the portal's policy
+// loads images from its own origin only, and a remote image would tell a third party who opens the
+// portal.
 func logoURL(in *plugins.Integration) string {
-	switch {
-	case len(in.LogoSVG) > 0:
+	if len(in.LogoSVG) > 0 {
 		return "/api/integrations/" + in.Name + "/logo"
-	case strings.HasPrefix(in.Logo, "https://"):
-		return in.Logo
 	}
 	return ""
 }

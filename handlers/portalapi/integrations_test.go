@@ -58,8 +58,8 @@ func TestIntegrations(t *testing.T) {
 
 	want := map[string]integrationJSON{
 		"acme": {Name: "acme", DisplayName: "Acme", Description: "Acme's API", AuthMode: "oauth2", Categories: []string{"dev"},
-			LogoURL: "/api/integrations/acme/logo", Status: "none", Fields: []fieldJSON{}},
-		"keyed": {Name: "keyed", DisplayName: "Keyed", Description: "needs a key", AuthMode: "apikey", Categories: []string{}, Status: "none",
+			LogoURL: "/api/integrations/acme/logo", Status: "not_connected", Fields: []fieldJSON{}},
+		"keyed": {Name: "keyed", DisplayName: "Keyed", Description: "needs a key", AuthMode: "apikey", Categories: []string{}, Status: "not_connected",
 			Fields: []fieldJSON{{Name: "api_key", Label: "API key", Secret: true, Placeholder: "kx_..."}, {Name: "region", Label: "Region", Optional: true}}},
 		"free": {Name: "free", DisplayName: "Free", Description: "no auth", AuthMode: "none", Categories: []string{}, Connected: true, Status: "connected", Fields: []fieldJSON{}},
 	}
@@ -89,9 +89,16 @@ func TestIntegrations(t *testing.T) {
 		t.Errorf("acme during the handshake: %+v", a)
 	}
 
+	if got := b.do(http.MethodDelete, n.srv.URL+"/api/integrations/keyed", "", nil); got.status/100 != 2 {
+		t.Fatalf("disconnect: %d %s", got.status, got.body)
+	}
+	if k := b.integrations(t, n.srv.URL)["keyed"]; k.Connected || k.Status != "disconnected" {
+		t.Errorf("keyed after disconnecting: %+v", k)
+	}
+
 	// Another user sees none of it.
 	other := n.signedIn(n.createUser("gus@example.com")).integrations(t, n.srv.URL)
-	if other["keyed"].Connected || other["acme"].Status != "none" {
+	if other["keyed"].Connected || other["acme"].Status != "not_connected" {
 		t.Errorf("another user's catalog: %+v", other)
 	}
 
