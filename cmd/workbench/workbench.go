@@ -34,6 +34,7 @@ import (
 	hjots "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
+	"github.com/workbench/workbench/handlers/oauth"
 	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/audit"
 	"github.com/workbench/workbench/internal/authn"
@@ -51,6 +52,7 @@ import (
 	"github.com/workbench/workbench/projections/connections"
 	"github.com/workbench/workbench/projections/identity"
 	jotsrm "github.com/workbench/workbench/projections/jots"
+	projoauth "github.com/workbench/workbench/projections/oauth"
 )
 
 // Main is the whole server, wired by hand: Open builds every piece from the configuration, Run serves
@@ -116,7 +118,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New()},
+		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 	})
@@ -371,17 +373,28 @@ func (m *Main) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	oauthServer, err := oauth.New(oauth.Options{
+		Store: m.Store, DB: m.DB, Projections: m.Runner, Sessions: sessions,
+		Users: identity.Reader{DB: m.DB}, PublicURL: m.Config.ServerPublicURL,
+		SigningKey: m.deriveKey("oauth-signing"), AccessTokenTTL: m.Config.OAuthAccessTokenTTL, Logger: m.Logger,
+	})
+	if err != nil {
+		return err
+	}
 	keys, err := identity.NewKeyLookup(ctx, m.DB)
 	if err != nil {
 		return err
 	}
 	m.closers = append(m.closers, keys.Close)
 	mcpServer, err := mcp.New(mcp.Options{
-		Auth:                authn.APIKeys{Reader: keys},
+		Auth: authn.Chain{
+			authn.APIKeys{Reader: keys},
+			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
+		},
 		Tools:               tools,
 		SessionKey:          m.deriveKey("mcp-session"),
 		AllowedOrigins:      []string{sessions.Origin()},
-		ResourceMetadataURL: m.Config.ServerPublicURL + "/.well-known/oauth-protected-resource/mcp",
+		ResourceMetadataURL: oauthServer.ProtectedResourceMetadataURL(),
 		ServerName:          "workbench",
 		ServerVersion:       m.Version,
 		Instructions: "Workbench gives you the user's integration tools through meta-tools: search_tools to find a tool, " +
@@ -403,6 +416,7 @@ func (m *Main) Serve(ctx context.Context) error {
 		App:      app,
 		Mount: func(r chi.Router) {
 			r.Handle("/mcp", mcpServer)
+			oauthServer.Mount(r)
 			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
 			r.Method(http.MethodGet, "/api/audit", audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User))
 			jotHandler.Mount(r)

@@ -44,6 +44,9 @@ type Config struct {
 	// DevAllowLoopback lets URL-fetching features reach loopback addresses (tests and local development only).
 	DevAllowLoopback bool
 
+	// OAuthAccessTokenTTL is the lifetime of access tokens issued to MCP clients (zero: the default).
+	OAuthAccessTokenTTL time.Duration
+
 	// JotsOrigin, when set, is the separate origin jots are served from (recommended in production).
 	JotsOrigin string
 	// Jot limits; zero means the jots package's defaults (5 MiB, 1000 files, 5 minutes).
@@ -122,6 +125,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	case "", "info", "debug", "warn", "error":
 	default:
 		return c, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel)
+	}
+	if v := strings.TrimSpace(getenv("OAUTH_ACCESS_TOKEN_TTL_SECONDS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 60 || n > 86400 {
+			return c, fmt.Errorf("OAUTH_ACCESS_TOKEN_TTL_SECONDS=%q: want whole seconds from 60 to 86400", v)
+		}
+		c.OAuthAccessTokenTTL = time.Duration(n) * time.Second
 	}
 	if v := strings.TrimRight(strings.TrimSpace(getenv("JOTS_ORIGIN")), "/"); v != "" {
 		u, err := url.Parse(v)

@@ -84,6 +84,12 @@ func TestFromEnv(t *testing.T) {
 			}
 		}},
 		{name: "jots origin with a path", env: map[string]string{"JOTS_ORIGIN": "https://jots.example.com/x"}, wantErr: "JOTS_ORIGIN"},
+		{name: "oauth ttl", env: map[string]string{"OAUTH_ACCESS_TOKEN_TTL_SECONDS": "300"}, check: func(t *testing.T, c Config) {
+			if c.OAuthAccessTokenTTL != 5*time.Minute {
+				t.Errorf("got %v", c.OAuthAccessTokenTTL)
+			}
+		}},
+		{name: "bad oauth ttl", env: map[string]string{"OAUTH_ACCESS_TOKEN_TTL_SECONDS": "5"}, wantErr: "OAUTH_ACCESS_TOKEN_TTL_SECONDS"},
 		{name: "jots max bytes", env: map[string]string{"JOTS_MAX_BYTES": "lots"}, wantErr: "JOTS_MAX_BYTES"},
 		{name: "jots max files", env: map[string]string{"JOTS_MAX_FILES": "0"}, wantErr: "JOTS_MAX_FILES"},
 		{name: "jots upload ttl", env: map[string]string{"JOTS_UPLOAD_TTL_SECONDS": "1"}, wantErr: "JOTS_UPLOAD_TTL_SECONDS"},
