@@ -61,3 +61,17 @@ func TestAtlassianCloudIDFromTheConnection(t *testing.T) {
 		t.Fatalf("list_sites: %v", err)
 	}
 }
+
+// Slack's search.messages needs the user token: the manifest injects authed_user's token, falling back
+// to the bot token, and accepts Slack's token types.
+func TestSlackInjectsTheUserToken(t *testing.T) {
+	r := builtinRegistry(t)
+	slack, _ := r.Integration("slack")
+	o := slack.Auth.OAuth2
+	if got := o.Sources(); len(got) != 2 || got[0] != TokenFromAuthedUser || got[1] != TokenFromAccessToken {
+		t.Fatalf("token sources %v", got)
+	}
+	if len(o.TokenTypes) != 2 || o.AuthorizeParams["user_scope"] == "" || !strings.Contains(o.AuthorizeParams["user_scope"], "search:read") {
+		t.Fatalf("token_types %v, user_scope %q", o.TokenTypes, o.AuthorizeParams["user_scope"])
+	}
+}

@@ -48,6 +48,9 @@
 //	      "post_consent": {"url": "https://api.atlassian.com/oauth/token/accessible-resources",
 //	                       "extra": {"cloud_id": "/0/id"}}
 //	                                    // optional: see "Values learned after consent" below
+//	      "token_source": {"default": "authed_user", "fallback": "access_token"},
+//	      "token_types": ["bot", "user"]
+//	                                    // optional: see "Providers that issue two tokens" below
 //	    },                              // PKCE S256 is always used; there is no switch for it
 //	    "apikey": {
 //	      "fields": [{"name": "api_key", "label": "User API key", "secret": true,
@@ -86,6 +89,21 @@
 // Access returns them) and to Integration.ResolveProxyBaseURL; a connection made before the step
 // existed has none, and its calls answer NOT_CONNECTED asking to reconnect. Only the first site of
 // the list is used: an account with several sites reconnects granting the one it wants.
+//
+// # Providers that issue two tokens
+//
+// Slack's oauth.v2.access answers with a bot token in access_token (token_type "bot") and, when
+// user scopes were asked for (authorize_params.user_scope), a user token in authed_user.access_token
+// (token_type "user"), each with its own refresh token and expires_in when token rotation is on. The
+// connect stores both. token_source names the one every call injects: "default" when the provider
+// issued it, else "fallback"; the sources are "access_token" (the standard member) and "authed_user"
+// (the nested one). The choice is per integration, not per tool: Slack injects the user token, which
+// search.messages requires and every other slack_ tool accepts (acting as the user), and falls back
+// to the bot token when the install granted no user scopes. Without token_source the access_token is
+// injected. token_types lists the token_type values besides bearer that are sent as Bearer
+// credentials; any other type is refused at connect. A rotated token is refreshed with its own
+// refresh token (Slack answers the new token at the top level with its type), and the other token is
+// kept as it was; the connection's expiry is the injected token's.
 //
 // # Checking an API key
 //

@@ -79,6 +79,41 @@ type OAuth2 struct {
 	// PostConsent is a request the connect flow's callback makes with the fresh access token, to
 	// learn values the integration's URLs need (Atlassian's cloud id); nil makes none.
 	PostConsent *PostConsent `json:"post_consent,omitempty"`
+	// TokenSource chooses which of the tokens a provider issues is injected, for providers that issue
+	// more than one (Slack: a bot token in access_token, a user token in authed_user); nil means the
+	// standard access_token.
+	TokenSource *TokenSource `json:"token_source,omitempty"`
+	// TokenTypes are token_type values besides "bearer" that the provider uses for tokens sent as
+	// Bearer credentials (Slack answers "bot" and "user").
+	TokenTypes []string `json:"token_types,omitempty"`
+}
+
+// Token sources.
+const (
+	// TokenFromAccessToken is the token response's access_token (RFC 6749 section 5.1).
+	TokenFromAccessToken = "access_token"
+	// TokenFromAuthedUser is the access_token of the token response's authed_user object (Slack's
+	// user token, https://docs.slack.dev/reference/methods/oauth.v2.access).
+	TokenFromAuthedUser = "authed_user"
+)
+
+// TokenSource is the token a connection injects: Default when the provider issued it, else Fallback.
+type TokenSource struct {
+	Default  string `json:"default"`
+	Fallback string `json:"fallback,omitempty"`
+}
+
+// Sources returns the token sources to try, in order: the default, then the fallback. A manifest
+// without token_source uses access_token alone.
+func (o *OAuth2) Sources() []string {
+	if o == nil || o.TokenSource == nil {
+		return []string{TokenFromAccessToken}
+	}
+	out := []string{o.TokenSource.Default}
+	if f := o.TokenSource.Fallback; f != "" && f != o.TokenSource.Default {
+		out = append(out, f)
+	}
+	return out
 }
 
 // PostConsent is a GET to URL with the new token as a Bearer credential; every Extra entry maps a
@@ -492,6 +527,21 @@ func (m *Manifest) validateAuth(add func(field, format string, args ...any)) {
 		for _, k := range sortedKeys(o.AuthorizeParams) {
 			if reservedAuthorizeParams[k] {
 				add("auth.oauth2.authorize_params."+k, "is set by the connect flow and may not be overridden")
+			}
+		}
+		if ts := o.TokenSource; ts != nil {
+			for field, v := range map[string]string{"default": ts.Default, "fallback": ts.Fallback} {
+				if v == "" && field == "fallback" {
+					continue
+				}
+				if v != TokenFromAccessToken && v != TokenFromAuthedUser {
+					add("auth.oauth2.token_source."+field, "%q is not one of access_token, authed_user", v)
+				}
+			}
+		}
+		for i, tt := range o.TokenTypes {
+			if tt == "" || strings.ContainsAny(tt, " \t\n") {
+				add(fmt.Sprintf("auth.oauth2.token_types[%d]", i), "%q must be one word", tt)
 			}
 		}
 		if pc := o.PostConsent; pc != nil {

@@ -157,6 +157,12 @@ func TestManifestValidate(t *testing.T) {
 		{"post consent http url", func(m *Manifest) {
 			m.Auth.OAuth2.PostConsent = &PostConsent{URL: "ftp://api.acme.test/sites", Extra: map[string]string{"site": "/0/id"}}
 		}, "auth.oauth2.post_consent.url", "absolute https URL"},
+		{"token source valid", func(m *Manifest) {
+			m.Auth.OAuth2.TokenSource = &TokenSource{Default: "authed_user", Fallback: "access_token"}
+			m.Auth.OAuth2.TokenTypes = []string{"bot", "user"}
+		}, "", ""},
+		{"token source unknown", func(m *Manifest) { m.Auth.OAuth2.TokenSource = &TokenSource{Default: "bot"} }, "auth.oauth2.token_source.default", "not one of access_token, authed_user"},
+		{"token type with space", func(m *Manifest) { m.Auth.OAuth2.TokenTypes = []string{"mac token"} }, "auth.oauth2.token_types[0]", "one word"},
 		{"cookie without domains", func(m *Manifest) { m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{}} }, "auth.cookie.domains", "at least one domain"},
 		{"cookie domain is a url", func(m *Manifest) {
 			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"https://acme.test"}}}

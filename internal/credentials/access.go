@@ -130,10 +130,11 @@ func (s *Service) token(ctx context.Context, user uuid.UUID, in *plugins.Integra
 		if err != nil {
 			return "", err
 		}
-		if doc.AccessToken == "" {
+		tok := doc.token(source(in, doc)).AccessToken
+		if tok == "" {
 			return "", notConnected(in, connection.State{})
 		}
-		return doc.AccessToken, nil
+		return tok, nil
 	}
 	return s.refreshShared(ctx, user, in)
 }
@@ -202,10 +203,12 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 		if err != nil {
 			return "", err
 		}
+		src := source(in, doc)
+		cur := doc.token(src)
 		if !st.NeedsRefresh(now, connection.RefreshWindow) {
-			return doc.AccessToken, nil
+			return cur.AccessToken, nil
 		}
-		if doc.RefreshToken == "" {
+		if cur.RefreshToken == "" {
 			return "", domain.Errorf(domain.CodeNotConnected, "the %s access token has expired and %s gave no refresh token to renew it; reconnect with connect('%s')", in.Name, in.Name, in.Name)
 		}
 		claim := connection.ClaimRefresh{UserID: user, Integration: in.Name, Generation: st.Generation, ClaimID: uuid.New(), At: now, Until: now.Add(RefreshLeaseTTL)}
@@ -223,7 +226,9 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 			return "", fmt.Errorf("claim the %s refresh: %w", in.Name, err)
 		}
 
-		tr, err := s.tokenRequest(ctx, in, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {doc.RefreshToken}})
+		// The refresh token presented is the injected token's own: Slack rotates the bot and the user
+		// token separately, each answering with its new token at the top level.
+		tr, err := s.tokenRequest(ctx, in, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {cur.RefreshToken}})
 		var oe *OAuthError
 		if errors.As(err, &oe) && oe.Code == "invalid_grant" {
 			// RFC 6749 section 5.2: the refresh token is invalid, expired or revoked. Withdraw the
@@ -241,22 +246,31 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 			return "", &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("refreshing the %s token failed: %s", in.Name, safeMessage(err)), Err: err}
 		}
 		now = s.clock()
-		next := tr.document(now)
+		fresh := tr.document(now)
+		tok := Token{AccessToken: fresh.AccessToken, RefreshToken: fresh.RefreshToken, Scope: fresh.Scope, ExpiresAt: fresh.ExpiresAt}
 		kept := false
-		if next.RefreshToken == "" {
+		if tok.RefreshToken == "" {
 			// RFC 6749 section 6: the server may keep the refresh token unchanged.
-			next.RefreshToken, kept = doc.RefreshToken, true
+			tok.RefreshToken, kept = cur.RefreshToken, true
 		}
-		if next.Scope == "" {
-			next.Scope = doc.Scope
+		if tok.Scope == "" {
+			tok.Scope = cur.Scope
 		}
+		// The other token (Slack's bot token when the user token was refreshed, or the reverse)
+		// stays as it was.
+		next := doc.withToken(src, tok)
+		if src == slotMain {
+			next.TokenType = fresh.TokenType
+		}
+		extra := next.Extra
+		next.Extra = fresh.Extra
 		// What the connect stored beside the token (post-consent values such as Atlassian's cloud
 		// id, token-response members) outlives a refresh unless the refresh answer replaces it.
 		postConsent := map[string]bool{}
 		for _, k := range in.CredentialKeys() {
 			postConsent[k] = true
 		}
-		for k, v := range doc.Extra {
+		for k, v := range extra {
 			if _, replaced := next.Extra[k]; !replaced || postConsent[k] {
 				if next.Extra == nil {
 					next.Extra = map[string]json.RawMessage{}
@@ -269,7 +283,7 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 			return "", err
 		}
 		_, err = s.execute(ctx, user, in.Name, connection.Refresh{
-			Generation: st.Generation, Credential: sealed, ExpiresAt: next.ExpiresAt, KeptOldRefreshToken: kept, At: now,
+			Generation: st.Generation, Credential: sealed, ExpiresAt: tok.ExpiresAt, KeptOldRefreshToken: kept, At: now,
 		})
 		if errors.Is(err, connection.ErrCredentialChanged) {
 			continue
@@ -277,7 +291,7 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 		if err != nil {
 			return "", fmt.Errorf("store the refreshed %s token: %w", in.Name, err)
 		}
-		return next.AccessToken, nil
+		return tok.AccessToken, nil
 	}
 	return "", domain.Errorf(domain.CodeUnavailable, "refreshing the %s token kept racing with other refreshes; try again", in.Name)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/plugins"
 )
 
 // Document is the credential a connection's domain.Sealed seals, under the user's data key
@@ -30,8 +31,66 @@ type Document struct {
 	Fields map[string]string `json:"fields,omitempty"`
 	// Cookies are a captured cookie bundle (the cookie capture arrives with the browser issue).
 	Cookies []Cookie `json:"cookies,omitempty"`
-	// Extra keeps provider quirks: token-response members this layer does not interpret.
+	// AuthedUser is the second token some providers issue beside the main one: Slack's user token,
+	// from the token response's authed_user object (its own refresh token and expiry when token
+	// rotation is on). auth.oauth2.token_source says which of the two is injected.
+	AuthedUser *Token `json:"authed_user,omitempty"`
+	// Extra keeps provider quirks: token-response members this layer does not interpret, and the
+	// values of auth.oauth2.post_consent.
 	Extra map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+// Token is one access token with its refresh token and expiry.
+type Token struct {
+	AccessToken  string    `json:"access_token"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	Scope        string    `json:"scope,omitempty"`
+	ExpiresAt    time.Time `json:"expires_at,omitzero"`
+}
+
+// slot is where the token a connection injects lives in its document: the main token fields, or
+// AuthedUser.
+type slot string
+
+const (
+	slotMain       slot = plugins.TokenFromAccessToken
+	slotAuthedUser slot = plugins.TokenFromAuthedUser
+)
+
+// source picks the token to inject by the manifest's token_source: its default when the document
+// holds that token, else its fallback; the main token when the manifest names no source.
+func source(in *plugins.Integration, d Document) slot {
+	for _, src := range in.Auth.OAuth2.Sources() {
+		switch slot(src) {
+		case slotMain:
+			if d.AccessToken != "" {
+				return slotMain
+			}
+		case slotAuthedUser:
+			if d.AuthedUser != nil && d.AuthedUser.AccessToken != "" {
+				return slotAuthedUser
+			}
+		}
+	}
+	return slotMain
+}
+
+// token returns the token of a slot.
+func (d Document) token(s slot) Token {
+	if s == slotAuthedUser && d.AuthedUser != nil {
+		return *d.AuthedUser
+	}
+	return Token{AccessToken: d.AccessToken, RefreshToken: d.RefreshToken, Scope: d.Scope, ExpiresAt: d.ExpiresAt}
+}
+
+// withToken returns d with the slot's token replaced.
+func (d Document) withToken(s slot, t Token) Document {
+	if s == slotAuthedUser {
+		d.AuthedUser = &t
+		return d
+	}
+	d.AccessToken, d.RefreshToken, d.Scope, d.ExpiresAt = t.AccessToken, t.RefreshToken, t.Scope, t.ExpiresAt
+	return d
 }
 
 // Cookie is one captured cookie.

@@ -63,7 +63,13 @@ type provider struct {
 	refreshDelay  time.Duration
 	// resources is the JSON GET /resources answers a bearer of an issued token (Atlassian's
 	// accessible-resources); resourceCalls counts the calls and lastBearer keeps the token used.
-	resources     string
+	resources string
+	// slack makes grants look like Slack's oauth.v2.access: a bot token (token_type "bot") at the top
+	// level and a user token in authed_user, each with its own refresh token; a refresh answers the
+	// token of the refresh token's kind at the top level (token_type "bot" or "user").
+	slack         bool
+	slackKinds    map[string]string // refresh token → "bot" or "user"
+	lastRefresh   string            // the refresh token last presented
 	resourceCalls atomic.Int64
 	lastBearer    string
 
@@ -219,6 +225,8 @@ func (p *provider) token(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		live := p.refreshTokens[f.Get("refresh_token")]
 		mode, delay := p.refreshMode, p.refreshDelay
+		p.lastRefresh = f.Get("refresh_token")
+		slackKind := p.slackKinds[f.Get("refresh_token")]
 		if live && mode == "rotate" {
 			delete(p.refreshTokens, f.Get("refresh_token"))
 		}
@@ -226,6 +234,10 @@ func (p *provider) token(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(delay)
 		if !live || mode == "invalid_grant" {
 			p.fail(w, 400, "invalid_grant")
+			return
+		}
+		if slackKind != "" {
+			p.slackRefresh(w, slackKind)
 			return
 		}
 		p.grant(w, mode == "rotate")
@@ -240,7 +252,47 @@ func (p *provider) noRefreshToken() bool {
 	return p.noRefresh
 }
 
+// slackGrant answers a code exchange the way Slack's oauth.v2.access does with token rotation on.
+func (p *provider) slackGrant(w http.ResponseWriter) {
+	n := strconv.FormatInt(p.issued.Add(1), 10)
+	p.mu.Lock()
+	botRT, userRT := "xoxe-1-bot-"+uuid.NewString(), "xoxe-1-user-"+uuid.NewString()
+	p.refreshTokens[botRT], p.refreshTokens[userRT] = true, true
+	if p.slackKinds == nil {
+		p.slackKinds = map[string]string{}
+	}
+	p.slackKinds[botRT], p.slackKinds[userRT] = "bot", "user"
+	expires := p.expiresIn
+	p.mu.Unlock()
+	body := map[string]any{"ok": true, "access_token": "xoxe.xoxb-" + n, "token_type": "bot", "scope": "chat:write,channels:read",
+		"refresh_token": botRT, "expires_in": 43200, "bot_user_id": "U0KRQLJ9H", "app_id": "A0KRD7HC3",
+		"team": map[string]any{"id": "T9TK3CUKW", "name": "Slack Softball Team"},
+		"authed_user": map[string]any{"id": "U1234", "scope": "search:read", "access_token": "xoxe.xoxp-" + n, "token_type": "user",
+			"refresh_token": userRT, "expires_in": expires}}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// slackRefresh answers a refresh of one kind of Slack token: the new token at the top level.
+func (p *provider) slackRefresh(w http.ResponseWriter, kind string) {
+	n := strconv.FormatInt(p.issued.Add(1), 10)
+	p.mu.Lock()
+	rt := "xoxe-1-" + kind + "-" + uuid.NewString()
+	p.refreshTokens[rt], p.slackKinds[rt] = true, kind
+	p.mu.Unlock()
+	prefix := map[string]string{"bot": "xoxe.xoxb-", "user": "xoxe.xoxp-"}[kind]
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "access_token": prefix + n, "token_type": kind, "refresh_token": rt, "expires_in": 43200})
+}
+
 func (p *provider) grant(w http.ResponseWriter, withRefresh bool) {
+	p.mu.Lock()
+	slack := p.slack
+	p.mu.Unlock()
+	if slack {
+		p.slackGrant(w)
+		return
+	}
 	n := p.issued.Add(1)
 	body := map[string]any{"access_token": "at-" + strconv.FormatInt(n, 10) + "-" + uuid.NewString(), "token_type": "Bearer", "scope": "read write"}
 	p.mu.Lock()

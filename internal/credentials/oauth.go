@@ -210,7 +210,9 @@ func (s *Service) Callback(ctx context.Context, sessionUser uuid.UUID, integrati
 	}
 	now = s.clock()
 	doc := tr.document(now)
-	extra, err := s.postConsent(ctx, in, doc.AccessToken)
+	src := source(in, doc)
+	injected := doc.token(src)
+	extra, err := s.postConsent(ctx, in, injected.AccessToken)
 	if err != nil {
 		return h.AttemptID, &domain.Error{Code: domain.ErrorCode(err), Message: domain.ErrorMessage(err), Err: errors.Join(ErrExchangeFailed, err)}
 	}
@@ -226,7 +228,7 @@ func (s *Service) Callback(ctx context.Context, sessionUser uuid.UUID, integrati
 	}
 	if _, err := s.execute(ctx, h.UserID, in.Name, connection.Connect{
 		AttemptID: h.AttemptID, UserID: h.UserID, Integration: in.Name, AuthMode: connection.AuthOAuth2,
-		Credential: sealed, ExpiresAt: doc.ExpiresAt, Scopes: tr.scopes(in.Auth.OAuth2.ScopeSeparator), At: now,
+		Credential: sealed, ExpiresAt: injected.ExpiresAt, Scopes: tr.token(src).scopes(in.Auth.OAuth2.ScopeSeparator), At: now,
 	}); err != nil {
 		if domain.ErrorCode(err) == domain.CodeConflict {
 			return h.AttemptID, &domain.Error{Code: domain.CodeConflict, Message: "the connect link expired or was replaced before the sign-in finished; ask for a new one", Err: errors.Join(ErrHandshakeExpired, err)}

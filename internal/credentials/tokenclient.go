@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,8 @@ type tokenResponse struct {
 	Scope        string
 	ExpiresIn    int64 // seconds; 0 when the provider gave none
 	Extra        map[string]json.RawMessage
+	// AuthedUser is Slack's user token (the authed_user object), when the answer carries one.
+	AuthedUser *tokenResponse
 }
 
 // document is the credential document of a fresh grant, received at now.
@@ -42,7 +45,21 @@ func (t tokenResponse) document(now time.Time) Document {
 	if t.ExpiresIn > 0 {
 		d.ExpiresAt = now.Add(time.Duration(t.ExpiresIn) * time.Second)
 	}
+	if u := t.AuthedUser; u != nil {
+		d.AuthedUser = &Token{AccessToken: u.AccessToken, RefreshToken: u.RefreshToken, Scope: u.Scope}
+		if u.ExpiresIn > 0 {
+			d.AuthedUser.ExpiresAt = now.Add(time.Duration(u.ExpiresIn) * time.Second)
+		}
+	}
 	return d
+}
+
+// token is the answer's token for the slot a connection injects.
+func (t tokenResponse) token(s slot) tokenResponse {
+	if s == slotAuthedUser && t.AuthedUser != nil {
+		return *t.AuthedUser
+	}
+	return t
 }
 
 // scopes splits the granted scope: by the manifest's separator, by spaces (RFC 6749 section 3.3)
@@ -121,13 +138,17 @@ func (s *Service) tokenRequest(ctx context.Context, in *plugins.Integration, for
 	if len(body) > maxTokenResponse {
 		return tokenResponse{}, domain.Errorf(domain.CodeUnavailable, "the token endpoint's answer is larger than %d bytes", maxTokenResponse)
 	}
-	return parseTokenResponse(resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	return parseTokenResponse(resp.StatusCode, resp.Header.Get("Content-Type"), body, o.TokenTypes)
 }
 
 // parseTokenResponse reads a token endpoint's answer as JSON (RFC 6749 section 5.1), or as a form
 // when the provider says so (GitHub without an Accept header). Nothing of the body reaches an error
 // but the provider's error code and description, cleaned.
-func parseTokenResponse(status int, contentType string, body []byte) (tokenResponse, error) {
+//
+// tokenTypes are the manifest's token_type values besides bearer (Slack's "bot" and "user"). Slack's
+// authed_user object, when it holds an access_token, is parsed by the same rules into AuthedUser, and
+// then the top-level access_token may be absent (a user-scopes-only install).
+func parseTokenResponse(status int, contentType string, body []byte, tokenTypes []string) (tokenResponse, error) {
 	fields := map[string]json.RawMessage{}
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if mt == "application/x-www-form-urlencoded" || mt == "text/plain" && !strings.HasPrefix(strings.TrimSpace(string(body)), "{") {
@@ -159,12 +180,67 @@ func parseTokenResponse(status int, contentType string, body []byte) (tokenRespo
 		desc, _ := str("error_description")
 		return tokenResponse{}, &OAuthError{Status: status, Code: cleanCode(code), Description: cleanText(desc, 200)}
 	}
+	bad := func(what string) (tokenResponse, error) {
+		return tokenResponse{}, &OAuthError{Status: status, Code: "invalid_response", Description: what}
+	}
+	var user *tokenResponse
+	if raw, ok := fields["authed_user"]; ok && string(raw) != "null" {
+		var nested map[string]json.RawMessage
+		if json.Unmarshal(raw, &nested) != nil {
+			return bad("authed_user is not an object")
+		}
+		if _, has := nested["access_token"]; has {
+			u, err := tokenFields(status, nested, tokenTypes, true)
+			if err != nil {
+				var oe *OAuthError
+				if errors.As(err, &oe) {
+					oe.Description = "authed_user: " + oe.Description
+				}
+				return tokenResponse{}, err
+			}
+			user = &u
+			// The user token's secrets live in AuthedUser; Extra keeps the rest (the user id).
+			delete(nested, "access_token")
+			delete(nested, "refresh_token")
+			fields["authed_user"], _ = json.Marshal(nested)
+		}
+	}
+	_, hasTop := fields["access_token"]
+	t, err := tokenFields(status, fields, tokenTypes, hasTop || user == nil)
+	if err != nil {
+		return tokenResponse{}, err
+	}
+	t.AuthedUser = user
+	if user != nil && t.AccessToken == "" {
+		// Only a user token was issued: the main fields are the user token's, so a provider
+		// without token_source still injects it.
+		nested := t.Extra
+		t = *user
+		t.Extra, t.AuthedUser = nested, user
+	}
+	return t, nil
+}
+
+// tokenFields reads the standard members of one token object (RFC 6749 section 5.1); the rest go to
+// Extra. requireAccess: the access_token must be present.
+func tokenFields(status int, fields map[string]json.RawMessage, tokenTypes []string, requireAccess bool) (tokenResponse, error) {
+	str := func(k string) (string, bool) {
+		raw, ok := fields[k]
+		if !ok || string(raw) == "null" {
+			return "", true
+		}
+		var v string
+		if json.Unmarshal(raw, &v) != nil {
+			return "", false
+		}
+		return v, true
+	}
 	var t tokenResponse
 	var ok bool
 	bad := func(what string) (tokenResponse, error) {
 		return tokenResponse{}, &OAuthError{Status: status, Code: "invalid_response", Description: what}
 	}
-	if t.AccessToken, ok = str("access_token"); !ok || !validToken(t.AccessToken) {
+	if t.AccessToken, ok = str("access_token"); !ok || (requireAccess || t.AccessToken != "") && !validToken(t.AccessToken) {
 		return bad("access_token is missing or malformed")
 	}
 	if t.RefreshToken, ok = str("refresh_token"); !ok || (t.RefreshToken != "" && !validToken(t.RefreshToken)) {
@@ -177,8 +253,8 @@ func parseTokenResponse(status int, contentType string, body []byte) (tokenRespo
 	// 6749 section 5.1). A provider that omits it is taken to mean bearer.
 	if t.TokenType == "" {
 		t.TokenType = "bearer"
-	} else if !strings.EqualFold(t.TokenType, "bearer") {
-		return bad("token_type " + cleanCode(t.TokenType) + " is not supported (only bearer)")
+	} else if !strings.EqualFold(t.TokenType, "bearer") && !slices.ContainsFunc(tokenTypes, func(tt string) bool { return strings.EqualFold(tt, t.TokenType) }) {
+		return bad("token_type " + cleanCode(t.TokenType) + " is not supported (only bearer and the manifest's token_types)")
 	}
 	if t.Scope, ok = str("scope"); !ok || len(t.Scope) > maxScopeLen || cleanText(t.Scope, maxScopeLen) != t.Scope {
 		return bad("scope is malformed")
@@ -192,7 +268,7 @@ func parseTokenResponse(status int, contentType string, body []byte) (tokenRespo
 	}
 	for k, v := range fields {
 		switch k {
-		case "access_token", "refresh_token", "token_type", "scope", "expires_in":
+		case "access_token", "refresh_token", "token_type", "scope", "expires_in", "ok":
 		default:
 			if t.Extra == nil {
 				t.Extra = map[string]json.RawMessage{}
