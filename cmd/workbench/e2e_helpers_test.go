@@ -157,6 +157,26 @@ func (s *e2eServer) events(tb testing.TB, typ string) []eventstore.Envelope {
 	}
 }
 
+// settledEvents is events once the log holds at least atLeast of them and two reads 50ms apart agree.
+// On PostgreSQL a reader sees an event only once every older transaction has ended (that is what keeps
+// readers from skipping a late commit), so an event committed a moment ago may not be readable yet.
+func (s *e2eServer) settledEvents(tb testing.TB, typ string, atLeast int) []eventstore.Envelope {
+	tb.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	prev := -1
+	for {
+		evs := s.events(tb, typ)
+		if len(evs) >= atLeast && len(evs) == prev {
+			return evs
+		}
+		if time.Now().After(deadline) {
+			return evs
+		}
+		prev = len(evs)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // syncBuffer is a bytes.Buffer safe for concurrent writers (the server's logger).
 type syncBuffer struct {
 	mu  sync.Mutex

@@ -519,14 +519,15 @@ func (e *mcpEnv) connectedFlags(t *testing.T, cs *sdk.ClientSession) map[string]
 
 func (e *mcpEnv) executeAndAudit(t *testing.T, ada *sdk.ClientSession) {
 	canary := "canary-" + uuid.NewString()
-	before := len(e.srv.events(t, execution.TypeToolExecuted))
+	before := len(e.srv.settledEvents(t, execution.TypeToolExecuted, 0))
 	res := execute(t, ada, ex("utils_echo", map[string]any{"message": canary}))
 	var got struct{ Message string }
 	if err := json.Unmarshal(res.Results[0]["result"], &got); err != nil || got.Message != canary {
 		t.Fatalf("utils_echo: %v (%v)", res.Results[0], err)
 	}
-	// The record is appended before the result is returned: it is in the log already, no waiting.
-	evs := e.srv.events(t, execution.TypeToolExecuted)
+	// The record is appended (committed) before the result is returned. Readers of the log see it at once
+	// on SQLite; on PostgreSQL once older transactions have ended, hence settledEvents.
+	evs := e.srv.settledEvents(t, execution.TypeToolExecuted, before+1)
 	if len(evs) != before+1 {
 		t.Fatalf("%d ToolExecuted events after one execution, want %d", len(evs), before+1)
 	}
@@ -556,7 +557,7 @@ func (e *mcpEnv) executeAndAudit(t *testing.T, ada *sdk.ClientSession) {
 }
 
 func (e *mcpEnv) batch(t *testing.T, bob *sdk.ClientSession) {
-	before := len(e.srv.events(t, execution.TypeToolExecuted))
+	before := len(e.srv.settledEvents(t, execution.TypeToolExecuted, 0))
 	res := execute(t, bob,
 		ex("utils_echo", map[string]any{"message": "first"}),
 		ex("acme_nonexistent", map[string]any{}),
@@ -578,7 +579,7 @@ func (e *mcpEnv) batch(t *testing.T, bob *sdk.ClientSession) {
 	check(3, "message", `connect({\"integration\":\"acme\"})`)
 	check(4, "result", `"message":"last"`)
 
-	evs := e.srv.events(t, execution.TypeToolExecuted)[before:]
+	evs := e.srv.settledEvents(t, execution.TypeToolExecuted, before+5)[before:]
 	var codes []string
 	for _, ev := range evs {
 		var rec execution.ToolExecuted
