@@ -92,7 +92,8 @@ func (s *Set) runOne(ctx context.Context, p mcp.Principal, user uuid.UUID, name 
 		return s.finish(ctx, rec, start, codeInvalidArgs, nil, map[string]any{"error": err.Error()})
 	}
 	rc := plugins.NewContext(in, plugins.ContextOptions{
-		UserID: user.String(), Injector: access.Injector, GetToken: access.GetToken, Logger: s.log, Transport: s.opts.Transport,
+		UserID: user.String(), Injector: access.Injector, GetToken: access.GetToken, Credential: access.Credential,
+		Logger: s.log, Transport: s.opts.Transport,
 	})
 	result, err := s.opts.Registry.Execute(ctx, t, rc, validated)
 	if err != nil {
