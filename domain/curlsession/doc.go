@@ -4,7 +4,8 @@
 // claim (handlers/proxy) that every replica can verify without a read, and the log holds only its
 // session id, user, integrations and expiry.
 //
-// A session's mint is its own stream, SessionStreamName(id), appended with NoStream; each proxied
-// request is its own stream, RequestStreamName(id), so that concurrent requests never contend. The
-// request events carry the session id and sizes, never a body, a header or a query value.
+// A session is one stream, SessionStreamName(id): SessionMinted first (appended with NoStream, before
+// the token leaves the server), then the RequestProxied events of its requests, appended with Any
+// and in batches. The request events carry sizes and query parameter names, never a body, a header,
+// a query value or the token.
 package curlsession

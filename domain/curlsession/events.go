@@ -13,17 +13,13 @@ const (
 	TypeSessionMinted   = "curlsession.minted"
 	TypeRequestProxied  = "curlsession.request_proxied"
 	sessionStreamPrefix = "curlsession-"
-	requestStreamPrefix = "curlrequest-"
 )
 
 // TTL is how long a curl_session token lives (spec: "mints a 15-minute token").
 const TTL = 15 * time.Minute
 
-// SessionStreamName is the stream of one minted session.
+// SessionStreamName is the stream of one session: its mint, then its requests.
 func SessionStreamName(id uuid.UUID) string { return sessionStreamPrefix + id.String() }
-
-// RequestStreamName is the stream of one proxied request.
-func RequestStreamName(id uuid.UUID) string { return requestStreamPrefix + id.String() }
 
 // SessionMinted records a curl_session call that issued a token.
 type SessionMinted struct {

@@ -46,7 +46,4 @@ func TestStreamNames(t *testing.T) {
 	if got := SessionStreamName(id); got != "curlsession-6f1c1d7e-0a4f-4a53-9d1e-2b8f7d7b9a10" {
 		t.Errorf("session stream %q", got)
 	}
-	if got := RequestStreamName(id); got != "curlrequest-6f1c1d7e-0a4f-4a53-9d1e-2b8f7d7b9a10" {
-		t.Errorf("request stream %q", got)
-	}
 }

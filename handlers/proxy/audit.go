@@ -3,16 +3,21 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
 )
 
 func newID() uuid.UUID { return uuid.New() }
+
+// maxAuditBatch bounds how many queued records one append writes.
+const maxAuditBatch = 256
 
 // Run appends the queued request records until ctx ends, then appends whatever is still queued and
 // returns. Main runs it as a background task that outlives the HTTP server's drain, so the records
@@ -20,28 +25,30 @@ func newID() uuid.UUID { return uuid.New() }
 //
 // Why a queue: a request's record holds its status, sizes and duration, so it can only be written
 // once the response has been relayed (a stream cannot be withheld the way an execute_tools result
-// is). Appending it on the request's own connection would hold that connection (and the next
-// request on it) for a log commit; the queue lets the handler return at once, and the workers'
-// concurrent appends share the store's group commits. A full queue makes the handler append its own
-// record, so a backlog slows requests down instead of dropping records.
+// is). Appending it on the request's own connection would hold that connection, and the next
+// request on it, for a log commit. The queue lets the handler return at once; a worker takes
+// everything queued and appends each session's records in one append to the session's stream, so
+// a burst of requests costs a few commits, not one each. A full queue makes the handler append its
+// own record, so a backlog slows requests down instead of dropping records.
 func (p *Proxy) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for range p.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			batch := make([]curlsession.RequestProxied, 0, maxAuditBatch)
 			for {
 				select {
 				case ev := <-p.queue:
-					p.appendRequest(ctx, ev)
+					batch = p.collect(ctx, append(batch[:0], ev))
+					p.appendRequests(ctx, batch)
 				case <-ctx.Done():
 					for {
-						select {
-						case ev := <-p.queue:
-							p.appendRequest(ctx, ev)
-						default:
+						batch = p.drain(batch[:0])
+						if len(batch) == 0 {
 							return
 						}
+						p.appendRequests(ctx, batch)
 					}
 				}
 			}
@@ -51,22 +58,111 @@ func (p *Proxy) Run(ctx context.Context) error {
 	return nil
 }
 
-// appendRequest writes one record, retrying a failed append a few times; a record that still
-// cannot be written is logged at error level with everything it holds (it holds no secret).
-func (p *Proxy) appendRequest(ctx context.Context, ev curlsession.RequestProxied) {
-	ctx = context.WithoutCancel(ctx)
-	var err error
-	for attempt := range 3 {
-		if attempt > 0 {
-			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
-		}
-		err = p.appendEvent(ctx, curlsession.RequestStreamName(ev.RequestID), ev, ev.UserID, "", ev.SessionID, ev.At)
-		// A conflict on a retry means the earlier attempt was written after all.
-		if err == nil || (attempt > 0 && errors.Is(err, eventstore.ErrConflict)) {
-			return
+// auditLinger is how long a worker holding a record waits for more before it appends: a few
+// milliseconds of delay in the log buys one commit for many requests.
+const auditLinger = 10 * time.Millisecond
+
+// collect adds to batch what arrives within auditLinger, up to maxAuditBatch.
+func (p *Proxy) collect(ctx context.Context, batch []curlsession.RequestProxied) []curlsession.RequestProxied {
+	t := time.NewTimer(auditLinger)
+	defer t.Stop()
+	for len(batch) < maxAuditBatch {
+		select {
+		case ev := <-p.queue:
+			batch = append(batch, ev)
+		case <-t.C:
+			return batch
+		case <-ctx.Done():
+			return p.drain(batch)
 		}
 	}
-	p.log.ErrorContext(ctx, "curl proxy: audit record not written", "err", err, "request_id", ev.RequestID, "session_id", ev.SessionID,
-		"user", ev.UserID, "integration", ev.Integration, "method", ev.Method, "path", ev.Path, "status", ev.Status,
-		"error_code", ev.ErrorCode, "request_bytes", ev.RequestBytes, "response_bytes", ev.ResponseBytes, "duration_ms", ev.DurationMS)
+	return batch
+}
+
+// drain adds to batch what is queued, without waiting, up to maxAuditBatch.
+func (p *Proxy) drain(batch []curlsession.RequestProxied) []curlsession.RequestProxied {
+	for len(batch) < maxAuditBatch {
+		select {
+		case ev := <-p.queue:
+			batch = append(batch, ev)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// appendRequests writes records, one append per session (to the session's stream, after its
+// SessionMinted), retrying a failed append with the same event ids (an idempotent retry) a few
+// times; records that still cannot be written are logged at error level with everything they hold
+// (they hold no secret).
+func (p *Proxy) appendRequests(ctx context.Context, batch []curlsession.RequestProxied) {
+	ctx = context.WithoutCancel(ctx)
+	var order []uuid.UUID
+	bySession := map[uuid.UUID][]curlsession.RequestProxied{}
+	for _, ev := range batch {
+		if _, ok := bySession[ev.SessionID]; !ok {
+			order = append(order, ev.SessionID)
+		}
+		bySession[ev.SessionID] = append(bySession[ev.SessionID], ev)
+	}
+	for _, sid := range order {
+		evs := bySession[sid]
+		data, err := p.encodeRequests(evs)
+		if err == nil {
+			for attempt := range 3 {
+				if attempt > 0 {
+					time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+				}
+				if _, err = p.store.Append(ctx, curlsession.SessionStreamName(sid), eventstore.Any, data...); err == nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			for _, ev := range evs {
+				p.log.ErrorContext(ctx, "curl proxy: audit record not written", "err", err, "request_id", ev.RequestID, "session_id", ev.SessionID,
+					"user", ev.UserID, "integration", ev.Integration, "method", ev.Method, "path", ev.Path, "status", ev.Status,
+					"error_code", ev.ErrorCode, "request_bytes", ev.RequestBytes, "response_bytes", ev.ResponseBytes, "duration_ms", ev.DurationMS)
+			}
+		}
+	}
+}
+
+func (p *Proxy) encodeRequests(evs []curlsession.RequestProxied) ([]eventstore.EventData, error) {
+	out := make([]eventstore.EventData, 0, len(evs))
+	for _, ev := range evs {
+		if err := ev.Validate(); err != nil {
+			return nil, err
+		}
+		typ, sv, data, err := p.codec.Encode(ev)
+		if err != nil {
+			return nil, err
+		}
+		md := domain.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
+		out = append(out, eventstore.EventData{ID: ev.RequestID, Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no records")
+	}
+	return out, nil
+}
+
+// appendEvent appends one event as the first of a new stream. It runs even if the caller has gone:
+// what it records has happened.
+func (p *Proxy) appendEvent(ctx context.Context, stream string, ev interface {
+	domain.Event
+	Validate() error
+}, user uuid.UUID, client string, session uuid.UUID, at time.Time) error {
+	if err := ev.Validate(); err != nil {
+		return err
+	}
+	typ, sv, data, err := p.codec.Encode(ev)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", ev.EventType(), err)
+	}
+	md := domain.Metadata{Actor: user.String(), MCPClient: client, CorrelationID: session.String(), Time: at}
+	_, err = p.store.Append(context.WithoutCancel(ctx), stream, eventstore.NoStream,
+		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
+	return err
 }

@@ -32,6 +32,8 @@ import (
 	"github.com/workbench/workbench/projections/connections"
 )
 
+var benchBody = []byte(`{"id":42,"login":"octocat","name":"The Octocat","public_repos":8,"followers":9000,"url":"https://api.example/users/octocat"}`)
+
 const (
 	apiKey       = "key-of-the-user"
 	clientID     = "acme-client"
@@ -56,6 +58,8 @@ type upstream struct {
 	mu   sync.Mutex
 	reqs []seen
 
+	benchDelay atomic.Int64 // time.Duration
+
 	// streaming handshakes: the provider signals what it has read, the test what it has received.
 	gotFirstChunk  chan struct{}
 	sendRestOfBody chan struct{}
@@ -72,6 +76,21 @@ func newUpstream(t testing.TB) *upstream {
 }
 
 func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/base/bench" {
+		// The benchmark's endpoint: a small JSON answer after benchDelay (the provider's own time to
+		// answer), the credential checked, nothing recorded.
+		if r.Header.Get("X-Api-Key") != apiKey || r.Header.Get("Authorization") != "" {
+			http.Error(w, "bad credential", http.StatusUnauthorized)
+			return
+		}
+		if d := time.Duration(u.benchDelay.Load()); d > 0 {
+			time.Sleep(d)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(benchBody)))
+		_, _ = w.Write(benchBody)
+		return
+	}
 	rec := seen{Method: r.Method, RequestURI: r.RequestURI, Host: r.Host, Header: r.Header.Clone()}
 	switch r.URL.Path {
 	case "/base/upload-stream":
@@ -391,7 +410,7 @@ var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Reques
 
 // events returns every event of the given type in the log, decoded into T, waiting (up to 10s)
 // until there are at least want.
-func events[T any](t *testing.T, e *env, typ string, want int) []T {
+func events[T any](t testing.TB, e *env, typ string, want int) []T {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -454,4 +473,8 @@ func authed(t testing.TB, method, path, token string) *http.Request {
 	r := httptest.NewRequest(method, path, nil)
 	r.Header.Set("Authorization", "Bearer "+token)
 	return r
+}
+
+func mintFor(e *env) proxy.MintRequest {
+	return proxy.MintRequest{UserID: e.user, Via: "api_key", Integrations: []string{"keyed"}}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/curlsession"
-	"github.com/workbench/workbench/eventstore"
 )
 
 // MintRequest is one curl_session call.
@@ -127,23 +126,4 @@ func (p *Proxy) Mint(ctx context.Context, req MintRequest) (Session, error) {
 	}
 	sess.Token = tok
 	return sess, nil
-}
-
-// appendEvent appends one event to a new stream. It runs even if the caller has gone: what it
-// records has happened.
-func (p *Proxy) appendEvent(ctx context.Context, stream string, ev interface {
-	domain.Event
-	Validate() error
-}, user uuid.UUID, client string, session uuid.UUID, at time.Time) error {
-	if err := ev.Validate(); err != nil {
-		return err
-	}
-	typ, sv, data, err := p.codec.Encode(ev)
-	if err != nil {
-		return err
-	}
-	md := domain.Metadata{Actor: user.String(), MCPClient: client, CorrelationID: session.String(), Time: at}
-	_, err = p.store.Append(context.WithoutCancel(ctx), stream, eventstore.NoStream,
-		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
-	return err
 }

@@ -25,7 +25,7 @@ const (
 	DefaultMaxRequestBytes  = 10 << 20 // 10 MiB
 	DefaultMaxResponseBytes = 50 << 20 // 50 MiB
 	DefaultAuditQueue       = 4096
-	DefaultAuditWorkers     = 4
+	DefaultAuditWorkers     = 2
 )
 
 // Catalog is the part of the plugin registry the proxy reads.
@@ -65,6 +65,10 @@ type Options struct {
 	// Transport sends the upstream requests (default: a transport that keeps idle connections to the
 	// providers and never decompresses, so bodies pass through as sent).
 	Transport http.RoundTripper
+	// CredentialTTL is how long a user's resolved credential is reused across requests (default
+	// DefaultCredentialTTL; negative: resolved on every request). A disconnect reaches the proxy at
+	// most this late.
+	CredentialTTL time.Duration
 	// AuditQueue is how many request records may wait for the log (default DefaultAuditQueue); when
 	// it is full a request appends its own record before its handler returns.
 	AuditQueue int
@@ -90,6 +94,7 @@ type Proxy struct {
 	now       func() time.Time
 	codec     *eventstore.JSONCodec[domain.Event]
 
+	access  accessCache
 	rp      *httputil.ReverseProxy
 	queue   chan curlsession.RequestProxied
 	workers int
@@ -135,6 +140,10 @@ func New(opts Options) (*Proxy, error) {
 	}
 	if p.now == nil {
 		p.now = time.Now
+	}
+	p.access = accessCache{ttl: opts.CredentialTTL, m: map[accessKey]cachedAccess{}}
+	if opts.CredentialTTL == 0 {
+		p.access.ttl = DefaultCredentialTTL
 	}
 	if p.workers <= 0 {
 		p.workers = DefaultAuditWorkers

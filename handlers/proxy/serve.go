@@ -161,7 +161,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		p.writeError(w, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is %d bytes; the proxy accepts at most %d.", r.ContentLength, p.maxReq))
 		return
 	}
-	c.access, err = p.creds.Access(r.Context(), c.claims.UserID, in)
+	c.access, err = p.accessFor(r.Context(), c.claims.UserID, in)
 	if err != nil {
 		p.credentialError(w, r, c, err)
 		return
@@ -328,7 +328,7 @@ func (p *Proxy) record(r *http.Request, c *call, start time.Time) {
 	select {
 	case p.queue <- ev:
 	default:
-		p.appendRequest(r.Context(), ev)
+		p.appendRequests(r.Context(), []curlsession.RequestProxied{ev})
 	}
 }
 
