@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
-	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/signin"
@@ -187,11 +186,4 @@ func WithCorrelationID(ctx context.Context, id string) context.Context {
 		return ctx
 	}
 	return context.WithValue(ctx, correlationKey{}, id)
-}
-
-func systemActor(u uuid.UUID) string {
-	if u == uuid.Nil {
-		return "system"
-	}
-	return u.String()
 }
