@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -433,10 +434,78 @@ func TestRequestsAreAudited(t *testing.T) {
 	if r := byPath["/x"]; r.Integration != "other" || r.Status != 403 || r.ErrorCode != "FORBIDDEN_INTEGRATION" {
 		t.Errorf("scope record %+v", r)
 	}
+	// The session's stream tells its whole story: the mint, then its requests.
+	stream, err := e.store.Load(e.ctx, curlsession.SessionStreamName(s.SessionID), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stream) != 4 || stream[0].Type != curlsession.TypeSessionMinted {
+		t.Fatalf("session stream holds %d events, first %q", len(stream), stream[0].Type)
+	}
+	for _, env := range stream[1:] {
+		if env.Type != curlsession.TypeRequestProxied || env.Metadata.Actor != e.user.String() || env.Metadata.CorrelationID != s.SessionID.String() {
+			t.Errorf("request event %s %+v", env.Type, env.Metadata)
+		}
+	}
 	log := rawLog(t, e)
 	for _, secret := range []string{"hunter2", "classified", apiKey, s.Token[6:30]} {
 		if strings.Contains(log, secret) {
 			t.Errorf("the log holds %q", secret)
 		}
+	}
+}
+
+// A resolved credential is reused for a short while only: a disconnect reaches a proxy that has
+// just used the credential within CredentialTTL (2s by default), and then the token stops working.
+func TestDisconnectReachesAWarmProxy(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	s := e.mint(t, e.user, "keyed")
+	if status, _, _ := e.do(t, "GET", "/c/keyed/x", s.Token, nil, nil); status != 200 {
+		t.Fatalf("before: %d", status)
+	}
+	if err := e.creds.Disconnect(e.ctx, e.user, "keyed"); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.advance(2 * time.Second)
+	before := e.api.count()
+	status, _, body := e.do(t, "GET", "/c/keyed/x", s.Token, nil, nil)
+	if status != 409 || e.api.count() != before {
+		t.Fatalf("after the TTL: %d %s", status, body)
+	}
+}
+
+// Concurrent requests of several sessions: each answered, each recorded once.
+func TestConcurrentRequestsAreEachRecorded(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	tokens := []string{e.mint(t, e.user, "keyed").Token, e.mint(t, e.user, "keyed", "free").Token}
+	const n = 60
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			req, _ := http.NewRequestWithContext(e.ctx, "POST", e.srv.URL+"/c/keyed/items/"+strconv.Itoa(i), strings.NewReader("payload"))
+			req.Header.Set("Authorization", "Bearer "+tokens[i%2])
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					err = fmt.Errorf("status %d", resp.StatusCode)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs := events[curlsession.RequestProxied](t, e, curlsession.TypeRequestProxied, n)
+	paths := map[string]int{}
+	for _, r := range recs {
+		paths[r.Path]++
+	}
+	if len(recs) != n || len(paths) != n {
+		t.Fatalf("%d records over %d paths, want %d each", len(recs), len(paths), n)
 	}
 }
