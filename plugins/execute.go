@@ -435,7 +435,7 @@ func shapeResponse(t *Tool, resp *http.Response, data []byte) (json.RawMessage, 
 		return json.RawMessage(data), nil
 	}
 	if shape.ErrorPointer != "" {
-		if v, ok := jsonPointer(doc, shape.ErrorPointer); ok {
+		if v, ok := JSONPointer(doc, shape.ErrorPointer); ok {
 			if msgs := errorMessages(v); msgs != "" {
 				return nil, &domain.Error{Code: domain.CodeInvalid,
 					Message: fmt.Sprintf("%s: %s answered with errors: %s", t.Name, t.integration.DisplayName, truncate(msgs, maxErrorMessage))}
@@ -454,14 +454,14 @@ func shapeResponse(t *Tool, resp *http.Response, data []byte) (json.RawMessage, 
 				}
 			}
 		case CursorBody:
-			if v, ok := jsonPointer(doc, c.Pointer); ok && v != nil && v != "" {
+			if v, ok := JSONPointer(doc, c.Pointer); ok && v != nil && v != "" {
 				cursor = v
 			}
 		}
 	}
 	selected := doc
 	if shape.Pointer != "" {
-		v, ok := jsonPointer(doc, shape.Pointer)
+		v, ok := JSONPointer(doc, shape.Pointer)
 		if !ok && shape.Default != nil {
 			v, ok = deepCopy(shape.Default), true
 		}
@@ -488,8 +488,8 @@ func shapeResponse(t *Tool, resp *http.Response, data []byte) (json.RawMessage, 
 	return json.Marshal(selected)
 }
 
-// jsonPointer resolves an RFC 6901 pointer.
-func jsonPointer(doc any, ptr string) (any, bool) {
+// JSONPointer resolves an RFC 6901 pointer in a decoded JSON document ("" is the whole document).
+func JSONPointer(doc any, ptr string) (any, bool) {
 	if ptr == "" {
 		return doc, true
 	}

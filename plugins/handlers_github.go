@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -70,26 +68,9 @@ func githubGetFileContents(ctx context.Context, rc Context, args json.RawMessage
 		req.Header.Set(k, rc.integration.Headers[k])
 	}
 
-	resp, err := rc.HTTP().Do(req)
+	resp, data, err := send(rc, tool, "GitHub", req, githubMaxContents)
 	if err != nil {
-		var de *domain.Error
-		if errors.As(err, &de) {
-			return nil, err // the injector's own error (not connected, refresh failed)
-		}
-		cause := err
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			cause = ue.Err
-		}
-		return nil, &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: request to GitHub failed: %v", tool, cause), Err: cause}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, githubMaxContents+1))
-	if err != nil {
-		return nil, &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: reading GitHub's response failed: %v", tool, err), Err: err}
-	}
-	if len(data) > githubMaxContents {
-		return nil, &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: the response from GitHub is larger than %d bytes", tool, githubMaxContents)}
+		return nil, err
 	}
 	if resp.StatusCode >= 400 {
 		msg := truncate(providerMessage(data), maxErrorMessage)

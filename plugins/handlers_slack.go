@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,26 +94,9 @@ func slackHandler(tool string, m slackMethod) Handler {
 		if err != nil {
 			return nil, err
 		}
-		resp, err := rc.HTTP().Do(req)
+		resp, data, err := send(rc, tool, "Slack", req, slackMaxResponse)
 		if err != nil {
-			var de *domain.Error
-			if errors.As(err, &de) {
-				return nil, err // the injector's own error (not connected, refresh failed)
-			}
-			cause := err
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				cause = ue.Err
-			}
-			return nil, &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: request to Slack failed: %v", tool, cause), Err: cause}
-		}
-		defer resp.Body.Close()
-		data, err := io.ReadAll(io.LimitReader(resp.Body, slackMaxResponse+1))
-		if err != nil {
-			return nil, &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: reading the response from Slack failed: %v", tool, err), Err: err}
-		}
-		if len(data) > slackMaxResponse {
-			return nil, &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: the response from Slack is larger than %d bytes", tool, slackMaxResponse)}
+			return nil, err
 		}
 		if resp.StatusCode >= 400 {
 			return nil, slackHTTPError(tool, resp, data)
@@ -257,7 +239,7 @@ func slackHTTPError(tool string, resp *http.Response, data []byte) error {
 func slackShape(tool string, m slackMethod, doc map[string]any) (json.RawMessage, error) {
 	var selected any = doc
 	if m.pointer != "" {
-		v, ok := jsonPointer(doc, m.pointer)
+		v, ok := JSONPointer(doc, m.pointer)
 		if !ok {
 			return nil, &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: the response from Slack has no value at %s", tool, m.pointer)}
 		}
@@ -272,7 +254,7 @@ func slackShape(tool string, m slackMethod, doc map[string]any) (json.RawMessage
 	}
 	if m.cursor {
 		out := map[string]any{"items": selected}
-		if c, ok := jsonPointer(doc, "/response_metadata/next_cursor"); ok {
+		if c, ok := JSONPointer(doc, "/response_metadata/next_cursor"); ok {
 			if s, _ := c.(string); s != "" {
 				out["next_cursor"] = s
 			}

@@ -110,7 +110,7 @@ func (in *Integration) VerifyAPIKey(ctx context.Context, fields map[string]strin
 	if v.ErrorPointer != "" {
 		var doc any
 		if json.Unmarshal(data, &doc) == nil {
-			if list, ok := jsonPointer(doc, v.ErrorPointer); ok {
+			if list, ok := JSONPointer(doc, v.ErrorPointer); ok {
 				if errs := errorMessages(list); errs != "" {
 					return &domain.Error{Code: domain.CodeInvalid,
 						Message: fmt.Sprintf("%s refused this key: %s", in.DisplayName, truncate(redactFields(errs, fields), maxErrorMessage))}

@@ -53,7 +53,7 @@ func (s *Service) postConsent(ctx context.Context, in *plugins.Integration, toke
 	}
 	out := map[string]json.RawMessage{}
 	for _, key := range in.CredentialKeys() {
-		v, ok := pointer(doc, pc.Extra[key])
+		v, ok := plugins.JSONPointer(doc, pc.Extra[key])
 		var str string
 		switch v := v.(type) {
 		case string:
@@ -72,33 +72,6 @@ func (s *Service) postConsent(ctx context.Context, in *plugins.Integration, toke
 	return out, nil
 }
 
-// pointer resolves an RFC 6901 JSON pointer.
-func pointer(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
-	}
-	cur := doc
-	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch v := cur.(type) {
-		case map[string]any:
-			next, ok := v[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v) {
-				return nil, false
-			}
-			cur = v[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
 
 // credentialValues are the stored post-consent values an integration's URLs need, by key; a missing
 // one is NOT_CONNECTED (the connection predates the lookup).
