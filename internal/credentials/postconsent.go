@@ -72,7 +72,6 @@ func (s *Service) postConsent(ctx context.Context, in *plugins.Integration, toke
 	return out, nil
 }
 
-
 // credentialValues are the stored post-consent values an integration's URLs need, by key; a missing
 // one is NOT_CONNECTED (the connection predates the lookup).
 func credentialValues(in *plugins.Integration, doc Document) (map[string]string, error) {
