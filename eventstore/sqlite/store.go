@@ -32,6 +32,9 @@ type Options struct {
 	// PollInterval is how often Subscribe looks for events appended by another process on the same
 	// file, which wakes no subscriber here (default: eventstore.Follow's).
 	PollInterval time.Duration
+	// WriteGate, when set, is held around every batch's write transaction; give the same gate to
+	// every other writer of the database file (see WriteGate).
+	WriteGate *WriteGate
 }
 
 // Store is the SQLite event store. It does not own the *sql.DB it is given: Close stops the store,
@@ -41,6 +44,7 @@ type Store struct {
 	log      *slog.Logger
 	onCommit func([]eventstore.Envelope)
 	poll     time.Duration
+	gate     *WriteGate
 
 	batcher *eventstore.Batcher
 	notify  *eventstore.Notifier
@@ -67,6 +71,7 @@ func New(db *sql.DB, opts *Options) (*Store, error) {
 		log:      opts.Logger,
 		onCommit: opts.OnCommit,
 		poll:     opts.PollInterval,
+		gate:     opts.WriteGate,
 		notify:   eventstore.NewNotifier(),
 		closed:   make(chan struct{}),
 	}
@@ -228,6 +233,12 @@ func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) (o
 			s.log.Error("event batch failed, nothing of it was committed", "appends", len(batch), "err", err)
 		}
 	}()
+	// The gate is taken first and released last, after the deferred ROLLBACK below: the next writer
+	// of this process starts when this transaction is over, without a trip through the busy handler.
+	if err := s.gate.Lock(ctx); err != nil {
+		return nil, fmt.Errorf("eventstore/sqlite: wait for the write gate: %w", err)
+	}
+	defer s.gate.Unlock()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("eventstore/sqlite: connect: %w", err)
