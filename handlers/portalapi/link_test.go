@@ -112,7 +112,8 @@ func TestStartupLink(t *testing.T) {
 	})
 
 	t.Run("every start gets a new link", func(t *testing.T) {
-		if issue() == issue() {
+		first, second := issue(), issue()
+		if first == second {
 			t.Fatal("two links alike")
 		}
 	})
