@@ -53,6 +53,20 @@ type Options struct {
 	// LazyCheckpoint is how long a Selective projection may go without writing its checkpoint while
 	// it skips batches it has nothing to do in (default 1s; negative writes every batch).
 	LazyCheckpoint time.Duration
+	// WriteGate, when set, is held around every write the runner makes to the database: on SQLite,
+	// the gate every writer of the file shares (eventstore/sqlite.WriteGate), so that the runner's
+	// transactions queue behind the event store's in Go rather than in SQLite's busy handler. nil on
+	// PostgreSQL.
+	WriteGate WriteGate
+}
+
+// WriteGate serializes the writers of one database inside the process; eventstore/sqlite.WriteGate
+// is one.
+type WriteGate interface {
+	// Lock waits for the gate or for ctx to end (returning its error).
+	Lock(ctx context.Context) error
+	// Unlock releases the gate.
+	Unlock()
 }
 
 // EventRef identifies one event in the log.

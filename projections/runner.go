@@ -26,6 +26,7 @@ type Runner struct {
 	poll     time.Duration
 	maxRetry time.Duration
 	lazy     time.Duration
+	gate     WriteGate
 	procs    []*proc
 	byName   map[string]*proc
 
@@ -76,6 +77,7 @@ func NewRunner(store eventstore.Store, db *sql.DB, dialect migrations.Dialect, o
 		batch: 500, poll: time.Second, maxRetry: 10 * time.Second, lazy: time.Second,
 		byName:  map[string]*proc{},
 		changed: make(chan struct{}),
+		gate:    opts.WriteGate,
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -195,7 +197,7 @@ func (r *Runner) Run(ctx context.Context) error {
 func (r *Runner) start(ctx context.Context, pr *proc) (eventstore.Position, error) {
 	pr.step.Lock()
 	defer pr.step.Unlock()
-	cp, err := r.q.loadCheckpoint(ctx, r.db, pr.name)
+	cp, err := r.loadCheckpoint(ctx, pr.name)
 	if err != nil {
 		return eventstore.Position{}, fmt.Errorf("projections: %w", err)
 	}
@@ -348,6 +350,11 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, from eventstore.Posi
 		return 0, nil, nil
 	}
 	from = persisted
+	unlock, err := r.lockWrites(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer unlock() // after the deferred Rollback below
 	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, nil, fmt.Errorf("begin: %w", err)
@@ -388,7 +395,7 @@ func applyOne(ctx context.Context, p Projection, tx *sql.Tx, env eventstore.Enve
 
 // reload rereads pr's checkpoint after another runner moved it.
 func (r *Runner) reload(ctx context.Context, pr *proc) error {
-	cp, err := r.q.loadCheckpoint(ctx, r.db, pr.name)
+	cp, err := r.loadCheckpoint(ctx, pr.name)
 	if err != nil {
 		return err
 	}
@@ -408,13 +415,44 @@ func (r *Runner) fail(ctx context.Context, pr *proc, f *Failure) {
 	r.log.Error("projection stopped on an event it cannot apply", "projection", pr.name,
 		"event_id", f.Event.ID.String(), "event_type", f.Event.Type, "stream", f.Event.Stream,
 		"version", f.Event.Version, "event_position", f.Event.Position.String(), "err", f.Err)
-	if err := r.q.recordFailure(ctx, r.db, f, at); err != nil {
+	if err := r.recordFailure(ctx, f, at); err != nil {
 		r.log.Error("projection failure not recorded in its checkpoint", "projection", pr.name, "err", err)
 	}
 	r.mu.Lock()
 	pr.failure = f
 	r.notifyLocked()
 	r.mu.Unlock()
+}
+
+// lockWrites takes the write gate, when the runner has one, and returns its release.
+func (r *Runner) lockWrites(ctx context.Context) (unlock func(), err error) {
+	if r.gate == nil {
+		return func() {}, nil
+	}
+	if err := r.gate.Lock(ctx); err != nil {
+		return nil, fmt.Errorf("wait for the write gate: %w", err)
+	}
+	return r.gate.Unlock, nil
+}
+
+// loadCheckpoint is queries.loadCheckpoint, whose first statement may write, under the write gate.
+func (r *Runner) loadCheckpoint(ctx context.Context, name string) (storedCheckpoint, error) {
+	unlock, err := r.lockWrites(ctx)
+	if err != nil {
+		return storedCheckpoint{}, err
+	}
+	defer unlock()
+	return r.q.loadCheckpoint(ctx, r.db, name)
+}
+
+// recordFailure is queries.recordFailure under the write gate.
+func (r *Runner) recordFailure(ctx context.Context, f *Failure, at eventstore.Position) error {
+	unlock, err := r.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return r.q.recordFailure(ctx, r.db, f, at)
 }
 
 // Resume makes a projection that stopped on an event try that event again, typically after the fault
