@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 
@@ -32,13 +33,16 @@ type accessKey struct {
 
 type cachedAccess struct {
 	access credentials.Access
-	until  time.Time
+	// rt is the plugin runtime's guarded transport for this user and integration: it refuses any
+	// origin but the integration's own and injects access's credential into its copy of a request.
+	rt    http.RoundTripper
+	until time.Time
 }
 
-func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integration) (credentials.Access, error) {
+func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integration) (cachedAccess, error) {
 	c := &p.access
 	if c.ttl <= 0 {
-		return p.creds.Access(ctx, user, in)
+		return p.resolve(ctx, user, in)
 	}
 	k := accessKey{user, in.Name}
 	now := p.now()
@@ -46,9 +50,9 @@ func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integ
 	e, ok := c.m[k]
 	c.mu.Unlock()
 	if ok && now.Before(e.until) {
-		return e.access, nil
+		return e, nil
 	}
-	a, err := p.creds.Access(ctx, user, in)
+	a, err := p.resolve(ctx, user, in)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
@@ -62,6 +66,18 @@ func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integ
 			}
 		}
 	}
-	c.m[k] = cachedAccess{access: a, until: now.Add(c.ttl)}
+	a.until = now.Add(c.ttl)
+	c.m[k] = a
 	return a, nil
+}
+
+func (p *Proxy) resolve(ctx context.Context, user uuid.UUID, in *plugins.Integration) (cachedAccess, error) {
+	a, err := p.creds.Access(ctx, user, in)
+	if err != nil {
+		return cachedAccess{}, err
+	}
+	rt := plugins.NewContext(in, plugins.ContextOptions{
+		UserID: user.String(), Injector: a.Injector, GetToken: a.GetToken, Transport: p.transport,
+	}).HTTP().Transport
+	return cachedAccess{access: a, rt: rt}, nil
 }

@@ -161,16 +161,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		p.writeError(w, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is %d bytes; the proxy accepts at most %d.", r.ContentLength, p.maxReq))
 		return
 	}
-	c.access, err = p.accessFor(r.Context(), c.claims.UserID, in)
+	a, err := p.accessFor(r.Context(), c.claims.UserID, in)
 	if err != nil {
 		p.credentialError(w, r, c, err)
 		return
 	}
-	// The runtime's guarded transport: it refuses any origin but the integration's own and injects
-	// the credential into its copy of the request.
-	c.rt = plugins.NewContext(in, plugins.ContextOptions{
-		UserID: c.claims.UserID.String(), Injector: c.access.Injector, GetToken: c.access.GetToken, Transport: p.transport,
-	}).HTTP().Transport
+	c.access, c.rt = a.access, a.rt
 	out := r.WithContext(context.WithValue(r.Context(), callKey{}, c))
 	if r.Body != nil && r.Body != http.NoBody {
 		c.reqBody = &cappedBody{rc: r.Body, max: p.maxReq, err: errRequestTooLarge}
