@@ -25,7 +25,9 @@
 //     Host header is the upstream's, and the plugin runtime's guarded transport refuses any other
 //     origin before a byte leaves;
 //   - the credential comes from credentials.Access (an expiring OAuth token is refreshed lazily by
-//     its injector); a credential no longer usable is 409 NOT_CONNECTED;
+//     its injector, on every request); a credential no longer usable is 409 NOT_CONNECTED. The
+//     resolved credential is reused for Options.CredentialTTL (2s) across requests, so a disconnect
+//     reaches a proxy that has just used it at most that late;
 //   - no inbound credential reaches the provider: Authorization (the token), Cookie,
 //     Proxy-Authorization, X-Workbench-*, Forwarded, X-Forwarded-* and every hop-by-hop header
 //     (RFC 9110 section 7.6.1) are dropped;
@@ -41,5 +43,6 @@
 //
 // Every request that carries a valid token, forwarded or refused, is one curlsession.RequestProxied
 // event: user, session, integration, method, path, query parameter names (never values), status,
-// sizes and duration, never a body or a header. Run writes them from a queue (see Run for why).
+// sizes and duration, never a body or a header, appended after the session's SessionMinted in the
+// session's stream. Run writes them from a queue (see Run for why).
 package proxy
