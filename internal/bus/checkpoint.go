@@ -54,11 +54,29 @@ func (m *MemoryCheckpoint) Save(_ context.Context, p eventstore.Position) error 
 type SQLCheckpoint struct {
 	db   *sql.DB
 	name string
+	gate WriteGate
+}
+
+// WriteGate serializes the writers of one database inside the process; eventstore/sqlite.WriteGate
+// is one.
+type WriteGate interface {
+	// Lock waits for the gate or for ctx to end (returning its error).
+	Lock(ctx context.Context) error
+	// Unlock releases the gate.
+	Unlock()
 }
 
 // NewSQLCheckpoint keeps the position of the relay called name (e.g. EventsTopic) in db.
 func NewSQLCheckpoint(db *sql.DB, name string) *SQLCheckpoint {
 	return &SQLCheckpoint{db: db, name: name}
+}
+
+// WithWriteGate makes Save hold gate around its write (on SQLite, the gate every writer of the file
+// shares, so the save queues in Go instead of in SQLite's busy handler) and returns c. A nil gate
+// means none.
+func (c *SQLCheckpoint) WithWriteGate(gate WriteGate) *SQLCheckpoint {
+	c.gate = gate
+	return c
 }
 
 // Load returns the saved position, or eventstore.Start when the row does not exist yet.
@@ -85,6 +103,12 @@ func (c *SQLCheckpoint) Save(ctx context.Context, p eventstore.Position) error {
 	// positions fit: sequences and PostgreSQL's 64-bit transaction ids stay far below 2^63.
 	if p.Commit > math.MaxInt64 || p.Prepare > math.MaxInt64 {
 		return fmt.Errorf("bus: relay checkpoint %q: position %s does not fit a BIGINT", c.name, p)
+	}
+	if c.gate != nil {
+		if err := c.gate.Lock(ctx); err != nil {
+			return fmt.Errorf("bus: save relay checkpoint %q: wait for the write gate: %w", c.name, err)
+		}
+		defer c.gate.Unlock()
 	}
 	_, err := c.db.ExecContext(ctx, `INSERT INTO bus_relay_checkpoints (name, commit_position, prepare_position, updated_at)
 		VALUES ($1, $2, $3, $4)

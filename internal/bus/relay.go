@@ -22,20 +22,26 @@ type RelayConfig struct {
 	// Lock, when set, is held while publishing, so that one relay among replicas publishes.
 	Lock Lock
 
-	Topic     string        // default EventsTopic
-	BatchSize int           // most events per Publish and per checkpoint write (default 256)
-	Backoff   time.Duration // first wait after a failure, doubling up to 30s (default 500ms)
-	Logger    *slog.Logger
+	Topic     string // default EventsTopic
+	BatchSize int    // most events per Publish (default 256)
+	// SaveInterval is the least time between two checkpoint writes (default 250ms; negative saves
+	// after every batch). Positions published meanwhile are saved when it has passed, and the last one
+	// when the relay stops; a crash in between publishes those events again, which consumers drop.
+	SaveInterval time.Duration
+	Backoff      time.Duration // first wait after a failure, doubling up to 30s (default 500ms)
+	Logger       *slog.Logger
 }
 
 // Relay publishes every committed event of the log to the bus, in commit order, at least once.
 //
 // It follows the log with Store.Subscribe from its checkpoint, publishes what it reads in batches,
-// and saves the checkpoint after each batch is on the bus. It reads the log, not the append path: an
-// event is published only once it is committed and readable, and an event committed while no relay
-// ran is read on the next start, from the checkpoint. A crash between a publish and its checkpoint
-// write publishes that batch again; consumers drop the repeats (Dedup), and NATS drops them itself
-// within its duplicate window.
+// and saves the checkpoint once a batch is on the bus, at most every SaveInterval (a checkpoint write
+// is a database commit, which on SQLite competes with the event store's appends for the one write
+// lock), and once more when it stops. It reads the log, not the append path: an event is published
+// only once it is committed and readable, and an event committed while no relay ran is read on the
+// next start, from the checkpoint. A crash between a publish and its checkpoint write publishes those
+// events again; consumers drop the repeats (Dedup), and NATS drops them itself within its duplicate
+// window.
 type Relay struct {
 	cfg RelayConfig
 	log *slog.Logger
@@ -60,6 +66,12 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 256
+	}
+	switch {
+	case cfg.SaveInterval == 0:
+		cfg.SaveInterval = 250 * time.Millisecond
+	case cfg.SaveInterval < 0:
+		cfg.SaveInterval = 0
 	}
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = 500 * time.Millisecond
@@ -149,10 +161,61 @@ func (r *Relay) runOnce(ctx context.Context) (published bool, err error) {
 		<-followed
 	}()
 
+	// The position published but not saved yet, and the timer that saves it once SaveInterval has
+	// passed since the last save.
+	var (
+		unsaved  eventstore.Position
+		dirty    bool
+		lastSave time.Time
+		flush    *time.Timer
+		flushDue <-chan time.Time
+	)
+	save := func(ctx context.Context) error {
+		if flush != nil {
+			flush.Stop()
+			flush, flushDue = nil, nil
+		}
+		if !dirty {
+			return nil
+		}
+		if err := r.cfg.Checkpoint.Save(ctx, unsaved); err != nil {
+			return err
+		}
+		dirty, lastSave = false, time.Now()
+		r.mu.Lock()
+		r.pos = unsaved
+		r.mu.Unlock()
+		return nil
+	}
+	defer func() {
+		// Stopping (shutdown, a failed publish, the subscription ending): save what was published, so
+		// a clean restart publishes nothing twice. Not when the lock was lost: another relay owns the
+		// checkpoint now.
+		if !dirty || (held.Err() != nil && ctx.Err() == nil) {
+			if flush != nil {
+				flush.Stop()
+			}
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if serr := save(sctx); serr != nil {
+			r.log.Warn("bus: relay checkpoint not saved on stop; the last events will be published again", "err", serr)
+			if err == nil {
+				err = serr
+			}
+		}
+	}()
+
 	batch := make([]eventstore.Envelope, 0, r.cfg.BatchSize)
 	for {
 		batch = batch[:0]
 		select {
+		case <-flushDue:
+			if err := save(run); err != nil {
+				return published, err
+			}
+			continue
 		case <-run.Done():
 			if ctx.Err() == nil {
 				return published, errors.New("bus: relay lock lost")
@@ -179,13 +242,15 @@ func (r *Relay) runOnce(ctx context.Context) (published bool, err error) {
 		if err := r.cfg.Bus.Publish(run, r.cfg.Topic, batch...); err != nil {
 			return published, err
 		}
-		last := batch[len(batch)-1].Position
-		if err := r.cfg.Checkpoint.Save(run, last); err != nil {
-			return published, err
+		unsaved, dirty, published = batch[len(batch)-1].Position, true, true
+		switch wait := r.cfg.SaveInterval - time.Since(lastSave); {
+		case wait <= 0:
+			if err := save(run); err != nil {
+				return published, err
+			}
+		case flush == nil:
+			flush = time.NewTimer(wait)
+			flushDue = flush.C
 		}
-		published = true
-		r.mu.Lock()
-		r.pos = last
-		r.mu.Unlock()
 	}
 }
