@@ -14,7 +14,19 @@ import (
 // both dialects: modernc.org/sqlite binds $N placeholders by number exactly as PostgreSQL does, and
 // both speak INSERT ... ON CONFLICT ... RETURNING.
 type keyStore struct {
-	db *sql.DB
+	db   *sql.DB
+	gate WriteGate // nil: none
+}
+
+// lockWrites takes the write gate, when there is one, and returns its release.
+func (s *keyStore) lockWrites(ctx context.Context) (unlock func(), err error) {
+	if s.gate == nil {
+		return func() {}, nil
+	}
+	if err := s.gate.Lock(ctx); err != nil {
+		return nil, fmt.Errorf("wait for the write gate: %w", err)
+	}
+	return s.gate.Unlock, nil
 }
 
 // keyRow is one data key as stored: sealed under the master key masterID.
@@ -66,6 +78,11 @@ func (s *keyStore) shredded(ctx context.Context, subject string) (bool, error) {
 // tombstone. (SQLite has one writer at a time; the transaction starts with a write, so it takes the
 // write lock at once and never has to upgrade.)
 func (s *keyStore) insertFirst(ctx context.Context, r keyRow, now time.Time) (err error) {
+	unlock, err := s.lockWrites(ctx)
+	if err != nil {
+		return fmt.Errorf("create data key: %w", err)
+	}
+	defer unlock() // after the deferred Rollback below
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("create data key: begin: %w", err)
@@ -100,6 +117,11 @@ func (s *keyStore) insertFirst(ctx context.Context, r keyRow, now time.Time) (er
 // markShredded records the subject as shredded and deletes its data keys, in one transaction. It is
 // idempotent, and keeps the first shred time.
 func (s *keyStore) markShredded(ctx context.Context, subject string, now time.Time) (deleted int64, err error) {
+	unlock, err := s.lockWrites(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("shred: %w", err)
+	}
+	defer unlock() // after the deferred Rollback below
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("shred: begin: %w", err)
@@ -157,6 +179,11 @@ func (s *keyStore) notUnder(ctx context.Context, masterID, afterSubject string, 
 // sealed under the master key it was read with, so a concurrent rotation or shred is never overwritten.
 // It returns how many rows changed.
 func (s *keyStore) reseal(ctx context.Context, from []keyRow, to []keyRow) (n int, err error) {
+	unlock, err := s.lockWrites(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("reseal: %w", err)
+	}
+	defer unlock() // after the deferred Rollback below
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("reseal: begin: %w", err)
@@ -231,6 +258,11 @@ func (s *keyStore) shredCheckpoint(ctx context.Context) (eventstore.Position, er
 }
 
 func (s *keyStore) setShredCheckpoint(ctx context.Context, pos eventstore.Position) error {
+	unlock, err := s.lockWrites(ctx)
+	if err != nil {
+		return fmt.Errorf("write shred checkpoint: %w", err)
+	}
+	defer unlock()
 	if _, err := s.db.ExecContext(ctx,
 		`INSERT INTO vault_shred_checkpoint (id, commit_pos, prepare_pos) VALUES (1, $1, $2)
 		 ON CONFLICT (id) DO UPDATE SET commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos`,

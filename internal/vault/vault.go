@@ -61,6 +61,19 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// WriteGate, when set, is held around every write to the key tables: on SQLite, the gate every
+	// writer of the file shares (eventstore/sqlite.WriteGate), so the vault's transactions queue in Go
+	// instead of in SQLite's busy handler. nil on PostgreSQL.
+	WriteGate WriteGate
+}
+
+// WriteGate serializes the writers of one database inside the process; eventstore/sqlite.WriteGate
+// is one.
+type WriteGate interface {
+	// Lock waits for the gate or for ctx to end (returning its error).
+	Lock(ctx context.Context) error
+	// Unlock releases the gate.
+	Unlock()
 }
 
 // Vault seals and opens secrets with per-subject data keys, shreds subjects and rotates master keys.
@@ -106,7 +119,7 @@ func New(db *sql.DB, store eventstore.Store, current MasterKey, previous []Maste
 		opts = &Options{}
 	}
 	v := &Vault{
-		keys:      &keyStore{db: db},
+		keys:      &keyStore{db: db, gate: opts.WriteGate},
 		store:     store,
 		current:   current,
 		masters:   map[string]MasterKey{current.ID(): current},
