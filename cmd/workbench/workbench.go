@@ -87,6 +87,9 @@ type Main struct {
 	masterKey vault.MasterKey
 	pool      *pgxpool.Pool
 	rawStore  eventstore.Store
+	// writeGate is held by every writer of the SQLite file (store, projections, relay, vault), so that
+	// they queue in Go rather than in SQLite's busy handler; nil on PostgreSQL.
+	writeGate *sqlite.WriteGate
 	closers   []func() error
 	migrated  bool
 	closeOnce sync.Once
@@ -121,6 +124,7 @@ func (m *Main) Open(ctx context.Context) error {
 		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
+		WriteGate:   m.writeGate,
 	})
 	if err != nil {
 		return err
@@ -213,7 +217,7 @@ func (m *Main) openVault() error {
 			"(`openssl rand -base64 32`), the same on every replica")
 	}
 	m.masterKey = current
-	v, err := vault.New(m.DB, m.Store, current, previous, &vault.Options{Logger: m.Logger, OnRotateProgress: m.OnRotateProgress})
+	v, err := vault.New(m.DB, m.Store, current, previous, &vault.Options{Logger: m.Logger, OnRotateProgress: m.OnRotateProgress, WriteGate: m.writeGate})
 	if err != nil {
 		return err
 	}
@@ -232,7 +236,7 @@ func (m *Main) openDatabase(ctx context.Context) error {
 		// Keep connections open between requests: a new SQLite connection re-runs its pragmas and
 		// re-reads the schema, which the end-to-end benchmark showed at 8-12% of CPU.
 		db.SetMaxIdleConns(16)
-		m.DB, m.Dialect = db, migrations.SQLite
+		m.DB, m.Dialect, m.writeGate = db, migrations.SQLite, sqlite.NewWriteGate()
 		m.closers = append(m.closers, db.Close)
 		m.Logger.Info("database", "backend", "sqlite", "path", path)
 	case config.Postgres:
@@ -256,7 +260,7 @@ func (m *Main) openStore(ctx context.Context) error {
 	var raw eventstore.Store
 	switch m.Config.EventStore {
 	case config.SQLite:
-		s, err := sqlite.New(m.DB, &sqlite.Options{Logger: m.Logger})
+		s, err := sqlite.New(m.DB, &sqlite.Options{Logger: m.Logger, WriteGate: m.writeGate})
 		if err != nil {
 			return fmt.Errorf("event store: %w", err)
 		}
@@ -328,7 +332,7 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	m.closers = append(m.closers, b.Close)
-	relayCfg := bus.RelayConfig{Store: m.Store, Bus: b, Checkpoint: bus.NewSQLCheckpoint(m.DB, "events"), Logger: m.Logger}
+	relayCfg := bus.RelayConfig{Store: m.Store, Bus: b, Checkpoint: bus.NewSQLCheckpoint(m.DB, "events").WithWriteGate(m.writeGate), Logger: m.Logger}
 	if m.Config.Database == config.Postgres {
 		relayCfg.Lock = bus.NewAdvisoryLock(m.Config.DatabaseURL, bus.AdvisoryLockKey("workbench-relay"), 5*time.Second, m.Logger)
 	}
