@@ -62,21 +62,17 @@ func (p *Proxy) Run(ctx context.Context) error {
 // milliseconds of delay in the log buys one commit for many requests.
 const auditLinger = 10 * time.Millisecond
 
-// collect adds to batch what arrives within auditLinger, up to maxAuditBatch.
+// collect waits auditLinger, then adds to batch what has been queued meanwhile (up to
+// maxAuditBatch). It does not take records one by one as they arrive: a worker woken for every
+// request would compete with the requests for the CPU.
 func (p *Proxy) collect(ctx context.Context, batch []curlsession.RequestProxied) []curlsession.RequestProxied {
 	t := time.NewTimer(auditLinger)
 	defer t.Stop()
-	for len(batch) < maxAuditBatch {
-		select {
-		case ev := <-p.queue:
-			batch = append(batch, ev)
-		case <-t.C:
-			return batch
-		case <-ctx.Done():
-			return p.drain(batch)
-		}
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
-	return batch
+	return p.drain(batch)
 }
 
 // drain adds to batch what is queued, without waiting, up to maxAuditBatch.
