@@ -33,7 +33,18 @@ type Runner struct {
 	mu      sync.Mutex    // guards the fields below and the state fields of every proc
 	changed chan struct{} // closed and replaced whenever a proc's state changes
 	running bool
-	window  window // the events the subscription has seen that some projection may still lack
+	window  window        // the events the subscription has seen that some projection may still lack
+	reads   []*sharedRead // the latest reads of the log, one slot per projection, for readLog
+	nextRd  int
+}
+
+// sharedRead is one read of the log that several projection loops may use: they are woken together
+// by the same commits and mostly ask for the same events, which each would otherwise read and decode.
+type sharedRead struct {
+	from eventstore.Position
+	done chan struct{} // closed once envs and err are set
+	envs []eventstore.Envelope
+	err  error
 }
 
 // proc is one projection and the runner's state for it.
@@ -282,7 +293,7 @@ func (r *Runner) step(ctx context.Context, pr *proc) (more bool, err error) {
 	r.mu.Lock()
 	from := pr.pos
 	r.mu.Unlock()
-	envs, err := r.store.ReadAll(ctx, from, r.batch)
+	envs, err := r.readLog(ctx, from)
 	if err != nil {
 		return false, fmt.Errorf("read the log after %s: %w", from, err)
 	}
@@ -320,6 +331,54 @@ func (r *Runner) step(ctx context.Context, pr *proc) (more bool, err error) {
 		r.mu.Unlock()
 	}
 	return read == r.batch, nil
+}
+
+// readLog returns up to a batch of events after from. Loops asking for the same events share one
+// read: one in flight is waited for, and a finished one is used again when it is a full batch (a
+// prefix of the log, whenever it was read) or reaches the newest event the subscription had seen when
+// this call began. Otherwise it may lack the events that woke this loop, and the log is read anew.
+// Projections must not modify the envelopes they are given (Apply takes them by value; Data is shared).
+func (r *Runner) readLog(ctx context.Context, from eventstore.Position) ([]eventstore.Envelope, error) {
+	r.mu.Lock()
+	head, seen := r.window.head()
+	var found *sharedRead
+	for _, rd := range r.reads {
+		if rd != nil && rd.from == from {
+			found = rd
+			break
+		}
+	}
+	r.mu.Unlock()
+	if found != nil {
+		select {
+		case <-found.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if found.err == nil && (len(found.envs) >= r.batch || !seen || !readEnd(found).Less(head)) {
+			return found.envs, nil
+		}
+	}
+	rd := &sharedRead{from: from, done: make(chan struct{})}
+	r.mu.Lock()
+	if len(r.reads) < len(r.procs) {
+		r.reads = append(r.reads, rd)
+	} else {
+		r.reads[r.nextRd%len(r.reads)] = rd
+	}
+	r.nextRd++
+	r.mu.Unlock()
+	rd.envs, rd.err = r.store.ReadAll(ctx, from, r.batch)
+	close(rd.done)
+	return rd.envs, rd.err
+}
+
+// readEnd is the position a read reached: that of its last event, or where it started when empty.
+func readEnd(rd *sharedRead) eventstore.Position {
+	if len(rd.envs) == 0 {
+		return rd.from
+	}
+	return rd.envs[len(rd.envs)-1].Position
 }
 
 func handlesAny(sel Selective, envs []eventstore.Envelope) bool {
