@@ -44,7 +44,7 @@ func pageHeaders(w http.ResponseWriter) {
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Pragma", "no-cache")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Content-Type-Options", "nosniff")
 }
 
@@ -133,7 +133,10 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 	}
 	// The form must come from the page this server rendered for this session: a cross-site post carries
 	// another Origin, and cannot know the session-bound token.
-	if r.Header.Get("Origin") != "" && !s.opts.Sessions.SameOrigin(r) {
+	// A form POST may carry "Origin: null" (Chromium sends it for this page's navigation-initiated
+	// POST); the session-bound token below is then the whole defence, as it is for browsers that send
+	// no Origin at all. Any real foreign origin is refused outright.
+	if o := r.Header.Get("Origin"); o != "" && o != "null" && !s.opts.Sessions.SameOrigin(r) {
 		errorPage(w, http.StatusForbidden, "This consent did not come from the Workbench consent page (foreign origin).")
 		return
 	}

@@ -353,6 +353,8 @@ func TestConsentPostIsCSRFProtected(t *testing.T) {
 		{"wrong token", "AAAA" + csrf[4:], e.cookie, e.public, http.StatusForbidden},
 		{"token of another session", csrf, otherSession, e.public, http.StatusForbidden},
 		{"foreign origin", csrf, e.cookie, "https://evil.example", http.StatusForbidden},
+		{"null origin without the token", "", e.cookie, "null", http.StatusForbidden},
+		{"null origin with another session's token", csrf, otherSession, "null", http.StatusForbidden},
 		{"signed out", csrf, nil, e.public, http.StatusUnauthorized},
 	}
 	for _, tc := range tests {
@@ -365,6 +367,14 @@ func TestConsentPostIsCSRFProtected(t *testing.T) {
 	}
 	t.Run("the genuine form passes", func(t *testing.T) {
 		if q := redirectQuery(t, e.decide(params, csrf, "allow", e.cookie, e.public)); q.Get("code") == "" {
+			t.Fatalf("got %v", q)
+		}
+	})
+	t.Run("the genuine form passes with Origin null", func(t *testing.T) {
+		// Chromium sends Origin: null with this page's POST; the session-bound token decides.
+		params := e.authParams(clientID, appRedirect, challenge)
+		csrf := csrfOf(t, e.consentPage(params, e.cookie))
+		if q := redirectQuery(t, e.decide(params, csrf, "allow", e.cookie, "null")); q.Get("code") == "" {
 			t.Fatalf("got %v", q)
 		}
 	})

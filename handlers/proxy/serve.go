@@ -133,13 +133,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	c.in = in
-	upstream := in.ProxyBaseURL()
-	base, err := url.Parse(upstream)
-	if upstream == "" || err != nil {
+	if in.ProxyBaseURL() == "" {
 		p.writeError(w, c, http.StatusForbidden, codeProxyDisabled, fmt.Sprintf("%s has no proxy block in its manifest.", c.name))
 		return
 	}
-	c.base = base
 	if !allowedMethods[r.Method] {
 		w.Header().Set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE")
 		p.writeError(w, c, http.StatusMethodNotAllowed, codeMethod, fmt.Sprintf("%s is not proxied; use GET, HEAD, POST, PUT, PATCH or DELETE.", r.Method))
@@ -153,10 +150,6 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		p.writeError(w, c, http.StatusBadRequest, codeBadPath, "The path may not hold empty segments (//), . or .. segments (encoded or not), backslashes or control characters.")
 		return
 	}
-	if c.target, err = joinTarget(base, c.rest, r.URL.RawQuery); err != nil {
-		p.writeError(w, c, http.StatusBadRequest, codeBadPath, "The path does not decode.")
-		return
-	}
 	if r.ContentLength > p.maxReq {
 		p.writeError(w, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is %d bytes; the proxy accepts at most %d.", r.ContentLength, p.maxReq))
 		return
@@ -167,6 +160,18 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	c.access, c.rt = a.access, a.rt
+	// The base may hold values learned after consent ({credential.cloud_id}); the origin stays the
+	// manifest's.
+	base, err := in.ResolveProxyBaseURL(a.access.Credential)
+	if err != nil {
+		p.credentialError(w, r, c, err)
+		return
+	}
+	c.base = base
+	if c.target, err = joinTarget(base, c.rest, r.URL.RawQuery); err != nil {
+		p.writeError(w, c, http.StatusBadRequest, codeBadPath, "The path does not decode.")
+		return
+	}
 	out := r.WithContext(context.WithValue(r.Context(), callKey{}, c))
 	if r.Body != nil && r.Body != http.NoBody {
 		c.reqBody = &cappedBody{rc: r.Body, max: p.maxReq, err: errRequestTooLarge}
