@@ -35,6 +35,8 @@ import (
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	"github.com/workbench/workbench/handlers/oauth"
+	"github.com/workbench/workbench/handlers/portalapi"
+	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/audit"
 	"github.com/workbench/workbench/internal/authn"
@@ -42,6 +44,7 @@ import (
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/jots"
+	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
@@ -360,6 +363,17 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	m.Sessions = sessions
+	signInSettings, err := signin.FromEnv(getenv)
+	if err != nil {
+		return err
+	}
+	signIn, err := signin.New(signin.Config{
+		Settings: signInSettings, Users: m.Accounts, Store: m.Store, Projections: m.Runner,
+		PublicURL: m.Config.ServerPublicURL, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,
+	})
+	if err != nil {
+		return err
+	}
 	creds, err := credentials.New(credentials.Config{
 		Store: m.Store, Vault: m.Vault, Catalog: m.Plugins, DB: m.DB, Projections: m.Runner, Bus: b,
 		PublicURL: m.Config.ServerPublicURL, LinkKey: m.deriveKey("connect-link"), Getenv: getenv, Logger: m.Logger,
@@ -373,7 +387,15 @@ func (m *Main) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger})
+	curl, err := proxy.New(proxy.Options{
+		Catalog: m.Plugins, Credentials: creds, Store: m.Store, Key: m.deriveKey("curl-session"),
+		PublicURL: m.Config.ServerPublicURL, Logger: m.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	goRun("curl proxy audit", curl.Run)
+	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, CurlSessions: curl})
 	if err != nil {
 		return err
 	}
@@ -420,8 +442,13 @@ func (m *Main) Serve(ctx context.Context) error {
 		App:      app,
 		Mount: func(r chi.Router) {
 			r.Handle("/mcp", mcpServer)
+			r.Handle("/c/*", curl)
 			oauthServer.Mount(r)
 			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
+			portalapi.Mount(r, portalapi.Deps{
+				Sessions: sessions, SignIn: signIn, Keys: m.Accounts, Store: m.Store, Projections: m.Runner,
+				Credentials: creds, Catalog: m.Plugins, Connections: connections.Reader{DB: m.DB}, Logger: m.Logger,
+			})
 			r.Method(http.MethodGet, "/api/audit", audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User))
 			jotHandler.Mount(r)
 		},
@@ -441,6 +468,15 @@ func (m *Main) Serve(ctx context.Context) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	}
+	if !signIn.SSOConfigured() {
+		// Issued before serving, so it is in the log by the time /readyz answers.
+		link, err := signIn.IssueStartupLink(ctx)
+		if err != nil {
+			return fmt.Errorf("one-time sign-in link: %w", err)
+		}
+		m.Logger.Warn("!!! No SSO provider is configured. Sign in to the portal ONCE, within 15 minutes, by opening this link "+
+			"(a new one is printed at every start; set GOOGLE_OIDC_* or KEYCLOAK_OIDC_* for SSO)", "url", link, "user", signIn.AdminEmail())
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
