@@ -2,8 +2,8 @@
 // user and an expiry, and the cross-site request forgery guard for the portal's state-changing
 // routes. It keeps no server-side state, so every replica given the same key accepts the cookie.
 //
-// Until the identity issue brings SSO sign-in, nothing in the server issues sessions; the test
-// harness mints them with Manager.Cookie.
+// Sessions are issued by sign-in (internal/signin: SSO, or the one-time link printed at start);
+// tests mint them with Manager.Cookie.
 package websession
 
 import (
