@@ -416,6 +416,7 @@ func (m *Main) Serve(ctx context.Context) error {
 		Auth: authn.Chain{
 			authn.APIKeys{Reader: keys},
 			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
+			authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
 		},
 		Tools:               tools,
 		SessionKey:          m.deriveKey("mcp-session"),
