@@ -20,7 +20,7 @@ type fakeSessions struct {
 }
 
 func (f fakeSessions) User(*http.Request) (uuid.UUID, bool) { return f.user, f.user != uuid.Nil }
-func (f fakeSessions) SameOrigin(*http.Request) bool         { return f.sameOrigin }
+func (f fakeSessions) SameOrigin(*http.Request) bool        { return f.sameOrigin }
 
 type fakeUsers map[uuid.UUID]idproj.User
 
