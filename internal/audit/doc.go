@@ -1,6 +1,7 @@
 // Package audit owns the compliance view of the event log: one Record type for every fact an auditor
 // asks about (tool executions, connects, refreshes, re-authorizations, disconnects, connect attempts
-// that started or expired, API keys minted, rotated and revoked, subjects shredded), how an event
+// that started or expired, API keys minted, rotated and revoked, subjects shredded, curl sessions
+// minted and the requests proxied under them), how an event
 // becomes a Record (Decoder), the replay of the log itself into a stream of Records (Replay, behind
 // `workbench audit replay`), the JSON Lines and CSV writers for that stream, and the per-user
 // `/api/audit` HTTP handler over a read model (projections/audit keeps it).
@@ -11,9 +12,11 @@
 // or its metadata time when it has none), what (Kind, integration, tool, success, error code,
 // duration), through what (how the agent authenticated and the MCP client or API key id, the API key
 // ids of key events, the connection stream version), and the sizes and SHA-256 digests of a tool's
-// arguments and result. Never a secret: sealed credentials, sealed API keys, key hashes and display
-// prefixes, PKCE verifiers and argument or result content are all left out, so an export can be handed
-// to an auditor as is.
+// arguments and result; for a curl session, its id, integrations and expiry, and for each proxied
+// request its method, path, query parameter names, status, body sizes and duration. Never a secret:
+// sealed credentials, sealed API keys, key hashes and display prefixes, PKCE verifiers, argument or
+// result content, curl session tokens, request and response bodies, headers and query values are all
+// left out (the log holds none of the last four), so an export can be handed to an auditor as is.
 //
 // # Replay reads the log, not a read model
 //

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -14,8 +15,8 @@ type Filter struct {
 	From, To time.Time
 	// Email keeps the records of the user with this address (normalised as identity does).
 	Email string
-	// Integration keeps the records about this integration; records about none (API keys, shreds)
-	// are left out when it is set.
+	// Integration keeps the records about this integration, curl sessions minted for it among them;
+	// records about none (API keys, shreds) are left out when it is set.
 	Integration string
 }
 
@@ -54,7 +55,7 @@ func (f Filter) Match(r Record) bool {
 	if f.Email != "" && r.Email != f.Email {
 		return false
 	}
-	if f.Integration != "" && r.Integration != f.Integration {
+	if f.Integration != "" && r.Integration != f.Integration && !slices.Contains(r.Integrations, f.Integration) {
 		return false
 	}
 	return true

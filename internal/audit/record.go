@@ -8,6 +8,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
@@ -30,6 +31,8 @@ const (
 	KindAPIKeyRotated           Kind = "api_key_rotated"          // identity.api_key_rotated
 	KindAPIKeyRevoked           Kind = "api_key_revoked"          // identity.api_key_revoked
 	KindSubjectShredded         Kind = "subject_shredded"         // vault.subject_shredded
+	KindCurlSessionMinted       Kind = "curl_session_minted"      // curlsession.minted
+	KindRequestProxied          Kind = "request_proxied"          // curlsession.request_proxied
 )
 
 // kindOf maps the audited event types to their kinds; every other type is not audited.
@@ -45,6 +48,8 @@ var kindOf = map[string]Kind{
 	identity.TypeAPIKeyRotated:             KindAPIKeyRotated,
 	identity.TypeAPIKeyRevoked:             KindAPIKeyRevoked,
 	vault.EventSubjectShredded:             KindSubjectShredded,
+	curlsession.TypeSessionMinted:          KindCurlSessionMinted,
+	curlsession.TypeRequestProxied:         KindRequestProxied,
 }
 
 // Audited reports whether events of this type become records.
@@ -74,7 +79,9 @@ type Record struct {
 	Integration string    `json:"integration,omitempty"`
 	Tool        string    `json:"tool,omitempty"`
 	ExecutionID uuid.UUID `json:"execution_id,omitzero"`
-	// Success, ErrorCode and DurationMS describe a tool execution; nil and empty for other kinds.
+	// Success, ErrorCode and DurationMS describe a tool execution; ErrorCode and DurationMS also a
+	// proxied request (ErrorCode empty when the upstream's whole answer was relayed). Nil and empty
+	// for other kinds.
 	Success    *bool  `json:"success,omitempty"`
 	ErrorCode  string `json:"error_code,omitempty"`
 	DurationMS *int64 `json:"duration_ms,omitempty"`
@@ -87,8 +94,8 @@ type Record struct {
 	KeyID    uuid.UUID `json:"key_id,omitzero"`
 	OldKeyID uuid.UUID `json:"old_key_id,omitzero"`
 	// ConnectionVersion is the version of the connection stream: the one whose credential a tool
-	// execution used (0 when its integration needs none), or the event's own version for connection
-	// events.
+	// execution or a proxied request used (0 when none was used), or the event's own version for
+	// connection events.
 	ConnectionVersion int64     `json:"connection_version,omitempty"`
 	AttemptID         uuid.UUID `json:"attempt_id,omitzero"`
 	AuthMode          string    `json:"auth_mode,omitempty"`
@@ -105,6 +112,22 @@ type Record struct {
 
 	// Subject is the vault subject a shred destroyed (a user id for users).
 	Subject string `json:"subject,omitempty"`
+
+	// SessionID is the curl session a curl_session_minted or request_proxied record belongs to;
+	// Integrations are those the session was minted for, ExpiresAt when its token expires. The token
+	// itself is never in the log.
+	SessionID    uuid.UUID `json:"session_id,omitzero"`
+	Integrations []string  `json:"integrations,omitempty"`
+	ExpiresAt    time.Time `json:"expires_at,omitzero"`
+	// Method, Path (below the integration's proxy base, as sent), QueryKeys (the query parameter
+	// names, sorted, never their values), Status and the body sizes in bytes describe a proxied
+	// request. Bodies and headers are never recorded.
+	Method        string   `json:"method,omitempty"`
+	Path          string   `json:"path,omitempty"`
+	QueryKeys     []string `json:"query_keys,omitempty"`
+	Status        int      `json:"status,omitempty"`
+	RequestBytes  *int64   `json:"request_bytes,omitempty"`
+	ResponseBytes *int64   `json:"response_bytes,omitempty"`
 }
 
 // Decoder turns envelopes into records. It is safe for concurrent use.
@@ -116,6 +139,7 @@ type Decoder struct {
 func NewDecoder() *Decoder {
 	var events []domain.Event
 	events = append(events, execution.Events()...)
+	events = append(events, curlsession.Events()...)
 	events = append(events, connection.Events()...)
 	events = append(events, identity.Events()...)
 	return &Decoder{codec: eventstore.NewJSONCodec(events...)}
@@ -169,7 +193,7 @@ func (d *Decoder) Decode(env eventstore.Envelope) (rec Record, ok bool, err erro
 }
 
 // fill copies what an event says into rec and returns the event's own time. Only non-secret fields are
-// copied: Credential, Sealed, Hash and Prefix never are.
+// copied: Credential, Sealed, Hash and Prefix never are (and curl session events hold no token).
 func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 	switch e := ev.(type) {
 	case execution.ToolExecuted:
@@ -215,6 +239,19 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 	case identity.APIKeyRevoked:
 		rec.UserID, rec.KeyID = e.UserID, e.KeyID
 		return e.RevokedAt
+	case curlsession.SessionMinted:
+		rec.UserID, rec.SessionID, rec.Integrations, rec.ExpiresAt = e.UserID, e.SessionID, e.Integrations, e.ExpiresAt.UTC()
+		rec.Via = e.Via
+		if e.ClientID != "" {
+			rec.ClientID = e.ClientID
+		}
+		return e.At
+	case curlsession.RequestProxied:
+		rec.UserID, rec.SessionID, rec.Integration = e.UserID, e.SessionID, e.Integration
+		rec.Method, rec.Path, rec.QueryKeys, rec.Status, rec.ErrorCode = e.Method, e.Path, e.QueryKeys, e.Status, e.ErrorCode
+		rec.RequestBytes, rec.ResponseBytes, rec.DurationMS = &e.RequestBytes, &e.ResponseBytes, &e.DurationMS
+		rec.ConnectionVersion = e.ConnectionVersion
+		return e.At
 	}
 	return time.Time{}
 }

@@ -97,7 +97,7 @@ func newVault(t testing.TB, db *sql.DB, store eventstore.Store) *vault.Vault {
 	return v
 }
 
-// fixture is the deterministic log on a fresh SQLite store.
+// fixture is the deterministic log (Build, then AppendCurlSession) on a fresh SQLite store.
 type fixture struct {
 	store eventstore.Store
 	log   audittest.Log
@@ -110,6 +110,9 @@ func newFixture(t *testing.T) fixture {
 	t.Helper()
 	store, db := openSQLite(t)
 	log := audittest.Build(testCtx(t), t, store, newVault(t, db, store))
+	if _, err := audittest.AppendCurlSession(testCtx(t), store); err != nil {
+		t.Fatal(err)
+	}
 	envs, err := store.ReadAll(testCtx(t), eventstore.Start, 10_000)
 	if err != nil {
 		t.Fatal(err)
@@ -183,15 +186,20 @@ func TestReplayFilters(t *testing.T) {
 		want   int // records
 		check  func(audit.Record) bool
 	}{
-		{"all", audit.Filter{}, 20, func(audit.Record) bool { return true }},
-		{"from", audit.Filter{From: day(3)}, 9, func(r audit.Record) bool { return !r.Time.Before(day(3)) }},
+		{"all", audit.Filter{}, 23, func(audit.Record) bool { return true }},
+		{"from", audit.Filter{From: day(3)}, 12, func(r audit.Record) bool { return !r.Time.Before(day(3)) }},
 		{"to", audit.Filter{To: day(2)}, 7, func(r audit.Record) bool { return r.Time.Before(day(2)) }},
-		{"from_to", audit.Filter{From: day(2), To: day(4)}, 7, func(r audit.Record) bool { return !r.Time.Before(day(2)) && r.Time.Before(day(4)) }},
+		{"from_to", audit.Filter{From: day(2), To: day(4)}, 10, func(r audit.Record) bool { return !r.Time.Before(day(2)) && r.Time.Before(day(4)) }},
 		{"user", audit.Filter{Email: " ADA@example.com"}, 14, func(r audit.Record) bool { return r.UserID == audittest.Ada && r.Email == "ada@example.com" }},
 		{"integration", audit.Filter{Integration: "github"}, 9, func(r audit.Record) bool { return r.Integration == "github" }},
 		{"user_integration_range", audit.Filter{Email: "bob@example.com", Integration: "newrelic", From: day(2), To: day(3)}, 2,
 			func(r audit.Record) bool {
 				return r.UserID == audittest.Bob && r.Integration == "newrelic" && r.Kind != audit.KindConnected
+			}},
+		// A curl session minted for an integration is about it, though it names it in Integrations.
+		{"curl_session", audit.Filter{Email: "bob@example.com", Integration: "newrelic", From: day(3)}, 5,
+			func(r audit.Record) bool {
+				return r.UserID == audittest.Bob && (r.Integration == "newrelic" || r.Kind == audit.KindCurlSessionMinted && r.Integrations[0] == "newrelic")
 			}},
 		{"nobody", audit.Filter{Email: "carol@example.com"}, 0, nil},
 	}
@@ -245,6 +253,7 @@ func TestReplayRecordsAndNoSecrets(t *testing.T) {
 		audit.KindToolExecuted: 7, audit.KindConnectStarted: 2, audit.KindConnectExpired: 1, audit.KindConnected: 2,
 		audit.KindRefreshed: 1, audit.KindReauthorizationRequired: 1, audit.KindDisconnected: 1,
 		audit.KindAPIKeyMinted: 2, audit.KindAPIKeyRotated: 1, audit.KindAPIKeyRevoked: 1, audit.KindSubjectShredded: 1,
+		audit.KindCurlSessionMinted: 1, audit.KindRequestProxied: 2,
 	}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
@@ -269,6 +278,36 @@ func TestReplayRecordsAndNoSecrets(t *testing.T) {
 	if tool.Success == nil || !*tool.Success || tool.DurationMS == nil || tool.ArgsSize == nil || len(tool.ArgsSHA256) != 64 ||
 		len(tool.ResultSHA256) != 64 || tool.ConnectionVersion != 2 || tool.Via != "api_key" || tool.ClientID != audittest.AdaKey1.String() {
 		t.Errorf("tool record incomplete: %+v", tool)
+	}
+	byKind := func(k audit.Kind) []audit.Record {
+		var out []audit.Record
+		for _, r := range recs {
+			if r.Kind == k {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	minted := byKind(audit.KindCurlSessionMinted)[0]
+	if minted.SessionID != audittest.BobSession || minted.UserID != audittest.Bob || minted.Email != "bob@example.com" ||
+		!cmp.Equal(minted.Integrations, []string{"newrelic"}) || minted.Via != "api_key" || minted.ClientID != audittest.BobKey.String() ||
+		!minted.ExpiresAt.Equal(minted.Time.Add(15*time.Minute)) {
+		t.Errorf("curl session record incomplete: %+v", minted)
+	}
+	reqs := byKind(audit.KindRequestProxied)
+	ok, refused := reqs[0], reqs[1]
+	if ok.SessionID != audittest.BobSession || ok.Integration != "newrelic" || ok.Method != "POST" || ok.Path != "/graphql" ||
+		!cmp.Equal(ok.QueryKeys, []string{"account", "nrql"}) || ok.Status != 200 || ok.ErrorCode != "" ||
+		ok.RequestBytes == nil || *ok.RequestBytes != 182 || ok.ResponseBytes == nil || *ok.ResponseBytes != 4096 ||
+		ok.DurationMS == nil || *ok.DurationMS != 240 || ok.ConnectionVersion != 3 || ok.EventID.String() != "00000000-0000-4000-8000-00000000c501" {
+		t.Errorf("proxied request record incomplete: %+v", ok)
+	}
+	if refused.Status != 405 || refused.ErrorCode != "METHOD_NOT_ALLOWED" || refused.ResponseBytes == nil || *refused.ResponseBytes != 0 {
+		t.Errorf("refused request record incomplete: %+v", refused)
+	}
+	// Zero sizes are written, not left out: an auditor tells "nothing was sent" from "not a request".
+	if !strings.Contains(jsonl, `"request_bytes":0,"response_bytes":0`) {
+		t.Error("the refused request's zero sizes are missing from the JSON Lines export")
 	}
 }
 
@@ -465,6 +504,9 @@ func TestReplayPostgres(t *testing.T) {
 	pgStore, pgDB := openPostgres(t)
 	ctx := testCtx(t)
 	audittest.Build(ctx, t, pgStore, newVault(t, pgDB, pgStore))
+	if _, err := audittest.AppendCurlSession(ctx, pgStore); err != nil {
+		t.Fatal(err)
+	}
 	fx := newFixture(t)
 	strip := func(recs []audit.Record) []audit.Record {
 		for i := range recs {
@@ -472,7 +514,7 @@ func TestReplayPostgres(t *testing.T) {
 		}
 		return recs
 	}
-	for _, f := range []audit.Filter{{}, {Email: "bob@example.com"}, {Integration: "github", From: audittest.Day1.Add(time.Hour)}} {
+	for _, f := range []audit.Filter{{}, {Email: "bob@example.com"}, {Integration: "github", From: audittest.Day1.Add(time.Hour)}, {Integration: "newrelic"}} {
 		var pg []audit.Record
 		if err := audit.Replay(ctx, pgStore, f, func(r audit.Record) error { pg = append(pg, r); return nil }, nil); err != nil {
 			t.Fatal(err)

@@ -64,11 +64,12 @@ var CSVHeader = []string{
 	"integration", "tool", "execution_id", "success", "error_code", "duration_ms",
 	"via", "client_id", "key_id", "old_key_id", "connection_version", "attempt_id", "auth_mode",
 	"reason", "scopes", "account_hint", "args_size", "args_sha256", "result_size", "result_sha256", "subject",
+	"session_id", "integrations", "expires_at", "method", "path", "query_keys", "status", "request_bytes", "response_bytes",
 }
 
 // CSVWriter writes RFC 4180 CSV with the CSVHeader row first (written even when there are no
-// records). Empty cells are fields that do not apply; scopes are joined with spaces; positions are
-// COMMIT/PREPARE. Cells that a spreadsheet would read as a formula are prefixed with a single quote
+// records). Empty cells are fields that do not apply; scopes, integrations and query keys are joined
+// with spaces; positions are COMMIT/PREPARE. Cells that a spreadsheet would read as a formula are prefixed with a single quote
 // (see the package documentation on CSV injection).
 type CSVWriter struct {
 	cw     *csv.Writer
@@ -101,6 +102,8 @@ func (c *CSVWriter) Write(r Record) error {
 		r.Integration, r.Tool, uuidCell(r.ExecutionID), boolCell(r.Success), r.ErrorCode, int64Cell(r.DurationMS),
 		r.Via, r.ClientID, uuidCell(r.KeyID), uuidCell(r.OldKeyID), versionCell(r.ConnectionVersion), uuidCell(r.AttemptID), r.AuthMode,
 		r.Reason, strings.Join(r.Scopes, " "), r.AccountHint, intCell(r.ArgsSize), r.ArgsSHA256, intCell(r.ResultSize), r.ResultSHA256, r.Subject,
+		uuidCell(r.SessionID), strings.Join(r.Integrations, " "), timeCell(r.ExpiresAt), r.Method, r.Path, strings.Join(r.QueryKeys, " "),
+		statusCell(r.Status), int64Cell(r.RequestBytes), int64Cell(r.ResponseBytes),
 	)
 	for i, cell := range row {
 		row[i] = DefuseCell(cell)
@@ -135,6 +138,20 @@ func uuidCell(id uuid.UUID) string {
 		return ""
 	}
 	return id.String()
+}
+
+func timeCell(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func statusCell(s int) string {
+	if s == 0 {
+		return ""
+	}
+	return strconv.Itoa(s)
 }
 
 func boolCell(b *bool) string {

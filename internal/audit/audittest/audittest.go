@@ -1,6 +1,7 @@
 // Package audittest builds event logs for the audit tests: a small deterministic one through the real
-// domain deciders, the command loop and the vault (Build), and a large one of tool executions for
-// benchmarks (AppendToolRuns).
+// domain deciders, the command loop and the vault (Build), a curl session appended after it as the
+// proxy appends one (AppendCurlSession), and a large one of tool executions for benchmarks
+// (AppendToolRuns).
 package audittest
 
 import (
@@ -16,6 +17,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
@@ -30,6 +32,8 @@ var (
 	AdaKey1 = uuid.MustParse("00000000-0000-4000-8000-0000000000a1")
 	AdaKey2 = uuid.MustParse("00000000-0000-4000-8000-0000000000a2")
 	BobKey  = uuid.MustParse("00000000-0000-4000-8000-0000000000b1")
+	// BobSession is the curl session AppendCurlSession writes.
+	BobSession = uuid.MustParse("00000000-0000-4000-8000-00000000c5b1")
 )
 
 // Log describes what Build wrote.
@@ -224,6 +228,60 @@ func Build(ctx context.Context, t testing.TB, store eventstore.Store, v *vault.V
 		t.Fatal(err)
 	}
 	return b.log
+}
+
+// AppendCurlSession appends, after Build's log, the curl session Bob mints on day 3 for newrelic
+// (through his API key) and the two requests made under it: a GraphQL query the upstream answers, and a
+// DELETE the proxy refuses. The events and their metadata are those handlers/proxy writes: the mint
+// first in the session's stream, the requests after it with their request id as event id. It returns
+// the position of the last one.
+func AppendCurlSession(ctx context.Context, store eventstore.Store) (eventstore.Position, error) {
+	codec := eventstore.NewJSONCodec(curlsession.Events()...)
+	stream := curlsession.SessionStreamName(BobSession)
+	minted := Day1.Add(51 * time.Hour)
+	mint := curlsession.SessionMinted{SessionID: BobSession, UserID: Bob, Via: "api_key", ClientID: BobKey.String(),
+		Integrations: []string{"newrelic"}, ExpiresAt: minted.Add(curlsession.TTL), At: minted}
+	requests := []curlsession.RequestProxied{
+		{RequestID: uuid.MustParse("00000000-0000-4000-8000-00000000c501"), SessionID: BobSession, UserID: Bob,
+			Integration: "newrelic", Method: "POST", Path: "/graphql", QueryKeys: []string{"account", "nrql"}, Status: 200,
+			RequestBytes: 182, ResponseBytes: 4096, DurationMS: 240, ConnectionVersion: 3, At: minted.Add(time.Minute)},
+		{RequestID: uuid.MustParse("00000000-0000-4000-8000-00000000c502"), SessionID: BobSession, UserID: Bob,
+			Integration: "newrelic", Method: "DELETE", Path: "/v2/alerts_policies/7.json", Status: 405, ErrorCode: "METHOD_NOT_ALLOWED",
+			DurationMS: 0, At: minted.Add(2 * time.Minute)},
+	}
+	encode := func(id uuid.UUID, ev interface {
+		domain.Event
+		Validate() error
+	}, md domain.Metadata) (eventstore.EventData, error) {
+		if err := ev.Validate(); err != nil {
+			return eventstore.EventData{}, err
+		}
+		typ, sv, data, err := codec.Encode(ev)
+		if err != nil {
+			return eventstore.EventData{}, err
+		}
+		return eventstore.EventData{ID: id, Type: typ, SchemaVersion: sv, Data: data, Metadata: md}, nil
+	}
+	ed, err := encode(uuid.New(), mint, domain.Metadata{Actor: Bob.String(), MCPClient: mint.ClientID, CorrelationID: BobSession.String(), Time: minted})
+	if err != nil {
+		return eventstore.Position{}, err
+	}
+	if _, err := store.Append(ctx, stream, eventstore.NoStream, ed); err != nil {
+		return eventstore.Position{}, fmt.Errorf("append the mint: %w", err)
+	}
+	var batch []eventstore.EventData
+	for _, r := range requests {
+		ed, err := encode(r.RequestID, r, domain.Metadata{Actor: Bob.String(), CorrelationID: BobSession.String(), CausationID: r.RequestID.String(), Time: r.At})
+		if err != nil {
+			return eventstore.Position{}, err
+		}
+		batch = append(batch, ed)
+	}
+	pos, err := store.Append(ctx, stream, eventstore.Any, batch...)
+	if err != nil {
+		return eventstore.Position{}, fmt.Errorf("append the requests: %w", err)
+	}
+	return pos, nil
 }
 
 func count(ctx context.Context, store eventstore.Store) (int, eventstore.Position, error) {
