@@ -40,6 +40,9 @@ func launchChromium(t *testing.T) *rod.Browser {
 		bin = "/usr/bin/chromium"
 	}
 	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no Chromium at %s in CI (.ci/run installs it): %v", bin, err)
+		}
 		t.Skipf("no Chromium at %s (install the Debian chromium package or set WORKBENCH_CHROMIUM): %v", bin, err)
 	}
 	// Bin is always set, so rod never downloads a browser (the machine's network is closed).

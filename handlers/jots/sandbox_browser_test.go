@@ -88,6 +88,9 @@ func launch(t *testing.T) *rod.Browser {
 		bin = "/usr/bin/chromium"
 	}
 	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no Chromium at %s in CI (.ci/run installs it): %v", bin, err)
+		}
 		t.Skipf("no Chromium at %s (set WORKBENCH_CHROMIUM): %v", bin, err)
 	}
 	// Never let rod download a browser: Bin is always set, and the machine's network is closed.

@@ -55,6 +55,9 @@ func natsURL(t *testing.T) string {
 	}
 	c, err := net.DialTimeout("tcp", parsed.Host, time.Second)
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("NATS is not reachable at %s in CI (.ci/run starts it): %v", u, err)
+		}
 		t.Skipf("NATS is not reachable at %s (%v); skipping NATS test", u, err)
 	}
 	c.Close()
