@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/audit"
 	"github.com/workbench/workbench/internal/dbtime"
@@ -22,15 +24,39 @@ const Name = "audit"
 // Projection keeps audit_records and audit_users.
 type Projection struct {
 	dec *audit.Decoder
+
+	mu sync.Mutex
+	tx *sql.Tx
+	st *txState
 }
 
-var _ projections.Projection = (*Projection)(nil)
+// txState is what Apply keeps for the transaction it last ran in. The statements are prepared on its
+// first event: a batch runs each many times, and preparing once per batch rather than once per event
+// saves SQLite most of its per-event parsing; they close with the transaction. emails caches the
+// audit_users lookups (and inserts) made in that transaction, so a batch of one user's events reads
+// the user's email once; audit_users rows are only ever added, by this projection, whose batches the
+// checkpoint serializes, so within a transaction a lookup's answer cannot change.
+type txState struct {
+	addUser, emailOf, addRecord *sql.Stmt
+	emails                      map[uuid.UUID]string
+}
+
+var (
+	_ projections.Projection = (*Projection)(nil)
+	_ projections.Selective  = (*Projection)(nil)
+)
 
 // New returns the projection.
 func New() *Projection { return &Projection{dec: audit.NewDecoder()} }
 
 // Name implements projections.Projection.
 func (*Projection) Name() string { return Name }
+
+// Handles implements projections.Selective: the audited event types, and identity.user_created for
+// the emails. A batch of anything else costs the runner no write transaction.
+func (*Projection) Handles(eventType string) bool {
+	return eventType == identity.TypeUserCreated || audit.Audited(eventType)
+}
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
@@ -44,31 +70,85 @@ func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
 
 // Apply implements projections.Projection.
 func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
+	if !p.Handles(env.Type) {
+		return nil
+	}
+	st, err := p.state(ctx, tx)
+	if err != nil {
+		return err
+	}
 	user, email, ok, err := p.dec.UserCreated(env)
 	if err != nil {
 		return err
 	}
 	if ok {
-		_, err := tx.ExecContext(ctx, `INSERT INTO audit_users (user_id, email) VALUES ($1, $2)`, user.String(), email)
-		return err
+		if _, err := st.addUser.ExecContext(ctx, user.String(), email); err != nil {
+			return fmt.Errorf("add user %s: %w", user, err)
+		}
+		st.emails[user] = email
+		return nil
 	}
 	rec, ok, err := p.dec.Decode(env)
 	if err != nil || !ok || rec.UserID == uuid.Nil {
 		return err
 	}
-	err = tx.QueryRowContext(ctx, `SELECT email FROM audit_users WHERE user_id = $1`, rec.UserID.String()).Scan(&rec.Email)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("email of user %s: %w", rec.UserID, err)
+	if rec.Email, err = st.email(ctx, rec.UserID); err != nil {
+		return err
 	}
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO audit_records (event_id, user_id, commit_pos, prepare_pos, at, kind, integration, record)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+	_, err = st.addRecord.ExecContext(ctx,
 		rec.EventID.String(), rec.UserID.String(), encodePos(rec.Position.Commit), encodePos(rec.Position.Prepare),
 		dbtime.Format(rec.Time), string(rec.Kind), rec.Integration, string(body))
-	return err
+	if err != nil {
+		return fmt.Errorf("add the record of event %s: %w", rec.EventID, err)
+	}
+	return nil
+}
+
+// state returns Apply's statements prepared on tx, and its email cache, starting both afresh on the
+// first event of a transaction (the runner gives a projection one transaction at a time).
+func (p *Projection) state(ctx context.Context, tx *sql.Tx) (*txState, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tx == tx {
+		return p.st, nil
+	}
+	p.tx, p.st = nil, nil
+	st := &txState{emails: map[uuid.UUID]string{}}
+	for _, s := range []struct {
+		stmt **sql.Stmt
+		sql  string
+	}{
+		{&st.addUser, `INSERT INTO audit_users (user_id, email) VALUES ($1, $2)`},
+		{&st.emailOf, `SELECT email FROM audit_users WHERE user_id = $1`},
+		{&st.addRecord, `INSERT INTO audit_records (event_id, user_id, commit_pos, prepare_pos, at, kind, integration, record)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`},
+	} {
+		stmt, err := tx.PrepareContext(ctx, s.sql)
+		if err != nil {
+			return nil, fmt.Errorf("prepare %q: %w", s.sql, err)
+		}
+		*s.stmt = stmt
+	}
+	p.tx, p.st = tx, st
+	return st, nil
+}
+
+// email returns the user's email from audit_users ("" when the log has not named the user yet).
+func (st *txState) email(ctx context.Context, user uuid.UUID) (string, error) {
+	if e, ok := st.emails[user]; ok {
+		return e, nil
+	}
+	var e string
+	err := st.emailOf.QueryRowContext(ctx, user.String()).Scan(&e)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("email of user %s: %w", user, err)
+	}
+	st.emails[user] = e
+	return e, nil
 }
 
 // encodePos writes a position part as 20 zero-padded digits (see migration 0023).

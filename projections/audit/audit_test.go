@@ -19,6 +19,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/domain/curlsession"
+	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
@@ -359,6 +363,32 @@ func TestHandler(t *testing.T) {
 			var e struct{ Error, Message string }
 			if err := json.Unmarshal([]byte(res.body), &e); err != nil || e.Error == "" || e.Message == "" {
 				t.Fatalf("error body %q: %v", res.body, err)
+			}
+		})
+	}
+}
+
+// The projection asks for the audited event types and identity.user_created, nothing else.
+func TestHandles(t *testing.T) {
+	cases := []struct {
+		name, eventType string
+		want            bool
+	}{
+		{"user created", identity.TypeUserCreated, true},
+		{"tool executed", execution.TypeToolExecuted, true},
+		{"connected", connection.TypeConnected, true},
+		{"api key minted", identity.TypeAPIKeyMinted, true},
+		{"subject shredded", vault.EventSubjectShredded, true},
+		{"curl session minted", curlsession.TypeSessionMinted, true},
+		{"request proxied", curlsession.TypeRequestProxied, true},
+		{"email claimed", identity.TypeEmailClaimed, false},
+		{"unknown", "jots.created", false},
+	}
+	p := projaudit.New()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := p.Handles(tc.eventType); got != tc.want {
+				t.Errorf("Handles(%q) = %v, want %v", tc.eventType, got, tc.want)
 			}
 		})
 	}
