@@ -38,22 +38,11 @@ func (r *Runner) rebuild(ctx context.Context, pr *proc) error {
 	pr.step.Lock()
 	defer pr.step.Unlock()
 	began := time.Now()
-	if _, err := r.q.loadCheckpoint(ctx, r.db, pr.name); err != nil {
+	if _, err := r.loadCheckpoint(ctx, pr.name); err != nil {
 		return err
 	}
-	tx, err := r.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if err := pr.p.Reset(ctx, tx); err != nil {
-		return fmt.Errorf("reset tables: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, r.q.reset, pr.name, encodePos(0)); err != nil {
-		return fmt.Errorf("reset checkpoint: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit reset: %w", err)
+	if err := r.reset(ctx, pr); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	pr.pos, pr.persisted, pr.persistedAt, pr.caughtUp, pr.failure, pr.retrying = eventstore.Start, eventstore.Start, time.Now(), false, nil, nil
@@ -79,6 +68,31 @@ func (r *Runner) rebuild(ctx context.Context, pr *proc) error {
 	select {
 	case pr.resume <- struct{}{}:
 	default:
+	}
+	return nil
+}
+
+// reset empties pr's tables and moves its checkpoint to Start in one transaction, under the write
+// gate like every other write of the runner.
+func (r *Runner) reset(ctx context.Context, pr *proc) error {
+	unlock, err := r.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock() // after the deferred Rollback below
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if err := pr.p.Reset(ctx, tx); err != nil {
+		return fmt.Errorf("reset tables: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, r.q.reset, pr.name, encodePos(0)); err != nil {
+		return fmt.Errorf("reset checkpoint: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit reset: %w", err)
 	}
 	return nil
 }
