@@ -138,7 +138,8 @@ type apiKeyRequest struct {
 }
 
 // apiKey stores an API key from the portal's form: JSON {"fields": {...}} or a form post whose
-// fields are the manifest's field names.
+// fields are the manifest's field names. It answers 204 No Content once the key is stored (the
+// portal's contract: it reloads the integration list rather than reading a body).
 func (h *api) apiKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	name := chi.URLParam(r, "name")
 	fields := map[string]string{}
@@ -165,16 +166,17 @@ func (h *api) apiKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
-	handlers.WriteJSON(w, http.StatusOK, map[string]any{"integration": name, "connected": true})
+	w.WriteHeader(http.StatusNoContent)
 }
 
+// disconnect removes the user's connection to the integration; 204 No Content once it is gone.
 func (h *api) disconnect(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	name := chi.URLParam(r, "name")
 	if err := h.Credentials.Disconnect(r.Context(), user, name); err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
-	handlers.WriteJSON(w, http.StatusOK, map[string]any{"integration": name, "connected": false})
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // decodeJSON reads one JSON object, refusing unknown fields and trailing data.

@@ -1,7 +1,8 @@
 // Package api is the portal's JSON API for connections: redeeming a claim link
 // (POST /api/connect/redeem), the OAuth callback every plugin registers with its provider
 // (GET /api/auth/plugin/{integration}/callback), storing an API key
-// (POST /api/integrations/{name}/apikey) and disconnecting (DELETE /api/integrations/{name}).
+// (POST /api/integrations/{name}/apikey) and disconnecting (DELETE /api/integrations/{name}); those two
+// answer 204 No Content on success.
 //
 // Everything but the callback needs a signed-in portal session (internal/websession) and, for its
 // state-changing methods, a same-origin request (an Origin header naming SERVER_PUBLIC_URL's origin,

@@ -2,6 +2,7 @@ package credentials_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -391,8 +392,8 @@ func TestAPIKeyAndDisconnect(t *testing.T) {
 		{"missing required field", `{"fields":{"region":"eu"}}`, same, http.StatusBadRequest},
 		{"control character", `{"fields":{"api_key":"a\nb"}}`, same, http.StatusBadRequest},
 		{"no origin, no CSRF header", `{"fields":{"api_key":"k1"}}`, nil, http.StatusForbidden},
-		{"CSRF header", `{"fields":{"api_key":"first-key"}}`, map[string]string{"X-Workbench-CSRF": "1"}, http.StatusOK},
-		{"replaced", `{"fields":{"api_key":"the-key","region":"eu"}}`, same, http.StatusOK},
+		{"CSRF header", `{"fields":{"api_key":"first-key"}}`, map[string]string{"X-Workbench-CSRF": "1"}, http.StatusNoContent},
+		{"replaced", `{"fields":{"api_key":"the-key","region":"eu"}}`, same, http.StatusNoContent},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -414,10 +415,14 @@ func TestAPIKeyAndDisconnect(t *testing.T) {
 	del, _ := http.NewRequest(http.MethodDelete, n.srv.URL+"/api/integrations/keyed", nil)
 	del.Header.Set("Origin", e.publicURL)
 	resp, err := c.Do(del)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("disconnect: %v %v", resp.StatusCode, err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent || len(body) != 0 {
+		t.Fatalf("disconnect: %d %q, want 204 and no body", resp.StatusCode, body)
+	}
 	if _, err := n.svc.Access(e.ctx, user, keyed); domain.ErrorCode(err) != domain.CodeNotConnected {
 		t.Fatalf("after disconnecting: %v", err)
 	}
