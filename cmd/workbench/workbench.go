@@ -45,6 +45,7 @@ import (
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/signin"
+	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
@@ -374,7 +375,15 @@ func (m *Main) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Every request made on a user's behalf (tool calls, the curl proxy, token exchanges, API-key checks)
+	// dials public addresses only; loopback only with WORKBENCH_DEV_ALLOW_LOOPBACK.
+	outbound := ssrf.Transport(m.Config.DevAllowLoopback)
+	tokenClient := &http.Client{
+		Transport: outbound, Timeout: 20 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 	creds, err := credentials.New(credentials.Config{
+		HTTPClient: tokenClient, Transport: outbound,
 		Store: m.Store, Vault: m.Vault, Catalog: m.Plugins, DB: m.DB, Projections: m.Runner, Bus: b,
 		PublicURL: m.Config.ServerPublicURL, LinkKey: m.deriveKey("connect-link"), Getenv: getenv, Logger: m.Logger,
 	})
@@ -388,14 +397,14 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	curl, err := proxy.New(proxy.Options{
-		Catalog: m.Plugins, Credentials: creds, Store: m.Store, Key: m.deriveKey("curl-session"),
+		Catalog: m.Plugins, Credentials: creds, Store: m.Store, Key: m.deriveKey("curl-session"), Transport: outbound,
 		PublicURL: m.Config.ServerPublicURL, Logger: m.Logger,
 	})
 	if err != nil {
 		return err
 	}
 	goRun("curl proxy audit", curl.Run)
-	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, CurlSessions: curl})
+	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, CurlSessions: curl, Transport: outbound})
 	if err != nil {
 		return err
 	}
