@@ -26,8 +26,8 @@ func TestToolCallsNeverReachPrivateAddresses(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"name":"intranet","version":"1","display_name":"Intranet","description":"An internal service.","base_url":"`+inside.URL+`","auth":{"mode":"none"}}`), 0o644) //nolint:errcheck
-	os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`[{"name":"intranet_get","description":"Reads the internal service's root document.","input_schema":{"type":"object","additionalProperties":false},"http":{"method":"GET","path":"/"}}]`), 0o644)                                 //nolint:errcheck
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"name":"intranet","version":"1","display_name":"Intranet","description":"An internal service.","base_url":"`+inside.URL+`","auth":{"mode":"none"}}`), 0o644)                                 //nolint:errcheck
+	os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`[{"name":"intranet_get","description":"Reads the internal service's root document.","input_schema":{"type":"object","additionalProperties":false},"http":{"method":"GET","path":"/"}}]`), 0o644) //nolint:errcheck
 
 	s := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"PLUGINS_DIR": filepath.Dir(dir)}, slog.LevelWarn)
 	ada := s.user(t, "ada@example.com")
