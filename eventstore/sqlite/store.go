@@ -51,9 +51,13 @@ type Store struct {
 	closed  chan struct{}
 	once    sync.Once
 
-	// written holds the envelopes of the batch being committed. Only the batcher's goroutine touches
-	// it: commit fills it, afterCommit hands it on.
+	// written holds the envelopes of the batch being committed, and rows what it stored of them (for
+	// the tail). Only the batcher's goroutine touches them: commit fills them, afterCommit hands them
+	// on.
 	written []eventstore.Envelope
+	rows    []row
+	// tail serves reads of the latest events from memory (see tail).
+	tail *tail
 	// oneByOne counts the batches written again request by request (commit only; tests read it).
 	oneByOne int
 }
@@ -83,6 +87,11 @@ func New(db *sql.DB, opts *Options) (*Store, error) {
 	if _, err := db.ExecContext(ctx, `SELECT position, id, stream, version, type, schema_version, data, metadata FROM events LIMIT 0`); err != nil {
 		return nil, fmt.Errorf("eventstore/sqlite: the events table is missing or has the wrong shape (apply the migrations first): %w", err)
 	}
+	head, err := db.PrepareContext(ctx, `SELECT COALESCE(MAX(position), 0) FROM events`)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore/sqlite: prepare the head query: %w", err)
+	}
+	s.tail = &tail{head: head}
 	s.batcher = eventstore.NewBatcher(s.commit, &eventstore.BatcherOptions{MaxBatch: opts.MaxBatch, AfterCommit: s.afterCommit})
 	return s, nil
 }
@@ -118,6 +127,7 @@ func (s *Store) Close() error {
 	s.once.Do(func() {
 		close(s.closed)
 		s.batcher.Close()
+		s.tail.head.Close() //nolint:errcheck // a read racing this falls back to SQLite and its error
 	})
 	return nil
 }
@@ -151,6 +161,9 @@ func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int
 	}
 	if from.Commit > math.MaxInt64 {
 		return nil, nil
+	}
+	if envs, ok := s.tail.read(ctx, from, limit); ok {
+		return envs, nil
 	}
 	rows, err := s.db.QueryContext(ctx, selectEnvelope+`WHERE position > $1 ORDER BY position LIMIT $2`, int64(from.Commit), limit)
 	if err != nil {
@@ -205,10 +218,19 @@ func scanEnvelopes(rows *sql.Rows) ([]eventstore.Envelope, error) {
 
 // afterCommit runs on the batcher goroutine once a batch is durable, before its appenders are answered.
 func (s *Store) afterCommit([]eventstore.AppendRequest, []eventstore.AppendOutcome) {
-	written := s.written
-	s.written = nil
+	written, rows := s.written, s.rows
+	s.written, s.rows = nil, nil
 	if len(written) == 0 {
 		return
+	}
+	// Built here, after the write gate is released, and added before the wake-up below, so that the
+	// readers it wakes find the batch in the tail.
+	if envs, err := tailEnvelopes(rows); err != nil {
+		// Cannot happen (the batch encoded the metadata itself); reads of these events go to SQLite.
+		s.log.Error("eventstore/sqlite: rebuild a committed batch's envelopes", "err", err)
+		s.tail.reset()
+	} else {
+		s.tail.add(envs)
 	}
 	if s.onCommit != nil {
 		s.onCommit(written)
@@ -226,10 +248,10 @@ func (s *Store) afterCommit([]eventstore.AppendRequest, []eventstore.AppendOutco
 // nothing. An error that ends the transaction itself (I/O, disk full, a trigger that rolls back) fails
 // the whole batch and nothing of it is visible.
 func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) (outcomes []eventstore.AppendOutcome, err error) {
-	s.written = nil
+	s.written, s.rows = nil, nil
 	defer func() {
 		if err != nil {
-			s.written = nil
+			s.written, s.rows = nil, nil
 			s.log.Error("event batch failed, nothing of it was committed", "appends", len(batch), "err", err)
 		}
 	}()
@@ -286,7 +308,7 @@ func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) (o
 		return nil, fmt.Errorf("eventstore/sqlite: commit: %w", err)
 	}
 	inTx = false
-	s.written = w.envelopes(s.onCommit != nil)
+	s.written, s.rows = w.envelopes(s.onCommit != nil), w.rows
 	return outcomes, nil
 }
 
