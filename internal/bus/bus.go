@@ -213,6 +213,21 @@ func decode(m *message.Message) (eventstore.Envelope, error) {
 	return env, nil
 }
 
+// Match picks the events a subscription wants by their stream and type, which every message Publish
+// sends carries in its metadata: a message it refuses is acknowledged without its payload being
+// decoded or the handler called.
+type Match func(stream, eventType string) bool
+
+// matchMessage applies match to a message's metadata; known is false when the message lacks it (it
+// was not sent by Publish), and the decoded envelope must decide.
+func matchMessage(match Match, m *message.Message) (want, known bool) {
+	stream, typ := m.Metadata.Get(MetaStream), m.Metadata.Get(MetaType)
+	if stream == "" || typ == "" {
+		return false, false
+	}
+	return match(stream, typ), true
+}
+
 // Subscription is one running Subscribe.
 type Subscription struct {
 	cancel context.CancelFunc
@@ -234,6 +249,13 @@ func (s *Subscription) Close() error {
 // until ctx ends, Close is called on it, or the Bus closes. Each subscription has a consumer of its
 // own, so every subscription, in this process or another, receives every message.
 func (b *Bus) Subscribe(ctx context.Context, topic string, fn Handler) (*Subscription, error) {
+	return b.SubscribeWhere(ctx, topic, nil, fn)
+}
+
+// SubscribeWhere is Subscribe for the events match accepts (all when match is nil). The others are
+// acknowledged as they arrive, without being decoded: a subscriber that needs a few kinds of event
+// does not pay for every event of the log.
+func (b *Bus) SubscribeWhere(ctx context.Context, topic string, match Match, fn Handler) (*Subscription, error) {
 	if err := checkTopic(topic); err != nil {
 		return nil, err
 	}
@@ -275,7 +297,7 @@ func (b *Bus) Subscribe(ctx context.Context, topic string, fn Handler) (*Subscri
 				b.log.Warn("bus: stop subscription", "topic", topic, "err", err)
 			}
 		}()
-		b.deliver(ctx, topic, msgs, fn)
+		b.deliver(ctx, topic, msgs, match, fn)
 	}()
 	return sub, nil
 }
@@ -293,7 +315,7 @@ func (b *Bus) release(sub *Subscription, topic string) {
 
 // deliver hands each message to fn and acknowledges it when fn succeeds. A failed handler's message
 // is negatively acknowledged after the retry delay, so the transport delivers it again.
-func (b *Bus) deliver(ctx context.Context, topic string, msgs <-chan *message.Message, fn Handler) {
+func (b *Bus) deliver(ctx context.Context, topic string, msgs <-chan *message.Message, match Match, fn Handler) {
 	for {
 		var m *message.Message
 		select {
@@ -305,10 +327,22 @@ func (b *Bus) deliver(ctx context.Context, topic string, msgs <-chan *message.Me
 			}
 			m = mm
 		}
+		var known bool
+		if match != nil {
+			var want bool
+			if want, known = matchMessage(match, m); known && !want {
+				m.Ack()
+				continue
+			}
+		}
 		env, err := decode(m)
 		if err != nil {
 			// A message that is not an envelope will never become one: drop it rather than loop.
 			b.log.Error("bus: dropping undecodable message", "topic", topic, "uuid", m.UUID, "err", err)
+			m.Ack()
+			continue
+		}
+		if match != nil && !known && !match(env.Stream, env.Type) {
 			m.Ack()
 			continue
 		}

@@ -327,3 +327,44 @@ func TestDedup(t *testing.T) {
 		}
 	})
 }
+
+// TestSubscribeWhere: a subscription with a Match receives the events it accepts, all of them, in
+// order and intact, and none of the others.
+func TestSubscribeWhere(t *testing.T) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			noLeaks(t)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			topic := uniqueTopic(t)
+			b := open(t, ctx, be.url(t, topic), nil)
+
+			all := envelopes(30, 3, 0)
+			all[5].Type = "thing.other" // stream thing-2, another type: refused too
+			match := func(stream, eventType string) bool { return stream == "thing-2" && eventType == "thing.happened" }
+			var want []eventstore.Envelope
+			for _, env := range all {
+				if match(env.Stream, env.Type) {
+					want = append(want, env)
+				}
+			}
+			c := newCollector()
+			sub, err := b.SubscribeWhere(ctx, topic, match, c.handle)
+			if err != nil {
+				t.Fatalf("SubscribeWhere: %v", err)
+			}
+			t.Cleanup(func() { sub.Close() })
+			if err := b.Publish(ctx, topic, all...); err != nil {
+				t.Fatalf("Publish: %v", err)
+			}
+			got := c.wait(t, len(want))
+			// The last event is accepted, so anything refused before it would have arrived by now.
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("received (-want +got):\n%s", diff)
+			}
+			if raw, _ := c.counts(); raw != len(want) {
+				t.Errorf("handler called %d times, want %d", raw, len(want))
+			}
+		})
+	}
+}

@@ -33,9 +33,10 @@ type Projections interface {
 	WaitFor(ctx context.Context, pos eventstore.Position) error
 }
 
-// Subscriber is the part of the bus this package uses: every committed event, on every replica.
+// Subscriber is the part of the bus this package uses: the committed events of the streams it
+// watches, on every replica.
 type Subscriber interface {
-	Subscribe(ctx context.Context, topic string, fn bus.Handler) (*bus.Subscription, error)
+	SubscribeWhere(ctx context.Context, topic string, match bus.Match, fn bus.Handler) (*bus.Subscription, error)
 }
 
 // Defaults of Config.

@@ -74,10 +74,10 @@ func (h *hub) notify(stream string) {
 // returns nil when ctx ends.
 func (s *Service) Run(ctx context.Context) error {
 	if s.bus != nil {
-		sub, err := s.bus.Subscribe(ctx, s.topic, func(_ context.Context, env eventstore.Envelope) error {
-			if strings.HasPrefix(env.Stream, "connection-") {
-				s.hub.notify(env.Stream)
-			}
+		// Only connection streams wake waiters: the bus acknowledges every other event undecoded.
+		connectionStream := func(stream, _ string) bool { return strings.HasPrefix(stream, "connection-") }
+		sub, err := s.bus.SubscribeWhere(ctx, s.topic, connectionStream, func(_ context.Context, env eventstore.Envelope) error {
+			s.hub.notify(env.Stream)
 			return nil
 		})
 		if err != nil {
