@@ -355,7 +355,10 @@ func (r *Runner) readLog(ctx context.Context, from eventstore.Position) ([]event
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if found.err == nil && (len(found.envs) >= r.batch || !seen || !readEnd(found).Less(head)) {
+		// A finished read is reused only when it cannot be stale: a full batch (the caller comes back
+		// for more), or one that reached the newest event the subscription has seen. Without a head
+		// (the runner is not running: a rebuild, the CLI) nothing says how fresh it is, so read again.
+		if found.err == nil && (len(found.envs) >= r.batch || (seen && !readEnd(found).Less(head))) {
 			return found.envs, nil
 		}
 	}
