@@ -346,7 +346,8 @@ func (m *Main) Serve(ctx context.Context) error {
 	}
 	goRun("bus relay", relay.Run)
 	// Another replica's shred must take effect here at once: forget the subject's cached data keys.
-	if _, err := b.Subscribe(bg, bus.EventsTopic, func(_ context.Context, env eventstore.Envelope) error {
+	onlyShreds := func(_, typ string) bool { return typ == vault.EventSubjectShredded }
+	if _, err := b.SubscribeWhere(bg, bus.EventsTopic, onlyShreds, func(_ context.Context, env eventstore.Envelope) error {
 		if subject, ok := vault.ShreddedSubject(env); ok {
 			m.Vault.Forget(subject)
 		}
