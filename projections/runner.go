@@ -300,7 +300,7 @@ func (r *Runner) step(ctx context.Context, pr *proc) (more bool, err error) {
 	read := len(envs)
 	var fail *Failure
 	for len(envs) > 0 {
-		bad, applyErr, err := r.commitBatch(ctx, pr, from, envs)
+		bad, applyErr, err := r.commitBatch(ctx, pr, envs)
 		if errors.Is(err, errCheckpointMoved) {
 			return true, r.reload(ctx, pr)
 		}
@@ -393,10 +393,10 @@ func handlesAny(sel Selective, envs []eventstore.Envelope) bool {
 	return false
 }
 
-// commitBatch applies envs and moves the checkpoint from `from` to the last of them, in one
+// commitBatch applies envs and moves the stored checkpoint to the last of them, in one
 // transaction. If the projection refuses an event, nothing is committed and bad and applyErr say which
 // event and why; err is the runner's own failure (errCheckpointMoved among them).
-func (r *Runner) commitBatch(ctx context.Context, pr *proc, from eventstore.Position, envs []eventstore.Envelope) (bad int, applyErr, err error) {
+func (r *Runner) commitBatch(ctx context.Context, pr *proc, envs []eventstore.Envelope) (bad int, applyErr, err error) {
 	to := envs[len(envs)-1].Position
 	r.mu.Lock()
 	persisted, persistedAt := pr.persisted, pr.persistedAt
@@ -411,7 +411,7 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, from eventstore.Posi
 		r.mu.Unlock()
 		return 0, nil, nil
 	}
-	from = persisted
+	from := persisted
 	unlock, err := r.lockWrites(ctx)
 	if err != nil {
 		return 0, nil, err

@@ -37,6 +37,7 @@ func (c EmailClaim) Claimed() bool { return c.UserID != uuid.Nil }
 // never records a second, and NoStream appends make a second impossible anyway).
 func EvolveEmailClaim(c EmailClaim, ev domain.Event) EmailClaim {
 	if e, ok := ev.(EmailClaimed); ok && !c.Claimed() {
+		//lint:ignore S1016 the event and the state are separate types whose fields may diverge
 		return EmailClaim{Email: e.Email, UserID: e.UserID, ClaimedAt: e.ClaimedAt}
 	}
 	return c

@@ -49,6 +49,7 @@ func (c Client) Exists() bool { return c.ClientID != "" }
 // EvolveClient folds one event into a client.
 func EvolveClient(c Client, ev domain.Event) Client {
 	if e, ok := ev.(ClientRegistered); ok {
+		//lint:ignore S1016 the event and the state are separate types whose fields may diverge
 		c = Client{ClientID: e.ClientID, ClientName: e.ClientName, RedirectURIs: e.RedirectURIs,
 			GrantTypes: e.GrantTypes, ResponseTypes: e.ResponseTypes, Scopes: e.Scopes, RegisteredAt: e.RegisteredAt}
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -342,7 +341,7 @@ func TestExecuteToolsBoundedAndAligned(t *testing.T) {
 }
 
 // failingAppender refuses every append, as a full disk or a lost database would.
-type failingAppender struct{ mu sync.Mutex }
+type failingAppender struct{}
 
 func (f *failingAppender) Append(context.Context, string, eventstore.ExpectedVersion, ...eventstore.EventData) (eventstore.Position, error) {
 	return eventstore.Position{}, errors.New("disk full")
