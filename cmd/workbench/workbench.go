@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/instrumented"
 	"github.com/workbench/workbench/eventstore/kurrent"
@@ -44,6 +45,7 @@ import (
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/jots"
+	"github.com/workbench/workbench/internal/mcpsessions"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/vault"
@@ -56,6 +58,7 @@ import (
 	"github.com/workbench/workbench/projections/connections"
 	"github.com/workbench/workbench/projections/identity"
 	jotsrm "github.com/workbench/workbench/projections/jots"
+	projmcpsessions "github.com/workbench/workbench/projections/mcpsessions"
 	projoauth "github.com/workbench/workbench/projections/oauth"
 )
 
@@ -125,7 +128,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New()},
+		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New(), projmcpsessions.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 		WriteGate:   m.writeGate,
@@ -422,7 +425,20 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	m.closers = append(m.closers, keys.Close)
+	// Ended MCP sessions: heard from the bus while running (subscribed before the read model is loaded,
+	// so nothing ended in between is missed), preloaded from the read model at start.
+	endedSessions := mcpsessions.New(m.Store, nil)
+	onlySessionEnds := func(_, typ string) bool { return typ == mcpsession.TypeSessionEnded }
+	if _, err := b.SubscribeWhere(bg, bus.EventsTopic, onlySessionEnds, endedSessions.Observe); err != nil {
+		return err
+	}
+	preloaded, err := projmcpsessions.Unexpired(ctx, m.DB, time.Now())
+	if err != nil {
+		return err
+	}
+	endedSessions.Preload(preloaded)
 	mcpServer, err := mcp.New(mcp.Options{
+		Sessions: endedSessions,
 		Auth: authn.Chain{
 			authn.APIKeys{Reader: keys},
 			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
