@@ -367,16 +367,17 @@ func TestStreamedResponseOverTheCapIsCut(t *testing.T) {
 	req, _ := http.NewRequestWithContext(e.ctx, "GET", e.srv.URL+"/c/keyed/big-stream", nil)
 	req.Header.Set("Authorization", "Bearer "+s.Token)
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	// The cut may land before the response head reached the client (the connection closes: Do fails) or
+	// after it (the body ends early: the read fails). Either way the caller must never see a clean end.
 	if err == nil {
-		t.Fatalf("read %d bytes and a clean end, want a cut stream", len(b))
-	}
-	if len(b) > 1024 {
-		t.Fatalf("relayed %d bytes past the 1024 cap", len(b))
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil {
+			t.Fatalf("read %d bytes and a clean end, want a cut stream", len(b))
+		}
+		if len(b) > 1024 {
+			t.Fatalf("relayed %d bytes past the 1024 cap", len(b))
+		}
 	}
 	recs := events[curlsession.RequestProxied](t, e, curlsession.TypeRequestProxied, 1)
 	if len(recs) != 1 || recs[0].ErrorCode != "RESPONSE_TOO_LARGE" {
