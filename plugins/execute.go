@@ -337,25 +337,7 @@ type UpstreamError struct {
 func (e *UpstreamError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message) }
 
 func upstreamError(t *Tool, resp *http.Response, data []byte) error {
-	msg := providerMessage(data)
-	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
-	}
-	msg = truncate(msg, maxErrorMessage)
-	code := domain.CodeInvalid
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		code = domain.CodeForbidden
-	case resp.StatusCode == http.StatusNotFound:
-		code = domain.CodeNotFound
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		code = domain.CodeUnavailable
-	}
-	return &domain.Error{
-		Code:    code,
-		Message: fmt.Sprintf("%s: %s answered HTTP %d: %s", t.Name, t.integration.DisplayName, resp.StatusCode, msg),
-		Err:     &UpstreamError{Status: resp.StatusCode, Message: msg},
-	}
+	return providerHTTPError(t.Name, t.integration.DisplayName, resp, data)
 }
 
 // providerMessage finds the human-readable message in an error body: the common JSON fields

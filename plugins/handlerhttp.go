@@ -38,3 +38,31 @@ func send(rc Context, tool, provider string, req *http.Request, limit int) (*htt
 	}
 	return resp, data, nil
 }
+
+// providerHTTPError is the one shape of a provider's HTTP error answer, for declarative tools and Go
+// handlers alike: "<tool>: <provider> answered HTTP <status>: <the provider's message>", with the
+// application code the status implies and, on 429, the Retry-After the provider asked for.
+func providerHTTPError(tool, provider string, resp *http.Response, data []byte) error {
+	msg := providerMessage(data)
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	if ra := resp.Header.Get("Retry-After"); resp.StatusCode == http.StatusTooManyRequests && ra != "" {
+		msg += " (retry after " + ra + " s)"
+	}
+	msg = truncate(msg, maxErrorMessage)
+	code := domain.CodeInvalid
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		code = domain.CodeForbidden
+	case resp.StatusCode == http.StatusNotFound:
+		code = domain.CodeNotFound
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		code = domain.CodeUnavailable
+	}
+	return &domain.Error{
+		Code:    code,
+		Message: fmt.Sprintf("%s: %s answered HTTP %d: %s", tool, provider, resp.StatusCode, msg),
+		Err:     &UpstreamError{Status: resp.StatusCode, Message: msg},
+	}
+}

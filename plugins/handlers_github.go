@@ -73,21 +73,7 @@ func githubGetFileContents(ctx context.Context, rc Context, args json.RawMessage
 		return nil, err
 	}
 	if resp.StatusCode >= 400 {
-		msg := truncate(providerMessage(data), maxErrorMessage)
-		if msg == "" {
-			msg = http.StatusText(resp.StatusCode)
-		}
-		code := domain.CodeInvalid
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-			code = domain.CodeForbidden
-		case resp.StatusCode == http.StatusNotFound:
-			code = domain.CodeNotFound
-		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-			code = domain.CodeUnavailable
-		}
-		return nil, &domain.Error{Code: code, Message: fmt.Sprintf("%s: GitHub answered HTTP %d: %s", tool, resp.StatusCode, msg),
-			Err: &UpstreamError{Status: resp.StatusCode, Message: msg}}
+		return nil, providerHTTPError(tool, "GitHub", resp, data)
 	}
 
 	// A directory is an array of entries; anything else is one object.

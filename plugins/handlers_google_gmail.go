@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -164,40 +163,12 @@ func gmailDo(ctx context.Context, rc Context, tool, method, path string, body, o
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "workbench")
-	resp, err := rc.HTTP().Do(req)
+	resp, respBody, err := send(rc, tool, "Gmail", req, gmailMaxResponse)
 	if err != nil {
-		var de *domain.Error
-		if errors.As(err, &de) {
-			return err // the injector's own error (not connected, refresh failed)
-		}
-		cause := err
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			cause = ue.Err
-		}
-		return &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: request to Gmail failed: %v", tool, cause), Err: cause}
-	}
-	defer resp.Body.Close()
-	respBody, err := io.ReadAll(io.LimitReader(resp.Body, gmailMaxResponse))
-	if err != nil {
-		return &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: reading the response from Gmail failed: %v", tool, err), Err: err}
+		return err
 	}
 	if resp.StatusCode >= 400 {
-		msg := truncate(providerMessage(respBody), maxErrorMessage)
-		if msg == "" {
-			msg = http.StatusText(resp.StatusCode)
-		}
-		code := domain.CodeInvalid
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-			code = domain.CodeForbidden
-		case resp.StatusCode == http.StatusNotFound:
-			code = domain.CodeNotFound
-		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-			code = domain.CodeUnavailable
-		}
-		return &domain.Error{Code: code, Message: fmt.Sprintf("%s: Gmail answered HTTP %d: %s", tool, resp.StatusCode, msg),
-			Err: &UpstreamError{Status: resp.StatusCode, Message: msg}}
+		return providerHTTPError(tool, "Gmail", resp, respBody)
 	}
 	if err := json.Unmarshal(respBody, out); err != nil {
 		return &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: Gmail's answer is not the expected JSON", tool), Err: err}

@@ -214,25 +214,7 @@ func slackAPIError(tool string, doc map[string]any) error {
 }
 
 func slackHTTPError(tool string, resp *http.Response, data []byte) error {
-	msg := providerMessage(data)
-	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
-	}
-	if ra := resp.Header.Get("Retry-After"); resp.StatusCode == http.StatusTooManyRequests && ra != "" {
-		msg += " (retry after " + ra + " s)"
-	}
-	msg = truncate(msg, maxErrorMessage)
-	code := domain.CodeInvalid
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		code = domain.CodeForbidden
-	case resp.StatusCode == http.StatusNotFound:
-		code = domain.CodeNotFound
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		code = domain.CodeUnavailable
-	}
-	return &domain.Error{Code: code, Message: fmt.Sprintf("%s: Slack answered HTTP %d: %s", tool, resp.StatusCode, msg),
-		Err: &UpstreamError{Status: resp.StatusCode, Message: msg}}
+	return providerHTTPError(tool, "Slack", resp, data)
 }
 
 // slackShape applies the method's pointer, fields and cursor, as a declarative response block would.
