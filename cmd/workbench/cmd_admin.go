@@ -28,15 +28,11 @@ func cmdAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 		fmt.Fprint(stderr, "workbench apikey create: --email is required\n")
 		return errUsage
 	}
-	cfg, log, err := loadConfig(getenv, stderr)
+	m, err := openMain(ctx, getenv, stderr, nil)
 	if err != nil {
 		return err
 	}
-	m := NewMain(cfg, log)
 	defer m.Close()
-	if err := m.Open(ctx); err != nil {
-		return err
-	}
 	md := domain.Metadata{Actor: "cli", Time: time.Now().UTC()}
 	u, created, _, err := m.Accounts.EnsureUser(ctx, *email, *name, md)
 	if err != nil {
@@ -73,15 +69,11 @@ func cmdProjections(ctx context.Context, args []string, getenv func(string) stri
 	if len(args) == 2 {
 		name = args[1]
 	}
-	cfg, log, err := loadConfig(getenv, stderr)
+	m, err := openMain(ctx, getenv, stderr, nil)
 	if err != nil {
 		return err
 	}
-	m := NewMain(cfg, log)
 	defer m.Close()
-	if err := m.Open(ctx); err != nil {
-		return err
-	}
 	known := false
 	for _, n := range m.Runner.Names() {
 		known = known || n == name
@@ -108,16 +100,13 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 		fmt.Fprint(stderr, "usage: workbench keys rotate\n\nSet the new key as ENCRYPTION_KEY and the old one(s) in ENCRYPTION_KEY_PREVIOUS (comma-separated), run this, then drop ENCRYPTION_KEY_PREVIOUS.\n")
 		return errUsage
 	}
-	cfg, log, err := loadConfig(getenv, stderr)
+	m, err := openMain(ctx, getenv, stderr, func(m *Main) {
+		m.OnRotateProgress = func(done, total int) { fmt.Fprintf(stderr, "keys rotate: %d/%d data keys re-sealed\n", done, total) }
+	})
 	if err != nil {
 		return err
 	}
-	m := NewMain(cfg, log)
 	defer m.Close()
-	m.OnRotateProgress = func(done, total int) { fmt.Fprintf(stderr, "keys rotate: %d/%d data keys re-sealed\n", done, total) }
-	if err := m.Open(ctx); err != nil {
-		return err
-	}
 	start := time.Now()
 	n, err := m.Vault.Rotate(ctx)
 	if err != nil {

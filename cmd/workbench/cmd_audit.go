@@ -36,15 +36,11 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	cfg, log, err := loadConfig(getenv, stderr)
+	m, err := openMain(ctx, getenv, stderr, nil)
 	if err != nil {
 		return err
 	}
-	m := NewMain(cfg, log)
 	defer m.Close()
-	if err := m.Open(ctx); err != nil {
-		return err
-	}
 	return replayAudit(ctx, m, filter, format, stdout, stderr, auditProgressEvery)
 }
 

@@ -34,15 +34,11 @@ func cmdEvents(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		from = p
 	}
-	cfg, log, err := loadConfig(getenv, stderr)
+	m, err := openMain(ctx, getenv, stderr, nil)
 	if err != nil {
 		return err
 	}
-	m := NewMain(cfg, log)
 	defer m.Close()
-	if err := m.Open(ctx); err != nil {
-		return err
-	}
 	return tailEvents(ctx, m.Store, from, *follow, stdout)
 }
 

@@ -615,3 +615,22 @@ func loadConfig(getenv func(string) string, stderr io.Writer) (config.Config, *s
 	}
 	return cfg, newLogger(stderr, cfg.LogLevel), nil
 }
+
+// openMain is every command's start: read the environment, build the Main (prepare, when set, adjusts
+// it before it opens), and open it. On failure nothing is left open; on success the caller closes it.
+func openMain(ctx context.Context, getenv func(string) string, stderr io.Writer, prepare func(*Main)) (*Main, error) {
+	cfg, log, err := loadConfig(getenv, stderr)
+	if err != nil {
+		return nil, err
+	}
+	m := NewMain(cfg, log)
+	m.Getenv = getenv
+	if prepare != nil {
+		prepare(m)
+	}
+	if err := m.Open(ctx); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
