@@ -118,3 +118,14 @@ type Status struct {
 	// retrying with backoff; nil once a batch succeeds again.
 	Retrying error
 }
+
+// DeleteAll empties tables inside tx, in the order given (children before parents): the body of most
+// projections' Reset.
+func DeleteAll(ctx context.Context, tx *sql.Tx, tables ...string) error {
+	for _, t := range tables {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+			return fmt.Errorf("reset %s: %w", t, err)
+		}
+	}
+	return nil
+}

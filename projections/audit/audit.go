@@ -60,12 +60,7 @@ func (*Projection) Handles(eventType string) bool {
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range []string{"audit_records", "audit_users"} {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-			return fmt.Errorf("reset %s: %w", t, err)
-		}
-	}
-	return nil
+	return projections.DeleteAll(ctx, tx, "audit_records", "audit_users")
 }
 
 // Apply implements projections.Projection.

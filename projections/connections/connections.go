@@ -46,12 +46,7 @@ func (*Projection) Name() string { return Name }
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range []string{"connection_attempts", "connections"} {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-			return fmt.Errorf("reset %s: %w", t, err)
-		}
-	}
-	return nil
+	return projections.DeleteAll(ctx, tx, "connection_attempts", "connections")
 }
 
 // Apply implements projections.Projection.

@@ -44,12 +44,7 @@ func (*Projection) Name() string { return Name }
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range []string{"api_keys", "users"} {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-			return fmt.Errorf("reset %s: %w", t, err)
-		}
-	}
-	return nil
+	return projections.DeleteAll(ctx, tx, "api_keys", "users")
 }
 
 // Apply implements projections.Projection.

@@ -38,12 +38,7 @@ func (*Projection) Name() string { return Name }
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range []string{"jot_files", "jots"} {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-			return fmt.Errorf("reset %s: %w", t, err)
-		}
-	}
-	return nil
+	return projections.DeleteAll(ctx, tx, "jot_files", "jots")
 }
 
 // Handles implements projections.Selective.

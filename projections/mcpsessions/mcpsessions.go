@@ -39,8 +39,7 @@ func (*Projection) Handles(eventType string) bool { return eventType == mcpsessi
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM mcp_ended_sessions`)
-	return err
+	return projections.DeleteAll(ctx, tx, "mcp_ended_sessions")
 }
 
 // Apply implements projections.Projection.

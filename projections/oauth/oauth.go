@@ -43,12 +43,7 @@ func (*Projection) Handles(eventType string) bool { return strings.HasPrefix(eve
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range []string{"oauth_access_tokens", "oauth_refresh_tokens", "oauth_grants", "oauth_clients"} {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-			return fmt.Errorf("reset %s: %w", t, err)
-		}
-	}
-	return nil
+	return projections.DeleteAll(ctx, tx, "oauth_access_tokens", "oauth_refresh_tokens", "oauth_grants", "oauth_clients")
 }
 
 func jsonList(v []string) string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/projections"
 )
 
 // Event types the Ledger understands. Any other type is ignored, as projections must.
@@ -177,12 +178,7 @@ func (l *Ledger) statements(ctx context.Context, tx *sql.Tx) (upsert, recordApp 
 
 // Reset implements projections.Projection.
 func (l *Ledger) Reset(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range l.Tables() {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
-			return fmt.Errorf("empty %s: %w", t, err)
-		}
-	}
-	return nil
+	return projections.DeleteAll(ctx, tx, l.Tables()...)
 }
 
 // Dump returns every row of the ledger's tables, keyed by table name without the ledger's prefix,
