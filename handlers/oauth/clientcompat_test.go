@@ -161,9 +161,10 @@ func TestStorageFailureIsNeverACredentialRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, res := range map[string]response{
-		"refresh": e.refresh(clientID, tok.refresh),
-		"code":    e.exchange(clientID, appRedirect, "whatever", "verifier-verifier-verifier-verifier-verifier"),
-		"revoke":  e.postForm("/oauth/revoke", url.Values{"token": {tok.refresh}, "client_id": {clientID}}),
+		"refresh":  e.refresh(clientID, tok.refresh),
+		"code":     e.exchange(clientID, appRedirect, "whatever", "verifier-verifier-verifier-verifier-verifier"),
+		"revoke":   e.postForm("/oauth/revoke", url.Values{"token": {tok.refresh}, "client_id": {clientID}}),
+		"register": e.postJSON("/oauth/register", map[string]any{"client_name": "Later", "redirect_uris": []string{appRedirect}}),
 	} {
 		if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") == "" || oauthErrorOf(t, res) != "temporarily_unavailable" {
 			t.Errorf("%s: %d Retry-After %q %s", name, res.status, res.header.Get("Retry-After"), res.body)
