@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -215,7 +216,7 @@ func (s *scanner) message() request {
 	var m request
 	if s.b[s.i] != '{' {
 		if dup := s.value(); dup != "" {
-			m.Invalid = fmt.Sprintf("duplicate member %q", dup)
+			m.Invalid = "duplicate member " + quoteName(dup)
 		} else {
 			m.Invalid = "a JSON-RPC message must be an object"
 		}
@@ -232,11 +233,11 @@ func (s *scanner) message() request {
 		s.ws()
 		key := s.key()
 		if seen.add(key) && m.Invalid == "" {
-			m.Invalid = fmt.Sprintf("duplicate member %q", key)
+			m.Invalid = "duplicate member " + quoteName(string(key))
 		}
 		start := s.i
 		if dup := s.value(); dup != "" && m.Invalid == "" {
-			m.Invalid = fmt.Sprintf("duplicate member %q", dup)
+			m.Invalid = "duplicate member " + quoteName(dup)
 		}
 		raw := json.RawMessage(s.b[start:s.i])
 		switch string(key) {
@@ -259,7 +260,7 @@ func (s *scanner) message() request {
 		default:
 			for _, name := range envelope {
 				if m.Invalid == "" && strings.EqualFold(string(key), name) {
-					m.Invalid = fmt.Sprintf("member %q is not %q: JSON-RPC member names are case-sensitive", key, name)
+					m.Invalid = fmt.Sprintf("member %s is not %q: JSON-RPC member names are case-sensitive", quoteName(string(key)), name)
 				}
 			}
 		}
@@ -270,6 +271,15 @@ func (s *scanner) message() request {
 			return m
 		}
 	}
+}
+
+// quoteName quotes a member name for an error message, cut at 64 bytes: the answer never echoes a
+// whole oversized name back.
+func quoteName(name string) string {
+	if len(name) > 64 {
+		return strconv.Quote(strings.ToValidUTF8(name[:64], "")) + "…"
+	}
+	return strconv.Quote(name)
 }
 
 // keySet holds the member names of one object: in place while few, in a map beyond.

@@ -68,7 +68,7 @@ func decodeMessageTokens(dec *json.Decoder, body []byte, first json.Token) (requ
 		if dup, err := skipRestTokens(dec, tok); err != nil {
 			return m, err
 		} else if dup != "" {
-			m.Invalid = fmt.Sprintf("duplicate member %q", dup)
+			m.Invalid = "duplicate member " + quoteName(dup)
 			return m, nil
 		}
 		m.Invalid = "a JSON-RPC message must be an object"
@@ -82,7 +82,7 @@ func decodeMessageTokens(dec *json.Decoder, body []byte, first json.Token) (requ
 		}
 		key, _ := kt.(string)
 		if seen.add(key) && m.Invalid == "" {
-			m.Invalid = fmt.Sprintf("duplicate member %q", key)
+			m.Invalid = "duplicate member " + quoteName(key)
 		}
 		start := dec.InputOffset()
 		dup, err := skipValueTokens(dec)
@@ -90,7 +90,7 @@ func decodeMessageTokens(dec *json.Decoder, body []byte, first json.Token) (requ
 			return m, err
 		}
 		if dup != "" && m.Invalid == "" {
-			m.Invalid = fmt.Sprintf("duplicate member %q", dup)
+			m.Invalid = "duplicate member " + quoteName(dup)
 		}
 		raw := rawValueTokens(body[start:dec.InputOffset()])
 		switch key {
@@ -111,7 +111,7 @@ func decodeMessageTokens(dec *json.Decoder, body []byte, first json.Token) (requ
 		default:
 			for _, name := range envelope {
 				if strings.EqualFold(key, name) && m.Invalid == "" {
-					m.Invalid = fmt.Sprintf("member %q is not %q: JSON-RPC member names are case-sensitive", key, name)
+					m.Invalid = fmt.Sprintf("member %s is not %q: JSON-RPC member names are case-sensitive", quoteName(key), name)
 				}
 			}
 		}

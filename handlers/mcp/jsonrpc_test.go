@@ -28,6 +28,7 @@ func TestDecodeBody(t *testing.T) {
 		{"scalar", `"ping"`, false, 1, []string{"must be an object"}, false},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"},7]`, true, 3, []string{"", "", "must be an object"}, false},
 		{"empty batch", `[]`, true, 0, nil, false},
+		{"long name is cut in the message", `{"` + strings.Repeat("k", 500) + `":1,"` + strings.Repeat("k", 500) + `":2}`, false, 1, []string{`duplicate member "` + strings.Repeat("k", 64) + `"…`}, false},
 		{"nested array element", `[[{"a":1,"a":2}]]`, true, 1, []string{`duplicate member "a"`}, false},
 		{"trailing garbage", `{"jsonrpc":"2.0","id":1,"method":"ping"}x`, false, 0, nil, true},
 		{"unclosed batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}`, true, 0, nil, true},
