@@ -77,7 +77,7 @@ type Main struct {
 	OnRotateProgress func(resealed, total int)
 	// Getenv reads plugin client credentials (<PLUGIN>_CLIENT_ID/_SECRET); default os.Getenv.
 	Getenv func(string) string
-	// Version is reported in MCP serverInfo.
+	// Version is reported in MCP serverInfo (NewMain sets the binary's; see binaryVersion).
 	Version string
 
 	DB       *sql.DB // read models, migrations, the vault's key table
@@ -106,7 +106,7 @@ type Main struct {
 func NewMain(cfg config.Config, log *slog.Logger) *Main {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return &Main{Config: cfg, Logger: log, Registry: reg, ConnectTimeout: 30 * time.Second}
+	return &Main{Config: cfg, Logger: log, Registry: reg, ConnectTimeout: 30 * time.Second, Version: binaryVersion()}
 }
 
 // Open connects to the databases (retrying with backoff while they are unreachable), applies
@@ -408,7 +408,7 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	goRun("curl proxy audit", curl.Run)
-	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, CurlSessions: curl, Transport: outbound})
+	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, CurlSessions: curl, Transport: outbound, PublicURL: m.Config.ServerPublicURL})
 	if err != nil {
 		return err
 	}
@@ -451,8 +451,8 @@ func (m *Main) Serve(ctx context.Context) error {
 		ServerName:          "workbench",
 		ServerVersion:       m.Version,
 		Instructions: "Workbench gives you the user's integration tools through meta-tools: search_tools to find a tool, " +
-			"get_tool_schema for its arguments, execute_tools to run it. If a result says NOT_CONNECTED, call connect, give the " +
-			"user the URL, then wait_for_connection.",
+			"get_tool_schema for its arguments, execute_tools to run it. If a result says NOT_CONNECTED, do what its message says: " +
+			"usually call connect, give the user the URL, then wait_for_connection; for an API-key integration, give the user the portal link it names.",
 		Logger: m.Logger,
 	})
 	if err != nil {
