@@ -497,7 +497,7 @@ func (m *Main) Serve(ctx context.Context) error {
 		}
 	}
 	srv := &http.Server{
-		Handler:           router,
+		Handler:           requireMetricsToken(m.Config.MetricsToken, router),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
