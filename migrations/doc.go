@@ -5,4 +5,11 @@
 //
 // Numbering: 0001-0009 the event log, 0010-0019 the vault's key store, 0020-0099 projections and read
 // models, 0100 on for later features.
+//
+// The event log is append-only in the schema itself (0002_events_append_only): triggers refuse UPDATE,
+// DELETE and, on PostgreSQL, TRUNCATE of events for everyone, the owner included; nothing in Workbench
+// changes an event (crypto-shredding deletes data keys, not events). On PostgreSQL CreateServerRole
+// (`workbench migrate --create-role NAME`) adds a login role that may only SELECT and INSERT there,
+// owns nothing, and so cannot drop the triggers either; Apply checks for schema_migrations before
+// creating it, so that role can start the server while no migration is pending.
 package migrations

@@ -86,12 +86,24 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect, log *slog.Logger) (int, e
 		}
 		defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock(7283911)`) //nolint:errcheck
 	}
-	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY,
-		name TEXT NOT NULL,
-		checksum TEXT NOT NULL,
-		applied_at TEXT NOT NULL)`); err != nil {
-		return 0, fmt.Errorf("migrations: create schema_migrations: %w", err)
+	// Create the bookkeeping table only when it is missing: even CREATE TABLE IF NOT EXISTS needs the
+	// right to create in the schema, which the server's least-privilege role (CreateServerRole) lacks.
+	exists := `SELECT to_regclass('schema_migrations') IS NOT NULL`
+	if d == SQLite {
+		exists = `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations')`
+	}
+	var haveTable bool
+	if err := conn.QueryRowContext(ctx, exists).Scan(&haveTable); err != nil {
+		return 0, fmt.Errorf("migrations: look for schema_migrations: %w", err)
+	}
+	if !haveTable {
+		if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY,
+			name TEXT NOT NULL,
+			checksum TEXT NOT NULL,
+			applied_at TEXT NOT NULL)`); err != nil {
+			return 0, fmt.Errorf("migrations: create schema_migrations: %w", err)
+		}
 	}
 	applied := map[int]string{}
 	rows, err := conn.QueryContext(ctx, `SELECT version, checksum FROM schema_migrations`)

@@ -1,7 +1,7 @@
 // Command workbench is the Workbench server and its operator tools, in one binary:
 //
 //	workbench [serve]                       run the server (migrates first)
-//	workbench migrate                       apply pending schema migrations and exit
+//	workbench migrate [--create-role NAME]  apply pending schema migrations and exit (and create the server's PostgreSQL role)
 //	workbench apikey create --email E       create the user when missing, mint a key, print it once
 //	workbench events tail [--from POS] [-f] print the event log as JSON lines
 //	workbench projections rebuild [NAME]    rebuild one read model (or all) from position zero
@@ -42,7 +42,8 @@ const usage = `usage: workbench <command> [arguments]
 
 commands:
   serve                          run the server (the default; migrates first)
-  migrate                        apply pending schema migrations and exit
+  migrate [--create-role NAME]   apply pending schema migrations and exit; --create-role: create the server's
+                                 least-privilege PostgreSQL role (append-only on events)
   apikey create --email EMAIL    create the user when missing, mint an API key, print it once
   events tail [--from POS] [-f]  print the event log as JSON lines (-f: keep following)
   projections rebuild [NAME]     rebuild one read model, or all, from position zero

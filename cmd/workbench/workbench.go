@@ -124,7 +124,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := m.openStore(ctx); err != nil {
 		return err
 	}
-	if err := m.openVault(); err != nil {
+	if err := m.openVault(ctx); err != nil {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
@@ -188,9 +188,10 @@ func (m *Main) deriveKey(label string) []byte {
 	return mac.Sum(nil)
 }
 
-// openVault reads the master keys. On the embedded default with no ENCRYPTION_KEY, a key is generated
-// into the data directory (mode 0600) and the operator is told, loudly, to keep it.
-func (m *Main) openVault() error {
+// openVault reads the master keys and checks them against the data keys stored. On the embedded
+// default with no ENCRYPTION_KEY, a key is generated into the data directory (mode 0600) and the
+// operator is told, loudly, to keep it.
+func (m *Main) openVault(ctx context.Context) error {
 	var current vault.MasterKey
 	var previous []vault.MasterKey
 	var err error
@@ -226,6 +227,11 @@ func (m *Main) openVault() error {
 	m.masterKey = current
 	v, err := vault.New(m.DB, m.Store, current, previous, &vault.Options{Logger: m.Logger, OnRotateProgress: m.OnRotateProgress, WriteGate: m.writeGate})
 	if err != nil {
+		return err
+	}
+	// Refuse to start with a master key that does not open the data keys already stored: otherwise
+	// every credential fails at its first use, in front of an agent.
+	if err := v.CheckMasterKeys(ctx); err != nil {
 		return err
 	}
 	m.Vault = v
@@ -491,7 +497,7 @@ func (m *Main) Serve(ctx context.Context) error {
 		}
 	}
 	srv := &http.Server{
-		Handler:           router,
+		Handler:           requireMetricsToken(m.Config.MetricsToken, router),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),

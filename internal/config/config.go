@@ -3,6 +3,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -53,6 +54,9 @@ type Config struct {
 	JotsMaxBytes  int64
 	JotsMaxFiles  int
 	JotsUploadTTL time.Duration
+
+	// MetricsToken, when set, is the bearer token /metrics requires (METRICS_TOKEN).
+	MetricsToken string
 }
 
 // Defaults used when a variable is unset.
@@ -160,6 +164,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("JOTS_UPLOAD_TTL_SECONDS=%q: want whole seconds from 10 to 86400", v)
 		}
 		c.JotsUploadTTL = time.Duration(n) * time.Second
+	}
+	if v := getenv("METRICS_TOKEN"); v != "" {
+		if len(v) < 16 || strings.ContainsAny(v, " \t\r\n") {
+			return c, errors.New("METRICS_TOKEN: want at least 16 characters without white space (`openssl rand -hex 32`)")
+		}
+		c.MetricsToken = v
 	}
 	if v := strings.TrimSpace(getenv("WORKBENCH_DEV_ALLOW_LOOPBACK")); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -3,6 +3,7 @@ package credentials
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -145,7 +147,7 @@ func (s *Service) openDocument(ctx context.Context, user uuid.UUID, integration 
 	}
 	raw, err := s.vault.Open(ctx, sealed, Purpose(integration))
 	if err != nil {
-		return Document{}, fmt.Errorf("open credential of %s: %w", integration, err)
+		return Document{}, credentialUnreadable(integration, err)
 	}
 	var doc Document
 	if err := json.Unmarshal(raw, &doc); err != nil {
@@ -153,4 +155,24 @@ func (s *Service) openDocument(ctx context.Context, user uuid.UUID, integration 
 		return Document{}, fmt.Errorf("credential of %s is not a credential document", integration)
 	}
 	return doc, nil
+}
+
+// credentialUnreadable is the caller-safe error for a stored credential the vault would not open. It
+// is a *domain.Error, so the plugin runtime passes it through as the injector's own error instead of
+// reporting a failed request: no request was made. A key problem (a master key missing, a blob that
+// does not authenticate, a data key gone) is for the operator and retrying cannot help; anything else
+// (the key table unreachable) is a storage failure worth retrying.
+func credentialUnreadable(integration string, err error) error {
+	switch {
+	case errors.Is(err, vault.ErrShredded):
+		return &domain.Error{Code: domain.CodeNotConnected, Err: err,
+			Message: fmt.Sprintf("the stored credential of %s was destroyed; connect %s again", integration, integration)}
+	case errors.Is(err, vault.ErrMasterKeyMissing), errors.Is(err, vault.ErrTampered), errors.Is(err, vault.ErrNoDataKey):
+		return &domain.Error{Code: domain.CodeInternal, Err: err,
+			Message: fmt.Sprintf("the stored credential of %s cannot be decrypted with this server's encryption key, so nothing was sent to %s; "+
+				"the Workbench administrator must check ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS", integration, integration)}
+	default:
+		return &domain.Error{Code: domain.CodeUnavailable, Err: err,
+			Message: fmt.Sprintf("the stored credential of %s could not be read from storage, so nothing was sent to %s; try again shortly", integration, integration)}
+	}
 }

@@ -48,6 +48,20 @@
 //     and restart. A data key still sealed under a master the vault was not given fails with a
 //     *MasterKeyMissingError naming that master's id.
 //
+// # Checking the master key at start
+//
+// A wrong ENCRYPTION_KEY would otherwise be noticed only when a secret is first opened, by a user's
+// tool call. The server therefore calls CheckMasterKeys at every start and refuses to start when it
+// fails. The check needs something sealed to open, and a new database has nothing, so the first start
+// writes a key-check record: a data key for the reserved subject KeyCheckSubject ("vault:key-check"),
+// a row of vault_data_keys like any other, for which nothing is ever sealed. A row rather than an
+// event, because it must follow the master key: `keys rotate` re-seals it with every other data key,
+// so after a finished rotation the new key alone opens it, and an event in the log could never be
+// re-sealed. A database from before the record existed is checked by its most recently created data
+// key, and gets its record at the first start that passes. When neither ENCRYPTION_KEY nor any key of
+// ENCRYPTION_KEY_PREVIOUS opens it, the error (*WrongMasterKeyError) names the id of the master key
+// the data expects and the ids of the keys given, never a key.
+//
 // # The embedded default
 //
 // With no ENCRYPTION_KEY, `make run` calls LoadOrCreateKeyFile on <data dir>/encryption.key: it creates
