@@ -44,6 +44,7 @@ import (
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/mcpsessions"
 	"github.com/workbench/workbench/internal/signin"
@@ -476,26 +477,36 @@ func (m *Main) Serve(ctx context.Context) error {
 				Sessions: sessions, SignIn: signIn, Keys: m.Accounts, Store: m.Store, Projections: m.Runner,
 				Credentials: creds, Catalog: m.Plugins, Connections: connections.Reader{DB: m.DB}, Logger: m.Logger,
 			})
-			r.Method(http.MethodGet, "/api/audit", audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User))
+			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
 		},
 	})
 	if err != nil {
 		return err
 	}
+	// Portal pages opened on another name of this server go to the public URL's host (internal/httpserve).
+	root, err := httpserve.CanonicalHost(m.Config.ServerPublicURL, router)
+	if err != nil {
+		return err
+	}
 	ln := m.Listener
 	if ln == nil {
-		ln, err = net.Listen("tcp", fmt.Sprintf(":%d", m.Config.Port))
+		addr := m.Config.HTTP.ListenAddr(m.Config.Port)
+		ln, err = net.Listen("tcp", addr)
 		if err != nil {
-			return fmt.Errorf("listen on PORT %d: %w", m.Config.Port, err)
+			return fmt.Errorf("listen on %s (HOST, PORT): %w", addr, err)
 		}
 	}
+	ln = httpserve.Limit(ln, m.Config.HTTP.MaxConnsPerClient)
 	srv := &http.Server{
-		Handler:           router,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+		Handler:     root,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ErrorLog:    slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
 	}
+	httpserve.Timeouts{
+		ReadHeader: m.Config.HTTP.ReadHeaderTimeout, Read: m.Config.HTTP.ReadTimeout,
+		Write: m.Config.HTTP.WriteTimeout, Idle: m.Config.HTTP.IdleTimeout,
+	}.Apply(srv)
 	if !signIn.SSOConfigured() {
 		// Issued before serving, so it is in the log by the time /readyz answers.
 		link, err := signIn.IssueStartupLink(ctx)

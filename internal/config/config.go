@@ -53,6 +53,9 @@ type Config struct {
 	JotsMaxBytes  int64
 	JotsMaxFiles  int
 	JotsUploadTTL time.Duration
+
+	// HTTP is how the server listens: bind address, deadlines, per-client connection cap (http.go).
+	HTTP HTTP
 }
 
 // Defaults used when a variable is unset.
@@ -167,6 +170,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("WORKBENCH_DEV_ALLOW_LOOPBACK=%q: want true or false", v)
 		}
 		c.DevAllowLoopback = b
+	}
+	if err := c.HTTP.read(getenv); err != nil {
+		return c, err
 	}
 	return c, nil
 }
