@@ -61,6 +61,7 @@ import (
 	jotsrm "github.com/workbench/workbench/projections/jots"
 	projmcpsessions "github.com/workbench/workbench/projections/mcpsessions"
 	projoauth "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/portalsessions"
 )
 
 // Main is the whole server, wired by hand: Open builds every piece from the configuration, Run serves
@@ -129,7 +130,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New(), projmcpsessions.New()},
+		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New(), projmcpsessions.New(), portalsessions.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 		WriteGate:   m.writeGate,
@@ -364,7 +365,9 @@ func (m *Main) Serve(ctx context.Context) error {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	sessions, err := websession.New(m.deriveKey("portal-session"), m.Config.ServerPublicURL, nil)
+	sessions, err := websession.New(m.deriveKey("portal-session"), m.Config.ServerPublicURL, &websession.Options{
+		Ended: portalsessions.Reader{DB: m.DB}, Store: m.Store, Projections: m.Runner,
+	})
 	if err != nil {
 		return err
 	}
@@ -485,7 +488,8 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	// Portal pages opened on another name of this server go to the public URL's host (internal/httpserve).
-	root, err := httpserve.CanonicalHost(m.Config.ServerPublicURL, router)
+	// Every request with a portal session cookie is checked for an ended session once (websession).
+	root, err := httpserve.CanonicalHost(m.Config.ServerPublicURL, sessions.Guard(router))
 	if err != nil {
 		return err
 	}
