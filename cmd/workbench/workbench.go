@@ -479,6 +479,7 @@ func (m *Main) Serve(ctx context.Context) error {
 			portalapi.Mount(r, portalapi.Deps{
 				Sessions: sessions, SignIn: signIn, Keys: m.Accounts, Store: m.Store, Projections: m.Runner,
 				Credentials: creds, Catalog: m.Plugins, Connections: connections.Reader{DB: m.DB}, Logger: m.Logger,
+				APIKeys: authn.APIKeys{Reader: keys},
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)

@@ -80,6 +80,32 @@ func (h *routes) logout(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// logoutEverywhereRoute takes the portal session, or a workbench API key as a Bearer token (a
+// script, or a person whose browser is out of reach). A request with an Authorization header is
+// never rescued by a cookie.
+func (h *routes) logoutEverywhereRoute(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") == "" || h.APIKeys == nil {
+		h.portal(h.logoutEverywhere)(w, r)
+		return
+	}
+	p, err := h.APIKeys.Authenticate(r)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeUnauthenticated {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		} else {
+			err = unavailable(err)
+		}
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	user, err := uuid.Parse(p.UserID)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeUnauthenticated, "the key names no workbench user"))
+		return
+	}
+	h.logoutEverywhere(w, r, user)
+}
+
 // logoutEverywhere ends every session of the signed-in user, this one included, in every browser
 // and on every replica ("sign out everywhere").
 func (h *routes) logoutEverywhere(w http.ResponseWriter, r *http.Request, user uuid.UUID) {

@@ -358,6 +358,7 @@ func (e *env) node() *node {
 	portalapi.Mount(r, portalapi.Deps{
 		Sessions: n.sessions, SignIn: n.signin, Keys: n.accounts, Store: store, Projections: runner,
 		Credentials: creds, Catalog: e.catalog, Connections: connections.Reader{DB: db}, Now: e.clock.now,
+		APIKeys: n.auth,
 	})
 	h = n.sessions.Guard(r)
 	bg, stop := context.WithCancel(context.Background())

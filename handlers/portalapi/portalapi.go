@@ -15,6 +15,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/api"
+	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/signin"
@@ -58,7 +59,10 @@ type Deps struct {
 	Credentials *credentials.Service
 	Catalog     Catalog
 	Connections Connections
-	Logger      *slog.Logger
+	// APIKeys, when set, lets a workbench API key (Authorization: Bearer) sign its owner out
+	// everywhere, for when the browser is out of reach (authn.APIKeys).
+	APIKeys mcp.Authenticator
+	Logger  *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -77,7 +81,7 @@ func Mount(r chi.Router, d Deps) {
 	h := &routes{Deps: d}
 	r.Get("/api/me", h.portal(h.me))
 	r.Post("/api/auth/logout", h.logout)
-	r.Post("/api/auth/logout-everywhere", h.portal(h.logoutEverywhere))
+	r.Post("/api/auth/logout-everywhere", h.logoutEverywhereRoute)
 	r.Get("/api/auth/providers", h.providers)
 	r.Get("/api/auth/{provider}/login", h.login)
 	r.Get("/api/auth/{provider}/callback", h.callback)

@@ -137,3 +137,39 @@ func TestRevealNeedsAFreshSession(t *testing.T) {
 		t.Fatalf("a new session cannot reveal: %v", got)
 	}
 }
+
+func TestSignOutEverywhereWithTheAPIKey(t *testing.T) {
+	e := newEnv(t)
+	n := e.node()
+	user := n.createUser("ida@example.com")
+	b := n.signedIn(user)
+	key, _ := b.do(http.MethodPost, n.srv.URL+"/api/apikey", "", nil).json(t)["key"].(string)
+	if key == "" {
+		t.Fatal("no key minted")
+	}
+	other := n.signedIn(user)
+	script := newBrowser(t)
+
+	if got := script.do(http.MethodPost, n.srv.URL+"/api/auth/logout-everywhere", "", map[string]string{"Authorization": "Bearer wb_not-a-real-key", websession.CSRFHeader: "-"}); got.status != http.StatusUnauthorized {
+		t.Fatalf("a wrong key signed the user out: %d %s", got.status, got.body)
+	}
+	// A bad key is not rescued by a good cookie.
+	if got := b.do(http.MethodPost, n.srv.URL+"/api/auth/logout-everywhere", "", map[string]string{"Authorization": "Bearer wb_not-a-real-key"}); got.status != http.StatusUnauthorized {
+		t.Fatalf("a wrong key with a good cookie: %d %s", got.status, got.body)
+	}
+	if got := b.get(n.srv.URL + "/api/me"); got.status != http.StatusOK {
+		t.Fatalf("the refused requests ended the session: %d %s", got.status, got.body)
+	}
+	if got := script.do(http.MethodPost, n.srv.URL+"/api/auth/logout-everywhere", "", map[string]string{"Authorization": "Bearer " + key, websession.CSRFHeader: "-"}); got.status != http.StatusNoContent {
+		t.Fatalf("logout-everywhere with the key: %d %s", got.status, got.body)
+	}
+	for _, br := range []*browser{b, other} {
+		if got := br.get(n.srv.URL + "/api/me"); got.status != http.StatusUnauthorized {
+			t.Fatalf("a session survived: %d %s", got.status, got.body)
+		}
+	}
+	// The key itself is untouched: agents keep working.
+	if _, ok := n.authenticates(key); !ok {
+		t.Fatal("signing out everywhere revoked the API key")
+	}
+}
