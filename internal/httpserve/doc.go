@@ -13,7 +13,9 @@
 //     Streaming, which lifts the read and write deadlines for that one request through
 //     http.ResponseController. Only authenticated routes are exempted, and the MCP endpoint reads its
 //     (capped) request body before the deadline is lifted, so an unauthenticated slow client is still
-//     cut off.
+//     cut off. There is nothing else to exempt: the MCP endpoint offers no GET stream, and the portal
+//     uses no server-sent events. Jot uploads and downloads stay under the deadlines (they are
+//     bounded by JOTS_MAX_BYTES, and jots are public), so a large limit needs longer deadlines.
 //   - Connection cap. Limit wraps the listener and counts open connections per remote IP address. A
 //     connection over the cap is accepted and closed at once, before a byte is read: answering 503
 //     would mean reading a request head first, which is exactly the work a flood wants from us, and a
