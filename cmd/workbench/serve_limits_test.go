@@ -100,9 +100,12 @@ func TestServeDeadlinesAndConnectionCap(t *testing.T) {
 	t.Run("the connection over the per-address cap is refused", func(t *testing.T) {
 		// Earlier subtests' connections may still hold a place for a moment after they closed, so
 		// the refusal may come one early; it must come by connection maxConns+1.
+		var held []net.Conn
 		served := 0
 		for i := 1; i <= maxConns+1; i++ {
-			if _, err := get(dial(), "/healthz", addr); err != nil {
+			c := dial()
+			held = append(held, c)
+			if _, err := get(c, "/healthz", addr); err != nil {
 				break
 			}
 			served++
@@ -112,6 +115,25 @@ func TestServeDeadlinesAndConnectionCap(t *testing.T) {
 		}
 		if served == 0 {
 			t.Fatal("no connection was served at all")
+		}
+		for _, c := range held {
+			c.Close()
+		}
+		// The refusal is counted for the operator (once the places are free again).
+		for deadline := time.Now().Add(closeBound); ; {
+			c := dial()
+			fmt.Fprintf(c, "GET /metrics HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", addr)
+			body := waitServerClose(t, c)
+			if strings.Contains(body, "\nworkbench_http_connections_refused_total ") {
+				if strings.Contains(body, "\nworkbench_http_connections_refused_total 0\n") {
+					t.Fatal("the refused connection is not counted in /metrics")
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("/metrics never answered with the refusal count: %q", body)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	})
 }

@@ -503,6 +503,12 @@ func (m *Main) Serve(ctx context.Context) error {
 		}
 	}
 	ln = httpserve.Limit(ln, m.Config.HTTP.MaxConnsPerClient)
+	if ll, ok := ln.(*httpserve.LimitListener); ok {
+		_ = m.Registry.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "workbench_http_connections_refused_total",
+			Help: "Connections closed unanswered for being over MAX_CONNS_PER_CLIENT from one address.",
+		}, func() float64 { return float64(ll.Refused()) }))
+	}
 	srv := &http.Server{
 		Handler:     root,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
