@@ -2,6 +2,7 @@ package httpserve
 
 import (
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -83,6 +84,14 @@ func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+// ReadFrom keeps the TCP connection's sendfile path for files the server copies to the client.
+func (c *limitedConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(c.Conn, r)
 }
 
 var errNoCloseWrite = errors.New("httpserve: the connection cannot half-close")
