@@ -44,6 +44,7 @@ import (
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/mcpsessions"
 	"github.com/workbench/workbench/internal/signin"
@@ -60,6 +61,7 @@ import (
 	jotsrm "github.com/workbench/workbench/projections/jots"
 	projmcpsessions "github.com/workbench/workbench/projections/mcpsessions"
 	projoauth "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/portalsessions"
 )
 
 // Main is the whole server, wired by hand: Open builds every piece from the configuration, Run serves
@@ -128,7 +130,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New(), projmcpsessions.New()},
+		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New(), projmcpsessions.New(), portalsessions.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 		WriteGate:   m.writeGate,
@@ -369,7 +371,9 @@ func (m *Main) Serve(ctx context.Context) error {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	sessions, err := websession.New(m.deriveKey("portal-session"), m.Config.ServerPublicURL, nil)
+	sessions, err := websession.New(m.deriveKey("portal-session"), m.Config.ServerPublicURL, &websession.Options{
+		Ended: portalsessions.Reader{DB: m.DB}, Store: m.Store, Projections: m.Runner,
+	})
 	if err != nil {
 		return err
 	}
@@ -481,27 +485,45 @@ func (m *Main) Serve(ctx context.Context) error {
 			portalapi.Mount(r, portalapi.Deps{
 				Sessions: sessions, SignIn: signIn, Keys: m.Accounts, Store: m.Store, Projections: m.Runner,
 				Credentials: creds, Catalog: m.Plugins, Connections: connections.Reader{DB: m.DB}, Logger: m.Logger,
+				APIKeys: authn.APIKeys{Reader: keys},
 			})
-			r.Method(http.MethodGet, "/api/audit", audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User))
+			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
 		},
 	})
 	if err != nil {
 		return err
 	}
+	// Portal pages opened on another name of this server go to the public URL's host (internal/httpserve).
+	// Every request with a portal session cookie is checked for an ended session once (websession).
+	root, err := httpserve.CanonicalHost(m.Config.ServerPublicURL, sessions.Guard(router))
+	if err != nil {
+		return err
+	}
 	ln := m.Listener
 	if ln == nil {
-		ln, err = net.Listen("tcp", fmt.Sprintf(":%d", m.Config.Port))
+		addr := m.Config.HTTP.ListenAddr(m.Config.Port)
+		ln, err = net.Listen("tcp", addr)
 		if err != nil {
-			return fmt.Errorf("listen on PORT %d: %w", m.Config.Port, err)
+			return fmt.Errorf("listen on %s (HOST, PORT): %w", addr, err)
 		}
 	}
-	srv := &http.Server{
-		Handler:           requireMetricsToken(m.Config.MetricsToken, router),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	ln = httpserve.Limit(ln, m.Config.HTTP.MaxConnsPerClient)
+	if ll, ok := ln.(*httpserve.LimitListener); ok {
+		_ = m.Registry.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "workbench_http_connections_refused_total",
+			Help: "Connections closed unanswered for being over MAX_CONNS_PER_CLIENT from one address.",
+		}, func() float64 { return float64(ll.Refused()) }))
 	}
+	srv := &http.Server{
+		Handler:     requireMetricsToken(m.Config.MetricsToken, root),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ErrorLog:    slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	}
+	httpserve.Timeouts{
+		ReadHeader: m.Config.HTTP.ReadHeaderTimeout, Read: m.Config.HTTP.ReadTimeout,
+		Write: m.Config.HTTP.WriteTimeout, Idle: m.Config.HTTP.IdleTimeout,
+	}.Apply(srv)
 	if !signIn.SSOConfigured() {
 		// Issued before serving, so it is in the log by the time /readyz answers.
 		link, err := signIn.IssueStartupLink(ctx)

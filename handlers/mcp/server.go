@@ -223,6 +223,12 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeParseError, "could not read the request body"))
 		return
 	}
+	// Authenticated, body read: a tool call (or wait_for_connection) may now take longer than the
+	// server's read and write deadlines (internal/httpserve explains why both are lifted). An error
+	// means the writer cannot set deadlines; there is nothing to lift then.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
 	msgs, batch, err := decodeBody(body)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeParseError, "Parse error: the body is not a JSON-RPC message"))

@@ -11,6 +11,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/accounts"
+	"github.com/workbench/workbench/internal/websession"
 )
 
 type keyInfo struct {
@@ -74,8 +75,24 @@ func (h *routes) rotateKey(w http.ResponseWriter, r *http.Request, user uuid.UUI
 	h.answerKey(w, r, http.StatusOK, k, pos, err)
 }
 
-// revealKey opens the sealed copy of the live key for its owner.
+// CodeReauthRequired is the 403 of a reveal from a session older than websession.FreshFor: the
+// portal asks the person to sign in again.
+const CodeReauthRequired = "REAUTH_REQUIRED"
+
+// revealKey opens the sealed copy of the live key for its owner, from a fresh session only (see
+// internal/websession): a stolen or long-forgotten cookie cannot read the key out.
 func (h *routes) revealKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	sess, err := h.session(r)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	if !sess.Fresh(h.Now()) {
+		noStore(w)
+		handlers.WriteJSON(w, http.StatusForbidden, handlers.ErrorBody{Error: CodeReauthRequired,
+			Message: fmt.Sprintf("sign in again to reveal the key: it is shown only within %d minutes of signing in (or rotate it to get a new one)", int(websession.FreshFor/time.Minute))})
+		return
+	}
 	k, err := h.Keys.RevealKey(r.Context(), user)
 	h.answerKey(w, r, http.StatusOK, k, eventstore.Start, err)
 }

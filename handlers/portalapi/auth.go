@@ -1,6 +1,7 @@
 package portalapi
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/signin"
+	"github.com/workbench/workbench/internal/websession"
 )
 
 var userAgg = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
@@ -53,10 +55,62 @@ func (h *routes) me(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	handlers.WriteJSON(w, http.StatusOK, meResponse{ID: st.UserID.String(), Email: st.Email, DisplayName: st.DisplayName})
 }
 
-// logout clears the session cookie. It needs no session (signing out twice is fine) but is
-// state-changing, so a foreign page cannot sign a person out.
+// logout ends the session (on every replica, before it answers) and clears its cookie. It needs no
+// session (signing out twice is fine) but is state-changing, so a foreign page cannot sign a person
+// out. When the end cannot be recorded the cookie is kept and the answer is 503: the person must not
+// believe a session is over that is not.
 func (h *routes) logout(w http.ResponseWriter, r *http.Request) {
 	if h.crossOrigin(w, r) {
+		return
+	}
+	sess, err := h.Sessions.Session(r)
+	switch {
+	case errors.Is(err, websession.ErrNoSession):
+	case err != nil:
+		handlers.WriteError(w, r, h.Logger, unavailable(err))
+		return
+	default:
+		if err := h.Sessions.End(r.Context(), sess, h.md(r, sess.User)); err != nil {
+			handlers.WriteError(w, r, h.Logger, unavailable(err))
+			return
+		}
+	}
+	h.Sessions.Clear(w)
+	noStore(w)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// logoutEverywhereRoute takes the portal session, or a workbench API key as a Bearer token (a
+// script, or a person whose browser is out of reach). A request with an Authorization header is
+// never rescued by a cookie.
+func (h *routes) logoutEverywhereRoute(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") == "" || h.APIKeys == nil {
+		h.portal(h.logoutEverywhere)(w, r)
+		return
+	}
+	p, err := h.APIKeys.Authenticate(r)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeUnauthenticated {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		} else {
+			err = unavailable(err)
+		}
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	user, err := uuid.Parse(p.UserID)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeUnauthenticated, "the key names no workbench user"))
+		return
+	}
+	h.logoutEverywhere(w, r, user)
+}
+
+// logoutEverywhere ends every session of the signed-in user, this one included, in every browser
+// and on every replica ("sign out everywhere").
+func (h *routes) logoutEverywhere(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	if err := h.Sessions.EndAll(r.Context(), user, h.md(r, user)); err != nil {
+		handlers.WriteError(w, r, h.Logger, unavailable(err))
 		return
 	}
 	h.Sessions.Clear(w)

@@ -13,4 +13,10 @@
 // SameOrigin rule: an Origin header naming SERVER_PUBLIC_URL's origin, or the X-Workbench-CSRF
 // header); errors are {"error": code, "message": text}. The three browser navigations (login,
 // callback, link) answer with redirects, and with a small HTML page when something is wrong.
+//
+// Signing out ends the session in the log before the answer (internal/websession), so the cookie is
+// refused on every replica afterwards; when the end cannot be recorded the answer is 503 and the
+// cookie is kept, so nobody believes a session is over that is not. Sign out everywhere ends every
+// session of the user; it also takes the user's API key as a Bearer token (for a browser out of reach). Revealing the API key needs a fresh session (websession.FreshFor); an older
+// one gets 403 REAUTH_REQUIRED, which the portal turns into "sign in again to reveal the key".
 package portalapi

@@ -41,6 +41,7 @@ import (
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/connections"
 	idproj "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/portalsessions"
 )
 
 const (
@@ -319,7 +320,7 @@ func (e *env) node() *node {
 		t.Fatal(err)
 	}
 	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{idproj.New(), connections.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{idproj.New(), connections.New(), portalsessions.New()}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +340,9 @@ func (e *env) node() *node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.sessions, err = websession.New([]byte(strings.Repeat("s", 32)), e.publicURL, &websession.Options{Now: e.clock.now})
+	n.sessions, err = websession.New([]byte(strings.Repeat("s", 32)), e.publicURL, &websession.Options{
+		Now: e.clock.now, Ended: portalsessions.Reader{DB: db}, Store: store, Projections: runner,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,8 +358,9 @@ func (e *env) node() *node {
 	portalapi.Mount(r, portalapi.Deps{
 		Sessions: n.sessions, SignIn: n.signin, Keys: n.accounts, Store: store, Projections: runner,
 		Credentials: creds, Catalog: e.catalog, Connections: connections.Reader{DB: db}, Now: e.clock.now,
+		APIKeys: n.auth,
 	})
-	h = r
+	h = n.sessions.Guard(r)
 	bg, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = runner.Run(bg) }()

@@ -2,6 +2,7 @@ package portalapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/api"
+	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/signin"
@@ -57,7 +59,10 @@ type Deps struct {
 	Credentials *credentials.Service
 	Catalog     Catalog
 	Connections Connections
-	Logger      *slog.Logger
+	// APIKeys, when set, lets a workbench API key (Authorization: Bearer) sign its owner out
+	// everywhere, for when the browser is out of reach (authn.APIKeys).
+	APIKeys mcp.Authenticator
+	Logger  *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -76,6 +81,7 @@ func Mount(r chi.Router, d Deps) {
 	h := &routes{Deps: d}
 	r.Get("/api/me", h.portal(h.me))
 	r.Post("/api/auth/logout", h.logout)
+	r.Post("/api/auth/logout-everywhere", h.logoutEverywhereRoute)
 	r.Get("/api/auth/providers", h.providers)
 	r.Get("/api/auth/{provider}/login", h.login)
 	r.Get("/api/auth/{provider}/callback", h.callback)
@@ -111,14 +117,32 @@ func (h *routes) portal(next func(w http.ResponseWriter, r *http.Request, user u
 		if h.crossOrigin(w, r) {
 			return
 		}
-		user, ok := h.Sessions.User(r)
-		if !ok {
-			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeUnauthenticated, "sign in to the workbench portal first"))
+		sess, err := h.session(r)
+		if err != nil {
+			handlers.WriteError(w, r, h.Logger, err)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		next(w, r, user)
+		next(w, r, sess.User)
 	}
+}
+
+// session is the signed-in session of r, or the error to answer: unauthenticated without one (or
+// with an ended one), unavailable when the session store cannot say.
+func (h *routes) session(r *http.Request) (websession.Session, error) {
+	s, err := h.Sessions.Session(r)
+	switch {
+	case errors.Is(err, websession.ErrNoSession):
+		return s, domain.Errorf(domain.CodeUnauthenticated, "sign in to the workbench portal first")
+	case err != nil:
+		return s, unavailable(err)
+	}
+	return s, nil
+}
+
+// unavailable is a storage failure of the session store: 503, never a sign-out.
+func unavailable(err error) error {
+	return &domain.Error{Code: domain.CodeUnavailable, Message: "the session store cannot be reached; try again in a moment", Err: err}
 }
 
 // md is the metadata of an event the signed-in user causes through the portal.

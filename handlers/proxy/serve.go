@@ -17,6 +17,7 @@ import (
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -89,6 +90,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.writeError(w, nil, http.StatusUnauthorized, "INVALID_TOKEN", err.Error())
 		return
 	}
+	// Authenticated: bodies now stream both ways for as long as they need, past the server's deadlines.
+	httpserve.LiftDeadlines(w)
 	c := &call{claims: claims, name: name, method: r.Method, rest: rest}
 	defer func() {
 		if v := recover(); v != nil {

@@ -57,6 +57,8 @@ type Config struct {
 
 	// MetricsToken, when set, is the bearer token /metrics requires (METRICS_TOKEN).
 	MetricsToken string
+	// HTTP is how the server listens: bind address, deadlines, per-client connection cap (http.go).
+	HTTP HTTP
 }
 
 // Defaults used when a variable is unset.
@@ -177,6 +179,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("WORKBENCH_DEV_ALLOW_LOOPBACK=%q: want true or false", v)
 		}
 		c.DevAllowLoopback = b
+	}
+	if err := c.HTTP.read(getenv); err != nil {
+		return c, err
 	}
 	return c, nil
 }

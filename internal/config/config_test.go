@@ -93,6 +93,27 @@ func TestFromEnv(t *testing.T) {
 		{name: "jots max bytes", env: map[string]string{"JOTS_MAX_BYTES": "lots"}, wantErr: "JOTS_MAX_BYTES"},
 		{name: "jots max files", env: map[string]string{"JOTS_MAX_FILES": "0"}, wantErr: "JOTS_MAX_FILES"},
 		{name: "jots upload ttl", env: map[string]string{"JOTS_UPLOAD_TTL_SECONDS": "1"}, wantErr: "JOTS_UPLOAD_TTL_SECONDS"},
+		{name: "http defaults", env: map[string]string{}, check: func(t *testing.T, c Config) {
+			if c.HTTP.Host != "" || c.HTTP.ListenAddr(c.Port) != ":8080" || c.HTTP.MaxConnsPerClient != 256 || c.HTTP.ReadTimeout != 0 {
+				t.Errorf("got %+v", c.HTTP)
+			}
+		}},
+		{name: "http settings", env: map[string]string{"HOST": "127.0.0.1", "PORT": "9000", "MAX_CONNS_PER_CLIENT": "0",
+			"HTTP_READ_HEADER_TIMEOUT_SECONDS": "2", "HTTP_READ_TIMEOUT_SECONDS": "3", "HTTP_WRITE_TIMEOUT_SECONDS": "4", "HTTP_IDLE_TIMEOUT_SECONDS": "5"}, check: func(t *testing.T, c Config) {
+			h := c.HTTP
+			if h.ListenAddr(c.Port) != "127.0.0.1:9000" || h.MaxConnsPerClient != 0 ||
+				h.ReadHeaderTimeout != 2*time.Second || h.ReadTimeout != 3*time.Second || h.WriteTimeout != 4*time.Second || h.IdleTimeout != 5*time.Second {
+				t.Errorf("got %+v", h)
+			}
+		}},
+		{name: "ipv6 host", env: map[string]string{"HOST": "[::1]"}, check: func(t *testing.T, c Config) {
+			if c.HTTP.ListenAddr(8080) != "[::1]:8080" {
+				t.Errorf("got %q", c.HTTP.ListenAddr(8080))
+			}
+		}},
+		{name: "bad host", env: map[string]string{"HOST": "http://0.0.0.0"}, wantErr: "HOST"},
+		{name: "bad conn cap", env: map[string]string{"MAX_CONNS_PER_CLIENT": "-1"}, wantErr: "MAX_CONNS_PER_CLIENT"},
+		{name: "bad read timeout", env: map[string]string{"HTTP_READ_TIMEOUT_SECONDS": "0"}, wantErr: "HTTP_READ_TIMEOUT_SECONDS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

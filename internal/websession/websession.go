@@ -1,23 +1,48 @@
 // Package websession owns the portal's signed-in session: an HMAC-signed cookie naming a workbench
-// user and an expiry, and the cross-site request forgery guard for the portal's state-changing
-// routes. It keeps no server-side state, so every replica given the same key accepts the cookie.
+// user, a session id, when it was issued and when it expires; the check, on every request, that the
+// session was not ended early; and the cross-site request forgery guard for the portal's
+// state-changing routes.
 //
 // Sessions are issued by sign-in (internal/signin: SSO, or the one-time link printed at start);
 // tests mint them with Manager.Cookie.
+//
+// # Ending a session
+//
+// The cookie is self-contained, so every replica given the same key accepts it; only its early end
+// is state. Signing out (End) records portal.session_ended for that session, "sign out everywhere"
+// (EndAll) portal.all_sessions_ended for the user, which ends every session issued at or before it
+// (domain/portalsession). Both wait until the read model (projections/portalsessions, in the shared
+// database) holds the end before they return, and Guard asks that read model about every request
+// that carries a genuine cookie, so an ended session is refused on every replica from the moment the
+// sign-out is answered. A lookup that fails is a 503 with Retry-After, never a silent sign-out or a
+// silent pass. The per-request lookup, rather than the in-memory set of ended MCP sessions, is
+// explained in projections/portalsessions.
+//
+// # Fresh sessions
+//
+// Showing a stored secret again (the API key) needs a session issued within FreshFor (5 minutes):
+// a stolen or forgotten cookie alone cannot read the key out. Fresh tells the handler; the person
+// signs in again to get a fresh session.
 package websession
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/portalsession"
+	"github.com/workbench/workbench/eventstore"
 )
 
 // CookieName is the session cookie's name.
@@ -26,23 +51,51 @@ const CookieName = "workbench_session"
 // DefaultTTL is how long a session lasts when Options.TTL is zero.
 const DefaultTTL = 12 * time.Hour
 
+// FreshFor is how young a session must be to show a stored secret again (see the package doc).
+const FreshFor = 5 * time.Minute
+
 // CSRFHeader is the header a same-origin script may send instead of an Origin header. Browsers only
 // let a cross-origin page set it after a CORS preflight the server never grants.
 const CSRFHeader = "X-Workbench-CSRF"
+
+// ErrNoSession is Session's answer for a request without a usable session: no cookie, a forged or
+// expired one, or one that was ended.
+var ErrNoSession = errors.New("websession: no signed-in session")
+
+// EndedLookup answers whether a session was ended early (projections/portalsessions.Reader). An
+// error is a storage failure, never a verdict.
+type EndedLookup interface {
+	Ended(ctx context.Context, user, session uuid.UUID, issued time.Time) (bool, error)
+}
+
+// Waiter waits until the read models hold a position of the log (the projections runner).
+type Waiter interface {
+	WaitFor(ctx context.Context, pos eventstore.Position) error
+}
 
 // Options tune a Manager; nil means defaults.
 type Options struct {
 	TTL time.Duration    // default DefaultTTL
 	Now func() time.Time // default time.Now
+	// Ended, Store and Projections make sessions revocable: Ended is asked about every genuine
+	// cookie, End and EndAll record ends in Store and wait for Projections. The server sets all
+	// three; without them a session lasts until its expiry and End and EndAll fail.
+	Ended       EndedLookup
+	Store       eventstore.Store
+	Projections Waiter
 }
 
-// Manager issues and reads portal sessions.
+// Manager issues, reads and ends portal sessions.
 type Manager struct {
 	key    []byte
 	origin string // scheme://host[:port] of the public URL
 	secure bool
 	ttl    time.Duration
 	now    func() time.Time
+
+	ended       EndedLookup
+	store       eventstore.Store
+	projections Waiter
 }
 
 // New returns a Manager signing with key (at least 32 bytes) for the server at publicURL
@@ -70,30 +123,48 @@ func New(key []byte, publicURL string, opts *Options) (*Manager, error) {
 		if opts.Now != nil {
 			m.now = opts.Now
 		}
+		m.ended, m.store, m.projections = opts.Ended, opts.Store, opts.Projections
 	}
 	return m, nil
 }
 
+// Session is one signed-in browser.
+type Session struct {
+	ID        uuid.UUID
+	User      uuid.UUID
+	IssuedAt  time.Time
+	ExpiresAt time.Time
+}
+
+// Fresh reports whether the session was issued within FreshFor of now.
+func (s Session) Fresh(now time.Time) bool {
+	return !now.Before(s.IssuedAt.Add(-time.Minute)) && now.Sub(s.IssuedAt) <= FreshFor
+}
+
 type payload struct {
 	User    uuid.UUID `json:"u"`
+	Session uuid.UUID `json:"s"`
+	Issued  int64     `json:"i"` // unix nanoseconds
 	Expires int64     `json:"e"` // unix seconds
 }
 
 func (m *Manager) sign(body string) string {
 	mac := hmac.New(sha256.New, m.key)
-	mac.Write([]byte("workbench-portal-session:v1:"))
+	// v2 carries the session id and issue time; a v1 cookie (without them) no longer verifies.
+	mac.Write([]byte("workbench-portal-session:v2:"))
 	mac.Write([]byte(body))
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// Cookie mints a session cookie for user without writing it anywhere: Issue uses it, and so may a
-// test harness (until SSO sign-in exists, it is the only way to sign in).
+// Cookie mints a session cookie for user, with a new session id, without writing it anywhere: Issue
+// uses it, and so may a test harness.
 func (m *Manager) Cookie(user uuid.UUID) (*http.Cookie, error) {
 	if user == uuid.Nil {
 		return nil, errors.New("websession: no user")
 	}
-	exp := m.now().Add(m.ttl)
-	raw, err := json.Marshal(payload{User: user, Expires: exp.Unix()})
+	now := m.now()
+	exp := now.Add(m.ttl)
+	raw, err := json.Marshal(payload{User: user, Session: uuid.New(), Issued: now.UnixNano(), Expires: exp.Unix()})
 	if err != nil {
 		return nil, err
 	}
@@ -120,30 +191,136 @@ func (m *Manager) Issue(w http.ResponseWriter, user uuid.UUID) error {
 	return nil
 }
 
-// Clear signs the browser out.
+// Clear removes the session cookie from the browser. It does not end the session: End does.
 func (m *Manager) Clear(w http.ResponseWriter) {
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: m.secure, SameSite: http.SameSiteLaxMode})
 }
 
-// User returns the signed-in user of r, if its session cookie is genuine and unexpired.
-func (m *Manager) User(r *http.Request) (uuid.UUID, bool) {
+// parse reads r's session cookie if it is genuine and unexpired; it does not ask whether the
+// session was ended.
+func (m *Manager) parse(r *http.Request) (Session, string, bool) {
 	c, err := r.Cookie(CookieName)
 	if err != nil || len(c.Value) > 1024 {
-		return uuid.Nil, false
+		return Session{}, "", false
 	}
 	body, sig, ok := strings.Cut(c.Value, ".")
 	if !ok || !hmac.Equal([]byte(sig), []byte(m.sign(body))) {
-		return uuid.Nil, false
+		return Session{}, "", false
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {
-		return uuid.Nil, false
+		return Session{}, "", false
 	}
 	var p payload
-	if json.Unmarshal(raw, &p) != nil || p.User == uuid.Nil || m.now().Unix() >= p.Expires {
+	if json.Unmarshal(raw, &p) != nil || p.User == uuid.Nil || p.Session == uuid.Nil || p.Issued == 0 || m.now().Unix() >= p.Expires {
+		return Session{}, "", false
+	}
+	return Session{ID: p.Session, User: p.User, IssuedAt: time.Unix(0, p.Issued).UTC(), ExpiresAt: time.Unix(p.Expires, 0).UTC()}, c.Value, true
+}
+
+type verdictKey struct{}
+
+// verdict is Guard's answer about one cookie, kept for the handlers of the same request.
+type verdict struct {
+	cookie string
+	ended  bool
+}
+
+// Session returns the signed-in session of r: ErrNoSession when there is none (or it was ended),
+// another error when whether it was ended cannot be told (storage).
+func (m *Manager) Session(r *http.Request) (Session, error) {
+	s, raw, ok := m.parse(r)
+	if !ok {
+		return Session{}, ErrNoSession
+	}
+	if m.ended == nil {
+		return s, nil
+	}
+	if v, ok := r.Context().Value(verdictKey{}).(verdict); ok && v.cookie == raw {
+		if v.ended {
+			return Session{}, ErrNoSession
+		}
+		return s, nil
+	}
+	ended, err := m.ended.Ended(r.Context(), s.User, s.ID, s.IssuedAt)
+	if err != nil {
+		return Session{}, err
+	}
+	if ended {
+		return Session{}, ErrNoSession
+	}
+	return s, nil
+}
+
+// User returns the signed-in user of r, if its session cookie is genuine, unexpired and not ended.
+// A lookup that fails counts as no session here; Guard answers those requests with 503 before any
+// handler sees them.
+func (m *Manager) User(r *http.Request) (uuid.UUID, bool) {
+	s, err := m.Session(r)
+	if err != nil {
 		return uuid.Nil, false
 	}
-	return p.User, true
+	return s.User, true
+}
+
+// Guard asks, once per request that carries a genuine session cookie, whether the session was
+// ended, and keeps the answer for Session and User. An ended session's cookie is removed from the
+// browser; a lookup that fails is answered 503 with Retry-After (JSON, as the API's errors are).
+func (m *Manager) Guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, raw, ok := m.parse(r)
+		if !ok || m.ended == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ended, err := m.ended.Ended(r.Context(), s.User, s.ID, s.IssuedAt)
+		if err != nil {
+			w.Header().Set("Retry-After", "5")
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(map[string]string{"error": string(domain.CodeUnavailable),
+				"message": "the session store cannot be reached; try again in a moment"})
+			return
+		}
+		if ended {
+			m.Clear(w)
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), verdictKey{}, verdict{cookie: raw, ended: ended})))
+	})
+}
+
+var sessionAgg = eventstore.Aggregate[portalsession.State, portalsession.Command, domain.Event]{
+	Initial: portalsession.Initial, Evolve: portalsession.Evolve, Decide: portalsession.Decide,
+	Codec: eventstore.NewJSONCodec(portalsession.Events()...),
+}
+
+// End ends one session (sign-out) and returns once every replica refuses it.
+func (m *Manager) End(ctx context.Context, s Session, md domain.Metadata) error {
+	return m.execute(ctx, s.User, portalsession.End{UserID: s.User, SessionID: s.ID, IssuedAt: s.IssuedAt, ExpiresAt: s.ExpiresAt, At: m.now()}, md)
+}
+
+// EndAll ends every session of user issued until now ("sign out everywhere") and returns once every
+// replica refuses them.
+func (m *Manager) EndAll(ctx context.Context, user uuid.UUID, md domain.Metadata) error {
+	return m.execute(ctx, user, portalsession.EndAll{UserID: user, At: m.now()}, md)
+}
+
+func (m *Manager) execute(ctx context.Context, user uuid.UUID, cmd portalsession.Command, md domain.Metadata) error {
+	if m.store == nil || m.projections == nil {
+		return errors.New("websession: sessions are not revocable here (no store)")
+	}
+	res, err := eventstore.Execute(ctx, m.store, portalsession.StreamName(user), sessionAgg, cmd, md)
+	if err != nil {
+		return fmt.Errorf("end portal session: %w", err)
+	}
+	if res.Position.IsZero() {
+		return nil
+	}
+	if err := m.projections.WaitFor(ctx, res.Position); err != nil {
+		return fmt.Errorf("end portal session: wait for the read model: %w", err)
+	}
+	return nil
 }
 
 // SameOrigin reports whether a state-changing request may be trusted not to be forged by another

@@ -45,6 +45,7 @@ export async function request(method, path, body) {
 export const api = {
   me: () => request('GET', '/api/me'),
   logout: () => request('POST', '/api/auth/logout'),
+  logoutEverywhere: () => request('POST', '/api/auth/logout-everywhere'),
   providers: () => request('GET', '/api/auth/providers'),
 
   apiKey: () => request('GET', '/api/apikey'),

@@ -2,7 +2,7 @@
 // who is signed in, and the sign-in guard.
 
 import { api } from './api.js';
-import { h, replace, icon, button, notice, errorText } from './dom.js';
+import { h, replace, icon, button, notice, errorText, confirmDialog } from './dom.js';
 import * as signin from './pages/signin.js';
 import * as integrations from './pages/integrations.js';
 import * as apikey from './pages/apikey.js';
@@ -67,8 +67,18 @@ function context(gen) {
       }
       replace(where, notice('error', title, errorText(err)));
     },
-    async signOut() {
-      try { await api.logout(); } catch { /* the cookie is cleared or already gone */ }
+    // signOut ends this browser's session, or with everywhere every session of the account, on the
+    // server before leaving: when the server cannot record the end, the person is told and stays.
+    async signOut({ everywhere = false } = {}) {
+      try {
+        await (everywhere ? api.logoutEverywhere() : api.logout());
+      } catch (err) {
+        if (err.status !== 401) {
+          const main = document.getElementById('main');
+          if (main) main.prepend(notice('error', everywhere ? 'You were not signed out everywhere' : 'You were not signed out', errorText(err)));
+          return;
+        }
+      }
       me = null;
       location.assign('/signin');
     },
@@ -86,8 +96,20 @@ function layout(nav, main) {
         h('div', { class: 'account-label' }, 'Signed in as'),
         h('div', { class: 'account-email', title: me.email }, me.display_name || me.email),
         me.display_name ? h('div', { class: 'account-sub' }, me.email) : null,
-        button('Sign out', { iconName: 'logout', kind: 'ghost', testid: 'sign-out', onclick: () => context(generation).signOut() }))),
+        button('Sign out', { iconName: 'logout', kind: 'ghost', testid: 'sign-out', onclick: () => context(generation).signOut() }),
+        button('Sign out everywhere', { iconName: 'logout', kind: 'ghost', testid: 'sign-out-everywhere', onclick: signOutEverywhere }))),
     h('main', { class: 'content', id: 'main' }, main));
+}
+
+// signOutEverywhere ends every session of the account, in every browser, after asking.
+async function signOutEverywhere() {
+  const ok = await confirmDialog({
+    title: 'Sign out everywhere?',
+    body: [h('p', {}, 'Every browser signed in to Workbench as you, this one included, is signed out at once. ',
+      'Agents are not affected: your API key and the MCP clients you approved keep working.')],
+    confirmLabel: 'Sign out everywhere',
+  });
+  if (ok) await context(generation).signOut({ everywhere: true });
 }
 
 async function render() {

@@ -49,7 +49,15 @@ export async function render(ctx, main) {
         const res = await api.revealKey();
         replace(secretSlot, secretField(res.key, 'Your API key'));
         replace(status);
-      } catch (err) { ctx.fail(status, err, 'The key could not be revealed'); }
+      } catch (err) {
+        if (err.code === 'REAUTH_REQUIRED') {
+          // The key is shown only to a session signed in a few minutes ago.
+          replace(status, notice('info', 'Sign in again to reveal the key', h('p', {}, errorText(err)),
+            button('Sign in again', { kind: 'primary', iconName: 'logout', testid: 'reauth', onclick: () => ctx.signOut() })));
+          return;
+        }
+        ctx.fail(status, err, 'The key could not be revealed');
+      }
     }));
     const rotate = button('Rotate', { iconName: 'rotate', testid: 'rotate-key' });
     rotate.addEventListener('click', async () => {
