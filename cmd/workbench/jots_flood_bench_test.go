@@ -7,10 +7,12 @@ package main
 //
 // It prints one summary line:
 //
-//	jot_flood clients=32 flooders=32 calls_per_s=… flooded_calls_per_s=… ratio=… guesses_per_s=… guess_statuses=…
+//	jot_flood clients=32 flooders=32 calls_per_s=… flooded_calls_per_s=… ratio=… guesses_per_s=… guess_statuses=… healthz_flood_calls_per_s=… healthz_ratio=…
 //
-// ratio is flooded_calls_per_s / calls_per_s: 1 means the flood costs MCP nothing. WORKBENCH_BENCH_SECONDS
-// sets each measured phase's length (default 10).
+// ratio is flooded_calls_per_s / calls_per_s: 1 means the flood costs MCP nothing. For scale, a third
+// phase floods GET /healthz from the same 32 connections: healthz_ratio is what a flood of the cheapest
+// request costs, the floor a refused guess can approach. WORKBENCH_BENCH_SECONDS sets each measured
+// phase's length (default 10).
 
 import (
 	"bytes"
@@ -89,8 +91,8 @@ func BenchmarkMCPUnderJotPasswordFlood(b *testing.B) {
 		return nil
 	}
 
-	// flood posts wrong passwords on its own connections until ctx ends, counting answers by status.
-	flood := func(ctx context.Context) (map[int]int, int) {
+	// flood sends requests made by mk on its own connections until ctx ends, counting answers by status.
+	flood := func(ctx context.Context, mk func(ctx context.Context, i int) *http.Request) (map[int]int, int) {
 		fc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * benchFlooders, DisableCompression: true},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		defer fc.CloseIdleConnections()
@@ -101,12 +103,9 @@ func BenchmarkMCPUnderJotPasswordFlood(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				form := []byte(url.Values{"password": {"guess-" + strconv.Itoa(i)}}.Encode())
 				local := map[int]int{}
 				for ctx.Err() == nil {
-					req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.Base+"/j/gated/", bytes.NewReader(form))
-					req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-					resp, err := fc.Do(req)
+					resp, err := fc.Do(mk(ctx, i))
 					if err != nil {
 						if ctx.Err() == nil {
 							local[-1]++ // a transport error
@@ -131,6 +130,35 @@ func BenchmarkMCPUnderJotPasswordFlood(b *testing.B) {
 		return statuses, total
 	}
 
+	guess := func(ctx context.Context, i int) *http.Request {
+		form := url.Values{"password": {"guess-" + strconv.Itoa(i)}}.Encode()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.Base+"/j/gated/", strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		return req
+	}
+	health := func(ctx context.Context, _ int) *http.Request {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.Base+"/healthz", nil)
+		return req
+	}
+	type floodResult struct {
+		statuses map[int]int
+		total    int
+	}
+	// underFlood measures MCP while mk's flood runs.
+	underFlood := func(mk func(context.Context, int) *http.Request) (loadResult, floodResult) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan floodResult, 1)
+		go func() { s, n := flood(ctx, mk); done <- floodResult{s, n} }()
+		time.Sleep(warmup) // let the flood build up
+		got, err := runLoad(benchClients, d, callMCP)
+		cancel()
+		fr := <-done
+		if err != nil {
+			b.Fatalf("mcp under flood: %v", err)
+		}
+		return got, fr
+	}
+
 	b.ResetTimer()
 	for range b.N {
 		if _, err := runLoad(benchClients, warmup, callMCP); err != nil {
@@ -141,20 +169,8 @@ func BenchmarkMCPUnderJotPasswordFlood(b *testing.B) {
 			b.Fatalf("mcp alone: %v", err)
 		}
 
-		ctx, cancel := context.WithCancel(context.Background())
-		type floodResult struct {
-			statuses map[int]int
-			total    int
-		}
-		done := make(chan floodResult, 1)
-		go func() { s, n := flood(ctx); done <- floodResult{s, n} }()
-		time.Sleep(warmup) // let the flood build up
-		flooded, err := runLoad(benchClients, d, callMCP)
-		cancel()
-		fr := <-done
-		if err != nil {
-			b.Fatalf("mcp under flood: %v", err)
-		}
+		flooded, fr := underFlood(guess)
+		cheap, _ := underFlood(health)
 		if fr.statuses[http.StatusOK]+fr.statuses[http.StatusSeeOther] != 0 {
 			b.Fatalf("a wrong password was accepted: %v", fr.statuses)
 		}
@@ -169,11 +185,12 @@ func BenchmarkMCPUnderJotPasswordFlood(b *testing.B) {
 			parts = append(parts, fmt.Sprintf("%d:%d", k, fr.statuses[k]))
 		}
 		ratio := flooded.perSecond() / alone.perSecond()
-		fmt.Printf("jot_flood clients=%d flooders=%d calls_per_s=%.0f flooded_calls_per_s=%.0f ratio=%.3f guesses_per_s=%.0f guess_statuses=%s\n",
+		fmt.Printf("jot_flood clients=%d flooders=%d calls_per_s=%.0f flooded_calls_per_s=%.0f ratio=%.3f guesses_per_s=%.0f guess_statuses=%s healthz_flood_calls_per_s=%.0f healthz_ratio=%.3f\n",
 			benchClients, benchFlooders, alone.perSecond(), flooded.perSecond(), ratio,
-			float64(fr.total)/(d+warmup).Seconds(), strings.Join(parts, ","))
+			float64(fr.total)/(d+warmup).Seconds(), strings.Join(parts, ","), cheap.perSecond(), cheap.perSecond()/alone.perSecond())
 		b.ReportMetric(alone.perSecond(), "calls/s")
 		b.ReportMetric(flooded.perSecond(), "flooded_calls/s")
 		b.ReportMetric(ratio, "ratio")
+		b.ReportMetric(cheap.perSecond()/alone.perSecond(), "healthz_ratio")
 	}
 }

@@ -51,6 +51,11 @@ type Options struct {
 	Limits     Limits
 	// BcryptCost hashes jot passwords (default bcrypt.DefaultCost).
 	BcryptCost int
+	// BcryptSlots bounds how many bcrypt computations run at once (default DefaultBcryptSlots()).
+	BcryptSlots int
+	// BcryptWait is how long a password check waits for a slot before it is refused as busy (default
+	// DefaultBcryptWait).
+	BcryptWait time.Duration
 	Logger     *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -66,6 +71,8 @@ type Service struct {
 	jotsOrigin string
 	limits     Limits
 	bcryptCost int
+	bcrypt     bcryptSlots
+	bcryptWait time.Duration
 	log        *slog.Logger
 	now        func() time.Time
 }
@@ -97,6 +104,13 @@ func New(opts Options) (*Service, error) {
 	}
 	if s.bcryptCost == 0 {
 		s.bcryptCost = bcrypt.DefaultCost
+	}
+	if opts.BcryptSlots <= 0 {
+		opts.BcryptSlots = DefaultBcryptSlots()
+	}
+	s.bcrypt = make(bcryptSlots, opts.BcryptSlots)
+	if s.bcryptWait = opts.BcryptWait; s.bcryptWait <= 0 {
+		s.bcryptWait = DefaultBcryptWait
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -140,14 +154,14 @@ type SettingsInput struct {
 	CORS     *bool
 }
 
-func (s *Service) patch(in SettingsInput) (jot.SettingsPatch, error) {
+func (s *Service) patch(ctx context.Context, in SettingsInput) (jot.SettingsPatch, error) {
 	var p jot.SettingsPatch
 	if in.Access != nil {
 		a := jot.Access(*in.Access)
 		p.Access = &a
 	}
 	if in.Password != nil {
-		h, err := s.hashPassword(*in.Password)
+		h, err := s.hashPassword(ctx, *in.Password)
 		if err != nil {
 			return p, err
 		}
@@ -170,7 +184,7 @@ func (s *Service) Deploy(ctx context.Context, user uuid.UUID, name string, setti
 	if err := jot.ValidateName(name); err != nil {
 		return Ticket{}, err
 	}
-	p, err := s.patch(settings)
+	p, err := s.patch(ctx, settings)
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -283,7 +297,7 @@ func (s *Service) Update(ctx context.Context, user uuid.UUID, name string, put [
 	if err := jot.ValidateName(name); err != nil {
 		return Listing{}, err
 	}
-	p, err := s.patch(settings)
+	p, err := s.patch(ctx, settings)
 	if err != nil {
 		return Listing{}, err
 	}
