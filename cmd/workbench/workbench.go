@@ -158,7 +158,8 @@ func (m *Main) openJots() (*hjots.Handler, error) {
 	svc, err := jots.New(jots.Options{
 		Store: m.Store, Blobs: blobs, Reader: jotsrm.Reader{DB: m.DB}, Waiter: m.Runner,
 		PublicURL: m.Config.ServerPublicURL, JotsOrigin: m.Config.JotsOrigin,
-		Limits: jots.Limits{MaxBytes: m.Config.JotsMaxBytes, MaxFiles: m.Config.JotsMaxFiles, UploadTTL: m.Config.JotsUploadTTL},
+		Limits: jots.Limits{MaxBytes: m.Config.JotsMaxBytes, MaxFiles: m.Config.JotsMaxFiles, UploadTTL: m.Config.JotsUploadTTL,
+			MaxJotsPerUser: m.Config.JotsMaxPerUser, QuotaBytes: m.Config.JotsQuotaBytes},
 		Logger: m.Logger,
 	})
 	if err != nil {

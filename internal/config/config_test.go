@@ -93,6 +93,13 @@ func TestFromEnv(t *testing.T) {
 		{name: "jots max bytes", env: map[string]string{"JOTS_MAX_BYTES": "lots"}, wantErr: "JOTS_MAX_BYTES"},
 		{name: "jots max files", env: map[string]string{"JOTS_MAX_FILES": "0"}, wantErr: "JOTS_MAX_FILES"},
 		{name: "jots upload ttl", env: map[string]string{"JOTS_UPLOAD_TTL_SECONDS": "1"}, wantErr: "JOTS_UPLOAD_TTL_SECONDS"},
+		{name: "jots per user", env: map[string]string{"JOTS_MAX_PER_USER": "7", "JOTS_QUOTA_BYTES": "1048576"}, check: func(t *testing.T, c Config) {
+			if c.JotsMaxPerUser != 7 || c.JotsQuotaBytes != 1<<20 {
+				t.Errorf("got %d %d", c.JotsMaxPerUser, c.JotsQuotaBytes)
+			}
+		}},
+		{name: "jots max per user", env: map[string]string{"JOTS_MAX_PER_USER": "0"}, wantErr: "JOTS_MAX_PER_USER"},
+		{name: "jots quota", env: map[string]string{"JOTS_QUOTA_BYTES": "10"}, wantErr: "JOTS_QUOTA_BYTES"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

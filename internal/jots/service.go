@@ -28,6 +28,12 @@ type Reader interface {
 	Jot(ctx context.Context, name string) (jotsrm.Jot, error)
 	File(ctx context.Context, name, path string) (jot.File, error)
 	Files(ctx context.Context, name string) ([]jot.File, error)
+	// Held counts the names user holds at a time: live jots and unexpired claims.
+	Held(ctx context.Context, user uuid.UUID, at time.Time) (int, error)
+	// Bytes is the size of user's live jots, leaving out the jot called except.
+	Bytes(ctx context.Context, user uuid.UUID, except string) (int64, error)
+	// LiveSums calls fn with every blob sum a live jot references.
+	LiveSums(ctx context.Context, fn func(sum string)) error
 }
 
 // Waiter waits until a projection has applied the log up to a position (projections.Runner).
@@ -194,13 +200,41 @@ func (s *Service) Deploy(ctx context.Context, user uuid.UUID, name string, setti
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw[:])
 	now := s.now().UTC()
+	if err := s.checkCount(ctx, user, name, now); err != nil {
+		return Ticket{}, err
+	}
 	res, err := eventstore.Execute(ctx, s.store, jot.StreamName(name), jotAgg,
 		jot.Command(jot.AuthorizeUpload{Name: name, User: user, UploadID: uploadID(token), Patch: p, TTL: s.limits.UploadTTL, At: now}), withActor(md, user))
 	if err != nil {
 		return Ticket{}, err
 	}
+	// The claim is counted by the next deploy_jot once the read model has it.
+	s.wait(ctx, res.Position)
 	ev := res.Events[0].(jot.UploadAuthorized)
 	return Ticket{Name: name, UploadURL: s.publicURL + UploadPath(name, token), ExpiresAt: ev.ExpiresAt, URL: s.URL(name)}, nil
+}
+
+// checkCount refuses a claim of a new name by a user who already holds Limits.MaxJotsPerUser names.
+// A name the user already holds is not counted again. The count is the read model's, which the
+// service waits for after every claim, so one client claiming in a loop is stopped at the limit;
+// claims racing in parallel may pass it by the few that are in flight at once.
+func (s *Service) checkCount(ctx context.Context, user uuid.UUID, name string, now time.Time) error {
+	st, _, err := eventstore.LoadState(ctx, s.store, jot.StreamName(name), jotAgg)
+	if err != nil {
+		return err
+	}
+	if st.Holder(now) != uuid.Nil {
+		return nil // the user's own name, or another's, which Decide refuses in its own words
+	}
+	n, err := s.reader.Held(ctx, user, now)
+	if err != nil {
+		return &domain.Error{Code: domain.CodeUnavailable, Message: "deploy_jot: could not count your jots; try again", Err: err}
+	}
+	if n >= s.limits.MaxJotsPerUser {
+		return domain.Errorf(domain.CodeForbidden, "deploy_jot: you already hold %d jot names, the limit is %d (live jots, and names claimed with deploy_jot and not uploaded to, which are released %s after their last deploy_jot): delete a jot with delete_jot, or redeploy one of your names",
+			n, s.limits.MaxJotsPerUser, s.limits.UploadTTL)
+	}
+	return nil
 }
 
 func withActor(md domain.Metadata, user uuid.UUID) domain.Metadata {
@@ -240,6 +274,10 @@ func (s *Service) Upload(ctx context.Context, name, token string, body io.Reader
 	if err != nil {
 		return Deployment{}, err
 	}
+	// The deploy replaces the jot's files, so its current files do not count against the quota.
+	if err := s.checkQuota(ctx, st.Creator, name, entryBytes(entries)); err != nil {
+		return Deployment{}, err
+	}
 	files, err := s.storeBodies(ctx, entries)
 	if err != nil {
 		return Deployment{}, err
@@ -257,6 +295,29 @@ func (s *Service) Upload(ctx context.Context, name, token string, body io.Reader
 		d.Warning = "the archive has no index.html at its root, so " + d.URL + " itself answers 404; link to a file by its path"
 	}
 	return d, nil
+}
+
+func entryBytes(es []Entry) int64 {
+	var n int64
+	for _, e := range es {
+		n += int64(len(e.Body))
+	}
+	return n
+}
+
+// checkQuota refuses a change that would bring user's live jots over Limits.QuotaBytes, before any
+// body is stored: size is what the jot called name would hold afterwards, and the user's other live
+// jots are counted from the read model.
+func (s *Service) checkQuota(ctx context.Context, user uuid.UUID, name string, size int64) error {
+	others, err := s.reader.Bytes(ctx, user, name)
+	if err != nil {
+		return &domain.Error{Code: domain.CodeUnavailable, Message: "could not add up the size of your jots; try again", Err: err}
+	}
+	if others+size > s.limits.QuotaBytes {
+		return domain.Errorf(domain.CodeForbidden, "jot %q would hold %d bytes and your other jots hold %d: together more than your quota of %d bytes; delete a jot with delete_jot or make this one smaller",
+			name, size, others, s.limits.QuotaBytes)
+	}
+	return nil
 }
 
 // placeholderFile lets the token pre-check run Decide with a valid manifest.
@@ -312,6 +373,28 @@ func (s *Service) Update(ctx context.Context, user uuid.UUID, name string, put [
 		entries[i] = Entry(f)
 	}
 	sortEntries(entries)
+	if len(entries) > 0 {
+		st, _, err := eventstore.LoadState(ctx, s.store, jot.StreamName(name), jotAgg)
+		if err != nil {
+			return Listing{}, err
+		}
+		if st.Holder(s.now()) == user {
+			// The jot's bytes after the update: its files, with those at the paths put replaced.
+			after := entryBytes(entries)
+			put := make(map[string]bool, len(entries))
+			for _, e := range entries {
+				put[e.Path] = true
+			}
+			for _, f := range st.Files {
+				if !put[f.Path] {
+					after += f.Size
+				}
+			}
+			if err := s.checkQuota(ctx, user, name, after); err != nil {
+				return Listing{}, err
+			}
+		}
+	}
 	files, err := s.storeBodies(ctx, entries)
 	if err != nil {
 		return Listing{}, err
