@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,6 +60,9 @@ type Options struct {
 	BcryptCost int
 	// BcryptSlots bounds how many bcrypt computations run at once (default DefaultBcryptSlots()).
 	BcryptSlots int
+	// BlobGrace is how long a blob no live jot references is kept after it was last stored (default
+	// DefaultBlobGrace); RunCollector also sweeps once per BlobGrace.
+	BlobGrace time.Duration
 	// BcryptWait is how long a password check waits for a slot before it is refused as busy (default
 	// DefaultBcryptWait).
 	BcryptWait time.Duration
@@ -79,6 +83,9 @@ type Service struct {
 	bcryptCost int
 	bcrypt     bcryptSlots
 	bcryptWait time.Duration
+	blobGrace  time.Duration
+	gcMu       sync.Mutex
+	gcWake     chan struct{}
 	log        *slog.Logger
 	now        func() time.Time
 }
@@ -118,6 +125,10 @@ func New(opts Options) (*Service, error) {
 	if s.bcryptWait = opts.BcryptWait; s.bcryptWait <= 0 {
 		s.bcryptWait = DefaultBcryptWait
 	}
+	if s.blobGrace = opts.BlobGrace; s.blobGrace <= 0 {
+		s.blobGrace = DefaultBlobGrace
+	}
+	s.gcWake = make(chan struct{}, 1)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -289,6 +300,9 @@ func (s *Service) Upload(ctx context.Context, name, token string, body io.Reader
 		return Deployment{}, err
 	}
 	s.wait(ctx, res.Position)
+	if res.State.Generation > 1 {
+		s.collectSoon() // a redeploy: the files it replaced may be unreferenced now
+	}
 	ev := res.Events[0].(jot.Deployed)
 	d := Deployment{Name: name, URL: s.URL(name), Generation: ev.Generation, Files: ev.Files, TotalBytes: res.State.TotalBytes()}
 	if _, ok := res.State.File("index.html"); !ok {
@@ -405,6 +419,9 @@ func (s *Service) Update(ctx context.Context, user uuid.UUID, name string, put [
 		return Listing{}, err
 	}
 	s.wait(ctx, res.Position)
+	if len(put) > 0 {
+		s.collectSoon() // a replaced file may be unreferenced now
+	}
 	return s.listing(res.State), nil
 }
 
@@ -458,6 +475,7 @@ func (s *Service) Delete(ctx context.Context, user uuid.UUID, name string, md do
 		return err
 	}
 	s.wait(ctx, res.Position)
+	s.collectSoon()
 	return nil
 }
 
