@@ -167,6 +167,8 @@ type Sweeper interface {
 	// for grace. A Put of the same body racing the sweep keeps the blob: the store checks the touch
 	// again as it deletes.
 	Sweep(ctx context.Context, live func(sum string) bool, grace time.Duration) (Swept, error)
+	// HasGarbage reports whether Sweep would find a blob to delete now, deleting nothing.
+	HasGarbage(ctx context.Context, live func(sum string) bool, grace time.Duration) (bool, error)
 }
 
 // Swept is what one sweep freed.
@@ -189,6 +191,17 @@ const gcPrefix = ".gc-"
 // body anew. Temporary files older than grace (left by a crash) are removed, and a blob moved aside
 // by a sweep that crashed is put back when it was touched since, else removed.
 func (b FSBlobs) Sweep(ctx context.Context, live func(sum string) bool, grace time.Duration) (Swept, error) {
+	return b.sweep(ctx, live, grace, false)
+}
+
+// HasGarbage implements Sweeper.
+func (b FSBlobs) HasGarbage(ctx context.Context, live func(sum string) bool, grace time.Duration) (bool, error) {
+	out, err := b.sweep(ctx, live, grace, true)
+	return out.Blobs > 0, err
+}
+
+// sweep is Sweep; dry only counts the candidates and touches nothing.
+func (b FSBlobs) sweep(ctx context.Context, live func(sum string) bool, grace time.Duration, dry bool) (Swept, error) {
 	var out Swept
 	cutoff := time.Now().Add(-grace)
 	fans, err := os.ReadDir(b.Dir)
@@ -221,6 +234,12 @@ func (b FSBlobs) Sweep(ctx context.Context, live func(sum string) bool, grace ti
 			}
 			old := info.ModTime().Before(cutoff)
 			switch {
+			case dry && (strings.HasPrefix(name, ".") || !jot.ValidSHA256(name) || !old || live(name)):
+				continue
+			case dry:
+				out.Blobs++
+				out.Bytes += info.Size()
+				continue
 			case strings.HasPrefix(name, gcPrefix):
 				sum := strings.TrimPrefix(name, gcPrefix)
 				if !old && jot.ValidSHA256(sum) {
@@ -281,26 +300,11 @@ func (b FSBlobs) collect(dir, sum string, cutoff time.Time) (int64, error) {
 // the row first wins, and a delete that wins makes the Put insert the body again.
 func (b PostgresBlobs) Sweep(ctx context.Context, live func(sum string) bool, grace time.Duration) (Swept, error) {
 	var out Swept
-	secs := grace.Seconds()
-	rows, err := b.DB.QueryContext(ctx, `SELECT sha256 FROM jot_blobs WHERE touched_at < now() - make_interval(secs => $1)`, secs)
+	candidates, err := b.candidates(ctx, live, grace)
 	if err != nil {
-		return out, fmt.Errorf("jots: list blobs: %w", err)
+		return out, err
 	}
-	var candidates []string
-	for rows.Next() {
-		var sum string
-		if err := rows.Scan(&sum); err != nil {
-			rows.Close()
-			return out, err
-		}
-		if !live(sum) {
-			candidates = append(candidates, sum)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("jots: list blobs: %w", err)
-	}
+	secs := grace.Seconds()
 	for _, sum := range candidates {
 		var size int64
 		err := b.DB.QueryRowContext(ctx, `DELETE FROM jot_blobs WHERE sha256 = $1 AND touched_at < now() - make_interval(secs => $2) RETURNING size`,
@@ -313,6 +317,35 @@ func (b PostgresBlobs) Sweep(ctx context.Context, live func(sum string) bool, gr
 		}
 		out.Blobs++
 		out.Bytes += size
+	}
+	return out, nil
+}
+
+// HasGarbage implements Sweeper.
+func (b PostgresBlobs) HasGarbage(ctx context.Context, live func(sum string) bool, grace time.Duration) (bool, error) {
+	c, err := b.candidates(ctx, live, grace)
+	return len(c) > 0, err
+}
+
+// candidates lists the blobs untouched for grace that live does not claim.
+func (b PostgresBlobs) candidates(ctx context.Context, live func(sum string) bool, grace time.Duration) ([]string, error) {
+	rows, err := b.DB.QueryContext(ctx, `SELECT sha256 FROM jot_blobs WHERE touched_at < now() - make_interval(secs => $1)`, grace.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("jots: list blobs: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var sum string
+		if err := rows.Scan(&sum); err != nil {
+			return nil, err
+		}
+		if !live(sum) {
+			out = append(out, sum)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("jots: list blobs: %w", err)
 	}
 	return out, nil
 }

@@ -38,8 +38,8 @@
 //
 // Blob garbage. A body is live while a live jot's manifest names its sha256 (the read model's jot_files,
 // so references are counted, never stored). CollectGarbage deletes what is not live, on both stores,
-// under two guards. First, the read model must be current: the sweep appends a jot.SweepStarted marker
-// and waits for the jots projection to apply it, so every deploy recorded before the sweep counts; a
+// under two guards. First, the read model must be current: when a first look finds candidates, the sweep
+// appends a jot.SweepStarted marker and waits for the jots projection to apply it, so every deploy recorded before the sweep counts; a
 // projection that is stuck or rebuilding makes the sweep give up, deleting nothing. Second, a grace
 // period (BlobGrace, 15 minutes): a deploy stores its bodies before its event is appended, and a body
 // stored again is touched (FSBlobs: its mtime; PostgresBlobs: touched_at), so a blob is a candidate
