@@ -121,3 +121,21 @@ func TestByteQuota(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// update_jot keeps a jot's names apart as Extract keeps an archive's: no file where a directory is, and
+// no second spelling of a name in another Unicode normalization form.
+func TestUpdateKeepsNamesApart(t *testing.T) {
+	e := jotstest.New(t, jots.Options{})
+	deploy(t, e, alice, "site", jotstest.File{Path: "docs/index.html", Body: "d"}, jotstest.File{Path: "caf\u00e9.html", Body: "c"})
+	for _, tc := range []struct{ path, want string }{
+		{"docs", "both a file and a directory"},
+		{"caf\u00e9.html/x", "both a file and a directory"},
+		{"cafe\u0301.html", "normalization"},
+	} {
+		_, err := e.Service.Update(e.Ctx, alice, "site", []jots.FileInput{{Path: tc.path, Body: []byte("x")}}, jots.SettingsInput{}, md)
+		wantCode(t, err, domain.CodeInvalid, tc.want)
+	}
+	if _, err := e.Service.Update(e.Ctx, alice, "site", []jots.FileInput{{Path: "docs/more.html", Body: []byte("x")}}, jots.SettingsInput{}, md); err != nil {
+		t.Fatal(err)
+	}
+}

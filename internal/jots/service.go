@@ -393,15 +393,25 @@ func (s *Service) Update(ctx context.Context, user uuid.UUID, name string, put [
 			return Listing{}, err
 		}
 		if st.Holder(s.now()) == user {
-			// The jot's bytes after the update: its files, with those at the paths put replaced.
+			// The jot after the update: its files, with those at the paths put replaced. Its names must
+			// stay apart as an archive's must (see Extract), and its bytes within the quota.
 			after := entryBytes(entries)
 			put := make(map[string]bool, len(entries))
+			names := namespace{}
 			for _, e := range entries {
 				put[e.Path] = true
 			}
 			for _, f := range st.Files {
 				if !put[f.Path] {
 					after += f.Size
+					_ = names.add(f.Path, f.Path, false)
+				}
+			}
+			for _, e := range entries {
+				if err := names.add(e.Path, e.Path, false); err != nil {
+					var ae *ArchiveError
+					errors.As(err, &ae)
+					return Listing{}, domain.Errorf(domain.CodeInvalid, "update_jot: %s", ae.Msg)
 				}
 			}
 			if err := s.checkQuota(ctx, user, name, after); err != nil {
