@@ -152,7 +152,7 @@ func (m *Main) Open(ctx context.Context) error {
 // openJots builds the jot service, registers the built-in "jots" integration whose tools close over
 // it (plugins never see the jot store), and returns the handler that serves /j/ and uploads. Blobs live
 // in PostgreSQL when the database is, so every replica serves the same jots; on the filesystem otherwise.
-func (m *Main) openJots() (*hjots.Handler, error) {
+func (m *Main) openJots() (*hjots.Handler, *jots.Service, error) {
 	var blobs jots.BlobStore = jots.FSBlobs{Dir: filepath.Join(m.Config.DataDir, "jots")}
 	if m.Config.Database == config.Postgres {
 		blobs = jots.PostgresBlobs{DB: m.DB}
@@ -160,20 +160,22 @@ func (m *Main) openJots() (*hjots.Handler, error) {
 	svc, err := jots.New(jots.Options{
 		Store: m.Store, Blobs: blobs, Reader: jotsrm.Reader{DB: m.DB}, Waiter: m.Runner,
 		PublicURL: m.Config.ServerPublicURL, JotsOrigin: m.Config.JotsOrigin,
-		Limits: jots.Limits{MaxBytes: m.Config.JotsMaxBytes, MaxFiles: m.Config.JotsMaxFiles, UploadTTL: m.Config.JotsUploadTTL},
+		Limits: jots.Limits{MaxBytes: m.Config.JotsMaxBytes, MaxFiles: m.Config.JotsMaxFiles, UploadTTL: m.Config.JotsUploadTTL,
+			MaxJotsPerUser: m.Config.JotsMaxPerUser, QuotaBytes: m.Config.JotsQuotaBytes},
 		Logger: m.Logger,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := m.Plugins.AddInternal(svc.Integration()); err != nil {
-		return nil, fmt.Errorf("register the jots integration: %w", err)
+		return nil, nil, fmt.Errorf("register the jots integration: %w", err)
 	}
-	return hjots.New(hjots.Options{
+	h, err := hjots.New(hjots.Options{
 		Service: svc, CookieKey: m.deriveKey("jot-cookie"),
 		SecureCookies: strings.HasPrefix(m.Config.ServerPublicURL, "https://"),
 		JotsOrigin:    m.Config.JotsOrigin, Logger: m.Logger,
 	})
+	return h, svc, err
 }
 
 // deriveKey derives a purpose-bound secret from the master key (HMAC-SHA256 keyed by the master key,
@@ -406,10 +408,11 @@ func (m *Main) Serve(ctx context.Context) error {
 	}
 	m.Credentials = creds
 	goRun("credentials", creds.Run)
-	jotHandler, err := m.openJots()
+	jotHandler, jotService, err := m.openJots()
 	if err != nil {
 		return err
 	}
+	goRun("jot blob collector", jotService.RunCollector)
 	curl, err := proxy.New(proxy.Options{
 		Catalog: m.Plugins, Credentials: creds, Store: m.Store, Key: m.deriveKey("curl-session"), Transport: outbound,
 		PublicURL: m.Config.ServerPublicURL, Logger: m.Logger,

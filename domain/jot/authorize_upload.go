@@ -36,8 +36,8 @@ func (c AuthorizeUpload) decide(s State) ([]domain.Event, error) {
 	case c.TTL <= 0:
 		return nil, domain.Errorf(domain.CodeInvalid, "deploy_jot: the upload must have a positive lifetime")
 	}
-	if s.Creator != uuid.Nil {
-		if err := ownedBy(s, c.Name, c.User); err != nil {
+	if s.Holder(at) != uuid.Nil {
+		if err := ownedBy(s, c.Name, c.User, at); err != nil {
 			return nil, err
 		}
 	}

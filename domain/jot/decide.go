@@ -30,12 +30,13 @@ func checkTime(what string, t time.Time) (time.Time, error) {
 	return t.UTC().Round(0), nil
 }
 
-// ownedBy refuses a user who does not hold the name. A name nobody holds is CodeNotFound.
-func ownedBy(s State, name string, user uuid.UUID) error {
-	switch {
-	case s.Creator == uuid.Nil:
+// ownedBy refuses a user who does not hold the name at at. A name nobody holds (never claimed,
+// deleted, or a claim that lapsed unused) is CodeNotFound.
+func ownedBy(s State, name string, user uuid.UUID, at time.Time) error {
+	switch holder := s.Holder(at); {
+	case holder == uuid.Nil:
 		return domain.Errorf(domain.CodeNotFound, "there is no jot named %q", name)
-	case s.Creator != user:
+	case holder != user:
 		return domain.Errorf(domain.CodeForbidden, "the jot name %q belongs to another user; only its creator can change it (choose another name for your own jot)", name)
 	}
 	return nil

@@ -150,6 +150,29 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{name: "a deleted name is free for another user", past: append(live[:2:2], jot.Deleted{Name: "site", Creator: alice, DeletedAt: t0}), cmd: jot.AuthorizeUpload{Name: "site", User: bob, UploadID: uploadID("b"), TTL: time.Minute, At: t0}},
+		{name: "an unused claim holds the name until its upload expires", past: live[:1], cmd: jot.AuthorizeUpload{Name: "site", User: bob, UploadID: uploadID("b"), TTL: time.Minute, At: t0.Add(5*time.Minute - time.Nanosecond)}, code: domain.CodeForbidden, message: "belongs to another user"},
+		{
+			name: "an unused claim lapses with its upload and another user may take the name",
+			past: live[:1],
+			cmd:  jot.AuthorizeUpload{Name: "site", User: bob, UploadID: uploadID("b"), TTL: time.Minute, At: t0.Add(5 * time.Minute)},
+			check: func(t *testing.T, evs []domain.Event) {
+				if e := evs[0].(jot.UploadAuthorized); e.Creator != bob || e.Settings != public {
+					t.Errorf("got %+v", e)
+				}
+			},
+		},
+		{
+			name: "a lapsed claim's creator may claim it again",
+			past: live[:1],
+			cmd:  jot.AuthorizeUpload{Name: "site", User: alice, UploadID: uploadID("u"), TTL: time.Minute, At: t0.Add(time.Hour)},
+		},
+		{name: "a lapsed claim cannot be deleted", past: live[:1], cmd: jot.Delete{Name: "site", User: alice, At: t0.Add(5 * time.Minute)}, code: domain.CodeNotFound, message: "no jot named"},
+		{name: "a live jot stays held when its uploads expire", past: live, cmd: jot.AuthorizeUpload{Name: "site", User: bob, UploadID: uploadID("b"), TTL: time.Minute, At: t0.Add(time.Hour)}, code: domain.CodeForbidden, message: "belongs to another user"},
+		{
+			name: "after a takeover the old claimant's upload is gone",
+			past: []domain.Event{authorized(alice, "t", 0, public), jot.UploadAuthorized{Name: "site", Creator: bob, UploadID: uploadID("b"), Settings: public, AuthorizedAt: t0.Add(5 * time.Minute), ExpiresAt: t0.Add(10 * time.Minute)}},
+			cmd:  jot.Deploy{Name: "site", UploadID: uploadID("t"), Files: []jot.File{file("a", "a")}, At: t0.Add(6 * time.Minute)}, code: domain.CodeNotFound, message: "not valid",
+		},
 		{name: "a command without a time is refused", cmd: jot.Delete{Name: "site", User: alice}, code: domain.CodeInvalid, message: "no time"},
 	}
 	for _, tc := range cases {

@@ -20,7 +20,7 @@ func (c Delete) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ownedBy(s, c.Name, c.User); err != nil {
+	if err := ownedBy(s, c.Name, c.User, at); err != nil {
 		return nil, err
 	}
 	return []domain.Event{Deleted{Name: c.Name, Creator: s.Creator, Files: s.Files, DeletedAt: at}}, nil

@@ -4,6 +4,11 @@
 // One stream per name ("jot-<name>") holds everything about it, so the stream is what makes names
 // global and locked to their creator: the first UploadAuthorized claims the name for its creator, and
 // any later command by another user is refused with CodeForbidden. Deleting a jot releases the name.
+// So does a claim never used: a name claimed but not deployed is held only while one of its uploads
+// is pending, and is free again once the last one expires (State.Holder). That expiry is derived on
+// every decision from the upload's ExpiresAt and the command's time, not kept by a timer, so a
+// restart, another replica or a rebuild cannot lose it; the next claim by another user starts the
+// name afresh.
 //
 // A deploy has two steps. deploy_jot records UploadAuthorized: the sha256 of a single-use upload token,
 // its expiry, the settings the jot will have, and the jot's deploy generation at that moment. The

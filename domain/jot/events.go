@@ -15,6 +15,7 @@ const (
 	TypeUpdated          = "jot.updated"
 	TypeAccessChanged    = "jot.access_changed"
 	TypeDeleted          = "jot.deleted"
+	TypeSweepStarted     = "jot.blob_sweep_started"
 )
 
 // File is one entry of a jot's manifest. The body is stored elsewhere under its SHA256.
@@ -78,16 +79,27 @@ type Deleted struct {
 	DeletedAt time.Time `json:"deleted_at"`
 }
 
+// SweepStarted marks the log where a sweep of unreferenced blobs began (stream SweepStream). The
+// sweep waits until the jots read model has applied it, so every deploy recorded before the sweep
+// began counts as a reference; it changes no jot.
+type SweepStarted struct {
+	StartedAt time.Time `json:"started_at"`
+}
+
+// SweepStream is the stream of SweepStarted markers; no jot name can produce it.
+const SweepStream = "jot_blob_sweeps"
+
 func (UploadAuthorized) EventType() string { return TypeUploadAuthorized }
 func (Deployed) EventType() string         { return TypeDeployed }
 func (Updated) EventType() string          { return TypeUpdated }
 func (AccessChanged) EventType() string    { return TypeAccessChanged }
 func (Deleted) EventType() string          { return TypeDeleted }
+func (SweepStarted) EventType() string     { return TypeSweepStarted }
 
 // Events returns a zero value of every event type, for building a codec:
 // eventstore.NewJSONCodec(jot.Events()...).
 func Events() []domain.Event {
-	return []domain.Event{UploadAuthorized{}, Deployed{}, Updated{}, AccessChanged{}, Deleted{}}
+	return []domain.Event{UploadAuthorized{}, Deployed{}, Updated{}, AccessChanged{}, Deleted{}, SweepStarted{}}
 }
 
 // StreamName is the stream of the jot called name.

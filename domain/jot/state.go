@@ -46,6 +46,22 @@ func (s State) File(path string) (File, bool) {
 	return s.Files[i], true
 }
 
+// Holder is who holds the name at time at: the creator of a live jot, or of a claim with an upload
+// still pending at at; uuid.Nil otherwise. A claim never used lapses when its last upload expires: the
+// expiry is derived from the log (the upload's ExpiresAt against the command's time), never from a
+// timer, so it holds after a restart, on every replica, and on a rebuilt state alike.
+func (s State) Holder(at time.Time) uuid.UUID {
+	if s.Creator == uuid.Nil || s.Live {
+		return s.Creator
+	}
+	for _, u := range s.Uploads {
+		if at.Before(u.ExpiresAt) {
+			return s.Creator
+		}
+	}
+	return uuid.Nil
+}
+
 // TotalBytes is the sum of the manifest's sizes.
 func (s State) TotalBytes() int64 {
 	var n int64
@@ -69,6 +85,10 @@ func compareStrings(a, b string) int {
 func Evolve(s State, ev domain.Event) State {
 	switch e := ev.(type) {
 	case UploadAuthorized:
+		if !s.Live && s.Creator != e.Creator {
+			// Another user takes a name whose claim lapsed: nothing of the old claim carries over.
+			s = State{Name: e.Name, Generation: s.Generation}
+		}
 		s.Name = e.Name
 		s.Creator = e.Creator
 		s.Uploads = pruned(s.Uploads, e.AuthorizedAt)

@@ -29,7 +29,7 @@ func (c Update) decide(s State) ([]domain.Event, error) {
 	if len(c.Put) == 0 && c.Patch.IsZero() {
 		return nil, domain.Errorf(domain.CodeInvalid, "update_jot needs a file to put, or a change of access, password or cors")
 	}
-	if err := ownedBy(s, c.Name, c.User); err != nil {
+	if err := ownedBy(s, c.Name, c.User, at); err != nil {
 		return nil, err
 	}
 	if !s.Live {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -24,7 +25,14 @@ type Deps struct {
 	Credentials *credentials.Service
 	Sessions    *websession.Manager
 	Logger      *slog.Logger
+	// RedeemLimit is how many claim-link redemptions one client address may attempt per minute
+	// (default DefaultRedeemLimit); more are answered 429 with Retry-After.
+	RedeemLimit int
 }
+
+// DefaultRedeemLimit bounds claim-link redemptions per client address per minute. A person redeems a
+// link or two; each attempt loads an event stream and may append, so a flood is cut off here.
+const DefaultRedeemLimit = 30
 
 // Error codes of this API beyond the application codes (handlers.ErrorBody.Error).
 const (
@@ -42,8 +50,13 @@ func Mount(r chi.Router, d Deps) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	if d.RedeemLimit <= 0 {
+		d.RedeemLimit = DefaultRedeemLimit
+	}
 	h := &api{Deps: d}
-	r.Post("/api/connect/redeem", h.portal(h.redeem))
+	r.With(handlers.LimitPerAddress(d.RedeemLimit, time.Minute,
+		"too many claim-link redemptions from this address; wait a minute and try again")).
+		Post("/api/connect/redeem", h.portal(h.redeem))
 	r.Get("/api/auth/plugin/{integration}/callback", h.callback)
 	r.Post("/api/integrations/{name}/apikey", h.portal(h.apiKey))
 	r.Delete("/api/integrations/{name}", h.portal(h.disconnect))

@@ -8,4 +8,8 @@
 // state-changing methods, a same-origin request (an Origin header naming SERVER_PUBLIC_URL's origin,
 // or the X-Workbench-CSRF header). The callback is a top-level navigation from the provider: it
 // carries the SameSite=Lax session cookie, and its state is bound to the session's user.
+//
+// Claim-link redemption is limited per client address (Deps.RedeemLimit a minute, DefaultRedeemLimit
+// by default, counted before the session is looked at), answered 429 with Retry-After past it, like
+// client registration at /oauth/register.
 package api

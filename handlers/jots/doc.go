@@ -37,7 +37,10 @@
 // # Password gate
 //
 // A gated jot answers 401 with a small form until the visitor posts the right password (POST to any
-// path of the jot), checked against its bcrypt hash. The host then sets a cookie scoped to
+// path of the jot), checked against its bcrypt hash. Guesses are limited before the jot is even looked
+// up: Options.GuessesPerAddress a minute per client address over every jot, Options.GuessesPerJot a
+// minute per jot over every address (429 with Retry-After); a guess that finds every bcrypt slot busy
+// is answered 503 with Retry-After (internal/jots explains the bounds). The host then sets a cookie scoped to
 // Path=/j/<name>/ (HttpOnly, SameSite=Lax, Secure on TLS) and redirects to
 // /j/<name>/~gate/<token>/<path>. Cookie and token are the same value: HMAC-SHA256 signed with the
 // server's key, naming the jot, expiring (12 hours by default), and bound to the current password

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/httprate"
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
@@ -22,6 +23,7 @@ type Service interface {
 	File(ctx context.Context, name, path string) (jot.File, error)
 	Body(ctx context.Context, f jot.File) ([]byte, error)
 	Upload(ctx context.Context, name, token string, body io.Reader, md domain.Metadata) (ijots.Deployment, error)
+	CheckPassword(ctx context.Context, hash, pw string) (bool, error)
 	Limits() ijots.Limits
 }
 
@@ -29,6 +31,12 @@ var _ Service = (*ijots.Service)(nil)
 
 // DefaultCookieTTL is how long a jot's password cookie lasts.
 const DefaultCookieTTL = 12 * time.Hour
+
+// Default limits on password guesses, per minute.
+const (
+	DefaultGuessesPerAddress = 10
+	DefaultGuessesPerJot     = 60
+)
 
 // Options wire a Handler.
 type Options struct {
@@ -43,7 +51,13 @@ type Options struct {
 	SecureCookies bool
 	// JotsOrigin is JOTS_ORIGIN; when set, /j/ requests arriving on another host are redirected there.
 	JotsOrigin string
-	Logger     *slog.Logger
+	// GuessesPerAddress is how many passwords one client address may try per minute, over all jots
+	// (default DefaultGuessesPerAddress).
+	GuessesPerAddress int
+	// GuessesPerJot is how many passwords may be tried on one jot per minute, from every address
+	// together (default DefaultGuessesPerJot).
+	GuessesPerJot int
+	Logger        *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -56,8 +70,11 @@ type Handler struct {
 	secure    bool
 	jotsHost  string
 	jotsBase  string
-	log       *slog.Logger
-	now       func() time.Time
+	// perAddress and perJot count password guesses (see login).
+	perAddress *httprate.RateLimiter
+	perJot     *httprate.RateLimiter
+	log        *slog.Logger
+	now        func() time.Time
 }
 
 // New builds a Handler.
@@ -76,6 +93,14 @@ func New(opts Options) (*Handler, error) {
 		}
 		h.jotsHost, h.jotsBase = u.Host, u.Scheme+"://"+u.Host
 	}
+	if opts.GuessesPerAddress <= 0 {
+		opts.GuessesPerAddress = DefaultGuessesPerAddress
+	}
+	if opts.GuessesPerJot <= 0 {
+		opts.GuessesPerJot = DefaultGuessesPerJot
+	}
+	h.perAddress = httprate.NewRateLimiter(opts.GuessesPerAddress, time.Minute)
+	h.perJot = httprate.NewRateLimiter(opts.GuessesPerJot, time.Minute)
 	if h.cookieTTL <= 0 {
 		h.cookieTTL = DefaultCookieTTL
 	}

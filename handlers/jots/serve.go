@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/workbench/workbench/domain/jot"
+	"github.com/workbench/workbench/handlers"
 	ijots "github.com/workbench/workbench/internal/jots"
 	jotsrm "github.com/workbench/workbench/projections/jots"
 )
@@ -67,6 +68,13 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	if jot.ValidateName(name) != nil {
 		plain(w, http.StatusNotFound, "no such jot")
+		return
+	}
+	// A POST is a password guess, and every guess costs a bcrypt comparison: guesses are counted
+	// before anything else is done for them (not even the jot is looked up), per client address over
+	// all jots and per jot over all addresses. httprate sets Retry-After on a refusal.
+	if r.Method == http.MethodPost && (h.perAddress.OnLimit(w, r, handlers.ClientAddress(r)) || h.perJot.OnLimit(w, r, name)) {
+		h.form(w, name, http.StatusTooManyRequests, "Too many password attempts. Wait a minute and try again.")
 		return
 	}
 	site, err := h.svc.Site(r.Context(), name)
@@ -226,7 +234,17 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, site ijots.Site)
 		h.form(w, site.Name, http.StatusBadRequest, "The form could not be read.")
 		return
 	}
-	if !ijots.CheckPassword(site.Settings.PasswordHash, r.PostForm.Get("password")) {
+	ok, err := h.svc.CheckPassword(r.Context(), site.Settings.PasswordHash, r.PostForm.Get("password"))
+	if errors.Is(err, ijots.ErrPasswordBusy) {
+		w.Header().Set("Retry-After", "1")
+		h.form(w, site.Name, http.StatusServiceUnavailable, "The server is busy checking passwords. Try again in a moment.")
+		return
+	}
+	if err != nil {
+		h.form(w, site.Name, http.StatusServiceUnavailable, "The password could not be checked. Try again in a moment.")
+		return
+	}
+	if !ok {
 		h.form(w, site.Name, http.StatusUnauthorized, "Wrong password.")
 		return
 	}

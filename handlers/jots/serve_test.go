@@ -4,11 +4,17 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
+	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/jots/jotstest"
 
@@ -325,4 +331,79 @@ func mustURL(t *testing.T, h *host) string {
 		t.Fatal(err)
 	}
 	return l.URL
+}
+
+// Password guesses are limited per client address (over every jot) and per jot (over every address):
+// past either limit the answer is 429 with Retry-After, and no password is checked, not even the right
+// one.
+func TestPasswordGuessesLimited(t *testing.T) {
+	pw := "open sesame"
+	guess := func(t *testing.T, h *host, name, password string) response {
+		t.Helper()
+		return h.do(t, http.MethodPost, "/j/"+name+"/", "application/x-www-form-urlencoded", []byte("password="+password), nil)
+	}
+	limited := func(t *testing.T, r response) {
+		t.Helper()
+		if r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" || !strings.Contains(r.body, "Too many password attempts") || len(r.Cookies()) != 0 {
+			t.Fatalf("past the limit: %s Retry-After %q %q", r.Status, r.Header.Get("Retry-After"), r.body)
+		}
+		sandboxed(t, r)
+	}
+	t.Run("per address", func(t *testing.T) {
+		h := newHost(t, jots.Options{}, hjots.Options{GuessesPerAddress: 3, GuessesPerJot: 1000}, nil)
+		h.deploy(t, "one", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "1"})
+		h.deploy(t, "two", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "2"})
+		for i, name := range []string{"one", "two", "one"} {
+			if r := guess(t, h, name, "wrong"); r.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("guess %d: %s", i+1, r.Status)
+			}
+		}
+		limited(t, guess(t, h, "two", "open+sesame"))
+	})
+	t.Run("per jot", func(t *testing.T) {
+		h := newHost(t, jots.Options{}, hjots.Options{GuessesPerAddress: 1000, GuessesPerJot: 3}, nil)
+		h.deploy(t, "one", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "1"})
+		h.deploy(t, "two", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "2"})
+		for i := range 3 {
+			if r := guess(t, h, "one", "wrong"); r.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("guess %d: %s", i+1, r.Status)
+			}
+		}
+		limited(t, guess(t, h, "one", "open+sesame"))
+		// Another jot has its own count.
+		if r := guess(t, h, "two", "open+sesame"); r.StatusCode != http.StatusSeeOther {
+			t.Fatalf("the other jot: %s %q", r.Status, r.body)
+		}
+	})
+}
+
+// busyService answers every password check as the bcrypt slots do when none frees up in time.
+type busyService struct{ hjots.Service }
+
+func (busyService) CheckPassword(context.Context, string, string) (bool, error) {
+	return false, &domain.Error{Code: domain.CodeUnavailable, Message: "busy", Err: jots.ErrPasswordBusy}
+}
+
+// A guess that finds every bcrypt slot taken is answered 503 with Retry-After, not 401.
+func TestPasswordCheckBusy(t *testing.T) {
+	pw := "open sesame"
+	h := newHost(t, jots.Options{}, hjots.Options{}, nil)
+	h.deploy(t, "one", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "1"})
+	busy, err := hjots.New(hjots.Options{Service: busyService{h.Service}, CookieKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	busy.Mount(r)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/j/one/", "application/x-www-form-urlencoded", strings.NewReader("password=open+sesame"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || len(resp.Cookies()) != 0 || !strings.Contains(string(body), "busy") {
+		t.Fatalf("busy: %s Retry-After %q %q", resp.Status, resp.Header.Get("Retry-After"), body)
+	}
 }

@@ -236,6 +236,9 @@ type env struct {
 	clock     *clock
 	settings  signin.Settings
 	publicURL string
+	// linkLimit is the sign-in link redemptions a client address may attempt per minute (0: the
+	// default).
+	linkLimit int
 }
 
 // node is one replica.
@@ -358,7 +361,8 @@ func (e *env) node() *node {
 	portalapi.Mount(r, portalapi.Deps{
 		Sessions: n.sessions, SignIn: n.signin, Keys: n.accounts, Store: store, Projections: runner,
 		Credentials: creds, Catalog: e.catalog, Connections: connections.Reader{DB: db}, Now: e.clock.now,
-		APIKeys: n.auth,
+		APIKeys:   n.auth,
+		LinkLimit: e.linkLimit,
 	})
 	h = n.sessions.Guard(r)
 	bg, stop := context.WithCancel(context.Background())

@@ -136,3 +136,25 @@ func TestStartupLink(t *testing.T) {
 		}
 	})
 }
+
+// Sign-in link redemption is limited per client address, like client registration: past the limit
+// the answer is 429 with Retry-After, and even a good link waits.
+func TestLinkRedemptionRateLimited(t *testing.T) {
+	e := newEnv(t)
+	e.settings.Providers = nil
+	e.linkLimit = 3
+	a := e.node()
+	for i := range 3 {
+		if got := newBrowser(t).get(a.srv.URL + "/auth/link/" + strings.Repeat("A", 43)); got.status != http.StatusNotFound {
+			t.Fatalf("attempt %d: %d %s", i+1, got.status, got.body)
+		}
+	}
+	link, err := a.signin.IssueStartupLink(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := newBrowser(t).get(a.srv.URL + strings.TrimPrefix(link, e.publicURL))
+	if got.status != http.StatusTooManyRequests || got.header.Get("Retry-After") == "" || sessionCookie(got.header) != nil {
+		t.Fatalf("past the limit: %d Retry-After %q %s", got.status, got.header.Get("Retry-After"), got.body)
+	}
+}

@@ -65,7 +65,14 @@ type Deps struct {
 	Logger  *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// LinkLimit is how many sign-in link redemptions one client address may attempt per minute
+	// (default DefaultLinkLimit); more are answered 429 with Retry-After.
+	LinkLimit int
 }
+
+// DefaultLinkLimit bounds sign-in link redemptions per client address per minute. A link is used
+// once by one person; each attempt loads an event stream and may append, so a flood is cut off here.
+const DefaultLinkLimit = 30
 
 // maxBody bounds request bodies (these routes take none worth more).
 const maxBody = 16 << 10
@@ -85,7 +92,12 @@ func Mount(r chi.Router, d Deps) {
 	r.Get("/api/auth/providers", h.providers)
 	r.Get("/api/auth/{provider}/login", h.login)
 	r.Get("/api/auth/{provider}/callback", h.callback)
-	r.Get(signin.LinkPath+"{token}", h.link)
+	if d.LinkLimit <= 0 {
+		d.LinkLimit = DefaultLinkLimit
+	}
+	r.With(handlers.LimitPerAddress(d.LinkLimit, time.Minute,
+		"too many sign-in link attempts from this address; wait a minute and try again")).
+		Get(signin.LinkPath+"{token}", h.link)
 
 	r.Get("/api/apikey", h.portal(h.getKey))
 	r.Post("/api/apikey", h.portal(h.mintKey))

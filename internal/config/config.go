@@ -59,6 +59,10 @@ type Config struct {
 	MetricsToken string
 	// HTTP is how the server listens: bind address, deadlines, per-client connection cap (http.go).
 	HTTP HTTP
+	// JotsMaxPerUser and JotsQuotaBytes bound one user's jots (zero: the jots package's defaults, 100
+	// names and 100 MiB).
+	JotsMaxPerUser int
+	JotsQuotaBytes int64
 }
 
 // Defaults used when a variable is unset.
@@ -172,6 +176,20 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return c, errors.New("METRICS_TOKEN: want at least 16 characters without white space (`openssl rand -hex 32`)")
 		}
 		c.MetricsToken = v
+	}
+	if v := strings.TrimSpace(getenv("JOTS_MAX_PER_USER")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000000 {
+			return c, fmt.Errorf("JOTS_MAX_PER_USER=%q: want a whole number from 1 to 1000000", v)
+		}
+		c.JotsMaxPerUser = n
+	}
+	if v := strings.TrimSpace(getenv("JOTS_QUOTA_BYTES")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1024 || n > 1<<40 {
+			return c, fmt.Errorf("JOTS_QUOTA_BYTES=%q: want a size in bytes from 1024 to 1099511627776", v)
+		}
+		c.JotsQuotaBytes = n
 	}
 	if v := strings.TrimSpace(getenv("WORKBENCH_DEV_ALLOW_LOOPBACK")); v != "" {
 		b, err := strconv.ParseBool(v)

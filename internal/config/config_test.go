@@ -114,6 +114,13 @@ func TestFromEnv(t *testing.T) {
 		{name: "bad host", env: map[string]string{"HOST": "http://0.0.0.0"}, wantErr: "HOST"},
 		{name: "bad conn cap", env: map[string]string{"MAX_CONNS_PER_CLIENT": "-1"}, wantErr: "MAX_CONNS_PER_CLIENT"},
 		{name: "bad read timeout", env: map[string]string{"HTTP_READ_TIMEOUT_SECONDS": "0"}, wantErr: "HTTP_READ_TIMEOUT_SECONDS"},
+		{name: "jots per user", env: map[string]string{"JOTS_MAX_PER_USER": "7", "JOTS_QUOTA_BYTES": "1048576"}, check: func(t *testing.T, c Config) {
+			if c.JotsMaxPerUser != 7 || c.JotsQuotaBytes != 1<<20 {
+				t.Errorf("got %d %d", c.JotsMaxPerUser, c.JotsQuotaBytes)
+			}
+		}},
+		{name: "jots max per user", env: map[string]string{"JOTS_MAX_PER_USER": "0"}, wantErr: "JOTS_MAX_PER_USER"},
+		{name: "jots quota", env: map[string]string{"JOTS_QUOTA_BYTES": "10"}, wantErr: "JOTS_QUOTA_BYTES"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

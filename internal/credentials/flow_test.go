@@ -104,6 +104,41 @@ func assertNotStored(t *testing.T, n *node, secret string) {
 	}
 }
 
+// Claim-link redemption is limited per client address, like client registration: past the limit the
+// answer is 429 with Retry-After, before the link is even looked at.
+func TestRedeemRateLimited(t *testing.T) {
+	e := newEnv(t, "basic")
+	e.redeemLimit = 3
+	n := e.node(true)
+	owner := uuid.New()
+	res, err := n.svc.Connect(e.ctx, owner, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := res.URL[:len(res.URL)-2] + "xx"
+	for i := range 3 {
+		if status, out := n.redeem(n.browser(owner), forged); status != http.StatusBadRequest || out["error"] != "INVALID_LINK" {
+			t.Fatalf("attempt %d: %d %v", i+1, status, out)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, n.srv.URL+"/api/connect/redeem", strings.NewReader(`{"token":"x"}`))
+	req.Header.Set("Origin", n.sess.Origin())
+	resp, err := n.browser(owner).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]string
+	_ = decode(resp, &out)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || out["error"] != "too_many_requests" {
+		t.Fatalf("attempt 4: %d Retry-After %q %v", resp.StatusCode, resp.Header.Get("Retry-After"), out)
+	}
+	// Even the genuine link waits: the limit counts attempts, not failures.
+	if status, _ := n.redeem(n.browser(owner), res.URL); status != http.StatusTooManyRequests {
+		t.Fatalf("the genuine link past the limit: %d", status)
+	}
+}
+
 func TestRedeemRefusals(t *testing.T) {
 	e := newEnv(t, "basic")
 	n := e.node(true)
@@ -115,7 +150,13 @@ func TestRedeemRefusals(t *testing.T) {
 	token := res.URL[strings.LastIndex(res.URL, "/")+1:]
 	forged := token[:len(token)-2] + "xx"
 	body, sig, _ := strings.Cut(token, ".")
-	otherBody := strings.Replace(body, "A", "B", 1) // another claim under the old signature
+	// Another claim under the old signature: the first character always changes (replacing an "A"
+	// changed nothing when the random body had none).
+	flip := "A"
+	if body[0] == 'A' {
+		flip = "B"
+	}
+	otherBody := flip + body[1:]
 	cases := []struct {
 		name   string
 		client *http.Client

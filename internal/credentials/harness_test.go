@@ -337,6 +337,9 @@ type env struct {
 	opts     func(*credentials.Config)
 	// publicURL is SERVER_PUBLIC_URL, shared by every replica: the first node's server.
 	publicURL string
+	// redeemLimit is the claim-link redemptions a client address may attempt per minute (0: the
+	// default).
+	redeemLimit int
 }
 
 // newEnv writes the test plugins (acme: oauth2 against the fake provider; keyed: apikey; cookiejar
@@ -468,7 +471,7 @@ func (e *env) node(relay bool) *node {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	api.Mount(r, api.Deps{Credentials: n.svc, Sessions: n.sess})
+	api.Mount(r, api.Deps{Credentials: n.svc, Sessions: n.sess, RedeemLimit: e.redeemLimit})
 	h = r
 
 	bg, stop := context.WithCancel(context.Background())

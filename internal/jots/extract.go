@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
 )
@@ -19,20 +21,26 @@ type Refusal string
 
 // The refusals of Extract, one per rule.
 const (
-	RefusedNotGzip      Refusal = "not_gzip"
-	RefusedNotTar       Refusal = "not_tar"
-	RefusedAbsolute     Refusal = "absolute_path"
-	RefusedTraversal    Refusal = "path_traversal"
-	RefusedBadPath      Refusal = "bad_path"
-	RefusedSymlink      Refusal = "symlink"
-	RefusedHardlink     Refusal = "hardlink"
-	RefusedDevice       Refusal = "device_file"
-	RefusedSpecial      Refusal = "special_file"
-	RefusedSetuid       Refusal = "setuid"
-	RefusedDuplicate    Refusal = "duplicate_path"
-	RefusedTooManyFiles Refusal = "too_many_files"
-	RefusedTooLarge     Refusal = "too_large"
-	RefusedEmpty        Refusal = "empty"
+	RefusedNotGzip   Refusal = "not_gzip"
+	RefusedNotTar    Refusal = "not_tar"
+	RefusedAbsolute  Refusal = "absolute_path"
+	RefusedTraversal Refusal = "path_traversal"
+	RefusedBadPath   Refusal = "bad_path"
+	RefusedSymlink   Refusal = "symlink"
+	RefusedHardlink  Refusal = "hardlink"
+	RefusedDevice    Refusal = "device_file"
+	RefusedSpecial   Refusal = "special_file"
+	RefusedSetuid    Refusal = "setuid"
+	RefusedDuplicate Refusal = "duplicate_path"
+	// RefusedUnicodeDuplicate: two paths that differ only in Unicode normalization (NFC against NFD,
+	// e.g. "é" precomposed and "e" with a combining accent), which many filesystems and browsers treat
+	// as one name.
+	RefusedUnicodeDuplicate Refusal = "unicode_duplicate_path"
+	// RefusedFileDirConflict: a file and a directory of the same name ("docs" and "docs/index.html").
+	RefusedFileDirConflict Refusal = "file_directory_conflict"
+	RefusedTooManyFiles    Refusal = "too_many_files"
+	RefusedTooLarge        Refusal = "too_large"
+	RefusedEmpty           Refusal = "empty"
 )
 
 // ArchiveError is why Extract refused an upload. It travels as the cause of a *domain.Error with
@@ -122,6 +130,7 @@ func Extract(r io.Reader, lim Limits) ([]Entry, error) {
 	var (
 		files   []Entry
 		seen    = map[string]bool{}
+		names   = namespace{}
 		total   int64
 		entries int
 	)
@@ -162,7 +171,13 @@ func Extract(r io.Reader, lim Limits) ([]Entry, error) {
 		if hdr.Mode&setIDBits != 0 {
 			return nil, refuse(RefusedSetuid, hdr.Name, "has the setuid or setgid bit set (mode %o)", hdr.Mode)
 		}
-		if hdr.Typeflag == tar.TypeDir || name == "" {
+		if name == "" {
+			continue
+		}
+		if err := names.add(hdr.Name, name, hdr.Typeflag == tar.TypeDir); err != nil {
+			return nil, err
+		}
+		if hdr.Typeflag == tar.TypeDir {
 			continue
 		}
 		if seen[name] {
@@ -193,6 +208,39 @@ func Extract(r io.Reader, lim Limits) ([]Entry, error) {
 	}
 	sortEntries(files)
 	return files, nil
+}
+
+// namespace is the tree an archive describes, keyed by the NFC form of every path, so that names a
+// filesystem or a browser could take for one another are caught: a file and a directory of the same
+// name, and two spellings of one name in different Unicode normalization forms.
+type namespace map[string]nsEntry
+
+type nsEntry struct {
+	path string // as the archive spells it
+	dir  bool
+}
+
+// add records name (a file, or a directory when dir) and every directory its path implies. raw is the
+// entry's name for the message. Adding the same directory twice is fine; the same file twice is the
+// caller's duplicate_path.
+func (ns namespace) add(raw, name string, dir bool) error {
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		isDir := dir || i < len(parts)-1
+		key := norm.NFC.String(p)
+		prev, ok := ns[key]
+		switch {
+		case !ok:
+			ns[key] = nsEntry{path: p, dir: isDir}
+			continue
+		case prev.path != p:
+			return refuse(RefusedUnicodeDuplicate, raw, "%q and %q are the same name in different Unicode normalization forms (NFC and NFD); keep one spelling", prev.path, p)
+		case prev.dir != isDir:
+			return refuse(RefusedFileDirConflict, raw, "%q is both a file and a directory in this archive", p)
+		}
+	}
+	return nil
 }
 
 // entryPath normalises and checks an entry's name. It returns "" for the root directory.

@@ -93,6 +93,18 @@ func TestExtractRefuses(t *testing.T) {
 			return tgz(t, tarEntry{hdr: tar.Header{Name: "shared/", Typeflag: tar.TypeDir, Mode: 0o2755}})
 		}, jots.Limits{}, jots.RefusedSetuid, "setgid"},
 		{"duplicate path", func(t *testing.T) []byte { return tgz(t, fileEntry("a.txt", "1"), fileEntry("./a.txt", "2")) }, jots.Limits{}, jots.RefusedDuplicate, "appears twice"},
+		{"the same name precomposed and decomposed", func(t *testing.T) []byte {
+			return tgz(t, fileEntry("caf\u00e9.html", "1"), fileEntry("cafe\u0301.html", "2"))
+		}, jots.Limits{}, jots.RefusedUnicodeDuplicate, "different Unicode normalization forms"},
+		{"a directory precomposed and decomposed", func(t *testing.T) []byte {
+			return tgz(t, fileEntry("\u00e9/a.txt", "1"), fileEntry("e\u0301/b.txt", "2"))
+		}, jots.Limits{}, jots.RefusedUnicodeDuplicate, "normalization"},
+		{"a file and a directory of the same name", func(t *testing.T) []byte {
+			return tgz(t, fileEntry("docs", "1"), fileEntry("docs/index.html", "2"))
+		}, jots.Limits{}, jots.RefusedFileDirConflict, "both a file and a directory"},
+		{"a directory entry and a file of the same name", func(t *testing.T) []byte {
+			return tgz(t, tarEntry{hdr: tar.Header{Name: "docs/", Typeflag: tar.TypeDir, Mode: 0o755}}, fileEntry("docs", "1"))
+		}, jots.Limits{}, jots.RefusedFileDirConflict, "both a file and a directory"},
 		{"too many files", func(t *testing.T) []byte {
 			return tgz(t, fileEntry("1", "a"), fileEntry("2", "b"), fileEntry("3", "c"), fileEntry("4", "d"))
 		}, small, jots.RefusedTooManyFiles, "limit is 3 files"},

@@ -8,6 +8,10 @@ const (
 	DefaultMaxBytes  = 5 << 20
 	DefaultMaxFiles  = 1000
 	DefaultUploadTTL = 5 * time.Minute
+	// DefaultMaxJotsPerUser bounds the names one user holds, live or claimed.
+	DefaultMaxJotsPerUser = 100
+	// DefaultQuotaBytes bounds the total size of one user's live jots.
+	DefaultQuotaBytes = 100 << 20
 )
 
 // Limits bound what one jot may hold and how long an upload URL lives.
@@ -16,8 +20,15 @@ type Limits struct {
 	MaxBytes int64
 	// MaxFiles is how many files a jot may hold (default 1000).
 	MaxFiles int
-	// UploadTTL is how long an upload URL from deploy_jot stays valid (default 5 minutes).
+	// UploadTTL is how long an upload URL from deploy_jot stays valid (default 5 minutes). A name
+	// claimed but never deployed is released when its last upload URL expires.
 	UploadTTL time.Duration
+	// MaxJotsPerUser is how many names one user may hold at once: live jots plus names claimed by
+	// deploy_jot whose upload has not expired (default 100).
+	MaxJotsPerUser int
+	// QuotaBytes is the total size of one user's live jots, files counted as the manifests list them
+	// (default 100 MiB).
+	QuotaBytes int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -29,6 +40,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.UploadTTL <= 0 {
 		l.UploadTTL = DefaultUploadTTL
+	}
+	if l.MaxJotsPerUser <= 0 {
+		l.MaxJotsPerUser = DefaultMaxJotsPerUser
+	}
+	if l.QuotaBytes <= 0 {
+		l.QuotaBytes = DefaultQuotaBytes
 	}
 	return l
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +29,12 @@ type Reader interface {
 	Jot(ctx context.Context, name string) (jotsrm.Jot, error)
 	File(ctx context.Context, name, path string) (jot.File, error)
 	Files(ctx context.Context, name string) ([]jot.File, error)
+	// Held counts the names user holds at a time: live jots and unexpired claims.
+	Held(ctx context.Context, user uuid.UUID, at time.Time) (int, error)
+	// Bytes is the size of user's live jots, leaving out the jot called except.
+	Bytes(ctx context.Context, user uuid.UUID, except string) (int64, error)
+	// LiveSums calls fn with every blob sum a live jot references.
+	LiveSums(ctx context.Context, fn func(sum string)) error
 }
 
 // Waiter waits until a projection has applied the log up to a position (projections.Runner).
@@ -51,6 +58,14 @@ type Options struct {
 	Limits     Limits
 	// BcryptCost hashes jot passwords (default bcrypt.DefaultCost).
 	BcryptCost int
+	// BcryptSlots bounds how many bcrypt computations run at once (default DefaultBcryptSlots()).
+	BcryptSlots int
+	// BlobGrace is how long a blob no live jot references is kept after it was last stored (default
+	// DefaultBlobGrace); RunCollector also sweeps once per BlobGrace.
+	BlobGrace time.Duration
+	// BcryptWait is how long a password check waits for a slot before it is refused as busy (default
+	// DefaultBcryptWait).
+	BcryptWait time.Duration
 	Logger     *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -66,6 +81,11 @@ type Service struct {
 	jotsOrigin string
 	limits     Limits
 	bcryptCost int
+	bcrypt     bcryptSlots
+	bcryptWait time.Duration
+	blobGrace  time.Duration
+	gcMu       sync.Mutex
+	gcWake     chan struct{}
 	log        *slog.Logger
 	now        func() time.Time
 }
@@ -98,6 +118,17 @@ func New(opts Options) (*Service, error) {
 	if s.bcryptCost == 0 {
 		s.bcryptCost = bcrypt.DefaultCost
 	}
+	if opts.BcryptSlots <= 0 {
+		opts.BcryptSlots = DefaultBcryptSlots()
+	}
+	s.bcrypt = make(bcryptSlots, opts.BcryptSlots)
+	if s.bcryptWait = opts.BcryptWait; s.bcryptWait <= 0 {
+		s.bcryptWait = DefaultBcryptWait
+	}
+	if s.blobGrace = opts.BlobGrace; s.blobGrace <= 0 {
+		s.blobGrace = DefaultBlobGrace
+	}
+	s.gcWake = make(chan struct{}, 1)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -140,14 +171,14 @@ type SettingsInput struct {
 	CORS     *bool
 }
 
-func (s *Service) patch(in SettingsInput) (jot.SettingsPatch, error) {
+func (s *Service) patch(ctx context.Context, in SettingsInput) (jot.SettingsPatch, error) {
 	var p jot.SettingsPatch
 	if in.Access != nil {
 		a := jot.Access(*in.Access)
 		p.Access = &a
 	}
 	if in.Password != nil {
-		h, err := s.hashPassword(*in.Password)
+		h, err := s.hashPassword(ctx, *in.Password)
 		if err != nil {
 			return p, err
 		}
@@ -170,7 +201,7 @@ func (s *Service) Deploy(ctx context.Context, user uuid.UUID, name string, setti
 	if err := jot.ValidateName(name); err != nil {
 		return Ticket{}, err
 	}
-	p, err := s.patch(settings)
+	p, err := s.patch(ctx, settings)
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -180,13 +211,41 @@ func (s *Service) Deploy(ctx context.Context, user uuid.UUID, name string, setti
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw[:])
 	now := s.now().UTC()
+	if err := s.checkCount(ctx, user, name, now); err != nil {
+		return Ticket{}, err
+	}
 	res, err := eventstore.Execute(ctx, s.store, jot.StreamName(name), jotAgg,
 		jot.Command(jot.AuthorizeUpload{Name: name, User: user, UploadID: uploadID(token), Patch: p, TTL: s.limits.UploadTTL, At: now}), withActor(md, user))
 	if err != nil {
 		return Ticket{}, err
 	}
+	// The claim is counted by the next deploy_jot once the read model has it.
+	s.wait(ctx, res.Position)
 	ev := res.Events[0].(jot.UploadAuthorized)
 	return Ticket{Name: name, UploadURL: s.publicURL + UploadPath(name, token), ExpiresAt: ev.ExpiresAt, URL: s.URL(name)}, nil
+}
+
+// checkCount refuses a claim of a new name by a user who already holds Limits.MaxJotsPerUser names.
+// A name the user already holds is not counted again. The count is the read model's, which the
+// service waits for after every claim, so one client claiming in a loop is stopped at the limit;
+// claims racing in parallel may pass it by the few that are in flight at once.
+func (s *Service) checkCount(ctx context.Context, user uuid.UUID, name string, now time.Time) error {
+	st, _, err := eventstore.LoadState(ctx, s.store, jot.StreamName(name), jotAgg)
+	if err != nil {
+		return err
+	}
+	if st.Holder(now) != uuid.Nil {
+		return nil // the user's own name, or another's, which Decide refuses in its own words
+	}
+	n, err := s.reader.Held(ctx, user, now)
+	if err != nil {
+		return &domain.Error{Code: domain.CodeUnavailable, Message: "deploy_jot: could not count your jots; try again", Err: err}
+	}
+	if n >= s.limits.MaxJotsPerUser {
+		return domain.Errorf(domain.CodeForbidden, "deploy_jot: you already hold %d jot names, the limit is %d (live jots, and names claimed with deploy_jot and not uploaded to, which are released %s after their last deploy_jot): delete a jot with delete_jot, or redeploy one of your names",
+			n, s.limits.MaxJotsPerUser, s.limits.UploadTTL)
+	}
+	return nil
 }
 
 func withActor(md domain.Metadata, user uuid.UUID) domain.Metadata {
@@ -226,6 +285,10 @@ func (s *Service) Upload(ctx context.Context, name, token string, body io.Reader
 	if err != nil {
 		return Deployment{}, err
 	}
+	// The deploy replaces the jot's files, so its current files do not count against the quota.
+	if err := s.checkQuota(ctx, st.Creator, name, entryBytes(entries)); err != nil {
+		return Deployment{}, err
+	}
 	files, err := s.storeBodies(ctx, entries)
 	if err != nil {
 		return Deployment{}, err
@@ -237,12 +300,38 @@ func (s *Service) Upload(ctx context.Context, name, token string, body io.Reader
 		return Deployment{}, err
 	}
 	s.wait(ctx, res.Position)
+	if res.State.Generation > 1 {
+		s.collectSoon() // a redeploy: the files it replaced may be unreferenced now
+	}
 	ev := res.Events[0].(jot.Deployed)
 	d := Deployment{Name: name, URL: s.URL(name), Generation: ev.Generation, Files: ev.Files, TotalBytes: res.State.TotalBytes()}
 	if _, ok := res.State.File("index.html"); !ok {
 		d.Warning = "the archive has no index.html at its root, so " + d.URL + " itself answers 404; link to a file by its path"
 	}
 	return d, nil
+}
+
+func entryBytes(es []Entry) int64 {
+	var n int64
+	for _, e := range es {
+		n += int64(len(e.Body))
+	}
+	return n
+}
+
+// checkQuota refuses a change that would bring user's live jots over Limits.QuotaBytes, before any
+// body is stored: size is what the jot called name would hold afterwards, and the user's other live
+// jots are counted from the read model.
+func (s *Service) checkQuota(ctx context.Context, user uuid.UUID, name string, size int64) error {
+	others, err := s.reader.Bytes(ctx, user, name)
+	if err != nil {
+		return &domain.Error{Code: domain.CodeUnavailable, Message: "could not add up the size of your jots; try again", Err: err}
+	}
+	if others+size > s.limits.QuotaBytes {
+		return domain.Errorf(domain.CodeForbidden, "jot %q would hold %d bytes and your other jots hold %d: together more than your quota of %d bytes; delete a jot with delete_jot or make this one smaller",
+			name, size, others, s.limits.QuotaBytes)
+	}
+	return nil
 }
 
 // placeholderFile lets the token pre-check run Decide with a valid manifest.
@@ -283,7 +372,7 @@ func (s *Service) Update(ctx context.Context, user uuid.UUID, name string, put [
 	if err := jot.ValidateName(name); err != nil {
 		return Listing{}, err
 	}
-	p, err := s.patch(settings)
+	p, err := s.patch(ctx, settings)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -298,6 +387,38 @@ func (s *Service) Update(ctx context.Context, user uuid.UUID, name string, put [
 		entries[i] = Entry(f)
 	}
 	sortEntries(entries)
+	if len(entries) > 0 {
+		st, _, err := eventstore.LoadState(ctx, s.store, jot.StreamName(name), jotAgg)
+		if err != nil {
+			return Listing{}, err
+		}
+		if st.Holder(s.now()) == user {
+			// The jot after the update: its files, with those at the paths put replaced. Its names must
+			// stay apart as an archive's must (see Extract), and its bytes within the quota.
+			after := entryBytes(entries)
+			put := make(map[string]bool, len(entries))
+			names := namespace{}
+			for _, e := range entries {
+				put[e.Path] = true
+			}
+			for _, f := range st.Files {
+				if !put[f.Path] {
+					after += f.Size
+					_ = names.add(f.Path, f.Path, false)
+				}
+			}
+			for _, e := range entries {
+				if err := names.add(e.Path, e.Path, false); err != nil {
+					var ae *ArchiveError
+					errors.As(err, &ae)
+					return Listing{}, domain.Errorf(domain.CodeInvalid, "update_jot: %s", ae.Msg)
+				}
+			}
+			if err := s.checkQuota(ctx, user, name, after); err != nil {
+				return Listing{}, err
+			}
+		}
+	}
 	files, err := s.storeBodies(ctx, entries)
 	if err != nil {
 		return Listing{}, err
@@ -308,6 +429,9 @@ func (s *Service) Update(ctx context.Context, user uuid.UUID, name string, put [
 		return Listing{}, err
 	}
 	s.wait(ctx, res.Position)
+	if len(put) > 0 {
+		s.collectSoon() // a replaced file may be unreferenced now
+	}
 	return s.listing(res.State), nil
 }
 
@@ -361,6 +485,7 @@ func (s *Service) Delete(ctx context.Context, user uuid.UUID, name string, md do
 		return err
 	}
 	s.wait(ctx, res.Position)
+	s.collectSoon()
 	return nil
 }
 

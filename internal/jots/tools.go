@@ -34,10 +34,11 @@ func (s *Service) Integration() (plugins.Manifest, []plugins.ToolSpec, map[strin
 			Description: fmt.Sprintf("Start deploying a static site (a jot) served at %s/j/<name>/. Returns a single-use upload_url valid for %s: "+
 				"PUT or POST a gzip-compressed tar archive of the site to it (index.html at the archive's root), e.g. "+
 				"`tar -czf site.tgz -C site . && curl --fail -T site.tgz '<upload_url>'`. Limits: %d bytes decompressed, %d files; "+
-				"no symlinks, hardlinks, device files or paths outside the root. Names are global and locked to their creator. "+
+				"no symlinks, hardlinks, device files or paths outside the root. Names are global and locked to their creator; "+
+				"a name never uploaded to is released when its upload URL expires. You may hold %d jot names and %d bytes of jots in all. "+
 				"The site runs under a sandbox with an opaque origin: it cannot fetch its own files unless cors is true (public jots only), "+
 				"so prefer self-contained pages. access \"password\" with a password gates the jot behind a form. Deploying again replaces every file.",
-				s.jotsOrigin, lim.UploadTTL, lim.MaxBytes, lim.MaxFiles),
+				s.jotsOrigin, lim.UploadTTL, lim.MaxBytes, lim.MaxFiles, lim.MaxJotsPerUser, lim.QuotaBytes),
 			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["name"],"properties":{
 				"name":{"type":"string","pattern":"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$","description":"The jot's name: lowercase letters, digits, hyphens."},
 				"access":{"type":"string","enum":["public","password"],"description":"Who may view it; default: keep the jot's current access (public for a new jot)."},

@@ -38,13 +38,13 @@ func (*Projection) Name() string { return Name }
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
-	return projections.DeleteAll(ctx, tx, "jot_files", "jots")
+	return projections.DeleteAll(ctx, tx, "jot_files", "jots", "jot_claims")
 }
 
 // Handles implements projections.Selective.
 func (*Projection) Handles(eventType string) bool {
 	switch eventType {
-	case jot.TypeDeployed, jot.TypeUpdated, jot.TypeAccessChanged, jot.TypeDeleted:
+	case jot.TypeUploadAuthorized, jot.TypeDeployed, jot.TypeUpdated, jot.TypeAccessChanged, jot.TypeDeleted:
 		return true
 	}
 	return false
@@ -53,7 +53,7 @@ func (*Projection) Handles(eventType string) bool {
 // Apply implements projections.Projection.
 func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
 	switch env.Type {
-	case jot.TypeDeployed, jot.TypeUpdated, jot.TypeAccessChanged, jot.TypeDeleted:
+	case jot.TypeUploadAuthorized, jot.TypeDeployed, jot.TypeUpdated, jot.TypeAccessChanged, jot.TypeDeleted:
 	default:
 		return nil
 	}
@@ -62,6 +62,18 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		return err
 	}
 	switch e := ev.(type) {
+	case jot.UploadAuthorized:
+		// Claims that expired before this one was made are dropped: a deterministic sweep, the same on
+		// a rebuild.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jot_claims WHERE expires_at <= $1`, dbtime.Format(e.AuthorizedAt)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jot_claims WHERE name = $1`, e.Name); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO jot_claims (name, creator, expires_at) VALUES ($1, $2, $3)`,
+			e.Name, e.Creator.String(), dbtime.Format(e.ExpiresAt))
+		return err
 	case jot.Deployed:
 		if _, err := tx.ExecContext(ctx, `DELETE FROM jots WHERE name = $1`, e.Name); err != nil {
 			return err
@@ -85,6 +97,9 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		return err
 	case jot.Deleted:
 		if _, err := tx.ExecContext(ctx, `DELETE FROM jot_files WHERE name = $1`, e.Name); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jot_claims WHERE name = $1`, e.Name); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM jots WHERE name = $1`, e.Name)
@@ -217,4 +232,48 @@ func (r Reader) ByCreator(ctx context.Context, user uuid.UUID) ([]string, error)
 		out = append(out, n)
 	}
 	return out, rows.Err()
+}
+
+// Held counts the names user holds at time at: live jots, and names claimed but not deployed whose
+// claim has not expired (the read model's view of jot.State.Holder).
+func (r Reader) Held(ctx context.Context, user uuid.UUID, at time.Time) (int, error) {
+	var n int
+	err := r.DB.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM jots WHERE creator = $1) +
+		(SELECT COUNT(*) FROM jot_claims c WHERE c.creator = $1 AND c.expires_at > $2
+			AND NOT EXISTS (SELECT 1 FROM jots j WHERE j.name = c.name))`, user.String(), dbtime.Format(at)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("jots: count the names of %s: %w", user, err)
+	}
+	return n, nil
+}
+
+// Bytes is the total size of the files of user's live jots, leaving out the jot called except (the
+// one about to be replaced; "" leaves out none).
+func (r Reader) Bytes(ctx context.Context, user uuid.UUID, except string) (int64, error) {
+	var n sql.NullInt64
+	err := r.DB.QueryRowContext(ctx, `SELECT SUM(f.size) FROM jot_files f JOIN jots j ON j.name = f.name
+		WHERE j.creator = $1 AND j.name <> $2`, user.String(), except).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("jots: bytes of %s: %w", user, err)
+	}
+	return n.Int64, nil
+}
+
+// LiveSums calls fn with the sha256 of every file of every live jot (a sum shared by several files
+// may come more than once).
+func (r Reader) LiveSums(ctx context.Context, fn func(sum string)) error {
+	rows, err := r.DB.QueryContext(ctx, `SELECT DISTINCT sha256 FROM jot_files`)
+	if err != nil {
+		return fmt.Errorf("jots: live blobs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		fn(s)
+	}
+	return rows.Err()
 }

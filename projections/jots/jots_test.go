@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -39,6 +40,24 @@ func TestReadModelAndRebuild(t *testing.T) {
 	}
 	if err := e.Service.Delete(e.Ctx, user, "gone", md); err != nil {
 		t.Fatal(err)
+	}
+	// A claim never uploaded to counts among the user's names until it expires.
+	if _, err := e.Service.Deploy(e.Ctx, user, "claimed", jots.SettingsInput{}, md); err != nil {
+		t.Fatal(err)
+	}
+	held := func(at time.Time) int {
+		n, err := e.Reader.Held(e.Ctx, user, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	now := time.Now()
+	if n := held(now); n != 2 {
+		t.Errorf("held: %d names, want kept and claimed", n)
+	}
+	if n := held(now.Add(jots.DefaultUploadTTL + time.Second)); n != 1 {
+		t.Errorf("held once the claim expired: %d names, want kept", n)
 	}
 	snapshot := func() (jotsrm.Jot, []string) {
 		j, err := e.Reader.Jot(e.Ctx, "kept")
@@ -77,5 +96,8 @@ func TestReadModelAndRebuild(t *testing.T) {
 	}
 	if diff := cmp.Diff(paths, paths2); diff != "" {
 		t.Errorf("rebuild changed the files (-before +after):\n%s", diff)
+	}
+	if n := held(now); n != 2 {
+		t.Errorf("held after the rebuild: %d names", n)
 	}
 }
