@@ -24,7 +24,7 @@ import (
 const (
 	DefaultMaxRequestBytes  = 10 << 20 // 10 MiB
 	DefaultMaxResponseBytes = 50 << 20 // 50 MiB
-	DefaultAuditQueue       = 4096
+	DefaultAuditQueue       = 1024
 	DefaultAuditWorkers     = 2
 )
 
