@@ -486,14 +486,14 @@ func TestAuditThroughPostgresOutage(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	load.start(ctx)
-	load.waitFor(phaseBefore, 200, 100, 60*time.Second)
+	load.waitFor(phaseBefore, 100, 50, 60*time.Second)
 
 	load.phase.Store(phaseFault)
 	cluster.Stop()
 	time.Sleep(3 * time.Second)
 	cluster.Start()
 	load.phase.Store(phaseAfter)
-	load.waitFor(phaseAfter, 200, 100, 90*time.Second)
+	load.waitFor(phaseAfter, 100, 50, 90*time.Second)
 	cancel()
 	load.wait()
 
