@@ -5,7 +5,8 @@
 // session id, user, integrations and expiry.
 //
 // A session is one stream, SessionStreamName(id): SessionMinted first (appended with NoStream, before
-// the token leaves the server), then the RequestProxied events of its requests, appended with Any
-// and in batches. The request events carry sizes and query parameter names, never a body, a header,
+// the token leaves the server), then, appended with Any, a RequestForwarded for each request before it
+// is sent to the provider (durable first) and the RequestProxied of each request once it is over
+// (written in batches, after the answer; the proxy's own refusals are written before their answer). The request events carry sizes and query parameter names, never a body, a header,
 // a query value or the token.
 package curlsession

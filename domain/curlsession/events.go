@@ -10,9 +10,11 @@ import (
 
 // Event type names. They are written into the log and never change once an event has been stored.
 const (
-	TypeSessionMinted   = "curlsession.minted"
-	TypeRequestProxied  = "curlsession.request_proxied"
-	sessionStreamPrefix = "curlsession-"
+	TypeSessionMinted  = "curlsession.minted"
+	TypeRequestProxied = "curlsession.request_proxied"
+	// TypeRequestForwarded is appended, durably, before a request is sent to the provider.
+	TypeRequestForwarded = "curlsession.request_forwarded"
+	sessionStreamPrefix  = "curlsession-"
 )
 
 // TTL is how long a curl_session token lives (spec: "mints a 15-minute token").
@@ -95,5 +97,43 @@ func (e RequestProxied) Validate() error {
 	return nil
 }
 
+// RequestForwarded records a request the proxy is about to send to the provider with the user's
+// credential. It is durable before a byte leaves for the provider, so every request that reached a
+// provider is in the log even if the process dies before its outcome is written; the request's
+// RequestProxied (same RequestID) follows with the status, sizes and duration.
+type RequestForwarded struct {
+	RequestID   uuid.UUID `json:"request_id"`
+	SessionID   uuid.UUID `json:"session_id"`
+	UserID      uuid.UUID `json:"user_id"`
+	Integration string    `json:"integration"`
+	Method      string    `json:"method"`
+	// Path and QueryKeys are as in RequestProxied: the path below the proxy base, the query
+	// parameter names without their values.
+	Path              string    `json:"path"`
+	QueryKeys         []string  `json:"query_keys,omitempty"`
+	ConnectionVersion int64     `json:"connection_version,omitempty"`
+	At                time.Time `json:"at"`
+}
+
+// EventType implements domain.Event.
+func (RequestForwarded) EventType() string { return TypeRequestForwarded }
+
+// Validate checks that the event is complete before it is appended.
+func (e RequestForwarded) Validate() error {
+	switch {
+	case e.RequestID == uuid.Nil || e.SessionID == uuid.Nil:
+		return domain.Errorf(domain.CodeInvalid, "request forwarded: no request or session id")
+	case e.UserID == uuid.Nil:
+		return domain.Errorf(domain.CodeInvalid, "request forwarded: no user")
+	case e.Integration == "" || e.Method == "" || e.Path == "":
+		return domain.Errorf(domain.CodeInvalid, "request forwarded: no integration, method or path")
+	case e.At.IsZero():
+		return domain.Errorf(domain.CodeInvalid, "request forwarded: no time")
+	}
+	return nil
+}
+
 // Events returns a zero value of every event type of this package, for building a codec.
-func Events() []domain.Event { return []domain.Event{SessionMinted{}, RequestProxied{}} }
+func Events() []domain.Event {
+	return []domain.Event{SessionMinted{}, RequestForwarded{}, RequestProxied{}}
+}

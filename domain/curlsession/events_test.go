@@ -13,6 +13,7 @@ func TestValidate(t *testing.T) {
 	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 	minted := SessionMinted{SessionID: uuid.New(), UserID: uuid.New(), Integrations: []string{"github"}, ExpiresAt: now.Add(TTL), At: now}
 	req := RequestProxied{RequestID: uuid.New(), SessionID: uuid.New(), UserID: uuid.New(), Integration: "github", Method: "GET", Path: "/user", Status: 200, At: now}
+	fwd := RequestForwarded{RequestID: uuid.New(), SessionID: uuid.New(), UserID: uuid.New(), Integration: "github", Method: "GET", Path: "/user", At: now}
 	cases := []struct {
 		name  string
 		event interface{ Validate() error }
@@ -26,6 +27,10 @@ func TestValidate(t *testing.T) {
 		{"request without session", func() RequestProxied { r := req; r.SessionID = uuid.Nil; return r }(), false},
 		{"request without method", func() RequestProxied { r := req; r.Method = ""; return r }(), false},
 		{"request with no status", func() RequestProxied { r := req; r.Status = 0; return r }(), false},
+		{"forwarded", fwd, true},
+		{"forwarded without request id", func() RequestForwarded { f := fwd; f.RequestID = uuid.Nil; return f }(), false},
+		{"forwarded without path", func() RequestForwarded { f := fwd; f.Path = ""; return f }(), false},
+		{"forwarded without time", func() RequestForwarded { f := fwd; f.At = time.Time{}; return f }(), false},
 		{"request without time", func() RequestProxied { r := req; r.At = time.Time{}; return r }(), false},
 	}
 	for _, c := range cases {

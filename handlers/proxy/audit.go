@@ -19,17 +19,20 @@ func newID() uuid.UUID { return uuid.New() }
 // maxAuditBatch bounds how many queued records one append writes.
 const maxAuditBatch = 256
 
-// Run appends the queued request records until ctx ends, then appends whatever is still queued and
+// Run appends the queued outcome records until ctx ends, then appends whatever is still queued and
 // returns. Main runs it as a background task that outlives the HTTP server's drain, so the records
 // of the last requests are written before the store closes.
 //
-// Why a queue: a request's record holds its status, sizes and duration, so it can only be written
-// once the response has been relayed (a stream cannot be withheld the way an execute_tools result
-// is). Appending it on the request's own connection would hold that connection, and the next
-// request on it, for a log commit. The queue lets the handler return at once; a worker takes
-// everything queued and appends each session's records in one append to the session's stream, so
-// a burst of requests costs a few commits, not one each. A full queue makes the handler append its
-// own record, so a backlog slows requests down instead of dropping records.
+// Why a queue for outcomes: a request's RequestProxied record holds its status, sizes and duration,
+// so it can only be written once the response has been relayed (a stream cannot be withheld the way
+// an execute_tools result is). What must not be lost is already durable by then: the
+// RequestForwarded record, appended before the request left (see the package documentation). The
+// queue lets the handler return at once; a worker takes everything queued and appends each
+// session's records in one append to the session's stream, so a burst of requests costs a few
+// commits, not one each. A full queue makes the handler append its own record, so a backlog slows
+// requests down instead of dropping records. A worker whose append fails keeps retrying the same
+// records (same event ids, so a retry cannot record twice) until the log takes them or Run is told
+// to stop: a database outage delays outcomes, it does not lose them.
 func (p *Proxy) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for range p.workers {
@@ -41,14 +44,14 @@ func (p *Proxy) Run(ctx context.Context) error {
 				select {
 				case ev := <-p.queue:
 					batch = p.collect(ctx, append(batch[:0], ev))
-					p.appendRequests(ctx, batch)
+					p.appendRequests(ctx, batch, true)
 				case <-ctx.Done():
 					for {
 						batch = p.drain(batch[:0])
 						if len(batch) == 0 {
 							return
 						}
-						p.appendRequests(ctx, batch)
+						p.appendRequests(ctx, batch, false)
 					}
 				}
 			}
@@ -89,11 +92,10 @@ func (p *Proxy) drain(batch []curlsession.RequestProxied) []curlsession.RequestP
 }
 
 // appendRequests writes records, one append per session (to the session's stream, after its
-// SessionMinted), retrying a failed append with the same event ids (an idempotent retry) a few
-// times; records that still cannot be written are logged at error level with everything they hold
-// (they hold no secret).
-func (p *Proxy) appendRequests(ctx context.Context, batch []curlsession.RequestProxied) {
-	ctx = context.WithoutCancel(ctx)
+// SessionMinted), retrying a failed append with the same event ids (an idempotent retry): three
+// attempts, or, when persist is set, until it succeeds, the store is closed or ctx ends. Records that
+// still cannot be written are logged at error level with everything they hold (they hold no secret).
+func (p *Proxy) appendRequests(ctx context.Context, batch []curlsession.RequestProxied, persist bool) {
 	var order []uuid.UUID
 	bySession := map[uuid.UUID][]curlsession.RequestProxied{}
 	for _, ev := range batch {
@@ -106,14 +108,7 @@ func (p *Proxy) appendRequests(ctx context.Context, batch []curlsession.RequestP
 		evs := bySession[sid]
 		data, err := p.encodeRequests(evs)
 		if err == nil {
-			for attempt := range 3 {
-				if attempt > 0 {
-					time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
-				}
-				if _, err = p.store.Append(ctx, curlsession.SessionStreamName(sid), eventstore.Any, data...); err == nil {
-					break
-				}
-			}
+			err = p.appendRetrying(ctx, curlsession.SessionStreamName(sid), data, persist)
 		}
 		if err != nil {
 			for _, ev := range evs {
@@ -122,6 +117,34 @@ func (p *Proxy) appendRequests(ctx context.Context, batch []curlsession.RequestP
 					"error_code", ev.ErrorCode, "request_bytes", ev.RequestBytes, "response_bytes", ev.ResponseBytes, "duration_ms", ev.DurationMS)
 			}
 		}
+	}
+}
+
+// maxAuditBackoff caps the wait between two attempts of a persistent append.
+const maxAuditBackoff = 2 * time.Second
+
+func (p *Proxy) appendRetrying(ctx context.Context, stream string, data []eventstore.EventData, persist bool) error {
+	wait := 100 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditTimeout)
+		_, err := p.store.Append(actx, stream, eventstore.Any, data...)
+		cancel()
+		if err == nil || errors.Is(err, eventstore.ErrClosed) {
+			return err
+		}
+		if attempt >= 3 && (!persist || ctx.Err() != nil) {
+			return err
+		}
+		if attempt == 3 {
+			p.log.WarnContext(ctx, "curl proxy: the audit log refuses outcome records; retrying until it takes them", "err", err, "records", len(data))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+		wait = min(2*wait, maxAuditBackoff)
 	}
 }
 

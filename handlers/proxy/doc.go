@@ -41,8 +41,36 @@
 //     response is served with nosniff and "Content-Security-Policy: sandbox", so nothing relayed acts
 //     on workbench's own origin.
 //
-// Every request that carries a valid token, forwarded or refused, is one curlsession.RequestProxied
-// event: user, session, integration, method, path, query parameter names (never values), status,
-// sizes and duration, never a body or a header, appended after the session's SessionMinted in the
-// session's stream. Run writes them from a queue (see Run for why).
+// # The audit trail and its bound
+//
+// Every request that carries a valid token is in the session's stream (after its SessionMinted),
+// with user, session, integration, method, path and query parameter names (never values), never a
+// body, a header or the token:
+//
+//   - a request the proxy refuses itself (scope, method, path, size, not connected) is one
+//     curlsession.RequestProxied record, appended and durable BEFORE the refusal is answered;
+//   - a request to forward is first a curlsession.RequestForwarded record, appended and durable
+//     BEFORE a byte of it leaves for the provider (and so before the caller can see any answer);
+//     then, once the response has been relayed, its curlsession.RequestProxied record (same
+//     RequestID) with the status, sizes, duration and how it ended.
+//
+// Both synchronous appends go through the store's group commit (eventstore.Batcher): concurrent
+// requests share one transaction and one fsync, so the price is about one commit of latency per
+// request, not one commit each. If the append fails or takes longer than 5 s, the caller gets 503
+// AUDIT_UNAVAILABLE with Retry-After and nothing is sent to the provider; that answer is the one
+// request not recorded (the log is what failed), and it is logged at warn level.
+//
+// The decision, and why: the guarantee is "a request with a valid token that was sent to a provider
+// with the user's credential, or answered with anything but that 503, has a durable record", with a
+// bound of zero, under a crash (SIGKILL) and under a database outage alike. Recording at response-head time instead would
+// leave a request that changed something at the provider unrecorded (and answered 503) whenever the
+// log failed between the two; recording the whole outcome before the head would mean buffering
+// whole responses. The outcome records are what is still written after the answer, from a bounded
+// queue (Options.AuditQueue, default 1,024, appended by Run's workers, a full queue making the
+// handler append its own): a failed append is retried with the same event ids until the log takes
+// it, so an outage delays outcomes without losing them. A crash loses at most the outcomes not yet
+// written: those queued (AuditQueue), those a worker holds (AuditWorkers x 256) and those of the
+// requests still in flight. Such a request keeps its RequestForwarded record, and a
+// request_forwarded without a request_proxied in the audit replay is exactly "sent, outcome lost".
+// The crash and outage tests (cmd/workbench) count acknowledged responses against these records.
 package proxy

@@ -435,18 +435,40 @@ func TestRequestsAreAudited(t *testing.T) {
 	if r := byPath["/x"]; r.Integration != "other" || r.Status != 403 || r.ErrorCode != "FORBIDDEN_INTEGRATION" {
 		t.Errorf("scope record %+v", r)
 	}
-	// The session's stream tells its whole story: the mint, then its requests.
+	// The session's stream tells its whole story: the mint, then its requests: the forwarded one's
+	// RequestForwarded before its outcome (same request id), each refusal's single record.
 	stream, err := e.store.Load(e.ctx, curlsession.SessionStreamName(s.SessionID), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(stream) != 4 || stream[0].Type != curlsession.TypeSessionMinted {
+	if len(stream) != 5 || stream[0].Type != curlsession.TypeSessionMinted {
 		t.Fatalf("session stream holds %d events, first %q", len(stream), stream[0].Type)
 	}
-	for _, env := range stream[1:] {
-		if env.Type != curlsession.TypeRequestProxied || env.Metadata.Actor != e.user.String() || env.Metadata.CorrelationID != s.SessionID.String() {
+	forwardedAt, outcomeAt := -1, -1
+	for i, env := range stream[1:] {
+		if env.Metadata.Actor != e.user.String() || env.Metadata.CorrelationID != s.SessionID.String() {
 			t.Errorf("request event %s %+v", env.Type, env.Metadata)
 		}
+		switch env.Type {
+		case curlsession.TypeRequestForwarded:
+			var f curlsession.RequestForwarded
+			if err := json.Unmarshal(env.Data, &f); err != nil {
+				t.Fatal(err)
+			}
+			if f.RequestID != ok.RequestID || f.Method != "POST" || f.Path != "/items" || strings.Join(f.QueryKeys, ",") != "page,secret" || f.ConnectionVersion != ok.ConnectionVersion {
+				t.Errorf("forwarded %+v, outcome %+v", f, ok)
+			}
+			forwardedAt = i
+		case curlsession.TypeRequestProxied:
+			if env.ID == ok.RequestID {
+				outcomeAt = i
+			}
+		default:
+			t.Errorf("request event of type %s", env.Type)
+		}
+	}
+	if forwardedAt < 0 || outcomeAt < forwardedAt {
+		t.Errorf("RequestForwarded at %d, its outcome at %d", forwardedAt, outcomeAt)
 	}
 	log := rawLog(t, e)
 	for _, secret := range []string{"hunter2", "classified", apiKey, s.Token[6:30]} {

@@ -59,6 +59,8 @@ type upstream struct {
 	reqs []seen
 
 	benchDelay atomic.Int64 // time.Duration
+	// onRequest, when set, runs first for every request but the benchmark's.
+	onRequest atomic.Pointer[func(*http.Request)]
 
 	// streaming handshakes: the provider signals what it has read, the test what it has received.
 	gotFirstChunk  chan struct{}
@@ -90,6 +92,9 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(benchBody)))
 		_, _ = w.Write(benchBody)
 		return
+	}
+	if f := u.onRequest.Load(); f != nil {
+		(*f)(r)
 	}
 	rec := seen{Method: r.Method, RequestURI: r.RequestURI, Host: r.Host, Header: r.Header.Clone()}
 	switch r.URL.Path {
@@ -244,6 +249,8 @@ func (c *clock) advance(d time.Duration) {
 
 type envOptions struct {
 	maxRequest, maxResponse int64
+	// wrapStore, when set, wraps the store the proxy appends to (to make it fail).
+	wrapStore func(proxy.Appender) proxy.Appender
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -317,8 +324,12 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var appender proxy.Appender = store
+	if o.wrapStore != nil {
+		appender = o.wrapStore(store)
+	}
 	e.proxy, err = proxy.New(proxy.Options{
-		Catalog: reg, Credentials: e.creds, Store: store, Key: e.key, PublicURL: e.srv.URL,
+		Catalog: reg, Credentials: e.creds, Store: appender, Key: e.key, PublicURL: e.srv.URL,
 		MaxRequestBytes: o.maxRequest, MaxResponseBytes: o.maxResponse, Now: e.clock.now,
 	})
 	if err != nil {

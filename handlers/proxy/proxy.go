@@ -24,7 +24,7 @@ import (
 const (
 	DefaultMaxRequestBytes  = 10 << 20 // 10 MiB
 	DefaultMaxResponseBytes = 50 << 20 // 50 MiB
-	DefaultAuditQueue       = 4096
+	DefaultAuditQueue       = 1024
 	DefaultAuditWorkers     = 2
 )
 
@@ -69,8 +69,10 @@ type Options struct {
 	// DefaultCredentialTTL; negative: resolved on every request). A disconnect reaches the proxy at
 	// most this late.
 	CredentialTTL time.Duration
-	// AuditQueue is how many request records may wait for the log (default DefaultAuditQueue); when
-	// it is full a request appends its own record before its handler returns.
+	// AuditQueue is how many outcome records (RequestProxied of forwarded requests) may wait for the
+	// log (default DefaultAuditQueue); when it is full a request appends its own before its handler
+	// returns. It bounds what a crash can lose of them; the RequestForwarded records and refusals are
+	// durable before the answer and never wait here (see the package documentation).
 	AuditQueue int
 	// AuditWorkers append queued records (default DefaultAuditWorkers).
 	AuditWorkers int

@@ -13,8 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/curlsession"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/httpserve"
@@ -36,7 +39,17 @@ const (
 	codeCredential         = "CREDENTIAL_ERROR"
 	codeClientGone         = "CLIENT_GONE"
 	codeStreamAborted      = "STREAM_ABORTED"
+	// codeAuditUnavailable answers a request refused because its audit record could not be made
+	// durable; it is never recorded (the log is what failed).
+	codeAuditUnavailable = "AUDIT_UNAVAILABLE"
 )
+
+// auditTimeout bounds the wait for a record that must be durable before an answer or a forward: a log
+// that cannot commit within it is treated as down (503), rather than holding the caller.
+const auditTimeout = 5 * time.Second
+
+// auditRetryAfter is the Retry-After of a 503 for an unwritable audit log, in seconds.
+const auditRetryAfter = "5"
 
 // statusClientGone is recorded (never sent) when the caller left before an answer.
 const statusClientGone = 499
@@ -55,6 +68,8 @@ var (
 
 // call is one proxied request's state, shared by the ReverseProxy hooks through the context.
 type call struct {
+	id       uuid.UUID
+	start    time.Time
 	claims   Claims
 	name     string
 	method   string
@@ -68,6 +83,10 @@ type call struct {
 	respBody *cappedBody
 	status   int
 	errCode  string
+	// forwarded: the RequestForwarded record is durable and the request went to the ReverseProxy;
+	// its outcome is queued when it is over. recorded: the proxy refused the request and its whole
+	// RequestProxied record is durable already. Neither: the audit log failed and the caller got 503.
+	forwarded, recorded bool
 }
 
 type callKey struct{}
@@ -81,18 +100,18 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := p.now()
 	name, rest, ok := splitPath(r.URL.EscapedPath())
 	if !ok {
-		p.writeError(w, nil, http.StatusNotFound, codeUnknownIntegration, "Proxy URLs are "+p.publicURL+"/c/<integration>/<path>.")
+		p.writeError(w, r, nil, http.StatusNotFound, codeUnknownIntegration, "Proxy URLs are "+p.publicURL+"/c/<integration>/<path>.")
 		return
 	}
 	claims, err := p.authenticate(r, start)
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="workbench-curl-session", error="invalid_token"`)
-		p.writeError(w, nil, http.StatusUnauthorized, "INVALID_TOKEN", err.Error())
+		p.writeError(w, r, nil, http.StatusUnauthorized, "INVALID_TOKEN", err.Error())
 		return
 	}
 	// Authenticated: bodies now stream both ways for as long as they need, past the server's deadlines.
 	httpserve.LiftDeadlines(w)
-	c := &call{claims: claims, name: name, method: r.Method, rest: rest}
+	c := &call{id: newID(), start: start, claims: claims, name: name, method: r.Method, rest: rest}
 	defer func() {
 		if v := recover(); v != nil {
 			// The ReverseProxy aborts a response it cannot finish (http.ErrAbortHandler): the
@@ -105,10 +124,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					c.errCode = codeClientGone
 				}
 			}
-			p.record(r, c, start)
+			p.recordOutcome(r, c)
 			panic(v)
 		}
-		p.record(r, c, start)
+		p.recordOutcome(r, c)
 	}()
 	p.forward(w, r, c)
 }
@@ -126,35 +145,35 @@ func (p *Proxy) authenticate(r *http.Request, now time.Time) (Claims, error) {
 
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
 	if !c.claims.Allows(c.name) {
-		p.writeError(w, c, http.StatusForbidden, codeForbidden, fmt.Sprintf("This token is scoped to %s, not %s: call curl_session with %s (after the user approves).",
+		p.writeError(w, r, c, http.StatusForbidden, codeForbidden, fmt.Sprintf("This token is scoped to %s, not %s: call curl_session with %s (after the user approves).",
 			strings.Join(c.claims.Integrations, ", "), c.name, c.name))
 		return
 	}
 	in, ok := p.catalog.Integration(c.name)
 	if !ok {
-		p.writeError(w, c, http.StatusNotFound, codeUnknownIntegration, fmt.Sprintf("%s is not an integration of this server.", c.name))
+		p.writeError(w, r, c, http.StatusNotFound, codeUnknownIntegration, fmt.Sprintf("%s is not an integration of this server.", c.name))
 		return
 	}
 	c.in = in
 	if in.ProxyBaseURL() == "" {
-		p.writeError(w, c, http.StatusForbidden, codeProxyDisabled, fmt.Sprintf("%s has no proxy block in its manifest.", c.name))
+		p.writeError(w, r, c, http.StatusForbidden, codeProxyDisabled, fmt.Sprintf("%s has no proxy block in its manifest.", c.name))
 		return
 	}
 	if !allowedMethods[r.Method] {
 		w.Header().Set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE")
-		p.writeError(w, c, http.StatusMethodNotAllowed, codeMethod, fmt.Sprintf("%s is not proxied; use GET, HEAD, POST, PUT, PATCH or DELETE.", r.Method))
+		p.writeError(w, r, c, http.StatusMethodNotAllowed, codeMethod, fmt.Sprintf("%s is not proxied; use GET, HEAD, POST, PUT, PATCH or DELETE.", r.Method))
 		return
 	}
 	if r.Header.Get("Upgrade") != "" {
-		p.writeError(w, c, http.StatusBadRequest, codeUpgrade, "Protocol upgrades (WebSocket, h2c) are not proxied.")
+		p.writeError(w, r, c, http.StatusBadRequest, codeUpgrade, "Protocol upgrades (WebSocket, h2c) are not proxied.")
 		return
 	}
 	if err := checkRest(c.rest); err != nil {
-		p.writeError(w, c, http.StatusBadRequest, codeBadPath, "The path may not hold empty segments (//), . or .. segments (encoded or not), backslashes or control characters.")
+		p.writeError(w, r, c, http.StatusBadRequest, codeBadPath, "The path may not hold empty segments (//), . or .. segments (encoded or not), backslashes or control characters.")
 		return
 	}
 	if r.ContentLength > p.maxReq {
-		p.writeError(w, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is %d bytes; the proxy accepts at most %d.", r.ContentLength, p.maxReq))
+		p.writeError(w, r, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is %d bytes; the proxy accepts at most %d.", r.ContentLength, p.maxReq))
 		return
 	}
 	a, err := p.accessFor(r.Context(), c.claims.UserID, in)
@@ -172,9 +191,15 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	c.base = base
 	if c.target, err = joinTarget(base, c.rest, r.URL.RawQuery); err != nil {
-		p.writeError(w, c, http.StatusBadRequest, codeBadPath, "The path does not decode.")
+		p.writeError(w, r, c, http.StatusBadRequest, codeBadPath, "The path does not decode.")
 		return
 	}
+	// The request is in the log before a byte of it leaves for the provider.
+	if err := p.appendForwarded(r, c); err != nil {
+		p.auditUnavailable(w, r, c, err)
+		return
+	}
+	c.forwarded = true
 	out := r.WithContext(context.WithValue(r.Context(), callKey{}, c))
 	if r.Body != nil && r.Body != http.NoBody {
 		c.reqBody = &cappedBody{rc: r.Body, max: p.maxReq, err: errRequestTooLarge}
@@ -276,9 +301,9 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 	c := callFrom(r.Context())
 	switch {
 	case errors.Is(err, errResponseTooLarge):
-		p.writeError(w, c, http.StatusBadGateway, codeResponseTooLarge, fmt.Sprintf("The upstream response is larger than the proxy's cap of %d bytes.", p.maxResp))
+		p.writeError(w, r, c, http.StatusBadGateway, codeResponseTooLarge, fmt.Sprintf("The upstream response is larger than the proxy's cap of %d bytes.", p.maxResp))
 	case c.reqBody != nil && c.reqBody.over.Load():
-		p.writeError(w, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is larger than the proxy's cap of %d bytes.", p.maxReq))
+		p.writeError(w, r, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is larger than the proxy's cap of %d bytes.", p.maxReq))
 	case r.Context().Err() != nil:
 		c.status, c.errCode = statusClientGone, codeClientGone
 	case domain.ErrorCode(err) != domain.CodeInternal:
@@ -286,36 +311,93 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 		p.credentialError(w, r, c, err)
 	default:
 		p.log.WarnContext(r.Context(), "curl proxy: upstream failed", "integration", c.name, "err", err)
-		p.writeError(w, c, http.StatusBadGateway, codeUpstream, fmt.Sprintf("%s could not be reached.", c.name))
+		p.writeError(w, r, c, http.StatusBadGateway, codeUpstream, fmt.Sprintf("%s could not be reached.", c.name))
 	}
 }
 
 func (p *Proxy) credentialError(w http.ResponseWriter, r *http.Request, c *call, err error) {
 	if domain.ErrorCode(err) == domain.CodeNotConnected {
-		p.writeError(w, c, http.StatusConflict, codeNotConnected, fmt.Sprintf("%s is no longer connected for this user: call connect({\"integration\":%q}), give the user the URL, then wait_for_connection.", c.name, c.name))
+		p.writeError(w, r, c, http.StatusConflict, codeNotConnected, fmt.Sprintf("%s is no longer connected for this user: call connect({\"integration\":%q}), give the user the URL, then wait_for_connection.", c.name, c.name))
 		return
 	}
 	p.log.ErrorContext(r.Context(), "curl proxy: credential unavailable", "integration", c.name, "user", c.claims.UserID, "err", err)
-	p.writeError(w, c, http.StatusBadGateway, codeCredential, fmt.Sprintf("The %s credential could not be used: %s", c.name, domain.ErrorMessage(err)))
+	p.writeError(w, r, c, http.StatusBadGateway, codeCredential, fmt.Sprintf("The %s credential could not be used: %s", c.name, domain.ErrorMessage(err)))
 }
 
-// writeError answers a refusal as JSON, {"error": code, "message": text}, and notes it for the
-// record.
-func (p *Proxy) writeError(w http.ResponseWriter, c *call, status int, code, msg string) {
+// writeError answers a refusal as JSON, {"error": code, "message": text}. A refusal of a request
+// with a valid token (c not nil) that was never forwarded is written to the log, durably, before the
+// answer; if it cannot be, the answer is 503 instead. A request already forwarded (the upstream
+// failed) has its RequestForwarded record: its outcome follows as ever.
+func (p *Proxy) writeError(w http.ResponseWriter, r *http.Request, c *call, status int, code, msg string) {
 	if c != nil {
 		c.status, c.errCode = status, code
+		if !c.forwarded {
+			ev := p.outcome(r, c)
+			data, err := p.encodeRequests([]curlsession.RequestProxied{ev})
+			if err == nil {
+				err = p.appendNow(r.Context(), c.claims.SessionID, data)
+			}
+			if err != nil {
+				p.auditUnavailable(w, r, c, err)
+				return
+			}
+			c.recorded = true
+		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	handlers.WriteJSON(w, status, handlers.ErrorBody{Error: strings.ToLower(code), Message: msg})
 }
 
-// record queues the request's audit event; when the queue is full it appends it here.
-func (p *Proxy) record(r *http.Request, c *call, start time.Time) {
+// auditUnavailable answers 503 with Retry-After when a record that must precede the answer could not
+// be written: the request went nowhere, and the caller may try again.
+func (p *Proxy) auditUnavailable(w http.ResponseWriter, r *http.Request, c *call, err error) {
+	c.status, c.errCode, c.recorded = http.StatusServiceUnavailable, codeAuditUnavailable, false
+	p.log.WarnContext(r.Context(), "curl proxy: the audit log cannot be written; request refused", "err", err,
+		"session_id", c.claims.SessionID, "user", c.claims.UserID, "integration", c.name, "method", c.method)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Retry-After", auditRetryAfter)
+	handlers.WriteJSON(w, http.StatusServiceUnavailable, handlers.ErrorBody{Error: strings.ToLower(codeAuditUnavailable),
+		Message: fmt.Sprintf("The audit log cannot be written right now, so nothing was sent to %s. Retry in a few seconds.", c.name)})
+}
+
+// appendForwarded makes the request's RequestForwarded record durable (group-committed with other
+// appends by the store).
+func (p *Proxy) appendForwarded(r *http.Request, c *call) error {
+	ev := curlsession.RequestForwarded{
+		RequestID: c.id, SessionID: c.claims.SessionID, UserID: c.claims.UserID, Integration: c.name,
+		Method: c.method, Path: c.rest, QueryKeys: queryKeys(r.URL.RawQuery),
+		ConnectionVersion: c.access.ConnectionVersion, At: p.now().UTC(),
+	}
+	if ev.Path == "" {
+		ev.Path = "/"
+	}
+	if err := ev.Validate(); err != nil {
+		return err
+	}
+	typ, sv, data, err := p.codec.Encode(ev)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", typ, err)
+	}
+	md := domain.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
+	return p.appendNow(r.Context(), c.claims.SessionID, []eventstore.EventData{{ID: newID(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md}})
+}
+
+// appendNow appends to the session's stream and waits until it is durable, or auditTimeout. It
+// outlives the caller's connection: what it records has happened.
+func (p *Proxy) appendNow(ctx context.Context, session uuid.UUID, data []eventstore.EventData) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditTimeout)
+	defer cancel()
+	_, err := p.store.Append(ctx, curlsession.SessionStreamName(session), eventstore.Any, data...)
+	return err
+}
+
+// outcome is the request's RequestProxied record as things stand.
+func (p *Proxy) outcome(r *http.Request, c *call) curlsession.RequestProxied {
 	end := p.now()
 	ev := curlsession.RequestProxied{
-		RequestID: newID(), SessionID: c.claims.SessionID, UserID: c.claims.UserID, Integration: c.name,
+		RequestID: c.id, SessionID: c.claims.SessionID, UserID: c.claims.UserID, Integration: c.name,
 		Method: c.method, Path: c.rest, QueryKeys: queryKeys(r.URL.RawQuery), Status: c.status, ErrorCode: c.errCode,
-		ConnectionVersion: c.access.ConnectionVersion, DurationMS: end.Sub(start).Milliseconds(), At: end.UTC(),
+		ConnectionVersion: c.access.ConnectionVersion, DurationMS: end.Sub(c.start).Milliseconds(), At: end.UTC(),
 	}
 	if ev.Path == "" {
 		ev.Path = "/"
@@ -329,10 +411,21 @@ func (p *Proxy) record(r *http.Request, c *call, start time.Time) {
 	if ev.Status == 0 {
 		ev.Status, ev.ErrorCode = statusClientGone, codeClientGone
 	}
+	return ev
+}
+
+// recordOutcome queues a forwarded request's RequestProxied record once it is over; when the queue
+// is full it appends it here. A refusal is recorded already, and a request refused for want of the
+// log is not recorded at all.
+func (p *Proxy) recordOutcome(r *http.Request, c *call) {
+	if !c.forwarded {
+		return
+	}
+	ev := p.outcome(r, c)
 	select {
 	case p.queue <- ev:
 	default:
-		p.appendRequests(r.Context(), []curlsession.RequestProxied{ev})
+		p.appendRequests(r.Context(), []curlsession.RequestProxied{ev}, false)
 	}
 }
 

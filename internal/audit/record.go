@@ -32,6 +32,7 @@ const (
 	KindAPIKeyRevoked           Kind = "api_key_revoked"          // identity.api_key_revoked
 	KindSubjectShredded         Kind = "subject_shredded"         // vault.subject_shredded
 	KindCurlSessionMinted       Kind = "curl_session_minted"      // curlsession.minted
+	KindRequestForwarded        Kind = "request_forwarded"        // curlsession.request_forwarded
 	KindRequestProxied          Kind = "request_proxied"          // curlsession.request_proxied
 )
 
@@ -49,6 +50,7 @@ var kindOf = map[string]Kind{
 	identity.TypeAPIKeyRevoked:             KindAPIKeyRevoked,
 	vault.EventSubjectShredded:             KindSubjectShredded,
 	curlsession.TypeSessionMinted:          KindCurlSessionMinted,
+	curlsession.TypeRequestForwarded:       KindRequestForwarded,
 	curlsession.TypeRequestProxied:         KindRequestProxied,
 }
 
@@ -128,6 +130,10 @@ type Record struct {
 	Status        int      `json:"status,omitempty"`
 	RequestBytes  *int64   `json:"request_bytes,omitempty"`
 	ResponseBytes *int64   `json:"response_bytes,omitempty"`
+	// RequestID joins a request_forwarded record (written before the request left for the provider)
+	// to the request_proxied record of its outcome. A request_forwarded without its request_proxied
+	// is a request whose outcome was lost (the process died while it was under way).
+	RequestID uuid.UUID `json:"request_id,omitzero"`
 }
 
 // Decoder turns envelopes into records. It is safe for concurrent use.
@@ -246,8 +252,12 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 			rec.ClientID = e.ClientID
 		}
 		return e.At
+	case curlsession.RequestForwarded:
+		rec.UserID, rec.SessionID, rec.Integration, rec.RequestID = e.UserID, e.SessionID, e.Integration, e.RequestID
+		rec.Method, rec.Path, rec.QueryKeys, rec.ConnectionVersion = e.Method, e.Path, e.QueryKeys, e.ConnectionVersion
+		return e.At
 	case curlsession.RequestProxied:
-		rec.UserID, rec.SessionID, rec.Integration = e.UserID, e.SessionID, e.Integration
+		rec.UserID, rec.SessionID, rec.Integration, rec.RequestID = e.UserID, e.SessionID, e.Integration, e.RequestID
 		rec.Method, rec.Path, rec.QueryKeys, rec.Status, rec.ErrorCode = e.Method, e.Path, e.QueryKeys, e.Status, e.ErrorCode
 		rec.RequestBytes, rec.ResponseBytes, rec.DurationMS = &e.RequestBytes, &e.ResponseBytes, &e.DurationMS
 		rec.ConnectionVersion = e.ConnectionVersion
