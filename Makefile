@@ -7,8 +7,12 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 
 .PHONY: build run test bench lint fmt clean
 
+# VERSION is what `workbench version` and MCP serverInfo report; without git, the binary falls back on
+# its build info, then "dev".
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/workbench
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/workbench
 
 run: build
 	./$(BIN) serve

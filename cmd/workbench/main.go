@@ -8,6 +8,7 @@
 //	workbench keys rotate                   re-seal every data key under the current ENCRYPTION_KEY
 //	workbench plugins check DIR             validate user plugins as the server would load them
 //	workbench audit replay [filters]        stream the audit trail from the log as JSON lines or CSV
+//	workbench version                       print the version (also --version)
 //
 // Configuration comes from the environment (see the README and internal/config).
 package main
@@ -19,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -47,6 +49,7 @@ commands:
   audit replay [flags]           stream the log's audit records as JSON lines or CSV (-h for flags)
   keys rotate                    re-seal every data key under the current ENCRYPTION_KEY
   plugins check DIR              validate a plugin folder (or a PLUGINS_DIR) and print every problem
+  version                        print the version (also --version)
 
 Configuration comes from the environment; see the README.
 `
@@ -74,6 +77,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdKeys(ctx, args, getenv, stdout, stderr)
 	case "plugins":
 		return cmdPlugins(ctx, args, getenv, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "workbench", binaryVersion())
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -81,4 +87,48 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "workbench: unknown command %q\n\n%s", cmd, usage)
 		return errUsage
 	}
+}
+
+// version is set at link time: go build -ldflags "-X main.version=v1.2.3" (make build does).
+var version string
+
+// binaryVersion is the version this binary reports (MCP serverInfo.version, `workbench version`).
+func binaryVersion() string {
+	bi, _ := debug.ReadBuildInfo()
+	return resolveVersion(version, bi)
+}
+
+// resolveVersion picks, in order: the link-time version; the main module's version from the build
+// info (a tagged release, or the pseudo-version go build derives from the checkout); the VCS revision
+// the binary was built from, shortened, with "-dirty" when the tree had changes; "dev".
+func resolveVersion(linked string, bi *debug.BuildInfo) string {
+	if linked != "" {
+		return linked
+	}
+	if bi == nil {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
 }

@@ -77,7 +77,7 @@ type Main struct {
 	OnRotateProgress func(resealed, total int)
 	// Getenv reads plugin client credentials (<PLUGIN>_CLIENT_ID/_SECRET); default os.Getenv.
 	Getenv func(string) string
-	// Version is reported in MCP serverInfo.
+	// Version is reported in MCP serverInfo (NewMain sets the binary's; see binaryVersion).
 	Version string
 
 	DB       *sql.DB // read models, migrations, the vault's key table
@@ -106,7 +106,7 @@ type Main struct {
 func NewMain(cfg config.Config, log *slog.Logger) *Main {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return &Main{Config: cfg, Logger: log, Registry: reg, ConnectTimeout: 30 * time.Second}
+	return &Main{Config: cfg, Logger: log, Registry: reg, ConnectTimeout: 30 * time.Second, Version: binaryVersion()}
 }
 
 // Open connects to the databases (retrying with backoff while they are unreachable), applies

@@ -17,7 +17,10 @@ import (
 )
 
 // Protocol revisions this endpoint speaks, newest first.
-var SupportedVersions = []string{"2025-11-25", "2025-06-18"}
+var SupportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+
+// batchVersions are the revisions that allow JSON-RPC batches (2025-06-18 removed them).
+var batchVersions = []string{"2025-03-26"}
 
 // LatestVersion is offered to a client that asks for a revision the endpoint does not speak.
 const LatestVersion = "2025-11-25"
@@ -94,9 +97,10 @@ type Options struct {
 	// ResourceMetadataURL is named in WWW-Authenticate on a 401 (RFC 9728).
 	ResourceMetadataURL string
 	ServerName          string
-	ServerVersion       string
-	Instructions        string
-	Logger              *slog.Logger
+	// ServerVersion is serverInfo.version; empty: "dev".
+	ServerVersion string
+	Instructions  string
+	Logger        *slog.Logger
 	// MaxBodyBytes caps a request body (default 4 MiB).
 	MaxBodyBytes int64
 }
@@ -108,6 +112,7 @@ type Server struct {
 	sessions  SessionStore
 	toolsList []byte // the encoded tools/list result, built once
 	initInfo  map[string]any
+	levels    *levels
 }
 
 // New checks opts and builds the handler.
@@ -137,11 +142,13 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encode tools: %w", err)
 	}
-	info := map[string]any{"name": opts.ServerName}
-	if opts.ServerVersion != "" {
-		info["version"] = opts.ServerVersion
+	if opts.ServerVersion == "" {
+		// The schema requires serverInfo.version; clients built on the TypeScript SDK refuse an
+		// initialize result without it.
+		opts.ServerVersion = "dev"
 	}
-	return &Server{opts: opts, log: log, sessions: sessions, toolsList: list, initInfo: info}, nil
+	info := map[string]any{"name": opts.ServerName, "version": opts.ServerVersion}
+	return &Server{opts: opts, log: log, sessions: sessions, toolsList: list, initInfo: info, levels: newLevels()}, nil
 }
 
 // ServeHTTP implements the streamable HTTP transport.
@@ -216,41 +223,35 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeParseError, "could not read the request body"))
 		return
 	}
-	body = bytes.TrimSpace(body)
-	if len(body) > 0 && body[0] == '[' {
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeInvalidRequest, "JSON-RPC batches are not supported by this protocol revision: send one message per POST"))
-		return
-	}
-	var req request
-	if err := json.Unmarshal(body, &req); err != nil {
+	msgs, batch, err := decodeBody(body)
+	if err != nil {
 		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeParseError, "Parse error: the body is not a JSON-RPC message"))
 		return
 	}
-	if req.JSONRPC != "2.0" {
-		writeJSON(w, http.StatusBadRequest, errorResponse(req.ID, CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`))
+	if batch {
+		s.postBatch(w, r, p, msgs)
+		return
+	}
+	req := &msgs[0]
+	if req.Invalid != "" {
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeInvalidRequest, "Invalid Request: "+req.Invalid))
+		return
+	}
+	if !jsonrpc2(req) {
+		writeJSON(w, http.StatusBadRequest, errorResponse(idOrNull(req.ID), CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`))
 		return
 	}
 
 	if req.Method == "initialize" {
-		s.initialize(w, r, p, &req)
+		s.initialize(w, r, p, req)
 		return
 	}
 
 	// Everything else belongs to a session minted for this same user.
-	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(SupportedVersions, v) {
-		writeJSON(w, http.StatusBadRequest, errorResponse(req.ID, CodeInvalidRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(SupportedVersions, ", "))))
+	sess, ok := s.sessionOf(w, r, p, req.ID)
+	if !ok {
 		return
 	}
-	sid := r.Header.Get("Mcp-Session-Id")
-	if sid == "" {
-		writeJSON(w, http.StatusBadRequest, errorResponse(req.ID, CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required; call initialize first"))
-		return
-	}
-	if _, ok := s.checkSession(r.Context(), sid, p); !ok {
-		writeJSON(w, http.StatusNotFound, errorResponse(req.ID, CodeInvalidRequest, "Session not found: it ended or belongs to another credential; initialize a new one"))
-		return
-	}
-
 	if req.isResponse() || req.isNotification() {
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -263,38 +264,132 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, r, errorResponse(req.ID, CodeInvalidRequest, "Invalid Request: method is missing"))
 		return
 	}
-	s.reply(w, r, s.dispatch(r.Context(), p, &req))
+	s.reply(w, r, s.dispatch(r.Context(), p, sess, req))
 }
 
-func (s *Server) dispatch(ctx context.Context, p Principal, req *request) response {
+// jsonrpc2 reports whether the message says "jsonrpc": "2.0".
+func jsonrpc2(req *request) bool {
+	var v string
+	return len(req.JSONRPC) > 0 && json.Unmarshal(req.JSONRPC, &v) == nil && v == "2.0"
+}
+
+// idOrNull is id when it is a valid request id, else null (an error answer must not echo garbage).
+func idOrNull(id json.RawMessage) json.RawMessage {
+	if validID(id) {
+		return id
+	}
+	return nil
+}
+
+// sessionOf checks the protocol-version header and the session of a request that is not initialize;
+// on failure it has answered.
+func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request, p Principal, id json.RawMessage) (session, bool) {
+	id = idOrNull(id)
+	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(SupportedVersions, v) {
+		writeJSON(w, http.StatusBadRequest, errorResponse(id, CodeInvalidRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(SupportedVersions, ", "))))
+		return session{}, false
+	}
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		writeJSON(w, http.StatusBadRequest, errorResponse(id, CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required; call initialize first"))
+		return session{}, false
+	}
+	sess, ok := s.checkSession(r.Context(), sid, p)
+	if !ok {
+		writeJSON(w, http.StatusNotFound, errorResponse(id, CodeInvalidRequest, "Session not found: it ended or belongs to another credential; initialize a new one"))
+		return session{}, false
+	}
+	return sess, true
+}
+
+// MaxBatch is the most messages one JSON-RPC batch may hold.
+const MaxBatch = 100
+
+// postBatch answers a JSON-RPC batch (an array body). Only revision 2025-03-26 allows batches; later
+// revisions removed them, so a session on one of those gets -32600. A batch holding only
+// notifications and responses is 202 with no body; one holding requests is answered with the array of
+// their responses, in the order of the requests. initialize may not be batched, and an empty array is
+// a single -32600 (JSON-RPC 2.0, section 6).
+func (s *Server) postBatch(w http.ResponseWriter, r *http.Request, p Principal, msgs []request) {
+	if len(msgs) == 0 {
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeInvalidRequest, "Invalid Request: an empty batch"))
+		return
+	}
+	if len(msgs) > MaxBatch {
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeInvalidRequest, fmt.Sprintf("Invalid Request: a batch may hold at most %d messages", MaxBatch)))
+		return
+	}
+	for i := range msgs {
+		if msgs[i].Method == "initialize" {
+			writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeInvalidRequest, "Invalid Request: initialize must not be part of a JSON-RPC batch"))
+			return
+		}
+	}
+	sess, ok := s.sessionOf(w, r, p, nil)
+	if !ok {
+		return
+	}
+	if !slices.Contains(batchVersions, sess.Version) {
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeInvalidRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are not part of protocol revision %s: send one message per POST", sess.Version)))
+		return
+	}
+	out := make([]response, 0, len(msgs))
+	for i := range msgs {
+		req := &msgs[i]
+		switch {
+		case req.Invalid != "":
+			out = append(out, errorResponse(nil, CodeInvalidRequest, "Invalid Request: "+req.Invalid))
+		case !jsonrpc2(req):
+			out = append(out, errorResponse(idOrNull(req.ID), CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`))
+		case req.isResponse() || req.isNotification():
+			// Nothing to answer.
+		case !validID(req.ID):
+			out = append(out, errorResponse(nil, CodeInvalidRequest, "Invalid Request: id must be a string or a number"))
+		case req.Method == "":
+			out = append(out, errorResponse(req.ID, CodeInvalidRequest, "Invalid Request: method is missing"))
+		default:
+			out = append(out, s.dispatch(r.Context(), p, sess, req))
+		}
+	}
+	if len(out) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	s.reply(w, r, out)
+}
+
+func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *request) response {
 	switch req.Method {
 	case "ping":
 		return response{JSONRPC: "2.0", ID: req.ID, Result: struct{}{}}
 	case "tools/list":
 		return response{JSONRPC: "2.0", ID: req.ID, Result: json.RawMessage(s.toolsList)}
+	case "logging/setLevel":
+		return s.setLevel(sess, req)
 	case "tools/call":
-		var params struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
+		var name string
+		m, err := members(req.Params)
+		if err == nil {
+			err = json.Unmarshal(m["name"], &name)
 		}
-		if len(req.Params) == 0 || json.Unmarshal(req.Params, &params) != nil || params.Name == "" {
+		if err != nil || name == "" {
 			return errorResponse(req.ID, CodeInvalidParams, `Invalid params: tools/call needs {"name": string, "arguments": object}`)
 		}
-		args := bytes.TrimSpace(params.Arguments)
+		args := bytes.TrimSpace(m["arguments"])
 		if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 			args = []byte("{}")
 		}
 		if args[0] != '{' {
 			return errorResponse(req.ID, CodeInvalidParams, "Invalid params: arguments must be a JSON object")
 		}
-		res, err := s.opts.Tools.CallTool(ctx, p, params.Name, args)
+		res, err := s.opts.Tools.CallTool(ctx, p, name, args)
 		if err != nil {
 			var pe *ParamsError
 			if errors.As(err, &pe) {
 				return errorResponse(req.ID, CodeInvalidParams, pe.Message)
 			}
-			s.log.ErrorContext(ctx, "tool call failed", "tool", params.Name, "user", p.UserID, "err", err)
-			return errorResponse(req.ID, CodeInternalError, "Internal error while running "+params.Name)
+			s.log.ErrorContext(ctx, "tool call failed", "tool", name, "user", p.UserID, "err", err)
+			return errorResponse(req.ID, CodeInternalError, "Internal error while running "+name)
 		}
 		type content struct {
 			Type string `json:"type"`
@@ -314,16 +409,18 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 		writeJSON(w, http.StatusBadRequest, errorResponse(nil, CodeInvalidRequest, "Invalid Request: initialize needs an id"))
 		return
 	}
-	var params struct {
-		ProtocolVersion string `json:"protocolVersion"`
+	var asked string
+	m, err := members(req.Params)
+	if err == nil {
+		err = json.Unmarshal(m["protocolVersion"], &asked)
 	}
-	if len(req.Params) == 0 || json.Unmarshal(req.Params, &params) != nil || params.ProtocolVersion == "" {
+	if err != nil || asked == "" {
 		s.reply(w, r, errorResponse(req.ID, CodeInvalidParams, "Invalid params: initialize needs protocolVersion"))
 		return
 	}
 	version := LatestVersion
-	if slices.Contains(SupportedVersions, params.ProtocolVersion) {
-		version = params.ProtocolVersion
+	if slices.Contains(SupportedVersions, asked) {
+		version = asked
 	}
 	sid, err := s.newSession(p, version)
 	if err != nil {
@@ -333,7 +430,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 	}
 	result := map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
+		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}, "logging": map[string]any{}},
 		"serverInfo":      s.initInfo,
 	}
 	if s.opts.Instructions != "" {
@@ -364,16 +461,17 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "could not end the session", http.StatusInternalServerError)
 		return
 	}
+	s.levels.forget(sess.ID)
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// reply answers a request as JSON, or as a one-event SSE stream when the client accepts only
-// text/event-stream.
-func (s *Server) reply(w http.ResponseWriter, r *http.Request, resp response) {
+// reply answers a request (resp is a response, or a batch of them) as JSON, or as a one-event SSE
+// stream when the client accepts only text/event-stream.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, resp any) {
 	if wantsSSE(r.Header.Get("Accept")) {
 		b, err := json.Marshal(resp)
 		if err != nil {
-			writeJSON(w, http.StatusInternalServerError, errorResponse(resp.ID, CodeInternalError, "Internal error: could not encode the response"))
+			writeJSON(w, http.StatusInternalServerError, errorResponse(nil, CodeInternalError, "Internal error: could not encode the response"))
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")

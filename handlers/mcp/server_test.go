@@ -107,8 +107,13 @@ func do(t *testing.T, base string, ex exchange) (*http.Response, string) {
 
 func initSession(t *testing.T, base, key string) string {
 	t.Helper()
+	return initSessionAt(t, base, key, "2025-06-18")
+}
+
+func initSessionAt(t *testing.T, base, key, version string) string {
+	t.Helper()
 	resp, body := do(t, base, exchange{method: "POST", headers: map[string]string{"Authorization": "Bearer " + key},
-		body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`})
+		body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`})
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != 200 || sid == "" {
 		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
@@ -124,6 +129,8 @@ func TestGoldenExchanges(t *testing.T) {
 	sid := initSession(t, ts.URL, "key-ada")
 	bobSid := initSession(t, ts.URL, "key-bob")
 	ada := map[string]string{"Authorization": "Bearer key-ada", "Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"}
+	// ada03 is a session on revision 2025-03-26, the one revision that allows batches.
+	ada03 := map[string]string{"Authorization": "Bearer key-ada", "Mcp-Session-Id": initSessionAt(t, ts.URL, "key-ada", "2025-03-26"), "MCP-Protocol-Version": "2025-03-26"}
 	with := func(extra map[string]string) map[string]string {
 		h := map[string]string{}
 		for k, v := range ada {
@@ -158,6 +165,19 @@ func TestGoldenExchanges(t *testing.T) {
 		{"unknown_method", exchange{"POST", ada, `{"jsonrpc":"2.0","id":9,"method":"resources/list"}`}, 200},
 		{"parse_error", exchange{"POST", ada, `{"jsonrpc":`}, 400},
 		{"batch_refused", exchange{"POST", ada, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`}, 400},
+		{"initialize_2025-03-26", exchange{"POST", map[string]string{"Authorization": "Bearer key-ada"}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`}, 200},
+		{"ping_2025-03-26", exchange{"POST", ada03, `{"jsonrpc":"2.0","id":7,"method":"ping"}`}, 200},
+		{"batch_2025-03-26_requests", exchange{"POST", ada03, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"echo","arguments":{"x":1}}},{"jsonrpc":"2.0","id":3,"method":"resources/list"}]`}, 200},
+		{"batch_2025-03-26_invalid_members", exchange{"POST", ada03, `[{"jsonrpc":"2.0","id":1,"method":"ping","Method":"tools/call"},1,{"jsonrpc":"1.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":null,"method":"ping"},{"jsonrpc":"2.0","id":4,"method":"ping"}]`}, 200},
+		{"batch_2025-03-26_notifications_only", exchange{"POST", ada03, `[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":9,"result":{}}]`}, 202},
+		{"batch_2025-03-26_sse", exchange{"POST", with(map[string]string{"Mcp-Session-Id": ada03["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-03-26", "Accept": "text/event-stream"}), `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`}, 200},
+		{"batch_empty", exchange{"POST", ada03, `[]`}, 400},
+		{"batch_with_initialize", exchange{"POST", ada03, `[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}]`}, 400},
+		{"batch_refused_2025-11-25", exchange{"POST", map[string]string{"Authorization": "Bearer key-ada", "Mcp-Session-Id": initSessionAt(t, ts.URL, "key-ada", "2025-11-25")}, `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`}, 400},
+		{"case_variant_member", exchange{"POST", ada, `{"jsonrpc":"2.0","id":1,"method":"ping","Method":"tools/call"}`}, 400},
+		{"duplicate_member", exchange{"POST", ada, `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`}, 400},
+		{"logging_set_level", exchange{"POST", ada, `{"jsonrpc":"2.0","id":11,"method":"logging/setLevel","params":{"level":"warning"}}`}, 200},
+		{"logging_set_level_invalid", exchange{"POST", ada, `{"jsonrpc":"2.0","id":12,"method":"logging/setLevel","params":{"level":"verbose"}}`}, 200},
 		{"wrong_jsonrpc_version", exchange{"POST", ada, `{"jsonrpc":"1.0","id":1,"method":"ping"}`}, 400},
 		{"null_id", exchange{"POST", ada, `{"jsonrpc":"2.0","id":null,"method":"ping","params":{}}`}, 400},
 		{"object_id", exchange{"POST", ada, `{"jsonrpc":"2.0","id":{},"method":"ping"}`}, 400},
@@ -268,5 +288,127 @@ func TestOfficialClient(t *testing.T) {
 	_, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "nope", Arguments: map[string]any{}})
 	if err == nil || !strings.Contains(err.Error(), "Unknown tool: nope") {
 		t.Fatalf("unknown tool: %v", err)
+	}
+}
+
+// TestStrictDecoding: JSON-RPC members are matched case-sensitively and no object anywhere in a
+// message may repeat a member, so what the endpoint runs is what a proxy reading exact keys sees.
+func TestStrictDecoding(t *testing.T) {
+	ts := testServer(t)
+	sid := initSession(t, ts.URL, "key-ada")
+	h := map[string]string{"Authorization": "Bearer key-ada", "Mcp-Session-Id": sid}
+	cases := []struct {
+		name, body string
+		status     int
+		code       int // 0: a result
+	}{
+		{"plain ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200, 0},
+		{"member order does not matter", `{"method":"ping","id":1,"jsonrpc":"2.0"}`, 200, 0},
+		{"unknown member is ignored", `{"jsonrpc":"2.0","id":1,"method":"ping","extra":{"a":1}}`, 200, 0},
+		{"case variant beside the member", `{"jsonrpc":"2.0","id":1,"method":"ping","Method":"tools/call","params":{"name":"echo"}}`, 400, CodeInvalidRequest},
+		{"case variant alone", `{"jsonrpc":"2.0","id":1,"METHOD":"ping"}`, 400, CodeInvalidRequest},
+		{"case variant of id", `{"jsonrpc":"2.0","ID":1,"method":"ping"}`, 400, CodeInvalidRequest},
+		{"case variant of jsonrpc", `{"JSONRPC":"2.0","id":1,"method":"ping"}`, 400, CodeInvalidRequest},
+		{"case variant of params", `{"jsonrpc":"2.0","id":1,"method":"tools/call","Params":{"name":"echo"}}`, 400, CodeInvalidRequest},
+		{"case variant of result", `{"jsonrpc":"2.0","id":1,"Result":{}}`, 400, CodeInvalidRequest},
+		{"case variant of error", `{"jsonrpc":"2.0","id":1,"ERROR":{}}`, 400, CodeInvalidRequest},
+		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, 400, CodeInvalidRequest},
+		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`, 400, CodeInvalidRequest},
+		{"duplicate through an escape", `{"jsonrpc":"2.0","id":1,"method":"ping","\u006dethod":"tools/list"}`, 400, CodeInvalidRequest},
+		{"duplicate inside params", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","name":"strict","arguments":{}}}`, 400, CodeInvalidRequest},
+		{"duplicate deep in arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":[{"b":1,"b":2}]}}}`, 400, CodeInvalidRequest},
+		{"case variant inside params is not a tool name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"Name":"echo","arguments":{}}}`, 200, CodeInvalidParams},
+		{"method not a string", `{"jsonrpc":"2.0","id":1,"method":7}`, 400, CodeInvalidRequest},
+		{"not an object", `42`, 400, CodeInvalidRequest},
+		{"two values", `{"jsonrpc":"2.0","id":1,"method":"ping"} {}`, 400, CodeParseError},
+		{"truncated", `{"jsonrpc":"2.0","id":1,"method":"ping"`, 400, CodeParseError},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := do(t, ts.URL, exchange{"POST", h, tc.body})
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, body)
+			}
+			var got struct {
+				Result json.RawMessage
+				Error  *struct{ Code int }
+			}
+			if err := json.Unmarshal([]byte(body), &got); err != nil {
+				t.Fatalf("body %q: %v", body, err)
+			}
+			switch {
+			case tc.code == 0 && (got.Error != nil || got.Result == nil):
+				t.Fatalf("want a result, got %s", body)
+			case tc.code != 0 && (got.Error == nil || got.Error.Code != tc.code):
+				t.Fatalf("want error %d, got %s", tc.code, body)
+			}
+		})
+	}
+}
+
+// TestSetLevelIsKeptPerSession: logging/setLevel stores the level for the session it came on, and a
+// DELETE of the session forgets it.
+func TestSetLevelIsKeptPerSession(t *testing.T) {
+	srv, err := New(Options{
+		Auth:       AuthenticatorFunc(func(*http.Request) (Principal, error) { return Principal{UserID: "u"}, nil }),
+		Tools:      fakeTools{},
+		SessionKey: bytes.Repeat([]byte("k"), 32),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	a, b := initSession(t, ts.URL, "x"), initSession(t, ts.URL, "x")
+	set := func(sid, level string) string {
+		_, body := do(t, ts.URL, exchange{"POST", map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"` + level + `"}}`})
+		return body
+	}
+	for _, level := range LogLevels {
+		if body := set(a, level); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+			t.Fatalf("setLevel %s: %s", level, body)
+		}
+	}
+	set(b, "debug")
+	if body := set(a, "Error"); !strings.Contains(body, `"code":-32602`) {
+		t.Fatalf("a level is matched exactly: %s", body)
+	}
+	id := func(sid string) string {
+		sess, ok := srv.checkSession(context.Background(), sid, Principal{UserID: "u"})
+		if !ok {
+			t.Fatal("session not valid")
+		}
+		return sess.ID
+	}
+	if got := srv.levels.get(id(a)); got != "emergency" {
+		t.Fatalf("session a level %q", got)
+	}
+	if got := srv.levels.get(id(b)); got != "debug" {
+		t.Fatalf("session b level %q", got)
+	}
+	ida := id(a)
+	if resp, _ := do(t, ts.URL, exchange{"DELETE", map[string]string{"Mcp-Session-Id": a}, ""}); resp.StatusCode != 204 {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	if got := srv.levels.get(ida); got != "" {
+		t.Fatalf("an ended session kept its level %q", got)
+	}
+}
+
+// TestServerVersionAlwaysSet: serverInfo carries a version even when none is configured.
+func TestServerVersionAlwaysSet(t *testing.T) {
+	srv, err := New(Options{
+		Auth:       AuthenticatorFunc(func(*http.Request) (Principal, error) { return Principal{UserID: "u"}, nil }),
+		Tools:      fakeTools{},
+		SessionKey: bytes.Repeat([]byte("k"), 32),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	_, body := do(t, ts.URL, exchange{"POST", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`})
+	if !strings.Contains(body, `"serverInfo":{"name":"workbench","version":"dev"}`) {
+		t.Fatalf("initialize: %s", body)
 	}
 }

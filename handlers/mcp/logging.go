@@ -1,0 +1,74 @@
+package mcp
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+)
+
+// LogLevels are the levels of logging/setLevel, the syslog severities of RFC 5424 section 6.2.1 in
+// the names the MCP specification gives them, least severe first.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// setLevel answers logging/setLevel: a known level is kept for the session (empty result); anything
+// else is -32602.
+func (s *Server) setLevel(sess session, req *request) response {
+	var level string
+	m, err := members(req.Params)
+	if err == nil {
+		err = json.Unmarshal(m["level"], &level)
+	}
+	if err != nil || !slices.Contains(LogLevels, level) {
+		return errorResponse(req.ID, CodeInvalidParams, "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+	}
+	s.levels.set(sess.ID, level, sess.Expires)
+	return response{JSONRPC: "2.0", ID: req.ID, Result: struct{}{}}
+}
+
+// levels holds each session's logging level in process memory, until the session expires or ends.
+// A level is a client preference for messages this replica would send; a replica that did not see
+// the setLevel uses its default.
+type levels struct {
+	mu     sync.Mutex
+	by     map[string]levelEntry
+	writes int
+}
+
+type levelEntry struct {
+	level   string
+	expires time.Time
+}
+
+func newLevels() *levels { return &levels{by: map[string]levelEntry{}} }
+
+func (l *levels) set(id, level string, expires time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writes++
+	if l.writes%1024 == 0 {
+		now := time.Now()
+		for k, e := range l.by {
+			if now.After(e.expires) {
+				delete(l.by, k)
+			}
+		}
+	}
+	l.by[id] = levelEntry{level, expires}
+}
+
+func (l *levels) get(id string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.by[id]
+	if !ok || time.Now().After(e.expires) {
+		return ""
+	}
+	return e.level
+}
+
+func (l *levels) forget(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.by, id)
+}
