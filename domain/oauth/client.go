@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/workbench/workbench/domain"
 )
@@ -169,10 +170,25 @@ func checkName(name string) error {
 	if len([]rune(name)) > MaxClientNameLen {
 		return metadataErr("client_name is longer than %d characters", MaxClientNameLen)
 	}
-	if strings.ContainsFunc(name, unicode.IsControl) {
-		return metadataErr("client_name contains control characters")
+	if i := strings.IndexFunc(name, UnsafeNameRune); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return metadataErr("client_name contains the control or bidirectional-formatting character U+%04X; it could disguise the name on the consent page", r)
 	}
 	return nil
+}
+
+// UnsafeNameRune reports whether r may not appear in a client name: a control character, a line or
+// paragraph separator, or a bidirectional formatting character (Unicode UAX #9: the embeddings,
+// overrides and isolates U+202A–U+202E and U+2066–U+2069, and the marks U+200E, U+200F and U+061C),
+// any of which can make a name display as something else, e.g. reverse "exe.tnemucod" (U+202E).
+func UnsafeNameRune(r rune) bool {
+	switch {
+	case unicode.IsControl(r), r == '\u2028', r == '\u2029':
+		return true
+	case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069', r == '\u200E', r == '\u200F', r == '\u061C':
+		return true
+	}
+	return false
 }
 
 // validScopeToken reports whether s is a scope-token: 1*( %x21 / %x23-5B / %x5D-7E ).

@@ -210,7 +210,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := s.opts.Auth.Authenticate(r)
 	if err != nil {
-		s.unauthorized(w, r.Header.Get("Authorization") != "")
+		s.authFailed(w, r, err)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
@@ -443,7 +443,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	p, err := s.opts.Auth.Authenticate(r)
 	if err != nil {
-		s.unauthorized(w, r.Header.Get("Authorization") != "")
+		s.authFailed(w, r, err)
 		return
 	}
 	sid := r.Header.Get("Mcp-Session-Id")

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -70,6 +72,7 @@ func (s *Server) csrfToken(r *http.Request) string {
 
 // authorizeGet shows the consent page, or sends a signed-out browser to sign in and come back.
 func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
+	r = withFailureNote(r)
 	pageHeaders(w)
 	user, ok := s.opts.Sessions.User(r)
 	if !ok {
@@ -102,7 +105,7 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 		scopes = append(scopes, scope{sc, scopeDescriptions[sc]})
 	}
 	redirect := ar.GetRedirectURI()
-	name := client.ClientName
+	name := displayName(client.ClientName)
 	if name == "" {
 		name = "An unnamed app"
 	}
@@ -120,6 +123,7 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 // authorizePost records the user's decision: on allow, a code is issued (an oauth.code_issued event)
 // and the browser is sent to the client's redirect URI with it; on deny, with access_denied.
 func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
+	r = withFailureNote(r)
 	pageHeaders(w)
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
@@ -157,7 +161,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	if decision != "allow" {
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
+		s.writeAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
 		return
 	}
 	for _, sc := range grantedScopes(ar) {
@@ -168,10 +172,10 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 	ctx = withMetadata(ctx, s.metadata(r, user.String(), client.ClientID))
 	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, sess)
 	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		s.writeAuthorizeError(ctx, w, ar, err)
 		return
 	}
-	s.provider.WriteAuthorizeResponse(ctx, w, ar, resp)
+	s.writeAuthorizeResponse(ctx, w, ar, resp)
 }
 
 // grantedScopes are the requested scopes, or the mcp scope when none was requested.
@@ -206,8 +210,9 @@ func (s *Server) authorizeRequest(w http.ResponseWriter, r *http.Request) (fosit
 	}
 	client, err := s.reader.Client(r.Context(), clientID)
 	if err != nil {
-		if err != projoauth.ErrNotFound {
-			s.log.ErrorContext(r.Context(), "authorize: client lookup", "err", err)
+		if !errors.Is(err, projoauth.ErrNotFound) {
+			s.unavailablePage(r.Context(), w, storageFailure(r.Context(), err))
+			return nil, none, false
 		}
 		errorPage(w, http.StatusBadRequest, "The app is not registered with this Workbench (unknown client_id). It must register again.")
 		return nil, none, false
@@ -223,34 +228,61 @@ func (s *Server) authorizeRequest(w http.ResponseWriter, r *http.Request) (fosit
 	}
 	ctx := r.Context()
 	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
+	// state is optional (OAuth 2.1 section 4.1.1; see doc.go): fosite's last check refuses a state
+	// shorter than its minimum entropy, and cannot be configured to accept none. PKCE S256, enforced
+	// below, is what binds the code to the client instance here; state is echoed back opaque.
+	if errors.Is(err, fosite.ErrInvalidState) {
+		err = nil
+	}
 	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		if !ar.IsRedirectURIValid() && s.unavailablePage(ctx, w, err) {
+			return nil, none, false
+		}
+		s.writeAuthorizeError(ctx, w, ar, err)
 		return nil, none, false
 	}
 	if rm := r.Form.Get("response_mode"); rm != "" && rm != "query" {
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("Only response_mode=query is supported."))
+		s.writeAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("Only response_mode=query is supported."))
 		return nil, none, false
 	}
 	challenge, method := r.Form.Get("code_challenge"), r.Form.Get("code_challenge_method")
 	switch {
 	case challenge == "":
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("PKCE is required: send code_challenge with code_challenge_method=S256."))
+		s.writeAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("PKCE is required: send code_challenge with code_challenge_method=S256."))
 		return nil, none, false
 	case method != "S256":
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("code_challenge_method must be S256; plain and a missing method are refused."))
+		s.writeAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("code_challenge_method must be S256; plain and a missing method are refused."))
 		return nil, none, false
 	case !validChallenge(challenge):
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("code_challenge must be the 43-character base64url SHA-256 of the code verifier."))
+		s.writeAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("code_challenge must be the 43-character base64url SHA-256 of the code verifier."))
 		return nil, none, false
 	}
 	if res := r.Form.Get("resource"); res != "" && res != s.resource {
-		s.provider.WriteAuthorizeError(ctx, w, ar, invalidTarget(s.resource))
+		s.writeAuthorizeError(ctx, w, ar, invalidTarget(s.resource))
 		return nil, none, false
 	}
 	return ar, projoauthClient{ClientID: client.ClientID, ClientName: client.ClientName}, true
 }
 
 type projoauthClient struct{ ClientID, ClientName string }
+
+// displayName is a client name as the consent page shows it: any control or bidirectional-formatting
+// character (registration refuses them, but a name may predate that rule) is written out as a visible
+// <U+202E>, so it cannot reorder or hide what the page says. html/template escapes the rest.
+func displayName(name string) string {
+	if !strings.ContainsFunc(name, oauth.UnsafeNameRune) {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range name {
+		if oauth.UnsafeNameRune(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 func invalidTarget(resource string) *fosite.RFC6749Error {
 	return &fosite.RFC6749Error{ErrorField: "invalid_target", CodeField: http.StatusBadRequest,

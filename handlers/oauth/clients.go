@@ -64,7 +64,7 @@ func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
 	}
 	out := mcpClientList{Clients: []mcpClient{}, AccessTokenTTLSeconds: int(s.opts.AccessTokenTTL / time.Second)}
 	for _, c := range rows {
-		out.Clients = append(out.Clients, mcpClient{ClientID: c.ClientID, ClientName: c.ClientName, RedirectHost: c.RedirectHost,
+		out.Clients = append(out.Clients, mcpClient{ClientID: c.ClientID, ClientName: displayName(c.ClientName), RedirectHost: c.RedirectHost,
 			Scopes: c.Scopes, CreatedAt: c.CreatedAt, LastUsedAt: c.LastUsedAt})
 	}
 	w.Header().Set("Cache-Control", "no-store")

@@ -23,4 +23,32 @@
 // access tokens at once (VerifyAccessToken consults the grant). The portal's revocation of a client
 // ends its refresh tokens and outstanding codes; access tokens already issued lapse at their TTL, and
 // the API says so.
+//
+// Decisions on what real clients do:
+//
+//   - state is optional and opaque. OAuth 2.1 (section 4.1.1) makes it recommended only, and the
+//     TypeScript MCP SDK sends none unless its provider makes one. PKCE S256, which stays mandatory,
+//     binds the code to the client instance that started the flow, which is the CSRF protection state
+//     gave. fosite (v0.49) refuses a state under 8 characters as its very last check and cannot be
+//     configured to accept none, so authorizeRequest ignores exactly that refusal (ErrInvalidState);
+//     a state that is sent comes back unchanged, one that is not sent does not come back empty.
+//   - Every redirect back to the client, code or error, carries iss, the issuer (RFC 9207); the
+//     metadata says authorization_response_iss_parameter_supported. fosite adds neither, so the
+//     redirect's Location is completed as it is written (authorizeRedirect).
+//   - A valid access token without the mcp scope is 403 insufficient_scope with scope="mcp" in the
+//     challenge (RFC 6750 section 3.1), not 401: the client should ask for the scope, not drop its
+//     tokens. A revoked or expired token is 401 whatever its scope.
+//
+// Storage failures are never a bad credential. fosite turns any error of GetClient into invalid_client
+// and hides the cause from errors.Is, and a client told invalid_client throws its registration away.
+// So the storage tells a database failure (anything but not-found or a refusal of the domain) from an
+// answer, notes it in the request's context (unavailable.go), and the token and revocation endpoints
+// answer 503 {"error":"temporarily_unavailable"} with Retry-After when one was noted, whatever fosite
+// made of it. The authorization endpoint shows a 503 page before the redirect URI is known, and
+// redirects with error=temporarily_unavailable (RFC 6749 section 4.1.2.1) after. An access token whose
+// grant cannot be read is CodeUnavailable, which /mcp answers 503 with Retry-After.
+//
+// Client names are shown to the user as the app's claim of who it is. Registration refuses names with
+// control or bidirectional-formatting characters (domain/oauth), and the consent page shows any such
+// character of a name recorded before as a visible escape, so a name cannot reorder what the page says.
 package oauth

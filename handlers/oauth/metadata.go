@@ -19,6 +19,9 @@ type AuthorizationServerMetadata struct {
 	TokenEndpointAuthMethodsSupported      []string `json:"token_endpoint_auth_methods_supported"`
 	RevocationEndpointAuthMethodsSupported []string `json:"revocation_endpoint_auth_methods_supported"`
 	CodeChallengeMethodsSupported          []string `json:"code_challenge_methods_supported"`
+	// AuthorizationResponseIssParameterSupported says every authorization response carries iss (RFC
+	// 9207 section 3), so a client can tell which server answered (mix-up defence).
+	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported"`
 }
 
 // ProtectedResourceMetadata is the RFC 9728 document of /mcp.
@@ -33,18 +36,19 @@ type ProtectedResourceMetadata struct {
 // AuthorizationServerMetadata returns the RFC 8414 document this server publishes.
 func (s *Server) AuthorizationServerMetadata() AuthorizationServerMetadata {
 	return AuthorizationServerMetadata{
-		Issuer:                                 s.issuer,
-		AuthorizationEndpoint:                  s.issuer + "/oauth/authorize",
-		TokenEndpoint:                          s.issuer + "/oauth/token",
-		RegistrationEndpoint:                   s.issuer + "/oauth/register",
-		RevocationEndpoint:                     s.issuer + "/oauth/revoke",
-		ScopesSupported:                        SupportedScopes,
-		ResponseTypesSupported:                 []string{"code"},
-		ResponseModesSupported:                 []string{"query"},
-		GrantTypesSupported:                    []string{"authorization_code", "refresh_token"},
-		TokenEndpointAuthMethodsSupported:      []string{"none"},
-		RevocationEndpointAuthMethodsSupported: []string{"none"},
-		CodeChallengeMethodsSupported:          []string{"S256"},
+		Issuer:                                     s.issuer,
+		AuthorizationEndpoint:                      s.issuer + "/oauth/authorize",
+		TokenEndpoint:                              s.issuer + "/oauth/token",
+		RegistrationEndpoint:                       s.issuer + "/oauth/register",
+		RevocationEndpoint:                         s.issuer + "/oauth/revoke",
+		ScopesSupported:                            SupportedScopes,
+		ResponseTypesSupported:                     []string{"code"},
+		ResponseModesSupported:                     []string{"query"},
+		GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+		TokenEndpointAuthMethodsSupported:          []string{"none"},
+		RevocationEndpointAuthMethodsSupported:     []string{"none"},
+		CodeChallengeMethodsSupported:              []string{"S256"},
+		AuthorizationResponseIssParameterSupported: true,
 	}
 }
 

@@ -185,11 +185,14 @@ func (s *storage) grant(ctx context.Context, requestID string, cmd oauth.GrantCo
 func (s *storage) apply(ctx context.Context, requestID string, cmd oauth.GrantCommand) error {
 	res, err := eventstore.Execute(ctx, s.store, oauth.GrantStreamName(requestID), grantAgg, cmd, metadataOf(ctx))
 	if err != nil {
+		if !isRefusal(err) {
+			return storageFailure(ctx, err)
+		}
 		return fositeError(err)
 	}
 	if len(res.Events) > 0 {
 		if err := s.wait.WaitForProjection(ctx, projoauth.Name, res.Position); err != nil {
-			return fmt.Errorf("oauth storage: wait for the read model: %w", err)
+			return storageFailure(ctx, fmt.Errorf("oauth storage: wait for the read model: %w", err))
 		}
 	}
 	return nil
@@ -216,7 +219,7 @@ func (s *storage) GetClient(ctx context.Context, id string) (fosite.Client, erro
 		return nil, fosite.ErrNotFound.WithHint("No client is registered under this client_id; register with the registration endpoint first.")
 	}
 	if err != nil {
-		return nil, err
+		return nil, storageFailure(ctx, err)
 	}
 	scopes := c.Scopes
 	if len(scopes) == 0 {
@@ -281,7 +284,7 @@ func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string,
 		return nil, fosite.ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, storageFailure(ctx, err)
 	}
 	sess := s.sessionOf(g)
 	sess.SetExpiresAt(fosite.AuthorizeCode, g.CodeExpiresAt)
@@ -307,7 +310,7 @@ func (s *storage) InvalidateAuthorizeCodeSession(ctx context.Context, signature 
 		return fosite.ErrNotFound
 	}
 	if err != nil {
-		return err
+		return storageFailure(ctx, err)
 	}
 	return s.grant(ctx, g.RequestID, oauth.ExchangeCode{CodeSignature: signature, At: s.now()})
 }
@@ -322,7 +325,10 @@ func (s *storage) CreatePKCERequestSession(ctx context.Context, signature string
 	if errors.Is(err, projoauth.ErrNotFound) {
 		return fosite.ErrNotFound
 	}
-	return err
+	if err != nil {
+		return storageFailure(ctx, err)
+	}
+	return nil
 }
 
 // GetPKCERequestSession implements pkce.PKCERequestStorage: the code's request carries the challenge.
@@ -332,7 +338,7 @@ func (s *storage) GetPKCERequestSession(ctx context.Context, signature string, _
 		return nil, fosite.ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, storageFailure(ctx, err)
 	}
 	return s.request(ctx, g, s.sessionOf(g))
 }
@@ -354,7 +360,7 @@ func (s *storage) GetAccessTokenSession(ctx context.Context, signature string, _
 		return nil, fosite.ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, storageFailure(ctx, err)
 	}
 	sess := s.sessionOf(g)
 	sess.SetExpiresAt(fosite.AccessToken, exp)
@@ -387,7 +393,7 @@ func (s *storage) GetRefreshTokenSession(ctx context.Context, signature string, 
 		return nil, fosite.ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, storageFailure(ctx, err)
 	}
 	sess := s.sessionOf(g)
 	sess.SetExpiresAt(fosite.RefreshToken, t.ExpiresAt)
@@ -416,7 +422,7 @@ func (s *storage) DeleteRefreshTokenSession(ctx context.Context, signature strin
 		return nil
 	}
 	if err != nil {
-		return err
+		return storageFailure(ctx, err)
 	}
 	if t.Rotated || g.RefreshRevoked {
 		return nil

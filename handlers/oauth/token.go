@@ -9,6 +9,7 @@ import (
 // token is the token endpoint (RFC 6749 section 3.2): the code exchange with PKCE verification and
 // the refresh grant with rotation. fosite decides; the storage records (see storage.go).
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	r = withFailureNote(r)
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		writeOAuthJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_request", ErrorDescription: "the form body could not be read"})
@@ -34,12 +35,16 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	ctx = withMetadata(ctx, s.metadata(r, "oauth-client:"+clientID, clientID))
 	ar, err := s.provider.NewAccessRequest(ctx, r, &session{KeyID: s.keys.kid})
 	if err != nil {
-		s.provider.WriteAccessError(ctx, w, ar, err)
+		if !s.unavailableJSON(ctx, w, err) {
+			s.provider.WriteAccessError(ctx, w, ar, err)
+		}
 		return
 	}
 	resp, err := s.provider.NewAccessResponse(ctx, ar)
 	if err != nil {
-		s.provider.WriteAccessError(ctx, w, ar, err)
+		if !s.unavailableJSON(ctx, w, err) {
+			s.provider.WriteAccessError(ctx, w, ar, err)
+		}
 		return
 	}
 	s.provider.WriteAccessResponse(ctx, w, ar, resp)
@@ -48,7 +53,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 // revoke is RFC 7009 token revocation. Revoking a refresh token or an access token ends the grant's
 // whole refresh-token family and its access tokens. An unknown token is answered 200, as section 2.2
 // requires.
+//
+// A storage failure is 503 temporarily_unavailable, never invalid_client: the client's registration
+// stands and the revocation may be retried (section 2.2.1).
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	r = withFailureNote(r)
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	clientID := ""
 	if err := r.ParseForm(); err == nil {
@@ -57,5 +66,8 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	ctx := withReason(r.Context(), oauth.ReasonTokenRevocation)
 	ctx = withMetadata(ctx, s.metadata(r, "oauth-client:"+clientID, clientID))
 	err := s.provider.NewRevocationRequest(ctx, r)
+	if err != nil && s.unavailableJSON(ctx, w, err) {
+		return
+	}
 	s.provider.WriteRevocationResponse(ctx, w, err)
 }

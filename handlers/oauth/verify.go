@@ -19,6 +19,23 @@ import (
 // API key, say), so another authenticator may claim it.
 var ErrNotAccessToken = errors.New("oauth: not an access token of this server")
 
+// InsufficientScopeError is the refusal of a valid access token that lacks the scope the resource
+// needs. It is a CodeForbidden *domain.Error for handlers that map codes; RequiredScope names the scope
+// to put in WWW-Authenticate.
+type InsufficientScopeError struct{ Scope string }
+
+func (e *InsufficientScopeError) Error() string {
+	return "access token refused: the " + e.Scope + " scope was not granted"
+}
+
+// RequiredScope is the scope the resource needs (the scope attribute of the challenge).
+func (e *InsufficientScopeError) RequiredScope() string { return e.Scope }
+
+// Unwrap makes the error a CodeForbidden *domain.Error.
+func (e *InsufficientScopeError) Unwrap() error {
+	return domain.Errorf(domain.CodeForbidden, "the access token was not granted the %s scope", e.Scope)
+}
+
 // AccessClaims are what a verified access token says.
 type AccessClaims struct {
 	UserID    uuid.UUID
@@ -34,7 +51,9 @@ const clockSkew = time.Minute
 // VerifyAccessToken checks an access token for the /mcp resource: an ES256 JWT of type at+jwt signed
 // with this server's key, issued by this issuer, whose audience includes the canonical /mcp URL (RFC
 // 8707; a token for any other audience is refused), unexpired, with the mcp scope, and whose grant has
-// not been revoked (RFC 7009, code or refresh-token reuse). Refusals are CodeUnauthenticated errors.
+// not been revoked (RFC 7009, code or refresh-token reuse). Refusals are CodeUnauthenticated errors,
+// but for a valid token without the mcp scope (*InsufficientScopeError, CodeForbidden); a failure to
+// read the grant is CodeUnavailable, never a refusal.
 func (s *Server) VerifyAccessToken(ctx context.Context, raw string) (AccessClaims, error) {
 	if strings.Count(raw, ".") != 2 {
 		return AccessClaims{}, ErrNotAccessToken
@@ -84,19 +103,22 @@ func (s *Server) VerifyAccessToken(ctx context.Context, raw string) (AccessClaim
 		return refuse("no grant or client")
 	}
 	scopes := strings.Fields(extra.Scope)
-	if !slices.Contains(scopes, ScopeMCP) {
-		return refuse("the mcp scope was not granted")
-	}
 	user, err := uuid.Parse(std.Subject)
 	if err != nil {
 		return refuse("no user")
 	}
 	revoked, err := s.reader.AccessRevoked(ctx, extra.GrantID)
 	if err != nil {
-		return AccessClaims{}, fmt.Errorf("verify access token: %w", err)
+		return AccessClaims{}, &domain.Error{Code: domain.CodeUnavailable, Message: "the access token cannot be checked now: the database is unavailable",
+			Err: fmt.Errorf("verify access token: %w", err)}
 	}
 	if revoked {
 		return refuse("the grant was revoked")
+	}
+	if !slices.Contains(scopes, ScopeMCP) {
+		// A good token for the wrong scope: 403 insufficient_scope (RFC 6750 section 3.1), so the client
+		// asks the user for the scope instead of discarding its tokens.
+		return AccessClaims{}, &InsufficientScopeError{Scope: ScopeMCP}
 	}
 	return AccessClaims{UserID: user, ClientID: extra.ClientID, GrantID: extra.GrantID, Scopes: scopes, ExpiresAt: std.Expiry.Time()}, nil
 }

@@ -1,7 +1,12 @@
-// Package authn resolves who an inbound request acts for. For now that is a workbench API key sent as
-// a Bearer token (RFC 6750 section 2.1); the identity issue adds OAuth access tokens and portal
-// sessions. A credential is accepted only from the Authorization header, never from the query string
-// or a body, so it does not end up in logs and caches (RFC 6750 section 5.3).
+// Package authn resolves who an inbound request acts for: a workbench API key or an OAuth access token
+// sent as a Bearer token (RFC 6750 section 2.1), or the portal session. A credential is accepted only
+// from the Authorization header, never from the query string or a body, so it does not end up in logs
+// and caches (RFC 6750 section 5.3).
+//
+// Every authenticator answers one of three ways besides success: a refusal (CodeUnauthenticated, or
+// CodeForbidden for a good token without the needed scope), or CodeUnavailable when the credential
+// could not be checked at all (the database is down). The last is never a refusal: a client told 401
+// discards its credentials or starts authorising again, while the credential is fine.
 package authn
 
 import (
@@ -47,9 +52,19 @@ func (a APIKeys) Authenticate(r *http.Request) (mcp.Principal, error) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "unknown or revoked API key")
 	}
 	if err != nil {
-		return mcp.Principal{}, err
+		return mcp.Principal{}, unavailable(err)
 	}
 	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "api_key", ClientID: keyID.String()}, nil
+}
+
+// unavailable marks a failure to look a credential up: the credential may be good, so the answer is
+// 503 with Retry-After (CodeUnavailable), never 401, or clients would drop good credentials during a
+// database outage.
+func unavailable(err error) error {
+	if domain.ErrorCode(err) == domain.CodeUnavailable {
+		return err
+	}
+	return &domain.Error{Code: domain.CodeUnavailable, Message: "the credential cannot be checked now: the database is unavailable; retry shortly", Err: err}
 }
 
 // BearerToken returns the token of an "Authorization: Bearer" header. A request that also carries an

@@ -41,6 +41,9 @@ func (a AccessTokens) Authenticate(r *http.Request) (mcp.Principal, error) {
 	}
 	claims, err := a.Verifier.VerifyAccessToken(r.Context(), token)
 	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeInternal && !errors.Is(err, oauth.ErrNotAccessToken) {
+			return mcp.Principal{}, unavailable(err)
+		}
 		return mcp.Principal{}, err
 	}
 	u, err := a.Users.UserByID(r.Context(), claims.UserID)
@@ -48,7 +51,7 @@ func (a AccessTokens) Authenticate(r *http.Request) (mcp.Principal, error) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "the access token names no workbench user")
 	}
 	if err != nil {
-		return mcp.Principal{}, err
+		return mcp.Principal{}, unavailable(err)
 	}
 	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "oauth", ClientID: claims.ClientID}, nil
 }

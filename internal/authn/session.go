@@ -52,7 +52,7 @@ func (a PortalSessions) Authenticate(r *http.Request) (mcp.Principal, error) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "the session names an unknown user")
 	}
 	if err != nil {
-		return mcp.Principal{}, err
+		return mcp.Principal{}, unavailable(err)
 	}
 	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "session", ClientID: "portal"}, nil
 }
