@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { createHash, randomBytes } from 'node:crypto';
 
 const base = (process.env.WORKBENCH_URL ?? '').replace(/\/+$/, '');
 const apiKey = process.env.WORKBENCH_API_KEY ?? '';
@@ -293,37 +294,44 @@ class BrowserlessProvider {
   }
   async redirectToAuthorization(url) {
     this.authorizationURL = new URL(url);
-    const page = await fetch(url, { headers: { Cookie: this.jar.header() }, redirect: 'manual' });
-    const html = await page.text();
-    if (page.status !== 200) {
-      throw new Error(`consent page: HTTP ${page.status} ${page.headers.get('location') ?? ''} ${html.slice(0, 500)}`);
-    }
-    const form = new URLSearchParams();
-    for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
-      form.append(htmlUnescape(m[1]), htmlUnescape(m[2]));
-    }
-    if (!form.has('csrf_token')) throw new Error(`the consent page has no form: ${html.slice(0, 500)}`);
-    form.append('decision', 'allow');
-    const origin = new URL(url).origin;
-    const res = await fetch(new URL('/oauth/authorize', origin), {
-      method: 'POST',
-      headers: { Cookie: this.jar.header(), Origin: origin, 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: form,
-      redirect: 'manual',
-    });
-    const location = res.headers.get('location');
-    if (res.status < 300 || res.status > 399 || !location) {
-      throw new Error(`consent POST: HTTP ${res.status} ${(await res.text()).slice(0, 500)}`);
-    }
-    const back = new URL(location, origin);
+    const back = await consent(url, this.jar);
     this.authorizationResponse = back;
     if (back.origin + back.pathname !== this.redirect) throw new Error(`consent redirected to ${back}, not to ${this.redirect}`);
-    if (back.searchParams.get('error')) {
-      throw new Error(`authorization error ${back.searchParams.get('error')}: ${back.searchParams.get('error_description') ?? ''}`);
-    }
     this.code = back.searchParams.get('code');
-    if (!this.code) throw new Error(`no code in ${back}`);
   }
+}
+
+// consent is what the user's browser does with an authorization URL: open the consent page with the
+// portal session and press Allow. It returns the URL the server redirected to, with the code.
+async function consent(url, jar) {
+  const page = await fetch(url, { headers: { Cookie: jar.header() }, redirect: 'manual' });
+  const html = await page.text();
+  if (page.status !== 200) {
+    throw new Error(`consent page: HTTP ${page.status} ${page.headers.get('location') ?? ''} ${html.slice(0, 500)}`);
+  }
+  const form = new URLSearchParams();
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
+    form.append(htmlUnescape(m[1]), htmlUnescape(m[2]));
+  }
+  if (!form.has('csrf_token')) throw new Error(`the consent page has no form: ${html.slice(0, 500)}`);
+  form.append('decision', 'allow');
+  const origin = new URL(url).origin;
+  const res = await fetch(new URL('/oauth/authorize', origin), {
+    method: 'POST',
+    headers: { Cookie: jar.header(), Origin: origin, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: form,
+    redirect: 'manual',
+  });
+  const location = res.headers.get('location');
+  if (res.status < 300 || res.status > 399 || !location) {
+    throw new Error(`consent POST: HTTP ${res.status} ${(await res.text()).slice(0, 500)}`);
+  }
+  const back = new URL(location, origin);
+  if (back.searchParams.get('error')) {
+    throw new Error(`authorization error ${back.searchParams.get('error')}: ${back.searchParams.get('error_description') ?? ''}`);
+  }
+  if (!back.searchParams.get('code')) throw new Error(`no code in ${back}`);
+  return back;
 }
 
 async function oauthRun() {
@@ -393,6 +401,52 @@ async function oauthRun() {
     await transport.terminateSession();
     await client.close();
     return { email: who.email };
+  });
+
+  // The same user, through a client authorized for offline_access only: /mcp refuses the token with 403
+  // insufficient_scope naming the scope it needs (RFC 6750 section 3.1), not with 401.
+  await check('oauth: a token without the mcp scope is 403 insufficient_scope', async () => {
+    const meta = await (await fetch(new URL('/.well-known/oauth-authorization-server', base))).json();
+    const reg = await fetch(meta.registration_endpoint, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...provider.clientMetadata, client_name: 'Workbench compatibility (scope check)' }),
+    });
+    const registered = await reg.json();
+    expect(reg.status === 201 && registered.client_id, `registration: HTTP ${reg.status} ${JSON.stringify(registered)}`);
+    const verifier = randomBytes(32).toString('base64url');
+    const u = new URL(meta.authorization_endpoint);
+    u.search = new URLSearchParams({
+      response_type: 'code', client_id: registered.client_id, redirect_uri: provider.redirect,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+      scope: 'offline_access', resource: mcpURL.href,
+    }).toString();
+    const back = await consent(u, jar);
+    const tokenRes = await fetch(meta.token_endpoint, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code', code: back.searchParams.get('code'), redirect_uri: provider.redirect,
+        client_id: registered.client_id, code_verifier: verifier, resource: mcpURL.href,
+      }),
+    });
+    const token = await tokenRes.json();
+    expect(tokenRes.status === 200 && token.access_token, `token endpoint: HTTP ${tokenRes.status} ${JSON.stringify(token)}`);
+    expect(!(token.scope ?? '').split(' ').includes('mcp'), `the token was granted mcp: ${token.scope}`);
+    const res = await fetch(mcpURL, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token.access_token}`, 'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    await res.text();
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    expect(res.status === 403, `HTTP ${res.status}, want 403 (WWW-Authenticate: ${challenge})`);
+    expect(/error="insufficient_scope"/.test(challenge) && /scope="[^"]*\bmcp\b[^"]*"/.test(challenge),
+      `WWW-Authenticate: ${challenge}`);
+    return { wwwAuthenticate: challenge };
   });
 }
 
