@@ -302,6 +302,25 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any,
 	}
 }
 
+// callError calls a meta-tool that must fail on its own (isError) and returns its text.
+func callError(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if !res.IsError || len(res.Content) != 1 {
+		t.Fatalf("%s: isError=%v content=%+v, want an error result", tool, res.IsError, res.Content)
+	}
+	tc, ok := res.Content[0].(*sdk.TextContent)
+	if !ok {
+		t.Fatalf("%s: content %T, want text", tool, res.Content[0])
+	}
+	return tc.Text
+}
+
 func callText(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -486,9 +505,9 @@ func (e *mcpEnv) discovery(t *testing.T, ada, bob *sdk.ClientSession) {
 	if schema.Name != "utils_echo" || schema.Integration != "utils" || !slices.Equal(schema.InputSchema.Required, []string{"message"}) {
 		t.Fatalf("get_tool_schema: %+v", schema)
 	}
-	call(t, ada, "get_tool_schema", map[string]any{"tool": "nope_tool"}, &schema)
-	if !strings.Contains(schema.Error, "Unknown tool: nope_tool") {
-		t.Fatalf("get_tool_schema of an unknown tool: %+v", schema)
+	// A meta-tool that fails on its own: a result with isError.
+	if text := callError(t, ada, "get_tool_schema", map[string]any{"tool": "nope_tool"}); !strings.Contains(text, "Unknown tool: nope_tool") {
+		t.Fatalf("get_tool_schema of an unknown tool: %s", text)
 	}
 	// A meta-tool that does not exist, or arguments that fail a meta-tool's schema: -32602.
 	for _, bad := range []sdk.CallToolParams{{Name: "no_such_meta_tool"}, {Name: "search_tools", Arguments: map[string]any{"limit": 5}}} {
@@ -667,11 +686,9 @@ func (e *mcpEnv) connectFlow(t *testing.T, ada, bob *sdk.ClientSession) {
 	if n := e.provider.exchanges.Load(); n != 1 {
 		t.Fatalf("%d code exchanges, want 1", n)
 	}
-	// Another user's view of the attempt: unknown.
-	var other map[string]string
-	call(t, bob, "wait_for_connection", map[string]any{"connectionId": started.ConnectionID, "timeout_seconds": 1}, &other)
-	if other["error"] != "Unknown connectionId" {
-		t.Fatalf("bob waiting on ada's attempt: %v", other)
+	// Another user's view of the attempt: unknown, a tool result with isError.
+	if text := callError(t, bob, "wait_for_connection", map[string]any{"connectionId": started.ConnectionID, "timeout_seconds": 1}); text != `{"error":"Unknown connectionId"}` {
+		t.Fatalf("bob waiting on ada's attempt: %s", text)
 	}
 	if flags := e.connectedFlags(t, ada); !flags["acme"] {
 		t.Fatalf("list_integrations after connecting: %v", flags)

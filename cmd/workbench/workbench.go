@@ -408,7 +408,7 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	goRun("curl proxy audit", curl.Run)
-	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, CurlSessions: curl, Transport: outbound})
+	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, CurlSessions: curl, Transport: outbound, PublicURL: m.Config.ServerPublicURL})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,7 +24,7 @@ type CurlSessions interface {
 // every integration that failed and why.
 func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, raw json.RawMessage) (any, error) {
 	if s.opts.CurlSessions == nil {
-		return map[string]string{"error": "curl_session is not available on this server: use execute_tools with the integration's tools (search_tools lists them)."}, nil
+		return failed{"error": "curl_session is not available on this server: use execute_tools with the integration's tools (search_tools lists them)."}, nil
 	}
 	var a struct {
 		Integrations []string `json:"integrations"`
@@ -34,7 +35,14 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 	sess, err := s.opts.CurlSessions.Mint(ctx, proxy.MintRequest{UserID: user, Via: p.Method, ClientID: p.ClientID, Integrations: a.Integrations})
 	var refused *proxy.RefusedError
 	if errors.As(err, &refused) {
-		return map[string]any{"error": refused.Error(), "refused": refused.Problems}, nil
+		problems := slices.Clone(refused.Problems)
+		for i, pr := range problems {
+			if in, ok := s.opts.Registry.Integration(pr.Integration); ok && pr.Reason == "NOT_CONNECTED" && inPortal(in) {
+				problems[i].Message = s.portalNote(in)
+			}
+		}
+		refused = &proxy.RefusedError{Problems: problems}
+		return failed{"error": refused.Error(), "refused": refused.Problems}, nil
 	}
 	if err != nil {
 		return nil, err

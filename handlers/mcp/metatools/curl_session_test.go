@@ -52,6 +52,21 @@ func TestCurlSession(t *testing.T) {
 		}
 	})
 
+	t.Run("refused, an API-key integration names the portal", func(t *testing.T) {
+		out, isError := callResult(t, set, "curl_session", `{"integrations":["newrelic"]}`)
+		msg, _ := out["error"].(string)
+		refused, _ := out["refused"].([]any)
+		if !isError || len(refused) != 1 || !strings.Contains(msg, "https://wb.example.com/integrations") || strings.Contains(msg, "connect(") {
+			t.Fatalf("isError=%v answer %v", isError, out)
+		}
+		if p := refused[0].(map[string]any); p["reason"] != "NOT_CONNECTED" || !strings.Contains(p["message"].(string), "https://wb.example.com/integrations") {
+			t.Fatalf("problem %v", p)
+		}
+		if mints() != 0 {
+			t.Fatalf("a refused call minted")
+		}
+	})
+
 	t.Run("minted", func(t *testing.T) {
 		e.creds.access = func(in *plugins.Integration) (Access, error) { return Access{ConnectionVersion: 3}, nil }
 		out := call(t, set, "curl_session", `{"integrations":["github"]}`)

@@ -3,10 +3,20 @@
 // wait_for_connection, get_auth_url, curl_session), whatever the size of the plugin catalog behind them.
 //
 // Each meta-tool's arguments are validated against its JSON Schema; a failure is JSON-RPC -32602, as is
-// an unknown meta-tool. Everything that goes wrong with a plugin tool (it does not exist, it is not
-// connected, its arguments fail its schema, its provider fails) is a successful result whose text holds
-// {"results":[{"error": …}]}; NOT_CONNECTED alone carries extra fields, integration and a message naming
-// the connect call to make (spec, "What a tool call does").
+// an unknown meta-tool. A meta-tool that fails on its own (connect of an unknown or unconfigured
+// integration, curl_session minting nothing, wait_for_connection with an unknown id, an unknown tool or
+// integration named to get_tool_schema or search_tools) answers a result with isError set and
+// {"error": message} as its text, so a client that reads isError tells the model. execute_tools never
+// does: everything that goes wrong with a plugin tool (it does not exist, it is not connected, its
+// arguments fail its schema, its provider fails) is an entry {"error": …} of a successful result, index-
+// aligned with the executions; NOT_CONNECTED alone carries extra fields, integration and a message
+// naming what to do next (spec, "What a tool call does").
+//
+// API-key integrations are connected by the user in the portal, never by the agent (it must not see
+// the key). For them NOT_CONNECTED (in execute_tools and curl_session) names the portal's integrations
+// page, Options.PublicURL + "/integrations", instead of connect, and connect itself answers that page as
+// a successful result rather than a refusal. Cookie integrations keep the connect flow: their claim
+// link is how the portal starts a cookie capture.
 //
 // execute_tools runs up to eight executions at a time, returns results index-aligned with the request,
 // and appends one execution.ToolExecuted event per execution before returning its result. If that append

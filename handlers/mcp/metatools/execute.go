@@ -75,6 +75,11 @@ func (s *Set) runOne(ctx context.Context, p mcp.Principal, user uuid.UUID, name 
 	rec.Integration = in.Name
 	access, err := s.opts.Credentials.Access(ctx, user, in)
 	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeNotConnected && inPortal(in) {
+			return s.finish(ctx, rec, start, codeNotConnected, nil, map[string]any{
+				"error": "NOT_CONNECTED", "integration": in.Name, "portal_url": s.portalURL(), "message": s.portalNote(in),
+			})
+		}
 		if domain.ErrorCode(err) == domain.CodeNotConnected {
 			return s.finish(ctx, rec, start, codeNotConnected, nil, map[string]any{
 				"error":       "NOT_CONNECTED",

@@ -11,7 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
 )
@@ -23,6 +27,15 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 func TestGoldenToolCalls(t *testing.T) {
 	e := newEnv(t, nil)
 	e.creds.access = func(in *plugins.Integration) (Access, error) { return notConnected(in) }
+	e.creds.connect = func(integration string) (ConnectResult, error) {
+		if integration == "slack" {
+			return ConnectResult{}, domain.Errorf(domain.CodeUnavailable, "slack cannot be connected on this server yet: the operator has not set SLACK_CLIENT_ID")
+		}
+		return ConnectResult{}, domain.Errorf(domain.CodeNotFound, "Unknown integration: %s. list_integrations names them all.", integration)
+	}
+	e.creds.wait = func(uuid.UUID, time.Duration) (string, error) {
+		return "", domain.Errorf(domain.CodeNotFound, "no such attempt")
+	}
 	srv, err := mcp.New(mcp.Options{
 		Auth: mcp.AuthenticatorFunc(func(r *http.Request) (mcp.Principal, error) {
 			if r.Header.Get("Authorization") != "Bearer k" {
@@ -66,6 +79,12 @@ func TestGoldenToolCalls(t *testing.T) {
 		{"execute_invalid_arguments", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"utils_echo","args":{"message":42}}]}}}`},
 		{"execute_success", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"utils_echo","args":{"message":"hi"}}]}}}`},
 		{"get_tool_schema_unknown", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_tool_schema","arguments":{"tool":"nope"}}}`},
+		{"execute_not_connected_apikey", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"newrelic_get_current_user","args":{}}]}}}`},
+		{"connect_apikey", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"connect","arguments":{"integration":"newrelic"}}}`},
+		{"connect_unknown_integration", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"connect","arguments":{"integration":"nope"}}}`},
+		{"connect_unconfigured", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"connect","arguments":{"integration":"slack"}}}`},
+		{"wait_for_connection_unknown", `{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"wait_for_connection","arguments":{"connectionId":"00000000-0000-4000-8000-000000000000"}}}`},
+		{"curl_session_unavailable", `{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"curl_session","arguments":{"integrations":["github"]}}}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -59,6 +59,9 @@ type Options struct {
 	// CurlSessions mints curl_session tokens (*proxy.Proxy); nil: curl_session answers that it is
 	// not available on this server.
 	CurlSessions CurlSessions
+	// PublicURL is SERVER_PUBLIC_URL. An API-key integration is connected by the user on the portal's
+	// integrations page, PublicURL + "/integrations", which NOT_CONNECTED and connect hand the agent.
+	PublicURL string
 }
 
 // Set is the meta-tool set; it implements mcp.ToolSet.
@@ -126,6 +129,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 		return mcp.CallResult{}, fmt.Errorf("principal has no user id: %w", err)
 	}
 	var out any
+	// A meta-tool that fails on its own answers a failed value: a result with isError set.
 	switch name {
 	case "search_tools":
 		out, err = s.searchTools(args)
@@ -147,8 +151,8 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 	if err != nil {
 		var de *domain.Error
 		if errors.As(err, &de) && de.Code != domain.CodeInternal {
-			// A refusal the agent can act on is a result, not a protocol failure.
-			out, err = map[string]string{"error": de.Message}, nil
+			// A refusal the agent can act on is a tool result with isError, not a protocol failure.
+			out, err = failed{"error": de.Message}, nil
 		} else {
 			return mcp.CallResult{}, err
 		}
@@ -157,7 +161,31 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 	if err != nil {
 		return mcp.CallResult{}, err
 	}
-	return mcp.CallResult{Text: string(b)}, nil
+	_, isError := out.(failed)
+	return mcp.CallResult{Text: string(b), IsError: isError}, nil
+}
+
+// failed is the answer of a meta-tool that could not do its own work ({"error": message, …}); it
+// goes out with isError set, so a client that reads isError tells the model. execute_tools never
+// answers one: its per-execution errors are entries of a successful result.
+type failed map[string]any
+
+// portalURL is where the user connects an integration that is connected in the portal.
+func (s *Set) portalURL() string { return strings.TrimRight(s.opts.PublicURL, "/") + "/integrations" }
+
+// inPortal reports whether an integration can be connected only by the user in the portal: API-key
+// integrations, whose key the agent must never see.
+func inPortal(in *plugins.Integration) bool { return in.Auth.Mode == plugins.AuthAPIKey }
+
+// portalNote tells the agent how the user connects in in the portal.
+func (s *Set) portalNote(in *plugins.Integration) string {
+	name := in.DisplayName
+	if name == "" {
+		name = in.Name
+	}
+	return fmt.Sprintf("%s is connected with an API key, which the user enters in the Workbench portal; the agent cannot connect it. "+
+		"Give the user this link: %s and ask them to press Connect on the %s card and save the key. "+
+		"Then retry (list_integrations shows connected: true once it is done).", in.Name, s.portalURL(), name)
 }
 
 func (s *Set) names() string {
@@ -246,6 +274,10 @@ func (s *Set) connect(ctx context.Context, user uuid.UUID, raw json.RawMessage, 
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, err
 	}
+	if in, ok := s.opts.Registry.Integration(a.Integration); ok && inPortal(in) {
+		// Nothing for the agent to start: the answer is where the user goes.
+		return map[string]any{"type": string(in.Auth.Mode), "integration": in.Name, "url": s.portalURL(), "instructions": s.portalNote(in)}, nil
+	}
 	res, err := s.opts.Credentials.Connect(ctx, user, a.Integration)
 	if err != nil {
 		return nil, err
@@ -267,11 +299,11 @@ func (s *Set) waitForConnection(ctx context.Context, user uuid.UUID, raw json.Ra
 	}
 	id, err := uuid.Parse(a.ConnectionID)
 	if err != nil {
-		return map[string]string{"error": "Unknown connectionId"}, nil
+		return failed{"error": "Unknown connectionId"}, nil
 	}
 	status, err := s.opts.Credentials.WaitForConnection(ctx, user, id, time.Duration(a.Timeout)*time.Second)
 	if domain.ErrorCode(err) == domain.CodeNotFound {
-		return map[string]string{"error": "Unknown connectionId"}, nil
+		return failed{"error": "Unknown connectionId"}, nil
 	}
 	if err != nil {
 		return nil, err

@@ -100,7 +100,7 @@ func newEnv(t *testing.T, appender Appender) *env {
 	if appender == nil {
 		appender = e.store
 	}
-	set, err := New(Options{Registry: reg, Credentials: e.creds, Store: appender})
+	set, err := New(Options{Registry: reg, Credentials: e.creds, Store: appender, PublicURL: "https://wb.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +112,13 @@ var ada = mcp.Principal{UserID: uuid.NewString(), Email: "ada@example.com", Meth
 
 func call(t *testing.T, s *Set, name, args string) map[string]any {
 	t.Helper()
+	out, _ := callResult(t, s, name, args)
+	return out
+}
+
+// callResult is call with the result's isError flag.
+func callResult(t *testing.T, s *Set, name, args string) (map[string]any, bool) {
+	t.Helper()
 	res, err := s.CallTool(context.Background(), ada, name, json.RawMessage(args))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -120,7 +127,7 @@ func call(t *testing.T, s *Set, name, args string) map[string]any {
 	if err := json.Unmarshal([]byte(res.Text), &out); err != nil {
 		t.Fatalf("%s answered non-JSON %q", name, res.Text)
 	}
-	return out
+	return out, res.IsError
 }
 
 func TestExactlyNineMetaTools(t *testing.T) {
@@ -199,8 +206,13 @@ func TestConnectAndWait(t *testing.T) {
 	e := newEnv(t, nil)
 	attempt := uuid.New()
 	e.creds.connect = func(integration string) (ConnectResult, error) {
-		if integration == "newrelic" {
+		switch integration {
+		case "newrelic":
 			return ConnectResult{}, domain.Errorf(domain.CodeInvalid, "newrelic uses an API key: connect it in the portal")
+		case "nope":
+			return ConnectResult{}, domain.Errorf(domain.CodeNotFound, "unknown integration nope")
+		case "slack":
+			return ConnectResult{}, domain.Errorf(domain.CodeUnavailable, "slack cannot be connected on this server yet: the operator has not set SLACK_CLIENT_ID")
 		}
 		return ConnectResult{ConnectionID: attempt, Type: "oauth2", URL: "https://wb.example.com/connect/tok"}, nil
 	}
@@ -220,19 +232,41 @@ func TestConnectAndWait(t *testing.T) {
 	if out = call(t, e.set, "get_auth_url", `{"integration":"github"}`); out["deprecated"] == nil || out["url"] == nil {
 		t.Fatalf("get_auth_url: %v", out)
 	}
-	if out = call(t, e.set, "connect", `{"integration":"newrelic"}`); !strings.Contains(fmt.Sprint(out["error"]), "portal") {
-		t.Fatalf("apikey connect: %v", out)
+	// An API-key integration is connected by the user in the portal: connect answers where, as a
+	// successful result, and starts nothing.
+	for _, tool := range []string{"connect", "get_auth_url"} {
+		out, isError := callResult(t, e.set, tool, `{"integration":"newrelic"}`)
+		if isError || out["url"] != "https://wb.example.com/integrations" || out["type"] != "apikey" || out["connectionId"] != nil ||
+			!strings.Contains(fmt.Sprint(out["instructions"]), "https://wb.example.com/integrations") {
+			t.Fatalf("apikey %s: isError=%v %v", tool, isError, out)
+		}
 	}
 	if out = call(t, e.set, "wait_for_connection", `{"connectionId":"`+attempt.String()+`"}`); out["status"] != "CONNECTED" {
 		t.Fatalf("wait: %v", out)
 	}
-	for _, id := range []string{uuid.NewString(), "not-a-uuid"} {
-		if out = call(t, e.set, "wait_for_connection", `{"connectionId":"`+id+`"}`); out["error"] != "Unknown connectionId" {
-			t.Fatalf("wait unknown %s: %v", id, out)
+
+	// A meta-tool that fails on its own says so with isError.
+	fails := []struct{ tool, args, want string }{
+		{"connect", `{"integration":"nope"}`, "unknown integration nope"},
+		{"connect", `{"integration":"slack"}`, "SLACK_CLIENT_ID"},
+		{"get_auth_url", `{"integration":"nope"}`, "unknown integration nope"},
+		{"wait_for_connection", `{"connectionId":"` + uuid.NewString() + `"}`, "Unknown connectionId"},
+		{"wait_for_connection", `{"connectionId":"not-a-uuid"}`, "Unknown connectionId"},
+		{"curl_session", `{"integrations":["github"]}`, "not available on this server"},
+		{"get_tool_schema", `{"tool":"nope"}`, "Unknown tool: nope"},
+		{"search_tools", `{"query":"x","integration":"nope"}`, "Unknown integration: nope"},
+	}
+	for _, f := range fails {
+		out, isError := callResult(t, e.set, f.tool, f.args)
+		if !isError || !strings.Contains(fmt.Sprint(out["error"]), f.want) {
+			t.Fatalf("%s %s: isError=%v %v, want an error naming %q", f.tool, f.args, isError, out, f.want)
 		}
 	}
-	if out = call(t, e.set, "curl_session", `{"integrations":["github"]}`); out["error"] == nil {
-		t.Fatalf("curl_session: %v", out)
+	// Successful answers are not errors.
+	for _, ok := range []struct{ tool, args string }{{"connect", `{"integration":"github"}`}, {"whoami", `{}`}, {"list_integrations", `{}`}} {
+		if out, isError := callResult(t, e.set, ok.tool, ok.args); isError {
+			t.Fatalf("%s: isError on success: %v", ok.tool, out)
+		}
 	}
 }
 
@@ -276,7 +310,9 @@ func TestExecuteTools(t *testing.T) {
 	if fmt.Sprint(r(0)["result"]) != "map[message:hi]" {
 		t.Errorf("echo: %v", r(0))
 	}
-	if r(1)["error"] != "NOT_CONNECTED" || r(1)["integration"] != "newrelic" || !strings.Contains(fmt.Sprint(r(1)["message"]), `connect({"integration":"newrelic"})`) {
+	// newrelic takes an API key: the agent is sent to the portal, not to connect (which cannot do it).
+	if r(1)["error"] != "NOT_CONNECTED" || r(1)["integration"] != "newrelic" || r(1)["portal_url"] != "https://wb.example.com/integrations" ||
+		!strings.Contains(fmt.Sprint(r(1)["message"]), "https://wb.example.com/integrations") || strings.Contains(fmt.Sprint(r(1)["message"]), "connect(") {
 		t.Errorf("not connected: %v", r(1))
 	}
 	if !strings.Contains(fmt.Sprint(r(2)["error"]), "Unknown tool: nope_tool") {
@@ -320,6 +356,11 @@ func TestExecuteTools(t *testing.T) {
 	want := map[string]int{"": 3, codeNotConnected: 1, codeUnknownTool: 1, codeInvalidArgs: 1}
 	if fmt.Sprint(codes) != fmt.Sprint(want) {
 		t.Fatalf("error codes %v, want %v", codes, want)
+	}
+
+	// execute_tools keeps per-execution errors inside a successful result.
+	if _, isError := callResult(t, e.set, "execute_tools", `{"executions":[{"tool":"nope_tool"}]}`); isError {
+		t.Errorf("execute_tools answered isError for a per-execution error")
 	}
 }
 

@@ -22,8 +22,9 @@ var metaTools = []struct {
 		},"required":["tool"],"additionalProperties":false}`},
 	{"execute_tools", "Run one or more integration tools with the user's stored credentials. Executions run concurrently (up to 8 at a time) " +
 		"and independently: one failure does not stop the others. Returns {\"results\":[…]} in the same order as executions, each " +
-		"{\"result\": …} or {\"error\": …}. An error of \"NOT_CONNECTED\" means the user has not connected that integration: call connect " +
-		"with the integration it names, give the user the URL, then wait_for_connection. To run a single tool, send one execution.",
+		"{\"result\": …} or {\"error\": …}. An error of \"NOT_CONNECTED\" means the user has not connected that integration: follow its message " +
+		"(usually: call connect with the integration it names, give the user the URL, then wait_for_connection; for an API-key " +
+		"integration, give the user the portal link it names). To run a single tool, send one execution.",
 		`{"type":"object","properties":{
 			"executions":{"type":"array","minItems":1,"maxItems":50,"description":"The tool calls to make.","items":{
 				"type":"object","properties":{
@@ -39,7 +40,8 @@ var metaTools = []struct {
 		`{"type":"object","properties":{},"additionalProperties":false}`},
 	{"connect", "Begin connecting an integration for the current user. Returns {\"connectionId\",\"type\",\"url\"}: give the url to the user " +
 		"(it is a workbench link; they sign in and consent in their browser), then call wait_for_connection with the connectionId. " +
-		"API-key integrations cannot be connected here: the user enters the key in the portal.",
+		"For an API-key integration nothing is started: the answer is {\"type\":\"apikey\",\"url\",\"instructions\"}, the portal page " +
+		"where the user enters the key themselves; give them that url and retry once they have.",
 		`{"type":"object","properties":{
 			"integration":{"type":"string","minLength":1,"maxLength":64,"description":"Integration name, e.g. github."}
 		},"required":["integration"],"additionalProperties":false}`},
