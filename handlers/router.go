@@ -62,6 +62,7 @@ func NewRouter(opts Options) (http.Handler, error) {
 			ctx, cancel := context.WithTimeout(req.Context(), 2*time.Second)
 			defer cancel()
 			if err := opts.Ready(ctx); err != nil {
+				w.Header().Set("Retry-After", RetryAfterSeconds)
 				WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": err.Error()})
 				return
 			}

@@ -526,9 +526,18 @@ func (m *Main) Serve(ctx context.Context) error {
 	return nil
 }
 
+// ready is /readyz: migrated, the database answering a ping within a second (so an outage takes the
+// replica out of rotation at once), and the read models caught up.
 func (m *Main) ready(ctx context.Context) error {
 	if !m.migrated {
 		return errors.New("migrations have not run")
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := m.DB.PingContext(pingCtx); err != nil {
+		// The cause names the database's address and user: logged, not answered to anyone who asks.
+		m.Logger.WarnContext(ctx, "readyz: the database does not answer", "err", err)
+		return errors.New("the database does not answer")
 	}
 	return m.Runner.Ready(ctx)
 }
