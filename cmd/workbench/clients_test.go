@@ -78,17 +78,19 @@ var metaTools = []string{"search_tools", "get_tool_schema", "execute_tools", "wh
 	"connect", "wait_for_connection", "get_auth_url", "curl_session"}
 
 func TestClientsSQLite(t *testing.T) {
-	runClients(t, "")
+	runClients(t, func() string { return "" })
 }
 
 func TestClientsPostgres(t *testing.T) {
-	runClients(t, testpg.New(t))
+	runClients(t, func() string { return testpg.New(t) })
 }
 
-func runClients(t *testing.T, postgresURL string) {
+// runClients runs every client against one served instance; postgresURL gives its PostgreSQL database,
+// or "" for SQLite.
+func runClients(t *testing.T, postgresURL func() string) {
 	clients := clientsDir(t)
 	bin := compatBinary(t)
-	srv := serveBinary(t, bin, postgresURL)
+	srv := serveBinary(t, bin, postgresURL())
 	key := srv.apiKey(t, "compat@example.com")
 
 	var caps map[string]any
