@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -179,7 +178,8 @@ func compatBinary(t *testing.T) string {
 		}
 		goTool, err := exec.LookPath("go")
 		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+			binErr = fmt.Errorf("the go command is not on PATH to build the binary under test: %w", err)
+			return
 		}
 		cmd := exec.Command(goTool, "build", "-ldflags", "-X main.version="+compatVersion, "-o", filepath.Join(binDir, "workbench"), ".")
 		if out, err := cmd.CombinedOutput(); err != nil {
