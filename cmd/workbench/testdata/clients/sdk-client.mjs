@@ -403,6 +403,23 @@ async function oauthRun() {
     return { email: who.email };
   });
 
+  // An access token the server refuses (here: garbled) sends the SDK to the token endpoint with its
+  // refresh token; the server rotates it and the request goes through.
+  await check('oauth: the SDK refreshes a refused access token (rotation)', async () => {
+    const before = provider.tokens();
+    expect(before?.refresh_token, 'no refresh token was issued');
+    provider.saveTokens({ ...before, access_token: 'garbled.' + before.access_token });
+    client = new Client({ name: 'workbench-compat-ts-sdk-oauth', version: '1.0.0' });
+    transport = new StreamableHTTPClientTransport(mcpURL, { authProvider: provider });
+    await client.connect(transport);
+    await client.listTools();
+    const after = provider.tokens();
+    expect(after.access_token !== before.access_token && !after.access_token.startsWith('garbled.'), 'the access token was not replaced');
+    expect(after.refresh_token && after.refresh_token !== before.refresh_token, 'the refresh token was not rotated');
+    await transport.terminateSession();
+    await client.close();
+  });
+
   // The same user, through a client authorized for offline_access only: /mcp refuses the token with 403
   // insufficient_scope naming the scope it needs (RFC 6750 section 3.1), not with 401.
   await check('oauth: a token without the mcp scope is 403 insufficient_scope', async () => {
