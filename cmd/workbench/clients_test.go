@@ -372,6 +372,7 @@ func runSDKClient(t *testing.T, clients string, srv *servedBinary, key string) m
 			Check        string         `json:"check"`
 			OK           bool           `json:"ok"`
 			Error        string         `json:"error"`
+			Skipped      string         `json:"skipped"`
 			Capabilities map[string]any `json:"capabilities"`
 		}
 		if json.Unmarshal(sc.Bytes(), &line) != nil || line.Check == "" {
@@ -381,7 +382,10 @@ func runSDKClient(t *testing.T, clients string, srv *servedBinary, key string) m
 		if line.Check == "initialize" {
 			caps = line.Capabilities
 		}
-		if line.OK {
+		if line.Skipped != "" {
+			failed++
+			t.Errorf("TypeScript SDK client: %s skipped: %s", line.Check, line.Skipped)
+		} else if line.OK {
 			t.Logf("pass: %s", sc.Text())
 		} else {
 			failed++

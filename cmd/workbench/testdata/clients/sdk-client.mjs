@@ -5,7 +5,8 @@
 //   [WORKBENCH_EXPECT_VERSION=v1.2.3] node sdk-client.mjs
 //
 // It prints one JSON line per check ({"check", "ok", …}) and exits 1 if any check failed. The OAuth run
-// needs the one-time sign-in link the server printed at start (it stands for the user's browser).
+// needs the one-time sign-in link the server printed at start (it stands for the user's browser); without
+// it that run is skipped ({"skipped": why}).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -48,7 +49,7 @@ async function check(name, fn) {
   }
 }
 
-// textOf is the text of a tool result's single text content, parsed as JSON.
+// jsonOf is the text content of a tool result, parsed as JSON.
 function jsonOf(result) {
   const text = result?.content?.find((c) => c.type === 'text')?.text;
   expect(typeof text === 'string', `no text content in ${JSON.stringify(result)}`);
@@ -336,7 +337,7 @@ async function consent(url, jar) {
 
 async function oauthRun() {
   if (!signinLink) {
-    report('oauth', false, { error: 'WORKBENCH_SIGNIN_LINK is not set: the OAuth run needs the one-time sign-in link' });
+    report('oauth', true, { skipped: 'WORKBENCH_SIGNIN_LINK is not set: the OAuth run needs the one-time sign-in link' });
     return;
   }
   const jar = new CookieJar();
