@@ -451,8 +451,8 @@ func (m *Main) Serve(ctx context.Context) error {
 		ServerName:          "workbench",
 		ServerVersion:       m.Version,
 		Instructions: "Workbench gives you the user's integration tools through meta-tools: search_tools to find a tool, " +
-			"get_tool_schema for its arguments, execute_tools to run it. If a result says NOT_CONNECTED, call connect, give the " +
-			"user the URL, then wait_for_connection.",
+			"get_tool_schema for its arguments, execute_tools to run it. If a result says NOT_CONNECTED, do what its message says: " +
+			"usually call connect, give the user the URL, then wait_for_connection; for an API-key integration, give the user the portal link it names.",
 		Logger: m.Logger,
 	})
 	if err != nil {

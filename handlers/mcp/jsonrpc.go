@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // JSON-RPC 2.0 error codes used by the endpoint.
@@ -60,90 +61,194 @@ var envelope = [...]string{"jsonrpc", "id", "method", "params", "result", "error
 // errParse is a body that is not JSON at all (-32700).
 var errParse = errors.New("parse error")
 
-// decodeBody reads a POST body in one pass of a streaming decoder: a single message, or (batch) an
-// array of them. Every object anywhere in the body is checked for duplicate member names; a message
-// holding one, or a case-variant of an envelope member, or that is not an object, comes back with
-// Invalid set. Only a body that is not well-formed JSON (or holds more than one value) is errParse.
+// decodeBody reads a POST body (UTF-8 JSON): a single message, or (batch) an array of them. Every object anywhere
+// in the body is checked for duplicate member names; a message holding one, or a case-variant of an
+// envelope member, or that is not an object, comes back with Invalid set. Only a body that is not
+// well-formed JSON (or holds more than one value) is errParse.
+//
+// json.Valid checks the syntax first; then one walk over the bytes, which may therefore assume
+// well-formed JSON, finds the members and their raw values. It allocates only for member names with
+// escapes and for objects of more than 16 members, so the strictness costs about as much as the plain
+// struct decoding it replaces.
 func decodeBody(body []byte) (msgs []request, batch bool, err error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
+	// MCP messages are UTF-8; encoding/json would turn invalid bytes into U+FFFD, so two different
+	// member names could decode as one.
+	if !utf8.Valid(body) || !json.Valid(body) {
 		return nil, false, errParse
 	}
-	switch tok {
-	case json.Delim('['):
-		batch = true
-		msgs = []request{}
-		for dec.More() {
-			m, err := decodeMessage(dec, body, nil)
-			if err != nil {
-				return nil, true, errParse
-			}
-			msgs = append(msgs, m)
-		}
-		if _, err := dec.Token(); err != nil { // the closing ]
-			return nil, true, errParse
-		}
-	default:
-		m, err := decodeMessage(dec, body, tok)
-		if err != nil {
-			return nil, false, errParse
-		}
-		msgs = []request{m}
+	s := scanner{b: body}
+	s.ws()
+	if s.b[s.i] != '[' {
+		return []request{s.message()}, false, nil
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, batch, errParse
+	s.i++
+	msgs = []request{}
+	s.ws()
+	if s.b[s.i] == ']' {
+		return msgs, true, nil
 	}
-	return msgs, batch, nil
+	for {
+		s.ws()
+		msgs = append(msgs, s.message())
+		s.ws()
+		c := s.b[s.i]
+		s.i++
+		if c == ']' {
+			return msgs, true, nil
+		}
+	}
 }
 
-// decodeMessage reads one message value; first is its first token when already read.
-func decodeMessage(dec *json.Decoder, body []byte, first json.Token) (request, error) {
+// scanner walks well-formed JSON (json.Valid said so) byte by byte.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// str consumes a string at s.i and returns its contents between the quotes, and whether it holds
+// an escape.
+func (s *scanner) str() (content []byte, escaped bool) {
+	s.i++ // the opening quote
+	start := s.i
+	for {
+		switch s.b[s.i] {
+		case '\\':
+			escaped = true
+			s.i += 2
+		case '"':
+			s.i++
+			return s.b[start : s.i-1], escaped
+		default:
+			s.i++
+		}
+	}
+}
+
+// key consumes a member name and the colon after it, and returns the name unescaped.
+func (s *scanner) key() []byte {
+	start := s.i
+	k, escaped := s.str()
+	if escaped {
+		var v string
+		json.Unmarshal(s.b[start:s.i], &v) //nolint:errcheck // json.Valid vouched for it
+		k = []byte(v)
+	}
+	s.ws()
+	s.i++ // the colon
+	s.ws()
+	return k
+}
+
+// value consumes one value and returns the first duplicate member name found inside it.
+func (s *scanner) value() string {
+	dup := ""
+	switch s.b[s.i] {
+	case '{':
+		s.i++
+		var seen keySet
+		s.ws()
+		if s.b[s.i] == '}' {
+			s.i++
+			return ""
+		}
+		for {
+			s.ws()
+			k := s.key()
+			if seen.add(k) && dup == "" {
+				dup = string(k)
+			}
+			if d := s.value(); dup == "" {
+				dup = d
+			}
+			s.ws()
+			c := s.b[s.i]
+			s.i++
+			if c == '}' {
+				return dup
+			}
+		}
+	case '[':
+		s.i++
+		s.ws()
+		if s.b[s.i] == ']' {
+			s.i++
+			return ""
+		}
+		for {
+			s.ws()
+			if d := s.value(); dup == "" {
+				dup = d
+			}
+			s.ws()
+			c := s.b[s.i]
+			s.i++
+			if c == ']' {
+				return dup
+			}
+		}
+	case '"':
+		s.str()
+	default: // a number, true, false or null
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return ""
+			}
+			s.i++
+		}
+	}
+	return ""
+}
+
+// message consumes one message value.
+func (s *scanner) message() request {
 	var m request
-	tok := first
-	if tok == nil {
-		var err error
-		if tok, err = dec.Token(); err != nil {
-			return m, err
+	if s.b[s.i] != '{' {
+		if dup := s.value(); dup != "" {
+			m.Invalid = "duplicate member " + quoteName(dup)
+		} else {
+			m.Invalid = "a JSON-RPC message must be an object"
 		}
+		return m
 	}
-	if tok != json.Delim('{') {
-		if dup, err := skipRest(dec, tok); err != nil {
-			return m, err
-		} else if dup != "" {
-			m.Invalid = fmt.Sprintf("duplicate member %q", dup)
-			return m, nil
-		}
-		m.Invalid = "a JSON-RPC message must be an object"
-		return m, nil
-	}
+	s.i++
 	var seen keySet
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return m, err
-		}
-		key, _ := kt.(string)
+	s.ws()
+	if s.b[s.i] == '}' {
+		s.i++
+		return m
+	}
+	for {
+		s.ws()
+		key := s.key()
 		if seen.add(key) && m.Invalid == "" {
-			m.Invalid = fmt.Sprintf("duplicate member %q", key)
+			m.Invalid = "duplicate member " + quoteName(string(key))
 		}
-		start := dec.InputOffset()
-		dup, err := skipValue(dec)
-		if err != nil {
-			return m, err
+		start := s.i
+		if dup := s.value(); dup != "" && m.Invalid == "" {
+			m.Invalid = "duplicate member " + quoteName(dup)
 		}
-		if dup != "" && m.Invalid == "" {
-			m.Invalid = fmt.Sprintf("duplicate member %q", dup)
-		}
-		raw := rawValue(body[start:dec.InputOffset()])
-		switch key {
+		raw := json.RawMessage(s.b[start:s.i])
+		switch string(key) {
 		case "jsonrpc":
 			m.JSONRPC = raw
 		case "id":
 			m.ID = raw
 		case "method":
-			if err := json.Unmarshal(raw, &m.Method); err != nil && m.Invalid == "" {
+			if raw[0] == '"' && !bytes.ContainsRune(raw, '\\') {
+				m.Method = string(raw[1 : len(raw)-1])
+			} else if err := json.Unmarshal(raw, &m.Method); err != nil && m.Invalid == "" {
 				m.Invalid = `"method" must be a string`
 			}
 		case "params":
@@ -154,104 +259,60 @@ func decodeMessage(dec *json.Decoder, body []byte, first json.Token) (request, e
 			m.Error = raw
 		default:
 			for _, name := range envelope {
-				if strings.EqualFold(key, name) && m.Invalid == "" {
-					m.Invalid = fmt.Sprintf("member %q is not %q: JSON-RPC member names are case-sensitive", key, name)
+				if m.Invalid == "" && strings.EqualFold(string(key), name) {
+					m.Invalid = fmt.Sprintf("member %s is not %q: JSON-RPC member names are case-sensitive", quoteName(string(key)), name)
 				}
 			}
 		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing }
-		return m, err
-	}
-	return m, nil
-}
-
-// rawValue is the text of one value as the decoder consumed it: the separator before it trimmed.
-func rawValue(b []byte) json.RawMessage {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	b = bytes.TrimPrefix(b, []byte(":"))
-	return bytes.TrimSpace(b)
-}
-
-// skipValue consumes one value and returns the first duplicate member name found inside it.
-func skipValue(dec *json.Decoder) (string, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	return skipRest(dec, tok)
-}
-
-// skipRest consumes the rest of the value that began with tok.
-func skipRest(dec *json.Decoder, tok json.Token) (string, error) {
-	dup := ""
-	switch tok {
-	case json.Delim('{'):
-		var seen keySet
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return "", err
-			}
-			key, _ := kt.(string)
-			if seen.add(key) && dup == "" {
-				dup = key
-			}
-			d, err := skipValue(dec)
-			if err != nil {
-				return "", err
-			}
-			if dup == "" {
-				dup = d
-			}
+		s.ws()
+		c := s.b[s.i]
+		s.i++
+		if c == '}' {
+			return m
 		}
-		_, err := dec.Token()
-		return dup, err
-	case json.Delim('['):
-		for dec.More() {
-			d, err := skipValue(dec)
-			if err != nil {
-				return "", err
-			}
-			if dup == "" {
-				dup = d
-			}
-		}
-		_, err := dec.Token()
-		return dup, err
 	}
-	return "", nil
 }
 
-// keySet holds the member names of one object: a slice while small, a map beyond.
+// quoteName quotes a member name for an error message, cut at 64 bytes: the answer never echoes a
+// whole oversized name back.
+func quoteName(name string) string {
+	if len(name) > 64 {
+		return strconv.Quote(strings.ToValidUTF8(name[:64], "")) + "…"
+	}
+	return strconv.Quote(name)
+}
+
+// keySet holds the member names of one object: in place while few, in a map beyond.
 type keySet struct {
-	few  []string
+	few  [16][]byte
+	n    int
 	many map[string]struct{}
 }
 
 // add records key and reports whether it was already there.
-func (s *keySet) add(key string) bool {
+func (s *keySet) add(key []byte) bool {
 	if s.many != nil {
-		if _, ok := s.many[key]; ok {
+		if _, ok := s.many[string(key)]; ok {
 			return true
 		}
-		s.many[key] = struct{}{}
+		s.many[string(key)] = struct{}{}
 		return false
 	}
-	for _, k := range s.few {
-		if k == key {
+	for _, k := range s.few[:s.n] {
+		if bytes.Equal(k, key) {
 			return true
 		}
 	}
-	if len(s.few) < 16 {
-		s.few = append(s.few, key)
+	if s.n < len(s.few) {
+		s.few[s.n] = key
+		s.n++
 		return false
 	}
-	s.many = make(map[string]struct{}, 32)
+	s.many = make(map[string]struct{}, 2*len(s.few))
 	for _, k := range s.few {
-		s.many[k] = struct{}{}
+		s.many[string(k)] = struct{}{}
 	}
-	s.many[key] = struct{}{}
+	s.many[string(key)] = struct{}{}
 	return false
 }
 
