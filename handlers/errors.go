@@ -58,7 +58,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	code := domain.ErrorCode(err)
 	msg := domain.ErrorMessage(err)
 	if status == http.StatusServiceUnavailable && code == domain.CodeInternal {
-		code, msg = domain.CodeUnavailable, "the server's database is unavailable; retry shortly"
+		code, msg = domain.CodeUnavailable, "the server cannot reach its database or another service it depends on; retry shortly"
 	}
 	if status >= 500 && log != nil {
 		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)

@@ -70,6 +70,9 @@ func TestRouter(t *testing.T) {
 			if tt.wantBody != "" && !strings.Contains(body, tt.wantBody) {
 				t.Fatalf("body %q does not contain %q", body, tt.wantBody)
 			}
+			if status == 503 && hdr.Get("Retry-After") == "" {
+				t.Fatalf("503 without Retry-After")
+			}
 			if strings.HasPrefix(tt.path, "/api/") && !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
 				t.Fatalf("content type %q", hdr.Get("Content-Type"))
 			}

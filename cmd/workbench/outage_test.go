@@ -50,13 +50,14 @@ func TestOAuthAndMCPDuringDatabaseOutage(t *testing.T) {
 		{"mcp with access token", c.mcp(access)},
 		{"token (refresh)", c.form("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {clientID}})},
 		{"revoke", c.form("/oauth/revoke", url.Values{"token": {refresh}, "token_type_hint": {"refresh_token"}, "client_id": {clientID}})},
+		{"register", c.json("/oauth/register", map[string]any{"client_name": "Later", "redirect_uris": []string{"http://127.0.0.1:43118/cb"}})},
 		{"portal API", c.portal(cookie, "/api/mcp-clients")},
 		{"readyz", c.get("/readyz")},
 	} {
 		if tc.res.status != http.StatusServiceUnavailable || tc.res.header.Get("Retry-After") == "" {
 			t.Errorf("%s during the outage: %d Retry-After %q %s", tc.name, tc.res.status, tc.res.header.Get("Retry-After"), tc.res.body)
 		}
-		if strings.HasPrefix(tc.name, "token") || tc.name == "revoke" {
+		if strings.HasPrefix(tc.name, "token") || tc.name == "revoke" || tc.name == "register" {
 			var body struct{ Error string }
 			if json.Unmarshal(tc.res.body, &body) != nil || body.Error != "temporarily_unavailable" {
 				t.Errorf("%s during the outage: body %s", tc.name, tc.res.body)
@@ -149,6 +150,13 @@ func (c *outageClient) get(path string) outageResponse {
 func (c *outageClient) form(path string, form url.Values) outageResponse {
 	req, _ := http.NewRequest(http.MethodPost, c.base+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return c.do(req)
+}
+
+func (c *outageClient) json(path string, v any) outageResponse {
+	b, _ := json.Marshal(v)
+	req, _ := http.NewRequest(http.MethodPost, c.base+path, strings.NewReader(string(b)))
+	req.Header.Set("Content-Type", "application/json")
 	return c.do(req)
 }
 

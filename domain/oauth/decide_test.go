@@ -93,6 +93,10 @@ func TestDecideClient(t *testing.T) {
 		{name: "token response", cmd: mod(func(c *oauth.RegisterClient) { c.ResponseTypes = []string{"token"} }), cause: oauth.ErrInvalidClientMetadata, code: domain.CodeInvalid},
 		{name: "bad scope", cmd: mod(func(c *oauth.RegisterClient) { c.Scopes = []string{`a"b`} }), cause: oauth.ErrInvalidClientMetadata, code: domain.CodeInvalid},
 		{name: "control in name", cmd: mod(func(c *oauth.RegisterClient) { c.ClientName = "a\x00b" }), cause: oauth.ErrInvalidClientMetadata, code: domain.CodeInvalid},
+		{name: "right-to-left override in name", cmd: mod(func(c *oauth.RegisterClient) { c.ClientName = "Good\u202Eexe.evil" }), cause: oauth.ErrInvalidClientMetadata, code: domain.CodeInvalid},
+		{name: "isolate in name", cmd: mod(func(c *oauth.RegisterClient) { c.ClientName = "a\u2067b" }), cause: oauth.ErrInvalidClientMetadata, code: domain.CodeInvalid},
+		{name: "right-to-left mark in name", cmd: mod(func(c *oauth.RegisterClient) { c.ClientName = "a\u200Fb" }), cause: oauth.ErrInvalidClientMetadata, code: domain.CodeInvalid},
+		{name: "emoji with zero-width joiner is fine", cmd: mod(func(c *oauth.RegisterClient) { c.ClientName = "Agent \U0001F469\u200D\U0001F4BB" })},
 		{name: "taken id", state: oauth.Client{ClientID: "c1"}, cmd: good, code: domain.CodeConflict},
 	}
 	for _, tc := range tests {

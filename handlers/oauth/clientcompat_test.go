@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,9 +161,10 @@ func TestStorageFailureIsNeverACredentialRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, res := range map[string]response{
-		"refresh": e.refresh(clientID, tok.refresh),
-		"code":    e.exchange(clientID, appRedirect, "whatever", "verifier-verifier-verifier-verifier-verifier"),
-		"revoke":  e.postForm("/oauth/revoke", url.Values{"token": {tok.refresh}, "client_id": {clientID}}),
+		"refresh":  e.refresh(clientID, tok.refresh),
+		"code":     e.exchange(clientID, appRedirect, "whatever", "verifier-verifier-verifier-verifier-verifier"),
+		"revoke":   e.postForm("/oauth/revoke", url.Values{"token": {tok.refresh}, "client_id": {clientID}}),
+		"register": e.postJSON("/oauth/register", map[string]any{"client_name": "Later", "redirect_uris": []string{appRedirect}}),
 	} {
 		if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") == "" || oauthErrorOf(t, res) != "temporarily_unavailable" {
 			t.Errorf("%s: %d Retry-After %q %s", name, res.status, res.header.Get("Retry-After"), res.body)
@@ -178,5 +180,29 @@ func TestStorageFailureIsNeverACredentialRefusal(t *testing.T) {
 	key, _, _ := identity.NewAPIKey() // shaped like a key, so it is looked up
 	if res := e.mcpCall("Bearer "+key, ""); res.status != http.StatusServiceUnavailable {
 		t.Errorf("/mcp with an API key: %d %s", res.status, res.body)
+	}
+}
+
+// TestRecordedRotationIsNotReportedAsAFailure: when the read model cannot be waited for after the
+// rotation was recorded (the database stopped in between), the client still gets its new tokens: a
+// 503 would have it retry with the spent refresh token, which reads as theft and revokes the grant.
+func TestRecordedRotationIsNotReportedAsAFailure(t *testing.T) {
+	var fail atomic.Bool
+	e := newEnv(t, envOptions{failWait: &fail})
+	clientID, tok := e.connect(appRedirect)
+	fail.Store(true)
+	tok2 := tokensOf(t, e.refresh(clientID, tok.refresh))
+	fail.Store(false)
+	// Once the read model has caught up, the new refresh token is the live one.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res := e.refresh(clientID, tok2.refresh)
+		if res.status == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the recorded rotation never took effect: %d %s", res.status, res.body)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

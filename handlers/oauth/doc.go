@@ -46,7 +46,10 @@
 // answer 503 {"error":"temporarily_unavailable"} with Retry-After when one was noted, whatever fosite
 // made of it. The authorization endpoint shows a 503 page before the redirect URI is known, and
 // redirects with error=temporarily_unavailable (RFC 6749 section 4.1.2.1) after. An access token whose
-// grant cannot be read is CodeUnavailable, which /mcp answers 503 with Retry-After.
+// grant cannot be read is CodeUnavailable, which /mcp answers 503 with Retry-After. One failure is
+// not reported: once a code exchange or a rotation is appended, a failed or slow (over 5 s) wait for the
+// read model is logged and the tokens are returned, because a 503 would have the client retry with the
+// spent code or refresh token, which reuse detection takes for theft and answers by revoking the grant.
 //
 // Client names are shown to the user as the app's claim of who it is. Registration refuses names with
 // control or bidirectional-formatting characters (domain/oauth), and the consent page shows any such

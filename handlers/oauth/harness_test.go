@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,6 +61,22 @@ type env struct {
 type envOptions struct {
 	postgres          bool
 	registrationLimit int
+	// failWait, when set and true, makes the server's waits for the read model fail, as when the
+	// database stops right after an append.
+	failWait *atomic.Bool
+}
+
+// flakyWaiter is the projection runner with waits that fail while fail is true.
+type flakyWaiter struct {
+	*projections.Runner
+	fail *atomic.Bool
+}
+
+func (f flakyWaiter) WaitForProjection(ctx context.Context, name string, pos eventstore.Position) error {
+	if f.fail != nil && f.fail.Load() {
+		return errors.New("read model unreachable")
+	}
+	return f.Runner.WaitForProjection(ctx, name, pos)
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -127,7 +145,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	users := projidentity.Reader{DB: db}
 	e.oauth, err = oauth.New(oauth.Options{
-		Store: store, DB: db, Projections: runner, Sessions: e.sessions, Users: users, PublicURL: e.public,
+		Store: store, DB: db, Projections: flakyWaiter{runner, o.failWait}, Sessions: e.sessions, Users: users, PublicURL: e.public,
 		SigningKey: key, RegistrationLimit: o.registrationLimit,
 		Now: func() time.Time {
 			if !e.now.IsZero() {

@@ -17,6 +17,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/handlers"
 	projoauth "github.com/workbench/workbench/projections/oauth"
 )
 
@@ -113,6 +114,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 			registrationError(w, "invalid_redirect_uri", domain.ErrorMessage(err))
 		case errors.Is(err, oauth.ErrInvalidClientMetadata):
 			registrationError(w, "invalid_client_metadata", domain.ErrorMessage(err))
+		case !isRefusal(err):
+			s.unavailableJSON(r.Context(), w, storageFailure(r.Context(), err))
 		default:
 			s.log.ErrorContext(r.Context(), "client registration failed", "err", err)
 			writeOAuthJSON(w, http.StatusInternalServerError, oauthError{Error: "server_error", ErrorDescription: "the registration could not be recorded; try again"})
@@ -121,6 +124,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.opts.Projections.WaitForProjection(r.Context(), projoauth.Name, res.Position); err != nil {
 		s.log.ErrorContext(r.Context(), "client registration: read model lagging", "err", err)
+		w.Header().Set("Retry-After", handlers.RetryAfterSeconds)
 		writeOAuthJSON(w, http.StatusServiceUnavailable, oauthError{Error: "temporarily_unavailable", ErrorDescription: "the registration was recorded but is not readable yet; retry shortly"})
 		return
 	}

@@ -120,7 +120,7 @@ func New(opts Options) (*Server, error) {
 	issuer := strings.TrimRight(opts.PublicURL, "/")
 	s := &Server{opts: opts, log: log, keys: k, reader: projoauth.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
 	s.storage = &storage{
-		store: opts.Store, wait: opts.Projections, reader: s.reader, audience: []string{s.resource},
+		log: log, store: opts.Store, wait: opts.Projections, reader: s.reader, audience: []string{s.resource},
 		scopes: SupportedScopes, kid: k.kid, now: func() time.Time { return opts.Now().UTC() },
 	}
 	cfg := &fosite.Config{

@@ -1,5 +1,7 @@
 // Package testpg gives each test its own empty PostgreSQL database on the server named by
-// WORKBENCH_TEST_POSTGRES_URL, and skips the test cleanly when that variable is unset.
+// WORKBENCH_TEST_POSTGRES_URL, and skips the test cleanly when that variable is unset (New). A test
+// that must stop the database (an outage, a crash) gets a private cluster of its own instead, created
+// with initdb on a free loopback port (NewCluster); the shared server is never stopped.
 package testpg
 
 import (

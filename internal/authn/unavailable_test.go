@@ -1,0 +1,84 @@
+package authn
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/handlers/mcp"
+	"github.com/workbench/workbench/handlers/oauth"
+	idproj "github.com/workbench/workbench/projections/identity"
+)
+
+// keyOwners is a fake read model: a fixed answer for every lookup.
+type keyOwners struct {
+	user idproj.User
+	err  error
+}
+
+func (k keyOwners) UserByKeyHash(context.Context, string) (idproj.User, uuid.UUID, error) {
+	return k.user, uuid.New(), k.err
+}
+
+type verifier struct {
+	claims oauth.AccessClaims
+	err    error
+}
+
+func (v verifier) VerifyAccessToken(context.Context, string) (oauth.AccessClaims, error) {
+	return v.claims, v.err
+}
+
+type failingUsers struct{ err error }
+
+func (f failingUsers) UserByID(context.Context, uuid.UUID) (idproj.User, error) {
+	return idproj.User{}, f.err
+}
+
+// TestStorageFailureIsUnavailable: when the read model cannot be read, every authenticator answers
+// CodeUnavailable (503), never CodeUnauthenticated (401); and in a chain that outranks the other
+// authenticators' refusals.
+func TestStorageFailureIsUnavailable(t *testing.T) {
+	down := errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+	key, _, _ := identity.NewAPIKey()
+	ada := uuid.New()
+	tests := []struct {
+		name  string
+		auth  mcp.Authenticator
+		token string
+		want  domain.Code
+	}{
+		{"API key, database down", APIKeys{Reader: keyOwners{err: down}}, key, domain.CodeUnavailable},
+		{"API key, unknown", APIKeys{Reader: keyOwners{err: idproj.ErrNotFound}}, key, domain.CodeUnauthenticated},
+		{"access token, grant unreadable", AccessTokens{Verifier: verifier{err: down}, Users: fakeUsers{}}, "a.b.c", domain.CodeUnavailable},
+		{"access token, user unreadable", AccessTokens{Verifier: verifier{claims: oauth.AccessClaims{UserID: ada}}, Users: failingUsers{down}}, "a.b.c", domain.CodeUnavailable},
+		{"access token, refused", AccessTokens{Verifier: verifier{err: domain.Errorf(domain.CodeUnauthenticated, "expired")}, Users: fakeUsers{}}, "a.b.c", domain.CodeUnauthenticated},
+		{"access token, wrong scope", AccessTokens{Verifier: verifier{err: &oauth.InsufficientScopeError{Scope: "mcp"}}, Users: fakeUsers{}}, "a.b.c", domain.CodeForbidden},
+		{"chain: the key lookup failed, the token authenticator does not know the credential",
+			Chain{APIKeys{Reader: keyOwners{err: down}}, AccessTokens{Verifier: verifier{err: oauth.ErrNotAccessToken}, Users: fakeUsers{}}}, key, domain.CodeUnavailable},
+		{"chain: a refusal after a failure does not hide it",
+			Chain{AccessTokens{Verifier: verifier{err: down}, Users: fakeUsers{}}, APIKeys{Reader: keyOwners{err: idproj.ErrNotFound}}}, "a.b.c", domain.CodeUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/mcp", nil)
+			r.Header.Set("Authorization", "Bearer "+tt.token)
+			_, err := tt.auth.Authenticate(r)
+			if got := domain.ErrorCode(err); got != tt.want {
+				t.Fatalf("code %s (%v), want %s", got, err, tt.want)
+			}
+		})
+	}
+	t.Run("portal session, user unreadable", func(t *testing.T) {
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		_, err := PortalSessions{Sessions: fakeSessions{user: ada, sameOrigin: true}, Users: failingUsers{down}}.Authenticate(r)
+		if domain.ErrorCode(err) != domain.CodeUnavailable {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
