@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeCompatBinary()
+	os.Exit(code)
 }
 
 func envFunc(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

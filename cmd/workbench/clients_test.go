@@ -1,0 +1,550 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/workbench/workbench/internal/testpg"
+)
+
+// The compatibility tests run real MCP clients, pinned in testdata/clients/package-lock.json, against the
+// built binary served exactly as the README says: the official TypeScript SDK's client (sdk-client.mjs),
+// the official conformance suite's server scenarios and the MCP Inspector's CLI mode.
+
+// compatVersion is linked into the binary under test; serverInfo.version must carry it.
+const compatVersion = "v0.0.0-compat"
+
+// serverScenarios is every server scenario of the pinned conformance suite and, for those that do not
+// apply to a server whose only features are tools (Workbench offers no resources, prompts, completions,
+// sampling or elicitation, and not the reference server's test tools), why. The test fails when the
+// suite lists a scenario that is not here, so a new version of the suite is looked at, not ignored.
+// logging-set-level applies when the server declares the logging capability.
+var serverScenarios = map[string]string{
+	"server-initialize":             "",
+	"ping":                          "",
+	"tools-list":                    "",
+	"dns-rebinding-protection":      "",
+	"server-sse-polling":            "",
+	"server-sse-multiple-streams":   "",
+	"logging-set-level":             "",
+	"completion-complete":           "completes an argument of the reference server's prompt test_prompt_with_arguments; Workbench offers no prompts and no completions",
+	"tools-call-simple-text":        "calls the reference server's tool test_simple_text",
+	"tools-call-image":              "calls the reference server's tool test_image_content",
+	"tools-call-audio":              "calls the reference server's tool test_audio_content",
+	"tools-call-embedded-resource":  "calls the reference server's tool test_embedded_resource",
+	"tools-call-mixed-content":      "calls the reference server's tool test_multiple_content_types",
+	"tools-call-with-logging":       "calls the reference server's tool test_tool_with_logging",
+	"tools-call-error":              "calls the reference server's tool test_error_handling (Workbench's own isError results are checked by the TypeScript SDK client)",
+	"tools-call-with-progress":      "calls the reference server's tool test_tool_with_progress",
+	"tools-call-sampling":           "calls the reference server's tool test_sampling, which asks the client to sample; Workbench never requests sampling",
+	"tools-call-elicitation":        "calls the reference server's tool test_elicitation; Workbench never elicits",
+	"json-schema-2020-12":           "looks for the reference server's tool json_schema_2020_12_tool",
+	"elicitation-sep1034-defaults":  "calls the reference server's tool test_elicitation_sep1034_defaults; Workbench never elicits",
+	"elicitation-sep1330-enums":     "calls the reference server's tool test_elicitation_sep1330_enums; Workbench never elicits",
+	"resources-list":                "needs resources; Workbench offers none",
+	"resources-read-text":           "reads the reference server's resource test://static-text",
+	"resources-read-binary":         "reads the reference server's resource test://static-binary",
+	"resources-templates-read":      "reads the reference server's resource template test://template/{id}/data",
+	"resources-subscribe":           "subscribes to the reference server's resource test://watched-resource",
+	"resources-unsubscribe":         "subscribes to the reference server's resource test://watched-resource",
+	"prompts-list":                  "needs prompts; Workbench offers none",
+	"prompts-get-simple":            "gets the reference server's prompt test_simple_prompt",
+	"prompts-get-with-args":         "gets the reference server's prompt test_prompt_with_arguments",
+	"prompts-get-embedded-resource": "gets the reference server's prompt test_prompt_with_embedded_resource",
+	"prompts-get-with-image":        "gets the reference server's prompt test_prompt_with_image",
+}
+
+var metaTools = []string{"search_tools", "get_tool_schema", "execute_tools", "whoami", "list_integrations",
+	"connect", "wait_for_connection", "get_auth_url", "curl_session"}
+
+func TestClientsSQLite(t *testing.T) {
+	runClients(t, func() string { return "" })
+}
+
+func TestClientsPostgres(t *testing.T) {
+	runClients(t, func() string { return testpg.New(t) })
+}
+
+// runClients runs every client against one served instance; postgresURL gives its PostgreSQL database,
+// or "" for SQLite.
+func runClients(t *testing.T, postgresURL func() string) {
+	clients := clientsDir(t)
+	bin := compatBinary(t)
+	srv := serveBinary(t, bin, postgresURL())
+	key := srv.apiKey(t, "compat@example.com")
+
+	var caps map[string]any
+	t.Run("typescript-sdk", func(t *testing.T) { caps = runSDKClient(t, clients, srv, key) })
+	t.Run("conformance", func(t *testing.T) {
+		_, logging := caps["logging"]
+		runConformance(t, clients, srv, key, logging)
+	})
+	t.Run("inspector-cli", func(t *testing.T) { runInspector(t, clients, srv, key) })
+}
+
+// clientsDir is testdata/clients with its node_modules installed by `npm ci` from the lock file, once
+// per lock file: a marker in node_modules records the lock's hash. Without Node and npm the test is
+// skipped, except under CI=true where it fails (.ci/run installs them).
+func clientsDir(t *testing.T) string {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("CI") == "true" {
+			t.Fatalf(format+" in CI (.ci/run installs Node and npm)", args...)
+		}
+		t.Skipf(format+"; skipping the client compatibility tests", args...)
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing("%s is not installed", tool)
+		}
+	}
+	out, err := exec.Command("node", "--version").Output()
+	if err != nil {
+		missing("node --version: %v", err)
+	}
+	major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".", 2)[0])
+	if major < 20 {
+		missing("Node %s is older than 20", strings.TrimSpace(string(out)))
+	}
+	dir, err := filepath.Abs(filepath.Join("testdata", "clients"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	npmOnce.Do(func() { npmErr = npmCI(dir) })
+	if npmErr != nil {
+		t.Fatal(npmErr)
+	}
+	return dir
+}
+
+var (
+	npmOnce sync.Once
+	npmErr  error
+)
+
+func npmCI(dir string) error {
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(lock)
+	want := hex.EncodeToString(sum[:])
+	marker := filepath.Join(dir, "node_modules", ".workbench-lock-sha256")
+	if got, err := os.ReadFile(marker); err == nil && strings.TrimSpace(string(got)) == want {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
+	}
+	return os.WriteFile(marker, []byte(want+"\n"), 0o644)
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// compatBinary builds the workbench binary once per test process, with compatVersion linked in.
+func compatBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "workbench-compat-"); binErr != nil {
+			return
+		}
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			binErr = fmt.Errorf("the go command is not on PATH to build the binary under test: %w", err)
+			return
+		}
+		cmd := exec.Command(goTool, "build", "-ldflags", "-X main.version="+compatVersion, "-o", filepath.Join(binDir, "workbench"), ".")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return filepath.Join(binDir, "workbench")
+}
+
+// removeCompatBinary is called by TestMain once every test has run.
+func removeCompatBinary() {
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+}
+
+// servedBinary is `workbench serve` in a child process, started as the README says: PORT,
+// SERVER_PUBLIC_URL and DATABASE_URL (plus ENCRYPTION_KEY on PostgreSQL), in its own working directory.
+type servedBinary struct {
+	Base string
+	bin  string
+	dir  string
+	env  []string
+	logs *syncBuffer
+}
+
+func serveBinary(t *testing.T, bin, postgresURL string) *servedBinary {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	dir := t.TempDir()
+	s := &servedBinary{Base: fmt.Sprintf("http://127.0.0.1:%d", port), bin: bin, dir: dir, logs: &syncBuffer{}}
+	s.env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"PORT=" + strconv.Itoa(port),
+		"SERVER_PUBLIC_URL=" + s.Base,
+		// An OAuth client for one integration, so that connect can start a connection (the provider is
+		// never reached: the claim link stays on Workbench until a user opens it).
+		"GITHUB_CLIENT_ID=compat-test-client",
+		"GITHUB_CLIENT_SECRET=compat-test-secret",
+	}
+	if postgresURL != "" {
+		s.env = append(s.env, "DATABASE_URL="+postgresURL, "ENCRYPTION_KEY="+testEncryptionKey)
+	} else {
+		s.env = append(s.env, "DATABASE_URL="+filepath.Join(dir, "data", "workbench.db"))
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, s.env, s.logs, s.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Error("workbench serve did not stop within 30s of SIGTERM")
+		}
+		if t.Failed() {
+			t.Logf("server log (tail):\n%s", s.logs.tail(16<<10))
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("workbench serve exited before it was ready: %v\n%s", err, s.logs.tail(16<<10))
+		default:
+		}
+		if resp, err := http.Get(s.Base + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workbench serve never became ready\n%s", s.logs.tail(16<<10))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// apiKey mints a key with `workbench apikey create` (the README's way, against the running server's
+// database) and waits until the server accepts it.
+func (s *servedBinary) apiKey(t *testing.T, email string) string {
+	t.Helper()
+	cmd := exec.Command(s.bin, "apikey", "create", "--email", email)
+	cmd.Dir, cmd.Env = s.dir, s.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("workbench apikey create: %v\n%s", err, stderr.String())
+	}
+	key := strings.TrimSpace(string(out))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		req, _ := http.NewRequest(http.MethodPost, s.Base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized {
+				return key
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never accepted the key minted by apikey create: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// signInLink is the one-time sign-in link the server printed at start.
+func (s *servedBinary) signInLink(t *testing.T) string {
+	t.Helper()
+	link := regexp.MustCompile(regexp.QuoteMeta(s.Base) + `/auth/link/[A-Za-z0-9._~-]+`).FindString(s.logs.tail(1 << 20))
+	if link == "" {
+		t.Fatalf("the server printed no one-time sign-in link:\n%s", s.logs.tail(16<<10))
+	}
+	return link
+}
+
+// node runs node in dir with env added and returns its stdout; stderr is logged. A non-zero exit is
+// returned as the error, with the output already read.
+func runNode(t *testing.T, dir string, env []string, args ...string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if stderr.Len() > 0 {
+		t.Logf("node %s: stderr:\n%s", redactArgs(args), stderr.String())
+	}
+	return stdout.Bytes(), err
+}
+
+// redactArgs is args for a log line, with the credential of an Authorization header left out.
+func redactArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.HasPrefix(a, "Authorization:") {
+			a = "Authorization: (redacted)"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}
+
+// oneLine is s on one line and at most 400 bytes, for a results table.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 400 {
+		s = s[:400] + "…"
+	}
+	return s
+}
+
+// runSDKClient runs sdk-client.mjs: every line it prints is a check; it returns the server's declared
+// capabilities from its initialize check.
+func runSDKClient(t *testing.T, clients string, srv *servedBinary, key string) map[string]any {
+	out, err := runNode(t, clients, []string{
+		"WORKBENCH_URL=" + srv.Base, "WORKBENCH_API_KEY=" + key,
+		"WORKBENCH_SIGNIN_LINK=" + srv.signInLink(t), "WORKBENCH_EXPECT_VERSION=" + compatVersion,
+	}, "sdk-client.mjs")
+	var caps map[string]any
+	failed := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	for sc.Scan() {
+		var line struct {
+			Check        string         `json:"check"`
+			OK           bool           `json:"ok"`
+			Error        string         `json:"error"`
+			Skipped      string         `json:"skipped"`
+			Capabilities map[string]any `json:"capabilities"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) != nil || line.Check == "" {
+			t.Errorf("sdk-client.mjs printed a line that is not a check: %s", sc.Text())
+			continue
+		}
+		if line.Check == "initialize" {
+			caps = line.Capabilities
+		}
+		if line.Skipped != "" {
+			failed++
+			t.Errorf("TypeScript SDK client: %s skipped: %s", line.Check, line.Skipped)
+		} else if line.OK {
+			t.Logf("pass: %s", sc.Text())
+		} else {
+			failed++
+			t.Errorf("TypeScript SDK client: %s: %s", line.Check, line.Error)
+		}
+	}
+	if err != nil && failed == 0 {
+		t.Errorf("sdk-client.mjs: %v (no failing check printed)\n%s", err, out)
+	}
+	return caps
+}
+
+type conformanceCheck struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Status       string `json:"status"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+var scenarioDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T[0-9-]+Z$`)
+
+// runConformance runs every server scenario of the conformance suite once, then requires each one that
+// applies to have no failed check. The suite's server scenarios cannot send a credential; bearer.mjs,
+// preloaded into it, adds the API key to its requests to the server (and to nothing else).
+func runConformance(t *testing.T, clients string, srv *servedBinary, key string, loggingDeclared bool) {
+	suite := filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	listed, err := runNode(t, clients, nil, suite, "list", "--server")
+	if err != nil {
+		t.Fatalf("conformance list: %v\n%s", err, listed)
+	}
+	var names []string
+	for _, line := range strings.Split(string(listed), "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+			names = append(names, name)
+			if _, known := serverScenarios[name]; !known {
+				t.Errorf("the conformance suite has a server scenario %q that serverScenarios does not classify", name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("conformance list --server listed nothing:\n%s", listed)
+	}
+
+	outDir := t.TempDir()
+	mcpURL := srv.Base + "/mcp"
+	preload := "file://" + filepath.ToSlash(filepath.Join(clients, "bearer.mjs"))
+	// The exit status says whether every scenario passed, and most do not apply: the results are read
+	// scenario by scenario below.
+	out, _ := runNode(t, clients, []string{
+		"NODE_OPTIONS=--import " + preload, "WORKBENCH_BEARER=" + key, "WORKBENCH_MCP_URL=" + mcpURL,
+	}, suite, "server", "--url", mcpURL, "--suite", "all", "-o", outDir)
+	results := map[string][]conformanceCheck{}
+	entries, err := os.ReadDir(outDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		m := scenarioDir.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(outDir, e.Name(), "checks.json"))
+		if err != nil {
+			t.Errorf("scenario %s: %v", m[1], err)
+			continue
+		}
+		var checks []conformanceCheck
+		if err := json.Unmarshal(b, &checks); err != nil {
+			t.Errorf("scenario %s: checks.json: %v", m[1], err)
+			continue
+		}
+		results[m[1]] = checks
+	}
+
+	var table []string
+	for _, name := range names {
+		why := serverScenarios[name]
+		if name == "logging-set-level" && !loggingDeclared {
+			why = "the server does not declare the logging capability"
+		}
+		checks, ran := results[name]
+		verdict, detail := "pass", ""
+		switch {
+		case !ran:
+			verdict, detail = "did not run", ""
+		default:
+			succeeded := false
+			for _, c := range checks {
+				switch c.Status {
+				case "SUCCESS":
+					succeeded = true
+				case "FAILURE":
+					verdict = "FAIL"
+					detail += fmt.Sprintf(" [%s: %s]", c.ID, oneLine(c.ErrorMessage))
+				case "WARNING":
+					detail += fmt.Sprintf(" [warning %s: %s]", c.ID, oneLine(c.ErrorMessage))
+				}
+			}
+			if verdict == "pass" && !succeeded {
+				// Every check informational, e.g. the SSE scenarios when the server answers with JSON.
+				verdict = "pass (informational checks only)"
+			}
+		}
+		if why != "" {
+			table = append(table, fmt.Sprintf("%-32s n/a  (%s; ran: %s)", name, why, verdict))
+			continue
+		}
+		table = append(table, fmt.Sprintf("%-32s %s%s", name, verdict, detail))
+		if !strings.HasPrefix(verdict, "pass") {
+			t.Errorf("conformance scenario %s: %s%s", name, verdict, detail)
+		}
+	}
+	sort.Strings(table)
+	t.Logf("conformance server scenarios against %s:\n%s", mcpURL, strings.Join(table, "\n"))
+	if t.Failed() {
+		if len(out) > 8<<10 {
+			out = out[len(out)-8<<10:]
+		}
+		t.Logf("conformance output (tail):\n%s", out)
+	}
+}
+
+// runInspector runs the MCP Inspector in CLI mode (--cli), as `npx @modelcontextprotocol/inspector --cli`
+// does. Its working directory is the CLI's build directory: inspector-cli 1.0.3 finds its own
+// package.json relative to the working directory, not to itself.
+func runInspector(t *testing.T, clients string, srv *servedBinary, key string) {
+	dir := filepath.Join(clients, "node_modules", "@modelcontextprotocol", "inspector-cli", "build")
+	inspect := func(args ...string) map[string]any {
+		t.Helper()
+		args = append([]string{"cli.js", "--cli", srv.Base + "/mcp", "--transport", "http",
+			"--header", "Authorization: Bearer " + key}, args...)
+		out, err := runNode(t, dir, nil, args...)
+		if err != nil {
+			t.Fatalf("inspector %s: %v\n%s", redactArgs(args[1:]), err, out)
+		}
+		var v map[string]any
+		if i := bytes.IndexByte(out, '{'); i < 0 || json.Unmarshal(out[i:], &v) != nil {
+			t.Fatalf("inspector %s printed no JSON object:\n%s", redactArgs(args[1:]), out)
+		}
+		return v
+	}
+
+	listed := inspect("--method", "tools/list")
+	tools, _ := listed["tools"].([]any)
+	var names []string
+	for _, tool := range tools {
+		if m, ok := tool.(map[string]any); ok {
+			names = append(names, fmt.Sprint(m["name"]))
+		}
+	}
+	for _, want := range metaTools {
+		if !slices.Contains(names, want) {
+			t.Errorf("inspector tools/list lacks %s: %v", want, names)
+		}
+	}
+
+	called := inspect("--method", "tools/call", "--tool-name", "execute_tools",
+		"--tool-arg", `executions=[{"tool":"utils_echo","args":{"message":"from the Inspector"}}]`)
+	if called["isError"] == true || !strings.Contains(fmt.Sprint(called["content"]), "from the Inspector") {
+		t.Errorf("inspector tools/call execute_tools: %v", called)
+	}
+}
