@@ -6,46 +6,18 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/workbench/workbench/internal/config"
 )
 
 // TestSigninLink: an operator mints a one-time link for another user with the CLI, against the
 // database a running server uses; the link signs that user in to the portal once.
 func TestSigninLink(t *testing.T) {
-	// The server answers on its public URL, as the README has it.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	env := map[string]string{"DATABASE_URL": filepath.Join(t.TempDir(), "wb.db"), "SERVER_PUBLIC_URL": base}
-	cfg, err := config.FromEnv(envFunc(env))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewMain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	m.Listener = ln
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := m.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- m.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		m.Close()
-	})
-	waitReady(t, base)
+	s := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), nil, slog.LevelInfo)
+	base, env := s.Base, s.Env
 
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"signin-link", "--email", "Grace@Example.com"}, envFunc(env), &out, &errOut); err != nil {
