@@ -332,7 +332,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	}
 	goRun("projections", m.Runner.Run)
 
-	b, err := bus.Open(ctx, m.Config.BusURL, &bus.Options{Logger: m.Logger})
+	b, err := bus.Open(ctx, m.Config.BusURL, &bus.Options{Logger: m.Logger, NATSPrefix: m.Config.BusNATSPrefix})
 	if err != nil {
 		return err
 	}
