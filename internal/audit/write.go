@@ -65,6 +65,7 @@ var CSVHeader = []string{
 	"via", "client_id", "key_id", "old_key_id", "connection_version", "attempt_id", "auth_mode",
 	"reason", "scopes", "account_hint", "args_size", "args_sha256", "result_size", "result_sha256", "subject",
 	"session_id", "integrations", "expires_at", "method", "path", "query_keys", "status", "request_bytes", "response_bytes",
+	"client_name",
 }
 
 // CSVWriter writes RFC 4180 CSV with the CSVHeader row first (written even when there are no
@@ -104,6 +105,7 @@ func (c *CSVWriter) Write(r Record) error {
 		r.Reason, strings.Join(r.Scopes, " "), r.AccountHint, intCell(r.ArgsSize), r.ArgsSHA256, intCell(r.ResultSize), r.ResultSHA256, r.Subject,
 		uuidCell(r.SessionID), strings.Join(r.Integrations, " "), timeCell(r.ExpiresAt), r.Method, r.Path, strings.Join(r.QueryKeys, " "),
 		statusCell(r.Status), int64Cell(r.RequestBytes), int64Cell(r.ResponseBytes),
+		r.ClientName,
 	)
 	for i, cell := range row {
 		row[i] = DefuseCell(cell)
