@@ -24,7 +24,7 @@ func TestREADMEPaths(t *testing.T) {
 		}
 	}
 	top := `(?:\.\./|\.ci/|cmd/|domain/|eventstore/|handlers/|internal/|migrations/|plugins/|portal/|projections/)`
-	for _, m := range regexp.MustCompile("`(" + top + "[A-Za-z0-9_./-]*)`").FindAllStringSubmatch(readme, -1) {
+	for _, m := range regexp.MustCompile("`("+top+"[A-Za-z0-9_./-]*)`").FindAllStringSubmatch(readme, -1) {
 		paths = append(paths, m[1])
 	}
 	if len(paths) < 5 {
