@@ -540,6 +540,9 @@ func TestReplayPostgres(t *testing.T) {
 	if _, err := audittest.AppendCurlSession(ctx, pgStore); err != nil {
 		t.Fatal(err)
 	}
+	if _, _, err := audittest.AppendAccess(ctx, pgStore); err != nil {
+		t.Fatal(err)
+	}
 	fx := newFixture(t)
 	strip := func(recs []audit.Record) []audit.Record {
 		for i := range recs {
