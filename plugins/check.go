@@ -13,15 +13,27 @@ import (
 type CheckResult struct {
 	Integrations int
 	Tools        int
-	// Problems are every plugin or tool that would not load, with where and why.
+	// Problems are every plugin or tool that would not load, with where and why; one Problem may
+	// carry several reasons (see Count).
 	Problems []Problem
+}
+
+// Count is the number of problems found: every reason of every plugin, not the number of plugins.
+func (r CheckResult) Count() int {
+	n := 0
+	for _, p := range r.Problems {
+		n += len(p.Lines())
+	}
+	return n
 }
 
 // Check validates user plugins as the server would load them at boot, beside the built-ins (so a name
 // that collides with a built-in is reported too). path is either one plugin folder (it holds
 // manifest.json) or a PLUGINS_DIR of plugin folders. Only problems of the checked plugins are
 // reported; Go handlers ("handler": "go") are not available to user plugins and are reported missing.
-func Check(ctx context.Context, path string) (CheckResult, error) {
+// allowLoopback is the server's WORKBENCH_DEV_ALLOW_LOOPBACK: http:// URLs on a loopback host pass, as
+// they would load in a server started with it.
+func Check(ctx context.Context, path string, allowLoopback bool) (CheckResult, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return CheckResult{}, fmt.Errorf("plugins check: %w", err)
@@ -29,7 +41,7 @@ func Check(ctx context.Context, path string) (CheckResult, error) {
 	if !info.IsDir() {
 		return CheckResult{}, fmt.Errorf("plugins check: %s is not a directory", path)
 	}
-	opts := Options{}
+	opts := Options{AllowInsecureHTTP: allowLoopback}
 	if _, err := os.Stat(filepath.Join(path, ManifestFile)); err == nil {
 		abs, err := filepath.Abs(path)
 		if err != nil {

@@ -312,7 +312,10 @@ func readLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
 }
 
 // loadPlugin reads, validates and compiles one plugin folder. On error the returned integration, when
-// not nil, carries the name for the report.
+// not nil, carries the name for the report. Every problem of the folder is reported at once (the
+// manifest with its auth block, the name, tools.json, each tool's schema and handler): a plugin author
+// fixes them in one round, not one per run. Only an unreadable or undecodable manifest stops early,
+// since the tools are judged against it.
 func loadPlugin(src pluginSource, handlers map[string]Handler, allowInsecure bool) (*Integration, error) {
 	if IsReserved(src.folder) {
 		return &Integration{Manifest: Manifest{Name: src.folder}}, fmt.Errorf("folder name %q is reserved for an integration built into the server", src.folder)
@@ -321,8 +324,8 @@ func loadPlugin(src pluginSource, handlers map[string]Handler, allowInsecure boo
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", ManifestFile, err)
 	}
-	m, err := ParseManifest(mdata)
-	if err != nil {
+	var m Manifest
+	if err := decodeStrict(ManifestFile, mdata, &m); err != nil {
 		// A manifest that names a reserved integration is reported under that name.
 		var probe struct {
 			Name string `json:"name"`
@@ -331,38 +334,61 @@ func loadPlugin(src pluginSource, handlers map[string]Handler, allowInsecure boo
 		return &Integration{Manifest: Manifest{Name: probe.Name}}, err
 	}
 	named := &Integration{Manifest: Manifest{Name: m.Name}}
+	errs := m.Validate()
 	if m.Name != src.folder {
-		return named, &FieldError{File: ManifestFile, Field: "name", Msg: fmt.Sprintf("%q must equal the plugin folder name %q", m.Name, src.folder)}
+		errs = append(errs, &FieldError{File: ManifestFile, Field: "name", Msg: fmt.Sprintf("%q must equal the plugin folder name %q", m.Name, src.folder)})
 	}
+	reported := map[string]bool{}
+	for _, fe := range errs {
+		reported[fe.Field] = true
+	}
+	in := &Integration{Manifest: m, Source: src.source}
+	for _, fe := range in.resolveURLs(allowInsecure) {
+		if !reported[fe.Field] { // a URL the manifest check already refused is reported once
+			errs = append(errs, fe)
+		}
+	}
+	if !reported["logo"] {
+		if m.Logo != "" && !strings.Contains(m.Logo, "://") {
+			svg, err := readLimited(src.fsys, m.Logo, maxLogoBytes)
+			switch {
+			case err != nil:
+				errs = append(errs, &FieldError{File: ManifestFile, Field: "logo", Msg: err.Error()})
+			case !bytes.Contains(svg, []byte("<svg")):
+				errs = append(errs, &FieldError{File: ManifestFile, Field: "logo", Msg: fmt.Sprintf("%s is not an SVG document", m.Logo)})
+			default:
+				in.LogoSVG = svg
+			}
+		}
+	}
+
 	tdata, err := readLimited(src.fsys, ToolsFile, maxToolsBytes)
 	if err != nil {
-		return named, fmt.Errorf("read %s: %w", ToolsFile, err)
+		errs = append(errs, &FieldError{File: ToolsFile, Msg: "cannot be read: " + err.Error()})
+		return named, errs
 	}
 	specs, err := ParseTools(tdata)
 	if err != nil {
-		return named, err
-	}
-	if errs := ValidateTools(m, specs); len(errs) > 0 {
-		return named, errs
-	}
-
-	in := &Integration{Manifest: *m, Source: src.source}
-	if err := in.resolveURLs(allowInsecure); err != nil {
-		return named, err
-	}
-	if m.Logo != "" && !strings.Contains(m.Logo, "://") {
-		svg, err := readLimited(src.fsys, m.Logo, maxLogoBytes)
-		if err != nil {
-			return named, &FieldError{File: ManifestFile, Field: "logo", Msg: err.Error()}
+		var fe *FieldError
+		if !errors.As(err, &fe) {
+			fe = &FieldError{File: ToolsFile, Msg: err.Error()}
 		}
-		if !bytes.Contains(svg, []byte("<svg")) {
-			return named, &FieldError{File: ManifestFile, Field: "logo", Msg: fmt.Sprintf("%s is not an SVG document", m.Logo)}
-		}
-		in.LogoSVG = svg
+		return named, append(errs, fe)
 	}
-
-	var errs FieldErrors
+	// A tool with a problem of its declaration is not compiled as well: one problem per cause.
+	declared := ValidateTools(&m, specs)
+	errs = append(errs, declared...)
+	faulty := map[int]bool{}
+	for _, fe := range declared {
+		var i int
+		if _, err := fmt.Sscanf(fe.Field, "[%d]", &i); err == nil {
+			faulty[i] = true
+		}
+	}
 	for i, spec := range specs {
+		if faulty[i] {
+			continue
+		}
 		at := fmt.Sprintf("[%d](%s)", i, spec.Name)
 		t := &Tool{
 			Name:        spec.Name,
@@ -403,17 +429,20 @@ func loadPlugin(src pluginSource, handlers map[string]Handler, allowInsecure boo
 }
 
 // resolveURLs parses the base and proxy URLs and records the origins the runtime client may reach.
-func (in *Integration) resolveURLs(allowInsecure bool) error {
+func (in *Integration) resolveURLs(allowInsecure bool) FieldErrors {
+	var errs FieldErrors
 	for _, f := range []struct{ field, raw string }{{"base_url", in.BaseURL}, {"proxy.base_url", in.ProxyBaseURL()}} {
 		if f.raw == "" {
 			continue
 		}
 		u, err := url.Parse(f.raw)
 		if err != nil {
-			return &FieldError{File: ManifestFile, Field: f.field, Msg: err.Error()}
+			errs = append(errs, &FieldError{File: ManifestFile, Field: f.field, Msg: err.Error()})
+			continue
 		}
 		if u.Scheme == "http" && !(allowInsecure && isLoopback(u.Hostname())) {
-			return &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)}
+			errs = append(errs, &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)})
+			continue
 		}
 		if f.field == "base_url" {
 			in.baseURL = u
@@ -425,18 +454,18 @@ func (in *Integration) resolveURLs(allowInsecure bool) error {
 	}
 	for _, f := range []struct{ field, raw string }{{"logo", in.Logo}} {
 		if strings.HasPrefix(f.raw, "http://") {
-			return &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)}
+			errs = append(errs, &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)})
 		}
 	}
 	if o := in.Auth.OAuth2; o != nil {
 		for _, f := range []struct{ field, raw string }{{"auth.oauth2.authorize_url", o.AuthorizeURL}, {"auth.oauth2.token_url", o.TokenURL}} {
 			u, _ := url.Parse(f.raw)
 			if u != nil && u.Scheme == "http" && !(allowInsecure && isLoopback(u.Hostname())) {
-				return &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)}
+				errs = append(errs, &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)})
 			}
 		}
 	}
-	return nil
+	return errs
 }
 
 func isLoopback(host string) bool {

@@ -165,7 +165,7 @@ func TestLoadPluginsDir(t *testing.T) {
 		{gitHubDir, "git-hub", "git_hub_list", "already registered by integration git from " + gitDir},
 		{githubCopy, "github", "", "already loaded from builtin:github"},
 		{filepath.Join(dir, "no-handler"), "no-handler", "", "tools.json: [0](no_handler_x).handler: no Go handler is registered"},
-		{filepath.Join(dir, "no-tools"), "no-tools", "", "read tools.json"},
+		{filepath.Join(dir, "no-tools"), "no-tools", "", "tools.json: cannot be read"},
 		{filepath.Join(dir, "remote-ref"), "remote-ref", "", "may not load file:///etc/passwd"},
 		{filepath.Join(dir, "renamed"), "other", "", `manifest.json: name: "other" must equal the plugin folder name "renamed"`},
 		{filepath.Join(dir, "sneaky"), "jots", "", `manifest.json: name: "jots" is reserved`},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -152,5 +153,40 @@ func TestAuditReplayBadFlags(t *testing.T) {
 				t.Errorf("stderr %q, want it to contain %q; stdout %q", errOut.String(), tc.want, out.String())
 			}
 		})
+	}
+}
+
+// TestAuditReplayAccess: the command emits the access records (sign-in, OAuth client registration,
+// grant, revocation) with the client's name; stdout holds records only, and stderr's summary comes
+// after the start-up log lines.
+func TestAuditReplayAccess(t *testing.T) {
+	env, m := auditEnv(t, 0)
+	if _, _, err := audittest.AppendAccess(context.Background(), m.Store); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"audit", "replay", "--user", "bob@example.com"}, envFunc(env), &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	kinds := map[audit.Kind]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r audit.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Kind == "" {
+			t.Fatalf("stdout holds something other than a record: %q (%v)", line, err)
+		}
+		kinds[r.Kind] = r.ClientName
+	}
+	for k, name := range map[audit.Kind]string{audit.KindSigninLinkIssued: "", audit.KindSignedIn: "", audit.KindOAuthGranted: audittest.ClientName, audit.KindOAuthTokensRevoked: audittest.ClientName} {
+		if got, ok := kinds[k]; !ok || got != name {
+			t.Errorf("kind %s: present %v, client name %q, want %q", k, ok, got, name)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	started, last := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "plugins loaded") }), lines[len(lines)-1]
+	if started < 0 || !strings.HasPrefix(last, "audit replay: done: ") {
+		t.Errorf("stderr: the summary does not follow the start-up lines:\n%s", errOut.String())
 	}
 }

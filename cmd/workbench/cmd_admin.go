@@ -5,9 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/workbench/workbench/domain"
+	domainsignin "github.com/workbench/workbench/domain/signin"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/signin"
 )
 
 // cmdAPIKey: `apikey create --email E [--name N]` creates the user when missing, mints a key (or
@@ -120,3 +124,47 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 		n, m.Vault.CurrentMasterID(), time.Since(start).Round(time.Millisecond), usage)
 	return nil
 }
+
+// cmdSigninLink: `signin-link --email E` prints a one-time portal sign-in link for the user of E
+// (created when missing), the same kind of link `serve` prints for WORKBENCH_ADMIN_EMAIL when no SSO
+// provider is configured. It is how an operator lets another person in without SSO: whoever opens
+// the link first, within signin.LinkTTL, is signed in as that user; so hand it over privately.
+func cmdSigninLink(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("signin-link", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	email := fs.String("email", "", "the user's email address (the user is created when missing)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *email == "" || fs.NArg() != 0 {
+		fmt.Fprint(stderr, "usage: workbench signin-link --email EMAIL\n")
+		return errUsage
+	}
+	m, err := openMain(ctx, getenv, stderr, nil)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	svc, err := signin.New(signin.Config{
+		Settings: signin.Settings{AdminEmail: *email}, Users: m.Accounts, Store: m.Store,
+		// The CLI reads no read model: the server's own runner projects the new user from the log
+		// before anyone can open the link, so there is nothing to wait for here.
+		Projections: noWait{}, PublicURL: m.Config.ServerPublicURL, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	link, err := svc.IssueLink(ctx, *email, "cli")
+	if err != nil {
+		return fmt.Errorf("signin-link: %s", describe(err))
+	}
+	fmt.Fprintf(stderr, "one-time sign-in link for %s: it works once, within %s; whoever opens it is signed in as this user\n",
+		strings.ToLower(strings.TrimSpace(*email)), domainsignin.LinkTTL)
+	fmt.Fprintln(stdout, link)
+	return nil
+}
+
+// noWait is a projections waiter that does not wait (see cmdSigninLink).
+type noWait struct{}
+
+func (noWait) WaitFor(context.Context, eventstore.Position) error { return nil }

@@ -14,7 +14,9 @@ const auditUsage = `usage: workbench audit replay [--from T] [--to T] [--user EM
 
 Streams the audit records of the event log itself (not a read model) to stdout, in log order:
 tool executions, connects and connect attempts, refreshes, re-authorizations, disconnects, API key
-mints, rotations and revocations, and shredded subjects. Progress goes to stderr.
+mints, rotations and revocations, shredded subjects, curl sessions and their requests, sign-in links
+issued and used, OAuth client registrations, grants and token-family revocations (with the OAuth
+client's name beside its id). Stdout holds only records; progress goes to stderr.
 
   --from T         records at or after T: RFC 3339 (2025-01-31T13:45:00Z) or a date (2025-01-31, from its start, UTC)
   --to T           records before T: RFC 3339, or a date meaning through the end of that day (UTC)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/workbench/workbench/plugins"
 )
@@ -18,7 +20,16 @@ func cmdPlugins(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprint(stderr, "usage: workbench plugins check DIR\n\nDIR is one plugin folder (it holds manifest.json) or a PLUGINS_DIR of plugin folders.\n")
 		return errUsage
 	}
-	res, err := plugins.Check(ctx, args[1])
+	// The same switch as serve's: a plugin pointing at a local development server passes with it.
+	allowLoopback := false
+	if v := strings.TrimSpace(getenv("WORKBENCH_DEV_ALLOW_LOOPBACK")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("WORKBENCH_DEV_ALLOW_LOOPBACK=%q: want true or false", v)
+		}
+		allowLoopback = b
+	}
+	res, err := plugins.Check(ctx, args[1], allowLoopback)
 	if err != nil {
 		return err
 	}
@@ -27,10 +38,19 @@ func cmdPlugins(ctx context.Context, args []string, getenv func(string) string, 
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	if len(res.Problems) > 0 {
-		fmt.Fprintf(stderr, "%d problem(s); %d integration(s) with %d tool(s) would load\n", len(res.Problems), res.Integrations, res.Tools)
+	if n := res.Count(); n > 0 {
+		fmt.Fprintf(stderr, "%d problem(s) in %d plugin(s); %d integration(s) with %d tool(s) would load\n", n, foldersWithProblems(res), res.Integrations, res.Tools)
 		return errProblems
 	}
 	fmt.Fprintf(stdout, "ok: %d integration(s) with %d tool(s) would load\n", res.Integrations, res.Tools)
 	return nil
+}
+
+// foldersWithProblems counts the distinct plugin folders with a problem.
+func foldersWithProblems(res plugins.CheckResult) int {
+	seen := map[string]bool{}
+	for _, p := range res.Problems {
+		seen[p.Source] = true
+	}
+	return len(seen)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -175,6 +176,31 @@ func (s *e2eServer) settledEvents(tb testing.TB, typ string, atLeast int) []even
 		prev = len(evs)
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// eventsUntil follows the log from its start and returns the events of type typ as soon as complete
+// says they are all there. An event committed a moment ago may not be readable yet on PostgreSQL (see
+// settledEvents); the store's subscription delivers it the moment it is, so nothing is polled.
+func (s *e2eServer) eventsUntil(tb testing.TB, typ string, complete func([]eventstore.Envelope) bool) []eventstore.Envelope {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []eventstore.Envelope
+	enough := errors.New("enough")
+	err := s.M.Store.Subscribe(ctx, eventstore.Start, func(env eventstore.Envelope) error {
+		if env.Type != typ {
+			return nil
+		}
+		out = append(out, env)
+		if complete(out) {
+			return enough
+		}
+		return nil
+	})
+	if !errors.Is(err, enough) {
+		tb.Fatalf("the log never held the expected %s events (%d seen): %v", typ, len(out), err)
+	}
+	return out
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers (the server's logger).

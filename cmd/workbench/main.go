@@ -3,6 +3,7 @@
 //	workbench [serve]                       run the server (migrates first)
 //	workbench migrate [--create-role NAME]  apply pending schema migrations and exit (and create the server's PostgreSQL role)
 //	workbench apikey create --email E       create the user when missing, mint a key, print it once
+//	workbench signin-link --email E         print a one-time portal sign-in link for that user
 //	workbench events tail [--from POS] [-f] print the event log as JSON lines
 //	workbench projections rebuild [NAME]    rebuild one read model (or all) from position zero
 //	workbench keys rotate                   re-seal every data key under the current ENCRYPTION_KEY
@@ -45,6 +46,7 @@ commands:
   migrate [--create-role NAME]   apply pending schema migrations and exit; --create-role: create the server's
                                  least-privilege PostgreSQL role (append-only on events)
   apikey create --email EMAIL    create the user when missing, mint an API key, print it once
+  signin-link --email EMAIL      print a one-time portal sign-in link for that user (created when missing)
   events tail [--from POS] [-f]  print the event log as JSON lines (-f: keep following)
   projections rebuild [NAME]     rebuild one read model, or all, from position zero
   audit replay [flags]           stream the log's audit records as JSON lines or CSV (-h for flags)
@@ -68,6 +70,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdMigrate(ctx, args, getenv, stdout, stderr)
 	case "apikey":
 		return cmdAPIKey(ctx, args, getenv, stdout, stderr)
+	case "signin-link":
+		return cmdSigninLink(ctx, args, getenv, stdout, stderr)
 	case "events":
 		return cmdEvents(ctx, args, getenv, stdout, stderr)
 	case "projections":

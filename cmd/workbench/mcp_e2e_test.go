@@ -31,6 +31,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testpg"
 )
 
@@ -725,15 +726,17 @@ func (e *mcpEnv) connectFlow(t *testing.T, ada, bob *sdk.ClientSession) {
 	if third != second || e.provider.refreshes.Load() != 1 {
 		t.Fatalf("the call after the refresh used %q with %d refreshes", third, e.provider.refreshes.Load())
 	}
-	// The executions record the connection version they used; the refresh moved it on.
+	// The executions record the connection version they used; the refresh moved it on. Each was
+	// appended before its result came back, but on PostgreSQL may become readable a moment later.
 	var versions []int64
-	for _, ev := range e.srv.events(t, execution.TypeToolExecuted) {
+	e.srv.eventsUntil(t, execution.TypeToolExecuted, func(evs []eventstore.Envelope) bool {
 		var rec execution.ToolExecuted
-		json.Unmarshal(ev.Data, &rec) //nolint:errcheck
+		json.Unmarshal(evs[len(evs)-1].Data, &rec) //nolint:errcheck
 		if rec.Tool == "acme_profile" && rec.Success {
 			versions = append(versions, rec.ConnectionVersion)
 		}
-	}
+		return len(versions) == 3
+	})
 	if len(versions) != 3 || versions[0] == 0 {
 		t.Fatalf("connection versions of the acme executions: %v", versions)
 	}

@@ -269,6 +269,7 @@ func TestPortalInChromium(t *testing.T) {
 	plugDir := t.TempDir()
 	writeAcmePlugin(t, plugDir, provider)
 	writeBeaconPlugin(t, plugDir)
+	writeUnsetPlugin(t, plugDir)
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{
 		"PLUGINS_DIR":                  plugDir,
 		"WORKBENCH_DEV_ALLOW_LOOPBACK": "true",
@@ -377,6 +378,29 @@ func TestPortalInChromium(t *testing.T) {
 		if provider.exchanges.Load() != 1 {
 			t.Fatalf("the provider saw %d code exchanges, want 1", provider.exchanges.Load())
 		}
+	})
+
+	t.Run("an OAuth integration whose client is not set", func(t *testing.T) {
+		tb.t = t
+		tb.open("/integrations")
+		card := `article[data-integration=gamma]`
+		tb.el(card+` [data-testid=not-set-up]`, `Not set up on this server`)
+		tb.el(card+` [data-testid=not-set-up]`, `GAMMA_CLIENT_ID`)
+		if has, _, _ := tb.p.Has(card + ` [data-testid=connect]`); has {
+			t.Error("an integration the server cannot connect offers Connect")
+		}
+		tb.shot("integrations-not-set-up")
+	})
+
+	t.Run("a long error notice wraps inside its card", func(t *testing.T) {
+		tb.t = t
+		tb.open("/?connect_error=exchange_failed&integration=" + strings.Repeat("x", 300))
+		tb.el(`.notice-error`, `was not connected`)
+		fits, err := tb.page().Eval(`() => { const n = document.querySelector('.notice-error'); return n.scrollWidth <= n.clientWidth }`)
+		if err != nil || !fits.Value.Bool() {
+			t.Fatalf("the notice overflows: %v %v", err, fits)
+		}
+		tb.shot("integrations-long-error")
 	})
 
 	t.Run("a failed callback is explained", func(t *testing.T) {
@@ -497,6 +521,25 @@ func TestPortalInChromium(t *testing.T) {
 		tb.waitURL(`^/signin\?next=%2Fclients$`)
 	})
 	tb.t = t
+}
+
+// writeUnsetPlugin adds "gamma", an OAuth integration whose client (GAMMA_CLIENT_ID) the test server
+// does not set.
+func writeUnsetPlugin(t *testing.T, dir string) {
+	t.Helper()
+	d := filepath.Join(dir, "gamma")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"manifest.json": `{"name":"gamma","version":"1.0.0","display_name":"Gamma","description":"An OAuth integration without its client.",
+			"base_url":"https://gamma.example","auth":{"mode":"oauth2","oauth2":{"authorize_url":"https://gamma.example/authorize","token_url":"https://gamma.example/token"}}}`,
+		"tools.json": `[]`,
+	} {
+		if err := os.WriteFile(filepath.Join(d, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // waitConnected waits until the connections read model says integration is connected for user.

@@ -141,9 +141,7 @@ func (m *Main) Open(ctx context.Context) error {
 	m.Runner = runner
 	m.Accounts = &accounts.Service{Store: m.Store, Vault: m.Vault}
 	reg, problems := plugins.Load(ctx, plugins.Options{Logger: m.Logger, PluginsDir: m.Config.PluginsDir, AllowInsecureHTTP: m.Config.DevAllowLoopback})
-	for _, p := range problems {
-		m.Logger.Error("plugin not loaded", "problem", p.Error())
-	}
+	// Load logged each problem once, with its source; here only the count.
 	m.Plugins = reg
 	m.Logger.Info("plugins loaded", "integrations", len(reg.Integrations()), "tools", len(reg.Tools()), "problems", len(problems))
 	return nil
@@ -344,7 +342,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	}
 	goRun("projections", m.Runner.Run)
 
-	b, err := bus.Open(ctx, m.Config.BusURL, &bus.Options{Logger: m.Logger})
+	b, err := bus.Open(ctx, m.Config.BusURL, &bus.Options{Logger: m.Logger, NATSPrefix: m.Config.BusNATSPrefix})
 	if err != nil {
 		return err
 	}

@@ -266,6 +266,8 @@ func newEnv(t *testing.T) *env {
 	writePlugin(t, plugDir, "keyed", fmt.Sprintf(`{"name":"keyed","version":"1","display_name":"Keyed","description":"needs a key","base_url":%q,
 		"auth":{"mode":"apikey","apikey":{"fields":[{"name":"api_key","label":"API key","secret":true,"placeholder":"kx_..."},{"name":"region","label":"Region","optional":true}],
 		"inject":{"in":"header","name":"X-Api-Key","field":"api_key"}}}}`, oauth.URL), nil)
+	writePlugin(t, plugDir, "unset", fmt.Sprintf(`{"name":"unset","version":"1","display_name":"Unset","description":"no client set","base_url":%q,
+		"auth":{"mode":"oauth2","oauth2":{"authorize_url":%q,"token_url":%q}}}`, oauth.URL, oauth.URL+"/authorize", oauth.URL+"/token"), nil)
 	writePlugin(t, plugDir, "free", `{"name":"free","version":"1","display_name":"Free","description":"no auth","auth":{"mode":"none"}}`, nil)
 	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, SkipBuiltins: true, AllowInsecureHTTP: true})
 	if len(problems) > 0 {

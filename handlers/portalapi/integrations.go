@@ -33,6 +33,10 @@ type integration struct {
 	Status      string  `json:"status"`
 	AccountHint string  `json:"account_hint"`
 	Fields      []field `json:"fields"`
+	// Configured is false for an OAuth integration whose client the operator has not set
+	// (<PLUGIN>_CLIENT_ID): it cannot be connected here, and Setup says what the operator must do.
+	Configured bool   `json:"configured"`
+	Setup      string `json:"setup,omitempty"`
 }
 
 // The statuses /api/integrations reports. They name domain/connection's statuses in the portal's
@@ -66,7 +70,8 @@ func statusWord(s connection.Status) string {
 
 // integrations lists the catalog as the signed-in user sees it: each integration with its connected
 // flag (credentials.Connected, the spec's rule per auth mode), its status and account hint from the
-// connections read model, and the API-key fields its manifest declares for the portal's form.
+// connections read model, the API-key fields its manifest declares for the portal's form, and
+// whether an OAuth integration's client is set on this server.
 func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	connected, err := h.Credentials.Connected(r.Context(), user)
 	if err != nil {
@@ -83,7 +88,10 @@ func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.
 		it := integration{
 			Name: in.Name, DisplayName: in.DisplayName, Description: in.Description, AuthMode: string(in.Auth.Mode),
 			Categories: append([]string{}, in.Categories...), LogoURL: logoURL(in),
-			Connected: connected[in.Name], Status: StatusNotConnected, Fields: []field{},
+			Connected: connected[in.Name], Status: StatusNotConnected, Fields: []field{}, Configured: true,
+		}
+		if in.Auth.Mode == plugins.AuthOAuth2 {
+			it.Configured, it.Setup = h.Credentials.OAuthSetup(in.Name)
 		}
 		if row, ok := rows[in.Name]; ok {
 			it.Status = statusWord(row.Status)

@@ -21,6 +21,8 @@ type integrationJSON struct {
 	Status      string      `json:"status"`
 	AccountHint string      `json:"account_hint"`
 	Fields      []fieldJSON `json:"fields"`
+	Configured  bool        `json:"configured"`
+	Setup       string      `json:"setup"`
 }
 
 type fieldJSON struct {
@@ -58,10 +60,14 @@ func TestIntegrations(t *testing.T) {
 
 	want := map[string]integrationJSON{
 		"acme": {Name: "acme", DisplayName: "Acme", Description: "Acme's API", AuthMode: "oauth2", Categories: []string{"dev"},
-			LogoURL: "/api/integrations/acme/logo", Status: "not_connected", Fields: []fieldJSON{}},
+			LogoURL: "/api/integrations/acme/logo", Status: "not_connected", Fields: []fieldJSON{}, Configured: true},
 		"keyed": {Name: "keyed", DisplayName: "Keyed", Description: "needs a key", AuthMode: "apikey", Categories: []string{}, Status: "not_connected",
-			Fields: []fieldJSON{{Name: "api_key", Label: "API key", Secret: true, Placeholder: "kx_..."}, {Name: "region", Label: "Region", Optional: true}}},
-		"free": {Name: "free", DisplayName: "Free", Description: "no auth", AuthMode: "none", Categories: []string{}, Connected: true, Status: "connected", Fields: []fieldJSON{}},
+			Fields: []fieldJSON{{Name: "api_key", Label: "API key", Secret: true, Placeholder: "kx_..."}, {Name: "region", Label: "Region", Optional: true}}, Configured: true},
+		"free": {Name: "free", DisplayName: "Free", Description: "no auth", AuthMode: "none", Categories: []string{}, Connected: true, Status: "connected", Fields: []fieldJSON{}, Configured: true},
+		// No UNSET_CLIENT_ID: the operator's instruction instead of a Connect that could only fail.
+		"unset": {Name: "unset", DisplayName: "Unset", Description: "no client set", AuthMode: "oauth2", Categories: []string{}, Status: "not_connected", Fields: []fieldJSON{},
+			Setup: "Not set up on this server. The operator registers an OAuth app with the provider, with the redirect URI " + e.publicURL +
+				"/api/auth/plugin/unset/callback, then sets UNSET_CLIENT_ID (and UNSET_CLIENT_SECRET, unless the app is a public PKCE client) and restarts Workbench."},
 	}
 	if diff := cmp.Diff(want, b.integrations(t, n.srv.URL)); diff != "" {
 		t.Fatalf("catalog before connecting (-want +got):\n%s", diff)
@@ -110,6 +116,7 @@ func TestIntegrations(t *testing.T) {
 		{"an API-key integration", "/api/integrations/keyed/connect", http.StatusBadRequest, "portal"},
 		{"an integration that needs none", "/api/integrations/free/connect", http.StatusBadRequest, "always connected"},
 		{"an unknown integration", "/api/integrations/nope/connect", http.StatusNotFound, "nope"},
+		{"an OAuth integration whose client is not set", "/api/integrations/unset/connect", http.StatusServiceUnavailable, "UNSET_CLIENT_ID"},
 	}
 	for _, tt := range refusals {
 		t.Run(tt.name, func(t *testing.T) {

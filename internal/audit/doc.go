@@ -1,7 +1,8 @@
 // Package audit owns the compliance view of the event log: one Record type for every fact an auditor
 // asks about (tool executions, connects, refreshes, re-authorizations, disconnects, connect attempts
 // that started or expired, API keys minted, rotated and revoked, subjects shredded, curl sessions
-// minted and the requests proxied under them), how an event
+// minted and the requests proxied under them; and, in a replay only, access to Workbench itself: sign-in
+// links issued and used, OAuth clients registered, grants and token families revoked), how an event
 // becomes a Record (Decoder), the replay of the log itself into a stream of Records (Replay, behind
 // `workbench audit replay`), the JSON Lines and CSV writers for that stream, and the per-user
 // `/api/audit` HTTP handler over a read model (projections/audit keeps it).

@@ -91,6 +91,9 @@ type Record struct {
 	// OAuth client id or API key id it came through.
 	Via      string `json:"via,omitempty"`
 	ClientID string `json:"client_id,omitempty"`
+	// ClientName is the name the OAuth client registered with, beside its id (replay only; empty for
+	// an API key id or a client the log has not registered before the record).
+	ClientName string `json:"client_name,omitempty"`
 	// KeyID is the API key an identity event concerns (the new one for a rotation); OldKeyID the key a
 	// rotation retired.
 	KeyID    uuid.UUID `json:"key_id,omitzero"`
@@ -101,8 +104,9 @@ type Record struct {
 	ConnectionVersion int64     `json:"connection_version,omitempty"`
 	AttemptID         uuid.UUID `json:"attempt_id,omitzero"`
 	AuthMode          string    `json:"auth_mode,omitempty"`
-	// Reason is why an attempt expired, why re-authorization is needed, or why a connection was
-	// disconnected.
+	// Reason is why an attempt expired, why re-authorization is needed, why a connection was
+	// disconnected, why a sign-in link was issued ("startup", "cli") or why an OAuth grant's tokens
+	// were revoked.
 	Reason      string   `json:"reason,omitempty"`
 	Scopes      []string `json:"scopes,omitempty"`
 	AccountHint string   `json:"account_hint,omitempty"`

@@ -37,7 +37,9 @@ func (p Progress) Rate() float64 {
 }
 
 // Replay reads the whole event log from the start with ReadAll, turns every audited event into a
-// Record (emails resolved from the log's own identity.user_created events as it goes), and calls emit
+// Record (emails resolved from the log's own identity.user_created events as it goes), and every
+// access event (sign-in links, OAuth client registrations, grants and token-family revocations, see
+// accessTrail) too, with the OAuth client's name beside its id, and calls emit
 // with each record that passes the filter, in log order. It reads until a ReadAll returns nothing, so
 // events committed while it runs are included up to the moment it reaches the end.
 //
@@ -50,6 +52,7 @@ func Replay(ctx context.Context, store eventstore.Store, filter Filter, emit fun
 		return err
 	}
 	dec := NewDecoder()
+	access := newAccessTrail()
 	emails := make(map[uuid.UUID]string)
 	began := time.Now()
 	p := Progress{UserSeen: f.Email == ""}
@@ -87,8 +90,13 @@ func Replay(ctx context.Context, store eventstore.Store, filter Filter, emit fun
 				return err
 			}
 			if !ok {
-				continue
+				if rec, ok, err = access.record(env); err != nil {
+					return err
+				} else if !ok {
+					continue
+				}
 			}
+			access.name(&rec)
 			rec.Email = emails[rec.UserID]
 			if !f.Match(rec) {
 				continue

@@ -97,7 +97,8 @@ func newVault(t testing.TB, db *sql.DB, store eventstore.Store) *vault.Vault {
 	return v
 }
 
-// fixture is the deterministic log (Build, then AppendCurlSession) on a fresh SQLite store.
+// fixture is the deterministic log (Build, then AppendCurlSession and AppendAccess) on a fresh SQLite
+// store.
 type fixture struct {
 	store eventstore.Store
 	log   audittest.Log
@@ -113,6 +114,11 @@ func newFixture(t *testing.T) fixture {
 	if _, err := audittest.AppendCurlSession(testCtx(t), store); err != nil {
 		t.Fatal(err)
 	}
+	secrets, _, err := audittest.AppendAccess(testCtx(t), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Secrets = append(log.Secrets, secrets...)
 	envs, err := store.ReadAll(testCtx(t), eventstore.Start, 10_000)
 	if err != nil {
 		t.Fatal(err)
@@ -186,8 +192,8 @@ func TestReplayFilters(t *testing.T) {
 		want   int // records
 		check  func(audit.Record) bool
 	}{
-		{"all", audit.Filter{}, 23, func(audit.Record) bool { return true }},
-		{"from", audit.Filter{From: day(3)}, 12, func(r audit.Record) bool { return !r.Time.Before(day(3)) }},
+		{"all", audit.Filter{}, 29, func(audit.Record) bool { return true }},
+		{"from", audit.Filter{From: day(3)}, 18, func(r audit.Record) bool { return !r.Time.Before(day(3)) }},
 		{"to", audit.Filter{To: day(2)}, 7, func(r audit.Record) bool { return r.Time.Before(day(2)) }},
 		{"from_to", audit.Filter{From: day(2), To: day(4)}, 10, func(r audit.Record) bool { return !r.Time.Before(day(2)) && r.Time.Before(day(4)) }},
 		{"user", audit.Filter{Email: " ADA@example.com"}, 14, func(r audit.Record) bool { return r.UserID == audittest.Ada && r.Email == "ada@example.com" }},
@@ -250,10 +256,12 @@ func TestReplayRecordsAndNoSecrets(t *testing.T) {
 		}
 	}
 	want := map[audit.Kind]int{
-		audit.KindToolExecuted: 7, audit.KindConnectStarted: 2, audit.KindConnectExpired: 1, audit.KindConnected: 2,
+		audit.KindToolExecuted: 8, audit.KindConnectStarted: 2, audit.KindConnectExpired: 1, audit.KindConnected: 2,
 		audit.KindRefreshed: 1, audit.KindReauthorizationRequired: 1, audit.KindDisconnected: 1,
 		audit.KindAPIKeyMinted: 2, audit.KindAPIKeyRotated: 1, audit.KindAPIKeyRevoked: 1, audit.KindSubjectShredded: 1,
 		audit.KindCurlSessionMinted: 1, audit.KindRequestProxied: 2,
+		audit.KindSigninLinkIssued: 1, audit.KindSignedIn: 1, audit.KindOAuthClientRegistered: 1, audit.KindOAuthGranted: 1,
+		audit.KindOAuthTokensRevoked: 1,
 	}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
@@ -301,6 +309,31 @@ func TestReplayRecordsAndNoSecrets(t *testing.T) {
 		ok.RequestBytes == nil || *ok.RequestBytes != 182 || ok.ResponseBytes == nil || *ok.ResponseBytes != 4096 ||
 		ok.DurationMS == nil || *ok.DurationMS != 240 || ok.ConnectionVersion != 3 || ok.EventID.String() != "00000000-0000-4000-8000-00000000c501" {
 		t.Errorf("proxied request record incomplete: %+v", ok)
+	}
+	// Access to Workbench: the sign-in link and its use, the client's registration, Bob's grant, a tool
+	// run through it and the revocation of its tokens, each naming the client beside its id.
+	bob := func(r audit.Record) bool { return r.UserID == audittest.Bob && r.Email == "bob@example.com" }
+	if r := byKind(audit.KindSigninLinkIssued)[0]; !bob(r) || r.Reason != "cli" || !r.ExpiresAt.Equal(r.Time.Add(15*time.Minute)) {
+		t.Errorf("sign-in link record incomplete: %+v", r)
+	}
+	if r := byKind(audit.KindSignedIn)[0]; !bob(r) || r.Via != "signin_link" {
+		t.Errorf("sign-in record incomplete: %+v", r)
+	}
+	if r := byKind(audit.KindOAuthClientRegistered)[0]; r.ClientID != audittest.ClientID || r.ClientName != audittest.ClientName || r.UserID != uuid.Nil {
+		t.Errorf("client registration record incomplete: %+v", r)
+	}
+	if r := byKind(audit.KindOAuthGranted)[0]; !bob(r) || r.ClientID != audittest.ClientID || r.ClientName != audittest.ClientName || !cmp.Equal(r.Scopes, []string{"mcp"}) {
+		t.Errorf("grant record incomplete: %+v", r)
+	}
+	if r := byKind(audit.KindOAuthTokensRevoked)[0]; !bob(r) || r.ClientID != audittest.ClientID || r.ClientName != audittest.ClientName || r.Reason != "user" {
+		t.Errorf("revocation record incomplete: %+v", r)
+	}
+	tools := byKind(audit.KindToolExecuted)
+	if r := tools[len(tools)-1]; !bob(r) || r.Via != "oauth" || r.ClientID != audittest.ClientID || r.ClientName != audittest.ClientName {
+		t.Errorf("tool run through OAuth lacks its client: %+v", r)
+	}
+	if tool.ClientName != "" {
+		t.Errorf("an API key id got a client name: %+v", tool)
 	}
 	if refused.Status != 405 || refused.ErrorCode != "METHOD_NOT_ALLOWED" || refused.ResponseBytes == nil || *refused.ResponseBytes != 0 {
 		t.Errorf("refused request record incomplete: %+v", refused)
@@ -505,6 +538,9 @@ func TestReplayPostgres(t *testing.T) {
 	ctx := testCtx(t)
 	audittest.Build(ctx, t, pgStore, newVault(t, pgDB, pgStore))
 	if _, err := audittest.AppendCurlSession(ctx, pgStore); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := audittest.AppendAccess(ctx, pgStore); err != nil {
 		t.Fatal(err)
 	}
 	fx := newFixture(t)

@@ -66,6 +66,7 @@ var CSVHeader = []string{
 	"reason", "scopes", "account_hint", "args_size", "args_sha256", "result_size", "result_sha256", "subject",
 	"session_id", "integrations", "expires_at", "method", "path", "query_keys", "status", "request_bytes", "response_bytes",
 	"request_id",
+	"client_name",
 }
 
 // CSVWriter writes RFC 4180 CSV with the CSVHeader row first (written even when there are no
@@ -106,6 +107,7 @@ func (c *CSVWriter) Write(r Record) error {
 		uuidCell(r.SessionID), strings.Join(r.Integrations, " "), timeCell(r.ExpiresAt), r.Method, r.Path, strings.Join(r.QueryKeys, " "),
 		statusCell(r.Status), int64Cell(r.RequestBytes), int64Cell(r.ResponseBytes),
 		uuidCell(r.RequestID),
+		r.ClientName,
 	)
 	for i, cell := range row {
 		row[i] = DefuseCell(cell)

@@ -20,6 +20,9 @@ import (
 // EventsTopic is the topic the Relay publishes every committed event to.
 const EventsTopic = "workbench.events"
 
+// DefaultNATSPrefix is Options.NATSPrefix when none is given: the namespace of the topics themselves.
+const DefaultNATSPrefix = "workbench"
+
 // Metadata keys set on every published message, so a consumer can route without decoding the payload.
 const (
 	MetaStream   = "stream"
@@ -43,6 +46,13 @@ type Options struct {
 	// (two replicas sharing one would split the messages between them), and one Bus with a name holds
 	// at most one subscription per topic at a time.
 	Name string
+
+	// NATSPrefix namespaces this deployment's streams and subjects on NATS (BUS_NATS_PREFIX), so that
+	// two deployments can share one NATS server: a topic "workbench.<rest>" is the subject
+	// "<prefix>.<rest>" in the stream "<prefix>_<rest>" (dots made underscores). Empty means
+	// DefaultNATSPrefix, which keeps the names of deployments from before the prefix existed. Other
+	// transports ignore it (a PostgreSQL bus is namespaced by its database).
+	NATSPrefix string
 
 	// RetryDelay is how long a subscription waits before a message whose handler failed is delivered
 	// again (default 1s).
@@ -99,6 +109,12 @@ func Open(ctx context.Context, url string, opts *Options) (*Bus, error) {
 	if o.Name != "" && !validName.MatchString(o.Name) {
 		return nil, fmt.Errorf("bus: consumer name %q: want letters, digits, '-' and '_' only", o.Name)
 	}
+	if o.NATSPrefix == "" {
+		o.NATSPrefix = DefaultNATSPrefix
+	}
+	if len(o.NATSPrefix) > 100 || !validTopic.MatchString(o.NATSPrefix) {
+		return nil, fmt.Errorf("bus: BUS_NATS_PREFIX %q: want dot-separated words of letters, digits, '-' and '_'", o.NATSPrefix)
+	}
 	wlog := watermill.NewSlogLoggerWithLevelMapping(o.Logger, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
 
 	b := &Bus{log: o.Logger, name: o.Name, retry: o.RetryDelay, subs: map[*Subscription]struct{}{}, durable: map[string]bool{}}
@@ -108,7 +124,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Bus, error) {
 		b.kind, b.be = "gochannel", newGoChannel(wlog)
 	case scheme == "nats":
 		b.kind = "nats"
-		b.be, err = openNATS(ctx, url, o.Name, wlog)
+		b.be, err = openNATS(ctx, url, o.NATSPrefix, wlog)
 	case scheme == "postgres" || scheme == "postgresql":
 		b.kind = "postgres"
 		b.be, err = openPostgres(ctx, url, wlog)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/bus"
@@ -366,5 +367,75 @@ func TestSubscribeWhere(t *testing.T) {
 				t.Errorf("handler called %d times, want %d", raw, len(want))
 			}
 		})
+	}
+}
+
+// TestNATSPrefix: two deployments with different BUS_NATS_PREFIX share one NATS server; each
+// receives its own events and none of the other's, and each has a stream of its own.
+func TestNATSPrefix(t *testing.T) {
+	noLeaks(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	u := natsURL(t)
+	run := strings.ReplaceAll(uuid.NewString(), "-", "")[:10]
+	prefixes := []string{"alpha" + run, "beta.t" + run}
+	streams := []string{"alpha" + run + "_events", "beta_t" + run + "_events"}
+	for _, s := range streams {
+		dropNATSStream(t, u, s)
+	}
+	buses := make([]*bus.Bus, 2)
+	collectors := []*collector{newCollector(), newCollector()}
+	for i, p := range prefixes {
+		buses[i] = open(t, ctx, u, &bus.Options{NATSPrefix: p})
+		sub, err := buses[i].Subscribe(ctx, bus.EventsTopic, collectors[i].handle)
+		if err != nil {
+			t.Fatalf("Subscribe: %v", err)
+		}
+		t.Cleanup(func() { sub.Close() })
+	}
+	want := [][]eventstore.Envelope{envelopes(5, 2, 0), envelopes(3, 2, 100)}
+	for i := range buses {
+		if err := buses[i].Publish(ctx, bus.EventsTopic, want[i]...); err != nil {
+			t.Fatalf("Publish: %v", err)
+		}
+	}
+	for i, c := range collectors {
+		if diff := cmp.Diff(want[i], c.wait(t, len(want[i]))); diff != "" {
+			t.Errorf("prefix %s received (-want +got):\n%s", prefixes[i], diff)
+		}
+	}
+
+	// Each stream holds its own deployment's events only, under its own subject.
+	nc, err := nats.Connect(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := nc.JetStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range streams {
+		info, err := js.StreamInfo(name)
+		if err != nil {
+			t.Fatalf("stream %s: %v", name, err)
+		}
+		if subj := info.Config.Subjects; len(subj) != 1 || subj[0] != prefixes[i]+".events" {
+			t.Errorf("stream %s has subjects %v, want %s.events", name, subj, prefixes[i])
+		}
+		if info.State.Msgs != uint64(len(want[i])) {
+			t.Errorf("stream %s holds %d messages, want %d", name, info.State.Msgs, len(want[i]))
+		}
+	}
+	// After both streams hold all their messages, a subscriber has nothing of the other's: its
+	// stream never had any (the counts above), so nothing can arrive later.
+	for i, c := range collectors {
+		if _, distinct := c.counts(); distinct != len(want[i]) {
+			t.Errorf("prefix %s saw %d events, want %d", prefixes[i], distinct, len(want[i]))
+		}
+	}
+
+	if _, err := bus.Open(ctx, u, &bus.Options{NATSPrefix: "has space"}); err == nil || !strings.Contains(err.Error(), "BUS_NATS_PREFIX") {
+		t.Errorf("a malformed prefix: %v", err)
 	}
 }

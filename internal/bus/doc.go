@@ -16,5 +16,12 @@
 //     to topic "workbench.events". It reads the log, never the append path, so nothing is published
 //     before it commits and nothing committed is missed, even what was appended while no relay ran.
 //     With several replicas on one PostgreSQL, an advisory lock lets one relay publish at a time.
+//     A stop lets the batch on its way finish before the last checkpoint is saved, so a clean restart
+//     publishes nothing twice; a crash may, and consumers drop the repeats.
+//   - BUS_NATS_PREFIX (Options.NATSPrefix): on NATS, the topic's "workbench" namespace is replaced by
+//     the deployment's prefix, in the subject and the stream name, so deployments sharing one NATS
+//     server stay apart. The default is "workbench", which keeps the names used before the prefix
+//     existed; a deployment that changes it starts on a new, empty stream (the relay's checkpoint is in
+//     the database, and the bus only carries notifications the log already holds).
 //   - The checkpoint table bus_relay_checkpoints (migrations/*/0030_bus.sql).
 package bus

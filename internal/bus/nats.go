@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,10 +17,14 @@ import (
 
 // NATS JetStream transport.
 //
-// Each topic is one JetStream stream (named after the topic with dots made underscores) whose one
-// subject is the topic. The stream keeps messages for natsMaxAge, and drops a message whose id (the
-// event id) it has seen within natsDuplicateWindow, so a relay that republishes after a crash does not
-// duplicate what it already sent (JetStream message de-duplication, the Nats-Msg-Id header).
+// Each topic is one JetStream stream (named after its subject with dots made underscores) whose one
+// subject is the topic under the deployment's prefix (Options.NATSPrefix, BUS_NATS_PREFIX): the
+// leading "workbench." of a topic is replaced by "<prefix>.", so two deployments with different
+// prefixes share one NATS server without seeing each other's messages, and the default prefix keeps
+// the subject and stream names the bus used before it had one. The stream keeps messages for
+// natsMaxAge, and drops a message whose id (the event id) it has seen within natsDuplicateWindow, so a
+// relay that republishes after a crash does not duplicate what it already sent (JetStream message
+// de-duplication, the Nats-Msg-Id header).
 //
 // Fan-out, not competing consumers: every subscription gets a JetStream consumer of its own and no
 // queue group. Without Options.Name it is an ephemeral push consumer that delivers only new messages
@@ -42,11 +47,12 @@ const (
 )
 
 type natsBus struct {
-	url  string
-	wlog watermill.LoggerAdapter
-	nc   *nats.Conn // the publisher's connection, also used to manage streams and consumers
-	js   nats.JetStreamContext
-	pub  *wmnats.Publisher
+	url    string
+	prefix string
+	wlog   watermill.LoggerAdapter
+	nc     *nats.Conn // the publisher's connection, also used to manage streams and consumers
+	js     nats.JetStreamContext
+	pub    *wmnats.Publisher
 
 	mu      sync.Mutex
 	streams map[string]bool // topics whose stream is known to exist
@@ -61,7 +67,7 @@ func natsOptions() []nats.Option {
 	}
 }
 
-func openNATS(ctx context.Context, url, name string, wlog watermill.LoggerAdapter) (*natsBus, error) {
+func openNATS(ctx context.Context, url, prefix string, wlog watermill.LoggerAdapter) (*natsBus, error) {
 	nc, err := nats.Connect(url, natsOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS: %w", err)
@@ -85,10 +91,19 @@ func openNATS(ctx context.Context, url, name string, wlog watermill.LoggerAdapte
 		nc.Close()
 		return nil, fmt.Errorf("NATS publisher: %w", err)
 	}
-	return &natsBus{url: url, wlog: wlog, nc: nc, js: js, pub: pub, streams: map[string]bool{}}, nil
+	return &natsBus{url: url, prefix: prefix, wlog: wlog, nc: nc, js: js, pub: pub, streams: map[string]bool{}}, nil
 }
 
 var notStreamChar = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// subject is topic's NATS subject: the topic's "workbench" namespace made the deployment's prefix. A
+// topic outside that namespace is its own subject.
+func (n *natsBus) subject(topic string) string {
+	if rest, ok := strings.CutPrefix(topic, DefaultNATSPrefix+"."); ok {
+		return n.prefix + "." + rest
+	}
+	return topic
+}
 
 // natsStreamName turns a topic into a stream name (stream and consumer names may not hold dots).
 func natsStreamName(topic string) string { return notStreamChar.ReplaceAllString(topic, "_") }
@@ -134,6 +149,7 @@ func (n *natsBus) ensureStream(ctx context.Context, topic string) error {
 }
 
 func (n *natsBus) publish(ctx context.Context, topic string, msgs []*message.Message) error {
+	topic = n.subject(topic)
 	if err := n.ensureStream(ctx, topic); err != nil {
 		return err
 	}
@@ -142,6 +158,7 @@ func (n *natsBus) publish(ctx context.Context, topic string, msgs []*message.Mes
 }
 
 func (n *natsBus) subscribe(ctx context.Context, topic, name string) (<-chan *message.Message, func() error, error) {
+	topic = n.subject(topic)
 	if err := n.ensureStream(ctx, topic); err != nil {
 		return nil, nil, err
 	}

@@ -37,7 +37,8 @@ type RelayConfig struct {
 // It follows the log with Store.Subscribe from its checkpoint, publishes what it reads in batches,
 // and saves the checkpoint once a batch is on the bus, at most every SaveInterval (a checkpoint write
 // is a database commit, which on SQLite competes with the event store's appends for the one write
-// lock), and once more when it stops. It reads the log, not the append path: an event is published
+// lock), and once more when it stops (a batch on its way at that moment is let finish first, see
+// publish). It reads the log, not the append path: an event is published
 // only once it is committed and readable, and an event committed while no relay ran is read on the
 // next start, from the checkpoint. A crash between a publish and its checkpoint write publishes those
 // events again; consumers drop the repeats (Dedup), and NATS drops them itself within its duplicate
@@ -117,6 +118,39 @@ func (r *Relay) Run(ctx context.Context) error {
 		}
 		wait = min(wait*2, 30*time.Second)
 	}
+}
+
+// drainTimeout is how long a stopping relay lets a batch already on its way finish.
+const drainTimeout = 5 * time.Second
+
+// publish sends one batch. A stop (ctx ending) does not cut a batch already on its way: it gets
+// drainTimeout to finish, so that the checkpoint saved on the way out covers what reached the bus
+// (a batch cut short is published again at the next start, its first messages possibly delivered
+// twice). Losing the lock (run ending while ctx has not) cuts it at once: another relay publishes now.
+func (r *Relay) publish(ctx, run context.Context, batch []eventstore.Envelope) error {
+	pctx, cancel := context.WithCancel(context.WithoutCancel(run))
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-run.Done():
+		}
+		if ctx.Err() == nil {
+			cancel()
+			return
+		}
+		t := time.NewTimer(drainTimeout)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			cancel()
+		}
+	}()
+	return r.cfg.Bus.Publish(pctx, r.cfg.Topic, batch...)
 }
 
 // runOnce takes the lock, then publishes from the checkpoint until something fails. It reports
@@ -239,7 +273,10 @@ func (r *Relay) runOnce(ctx context.Context) (published bool, err error) {
 				break fill
 			}
 		}
-		if err := r.cfg.Bus.Publish(run, r.cfg.Topic, batch...); err != nil {
+		if run.Err() != nil { // stopping: start no new batch (select picks among ready cases at random)
+			continue
+		}
+		if err := r.publish(ctx, run, batch); err != nil {
 			return published, err
 		}
 		unsaved, dirty, published = batch[len(batch)-1].Position, true, true

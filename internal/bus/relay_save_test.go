@@ -136,3 +136,46 @@ func TestSQLCheckpointWaitsForTheWriteGate(t *testing.T) {
 		t.Errorf("Load = %s, %v; want %s", got, err, want)
 	}
 }
+
+// A relay stopped while a batch is on its way lets that batch finish and saves its position, instead
+// of abandoning a batch the bus has already delivered (it would be published again at the next start).
+func TestRelayStopFinishesTheBatchOnItsWay(t *testing.T) {
+	noLeaks(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	store := memory.New(nil)
+	t.Cleanup(func() { store.Close() })
+	b := open(t, ctx, "", nil)
+	got, release := make(chan eventstore.Envelope, 1), make(chan struct{})
+	if _, err := b.Subscribe(ctx, bus.EventsTopic, func(ctx context.Context, env eventstore.Envelope) error {
+		select {
+		case got <- env:
+		default:
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cp := bus.NewMemoryCheckpoint(eventstore.Start)
+	r, err := bus.NewRelay(bus.RelayConfig{Store: store, Bus: b, Checkpoint: cp, SaveInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(runCtx) }()
+	appendEvents(t, ctx, store, 1, 1, 0)
+	env := <-got // the batch is on its way: the subscriber holds it
+	stop()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if p, _ := cp.Load(ctx); p != env.Position {
+		t.Fatalf("checkpoint after stop at %s, want the batch on its way at stop, %s", p, env.Position)
+	}
+}

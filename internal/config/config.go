@@ -41,7 +41,10 @@ type Config struct {
 	PluginsDir            string
 	BrowserSessionTTL     time.Duration
 	BusURL                string
-	LogLevel              string
+	// BusNATSPrefix (BUS_NATS_PREFIX, default "workbench") names this deployment's NATS stream and
+	// subject, so deployments sharing one NATS server stay apart; checked by the bus when it opens.
+	BusNATSPrefix string
+	LogLevel      string
 	// DevAllowLoopback lets URL-fetching features reach loopback addresses (tests and local development only).
 	DevAllowLoopback bool
 
@@ -84,6 +87,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		PluginsDir:            strings.TrimSpace(getenv("PLUGINS_DIR")),
 		BrowserSessionTTL:     DefaultBrowserTTL,
 		BusURL:                strings.TrimSpace(getenv("BUS_URL")),
+		BusNATSPrefix:         strings.TrimSpace(getenv("BUS_NATS_PREFIX")),
 		LogLevel:              strings.ToLower(strings.TrimSpace(getenv("LOG_LEVEL"))),
 	}
 	if v := strings.TrimSpace(getenv("PORT")); v != "" {
@@ -124,6 +128,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("BROWSER_SESSION_TTL_SECONDS=%q: want whole seconds from 10 to 86400", v)
 		}
 		c.BrowserSessionTTL = time.Duration(n) * time.Second
+	}
+	if c.BusNATSPrefix == "" {
+		c.BusNATSPrefix = "workbench"
 	}
 	if c.BusURL != "" {
 		u, err := url.Parse(c.BusURL)

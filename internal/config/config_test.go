@@ -72,8 +72,13 @@ func TestFromEnv(t *testing.T) {
 		}},
 		{name: "bad browser ttl", env: map[string]string{"BROWSER_SESSION_TTL_SECONDS": "-1"}, wantErr: "BROWSER_SESSION_TTL_SECONDS"},
 		{name: "nats bus", env: map[string]string{"BUS_URL": "nats://127.0.0.1:4222"}, check: func(t *testing.T, c Config) {
-			if c.BusURL != "nats://127.0.0.1:4222" {
-				t.Errorf("got %q", c.BusURL)
+			if c.BusURL != "nats://127.0.0.1:4222" || c.BusNATSPrefix != "workbench" {
+				t.Errorf("got %q, prefix %q", c.BusURL, c.BusNATSPrefix)
+			}
+		}},
+		{name: "nats prefix", env: map[string]string{"BUS_URL": "nats://127.0.0.1:4222", "BUS_NATS_PREFIX": " staging "}, check: func(t *testing.T, c Config) {
+			if c.BusNATSPrefix != "staging" {
+				t.Errorf("got %q", c.BusNATSPrefix)
 			}
 		}},
 		{name: "bad bus", env: map[string]string{"BUS_URL": "redis://x"}, wantErr: "BUS_URL"},

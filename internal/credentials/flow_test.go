@@ -2,6 +2,8 @@ package credentials_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -150,13 +152,7 @@ func TestRedeemRefusals(t *testing.T) {
 	token := res.URL[strings.LastIndex(res.URL, "/")+1:]
 	forged := token[:len(token)-2] + "xx"
 	body, sig, _ := strings.Cut(token, ".")
-	// Another claim under the old signature: the first character always changes (replacing an "A"
-	// changed nothing when the random body had none).
-	flip := "A"
-	if body[0] == 'A' {
-		flip = "B"
-	}
-	otherBody := flip + body[1:]
+	otherBody := alterClaim(t, body) // another claim under the old signature
 	cases := []struct {
 		name   string
 		client *http.Client
@@ -192,6 +188,33 @@ func TestRedeemRefusals(t *testing.T) {
 	if err := n.reader.DB.QueryRow(`SELECT COUNT(*) FROM events WHERE type = 'connection_handshake.started'`).Scan(&count); err != nil || count != 0 {
 		t.Fatalf("%d handshakes recorded (%v), want 0", count, err)
 	}
+}
+
+// alterClaim returns a link body whose claim differs from body's in one byte and still parses: the
+// last digit of the expiry moves by one, so only the signature can refuse it.
+func alterClaim(t *testing.T, body string) string {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	i := len(raw) - 2 // the last digit of "e", the final member
+	if raw[len(raw)-1] != '}' || raw[i] < '0' || raw[i] > '9' {
+		t.Fatalf("unexpected claim layout %s", raw)
+	}
+	raw[i] ^= 1 // '0'..'9' stays a digit
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatalf("altered claim %s does not parse: %v", raw, err)
+	}
+	altered := base64.RawURLEncoding.EncodeToString(raw)
+	if altered == body {
+		t.Fatal("the altered claim equals the original")
+	}
+	return altered
 }
 
 func TestCallbackRefusals(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,8 @@ import (
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/signin"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/vault"
 )
@@ -34,6 +37,10 @@ var (
 	BobKey  = uuid.MustParse("00000000-0000-4000-8000-0000000000b1")
 	// BobSession is the curl session AppendCurlSession writes.
 	BobSession = uuid.MustParse("00000000-0000-4000-8000-00000000c5b1")
+	// ClientID and ClientName are the OAuth client AppendAccess registers; GrantID is Bob's grant to it.
+	ClientID   = "mcp-client-7f3a"
+	ClientName = "Claude Desktop"
+	GrantID    = "grant-0001"
 )
 
 // Log describes what Build wrote.
@@ -282,6 +289,65 @@ func AppendCurlSession(ctx context.Context, store eventstore.Store) (eventstore.
 		return eventstore.Position{}, fmt.Errorf("append the requests: %w", err)
 	}
 	return pos, nil
+}
+
+// AppendAccess appends, after AppendCurlSession's events, Bob's access to Workbench on day 5, as the
+// sign-in, OAuth and MCP code write it: an operator issues him a one-time sign-in link and he signs
+// in with it; an MCP client registers; Bob grants it access; it runs a tool on his behalf; he revokes
+// it in the portal. It returns what must never appear in an export (the link's hash and the grant's
+// code signature and PKCE challenge) and the position of the last event.
+func AppendAccess(ctx context.Context, store eventstore.Store) (secrets []string, last eventstore.Position, err error) {
+	codec := eventstore.NewJSONCodec(append(signin.Events(), oauth.Events()...)...)
+	at := Day1.Add(99 * time.Hour)
+	linkHash := strings.Repeat("ab", 32)
+	codeSig, challenge := "code-signature-secret", "pkce-challenge-secret"
+	secrets = []string{linkHash, codeSig, challenge}
+	appends := []struct {
+		stream string
+		ev     domain.Event
+		md     domain.Metadata
+	}{
+		{signin.StreamName(linkHash), signin.LinkIssued{LinkHash: linkHash, UserID: Bob, Email: "bob@example.com", Purpose: "cli",
+			IssuedAt: at, ExpiresAt: at.Add(signin.LinkTTL)}, domain.Metadata{Actor: "system", Time: at}},
+		{signin.StreamName(linkHash), signin.LinkRedeemed{LinkHash: linkHash, UserID: Bob, RedeemedAt: at.Add(2 * time.Minute)},
+			domain.Metadata{Actor: "system", Time: at.Add(2 * time.Minute)}},
+		{oauth.ClientStreamName(ClientID), oauth.ClientRegistered{ClientID: ClientID, ClientName: ClientName,
+			RedirectURIs: []string{"http://127.0.0.1:33418/callback"}, GrantTypes: []string{"authorization_code", "refresh_token"},
+			ResponseTypes: []string{"code"}, Scopes: []string{"mcp"}, RegisteredAt: at.Add(3 * time.Minute)},
+			domain.Metadata{Actor: "anonymous", Time: at.Add(3 * time.Minute)}},
+		{oauth.GrantStreamName(GrantID), oauth.CodeIssued{RequestID: GrantID, ClientID: ClientID, UserID: Bob, CodeSignature: codeSig,
+			Scopes: []string{"mcp"}, RedirectURI: "http://127.0.0.1:33418/callback", CodeChallenge: challenge, CodeChallengeMethod: "S256",
+			RequestedAt: at.Add(4 * time.Minute), ExpiresAt: at.Add(5 * time.Minute), IssuedAt: at.Add(4 * time.Minute)},
+			domain.Metadata{Actor: Bob.String(), Time: at.Add(4 * time.Minute)}},
+	}
+	for _, a := range appends {
+		typ, sv, data, err := codec.Encode(a.ev)
+		if err != nil {
+			return nil, last, err
+		}
+		if last, err = store.Append(ctx, a.stream, eventstore.Any, eventstore.EventData{
+			ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: a.md,
+		}); err != nil {
+			return nil, last, fmt.Errorf("append %s: %w", typ, err)
+		}
+	}
+	run := execution.ToolExecuted{
+		ExecutionID: uuid.MustParse("00000000-0000-4000-8000-000000000999"), UserID: Bob, Via: "oauth", ClientID: ClientID,
+		Integration: "utils", Tool: "utils_uuid", Success: true, DurationMS: 3, At: at.Add(10 * time.Minute),
+	}
+	run.ArgsSize, run.ArgsSHA256 = execution.Digest([]byte(`{}`))
+	run.ResultSize, run.ResultSHA256 = execution.Digest([]byte(`{"ok":true}`))
+	if _, err := AppendToolRun(ctx, store, run); err != nil {
+		return nil, last, err
+	}
+	typ, sv, data, err := codec.Encode(oauth.RefreshTokensRevoked{RequestID: GrantID, Reason: oauth.ReasonUser, RevokedAt: at.Add(20 * time.Minute)})
+	if err != nil {
+		return nil, last, err
+	}
+	last, err = store.Append(ctx, oauth.GrantStreamName(GrantID), eventstore.Any, eventstore.EventData{
+		ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: domain.Metadata{Actor: Bob.String(), Time: at.Add(20 * time.Minute)},
+	})
+	return secrets, last, err
 }
 
 func count(ctx context.Context, store eventstore.Store) (int, eventstore.Position, error) {

@@ -93,6 +93,7 @@ function logo(i) {
 }
 
 function statusBadge(i) {
+  if (i.configured === false && !i.connected) return h('span', { class: 'badge', 'data-testid': 'status' }, 'Not available');
   if (i.connected) return h('span', { class: 'badge badge-ok', 'data-testid': 'status' }, icon('check'), 'Connected');
   if (i.status && i.status !== 'not_connected' && i.status !== 'disconnected') {
     const words = { reauthorization_required: 'Needs reconnecting', pending: 'Waiting for consent', expired: 'Attempt expired' };
@@ -107,7 +108,11 @@ function card(ctx, i, status, refresh) {
   const formSlot = h('div', { class: 'form-slot' });
   const inline = h('div', { class: 'inline-status' });
 
-  if (i.auth_mode === 'oauth2') {
+  if (i.auth_mode === 'oauth2' && i.configured === false) {
+    // The operator has not set this integration's OAuth client: connecting could only fail.
+    actions.append(h('div', { class: 'setup-needed', 'data-testid': 'not-set-up' },
+      notice('warning', 'Not set up on this server', i.setup || 'The operator has not set this integration\'s OAuth client.')));
+  } else if (i.auth_mode === 'oauth2') {
     const connect = button(i.connected ? 'Reconnect' : 'Connect', { kind: i.connected ? 'secondary' : 'primary', iconName: 'external', testid: 'connect' });
     connect.addEventListener('click', () => busy(connect, async () => {
       try {

@@ -1,0 +1,96 @@
+package audit
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/signin"
+	"github.com/workbench/workbench/eventstore"
+)
+
+// The kinds of record about access to Workbench itself: who was let in to the portal, which MCP
+// clients registered, which user granted which client, and when a grant's tokens were revoked. Only
+// Replay emits them (see accessTrail).
+const (
+	KindSigninLinkIssued      Kind = "signin_link_issued"      // signin_link.issued
+	KindSignedIn              Kind = "signed_in"               // signin_link.redeemed
+	KindOAuthClientRegistered Kind = "oauth_client_registered" // oauth.client_registered
+	KindOAuthGranted          Kind = "oauth_granted"           // oauth.code_issued: the user consented
+	KindOAuthTokensRevoked    Kind = "oauth_tokens_revoked"    // oauth.refresh_tokens_revoked: the token family ended
+)
+
+var accessKindOf = map[string]Kind{
+	signin.TypeLinkIssued:          KindSigninLinkIssued,
+	signin.TypeLinkRedeemed:        KindSignedIn,
+	oauth.TypeClientRegistered:     KindOAuthClientRegistered,
+	oauth.TypeCodeIssued:           KindOAuthGranted,
+	oauth.TypeRefreshTokensRevoked: KindOAuthTokensRevoked,
+}
+
+// accessTrail turns access events into records during a replay. Unlike the other kinds, these need
+// what came before them in the log: a revocation names its grant only, so the grant's user and client
+// are remembered from its code_issued event; and a client's name from its registration, which is also
+// written beside the client id of every later record that names the client (tool runs through OAuth,
+// curl sessions). That is why they are a replay's and not the per-user read model's (projections/audit
+// sees events one at a time and keeps records by user).
+type accessTrail struct {
+	codec   *eventstore.JSONCodec[domain.Event]
+	clients map[string]string // client id → client name
+	grants  map[string]grant  // request id → grant
+}
+
+type grant struct {
+	client string
+	user   uuid.UUID
+}
+
+func newAccessTrail() *accessTrail {
+	var events []domain.Event
+	events = append(events, signin.Events()...)
+	events = append(events, oauth.Events()...)
+	return &accessTrail{codec: eventstore.NewJSONCodec(events...), clients: map[string]string{}, grants: map[string]grant{}}
+}
+
+// record returns the record of an access event; ok is false for any other event type.
+func (a *accessTrail) record(env eventstore.Envelope) (rec Record, ok bool, err error) {
+	kind, ok := accessKindOf[env.Type]
+	if !ok {
+		return Record{}, false, nil
+	}
+	ev, err := a.codec.Decode(env.Type, env.SchemaVersion, env.Data)
+	if err != nil {
+		return Record{}, false, decodeError(env, err)
+	}
+	rec = Record{EventID: env.ID, Position: env.Position, Kind: kind, Actor: env.Metadata.Actor}
+	var at time.Time
+	switch e := ev.(type) {
+	case signin.LinkIssued:
+		rec.UserID, rec.Reason, rec.ExpiresAt, at = e.UserID, e.Purpose, e.ExpiresAt.UTC(), e.IssuedAt
+	case signin.LinkRedeemed:
+		rec.UserID, rec.Via, at = e.UserID, "signin_link", e.RedeemedAt
+	case oauth.ClientRegistered:
+		a.clients[e.ClientID] = e.ClientName
+		rec.ClientID, rec.Scopes, at = e.ClientID, e.Scopes, e.RegisteredAt
+	case oauth.CodeIssued:
+		a.grants[e.RequestID] = grant{client: e.ClientID, user: e.UserID}
+		rec.UserID, rec.ClientID, rec.Scopes, at = e.UserID, e.ClientID, e.Scopes, e.IssuedAt
+	case oauth.RefreshTokensRevoked:
+		g := a.grants[e.RequestID]
+		rec.UserID, rec.ClientID, rec.Reason, at = g.user, g.client, e.Reason, e.RevokedAt
+	}
+	if at.IsZero() {
+		at = env.Metadata.Time
+	}
+	rec.Time = at.UTC()
+	return rec, true, nil
+}
+
+// name fills in the client name of a record that names a registered OAuth client.
+func (a *accessTrail) name(rec *Record) {
+	if rec.ClientID != "" {
+		rec.ClientName = a.clients[rec.ClientID]
+	}
+}
