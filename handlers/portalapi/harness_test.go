@@ -219,10 +219,28 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // clock is a settable time shared by the replicas of a test.
-type clock struct{ offset atomic.Int64 }
+// clock runs with real time plus an offset, or stands still while frozen (for a check whose margin is
+// smaller than the time a loaded machine may take between two steps).
+type clock struct {
+	offset atomic.Int64
+	frozen atomic.Pointer[time.Time]
+}
 
-func (c *clock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *clock) now() time.Time {
+	base := time.Now()
+	if f := c.frozen.Load(); f != nil {
+		base = *f
+	}
+	return base.Add(time.Duration(c.offset.Load()))
+}
 func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
+
+// freeze stops the clock at its current reading until the returned function is called.
+func (c *clock) freeze() (thaw func()) {
+	t := time.Now()
+	c.frozen.Store(&t)
+	return func() { c.frozen.Store(nil) }
+}
 
 // env is a workbench as the portal API sees it, on one SQLite file that its replicas share.
 type env struct {
