@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/workbench/workbench/domain"
 )
 
 // Aggregate bundles the pure functions of one aggregate for the command loop. S is its state, C its
@@ -50,7 +48,7 @@ const MaxCommandAttempts = 8
 // append the events with the version it read as the expected version. On a conflict it reloads and
 // decides again, up to MaxCommandAttempts times with a short jittered pause. md is stamped on every new
 // event (its Time is filled in when zero).
-func Execute[S, C, E any](ctx context.Context, store Store, stream string, agg Aggregate[S, C, E], cmd C, md domain.Metadata) (Result[S, E], error) {
+func Execute[S, C, E any](ctx context.Context, store Store, stream string, agg Aggregate[S, C, E], cmd C, md Metadata) (Result[S, E], error) {
 	var zero Result[S, E]
 	for attempt := 1; ; attempt++ {
 		state, version, err := LoadState(ctx, store, stream, agg)

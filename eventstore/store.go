@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-
-	"github.com/workbench/workbench/domain"
 )
 
 // Store is the event log. Every backend implements it and passes storetest.
@@ -55,7 +53,7 @@ type EventData struct {
 	Type          string          // e.g. "connection.connected"
 	SchemaVersion int             // of Data's shape for this Type, starting at 1
 	Data          json.RawMessage // the event body, a JSON object
-	Metadata      domain.Metadata
+	Metadata      Metadata
 }
 
 // Envelope is an event as stored.
@@ -67,7 +65,7 @@ type Envelope struct {
 	Type          string          `json:"type"`
 	SchemaVersion int             `json:"schema_version"`
 	Data          json.RawMessage `json:"data"`
-	Metadata      domain.Metadata `json:"metadata"`
+	Metadata      Metadata        `json:"metadata"`
 }
 
 // Position is a place in the global order. Events are ordered by (Commit, Prepare). What the two

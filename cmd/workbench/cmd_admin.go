@@ -37,7 +37,7 @@ func cmdAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer m.Close()
-	md := domain.Metadata{Actor: "cli", Time: time.Now().UTC()}
+	md := eventstore.Metadata{Actor: "cli", Time: time.Now().UTC()}
 	u, created, _, err := m.Accounts.EnsureUser(ctx, *email, *name, md)
 	if err != nil {
 		return fmt.Errorf("apikey create: %s", describe(err))

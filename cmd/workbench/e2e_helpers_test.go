@@ -15,7 +15,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/config"
 )
@@ -112,7 +111,7 @@ func (s *e2eServer) waitReady(tb testing.TB) {
 func (s *e2eServer) user(tb testing.TB, email string) e2eUser {
 	tb.Helper()
 	ctx := context.Background()
-	md := domain.Metadata{Actor: "test", Time: time.Now().UTC()}
+	md := eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}
 	u, _, _, err := s.M.Accounts.EnsureUser(ctx, email, "", md)
 	if err != nil {
 		tb.Fatal(err)

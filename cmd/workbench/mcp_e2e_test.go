@@ -29,7 +29,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testpg"
@@ -794,7 +793,7 @@ func (e *mcpEnv) auth(t *testing.T) {
 	}
 	_, sidHeaders, _ := e.rawPostHeaders(t, carol.Key, "", "", initializeBody)
 	carolSID := sidHeaders.Get("Mcp-Session-Id")
-	md := domain.Metadata{Actor: "test", OnBehalfOf: carol.ID.String(), Time: time.Now().UTC()}
+	md := eventstore.Metadata{Actor: "test", OnBehalfOf: carol.ID.String(), Time: time.Now().UTC()}
 	rotated, pos, err := e.srv.M.Accounts.RotateKey(ctx, carol.ID, md)
 	if err != nil {
 		t.Fatal(err)

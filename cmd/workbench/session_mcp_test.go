@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/websession"
 )
 
@@ -23,7 +23,7 @@ func TestMCPWithPortalSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _, pos, err := m.Accounts.EnsureUser(context.Background(), "ada@example.com", "", domain.Metadata{Actor: "test"})
+	u, _, pos, err := m.Accounts.EnsureUser(context.Background(), "ada@example.com", "", eventstore.Metadata{Actor: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

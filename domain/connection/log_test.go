@@ -118,7 +118,7 @@ func TestThroughTheCommandLoop(t *testing.T) {
 		return domain.Sealed{Subject: user.String(), KeyVersion: 1, Blob: []byte(s)}
 	}
 	exec := func(cmd connection.Command) (eventstore.Result[connection.State, domain.Event], error) {
-		return eventstore.Execute(ctx, store, stream, aggregate(), cmd, domain.Metadata{Actor: user.String()})
+		return eventstore.Execute(ctx, store, stream, aggregate(), cmd, eventstore.Metadata{Actor: user.String()})
 	}
 	types := func() []string {
 		envs, err := store.Load(ctx, stream, 1)

@@ -116,7 +116,7 @@ func TestEventsSurviveTheLog(t *testing.T) {
 func createUser(ctx context.Context, store eventstore.Store, email, name string, at time.Time) (uuid.UUID, error) {
 	id := uuid.New()
 	_, err := eventstore.Execute(ctx, store, identity.EmailStreamName(email), emailAggregate(),
-		identity.ClaimEmail{Email: email, UserID: id, At: at}, domain.Metadata{Actor: "test"})
+		identity.ClaimEmail{Email: email, UserID: id, At: at}, eventstore.Metadata{Actor: "test"})
 	var taken *identity.EmailClaimedError
 	switch {
 	case errors.As(err, &taken):
@@ -133,7 +133,7 @@ func createUser(ctx context.Context, store eventstore.Store, email, name string,
 		return uuid.Nil, err
 	}
 	_, err = eventstore.Execute(ctx, store, identity.StreamName(id), userAggregate(),
-		identity.Command(identity.CreateUser{UserID: id, Email: email, DisplayName: name, At: at}), domain.Metadata{Actor: "test"})
+		identity.Command(identity.CreateUser{UserID: id, Email: email, DisplayName: name, At: at}), eventstore.Metadata{Actor: "test"})
 	if domain.ErrorCode(err) == domain.CodeConflict {
 		return id, nil // a concurrent creator finished first
 	}
@@ -161,7 +161,7 @@ func TestThroughTheCommandLoop(t *testing.T) {
 	t.Run("an orphaned claim is taken over", func(t *testing.T) {
 		orphan := uuid.New()
 		if _, err := eventstore.Execute(ctx, store, identity.EmailStreamName("bob@example.com"), emailAggregate(),
-			identity.ClaimEmail{Email: "bob@example.com", UserID: orphan, At: t0}, domain.Metadata{}); err != nil {
+			identity.ClaimEmail{Email: "bob@example.com", UserID: orphan, At: t0}, eventstore.Metadata{}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := createUser(ctx, store, "BOB@example.com", "Bob", t1)
@@ -211,7 +211,7 @@ func TestThroughTheCommandLoop(t *testing.T) {
 			wg.Go(func() {
 				var cmd identity.MintAPIKey
 				secrets[i], cmd = mint(t1)
-				_, errs[i] = eventstore.Execute(ctx, store, stream, userAggregate(), identity.Command(cmd), domain.Metadata{Actor: alice.String()})
+				_, errs[i] = eventstore.Execute(ctx, store, stream, userAggregate(), identity.Command(cmd), eventstore.Metadata{Actor: alice.String()})
 			})
 		}
 		wg.Wait()
@@ -241,7 +241,7 @@ func TestThroughTheCommandLoop(t *testing.T) {
 		newSecret, hash, prefix := identity.NewAPIKey()
 		res, err := eventstore.Execute(ctx, store, stream, userAggregate(), identity.Command(identity.RotateAPIKey{
 			OldKeyID: live.KeyID, KeyID: uuid.New(), Hash: hash, Prefix: prefix, At: t2,
-		}), domain.Metadata{})
+		}), eventstore.Metadata{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,14 +251,14 @@ func TestThroughTheCommandLoop(t *testing.T) {
 		if _, ok := res.State.Authenticate(newSecret); !ok {
 			t.Error("the new key does not authenticate")
 		}
-		res, err = eventstore.Execute(ctx, store, stream, userAggregate(), identity.Command(identity.RevokeAPIKey{At: t3}), domain.Metadata{})
+		res, err = eventstore.Execute(ctx, store, stream, userAggregate(), identity.Command(identity.RevokeAPIKey{At: t3}), eventstore.Metadata{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, ok := res.State.LiveKey(); ok {
 			t.Error("a live key after revoke")
 		}
-		_, err = eventstore.Execute(ctx, store, stream, userAggregate(), identity.Command(identity.RevokeAPIKey{At: t3}), domain.Metadata{})
+		_, err = eventstore.Execute(ctx, store, stream, userAggregate(), identity.Command(identity.RevokeAPIKey{At: t3}), eventstore.Metadata{})
 		if domain.ErrorCode(err) != domain.CodeConflict {
 			t.Fatalf("second revoke: %v; want a conflict", err)
 		}

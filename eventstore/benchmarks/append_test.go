@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -261,7 +260,7 @@ func sampleEvent(appender int, v int64) eventstore.EventData {
 		Type:          "connection.connected",
 		SchemaVersion: 1,
 		Data:          json.RawMessage(data),
-		Metadata: domain.Metadata{
+		Metadata: eventstore.Metadata{
 			Actor:         fmt.Sprintf("user-%04d", appender),
 			MCPClient:     "client-bench",
 			CorrelationID: id.String(),
@@ -274,7 +273,7 @@ func sampleEvent(appender int, v int64) eventstore.EventData {
 func toRaw(stream string, v int64, ev eventstore.EventData) rawRow {
 	md, err := json.Marshal(ev.Metadata)
 	if err != nil {
-		panic(err) // domain.Metadata with a current time always encodes
+		panic(err) // eventstore.Metadata with a current time always encodes
 	}
 	return rawRow{id: ev.ID, stream: stream, version: v, typ: ev.Type, schema: ev.SchemaVersion, data: ev.Data, metadata: md}
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -193,7 +192,7 @@ func newEvent(w, i int) eventstore.EventData {
 		Type:          eventType,
 		SchemaVersion: 1,
 		Data:          data,
-		Metadata:      domain.Metadata{Actor: actor, CorrelationID: id.String(), Time: time.Now().UTC()},
+		Metadata:      eventstore.Metadata{Actor: actor, CorrelationID: id.String(), Time: time.Now().UTC()},
 	}
 }
 

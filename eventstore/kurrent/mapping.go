@@ -13,7 +13,6 @@ import (
 
 	"github.com/EventStore/EventStore-Client-Go/v4/esdb"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -90,7 +89,7 @@ func isSystem(stream, eventType string) bool {
 // storedMetadata is the user metadata of every event Workbench writes: the domain metadata's fields
 // and the schema version of the data, in one JSON object.
 type storedMetadata struct {
-	domain.Metadata
+	eventstore.Metadata
 	SchemaVersion int `json:"schema_version"`
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -161,7 +160,7 @@ func sampleEvent() eventstore.EventData {
 		Type:          "connection.connected",
 		SchemaVersion: 2,
 		Data:          json.RawMessage(`{"integration":"github","scopes":["repo"]}`),
-		Metadata: domain.Metadata{
+		Metadata: eventstore.Metadata{
 			Actor:         "user-1",
 			OnBehalfOf:    "user-2",
 			MCPClient:     "client-9",
@@ -188,7 +187,7 @@ func TestEncodeEvent(t *testing.T) {
 	}
 
 	sparse := ev
-	sparse.Metadata = domain.Metadata{Actor: "system"}
+	sparse.Metadata = eventstore.Metadata{Actor: "system"}
 	sparse.SchemaVersion = 1
 	got, err = encodeEvent(sparse)
 	if err != nil {
@@ -256,7 +255,7 @@ func TestDecodeEvent(t *testing.T) {
 			return r
 		}, "", func() eventstore.Envelope {
 			e := wantEnv
-			e.SchemaVersion, e.Metadata = 1, domain.Metadata{}
+			e.SchemaVersion, e.Metadata = 1, eventstore.Metadata{}
 			return e
 		}(), ""},
 		{"metadata not JSON", func() *esdb.RecordedEvent {

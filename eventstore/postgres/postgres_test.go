@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for migrations.Apply
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/storetest"
 	"github.com/workbench/workbench/internal/testpg"
@@ -99,7 +98,7 @@ func TestNewWithoutMigrations(t *testing.T) {
 func event(typ string) eventstore.EventData {
 	return eventstore.EventData{
 		ID: uuid.New(), Type: typ, SchemaVersion: 1, Data: []byte(`{"k":"v"}`),
-		Metadata: domain.Metadata{Actor: "tester", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)},
+		Metadata: eventstore.Metadata{Actor: "tester", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)},
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/migrations"
 )
@@ -46,7 +45,7 @@ func newTestStore(t *testing.T, triggers ...string) *Store {
 func ev(typ string) eventstore.EventData {
 	return eventstore.EventData{
 		ID: uuid.New(), Type: typ, SchemaVersion: 1, Data: []byte(`{"k":"v"}`),
-		Metadata: domain.Metadata{Actor: "test", Time: time.Now().UTC()},
+		Metadata: eventstore.Metadata{Actor: "test", Time: time.Now().UTC()},
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
 )
@@ -20,7 +19,7 @@ import (
 func event(typ string) eventstore.EventData {
 	return eventstore.EventData{
 		ID: uuid.New(), Type: typ, SchemaVersion: 1, Data: []byte(`{"k":"v"}`),
-		Metadata: domain.Metadata{Actor: "test", Time: time.Now().UTC()},
+		Metadata: eventstore.Metadata{Actor: "test", Time: time.Now().UTC()},
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -75,7 +74,7 @@ func newEvent(typ string, n int) eventstore.EventData {
 		Type:          typ,
 		SchemaVersion: 1 + n%3,
 		Data:          []byte(fmt.Sprintf(`{"n":%d,"s":"caf\u00e9 \"quoted\""}`, n)),
-		Metadata: domain.Metadata{
+		Metadata: eventstore.Metadata{
 			Actor:         "user-" + fmt.Sprint(n),
 			OnBehalfOf:    "admin-7",
 			MCPClient:     "client-abc",

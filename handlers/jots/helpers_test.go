@@ -15,7 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	hjots "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/jots/jotstest"
@@ -23,7 +23,7 @@ import (
 
 var (
 	alice = uuid.New()
-	md    = domain.Metadata{Actor: "test"}
+	md    = eventstore.Metadata{Actor: "test"}
 	key   = bytes.Repeat([]byte{7}, 32)
 )
 

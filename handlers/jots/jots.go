@@ -12,8 +12,8 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/httprate"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
+	"github.com/workbench/workbench/eventstore"
 	ijots "github.com/workbench/workbench/internal/jots"
 )
 
@@ -22,7 +22,7 @@ type Service interface {
 	Site(ctx context.Context, name string) (ijots.Site, error)
 	File(ctx context.Context, name, path string) (jot.File, error)
 	Body(ctx context.Context, f jot.File) ([]byte, error)
-	Upload(ctx context.Context, name, token string, body io.Reader, md domain.Metadata) (ijots.Deployment, error)
+	Upload(ctx context.Context, name, token string, body io.Reader, md eventstore.Metadata) (ijots.Deployment, error)
 	CheckPassword(ctx context.Context, hash, pw string) (bool, error)
 	Limits() ijots.Limits
 }

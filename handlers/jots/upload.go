@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 )
 
@@ -56,7 +57,7 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := &overflowReader{r: r.Body, left: limit}
-	d, err := h.svc.Upload(r.Context(), chi.URLParam(r, "name"), chi.URLParam(r, "token"), body, domain.Metadata{CorrelationID: r.Header.Get("X-Request-Id")})
+	d, err := h.svc.Upload(r.Context(), chi.URLParam(r, "name"), chi.URLParam(r, "token"), body, eventstore.Metadata{CorrelationID: r.Header.Get("X-Request-Id")})
 	if body.overflow {
 		tooLarge()
 		return

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
 	domainoauth "github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/eventstore"
@@ -134,7 +133,7 @@ func TestBidiClientNamesAreRefusedAndEscaped(t *testing.T) {
 	body, _ := json.Marshal(domainoauth.ClientRegistered{ClientID: id, ClientName: "Good App\u202Eexe.evil", RedirectURIs: []string{appRedirect},
 		GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"}, Scopes: []string{"mcp"}, RegisteredAt: time.Now().UTC()})
 	pos, err := e.store.Append(context.Background(), domainoauth.ClientStreamName(id), eventstore.NoStream, eventstore.EventData{
-		ID: uuid.New(), Type: domainoauth.TypeClientRegistered, SchemaVersion: 1, Data: body, Metadata: domain.Metadata{Actor: "test", Time: time.Now().UTC()}})
+		ID: uuid.New(), Type: domainoauth.TypeClientRegistered, SchemaVersion: 1, Data: body, Metadata: eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
@@ -185,7 +184,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 func (e *env) newSession(email string) *http.Cookie {
 	e.t.Helper()
 	ctx := context.Background()
-	u, _, pos, err := (&accounts.Service{Store: e.store}).EnsureUser(ctx, email, "", domain.Metadata{Actor: "test"})
+	u, _, pos, err := (&accounts.Service{Store: e.store}).EnsureUser(ctx, email, "", eventstore.Metadata{Actor: "test"})
 	if err != nil {
 		e.t.Fatal(err)
 	}

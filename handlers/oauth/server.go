@@ -17,7 +17,6 @@ import (
 	"github.com/ory/fosite/compose"
 	"github.com/ory/fosite/token/jwt"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/websession"
 	projidentity "github.com/workbench/workbench/projections/identity"
@@ -209,8 +208,8 @@ func cors(next http.HandlerFunc) http.HandlerFunc {
 }
 
 // metadata is what an appended event records about the request that caused it.
-func (s *Server) metadata(r *http.Request, actor, clientID string) domain.Metadata {
-	return domain.Metadata{Actor: actor, MCPClient: clientID, CorrelationID: middleware.GetReqID(r.Context()), Time: s.opts.Now().UTC()}
+func (s *Server) metadata(r *http.Request, actor, clientID string) eventstore.Metadata {
+	return eventstore.Metadata{Actor: actor, MCPClient: clientID, CorrelationID: middleware.GetReqID(r.Context()), Time: s.opts.Now().UTC()}
 }
 
 func parseUser(s string) uuid.UUID {

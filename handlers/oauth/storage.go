@@ -105,12 +105,12 @@ func reasonOf(ctx context.Context) string {
 	return oauth.ReasonTokenRevocation
 }
 
-func withMetadata(ctx context.Context, md domain.Metadata) context.Context {
+func withMetadata(ctx context.Context, md eventstore.Metadata) context.Context {
 	return context.WithValue(ctx, metadataKey, md)
 }
 
-func metadataOf(ctx context.Context) domain.Metadata {
-	md, _ := ctx.Value(metadataKey).(domain.Metadata)
+func metadataOf(ctx context.Context) eventstore.Metadata {
+	md, _ := ctx.Value(metadataKey).(eventstore.Metadata)
 	return md
 }
 

@@ -26,7 +26,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/portalapi"
@@ -485,4 +485,4 @@ func (n *node) createUser(email string) uuid.UUID {
 	return u.ID
 }
 
-func domainMD() domain.Metadata { return domain.Metadata{Actor: "test"} }
+func domainMD() eventstore.Metadata { return eventstore.Metadata{Actor: "test"} }

@@ -26,9 +26,9 @@ import (
 
 // Keys is the part of internal/accounts the API-key routes use.
 type Keys interface {
-	MintKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (accounts.Key, eventstore.Position, error)
-	RotateKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (accounts.Key, eventstore.Position, error)
-	RevokeKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (eventstore.Position, error)
+	MintKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (accounts.Key, eventstore.Position, error)
+	RotateKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (accounts.Key, eventstore.Position, error)
+	RevokeKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (eventstore.Position, error)
 	RevealKey(ctx context.Context, user uuid.UUID) (accounts.Key, error)
 }
 
@@ -158,8 +158,8 @@ func unavailable(err error) error {
 }
 
 // md is the metadata of an event the signed-in user causes through the portal.
-func (h *routes) md(r *http.Request, user uuid.UUID) domain.Metadata {
-	return domain.Metadata{Actor: user.String(), CorrelationID: middleware.GetReqID(r.Context()), Time: h.Now().UTC()}
+func (h *routes) md(r *http.Request, user uuid.UUID) eventstore.Metadata {
+	return eventstore.Metadata{Actor: user.String(), CorrelationID: middleware.GetReqID(r.Context()), Time: h.Now().UTC()}
 }
 
 // noStore marks a response that must not be cached: it holds a secret or a session.

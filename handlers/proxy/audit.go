@@ -158,7 +158,7 @@ func (p *Proxy) encodeRequests(evs []curlsession.RequestProxied) ([]eventstore.E
 		if err != nil {
 			return nil, err
 		}
-		md := domain.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
+		md := eventstore.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
 		out = append(out, eventstore.EventData{ID: ev.RequestID, Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
 	}
 	if len(out) == 0 {
@@ -180,7 +180,7 @@ func (p *Proxy) appendEvent(ctx context.Context, stream string, ev interface {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", ev.EventType(), err)
 	}
-	md := domain.Metadata{Actor: user.String(), MCPClient: client, CorrelationID: session.String(), Time: at}
+	md := eventstore.Metadata{Actor: user.String(), MCPClient: client, CorrelationID: session.String(), Time: at}
 	_, err = p.store.Append(context.WithoutCancel(ctx), stream, eventstore.NoStream,
 		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
 	return err

@@ -378,7 +378,7 @@ func (p *Proxy) appendForwarded(r *http.Request, c *call) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", typ, err)
 	}
-	md := domain.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
+	md := eventstore.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
 	return p.appendNow(r.Context(), c.claims.SessionID, []eventstore.EventData{{ID: newID(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md}})
 }
 

@@ -62,7 +62,7 @@ type User struct {
 // EnsureUser returns the user that owns email, creating it when there is none. created says whether
 // this call created it. The caller must have established that whoever asks owns the address (SSO
 // sign-in, an operator at the CLI). pos is the position of the last event written (Start when none).
-func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md domain.Metadata) (u User, created bool, pos eventstore.Position, err error) {
+func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md eventstore.Metadata) (u User, created bool, pos eventstore.Position, err error) {
 	norm, err := identity.NormalizeEmail(email)
 	if err != nil {
 		return User{}, false, pos, err
@@ -111,7 +111,7 @@ func (s *Service) newKey(ctx context.Context, user uuid.UUID) (Key, string, doma
 }
 
 // MintKey gives a user without a live key a new one.
-func (s *Service) MintKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (Key, eventstore.Position, error) {
+func (s *Service) MintKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
 	k, hash, sealed, err := s.newKey(ctx, user)
 	if err != nil {
 		return Key{}, eventstore.Start, err
@@ -125,7 +125,7 @@ func (s *Service) MintKey(ctx context.Context, user uuid.UUID, md domain.Metadat
 }
 
 // RotateKey replaces the user's live key; the old one stops authenticating in the same event.
-func (s *Service) RotateKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (Key, eventstore.Position, error) {
+func (s *Service) RotateKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
 	k, hash, sealed, err := s.newKey(ctx, user)
 	if err != nil {
 		return Key{}, eventstore.Start, err
@@ -139,7 +139,7 @@ func (s *Service) RotateKey(ctx context.Context, user uuid.UUID, md domain.Metad
 }
 
 // MintOrRotate mints a key for a user without one and rotates the live key otherwise.
-func (s *Service) MintOrRotate(ctx context.Context, user uuid.UUID, md domain.Metadata) (Key, eventstore.Position, error) {
+func (s *Service) MintOrRotate(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
 	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), userAgg)
 	if err != nil {
 		return Key{}, eventstore.Start, err
@@ -151,7 +151,7 @@ func (s *Service) MintOrRotate(ctx context.Context, user uuid.UUID, md domain.Me
 }
 
 // RevokeKey retires the user's live key without a replacement.
-func (s *Service) RevokeKey(ctx context.Context, user uuid.UUID, md domain.Metadata) (eventstore.Position, error) {
+func (s *Service) RevokeKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (eventstore.Position, error) {
 	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), userAgg, identity.Command(identity.RevokeAPIKey{At: s.now()}), md)
 	if err != nil {
 		return eventstore.Start, err

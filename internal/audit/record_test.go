@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/audit"
@@ -25,7 +24,7 @@ func TestDecodeRequestForwarded(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := eventstore.Envelope{ID: uuid.New(), Stream: curlsession.SessionStreamName(ev.SessionID), Version: 2, Type: typ, SchemaVersion: sv,
-		Data: data, Metadata: domain.Metadata{Actor: ev.UserID.String(), Time: at}}
+		Data: data, Metadata: eventstore.Metadata{Actor: ev.UserID.String(), Time: at}}
 	if !audit.Audited(typ) {
 		t.Fatalf("%s is not audited", typ)
 	}

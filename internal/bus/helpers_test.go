@@ -16,7 +16,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/testpg"
@@ -142,7 +141,7 @@ func envelopes(n, streams, first int) []eventstore.Envelope {
 			Type:          "thing.happened",
 			SchemaVersion: 1,
 			Data:          json.RawMessage(fmt.Sprintf(`{"n":%d}`, k)),
-			Metadata:      domain.Metadata{Actor: "tester", CorrelationID: "c-1", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)},
+			Metadata:      eventstore.Metadata{Actor: "tester", CorrelationID: "c-1", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)},
 		}
 	}
 	return out

@@ -17,7 +17,6 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/internal/bus"
@@ -35,7 +34,7 @@ func appendEvents(t *testing.T, ctx context.Context, s eventstore.Store, n, stre
 			Type:          "thing.happened",
 			SchemaVersion: 1,
 			Data:          json.RawMessage(fmt.Sprintf(`{"n":%d}`, k)),
-			Metadata:      domain.Metadata{Actor: "tester", Time: time.Now().UTC()},
+			Metadata:      eventstore.Metadata{Actor: "tester", Time: time.Now().UTC()},
 		}
 		if _, err := s.Append(ctx, fmt.Sprintf("thing-%d", k%streams), eventstore.Any, ev); err != nil {
 			t.Fatalf("append %d: %v", k, err)

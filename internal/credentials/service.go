@@ -204,8 +204,8 @@ func New(cfg Config) (*Service, error) {
 func (s *Service) clock() time.Time { return s.now().UTC() }
 
 // md is the metadata of an event the user caused.
-func (s *Service) md(user uuid.UUID) domain.Metadata {
-	return domain.Metadata{Actor: user.String(), Time: s.clock()}
+func (s *Service) md(user uuid.UUID) eventstore.Metadata {
+	return eventstore.Metadata{Actor: user.String(), Time: s.clock()}
 }
 
 // execute runs one connection command and waits until the read models hold its events, so that the

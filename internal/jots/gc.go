@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
 	jotsrm "github.com/workbench/workbench/projections/jots"
@@ -54,7 +53,7 @@ func (s *Service) CollectGarbage(ctx context.Context) (Swept, error) {
 	}
 	pos, err := s.store.Append(ctx, jot.SweepStream, eventstore.Any, eventstore.EventData{
 		ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data,
-		Metadata: domain.Metadata{Actor: "system", Time: s.now().UTC()},
+		Metadata: eventstore.Metadata{Actor: "system", Time: s.now().UTC()},
 	})
 	if err != nil {
 		return Swept{}, fmt.Errorf("jots: blob sweep: mark the log: %w", err)

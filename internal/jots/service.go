@@ -197,7 +197,7 @@ type Ticket struct {
 }
 
 // Deploy authorizes one upload for the jot called name, claiming the name for user when it is free.
-func (s *Service) Deploy(ctx context.Context, user uuid.UUID, name string, settings SettingsInput, md domain.Metadata) (Ticket, error) {
+func (s *Service) Deploy(ctx context.Context, user uuid.UUID, name string, settings SettingsInput, md eventstore.Metadata) (Ticket, error) {
 	if err := jot.ValidateName(name); err != nil {
 		return Ticket{}, err
 	}
@@ -248,7 +248,7 @@ func (s *Service) checkCount(ctx context.Context, user uuid.UUID, name string, n
 	return nil
 }
 
-func withActor(md domain.Metadata, user uuid.UUID) domain.Metadata {
+func withActor(md eventstore.Metadata, user uuid.UUID) eventstore.Metadata {
 	if md.Actor == "" {
 		md.Actor = user.String()
 	}
@@ -268,7 +268,7 @@ type Deployment struct {
 // Upload deploys the gzip tarball in body with the single-use token deploy_jot handed out. The token
 // is checked before the body is read; the archive is extracted under the limits, its bodies stored,
 // and one Deployed event switches them in. Any refusal leaves the jot as it was.
-func (s *Service) Upload(ctx context.Context, name, token string, body io.Reader, md domain.Metadata) (Deployment, error) {
+func (s *Service) Upload(ctx context.Context, name, token string, body io.Reader, md eventstore.Metadata) (Deployment, error) {
 	if jot.ValidateName(name) != nil || token == "" {
 		return Deployment{}, domain.Errorf(domain.CodeNotFound, "this upload URL is not valid; call deploy_jot for a new one")
 	}
@@ -368,7 +368,7 @@ type FileInput struct {
 }
 
 // Update puts files into a live jot and/or changes its settings, with no upload.
-func (s *Service) Update(ctx context.Context, user uuid.UUID, name string, put []FileInput, settings SettingsInput, md domain.Metadata) (Listing, error) {
+func (s *Service) Update(ctx context.Context, user uuid.UUID, name string, put []FileInput, settings SettingsInput, md eventstore.Metadata) (Listing, error) {
 	if err := jot.ValidateName(name); err != nil {
 		return Listing{}, err
 	}
@@ -475,7 +475,7 @@ func (s *Service) ListFiles(ctx context.Context, user uuid.UUID, name string) (L
 }
 
 // Delete takes the user's jot down and frees its name.
-func (s *Service) Delete(ctx context.Context, user uuid.UUID, name string, md domain.Metadata) error {
+func (s *Service) Delete(ctx context.Context, user uuid.UUID, name string, md eventstore.Metadata) error {
 	if err := jot.ValidateName(name); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/jots/jotstest"
 	jotsrm "github.com/workbench/workbench/projections/jots"
@@ -23,7 +24,7 @@ import (
 var (
 	alice = uuid.New()
 	bob   = uuid.New()
-	md    = domain.Metadata{Actor: "test"}
+	md    = eventstore.Metadata{Actor: "test"}
 )
 
 func token(t *testing.T, tk jots.Ticket) string {

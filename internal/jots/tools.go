@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -105,7 +106,7 @@ func parseTool(tool string, rc plugins.Context, raw json.RawMessage) (uuid.UUID,
 	return user, a, nil
 }
 
-func metadata(user uuid.UUID) domain.Metadata { return domain.Metadata{Actor: user.String()} }
+func metadata(user uuid.UUID) eventstore.Metadata { return eventstore.Metadata{Actor: user.String()} }
 
 func (s *Service) deployTool(ctx context.Context, rc plugins.Context, raw json.RawMessage) (any, error) {
 	user, a, err := parseTool("deploy_jot", rc, raw)

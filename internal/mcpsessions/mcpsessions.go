@@ -68,7 +68,7 @@ func (s *Store) End(ctx context.Context, id string, expires time.Time) error {
 		return err
 	}
 	_, err = s.log.Append(ctx, mcpsession.StreamName(id), eventstore.NoStream,
-		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: domain.Metadata{Actor: "mcp", Time: ev.At}})
+		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: eventstore.Metadata{Actor: "mcp", Time: ev.At}})
 	if err != nil && !errors.Is(err, eventstore.ErrConflict) {
 		return fmt.Errorf("record session end: %w", err)
 	}

@@ -24,7 +24,7 @@ import (
 // Users is the part of internal/accounts this package needs: find or create the user of an address
 // whose ownership the caller has established.
 type Users interface {
-	EnsureUser(ctx context.Context, email, displayName string, md domain.Metadata) (accounts.User, bool, eventstore.Position, error)
+	EnsureUser(ctx context.Context, email, displayName string, md eventstore.Metadata) (accounts.User, bool, eventstore.Position, error)
 }
 
 // Projections is the part of the projections runner this package uses to read its own writes.
@@ -169,8 +169,8 @@ func (s *Service) clock() time.Time { return s.now().UTC() }
 
 // md is the metadata of an event caused by a sign-in; actor is who it is about ("system" before the
 // user is known).
-func md(ctx context.Context, actor string, now time.Time) domain.Metadata {
-	m := domain.Metadata{Actor: actor, Time: now}
+func md(ctx context.Context, actor string, now time.Time) eventstore.Metadata {
+	m := eventstore.Metadata{Actor: actor, Time: now}
 	if id, ok := ctx.Value(correlationKey{}).(string); ok {
 		m.CorrelationID = id
 	}

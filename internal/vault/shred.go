@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -48,7 +47,7 @@ func ShreddedSubject(env eventstore.Envelope) (subject string, ok bool) {
 // and marks the subject so nothing is sealed for it again. A crash in between is healed by
 // ReconcileShreds. Shredding a subject twice appends no second event and succeeds. md is stamped on the
 // event; its Time is filled in when zero.
-func (v *Vault) Shred(ctx context.Context, subject string, md domain.Metadata) error {
+func (v *Vault) Shred(ctx context.Context, subject string, md eventstore.Metadata) error {
 	if err := checkSubject(subject); err != nil {
 		return err
 	}

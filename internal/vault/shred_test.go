@@ -27,7 +27,7 @@ func appendSealed(t *testing.T, store eventstore.Store, stream, typ string, s do
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: 1, Data: data, Metadata: domain.Metadata{Actor: "test", Time: time.Now().UTC()}}
+	ev := eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: 1, Data: data, Metadata: eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}}
 	if _, err := store.Append(context.Background(), stream, eventstore.Any, ev); err != nil {
 		t.Fatalf("append %s: %v", typ, err)
 	}
@@ -92,7 +92,7 @@ func TestShredMakesEveryCopyUnreadable(t *testing.T) {
 			}
 		}
 
-		md := domain.Metadata{Actor: "admin", CorrelationID: "req-1"}
+		md := eventstore.Metadata{Actor: "admin", CorrelationID: "req-1"}
 		if err := v.Shred(ctx, "alice", md); err != nil {
 			t.Fatalf("Shred: %v", err)
 		}
@@ -164,7 +164,7 @@ func TestCachedKeyExpires(t *testing.T) {
 	if _, err := replica.Open(ctx, s, purpose); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Shred(ctx, "alice", domain.Metadata{}); err != nil {
+	if err := v.Shred(ctx, "alice", eventstore.Metadata{}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(59 * time.Second)
@@ -210,7 +210,7 @@ func TestReconcileShredsAfterCrash(t *testing.T) {
 			cctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			crashing := newVault(t, db, crashAfterAppend{Store: store, cancel: cancel}, master, nil, nil)
-			if err := crashing.Shred(cctx, subject, domain.Metadata{Actor: "admin"}); err == nil {
+			if err := crashing.Shred(cctx, subject, eventstore.Metadata{Actor: "admin"}); err == nil {
 				t.Fatalf("the simulated crash did not interrupt Shred(%s)", subject)
 			}
 			if n := countRows(t, db, `SELECT COUNT(*) FROM vault_data_keys WHERE subject = $1`, subject); n != 1 {
@@ -280,7 +280,7 @@ func TestShredRacesFirstSeal(t *testing.T) {
 			var shredErr error
 			go func() {
 				defer wg.Done()
-				shredErr = shredder.Shred(ctx, subject, domain.Metadata{})
+				shredErr = shredder.Shred(ctx, subject, eventstore.Metadata{})
 			}()
 			wg.Wait()
 			if shredErr != nil {

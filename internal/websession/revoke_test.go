@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	_ "modernc.org/sqlite"
 
-	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
@@ -83,7 +83,7 @@ func TestGuardRefusesAnEndedSession(t *testing.T) {
 	if err != nil || s.User != user || s.ID == uuid.Nil || !s.Fresh(r.now) {
 		t.Fatalf("Session = %+v, %v", s, err)
 	}
-	if err := r.m.End(context.Background(), s, domain.Metadata{Actor: "test"}); err != nil {
+	if err := r.m.End(context.Background(), s, eventstore.Metadata{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	_, _, ok, w := r.through(c)

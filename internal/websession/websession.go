@@ -296,17 +296,17 @@ var sessionAgg = eventstore.Aggregate[portalsession.State, portalsession.Command
 }
 
 // End ends one session (sign-out) and returns once every replica refuses it.
-func (m *Manager) End(ctx context.Context, s Session, md domain.Metadata) error {
+func (m *Manager) End(ctx context.Context, s Session, md eventstore.Metadata) error {
 	return m.execute(ctx, s.User, portalsession.End{UserID: s.User, SessionID: s.ID, IssuedAt: s.IssuedAt, ExpiresAt: s.ExpiresAt, At: m.now()}, md)
 }
 
 // EndAll ends every session of user issued until now ("sign out everywhere") and returns once every
 // replica refuses them.
-func (m *Manager) EndAll(ctx context.Context, user uuid.UUID, md domain.Metadata) error {
+func (m *Manager) EndAll(ctx context.Context, user uuid.UUID, md eventstore.Metadata) error {
 	return m.execute(ctx, user, portalsession.EndAll{UserID: user, At: m.now()}, md)
 }
 
-func (m *Manager) execute(ctx context.Context, user uuid.UUID, cmd portalsession.Command, md domain.Metadata) error {
+func (m *Manager) execute(ctx context.Context, user uuid.UUID, cmd portalsession.Command, md eventstore.Metadata) error {
 	if m.store == nil || m.projections == nil {
 		return errors.New("websession: sessions are not revocable here (no store)")
 	}

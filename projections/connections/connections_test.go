@@ -53,7 +53,7 @@ func TestConnectionLifecycleInTheReadModel(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	run := func(cmd connection.Command) {
 		t.Helper()
-		res, err := eventstore.Execute(ctx, store, stream, agg, cmd, domain.Metadata{Actor: user.String(), Time: now})
+		res, err := eventstore.Execute(ctx, store, stream, agg, cmd, eventstore.Metadata{Actor: user.String(), Time: now})
 		if err != nil {
 			t.Fatalf("%T: %v", cmd, err)
 		}

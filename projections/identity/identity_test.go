@@ -66,7 +66,7 @@ func setup(t *testing.T) *env {
 	return &env{ctx: ctx, db: db, store: store, runner: runner, svc: &accounts.Service{Store: store, Vault: v}, reader: identity.Reader{DB: db}}
 }
 
-var md = domain.Metadata{Actor: "test"}
+var md = eventstore.Metadata{Actor: "test"}
 
 func TestKeyLifecycleThroughTheReadModel(t *testing.T) {
 	e := setup(t)

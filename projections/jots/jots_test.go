@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/jots/jotstest"
 	jotsrm "github.com/workbench/workbench/projections/jots"
@@ -20,7 +20,7 @@ import (
 // gives the same rows.
 func TestReadModelAndRebuild(t *testing.T) {
 	e := jotstest.New(t, jots.Options{})
-	user, md := uuid.New(), domain.Metadata{Actor: "test"}
+	user, md := uuid.New(), eventstore.Metadata{Actor: "test"}
 	for _, name := range []string{"kept", "gone"} {
 		tk, err := e.Service.Deploy(e.Ctx, user, name, jots.SettingsInput{}, md)
 		if err != nil {

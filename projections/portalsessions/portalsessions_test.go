@@ -11,7 +11,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
 
-	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/internal/websession"
@@ -88,7 +88,7 @@ func checkReadModel(t *testing.T, db *sql.DB, dialect migrations.Dialect) {
 		}
 		return got
 	}
-	md := domain.Metadata{Actor: "test"}
+	md := eventstore.Metadata{Actor: "test"}
 
 	a1, a2, b1 := session(ada), session(ada), session(bob)
 	if ended(a1) || ended(a2) || ended(b1) {

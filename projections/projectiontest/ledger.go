@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/projections"
 )
@@ -46,7 +45,7 @@ func movement(typ, account string, amount int64) eventstore.EventData {
 		Type:          typ,
 		SchemaVersion: 1,
 		Data:          data,
-		Metadata:      domain.Metadata{Actor: "test", Time: time.Now().UTC()},
+		Metadata:      eventstore.Metadata{Actor: "test", Time: time.Now().UTC()},
 	}
 }
 

@@ -143,7 +143,7 @@ func (s *Set) record(ctx context.Context, rec execution.ToolExecuted) error {
 	if err != nil {
 		return err
 	}
-	md := domain.Metadata{Actor: rec.UserID.String(), MCPClient: rec.ClientID, CorrelationID: rec.ExecutionID.String(), Time: rec.At}
+	md := eventstore.Metadata{Actor: rec.UserID.String(), MCPClient: rec.ClientID, CorrelationID: rec.ExecutionID.String(), Time: rec.At}
 	// The append runs even if the caller has gone: the tool has run, and its record must not be lost.
 	_, err = s.opts.Store.Append(context.WithoutCancel(ctx), execution.StreamName(rec.ExecutionID), eventstore.NoStream,
 		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md})

@@ -76,8 +76,8 @@ type builder struct {
 	log   Log
 }
 
-func (b *builder) at(d time.Duration) domain.Metadata {
-	return domain.Metadata{Actor: "test", Time: Day1.Add(d)}
+func (b *builder) at(d time.Duration) eventstore.Metadata {
+	return eventstore.Metadata{Actor: "test", Time: Day1.Add(d)}
 }
 
 func (b *builder) createUser(id uuid.UUID, email string, d time.Duration) {
@@ -163,7 +163,7 @@ func AppendToolRun(ctx context.Context, store eventstore.Store, ev execution.Too
 	if err != nil {
 		return eventstore.Position{}, err
 	}
-	md := domain.Metadata{Actor: ev.UserID.String(), MCPClient: ev.ClientID, CorrelationID: ev.ExecutionID.String(), Time: ev.At}
+	md := eventstore.Metadata{Actor: ev.UserID.String(), MCPClient: ev.ClientID, CorrelationID: ev.ExecutionID.String(), Time: ev.At}
 	return store.Append(ctx, execution.StreamName(ev.ExecutionID), eventstore.NoStream, eventstore.EventData{
 		ID: uuid.NewSHA1(uuid.NameSpaceOID, ev.ExecutionID[:]), Type: execution.TypeToolExecuted, SchemaVersion: 1, Data: data, Metadata: md,
 	})
@@ -226,7 +226,7 @@ func Build(ctx context.Context, t testing.TB, store eventstore.Store, v *vault.V
 	// her key and is shredded.
 	b.conn(Ada, "github", connection.Disconnect{Reason: "-2+3, \"user\" asked by email", At: Day1.Add(96 * h)}, 96*h)
 	b.user(Ada, identity.RevokeAPIKey{KeyID: AdaKey2, At: Day1.Add(97 * h)}, 97*h)
-	if err := v.Shred(ctx, Ada.String(), domain.Metadata{Actor: "cli", Time: Day1.Add(98 * h)}); err != nil {
+	if err := v.Shred(ctx, Ada.String(), eventstore.Metadata{Actor: "cli", Time: Day1.Add(98 * h)}); err != nil {
 		t.Fatalf("shred: %v", err)
 	}
 	var err error
@@ -259,7 +259,7 @@ func AppendCurlSession(ctx context.Context, store eventstore.Store) (eventstore.
 	encode := func(id uuid.UUID, ev interface {
 		domain.Event
 		Validate() error
-	}, md domain.Metadata) (eventstore.EventData, error) {
+	}, md eventstore.Metadata) (eventstore.EventData, error) {
 		if err := ev.Validate(); err != nil {
 			return eventstore.EventData{}, err
 		}
@@ -269,7 +269,7 @@ func AppendCurlSession(ctx context.Context, store eventstore.Store) (eventstore.
 		}
 		return eventstore.EventData{ID: id, Type: typ, SchemaVersion: sv, Data: data, Metadata: md}, nil
 	}
-	ed, err := encode(uuid.New(), mint, domain.Metadata{Actor: Bob.String(), MCPClient: mint.ClientID, CorrelationID: BobSession.String(), Time: minted})
+	ed, err := encode(uuid.New(), mint, eventstore.Metadata{Actor: Bob.String(), MCPClient: mint.ClientID, CorrelationID: BobSession.String(), Time: minted})
 	if err != nil {
 		return eventstore.Position{}, err
 	}
@@ -278,7 +278,7 @@ func AppendCurlSession(ctx context.Context, store eventstore.Store) (eventstore.
 	}
 	var batch []eventstore.EventData
 	for _, r := range requests {
-		ed, err := encode(r.RequestID, r, domain.Metadata{Actor: Bob.String(), CorrelationID: BobSession.String(), CausationID: r.RequestID.String(), Time: r.At})
+		ed, err := encode(r.RequestID, r, eventstore.Metadata{Actor: Bob.String(), CorrelationID: BobSession.String(), CausationID: r.RequestID.String(), Time: r.At})
 		if err != nil {
 			return eventstore.Position{}, err
 		}
@@ -305,20 +305,20 @@ func AppendAccess(ctx context.Context, store eventstore.Store) (secrets []string
 	appends := []struct {
 		stream string
 		ev     domain.Event
-		md     domain.Metadata
+		md     eventstore.Metadata
 	}{
 		{signin.StreamName(linkHash), signin.LinkIssued{LinkHash: linkHash, UserID: Bob, Email: "bob@example.com", Purpose: "cli",
-			IssuedAt: at, ExpiresAt: at.Add(signin.LinkTTL)}, domain.Metadata{Actor: "system", Time: at}},
+			IssuedAt: at, ExpiresAt: at.Add(signin.LinkTTL)}, eventstore.Metadata{Actor: "system", Time: at}},
 		{signin.StreamName(linkHash), signin.LinkRedeemed{LinkHash: linkHash, UserID: Bob, RedeemedAt: at.Add(2 * time.Minute)},
-			domain.Metadata{Actor: "system", Time: at.Add(2 * time.Minute)}},
+			eventstore.Metadata{Actor: "system", Time: at.Add(2 * time.Minute)}},
 		{oauth.ClientStreamName(ClientID), oauth.ClientRegistered{ClientID: ClientID, ClientName: ClientName,
 			RedirectURIs: []string{"http://127.0.0.1:33418/callback"}, GrantTypes: []string{"authorization_code", "refresh_token"},
 			ResponseTypes: []string{"code"}, Scopes: []string{"mcp"}, RegisteredAt: at.Add(3 * time.Minute)},
-			domain.Metadata{Actor: "anonymous", Time: at.Add(3 * time.Minute)}},
+			eventstore.Metadata{Actor: "anonymous", Time: at.Add(3 * time.Minute)}},
 		{oauth.GrantStreamName(GrantID), oauth.CodeIssued{RequestID: GrantID, ClientID: ClientID, UserID: Bob, CodeSignature: codeSig,
 			Scopes: []string{"mcp"}, RedirectURI: "http://127.0.0.1:33418/callback", CodeChallenge: challenge, CodeChallengeMethod: "S256",
 			RequestedAt: at.Add(4 * time.Minute), ExpiresAt: at.Add(5 * time.Minute), IssuedAt: at.Add(4 * time.Minute)},
-			domain.Metadata{Actor: Bob.String(), Time: at.Add(4 * time.Minute)}},
+			eventstore.Metadata{Actor: Bob.String(), Time: at.Add(4 * time.Minute)}},
 	}
 	for _, a := range appends {
 		typ, sv, data, err := codec.Encode(a.ev)
@@ -345,7 +345,7 @@ func AppendAccess(ctx context.Context, store eventstore.Store) (secrets []string
 		return nil, last, err
 	}
 	last, err = store.Append(ctx, oauth.GrantStreamName(GrantID), eventstore.Any, eventstore.EventData{
-		ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: domain.Metadata{Actor: Bob.String(), Time: at.Add(20 * time.Minute)},
+		ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: eventstore.Metadata{Actor: Bob.String(), Time: at.Add(20 * time.Minute)},
 	})
 	return secrets, last, err
 }
