@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/instrumented"
@@ -419,7 +420,11 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	goRun("curl proxy audit", curl.Run)
-	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, CurlSessions: curl, Transport: outbound, PublicURL: m.Config.ServerPublicURL})
+	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: outbound})
+	if err != nil {
+		return err
+	}
+	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Executions: runs, Logger: m.Logger, CurlSessions: curl, PublicURL: m.Config.ServerPublicURL})
 	if err != nil {
 		return err
 	}
