@@ -46,7 +46,7 @@ import (
 const (
 	faultClients = 32
 	// proxyOutcomeBound is what a crash may cost in RequestProxied outcome records: the queue
-	// (proxy.DefaultAuditQueue), what the writers hold (2 x 256) and the requests in flight.
+	// (curlsessions.DefaultAuditQueue), what the writers hold (2 x 256) and the requests in flight.
 	proxyOutcomeBound = 1024 + 2*256 + faultClients
 )
 

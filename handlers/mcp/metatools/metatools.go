@@ -41,8 +41,8 @@ type Options struct {
 	// Executions runs and records execute_tools' executions (*executions.Service).
 	Executions Executions
 	Logger     *slog.Logger
-	// CurlSessions mints curl_session tokens (*proxy.Proxy); nil: curl_session answers that it is
-	// not available on this server.
+	// CurlSessions mints curl_session tokens (*curlsessions.Service); nil: curl_session answers that
+	// it is not available on this server.
 	CurlSessions CurlSessions
 	// PublicURL is SERVER_PUBLIC_URL. An API-key integration is connected by the user on the portal's
 	// integrations page, PublicURL + "/integrations", which NOT_CONNECTED and connect hand the agent.
