@@ -29,8 +29,8 @@
 // requests share one transaction and one fsync, so the price is about one commit of latency per
 // request, not one commit each. If the append fails or takes longer than 5 s (AuditTimeout), Forwarded
 // or Refused returns the error, the caller gets 503 AUDIT_UNAVAILABLE with Retry-After from the proxy
-// (handlers/proxy) and nothing is sent to the provider; that answer is the one
-// request not recorded (the log is what failed), and it is logged at warn level.
+// (handlers/proxy) and nothing is sent to the provider; that answer is the one request not recorded
+// (the log is what failed), and it is logged at warn level.
 //
 // The decision, and why: the guarantee is "a request with a valid token that was sent to a provider
 // with the user's credential, or answered with anything but that 503, has a durable record", with a
