@@ -36,7 +36,7 @@ import (
 //   - execute_tools appends its ToolExecuted event before the result is returned: bound 0.
 //   - the proxy appends a RequestForwarded record before the request leaves for the provider: bound
 //     0 for that record. Its RequestProxied outcome follows the response from a queue; a crash may
-//     lose at most proxyOutcomeBound of those, an outage none (handlers/proxy/doc.go).
+//     lose at most proxyOutcomeBound of those, an outage none (app/curlsessions/doc.go).
 //
 // The crash test serves the real binary's main in a child process, drives both paths with
 // faultClients clients each, kills the child with SIGKILL mid-load, reopens the database with the
@@ -46,7 +46,7 @@ import (
 const (
 	faultClients = 32
 	// proxyOutcomeBound is what a crash may cost in RequestProxied outcome records: the queue
-	// (proxy.DefaultAuditQueue), what the writers hold (2 x 256) and the requests in flight.
+	// (curlsessions.DefaultAuditQueue), what the writers hold (2 x 256) and the requests in flight.
 	proxyOutcomeBound = 1024 + 2*256 + faultClients
 )
 

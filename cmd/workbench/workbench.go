@@ -24,6 +24,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/workbench/workbench/app/curlsessions"
+	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/instrumented"
@@ -411,15 +413,30 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	goRun("jot blob collector", jotService.RunCollector)
+	curlKey := m.deriveKey("curl-session")
+	curlTokens, err := proxy.NewIssuer(curlKey)
+	if err != nil {
+		return err
+	}
+	curlSessions, err := curlsessions.New(curlsessions.Options{
+		Catalog: m.Plugins, Credentials: creds, Store: m.Store, Tokens: curlTokens, PublicURL: m.Config.ServerPublicURL, Logger: m.Logger,
+	})
+	if err != nil {
+		return err
+	}
 	curl, err := proxy.New(proxy.Options{
-		Catalog: m.Plugins, Credentials: creds, Store: m.Store, Key: m.deriveKey("curl-session"), Transport: outbound,
+		Catalog: m.Plugins, Credentials: creds, Sessions: curlSessions, Key: curlKey, Transport: outbound,
 		PublicURL: m.Config.ServerPublicURL, Logger: m.Logger,
 	})
 	if err != nil {
 		return err
 	}
-	goRun("curl proxy audit", curl.Run)
-	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, CurlSessions: curl, Transport: outbound, PublicURL: m.Config.ServerPublicURL})
+	goRun("curl proxy audit", curlSessions.Run)
+	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: outbound})
+	if err != nil {
+		return err
+	}
+	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Executions: runs, Logger: m.Logger, CurlSessions: curlSessions, PublicURL: m.Config.ServerPublicURL})
 	if err != nil {
 		return err
 	}

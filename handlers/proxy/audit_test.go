@@ -10,15 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/handlers/proxy"
 )
 
 // switchedStore is the real store behind a switch: while down, every append fails as a database
 // outage would, and nothing reaches the store.
 type switchedStore struct {
-	next proxy.Appender
+	next curlsessions.Appender
 	down atomic.Bool
 }
 
@@ -58,7 +58,7 @@ func TestForwardedRecordPrecedesTheProvider(t *testing.T) {
 // are recorded.
 func TestAuditOutageRefusesRequests(t *testing.T) {
 	var sw *switchedStore
-	e := newEnv(t, envOptions{wrapStore: func(a proxy.Appender) proxy.Appender { sw = &switchedStore{next: a}; return sw }})
+	e := newEnv(t, envOptions{wrapStore: func(a curlsessions.Appender) curlsessions.Appender { sw = &switchedStore{next: a}; return sw }})
 	s := e.mint(t, e.user, "keyed")
 	if status, _, body := e.do(t, "GET", "/c/keyed/before", s.Token, nil, nil); status != 200 {
 		t.Fatalf("before the outage: %d %s", status, body)
@@ -94,7 +94,7 @@ func TestAuditOutageRefusesRequests(t *testing.T) {
 // an outage longer than a few retries still gets its RequestProxied record once the log is back.
 func TestOutcomeSurvivesAnOutage(t *testing.T) {
 	var sw *switchedStore
-	e := newEnv(t, envOptions{wrapStore: func(a proxy.Appender) proxy.Appender { sw = &switchedStore{next: a}; return sw }})
+	e := newEnv(t, envOptions{wrapStore: func(a curlsessions.Appender) curlsessions.Appender { sw = &switchedStore{next: a}; return sw }})
 	s := e.mint(t, e.user, "keyed")
 	// The outage starts while the provider answers: the RequestForwarded record is in, the outcome
 	// is not.

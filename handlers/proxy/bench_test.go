@@ -118,7 +118,7 @@ func BenchmarkProxy(b *testing.B) {
 		delays = []time.Duration{time.Duration(s) * time.Millisecond}
 	}
 	e := newEnv(b, envOptions{})
-	s, err := e.proxy.Mint(e.ctx, mintFor(e))
+	s, err := e.sessions.Mint(e.ctx, mintFor(e))
 	if err != nil {
 		b.Fatal(err)
 	}

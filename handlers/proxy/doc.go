@@ -1,5 +1,5 @@
-// Package proxy is curl_session's escape hatch (spec, concepts: "Curl session"): Mint issues a
-// 15-minute token scoped to named integrations, and the Proxy forwards
+// Package proxy is curl_session's escape hatch (spec, concepts: "Curl session"): app/curlsessions
+// mints a 15-minute token scoped to named integrations, and the Proxy forwards
 // <SERVER_PUBLIC_URL>/c/<integration>/<path> carrying that token to the integration's proxy base URL
 // with the user's real credential injected.
 //
@@ -7,9 +7,9 @@
 //
 // A token is an HMAC-SHA256-signed claim (session id, user, integrations, expiry) under a key Main
 // derives from the master key, so every replica verifies it without reading anything, the moment it
-// is minted. The log records the mint (curlsession.SessionMinted) before the token is returned, never
-// the token. Minting is all-or-nothing: every named integration must be known, have a proxy block and
-// be connected for the user, or nothing is minted and the error names each one that is not and why.
+// is minted. Minting is app/curlsessions' (Service.Mint), which has the token issued by this
+// package's Issuer under the same key the Proxy verifies with; the log records the mint, never the
+// token (see app/curlsessions).
 //
 // # A proxied request
 //
@@ -43,34 +43,10 @@
 //
 // # The audit trail and its bound
 //
-// Every request that carries a valid token is in the session's stream (after its SessionMinted),
-// with user, session, integration, method, path and query parameter names (never values), never a
-// body, a header or the token:
-//
-//   - a request the proxy refuses itself (scope, method, path, size, not connected) is one
-//     curlsession.RequestProxied record, appended and durable BEFORE the refusal is answered;
-//   - a request to forward is first a curlsession.RequestForwarded record, appended and durable
-//     BEFORE a byte of it leaves for the provider (and so before the caller can see any answer);
-//     then, once the response has been relayed, its curlsession.RequestProxied record (same
-//     RequestID) with the status, sizes, duration and how it ended.
-//
-// Both synchronous appends go through the store's group commit (eventstore.Batcher): concurrent
-// requests share one transaction and one fsync, so the price is about one commit of latency per
-// request, not one commit each. If the append fails or takes longer than 5 s, the caller gets 503
-// AUDIT_UNAVAILABLE with Retry-After and nothing is sent to the provider; that answer is the one
-// request not recorded (the log is what failed), and it is logged at warn level.
-//
-// The decision, and why: the guarantee is "a request with a valid token that was sent to a provider
-// with the user's credential, or answered with anything but that 503, has a durable record", with a
-// bound of zero, under a crash (SIGKILL) and under a database outage alike. Recording at response-head time instead would
-// leave a request that changed something at the provider unrecorded (and answered 503) whenever the
-// log failed between the two; recording the whole outcome before the head would mean buffering
-// whole responses. The outcome records are what is still written after the answer, from a bounded
-// queue (Options.AuditQueue, default 1,024, appended by Run's workers, a full queue making the
-// handler append its own): a failed append is retried with the same event ids until the log takes
-// it, so an outage delays outcomes without losing them. A crash loses at most the outcomes not yet
-// written: those queued (AuditQueue), those a worker holds (AuditWorkers x 256) and those of the
-// requests still in flight. Such a request keeps its RequestForwarded record, and a
-// request_forwarded without a request_proxied in the audit replay is exactly "sent, outcome lost".
-// The crash and outage tests (cmd/workbench) count acknowledged responses against these records.
+// Every request that carries a valid token is recorded through app/curlsessions, which owns the
+// records and their durability bound (see its package documentation, "The audit trail and its
+// bound"). This package keeps its side of that guarantee: it sends nothing to the provider until
+// Sessions.Forwarded has returned nil, answers no refusal until Sessions.Refused has, and answers
+// 503 AUDIT_UNAVAILABLE with Retry-After when either fails (curlsessions.AuditTimeout bounds the
+// wait), logged at warn level; that answer is the one request not recorded.
 package proxy

@@ -20,6 +20,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
@@ -213,20 +214,21 @@ func newOAuthProvider(t testing.TB) *oauthProvider {
 // connections read model and credential service, the real plugin registry loaded from test
 // plugins, and the proxy mounted at /c/* on an httptest server.
 type env struct {
-	t       testing.TB
-	ctx     context.Context
-	api     *upstream
-	oauth   *oauthProvider
-	store   eventstore.Store
-	creds   *credentials.Service
-	catalog *plugins.Registry
-	proxy   *proxy.Proxy
-	srv     *httptest.Server
-	clock   *clock
-	key     []byte
-	user    uuid.UUID
-	stopRun func()
-	dbPath  string
+	t        testing.TB
+	ctx      context.Context
+	api      *upstream
+	oauth    *oauthProvider
+	store    eventstore.Store
+	creds    *credentials.Service
+	catalog  *plugins.Registry
+	sessions *curlsessions.Service
+	proxy    *proxy.Proxy
+	srv      *httptest.Server
+	clock    *clock
+	key      []byte
+	user     uuid.UUID
+	stopRun  func()
+	dbPath   string
 }
 
 // clock is a settable time source.
@@ -250,7 +252,7 @@ func (c *clock) advance(d time.Duration) {
 type envOptions struct {
 	maxRequest, maxResponse int64
 	// wrapStore, when set, wraps the store the proxy appends to (to make it fail).
-	wrapStore func(proxy.Appender) proxy.Appender
+	wrapStore func(curlsessions.Appender) curlsessions.Appender
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -324,12 +326,13 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var appender proxy.Appender = store
+	var appender curlsessions.Appender = store
 	if o.wrapStore != nil {
 		appender = o.wrapStore(store)
 	}
+	e.sessions = newSessions(t, e, appender)
 	e.proxy, err = proxy.New(proxy.Options{
-		Catalog: reg, Credentials: e.creds, Store: appender, Key: e.key, PublicURL: e.srv.URL,
+		Catalog: reg, Credentials: e.creds, Sessions: e.sessions, Key: e.key, PublicURL: e.srv.URL,
 		MaxRequestBytes: o.maxRequest, MaxResponseBytes: o.maxResponse, Now: e.clock.now,
 	})
 	if err != nil {
@@ -341,7 +344,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 
 	bg, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	for _, run := range []func(context.Context) error{runner.Run, e.proxy.Run} {
+	for _, run := range []func(context.Context) error{runner.Run, e.sessions.Run} {
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = run(bg) }()
 	}
@@ -385,9 +388,25 @@ func (e *env) connectAcme(t *testing.T) {
 	}
 }
 
-func (e *env) mint(t *testing.T, user uuid.UUID, names ...string) proxy.Session {
+// newSessions is the curl session use case over store, issuing tokens under e.key, as Main wires it.
+func newSessions(t testing.TB, e *env, store curlsessions.Appender) *curlsessions.Service {
 	t.Helper()
-	s, err := e.proxy.Mint(e.ctx, proxy.MintRequest{UserID: user, Via: "api_key", ClientID: "key-1", Integrations: names})
+	issuer, err := proxy.NewIssuer(e.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := curlsessions.New(curlsessions.Options{
+		Catalog: e.catalog, Credentials: e.creds, Store: store, Tokens: issuer, PublicURL: e.srv.URL, Now: e.clock.now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (e *env) mint(t *testing.T, user uuid.UUID, names ...string) curlsessions.Session {
+	t.Helper()
+	s, err := e.sessions.Mint(e.ctx, curlsessions.MintRequest{UserID: user, Via: "api_key", ClientID: "key-1", Integrations: names})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,6 +505,6 @@ func authed(t testing.TB, method, path, token string) *http.Request {
 	return r
 }
 
-func mintFor(e *env) proxy.MintRequest {
-	return proxy.MintRequest{UserID: e.user, Via: "api_key", Integrations: []string{"keyed"}}
+func mintFor(e *env) curlsessions.MintRequest {
+	return curlsessions.MintRequest{UserID: e.user, Via: "api_key", Integrations: []string{"keyed"}}
 }

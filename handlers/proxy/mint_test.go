@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/handlers/proxy"
@@ -30,8 +31,8 @@ func TestMintRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := e.proxy.Mint(e.ctx, proxy.MintRequest{UserID: e.user, Integrations: c.ask})
-			var refused *proxy.RefusedError
+			_, err := e.sessions.Mint(e.ctx, curlsessions.MintRequest{UserID: e.user, Integrations: c.ask})
+			var refused *curlsessions.RefusedError
 			if !errors.As(err, &refused) {
 				t.Fatalf("Mint = %v, want a refusal", err)
 			}
@@ -72,7 +73,7 @@ func TestMintRecordsTheSession(t *testing.T) {
 	if d := s.ExpiresAt.Sub(before); d < 14*time.Minute || d > 15*time.Minute+time.Second {
 		t.Errorf("expires in %v, want 15 minutes", d)
 	}
-	want := []proxy.SessionIntegration{
+	want := []curlsessions.SessionIntegration{
 		{Name: "keyed", BaseURL: e.srv.URL + "/c/keyed/", Upstream: e.api.srv.URL + "/base/"},
 		{Name: "free", BaseURL: e.srv.URL + "/c/free/", Upstream: e.api.srv.URL + "/base/"},
 	}
@@ -98,17 +99,18 @@ func TestMintRecordsTheSession(t *testing.T) {
 func TestTokenWorksOnAnotherReplica(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	s := e.mint(t, e.user, "keyed")
-	other, err := proxy.New(proxy.Options{Catalog: e.catalog, Credentials: e.creds, Store: e.store, Key: e.key, PublicURL: e.srv.URL})
+	otherSessions := newSessions(t, e, e.store)
+	other, err := proxy.New(proxy.Options{Catalog: e.catalog, Credentials: e.creds, Sessions: otherSessions, Key: e.key, PublicURL: e.srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = other.Run(e.ctx) }()
+	go func() { _ = otherSessions.Run(e.ctx) }()
 	w := newRecorder()
 	other.ServeHTTP(w, authed(t, "GET", "/c/keyed/user", s.Token))
 	if w.Code != 200 || e.api.last(t).RequestURI != "/base/user" {
 		t.Fatalf("second replica answered %d %s", w.Code, w.Body)
 	}
-	wrongKey, err := proxy.New(proxy.Options{Catalog: e.catalog, Credentials: e.creds, Store: e.store, Key: []byte(strings.Repeat("x", 32)), PublicURL: e.srv.URL})
+	wrongKey, err := proxy.New(proxy.Options{Catalog: e.catalog, Credentials: e.creds, Sessions: otherSessions, Key: []byte(strings.Repeat("x", 32)), PublicURL: e.srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestTokenWorksOnAnotherReplica(t *testing.T) {
 
 func TestMintNeedsAUser(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	if _, err := e.proxy.Mint(e.ctx, proxy.MintRequest{UserID: uuid.Nil, Integrations: []string{"keyed"}}); domain.ErrorCode(err) != domain.CodeUnauthenticated {
+	if _, err := e.sessions.Mint(e.ctx, curlsessions.MintRequest{UserID: uuid.Nil, Integrations: []string{"keyed"}}); domain.ErrorCode(err) != domain.CodeUnauthenticated {
 		t.Fatalf("Mint without a user = %v", err)
 	}
 }

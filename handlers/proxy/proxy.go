@@ -13,9 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/curlsession"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/plugins"
 )
@@ -24,8 +22,6 @@ import (
 const (
 	DefaultMaxRequestBytes  = 10 << 20 // 10 MiB
 	DefaultMaxResponseBytes = 50 << 20 // 50 MiB
-	DefaultAuditQueue       = 1024
-	DefaultAuditWorkers     = 2
 )
 
 // Catalog is the part of the plugin registry the proxy reads.
@@ -40,16 +36,20 @@ type Credentials interface {
 	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (credentials.Access, error)
 }
 
-// Appender is the part of the event store the proxy writes its audit events to.
-type Appender interface {
-	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.Position, error)
+// Sessions is the curl session use case (*curlsessions.Service) the proxy records every request
+// with a valid token through: Forwarded and Refused return nil only once their record is durable,
+// Proxied takes a forwarded request's outcome (see app/curlsessions for the guarantee).
+type Sessions interface {
+	Forwarded(ctx context.Context, ev curlsession.RequestForwarded) error
+	Refused(ctx context.Context, ev curlsession.RequestProxied) error
+	Proxied(ctx context.Context, ev curlsession.RequestProxied)
 }
 
-// Options wire a Proxy. Catalog, Credentials, Store, Key and PublicURL are required.
+// Options wire a Proxy. Catalog, Credentials, Sessions, Key and PublicURL are required.
 type Options struct {
 	Catalog     Catalog
 	Credentials Credentials
-	Store       Appender
+	Sessions    Sessions
 	// Key signs tokens: at least 32 bytes, the same on every replica (Main derives it from the
 	// master key).
 	Key []byte
@@ -60,8 +60,6 @@ type Options struct {
 	// MaxResponseBytes caps an upstream response body (default DefaultMaxResponseBytes): a larger
 	// declared length is 502 before anything is relayed; a stream that grows past it is cut.
 	MaxResponseBytes int64
-	// TTL is how long a token lives (default curlsession.TTL, 15 minutes).
-	TTL time.Duration
 	// Transport sends the upstream requests (default: a transport that keeps idle connections to the
 	// providers and never decompresses, so bodies pass through as sent).
 	Transport http.RoundTripper
@@ -69,38 +67,26 @@ type Options struct {
 	// DefaultCredentialTTL; negative: resolved on every request). A disconnect reaches the proxy at
 	// most this late.
 	CredentialTTL time.Duration
-	// AuditQueue is how many outcome records (RequestProxied of forwarded requests) may wait for the
-	// log (default DefaultAuditQueue); when it is full a request appends its own before its handler
-	// returns. It bounds what a crash can lose of them; the RequestForwarded records and refusals are
-	// durable before the answer and never wait here (see the package documentation).
-	AuditQueue int
-	// AuditWorkers append queued records (default DefaultAuditWorkers).
-	AuditWorkers int
-	Logger       *slog.Logger
-	Now          func() time.Time
+	Logger        *slog.Logger
+	Now           func() time.Time
 }
 
-// Proxy mints curl_session tokens (Mint) and forwards /c/<integration>/<path> (ServeHTTP). Run must
-// be running to write the request records queued for the log.
+// Proxy forwards /c/<integration>/<path> (ServeHTTP), recording each request through Sessions.
 type Proxy struct {
 	catalog   Catalog
 	creds     Credentials
-	store     Appender
+	sessions  Sessions
 	signer    signer
 	publicURL string
 	maxReq    int64
 	maxResp   int64
-	ttl       time.Duration
 	transport http.RoundTripper
 	log       *slog.Logger
 	now       func() time.Time
-	codec     *eventstore.JSONCodec[domain.Event]
 
-	access  accessCache
-	rp      *httputil.ReverseProxy
-	queue   chan curlsession.RequestProxied
-	workers int
-	bufs    sync.Pool
+	access accessCache
+	rp     *httputil.ReverseProxy
+	bufs   sync.Pool
 }
 
 var _ http.Handler = (*Proxy)(nil)
@@ -108,8 +94,8 @@ var _ http.Handler = (*Proxy)(nil)
 // New checks opts and returns a Proxy.
 func New(opts Options) (*Proxy, error) {
 	switch {
-	case opts.Catalog == nil || opts.Credentials == nil || opts.Store == nil:
-		return nil, errors.New("proxy: Catalog, Credentials and Store are required")
+	case opts.Catalog == nil || opts.Credentials == nil || opts.Sessions == nil:
+		return nil, errors.New("proxy: Catalog, Credentials and Sessions are required")
 	case len(opts.Key) < 32:
 		return nil, errors.New("proxy: the token key must be at least 32 bytes")
 	}
@@ -118,21 +104,17 @@ func New(opts Options) (*Proxy, error) {
 		return nil, errors.New("proxy: the public URL (SERVER_PUBLIC_URL) must be an absolute http or https URL")
 	}
 	p := &Proxy{
-		catalog: opts.Catalog, creds: opts.Credentials, store: opts.Store,
+		catalog: opts.Catalog, creds: opts.Credentials, sessions: opts.Sessions,
 		signer:    signer{key: append([]byte(nil), opts.Key...)},
 		publicURL: strings.TrimRight(opts.PublicURL, "/"),
-		maxReq:    opts.MaxRequestBytes, maxResp: opts.MaxResponseBytes, ttl: opts.TTL,
-		transport: opts.Transport, log: opts.Logger, now: opts.Now, workers: opts.AuditWorkers,
-		codec: eventstore.NewJSONCodec(curlsession.Events()...),
+		maxReq:    opts.MaxRequestBytes, maxResp: opts.MaxResponseBytes,
+		transport: opts.Transport, log: opts.Logger, now: opts.Now,
 	}
 	if p.maxReq <= 0 {
 		p.maxReq = DefaultMaxRequestBytes
 	}
 	if p.maxResp <= 0 {
 		p.maxResp = DefaultMaxResponseBytes
-	}
-	if p.ttl <= 0 {
-		p.ttl = curlsession.TTL
 	}
 	if p.transport == nil {
 		p.transport = defaultTransport()
@@ -147,14 +129,6 @@ func New(opts Options) (*Proxy, error) {
 	if opts.CredentialTTL == 0 {
 		p.access.ttl = DefaultCredentialTTL
 	}
-	if p.workers <= 0 {
-		p.workers = DefaultAuditWorkers
-	}
-	q := opts.AuditQueue
-	if q <= 0 {
-		q = DefaultAuditQueue
-	}
-	p.queue = make(chan curlsession.RequestProxied, q)
 	p.bufs.New = func() any { b := make([]byte, 32<<10); return &b }
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,

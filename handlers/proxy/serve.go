@@ -17,7 +17,6 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/curlsession"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/httpserve"
@@ -43,10 +42,6 @@ const (
 	// durable; it is never recorded (the log is what failed).
 	codeAuditUnavailable = "AUDIT_UNAVAILABLE"
 )
-
-// auditTimeout bounds the wait for a record that must be durable before an answer or a forward: a log
-// that cannot commit within it is treated as down (503), rather than holding the caller.
-const auditTimeout = 5 * time.Second
 
 // auditRetryAfter is the Retry-After of a 503 for an unwritable audit log, in seconds.
 const auditRetryAfter = "5"
@@ -111,7 +106,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Authenticated: bodies now stream both ways for as long as they need, past the server's deadlines.
 	httpserve.LiftDeadlines(w)
-	c := &call{id: newID(), start: start, claims: claims, name: name, method: r.Method, rest: rest}
+	c := &call{id: uuid.New(), start: start, claims: claims, name: name, method: r.Method, rest: rest}
 	defer func() {
 		if v := recover(); v != nil {
 			// The ReverseProxy aborts a response it cannot finish (http.ErrAbortHandler): the
@@ -332,12 +327,7 @@ func (p *Proxy) writeError(w http.ResponseWriter, r *http.Request, c *call, stat
 	if c != nil {
 		c.status, c.errCode = status, code
 		if !c.forwarded {
-			ev := p.outcome(r, c)
-			data, err := p.encodeRequests([]curlsession.RequestProxied{ev})
-			if err == nil {
-				err = p.appendNow(r.Context(), c.claims.SessionID, data)
-			}
-			if err != nil {
+			if err := p.sessions.Refused(r.Context(), p.outcome(r, c)); err != nil {
 				p.auditUnavailable(w, r, c, err)
 				return
 			}
@@ -360,8 +350,7 @@ func (p *Proxy) auditUnavailable(w http.ResponseWriter, r *http.Request, c *call
 		Message: fmt.Sprintf("The audit log cannot be written right now, so nothing was sent to %s. Retry in a few seconds.", c.name)})
 }
 
-// appendForwarded makes the request's RequestForwarded record durable (group-committed with other
-// appends by the store).
+// appendForwarded makes the request's RequestForwarded record durable (app/curlsessions).
 func (p *Proxy) appendForwarded(r *http.Request, c *call) error {
 	ev := curlsession.RequestForwarded{
 		RequestID: c.id, SessionID: c.claims.SessionID, UserID: c.claims.UserID, Integration: c.name,
@@ -371,24 +360,7 @@ func (p *Proxy) appendForwarded(r *http.Request, c *call) error {
 	if ev.Path == "" {
 		ev.Path = "/"
 	}
-	if err := ev.Validate(); err != nil {
-		return err
-	}
-	typ, sv, data, err := p.codec.Encode(ev)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", typ, err)
-	}
-	md := eventstore.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
-	return p.appendNow(r.Context(), c.claims.SessionID, []eventstore.EventData{{ID: newID(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md}})
-}
-
-// appendNow appends to the session's stream and waits until it is durable, or auditTimeout. It
-// outlives the caller's connection: what it records has happened.
-func (p *Proxy) appendNow(ctx context.Context, session uuid.UUID, data []eventstore.EventData) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditTimeout)
-	defer cancel()
-	_, err := p.store.Append(ctx, curlsession.SessionStreamName(session), eventstore.Any, data...)
-	return err
+	return p.sessions.Forwarded(r.Context(), ev)
 }
 
 // outcome is the request's RequestProxied record as things stand.
@@ -414,19 +386,14 @@ func (p *Proxy) outcome(r *http.Request, c *call) curlsession.RequestProxied {
 	return ev
 }
 
-// recordOutcome queues a forwarded request's RequestProxied record once it is over; when the queue
-// is full it appends it here. A refusal is recorded already, and a request refused for want of the
-// log is not recorded at all.
+// recordOutcome hands a forwarded request's RequestProxied record, once it is over, to the session
+// use case, which queues it (or appends it at once when its queue is full). A refusal is recorded
+// already, and a request refused for want of the log is not recorded at all.
 func (p *Proxy) recordOutcome(r *http.Request, c *call) {
 	if !c.forwarded {
 		return
 	}
-	ev := p.outcome(r, c)
-	select {
-	case p.queue <- ev:
-	default:
-		p.appendRequests(r.Context(), []curlsession.RequestProxied{ev}, false)
-	}
+	p.sessions.Proxied(r.Context(), p.outcome(r, c))
 }
 
 // queryKeys are the names of the query parameters, sorted and without duplicates; values are never

@@ -17,7 +17,7 @@
 // request its method, path, query parameter names, status, body sizes and duration (request_proxied),
 // preceded for a request sent to the provider by a request_forwarded record written before it left;
 // request_id joins the two, and a request_forwarded alone is a request whose outcome was lost in a
-// crash (handlers/proxy documents that bound). Never a secret:
+// crash (app/curlsessions documents that bound). Never a secret:
 // sealed credentials, sealed API keys, key hashes and display prefixes, PKCE verifiers, argument or
 // result content, curl session tokens, request and response bodies, headers and query values are all
 // left out (the log holds none of the last four), so an export can be handed to an auditor as is.

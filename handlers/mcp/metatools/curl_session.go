@@ -9,15 +9,15 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/handlers/mcp"
-	"github.com/workbench/workbench/handlers/proxy"
 )
 
-// CurlSessions is what curl_session needs of the proxy (*proxy.Proxy).
+// CurlSessions is what curl_session needs of the curl session use case (*curlsessions.Service).
 type CurlSessions interface {
 	// Mint issues a token for every named integration or, if any cannot be proxied for the user,
-	// none (a *proxy.RefusedError naming each).
-	Mint(ctx context.Context, req proxy.MintRequest) (proxy.Session, error)
+	// none (a *curlsessions.RefusedError naming each).
+	Mint(ctx context.Context, req curlsessions.MintRequest) (curlsessions.Session, error)
 }
 
 // curlSession answers the token, where to send it and until when; a refusal is a result naming
@@ -32,8 +32,8 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, err
 	}
-	sess, err := s.opts.CurlSessions.Mint(ctx, proxy.MintRequest{UserID: user, Via: p.Method, ClientID: p.ClientID, Integrations: a.Integrations})
-	var refused *proxy.RefusedError
+	sess, err := s.opts.CurlSessions.Mint(ctx, curlsessions.MintRequest{UserID: user, Via: p.Method, ClientID: p.ClientID, Integrations: a.Integrations})
+	var refused *curlsessions.RefusedError
 	if errors.As(err, &refused) {
 		problems := slices.Clone(refused.Problems)
 		for i, pr := range problems {
@@ -41,7 +41,7 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 				problems[i].Message = s.portalNote(in)
 			}
 		}
-		refused = &proxy.RefusedError{Problems: problems}
+		refused = &curlsessions.RefusedError{Problems: problems}
 		return failed{"error": refused.Error(), "refused": refused.Problems}, nil
 	}
 	if err != nil {

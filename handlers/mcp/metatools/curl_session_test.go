@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/proxy"
@@ -16,7 +17,11 @@ import (
 // refusal names every integration that failed, with nothing minted.
 func TestCurlSession(t *testing.T) {
 	e := newEnv(t, nil)
-	px, err := proxy.New(proxy.Options{Catalog: e.set.opts.Registry, Credentials: e.creds, Store: e.store, Key: []byte(strings.Repeat("k", 32)), PublicURL: "https://wb.example"})
+	issuer, err := proxy.NewIssuer([]byte(strings.Repeat("k", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, err := curlsessions.New(curlsessions.Options{Catalog: e.set.opts.Registry, Credentials: e.creds, Store: e.store, Tokens: issuer, PublicURL: "https://wb.example"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,9 @@
 // a successful result rather than a refusal. Cookie integrations keep the connect flow: their claim
 // link is how the portal starts a cookie capture.
 //
-// execute_tools runs up to eight executions at a time, returns results index-aligned with the request,
-// and appends one execution.ToolExecuted event per execution before returning its result. If that append
-// fails, the execution answers an error instead of its result: no tool result leaves the server without
-// its audit record.
+// execute_tools is an adapter over app/executions, which runs up to eight executions at a time and
+// appends one execution.ToolExecuted event per execution before returning its outcome; results come
+// back index-aligned with the request. If that append fails, the outcome is withheld and the entry is
+// an error instead of its result: no tool result leaves the server without its audit record (see
+// app/executions for the rule).
 package metatools

@@ -6,15 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/execution"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/plugins"
@@ -30,8 +27,6 @@ type (
 type Credentials interface {
 	// Connected reports, per integration name, whether the user counts as connected.
 	Connected(ctx context.Context, user uuid.UUID) (map[string]bool, error)
-	// Access returns the user's credential for an integration, or an error with domain.CodeNotConnected.
-	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (Access, error)
 	// Connect starts a connect attempt and returns the claim link.
 	Connect(ctx context.Context, user uuid.UUID, integration string) (ConnectResult, error)
 	// WaitForConnection blocks until the attempt ends or timeout passes: CONNECTED, TIMEOUT or EXPIRED;
@@ -39,25 +34,15 @@ type Credentials interface {
 	WaitForConnection(ctx context.Context, user, attempt uuid.UUID, timeout time.Duration) (string, error)
 }
 
-// Appender is the part of the event store execute_tools needs.
-type Appender interface {
-	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.Position, error)
-}
-
 // Options wire a Set.
 type Options struct {
 	Registry    *plugins.Registry
 	Credentials Credentials
-	Store       Appender
-	Logger      *slog.Logger
-	// Transport, when set, sends plugin HTTP requests (tests point it at fakes); nil: the default.
-	Transport http.RoundTripper
-	// Concurrency bounds the executions of one execute_tools call that run at once (default 8).
-	Concurrency int
-	// Now is the clock (default time.Now).
-	Now func() time.Time
-	// CurlSessions mints curl_session tokens (*proxy.Proxy); nil: curl_session answers that it is
-	// not available on this server.
+	// Executions runs and records execute_tools' executions (*executions.Service).
+	Executions Executions
+	Logger     *slog.Logger
+	// CurlSessions mints curl_session tokens (*curlsessions.Service); nil: curl_session answers that
+	// it is not available on this server.
 	CurlSessions CurlSessions
 	// PublicURL is SERVER_PUBLIC_URL. An API-key integration is connected by the user on the portal's
 	// integrations page, PublicURL + "/integrations", which NOT_CONNECTED and connect hand the agent.
@@ -70,27 +55,20 @@ type Set struct {
 	log        *slog.Logger
 	tools      []mcp.Tool
 	validators map[string]*plugins.Validator
-	codec      *eventstore.JSONCodec[domain.Event]
 }
 
 var _ mcp.ToolSet = (*Set)(nil)
 
 // New builds the set.
 func New(opts Options) (*Set, error) {
-	if opts.Registry == nil || opts.Credentials == nil || opts.Store == nil {
-		return nil, errors.New("metatools: Registry, Credentials and Store are required")
-	}
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = 8
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Registry == nil || opts.Credentials == nil || opts.Executions == nil {
+		return nil, errors.New("metatools: Registry, Credentials and Executions are required")
 	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Set{opts: opts, log: log, validators: map[string]*plugins.Validator{}, codec: eventstore.NewJSONCodec(execution.Events()...)}
+	s := &Set{opts: opts, log: log, validators: map[string]*plugins.Validator{}}
 	readOnly, destructive := true, true
 	for _, mt := range metaTools {
 		schema := rawSchema(mt.schema)

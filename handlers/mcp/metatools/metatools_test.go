@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
@@ -72,7 +73,13 @@ type env struct {
 	peak     atomic.Int32
 }
 
-func newEnv(t *testing.T, appender Appender) *env {
+func newEnv(t *testing.T, appender executions.Appender) *env {
+	t.Helper()
+	return newEnvTransport(t, appender, nil)
+}
+
+// newEnvTransport is newEnv with the plugin tools' HTTP sent through transport.
+func newEnvTransport(t *testing.T, appender executions.Appender, transport http.RoundTripper) *env {
 	t.Helper()
 	e := &env{store: memory.New(nil)}
 	t.Cleanup(func() { e.store.Close() })
@@ -100,7 +107,11 @@ func newEnv(t *testing.T, appender Appender) *env {
 	if appender == nil {
 		appender = e.store
 	}
-	set, err := New(Options{Registry: reg, Credentials: e.creds, Store: appender, PublicURL: "https://wb.example.com"})
+	ex, err := executions.New(executions.Options{Registry: reg, Credentials: e.creds, Store: appender, Transport: transport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := New(Options{Registry: reg, Credentials: e.creds, Executions: ex, PublicURL: "https://wb.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +293,7 @@ func (g githubFake) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestExecuteTools(t *testing.T) {
-	e := newEnv(t, nil)
-	e.set.opts.Transport = githubFake{token: "gho_secret"}
+	e := newEnvTransport(t, nil, githubFake{token: "gho_secret"})
 	e.creds.access = func(in *plugins.Integration) (Access, error) {
 		switch in.Name {
 		case "github":
@@ -353,7 +363,7 @@ func TestExecuteTools(t *testing.T) {
 		}
 		codes[ev.ErrorCode]++
 	}
-	want := map[string]int{"": 3, codeNotConnected: 1, codeUnknownTool: 1, codeInvalidArgs: 1}
+	want := map[string]int{"": 3, executions.CodeNotConnected: 1, executions.CodeUnknownTool: 1, executions.CodeInvalidArgs: 1}
 	if fmt.Sprint(codes) != fmt.Sprint(want) {
 		t.Fatalf("error codes %v, want %v", codes, want)
 	}

@@ -239,7 +239,7 @@ func Build(ctx context.Context, t testing.TB, store eventstore.Store, v *vault.V
 
 // AppendCurlSession appends, after Build's log, the curl session Bob mints on day 3 for newrelic
 // (through his API key) and the two requests made under it: a GraphQL query the upstream answers, and a
-// DELETE the proxy refuses. The events and their metadata are those handlers/proxy writes: the mint
+// DELETE the proxy refuses. The events and their metadata are those app/curlsessions writes: the mint
 // first in the session's stream, the requests after it with their request id as event id. It returns
 // the position of the last one.
 func AppendCurlSession(ctx context.Context, store eventstore.Store) (eventstore.Position, error) {

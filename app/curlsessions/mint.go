@@ -1,4 +1,4 @@
-package proxy
+package curlsessions
 
 import (
 	"context"
@@ -53,8 +53,8 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string {
 	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		parts[i] = p.Message
+	for i, pr := range e.Problems {
+		parts[i] = pr.Message
 	}
 	return "No curl session was minted: " + strings.Join(parts, " ")
 }
@@ -69,7 +69,7 @@ func (e *RefusedError) Unwrap() error {
 // catalog, its manifest has a proxy block, and the user has a usable credential for it (auth mode
 // none always does). The record is appended before the token is returned: no token leaves without
 // its audit event.
-func (p *Proxy) Mint(ctx context.Context, req MintRequest) (Session, error) {
+func (s *Service) Mint(ctx context.Context, req MintRequest) (Session, error) {
 	if req.UserID == uuid.Nil {
 		return Session{}, domain.Errorf(domain.CodeUnauthenticated, "curl_session needs an authenticated user")
 	}
@@ -88,7 +88,7 @@ func (p *Proxy) Mint(ctx context.Context, req MintRequest) (Session, error) {
 	var problems []Problem
 	out := make([]SessionIntegration, 0, len(names))
 	for _, name := range names {
-		in, ok := p.catalog.Integration(name)
+		in, ok := s.catalog.Integration(name)
 		if !ok {
 			problems = append(problems, Problem{name, "UNKNOWN_INTEGRATION", fmt.Sprintf("%q is not an integration of this server (list_integrations names them).", name)})
 			continue
@@ -98,22 +98,22 @@ func (p *Proxy) Mint(ctx context.Context, req MintRequest) (Session, error) {
 			problems = append(problems, Problem{name, "PROXY_DISABLED", fmt.Sprintf("%s has no proxy block in its manifest, so curl_session cannot reach it; use its tools through execute_tools.", name)})
 			continue
 		}
-		if _, err := p.creds.Access(ctx, req.UserID, in); err != nil {
+		if _, err := s.creds.Access(ctx, req.UserID, in); err != nil {
 			if domain.ErrorCode(err) != domain.CodeNotConnected {
 				return Session{}, fmt.Errorf("curl_session: credential of %s: %w", name, err)
 			}
 			problems = append(problems, Problem{name, "NOT_CONNECTED", fmt.Sprintf("%s is not connected for this user: call connect({\"integration\":%q}), give the user the URL, then wait_for_connection.", name, name)})
 			continue
 		}
-		out = append(out, SessionIntegration{Name: name, BaseURL: p.publicURL + "/c/" + name + "/", Upstream: strings.TrimRight(upstream, "/") + "/"})
+		out = append(out, SessionIntegration{Name: name, BaseURL: s.publicURL + "/c/" + name + "/", Upstream: strings.TrimRight(upstream, "/") + "/"})
 	}
 	if len(problems) > 0 {
 		return Session{}, &RefusedError{Problems: problems}
 	}
 
-	now := p.now().UTC()
-	sess := Session{SessionID: uuid.New(), ExpiresAt: now.Add(p.ttl).Truncate(time.Second), Integrations: out}
-	tok, err := p.signer.sign(Claims{SessionID: sess.SessionID, UserID: req.UserID, Integrations: names, ExpiresAt: sess.ExpiresAt.Unix()})
+	now := s.now().UTC()
+	sess := Session{SessionID: uuid.New(), ExpiresAt: now.Add(s.ttl).Truncate(time.Second), Integrations: out}
+	tok, err := s.tokens.Issue(Grant{SessionID: sess.SessionID, UserID: req.UserID, Integrations: names, ExpiresAt: sess.ExpiresAt})
 	if err != nil {
 		return Session{}, fmt.Errorf("curl_session: sign: %w", err)
 	}
@@ -121,7 +121,7 @@ func (p *Proxy) Mint(ctx context.Context, req MintRequest) (Session, error) {
 		SessionID: sess.SessionID, UserID: req.UserID, Via: req.Via, ClientID: req.ClientID,
 		Integrations: names, ExpiresAt: sess.ExpiresAt, At: now,
 	}
-	if err := p.appendEvent(ctx, curlsession.SessionStreamName(sess.SessionID), ev, req.UserID, req.ClientID, sess.SessionID, now); err != nil {
+	if err := s.appendEvent(ctx, curlsession.SessionStreamName(sess.SessionID), ev, req.UserID, req.ClientID, sess.SessionID, now); err != nil {
 		return Session{}, fmt.Errorf("curl_session: record the mint: %w", err)
 	}
 	sess.Token = tok

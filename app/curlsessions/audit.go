@@ -1,4 +1,4 @@
-package proxy
+package curlsessions
 
 import (
 	"context"
@@ -14,14 +14,12 @@ import (
 	"github.com/workbench/workbench/eventstore"
 )
 
-func newID() uuid.UUID { return uuid.New() }
-
 // maxAuditBatch bounds how many queued records one append writes.
 const maxAuditBatch = 256
 
-// Run appends the queued outcome records until ctx ends, then appends whatever is still queued and
-// returns. Main runs it as a background task that outlives the HTTP server's drain, so the records
-// of the last requests are written before the store closes.
+// Run appends the queued outcome records (Proxied) until ctx ends, then appends whatever is still
+// queued and returns. Main runs it as a background task that outlives the HTTP server's drain, so the
+// records of the last requests are written before the store closes.
 //
 // Why a queue for outcomes: a request's RequestProxied record holds its status, sizes and duration,
 // so it can only be written once the response has been relayed (a stream cannot be withheld the way
@@ -33,25 +31,25 @@ const maxAuditBatch = 256
 // requests down instead of dropping records. A worker whose append fails keeps retrying the same
 // records (same event ids, so a retry cannot record twice) until the log takes them or Run is told
 // to stop: a database outage delays outcomes, it does not lose them.
-func (p *Proxy) Run(ctx context.Context) error {
+func (s *Service) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	for range p.workers {
+	for range s.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			batch := make([]curlsession.RequestProxied, 0, maxAuditBatch)
 			for {
 				select {
-				case ev := <-p.queue:
-					batch = p.collect(ctx, append(batch[:0], ev))
-					p.appendRequests(ctx, batch, true)
+				case ev := <-s.queue:
+					batch = s.collect(ctx, append(batch[:0], ev))
+					s.appendRequests(ctx, batch, true)
 				case <-ctx.Done():
 					for {
-						batch = p.drain(batch[:0])
+						batch = s.drain(batch[:0])
 						if len(batch) == 0 {
 							return
 						}
-						p.appendRequests(ctx, batch, false)
+						s.appendRequests(ctx, batch, false)
 					}
 				}
 			}
@@ -68,21 +66,21 @@ const auditLinger = 10 * time.Millisecond
 // collect waits auditLinger, then adds to batch what has been queued meanwhile (up to
 // maxAuditBatch). It does not take records one by one as they arrive: a worker woken for every
 // request would compete with the requests for the CPU.
-func (p *Proxy) collect(ctx context.Context, batch []curlsession.RequestProxied) []curlsession.RequestProxied {
+func (s *Service) collect(ctx context.Context, batch []curlsession.RequestProxied) []curlsession.RequestProxied {
 	t := time.NewTimer(auditLinger)
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-	return p.drain(batch)
+	return s.drain(batch)
 }
 
 // drain adds to batch what is queued, without waiting, up to maxAuditBatch.
-func (p *Proxy) drain(batch []curlsession.RequestProxied) []curlsession.RequestProxied {
+func (s *Service) drain(batch []curlsession.RequestProxied) []curlsession.RequestProxied {
 	for len(batch) < maxAuditBatch {
 		select {
-		case ev := <-p.queue:
+		case ev := <-s.queue:
 			batch = append(batch, ev)
 		default:
 			return batch
@@ -95,7 +93,7 @@ func (p *Proxy) drain(batch []curlsession.RequestProxied) []curlsession.RequestP
 // SessionMinted), retrying a failed append with the same event ids (an idempotent retry): three
 // attempts, or, when persist is set, until it succeeds, the store is closed or ctx ends. Records that
 // still cannot be written are logged at error level with everything they hold (they hold no secret).
-func (p *Proxy) appendRequests(ctx context.Context, batch []curlsession.RequestProxied, persist bool) {
+func (s *Service) appendRequests(ctx context.Context, batch []curlsession.RequestProxied, persist bool) {
 	var order []uuid.UUID
 	bySession := map[uuid.UUID][]curlsession.RequestProxied{}
 	for _, ev := range batch {
@@ -106,13 +104,13 @@ func (p *Proxy) appendRequests(ctx context.Context, batch []curlsession.RequestP
 	}
 	for _, sid := range order {
 		evs := bySession[sid]
-		data, err := p.encodeRequests(evs)
+		data, err := s.encodeRequests(evs)
 		if err == nil {
-			err = p.appendRetrying(ctx, curlsession.SessionStreamName(sid), data, persist)
+			err = s.appendRetrying(ctx, curlsession.SessionStreamName(sid), data, persist)
 		}
 		if err != nil {
 			for _, ev := range evs {
-				p.log.ErrorContext(ctx, "curl proxy: audit record not written", "err", err, "request_id", ev.RequestID, "session_id", ev.SessionID,
+				s.log.ErrorContext(ctx, "curl proxy: audit record not written", "err", err, "request_id", ev.RequestID, "session_id", ev.SessionID,
 					"user", ev.UserID, "integration", ev.Integration, "method", ev.Method, "path", ev.Path, "status", ev.Status,
 					"error_code", ev.ErrorCode, "request_bytes", ev.RequestBytes, "response_bytes", ev.ResponseBytes, "duration_ms", ev.DurationMS)
 			}
@@ -123,11 +121,11 @@ func (p *Proxy) appendRequests(ctx context.Context, batch []curlsession.RequestP
 // maxAuditBackoff caps the wait between two attempts of a persistent append.
 const maxAuditBackoff = 2 * time.Second
 
-func (p *Proxy) appendRetrying(ctx context.Context, stream string, data []eventstore.EventData, persist bool) error {
+func (s *Service) appendRetrying(ctx context.Context, stream string, data []eventstore.EventData, persist bool) error {
 	wait := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditTimeout)
-		_, err := p.store.Append(actx, stream, eventstore.Any, data...)
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AuditTimeout)
+		_, err := s.store.Append(actx, stream, eventstore.Any, data...)
 		cancel()
 		if err == nil || errors.Is(err, eventstore.ErrClosed) {
 			return err
@@ -136,7 +134,7 @@ func (p *Proxy) appendRetrying(ctx context.Context, stream string, data []events
 			return err
 		}
 		if attempt == 3 {
-			p.log.WarnContext(ctx, "curl proxy: the audit log refuses outcome records; retrying until it takes them", "err", err, "records", len(data))
+			s.log.WarnContext(ctx, "curl proxy: the audit log refuses outcome records; retrying until it takes them", "err", err, "records", len(data))
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -148,13 +146,13 @@ func (p *Proxy) appendRetrying(ctx context.Context, stream string, data []events
 	}
 }
 
-func (p *Proxy) encodeRequests(evs []curlsession.RequestProxied) ([]eventstore.EventData, error) {
+func (s *Service) encodeRequests(evs []curlsession.RequestProxied) ([]eventstore.EventData, error) {
 	out := make([]eventstore.EventData, 0, len(evs))
 	for _, ev := range evs {
 		if err := ev.Validate(); err != nil {
 			return nil, err
 		}
-		typ, sv, data, err := p.codec.Encode(ev)
+		typ, sv, data, err := s.codec.Encode(ev)
 		if err != nil {
 			return nil, err
 		}
@@ -169,19 +167,64 @@ func (p *Proxy) encodeRequests(evs []curlsession.RequestProxied) ([]eventstore.E
 
 // appendEvent appends one event as the first of a new stream. It runs even if the caller has gone:
 // what it records has happened.
-func (p *Proxy) appendEvent(ctx context.Context, stream string, ev interface {
+func (s *Service) appendEvent(ctx context.Context, stream string, ev interface {
 	domain.Event
 	Validate() error
 }, user uuid.UUID, client string, session uuid.UUID, at time.Time) error {
 	if err := ev.Validate(); err != nil {
 		return err
 	}
-	typ, sv, data, err := p.codec.Encode(ev)
+	typ, sv, data, err := s.codec.Encode(ev)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", ev.EventType(), err)
 	}
 	md := eventstore.Metadata{Actor: user.String(), MCPClient: client, CorrelationID: session.String(), Time: at}
-	_, err = p.store.Append(context.WithoutCancel(ctx), stream, eventstore.NoStream,
+	_, err = s.store.Append(context.WithoutCancel(ctx), stream, eventstore.NoStream,
 		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
+	return err
+}
+
+// Forwarded makes a request's RequestForwarded record durable (group-committed with other appends
+// by the store) and returns nil only then. The caller sends the request to the provider only after a
+// nil: this is the record that a request went out with the user's credential. A failure (or no
+// commit within AuditTimeout) means the log is down, and the request must not be sent.
+func (s *Service) Forwarded(ctx context.Context, ev curlsession.RequestForwarded) error {
+	if err := ev.Validate(); err != nil {
+		return err
+	}
+	typ, sv, data, err := s.codec.Encode(ev)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", typ, err)
+	}
+	md := eventstore.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
+	return s.appendNow(ctx, ev.SessionID, []eventstore.EventData{{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md}})
+}
+
+// Refused makes the RequestProxied record of a request refused before it was forwarded durable,
+// within AuditTimeout, and returns nil only then; the caller answers the refusal only after a nil.
+func (s *Service) Refused(ctx context.Context, ev curlsession.RequestProxied) error {
+	data, err := s.encodeRequests([]curlsession.RequestProxied{ev})
+	if err != nil {
+		return err
+	}
+	return s.appendNow(ctx, ev.SessionID, data)
+}
+
+// Proxied queues a forwarded request's RequestProxied record once it is over (Run appends it); when
+// the queue is full it appends it here, before returning.
+func (s *Service) Proxied(ctx context.Context, ev curlsession.RequestProxied) {
+	select {
+	case s.queue <- ev:
+	default:
+		s.appendRequests(ctx, []curlsession.RequestProxied{ev}, false)
+	}
+}
+
+// appendNow appends to the session's stream and waits until it is durable, or AuditTimeout. It
+// outlives the caller's connection: what it records has happened.
+func (s *Service) appendNow(ctx context.Context, session uuid.UUID, data []eventstore.EventData) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AuditTimeout)
+	defer cancel()
+	_, err := s.store.Append(ctx, curlsession.SessionStreamName(session), eventstore.Any, data...)
 	return err
 }

@@ -1,0 +1,231 @@
+package executions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/plugins"
+)
+
+// Error codes recorded in ToolExecuted events and answered in Outcome.Code.
+const (
+	CodeUnknownTool  = "UNKNOWN_TOOL"
+	CodeNotConnected = "NOT_CONNECTED"
+	CodeInvalidArgs  = "INVALID_ARGUMENTS"
+	CodeToolError    = "TOOL_ERROR"
+)
+
+// DefaultConcurrency bounds the executions of one Run that run at once.
+const DefaultConcurrency = 8
+
+// Credentials is what an execution needs of the connection use case (*credentials.Service): the
+// user's credential for an integration, or an error with domain.CodeNotConnected.
+type Credentials interface {
+	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (credentials.Access, error)
+}
+
+// Appender is the part of the event store the records are appended to.
+type Appender interface {
+	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.Position, error)
+}
+
+// Options wire a Service. Registry, Credentials and Store are required.
+type Options struct {
+	Registry    *plugins.Registry
+	Credentials Credentials
+	Store       Appender
+	Logger      *slog.Logger
+	// Transport, when set, sends plugin HTTP requests (tests point it at fakes); nil: the default.
+	Transport http.RoundTripper
+	// Concurrency bounds the executions of one Run that run at once (default DefaultConcurrency).
+	Concurrency int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Service runs and records tool executions.
+type Service struct {
+	opts Options
+	log  *slog.Logger
+	agg  eventstore.Aggregate[execution.State, execution.Record, domain.Event]
+}
+
+// New checks opts and returns a Service.
+func New(opts Options) (*Service, error) {
+	if opts.Registry == nil || opts.Credentials == nil || opts.Store == nil {
+		return nil, errors.New("executions: Registry, Credentials and Store are required")
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{opts: opts, log: log, agg: eventstore.Aggregate[execution.State, execution.Record, domain.Event]{
+		Initial: func() execution.State { return execution.State{} },
+		Evolve:  execution.Evolve,
+		Decide:  execution.Decide,
+		Codec:   eventstore.NewJSONCodec(execution.Events()...),
+	}}, nil
+}
+
+// Caller is who asks for the executions: the user, and how the agent authenticated (Via: api_key,
+// oauth or session; ClientID: the API key id or OAuth client id).
+type Caller struct {
+	UserID   uuid.UUID
+	Via      string
+	ClientID string
+}
+
+// Call is one execution asked for: a plugin tool's name and its arguments (JSON; empty means {}).
+type Call struct {
+	Tool string
+	Args json.RawMessage
+}
+
+// Outcome is what became of one Call, recorded.
+type Outcome struct {
+	// Code is "" on success, else one of the Code constants.
+	Code string
+	// Integration owns the tool (nil when the tool is unknown).
+	Integration *plugins.Integration
+	// Result is the tool's result on success; never set on a Withheld outcome.
+	Result json.RawMessage
+	// Message is a caller-safe description of a failure (never a cause that might hold a secret).
+	Message string
+	// Withheld: the audit record could not be appended, so the outcome is not released; Message
+	// says so.
+	Withheld bool
+}
+
+// withheldMessage is the Message of a Withheld outcome.
+const withheldMessage = "The audit record of this execution could not be written, so its outcome is withheld. It may have run; check before retrying."
+
+// Run runs the calls, up to Options.Concurrency at a time, and returns their outcomes index-aligned
+// with calls. It never fails as a whole: everything that goes wrong is an Outcome.
+func (s *Service) Run(ctx context.Context, caller Caller, calls []Call) []Outcome {
+	out := make([]Outcome, len(calls))
+	sem := make(chan struct{}, s.opts.Concurrency)
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i] = s.runOne(ctx, caller, c.Tool, c.Args)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// runOne runs one execution and records it.
+func (s *Service) runOne(ctx context.Context, caller Caller, name string, args json.RawMessage) (o Outcome) {
+	start := s.opts.Now()
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	rec := execution.ToolExecuted{ExecutionID: uuid.New(), UserID: caller.UserID, Via: caller.Via, ClientID: caller.ClientID, Tool: name}
+	rec.ArgsSize, rec.ArgsSHA256 = execution.Digest(args)
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.ErrorContext(ctx, "tool execution panicked", "tool", name, "panic", v)
+			o = s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: o.Integration, Message: name + " failed unexpectedly"})
+		}
+	}()
+
+	t, ok := s.opts.Registry.Tool(name)
+	if !ok {
+		return s.finish(ctx, rec, start, Outcome{Code: CodeUnknownTool, Message: fmt.Sprintf("Unknown tool: %s. Use search_tools to find tool names.", name)})
+	}
+	in := t.Owner()
+	o.Integration = in
+	rec.Integration = in.Name
+	access, err := s.opts.Credentials.Access(ctx, caller.UserID, in)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeNotConnected {
+			return s.finish(ctx, rec, start, Outcome{Code: CodeNotConnected, Integration: in, Message: domain.ErrorMessage(err)})
+		}
+		s.log.ErrorContext(ctx, "credential access failed", "tool", name, "integration", in.Name, "err", err)
+		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: fmt.Sprintf("%s: %s", name, safeMessage(err))})
+	}
+	rec.ConnectionVersion = access.ConnectionVersion
+	validated, err := plugins.ValidateArgs(t, args)
+	if err != nil {
+		return s.finish(ctx, rec, start, Outcome{Code: CodeInvalidArgs, Integration: in, Message: err.Error()})
+	}
+	rc := plugins.NewContext(in, plugins.ContextOptions{
+		UserID: caller.UserID.String(), Injector: access.Injector, GetToken: access.GetToken, Credential: access.Credential,
+		Logger: s.log, Transport: s.opts.Transport,
+	})
+	result, err := s.opts.Registry.Execute(ctx, t, rc, validated)
+	if err != nil {
+		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: safeMessage(err)})
+	}
+	return s.finish(ctx, rec, start, Outcome{Integration: in, Result: result})
+}
+
+// safeMessage is the caller-safe text of an error: an application error's message, never a cause that
+// might carry a secret or an internal detail.
+func safeMessage(err error) string {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return de.Message
+	}
+	return "the tool failed; the error was logged"
+}
+
+// finish completes the record from o, appends it, and returns o; or, when the record could not be
+// appended, a Withheld outcome without the result (fail closed).
+func (s *Service) finish(ctx context.Context, rec execution.ToolExecuted, start time.Time, o Outcome) Outcome {
+	now := s.opts.Now()
+	rec.At = now.UTC()
+	rec.DurationMS = now.Sub(start).Milliseconds()
+	rec.Success = o.Code == ""
+	rec.ErrorCode = o.Code
+	if o.Result != nil {
+		rec.ResultSize, rec.ResultSHA256 = execution.Digest(o.Result)
+	}
+	if err := s.record(ctx, rec); err != nil {
+		s.log.ErrorContext(ctx, "audit append failed; withholding the result", "tool", rec.Tool, "execution", rec.ExecutionID, "err", err)
+		return Outcome{Code: o.Code, Integration: o.Integration, Message: withheldMessage, Withheld: true}
+	}
+	return o
+}
+
+// record decides the Record command against the new stream's state and appends its event with
+// NoStream (see the package documentation).
+func (s *Service) record(ctx context.Context, rec execution.ToolExecuted) error {
+	events, err := s.agg.Decide(s.agg.Initial(), execution.Record{Event: rec})
+	if err != nil {
+		return err
+	}
+	md := eventstore.Metadata{Actor: rec.UserID.String(), MCPClient: rec.ClientID, CorrelationID: rec.ExecutionID.String(), Time: rec.At}
+	data := make([]eventstore.EventData, len(events))
+	for i, ev := range events {
+		typ, sv, body, err := s.agg.Codec.Encode(ev)
+		if err != nil {
+			return err
+		}
+		data[i] = eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: body, Metadata: md}
+	}
+	// The append runs even if the caller has gone: the tool has run, and its record must not be lost.
+	_, err = s.opts.Store.Append(context.WithoutCancel(ctx), execution.StreamName(rec.ExecutionID), eventstore.NoStream, data...)
+	return err
+}
