@@ -169,7 +169,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 	}
 	ar.GrantAudience(s.resource)
 	sess := &session{UserID: user.String(), ClientID: client.ClientID, GrantID: ar.GetID(), KeyID: s.keys.kid}
-	ctx = withMetadata(ctx, s.metadata(r, user.String(), client.ClientID))
+	ctx = withOrigin(ctx, s.origin(r, user.String(), client.ClientID))
 	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, sess)
 	if err != nil {
 		s.writeAuthorizeError(ctx, w, ar, err)

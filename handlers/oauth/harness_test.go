@@ -26,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
@@ -143,15 +144,19 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	users := projidentity.Reader{DB: db}
+	now := func() time.Time {
+		if !e.now.IsZero() {
+			return e.now
+		}
+		return time.Now()
+	}
+	clients, err := oauthclients.New(oauthclients.Options{Store: store, Projections: flakyWaiter{runner, o.failWait}, Grants: projoauth.Reader{DB: db}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.oauth, err = oauth.New(oauth.Options{
-		Store: store, DB: db, Projections: flakyWaiter{runner, o.failWait}, Sessions: e.sessions, Users: users, PublicURL: e.public,
-		SigningKey: key, RegistrationLimit: o.registrationLimit,
-		Now: func() time.Time {
-			if !e.now.IsZero() {
-				return e.now
-			}
-			return time.Now()
-		},
+		Clients: clients, DB: db, Sessions: e.sessions, Users: users, PublicURL: e.public,
+		SigningKey: key, RegistrationLimit: o.registrationLimit, Now: now,
 	})
 	if err != nil {
 		t.Fatal(err)

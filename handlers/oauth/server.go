@@ -17,7 +17,7 @@ import (
 	"github.com/ory/fosite/compose"
 	"github.com/ory/fosite/token/jwt"
 
-	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/internal/websession"
 	projidentity "github.com/workbench/workbench/projections/identity"
 	projoauth "github.com/workbench/workbench/projections/oauth"
@@ -48,11 +48,10 @@ type Users interface {
 
 // Options configure a Server; required fields are marked.
 type Options struct {
-	Store       eventstore.Store    // required: the event log
-	DB          *sql.DB             // required: the read models (oauth projection)
-	Projections Waiter              // required: *projections.Runner, for read-your-writes
-	Sessions    *websession.Manager // required: the portal session
-	Users       Users               // required: to show who is consenting
+	Clients  *oauthclients.Service // required: records clients and grants (every write)
+	DB       *sql.DB               // required: the read models (oauth projection)
+	Sessions *websession.Manager   // required: the portal session
+	Users    Users                 // required: to show who is consenting
 	// PublicURL is SERVER_PUBLIC_URL: the issuer, and the base of the canonical /mcp resource. Required.
 	PublicURL string
 	// SigningKey (at least 32 bytes, the same on every replica) is the seed of the token signing key,
@@ -86,8 +85,8 @@ type Server struct {
 
 // New checks opts and composes the server.
 func New(opts Options) (*Server, error) {
-	if opts.Store == nil || opts.DB == nil || opts.Projections == nil || opts.Sessions == nil || opts.Users == nil {
-		return nil, errors.New("oauth: Store, DB, Projections, Sessions and Users are required")
+	if opts.Clients == nil || opts.DB == nil || opts.Sessions == nil || opts.Users == nil {
+		return nil, errors.New("oauth: Clients, DB, Sessions and Users are required")
 	}
 	u, err := url.Parse(opts.PublicURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -119,7 +118,7 @@ func New(opts Options) (*Server, error) {
 	issuer := strings.TrimRight(opts.PublicURL, "/")
 	s := &Server{opts: opts, log: log, keys: k, reader: projoauth.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
 	s.storage = &storage{
-		log: log, store: opts.Store, wait: opts.Projections, reader: s.reader, audience: []string{s.resource},
+		clients: opts.Clients, reader: s.reader, audience: []string{s.resource},
 		scopes: SupportedScopes, kid: k.kid, now: func() time.Time { return opts.Now().UTC() },
 	}
 	cfg := &fosite.Config{
@@ -207,9 +206,9 @@ func cors(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// metadata is what an appended event records about the request that caused it.
-func (s *Server) metadata(r *http.Request, actor, clientID string) eventstore.Metadata {
-	return eventstore.Metadata{Actor: actor, MCPClient: clientID, CorrelationID: middleware.GetReqID(r.Context()), Time: s.opts.Now().UTC()}
+// origin is what an appended event records about the request that caused it.
+func (s *Server) origin(r *http.Request, actor, clientID string) oauthclients.Origin {
+	return oauthclients.Origin{Actor: actor, ClientID: clientID, CorrelationID: middleware.GetReqID(r.Context()), At: s.opts.Now().UTC()}
 }
 
 func parseUser(s string) uuid.UUID {

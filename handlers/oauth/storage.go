@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"sync"
 	"time"
@@ -14,30 +13,22 @@ import (
 	"github.com/ory/fosite/handler/pkce"
 	fositestorage "github.com/ory/fosite/storage"
 
+	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/oauth"
-	"github.com/workbench/workbench/eventstore"
 	projoauth "github.com/workbench/workbench/projections/oauth"
 )
 
-// Waiter is the part of projections.Runner the storage needs to read its own writes.
-type Waiter interface {
-	WaitForProjection(ctx context.Context, name string, pos eventstore.Position) error
-}
-
-// storage is fosite's storage, backed by the event log (writes: the domain's deciders through the
-// command loop) and the oauth projection (reads). After every append it waits for the projection to
-// apply it, so a read right after a write (the token request right after the consent) sees it.
+// storage is fosite's storage: it reads the oauth projection and turns fosite's writes into the
+// domain's grant commands, which app/oauthclients records (and waits for the projection to apply, so a
+// read right after a write, the token request right after the consent, sees it).
 //
 // It implements fosite's Transactional: inside a transaction, writes are collected and committed as
-// one append per grant, so a code exchange records the spent code with the tokens it issued, and a
-// rotation the spent refresh token with its successor, atomically and under the grant's optimistic
-// concurrency check. Of two concurrent uses of one code or refresh token exactly one commits; the
-// other is treated as a reuse.
+// one append per grant (oauthclients.CommitGrant), so a code exchange records the spent code with the
+// tokens it issued, and a rotation the spent refresh token with its successor, atomically. Of two
+// concurrent uses of one code or refresh token exactly one commits; the other is treated as a reuse.
 type storage struct {
-	log      *slog.Logger
-	store    eventstore.Store
-	wait     Waiter
+	clients  *oauthclients.Service
 	reader   projoauth.Reader
 	audience []string
 	scopes   []string
@@ -53,26 +44,12 @@ var (
 	_ fositestorage.Transactional   = (*storage)(nil)
 )
 
-var (
-	clientAgg = eventstore.Aggregate[oauth.Client, oauth.RegisterClient, domain.Event]{
-		Initial: oauth.InitialClient, Evolve: oauth.EvolveClient, Decide: oauth.DecideClient,
-		Codec: eventstore.NewJSONCodec(oauth.Events()...),
-	}
-	grantAgg = eventstore.Aggregate[oauth.Grant, oauth.GrantCommand, domain.Event]{
-		Initial: oauth.InitialGrant, Evolve: oauth.EvolveGrant, Decide: oauth.DecideGrant,
-		Codec: eventstore.NewJSONCodec(oauth.Events()...),
-	}
-)
-
-// projectionWait bounds how long a request waits for the oauth read model to apply its append.
-const projectionWait = 5 * time.Second
-
 type ctxKey int
 
 const (
 	txKey ctxKey = iota
 	reasonKey
-	metadataKey
+	originKey
 )
 
 // reuse tells the revocation calls fosite makes why it makes them: the storage sees the reuse (a
@@ -105,13 +82,14 @@ func reasonOf(ctx context.Context) string {
 	return oauth.ReasonTokenRevocation
 }
 
-func withMetadata(ctx context.Context, md eventstore.Metadata) context.Context {
-	return context.WithValue(ctx, metadataKey, md)
+// withOrigin records in ctx the request the writes of fosite's calls are made for.
+func withOrigin(ctx context.Context, o oauthclients.Origin) context.Context {
+	return context.WithValue(ctx, originKey, o)
 }
 
-func metadataOf(ctx context.Context) eventstore.Metadata {
-	md, _ := ctx.Value(metadataKey).(eventstore.Metadata)
-	return md
+func originOf(ctx context.Context) oauthclients.Origin {
+	o, _ := ctx.Value(originKey).(oauthclients.Origin)
+	return o
 }
 
 type pendingTx struct {
@@ -134,7 +112,9 @@ func (s *storage) BeginTX(ctx context.Context) (context.Context, error) {
 	return context.WithValue(ctx, txKey, &pendingTx{cmds: map[string]oauth.Batch{}}), nil
 }
 
-// Commit implements fositestorage.Transactional: one append per grant touched.
+// Commit implements fositestorage.Transactional: one append per grant touched. A commit that lost a race
+// with another use of the same code or refresh token is a reuse, and oauthclients.CommitGrant revokes
+// the grant's tokens (RFC 6749 section 4.1.2, RFC 9700 section 4.14.2).
 func (s *storage) Commit(ctx context.Context) error {
 	tx, ok := ctx.Value(txKey).(*pendingTx)
 	if !ok {
@@ -145,18 +125,8 @@ func (s *storage) Commit(ctx context.Context) error {
 	tx.streams, tx.cmds = nil, map[string]oauth.Batch{}
 	tx.mu.Unlock()
 	for _, id := range streams {
-		err := s.apply(ctx, id, cmds[id])
-		switch {
-		case errors.Is(err, fosite.ErrInactiveToken):
-			// Lost a race with another use of the same refresh token: a reuse (RFC 9700 section 4.14.2).
-			s.revokeFamily(ctx, id, oauth.ReasonRefreshTokenReuse)
-			return err
-		case errors.Is(err, fosite.ErrInvalidatedAuthorizeCode):
-			// Lost a race with another exchange of the same code: a reuse (RFC 6749 section 4.1.2).
-			s.revokeFamily(ctx, id, oauth.ReasonCodeReuse)
-			return err
-		case err != nil:
-			return err
+		if err := s.clients.CommitGrant(ctx, id, cmds[id], originOf(ctx)); err != nil {
+			return writeError(ctx, err)
 		}
 	}
 	return nil
@@ -172,42 +142,25 @@ func (s *storage) Rollback(ctx context.Context) error {
 	return nil
 }
 
-func (s *storage) revokeFamily(ctx context.Context, requestID, reason string) {
-	at := s.now()
-	_ = s.apply(ctx, requestID, oauth.Batch{oauth.RevokeRefreshTokens{Reason: reason, At: at}, oauth.RevokeAccessTokens{Reason: reason, At: at}})
-}
-
 // grant records cmd now, or at Commit inside a transaction.
 func (s *storage) grant(ctx context.Context, requestID string, cmd oauth.GrantCommand) error {
 	if tx, ok := ctx.Value(txKey).(*pendingTx); ok {
 		tx.add(requestID, cmd)
 		return nil
 	}
-	return s.apply(ctx, requestID, cmd)
+	return writeError(ctx, s.clients.RecordGrant(ctx, requestID, cmd, originOf(ctx)))
 }
 
-// apply runs cmd on the grant's stream and waits until the projection has applied the result.
-func (s *storage) apply(ctx context.Context, requestID string, cmd oauth.GrantCommand) error {
-	res, err := eventstore.Execute(ctx, s.store, oauth.GrantStreamName(requestID), grantAgg, cmd, metadataOf(ctx))
-	if err != nil {
-		if !isRefusal(err) {
-			return storageFailure(ctx, err)
-		}
-		return fositeError(err)
+// writeError is what fosite is told of a failed write: a failure to reach the database is noted as
+// a storage failure (unavailable.go), a refusal of the domain becomes the error fosite looks for.
+func writeError(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case !oauthclients.IsRefusal(err):
+		return storageFailure(ctx, err)
 	}
-	if len(res.Events) > 0 {
-		wctx, cancel := context.WithTimeout(ctx, projectionWait)
-		err := s.wait.WaitForProjection(wctx, projoauth.Name, res.Position)
-		cancel()
-		if err != nil {
-			// The append is done: the code is spent, or the refresh token rotated. Answering 503 now
-			// would have the client retry with what is spent, which reads as theft and revokes the
-			// grant (RFC 9700 section 4.14.2). So the request succeeds; the read model catches up
-			// when the database answers again.
-			s.log.WarnContext(ctx, "oauth storage: recorded, but the read model has not applied it yet", "stream", oauth.GrantStreamName(requestID), "err", err)
-		}
-	}
-	return nil
+	return fositeError(err)
 }
 
 // fositeError maps the deciders' refusals to the errors fosite's handlers look for.
