@@ -19,8 +19,8 @@ import (
 
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/internal/websession"
-	projidentity "github.com/workbench/workbench/projections/identity"
-	projoauth "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/identity"
+	oauthrm "github.com/workbench/workbench/projections/oauth"
 )
 
 // Scopes the server knows. "mcp" is access to the /mcp endpoint; "offline_access" is accepted for
@@ -43,7 +43,7 @@ const (
 
 // Users is the part of the identity read model the consent page needs.
 type Users interface {
-	UserByID(ctx context.Context, id uuid.UUID) (projidentity.User, error)
+	UserByID(ctx context.Context, id uuid.UUID) (identity.User, error)
 }
 
 // Options configure a Server; required fields are marked.
@@ -78,7 +78,7 @@ type Server struct {
 	keys     *keys
 	provider fosite.OAuth2Provider
 	storage  *storage
-	reader   projoauth.Reader
+	reader   oauthrm.Reader
 	issuer   string
 	resource string // the canonical /mcp URL: the one audience of every access token
 }
@@ -116,7 +116,7 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	issuer := strings.TrimRight(opts.PublicURL, "/")
-	s := &Server{opts: opts, log: log, keys: k, reader: projoauth.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
+	s := &Server{opts: opts, log: log, keys: k, reader: oauthrm.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
 	s.storage = &storage{
 		clients: opts.Clients, reader: s.reader, audience: []string{s.resource},
 		scopes: SupportedScopes, kid: k.kid, now: func() time.Time { return opts.Now().UTC() },
