@@ -67,7 +67,8 @@ type Options struct {
 	// DefaultRegistrationLimit).
 	RegistrationLimit int
 	Logger            *slog.Logger
-	// Now is the clock of token verification and of the recorded times (default time.Now).
+	// Now is the clock of token verification and of the times put in the commands and metadata the
+	// server hands to Clients (default time.Now); give Clients the same clock.
 	Now func() time.Time
 }
 
