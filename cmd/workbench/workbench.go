@@ -26,6 +26,7 @@ import (
 
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/instrumented"
@@ -440,8 +441,12 @@ func (m *Main) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	oauthClients, err := oauthclients.New(oauthclients.Options{Store: m.Store, Projections: m.Runner, Grants: projoauth.Reader{DB: m.DB}, Logger: m.Logger})
+	if err != nil {
+		return err
+	}
 	oauthServer, err := oauth.New(oauth.Options{
-		Store: m.Store, DB: m.DB, Projections: m.Runner, Sessions: sessions,
+		Clients: oauthClients, DB: m.DB, Sessions: sessions,
 		Users: identity.Reader{DB: m.DB}, PublicURL: m.Config.ServerPublicURL,
 		SigningKey: m.deriveKey("oauth-signing"), AccessTokenTTL: m.Config.OAuthAccessTokenTTL, Logger: m.Logger,
 	})

@@ -16,9 +16,9 @@ import (
 
 	"github.com/ory/fosite"
 
-	"github.com/workbench/workbench/domain/oauth"
+	oauthdom "github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/internal/websession"
-	projoauth "github.com/workbench/workbench/projections/oauth"
+	oauthrm "github.com/workbench/workbench/projections/oauth"
 )
 
 //go:embed templates/*.html
@@ -112,7 +112,7 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	err := pages.ExecuteTemplate(w, "consent.html", map[string]any{
 		"ClientName": name, "ClientID": client.ClientID, "Email": email, "Scopes": scopes,
-		"RedirectHost": redirect.Host, "Loopback": oauth.IsLoopbackHost(redirect.Hostname()),
+		"RedirectHost": redirect.Host, "Loopback": oauthdom.IsLoopbackHost(redirect.Hostname()),
 		"Params": params, "CSRF": s.csrfToken(r),
 	})
 	if err != nil {
@@ -169,7 +169,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 	}
 	ar.GrantAudience(s.resource)
 	sess := &session{UserID: user.String(), ClientID: client.ClientID, GrantID: ar.GetID(), KeyID: s.keys.kid}
-	ctx = withMetadata(ctx, s.metadata(r, user.String(), client.ClientID))
+	ctx = withOrigin(ctx, s.origin(r, user.String(), client.ClientID))
 	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, sess)
 	if err != nil {
 		s.writeAuthorizeError(ctx, w, ar, err)
@@ -191,8 +191,8 @@ func grantedScopes(ar fosite.AuthorizeRequester) []string {
 // they go back to the client's redirect URI. It enforces what fosite leaves open: one value per
 // parameter, a redirect URI that is present and exactly registered (no loopback port leeway), PKCE with
 // S256, the query response mode, and a resource (RFC 8707), if any, that is the canonical /mcp URL.
-func (s *Server) authorizeRequest(w http.ResponseWriter, r *http.Request) (fosite.AuthorizeRequester, projoauthClient, bool) {
-	var none projoauthClient
+func (s *Server) authorizeRequest(w http.ResponseWriter, r *http.Request) (fosite.AuthorizeRequester, consentClient, bool) {
+	var none consentClient
 	if err := r.ParseForm(); err != nil {
 		errorPage(w, http.StatusBadRequest, "The authorization request could not be read.")
 		return nil, none, false
@@ -210,7 +210,7 @@ func (s *Server) authorizeRequest(w http.ResponseWriter, r *http.Request) (fosit
 	}
 	client, err := s.reader.Client(r.Context(), clientID)
 	if err != nil {
-		if !errors.Is(err, projoauth.ErrNotFound) {
+		if !errors.Is(err, oauthrm.ErrNotFound) {
 			s.unavailablePage(r.Context(), w, storageFailure(r.Context(), err))
 			return nil, none, false
 		}
@@ -261,21 +261,21 @@ func (s *Server) authorizeRequest(w http.ResponseWriter, r *http.Request) (fosit
 		s.writeAuthorizeError(ctx, w, ar, invalidTarget(s.resource))
 		return nil, none, false
 	}
-	return ar, projoauthClient{ClientID: client.ClientID, ClientName: client.ClientName}, true
+	return ar, consentClient{ClientID: client.ClientID, ClientName: client.ClientName}, true
 }
 
-type projoauthClient struct{ ClientID, ClientName string }
+type consentClient struct{ ClientID, ClientName string }
 
 // displayName is a client name as the consent page shows it: any control or bidirectional-formatting
 // character (registration refuses them, but a name may predate that rule) is written out as a visible
 // <U+202E>, so it cannot reorder or hide what the page says. html/template escapes the rest.
 func displayName(name string) string {
-	if !strings.ContainsFunc(name, oauth.UnsafeNameRune) {
+	if !strings.ContainsFunc(name, oauthdom.UnsafeNameRune) {
 		return name
 	}
 	var b strings.Builder
 	for _, r := range name {
-		if oauth.UnsafeNameRune(r) {
+		if oauthdom.UnsafeNameRune(r) {
 			fmt.Fprintf(&b, "<U+%04X>", r)
 			continue
 		}

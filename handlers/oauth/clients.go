@@ -9,11 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/oauth"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/websession"
-	projoauth "github.com/workbench/workbench/projections/oauth"
 )
 
 // NoticeHeader carries, on the revocation answer, what happens to access tokens already issued.
@@ -72,7 +69,7 @@ func (s *Server) listClients(w http.ResponseWriter, r *http.Request) {
 }
 
 // revokeClient is DELETE /api/mcp-clients/{client_id}: every grant of the signed-in user to the client
-// loses its refresh tokens and its outstanding code (one event each, reason "user"). Access tokens
+// loses its refresh tokens and its outstanding code (app/oauthclients.RevokeClient). Access tokens
 // already issued are self-contained and lapse at their TTL; the answer says so in NoticeHeader.
 func (s *Server) revokeClient(w http.ResponseWriter, r *http.Request) {
 	user, ok := s.portalUser(w, r)
@@ -80,34 +77,9 @@ func (s *Server) revokeClient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	clientID := chi.URLParam(r, "client_id")
-	ctx := r.Context()
-	grants, err := s.reader.RevocableGrants(ctx, user, clientID)
-	if err != nil {
+	if err := s.opts.Clients.RevokeClient(r.Context(), user, clientID, s.origin(r, user.String(), clientID)); err != nil {
 		handlers.WriteError(w, r, s.log, err)
 		return
-	}
-	if len(grants) == 0 {
-		handlers.WriteError(w, r, s.log, domain.Errorf(domain.CodeNotFound, "no MCP client %q holds tokens on your account", clientID))
-		return
-	}
-	md := s.metadata(r, user.String(), clientID)
-	var last eventstore.Position
-	for _, id := range grants {
-		res, err := eventstore.Execute(ctx, s.opts.Store, oauth.GrantStreamName(id), grantAgg,
-			oauth.GrantCommand(oauth.RevokeForUser{UserID: user, At: s.opts.Now().UTC()}), md)
-		if err != nil {
-			handlers.WriteError(w, r, s.log, fmt.Errorf("revoke grant %s: %w", id, err))
-			return
-		}
-		if len(res.Events) > 0 {
-			last = res.Position
-		}
-	}
-	if !last.IsZero() {
-		if err := s.opts.Projections.WaitForProjection(ctx, projoauth.Name, last); err != nil {
-			handlers.WriteError(w, r, s.log, err)
-			return
-		}
 	}
 	w.Header().Set(NoticeHeader, fmt.Sprintf("refresh tokens and pending authorization codes revoked; access tokens already issued stay valid until they expire, within %s", s.opts.AccessTokenTTL))
 	w.WriteHeader(http.StatusNoContent)

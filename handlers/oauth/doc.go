@@ -1,6 +1,7 @@
 // Package oauth is the workbench's OAuth 2.1 authorization server for MCP clients (MCP authorization
-// specification, revision 2025-11-25), composed from ory/fosite over a storage backed by the event log
-// and the oauth projection. It serves:
+// specification, revision 2025-11-25), composed from ory/fosite over a storage that reads the oauth
+// projection and records every write through app/oauthclients (registration, grants, code exchange and
+// rotation, revocation). It serves:
 //
 //   - GET /.well-known/oauth-authorization-server: RFC 8414 metadata;
 //   - GET /.well-known/oauth-protected-resource and /.well-known/oauth-protected-resource/mcp: RFC 9728
@@ -47,9 +48,8 @@
 // made of it. The authorization endpoint shows a 503 page before the redirect URI is known, and
 // redirects with error=temporarily_unavailable (RFC 6749 section 4.1.2.1) after. An access token whose
 // grant cannot be read is CodeUnavailable, which /mcp answers 503 with Retry-After. One failure is
-// not reported: once a code exchange or a rotation is appended, a failed or slow (over 5 s) wait for the
-// read model is logged and the tokens are returned, because a 503 would have the client retry with the
-// spent code or refresh token, which reuse detection takes for theft and answers by revoking the grant.
+// not reported: a recorded code exchange or rotation returns its tokens even when the read model
+// cannot be seen to apply it (the decision and its reason are in app/oauthclients).
 //
 // Client names are shown to the user as the app's claim of who it is. Registration refuses names with
 // control or bidirectional-formatting characters (domain/oauth), and the consent page shows any such

@@ -26,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
@@ -37,8 +38,8 @@ import (
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	projidentity "github.com/workbench/workbench/projections/identity"
-	projoauth "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/identity"
+	oauthrm "github.com/workbench/workbench/projections/oauth"
 )
 
 // env is a whole authorization server and a stand-in /mcp on a real HTTP server and a real database.
@@ -123,7 +124,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	t.Cleanup(func() { store.Close() })
 	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{
-		Projections: []projections.Projection{projidentity.New(), projoauth.New()}, PollInterval: 50 * time.Millisecond,
+		Projections: []projections.Projection{identity.New(), oauthrm.New()}, PollInterval: 50 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -142,16 +143,20 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if e.sessions, err = websession.New(key, e.public, nil); err != nil {
 		t.Fatal(err)
 	}
-	users := projidentity.Reader{DB: db}
+	users := identity.Reader{DB: db}
+	now := func() time.Time {
+		if !e.now.IsZero() {
+			return e.now
+		}
+		return time.Now()
+	}
+	clients, err := oauthclients.New(oauthclients.Options{Store: store, Projections: flakyWaiter{runner, o.failWait}, Grants: oauthrm.Reader{DB: db}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.oauth, err = oauth.New(oauth.Options{
-		Store: store, DB: db, Projections: flakyWaiter{runner, o.failWait}, Sessions: e.sessions, Users: users, PublicURL: e.public,
-		SigningKey: key, RegistrationLimit: o.registrationLimit,
-		Now: func() time.Time {
-			if !e.now.IsZero() {
-				return e.now
-			}
-			return time.Now()
-		},
+		Clients: clients, DB: db, Sessions: e.sessions, Users: users, PublicURL: e.public,
+		SigningKey: key, RegistrationLimit: o.registrationLimit, Now: now,
 	})
 	if err != nil {
 		t.Fatal(err)

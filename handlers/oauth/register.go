@@ -14,11 +14,10 @@ import (
 	"github.com/go-chi/httprate"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/oauth"
-	"github.com/workbench/workbench/eventstore"
+	oauthdom "github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/handlers"
-	projoauth "github.com/workbench/workbench/projections/oauth"
 )
 
 // registrationRequest is the client metadata of RFC 7591 section 2 that this server reads; other
@@ -88,11 +87,11 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	grants := req.GrantTypes
 	if len(grants) == 0 {
-		grants = []string{oauth.GrantAuthorization, oauth.GrantRefresh}
+		grants = []string{oauthdom.GrantAuthorization, oauthdom.GrantRefresh}
 	}
 	responses := req.ResponseTypes
 	if len(responses) == 0 {
-		responses = []string{oauth.ResponseCode}
+		responses = []string{oauthdom.ResponseCode}
 	}
 	scopes := strings.Fields(req.Scope)
 	for _, sc := range scopes {
@@ -105,16 +104,20 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		scopes = slices.Clone(SupportedScopes)
 	}
 	id := uuid.NewString()
-	cmd := oauth.RegisterClient{ClientID: id, ClientName: strings.TrimSpace(req.ClientName), RedirectURIs: req.RedirectURIs,
+	cmd := oauthdom.RegisterClient{ClientID: id, ClientName: strings.TrimSpace(req.ClientName), RedirectURIs: req.RedirectURIs,
 		GrantTypes: grants, ResponseTypes: responses, Scopes: scopes, At: s.opts.Now().UTC()}
-	res, err := eventstore.Execute(r.Context(), s.opts.Store, oauth.ClientStreamName(id), clientAgg, cmd, s.metadata(r, "client-registration", id))
+	c, err := s.opts.Clients.Register(r.Context(), cmd, s.origin(r, "client-registration", id))
 	if err != nil {
 		switch {
-		case errors.Is(err, oauth.ErrInvalidRedirectURI):
+		case errors.Is(err, oauthclients.ErrNotYetReadable):
+			s.log.ErrorContext(r.Context(), "client registration: read model lagging", "err", err)
+			w.Header().Set("Retry-After", handlers.RetryAfterSeconds)
+			writeOAuthJSON(w, http.StatusServiceUnavailable, oauthError{Error: "temporarily_unavailable", ErrorDescription: "the registration was recorded but is not readable yet; retry shortly"})
+		case errors.Is(err, oauthdom.ErrInvalidRedirectURI):
 			registrationError(w, "invalid_redirect_uri", domain.ErrorMessage(err))
-		case errors.Is(err, oauth.ErrInvalidClientMetadata):
+		case errors.Is(err, oauthdom.ErrInvalidClientMetadata):
 			registrationError(w, "invalid_client_metadata", domain.ErrorMessage(err))
-		case !isRefusal(err):
+		case !oauthclients.IsRefusal(err):
 			s.unavailableJSON(r.Context(), w, storageFailure(r.Context(), err))
 		default:
 			s.log.ErrorContext(r.Context(), "client registration failed", "err", err)
@@ -122,13 +125,6 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if err := s.opts.Projections.WaitForProjection(r.Context(), projoauth.Name, res.Position); err != nil {
-		s.log.ErrorContext(r.Context(), "client registration: read model lagging", "err", err)
-		w.Header().Set("Retry-After", handlers.RetryAfterSeconds)
-		writeOAuthJSON(w, http.StatusServiceUnavailable, oauthError{Error: "temporarily_unavailable", ErrorDescription: "the registration was recorded but is not readable yet; retry shortly"})
-		return
-	}
-	c := res.State
 	writeOAuthJSON(w, http.StatusCreated, registrationResponse{
 		ClientID: c.ClientID, ClientIDIssuedAt: c.RegisteredAt.Unix(), ClientName: c.ClientName, RedirectURIs: c.RedirectURIs,
 		GrantTypes: c.GrantTypes, ResponseTypes: c.ResponseTypes, TokenEndpointAuthMethod: "none", Scope: strings.Join(c.Scopes, " "),

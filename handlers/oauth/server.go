@@ -17,10 +17,10 @@ import (
 	"github.com/ory/fosite/compose"
 	"github.com/ory/fosite/token/jwt"
 
-	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/internal/websession"
-	projidentity "github.com/workbench/workbench/projections/identity"
-	projoauth "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/identity"
+	oauthrm "github.com/workbench/workbench/projections/oauth"
 )
 
 // Scopes the server knows. "mcp" is access to the /mcp endpoint; "offline_access" is accepted for
@@ -43,16 +43,15 @@ const (
 
 // Users is the part of the identity read model the consent page needs.
 type Users interface {
-	UserByID(ctx context.Context, id uuid.UUID) (projidentity.User, error)
+	UserByID(ctx context.Context, id uuid.UUID) (identity.User, error)
 }
 
 // Options configure a Server; required fields are marked.
 type Options struct {
-	Store       eventstore.Store    // required: the event log
-	DB          *sql.DB             // required: the read models (oauth projection)
-	Projections Waiter              // required: *projections.Runner, for read-your-writes
-	Sessions    *websession.Manager // required: the portal session
-	Users       Users               // required: to show who is consenting
+	Clients  *oauthclients.Service // required: records clients and grants (every write)
+	DB       *sql.DB               // required: the read models (oauth projection)
+	Sessions *websession.Manager   // required: the portal session
+	Users    Users                 // required: to show who is consenting
 	// PublicURL is SERVER_PUBLIC_URL: the issuer, and the base of the canonical /mcp resource. Required.
 	PublicURL string
 	// SigningKey (at least 32 bytes, the same on every replica) is the seed of the token signing key,
@@ -68,7 +67,8 @@ type Options struct {
 	// DefaultRegistrationLimit).
 	RegistrationLimit int
 	Logger            *slog.Logger
-	// Now is the clock of token verification and of the recorded times (default time.Now).
+	// Now is the clock of token verification and of the times put in the commands and metadata the
+	// server hands to Clients (default time.Now); give Clients the same clock.
 	Now func() time.Time
 }
 
@@ -79,15 +79,15 @@ type Server struct {
 	keys     *keys
 	provider fosite.OAuth2Provider
 	storage  *storage
-	reader   projoauth.Reader
+	reader   oauthrm.Reader
 	issuer   string
 	resource string // the canonical /mcp URL: the one audience of every access token
 }
 
 // New checks opts and composes the server.
 func New(opts Options) (*Server, error) {
-	if opts.Store == nil || opts.DB == nil || opts.Projections == nil || opts.Sessions == nil || opts.Users == nil {
-		return nil, errors.New("oauth: Store, DB, Projections, Sessions and Users are required")
+	if opts.Clients == nil || opts.DB == nil || opts.Sessions == nil || opts.Users == nil {
+		return nil, errors.New("oauth: Clients, DB, Sessions and Users are required")
 	}
 	u, err := url.Parse(opts.PublicURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -117,9 +117,9 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	issuer := strings.TrimRight(opts.PublicURL, "/")
-	s := &Server{opts: opts, log: log, keys: k, reader: projoauth.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
+	s := &Server{opts: opts, log: log, keys: k, reader: oauthrm.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
 	s.storage = &storage{
-		log: log, store: opts.Store, wait: opts.Projections, reader: s.reader, audience: []string{s.resource},
+		clients: opts.Clients, reader: s.reader, audience: []string{s.resource},
 		scopes: SupportedScopes, kid: k.kid, now: func() time.Time { return opts.Now().UTC() },
 	}
 	cfg := &fosite.Config{
@@ -207,9 +207,9 @@ func cors(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// metadata is what an appended event records about the request that caused it.
-func (s *Server) metadata(r *http.Request, actor, clientID string) eventstore.Metadata {
-	return eventstore.Metadata{Actor: actor, MCPClient: clientID, CorrelationID: middleware.GetReqID(r.Context()), Time: s.opts.Now().UTC()}
+// origin is what an appended event records about the request that caused it.
+func (s *Server) origin(r *http.Request, actor, clientID string) oauthclients.Origin {
+	return oauthclients.Origin{Actor: actor, ClientID: clientID, CorrelationID: middleware.GetReqID(r.Context()), At: s.opts.Now().UTC()}
 }
 
 func parseUser(s string) uuid.UUID {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"sync"
 	"time"
@@ -14,31 +13,23 @@ import (
 	"github.com/ory/fosite/handler/pkce"
 	fositestorage "github.com/ory/fosite/storage"
 
+	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/oauth"
-	"github.com/workbench/workbench/eventstore"
-	projoauth "github.com/workbench/workbench/projections/oauth"
+	oauthdom "github.com/workbench/workbench/domain/oauth"
+	oauthrm "github.com/workbench/workbench/projections/oauth"
 )
 
-// Waiter is the part of projections.Runner the storage needs to read its own writes.
-type Waiter interface {
-	WaitForProjection(ctx context.Context, name string, pos eventstore.Position) error
-}
-
-// storage is fosite's storage, backed by the event log (writes: the domain's deciders through the
-// command loop) and the oauth projection (reads). After every append it waits for the projection to
-// apply it, so a read right after a write (the token request right after the consent) sees it.
+// storage is fosite's storage: it reads the oauth projection and turns fosite's writes into the
+// domain's grant commands, which app/oauthclients records (and waits for the projection to apply, so a
+// read right after a write, the token request right after the consent, sees it).
 //
 // It implements fosite's Transactional: inside a transaction, writes are collected and committed as
-// one append per grant, so a code exchange records the spent code with the tokens it issued, and a
-// rotation the spent refresh token with its successor, atomically and under the grant's optimistic
-// concurrency check. Of two concurrent uses of one code or refresh token exactly one commits; the
-// other is treated as a reuse.
+// one append per grant (oauthclients.CommitGrant), so a code exchange records the spent code with the
+// tokens it issued, and a rotation the spent refresh token with its successor, atomically. Of two
+// concurrent uses of one code or refresh token exactly one commits; the other is treated as a reuse.
 type storage struct {
-	log      *slog.Logger
-	store    eventstore.Store
-	wait     Waiter
-	reader   projoauth.Reader
+	clients  *oauthclients.Service
+	reader   oauthrm.Reader
 	audience []string
 	scopes   []string
 	kid      string
@@ -53,26 +44,12 @@ var (
 	_ fositestorage.Transactional   = (*storage)(nil)
 )
 
-var (
-	clientAgg = eventstore.Aggregate[oauth.Client, oauth.RegisterClient, domain.Event]{
-		Initial: oauth.InitialClient, Evolve: oauth.EvolveClient, Decide: oauth.DecideClient,
-		Codec: eventstore.NewJSONCodec(oauth.Events()...),
-	}
-	grantAgg = eventstore.Aggregate[oauth.Grant, oauth.GrantCommand, domain.Event]{
-		Initial: oauth.InitialGrant, Evolve: oauth.EvolveGrant, Decide: oauth.DecideGrant,
-		Codec: eventstore.NewJSONCodec(oauth.Events()...),
-	}
-)
-
-// projectionWait bounds how long a request waits for the oauth read model to apply its append.
-const projectionWait = 5 * time.Second
-
 type ctxKey int
 
 const (
 	txKey ctxKey = iota
 	reasonKey
-	metadataKey
+	originKey
 )
 
 // reuse tells the revocation calls fosite makes why it makes them: the storage sees the reuse (a
@@ -102,25 +79,26 @@ func reasonOf(ctx context.Context) string {
 			return r.reason
 		}
 	}
-	return oauth.ReasonTokenRevocation
+	return oauthdom.ReasonTokenRevocation
 }
 
-func withMetadata(ctx context.Context, md eventstore.Metadata) context.Context {
-	return context.WithValue(ctx, metadataKey, md)
+// withOrigin records in ctx the request the writes of fosite's calls are made for.
+func withOrigin(ctx context.Context, o oauthclients.Origin) context.Context {
+	return context.WithValue(ctx, originKey, o)
 }
 
-func metadataOf(ctx context.Context) eventstore.Metadata {
-	md, _ := ctx.Value(metadataKey).(eventstore.Metadata)
-	return md
+func originOf(ctx context.Context) oauthclients.Origin {
+	o, _ := ctx.Value(originKey).(oauthclients.Origin)
+	return o
 }
 
 type pendingTx struct {
 	mu      sync.Mutex
 	streams []string
-	cmds    map[string]oauth.Batch
+	cmds    map[string]oauthdom.Batch
 }
 
-func (t *pendingTx) add(requestID string, c oauth.GrantCommand) {
+func (t *pendingTx) add(requestID string, c oauthdom.GrantCommand) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.cmds[requestID]; !ok {
@@ -131,10 +109,12 @@ func (t *pendingTx) add(requestID string, c oauth.GrantCommand) {
 
 // BeginTX implements fositestorage.Transactional.
 func (s *storage) BeginTX(ctx context.Context) (context.Context, error) {
-	return context.WithValue(ctx, txKey, &pendingTx{cmds: map[string]oauth.Batch{}}), nil
+	return context.WithValue(ctx, txKey, &pendingTx{cmds: map[string]oauthdom.Batch{}}), nil
 }
 
-// Commit implements fositestorage.Transactional: one append per grant touched.
+// Commit implements fositestorage.Transactional: one append per grant touched. A commit that lost a race
+// with another use of the same code or refresh token is a reuse, and oauthclients.CommitGrant revokes
+// the grant's tokens (RFC 6749 section 4.1.2, RFC 9700 section 4.14.2).
 func (s *storage) Commit(ctx context.Context) error {
 	tx, ok := ctx.Value(txKey).(*pendingTx)
 	if !ok {
@@ -142,21 +122,11 @@ func (s *storage) Commit(ctx context.Context) error {
 	}
 	tx.mu.Lock()
 	streams, cmds := tx.streams, tx.cmds
-	tx.streams, tx.cmds = nil, map[string]oauth.Batch{}
+	tx.streams, tx.cmds = nil, map[string]oauthdom.Batch{}
 	tx.mu.Unlock()
 	for _, id := range streams {
-		err := s.apply(ctx, id, cmds[id])
-		switch {
-		case errors.Is(err, fosite.ErrInactiveToken):
-			// Lost a race with another use of the same refresh token: a reuse (RFC 9700 section 4.14.2).
-			s.revokeFamily(ctx, id, oauth.ReasonRefreshTokenReuse)
-			return err
-		case errors.Is(err, fosite.ErrInvalidatedAuthorizeCode):
-			// Lost a race with another exchange of the same code: a reuse (RFC 6749 section 4.1.2).
-			s.revokeFamily(ctx, id, oauth.ReasonCodeReuse)
-			return err
-		case err != nil:
-			return err
+		if err := s.clients.CommitGrant(ctx, id, cmds[id], originOf(ctx)); err != nil {
+			return writeError(ctx, err)
 		}
 	}
 	return nil
@@ -166,56 +136,39 @@ func (s *storage) Commit(ctx context.Context) error {
 func (s *storage) Rollback(ctx context.Context) error {
 	if tx, ok := ctx.Value(txKey).(*pendingTx); ok {
 		tx.mu.Lock()
-		tx.streams, tx.cmds = nil, map[string]oauth.Batch{}
+		tx.streams, tx.cmds = nil, map[string]oauthdom.Batch{}
 		tx.mu.Unlock()
 	}
 	return nil
 }
 
-func (s *storage) revokeFamily(ctx context.Context, requestID, reason string) {
-	at := s.now()
-	_ = s.apply(ctx, requestID, oauth.Batch{oauth.RevokeRefreshTokens{Reason: reason, At: at}, oauth.RevokeAccessTokens{Reason: reason, At: at}})
-}
-
 // grant records cmd now, or at Commit inside a transaction.
-func (s *storage) grant(ctx context.Context, requestID string, cmd oauth.GrantCommand) error {
+func (s *storage) grant(ctx context.Context, requestID string, cmd oauthdom.GrantCommand) error {
 	if tx, ok := ctx.Value(txKey).(*pendingTx); ok {
 		tx.add(requestID, cmd)
 		return nil
 	}
-	return s.apply(ctx, requestID, cmd)
+	return writeError(ctx, s.clients.RecordGrant(ctx, requestID, cmd, originOf(ctx)))
 }
 
-// apply runs cmd on the grant's stream and waits until the projection has applied the result.
-func (s *storage) apply(ctx context.Context, requestID string, cmd oauth.GrantCommand) error {
-	res, err := eventstore.Execute(ctx, s.store, oauth.GrantStreamName(requestID), grantAgg, cmd, metadataOf(ctx))
-	if err != nil {
-		if !isRefusal(err) {
-			return storageFailure(ctx, err)
-		}
-		return fositeError(err)
+// writeError is what fosite is told of a failed write: a failure to reach the database is noted as
+// a storage failure (unavailable.go), a refusal of the domain becomes the error fosite looks for.
+func writeError(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case !oauthclients.IsRefusal(err):
+		return storageFailure(ctx, err)
 	}
-	if len(res.Events) > 0 {
-		wctx, cancel := context.WithTimeout(ctx, projectionWait)
-		err := s.wait.WaitForProjection(wctx, projoauth.Name, res.Position)
-		cancel()
-		if err != nil {
-			// The append is done: the code is spent, or the refresh token rotated. Answering 503 now
-			// would have the client retry with what is spent, which reads as theft and revokes the
-			// grant (RFC 9700 section 4.14.2). So the request succeeds; the read model catches up
-			// when the database answers again.
-			s.log.WarnContext(ctx, "oauth storage: recorded, but the read model has not applied it yet", "stream", oauth.GrantStreamName(requestID), "err", err)
-		}
-	}
-	return nil
+	return fositeError(err)
 }
 
 // fositeError maps the deciders' refusals to the errors fosite's handlers look for.
 func fositeError(err error) error {
 	switch {
-	case errors.Is(err, oauth.ErrCodeUsed):
+	case errors.Is(err, oauthdom.ErrCodeUsed):
 		return fmt.Errorf("%w: %w", fosite.ErrInvalidatedAuthorizeCode, err)
-	case errors.Is(err, oauth.ErrRefreshTokenSpent), errors.Is(err, oauth.ErrGrantRevoked):
+	case errors.Is(err, oauthdom.ErrRefreshTokenSpent), errors.Is(err, oauthdom.ErrGrantRevoked):
 		return fmt.Errorf("%w: %w", fosite.ErrInactiveToken, err)
 	case domain.ErrorCode(err) == domain.CodeNotFound:
 		return fmt.Errorf("%w: %w", fosite.ErrNotFound, err)
@@ -227,7 +180,7 @@ func fositeError(err error) error {
 // audience.
 func (s *storage) GetClient(ctx context.Context, id string) (fosite.Client, error) {
 	c, err := s.reader.Client(ctx, id)
-	if errors.Is(err, projoauth.ErrNotFound) {
+	if errors.Is(err, oauthrm.ErrNotFound) {
 		return nil, fosite.ErrNotFound.WithHint("No client is registered under this client_id; register with the registration endpoint first.")
 	}
 	if err != nil {
@@ -250,7 +203,7 @@ func (s *storage) ClientAssertionJWTValid(context.Context, string) error { retur
 // SetClientAssertionJWT implements fosite.ClientManager; see ClientAssertionJWTValid.
 func (s *storage) SetClientAssertionJWT(context.Context, string, time.Time) error { return nil }
 
-func (s *storage) request(ctx context.Context, g projoauth.Grant, sess *session) (*fosite.Request, error) {
+func (s *storage) request(ctx context.Context, g oauthrm.Grant, sess *session) (*fosite.Request, error) {
 	client, err := s.GetClient(ctx, g.ClientID)
 	if err != nil {
 		return nil, err
@@ -268,7 +221,7 @@ func (s *storage) request(ctx context.Context, g projoauth.Grant, sess *session)
 	return r, nil
 }
 
-func (s *storage) sessionOf(g projoauth.Grant) *session {
+func (s *storage) sessionOf(g oauthrm.Grant) *session {
 	return &session{UserID: g.UserID.String(), ClientID: g.ClientID, GrantID: g.RequestID, KeyID: s.kid, ExpiresAt: map[fosite.TokenType]time.Time{}}
 }
 
@@ -279,7 +232,7 @@ func (s *storage) CreateAuthorizeCodeSession(ctx context.Context, signature stri
 		return fmt.Errorf("oauth storage: unexpected session type %T", r.GetSession())
 	}
 	form := r.GetRequestForm()
-	return s.grant(ctx, r.GetID(), oauth.IssueCode{
+	return s.grant(ctx, r.GetID(), oauthdom.IssueCode{
 		RequestID: r.GetID(), ClientID: r.GetClient().GetID(), UserID: parseUser(sess.UserID), CodeSignature: signature,
 		Scopes: r.GetGrantedScopes(), Audience: r.GetGrantedAudience(), RedirectURI: form.Get("redirect_uri"),
 		CodeChallenge: form.Get("code_challenge"), CodeChallengeMethod: form.Get("code_challenge_method"),
@@ -292,7 +245,7 @@ func (s *storage) CreateAuthorizeCodeSession(ctx context.Context, signature stri
 // 4.1.2); a code revoked before use is not found.
 func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
 	g, err := s.reader.GrantByCode(ctx, signature)
-	if errors.Is(err, projoauth.ErrNotFound) {
+	if errors.Is(err, oauthrm.ErrNotFound) {
 		return nil, fosite.ErrNotFound
 	}
 	if err != nil {
@@ -306,7 +259,7 @@ func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string,
 	}
 	switch {
 	case g.CodeExchanged:
-		noteReason(ctx, oauth.ReasonCodeReuse)
+		noteReason(ctx, oauthdom.ReasonCodeReuse)
 		return req, fosite.ErrInvalidatedAuthorizeCode
 	case g.CodeRevoked:
 		// Revoked before use (the portal): nothing was issued, and presenting it is no sign of theft.
@@ -318,13 +271,13 @@ func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string,
 // InvalidateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage.
 func (s *storage) InvalidateAuthorizeCodeSession(ctx context.Context, signature string) error {
 	g, err := s.reader.GrantByCode(ctx, signature)
-	if errors.Is(err, projoauth.ErrNotFound) {
+	if errors.Is(err, oauthrm.ErrNotFound) {
 		return fosite.ErrNotFound
 	}
 	if err != nil {
 		return storageFailure(ctx, err)
 	}
-	return s.grant(ctx, g.RequestID, oauth.ExchangeCode{CodeSignature: signature, At: s.now()})
+	return s.grant(ctx, g.RequestID, oauthdom.ExchangeCode{CodeSignature: signature, At: s.now()})
 }
 
 // CreatePKCERequestSession implements pkce.PKCERequestStorage. The challenge was recorded with the
@@ -334,7 +287,7 @@ func (s *storage) CreatePKCERequestSession(ctx context.Context, signature string
 		return nil
 	}
 	_, err := s.reader.GrantByCode(ctx, signature)
-	if errors.Is(err, projoauth.ErrNotFound) {
+	if errors.Is(err, oauthrm.ErrNotFound) {
 		return fosite.ErrNotFound
 	}
 	if err != nil {
@@ -346,7 +299,7 @@ func (s *storage) CreatePKCERequestSession(ctx context.Context, signature string
 // GetPKCERequestSession implements pkce.PKCERequestStorage: the code's request carries the challenge.
 func (s *storage) GetPKCERequestSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
 	g, err := s.reader.GrantByCode(ctx, signature)
-	if errors.Is(err, projoauth.ErrNotFound) {
+	if errors.Is(err, oauthrm.ErrNotFound) {
 		return nil, fosite.ErrNotFound
 	}
 	if err != nil {
@@ -362,13 +315,13 @@ func (s *storage) DeletePKCERequestSession(context.Context, string) error { retu
 // CreateAccessTokenSession implements oauth2.AccessTokenStorage: the JWT's signature is recorded so
 // that RFC 7009 revocation can find its grant.
 func (s *storage) CreateAccessTokenSession(ctx context.Context, signature string, r fosite.Requester) error {
-	return s.grant(ctx, r.GetID(), oauth.IssueAccessToken{Signature: signature, ExpiresAt: r.GetSession().GetExpiresAt(fosite.AccessToken), At: s.now()})
+	return s.grant(ctx, r.GetID(), oauthdom.IssueAccessToken{Signature: signature, ExpiresAt: r.GetSession().GetExpiresAt(fosite.AccessToken), At: s.now()})
 }
 
 // GetAccessTokenSession implements oauth2.AccessTokenStorage.
 func (s *storage) GetAccessTokenSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
 	g, exp, err := s.reader.GrantByAccess(ctx, signature)
-	if errors.Is(err, projoauth.ErrNotFound) {
+	if errors.Is(err, oauthrm.ErrNotFound) {
 		return nil, fosite.ErrNotFound
 	}
 	if err != nil {
@@ -392,7 +345,7 @@ func (s *storage) DeleteAccessTokenSession(context.Context, string) error { retu
 
 // CreateRefreshTokenSession implements oauth2.RefreshTokenStorage.
 func (s *storage) CreateRefreshTokenSession(ctx context.Context, signature, accessSignature string, r fosite.Requester) error {
-	return s.grant(ctx, r.GetID(), oauth.IssueRefreshToken{Signature: signature, AccessSignature: accessSignature,
+	return s.grant(ctx, r.GetID(), oauthdom.IssueRefreshToken{Signature: signature, AccessSignature: accessSignature,
 		ExpiresAt: r.GetSession().GetExpiresAt(fosite.RefreshToken), At: s.now()})
 }
 
@@ -401,7 +354,7 @@ func (s *storage) CreateRefreshTokenSession(ctx context.Context, signature, acce
 // (RFC 9700 section 4.14.2); one of a revoked family is not found.
 func (s *storage) GetRefreshTokenSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
 	g, t, err := s.reader.GrantByRefresh(ctx, signature)
-	if errors.Is(err, projoauth.ErrNotFound) {
+	if errors.Is(err, oauthrm.ErrNotFound) {
 		return nil, fosite.ErrNotFound
 	}
 	if err != nil {
@@ -415,7 +368,7 @@ func (s *storage) GetRefreshTokenSession(ctx context.Context, signature string, 
 	}
 	switch {
 	case t.Rotated:
-		noteReason(ctx, oauth.ReasonRefreshTokenReuse)
+		noteReason(ctx, oauthdom.ReasonRefreshTokenReuse)
 		return req, fosite.ErrInactiveToken
 	case g.RefreshRevoked:
 		// The family was revoked (RFC 7009, the portal, an earlier reuse): the token is simply no longer
@@ -430,7 +383,7 @@ func (s *storage) GetRefreshTokenSession(ctx context.Context, signature string, 
 // one is never deleted alone: its family is revoked.
 func (s *storage) DeleteRefreshTokenSession(ctx context.Context, signature string) error {
 	g, t, err := s.reader.GrantByRefresh(ctx, signature)
-	if errors.Is(err, projoauth.ErrNotFound) {
+	if errors.Is(err, oauthrm.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -439,22 +392,22 @@ func (s *storage) DeleteRefreshTokenSession(ctx context.Context, signature strin
 	if t.Rotated || g.RefreshRevoked {
 		return nil
 	}
-	return s.grant(ctx, g.RequestID, oauth.RevokeRefreshTokens{Reason: reasonOf(ctx), At: s.now()})
+	return s.grant(ctx, g.RequestID, oauthdom.RevokeRefreshTokens{Reason: reasonOf(ctx), At: s.now()})
 }
 
 // RotateRefreshToken implements oauth2.RefreshTokenStorage: the presented token is spent; its
 // successor is created in the same transaction.
 func (s *storage) RotateRefreshToken(ctx context.Context, requestID, signature string) error {
-	return s.grant(ctx, requestID, oauth.RotateRefreshToken{Signature: signature, At: s.now()})
+	return s.grant(ctx, requestID, oauthdom.RotateRefreshToken{Signature: signature, At: s.now()})
 }
 
 // RevokeRefreshToken implements oauth2.TokenRevocationStorage: the whole family.
 func (s *storage) RevokeRefreshToken(ctx context.Context, requestID string) error {
-	return s.grant(ctx, requestID, oauth.RevokeRefreshTokens{Reason: reasonOf(ctx), At: s.now()})
+	return s.grant(ctx, requestID, oauthdom.RevokeRefreshTokens{Reason: reasonOf(ctx), At: s.now()})
 }
 
 // RevokeAccessToken implements oauth2.TokenRevocationStorage: every access token of the grant stops
 // authenticating at /mcp (internal/authn checks the grant).
 func (s *storage) RevokeAccessToken(ctx context.Context, requestID string) error {
-	return s.grant(ctx, requestID, oauth.RevokeAccessTokens{Reason: reasonOf(ctx), At: s.now()})
+	return s.grant(ctx, requestID, oauthdom.RevokeAccessTokens{Reason: reasonOf(ctx), At: s.now()})
 }

@@ -3,7 +3,7 @@ package oauth
 import (
 	"net/http"
 
-	"github.com/workbench/workbench/domain/oauth"
+	oauthdom "github.com/workbench/workbench/domain/oauth"
 )
 
 // token is the token endpoint (RFC 6749 section 3.2): the code exchange with PKCE verification and
@@ -32,7 +32,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	clientID := r.PostForm.Get("client_id")
 	ctx := withReason(r.Context(), "")
-	ctx = withMetadata(ctx, s.metadata(r, "oauth-client:"+clientID, clientID))
+	ctx = withOrigin(ctx, s.origin(r, "oauth-client:"+clientID, clientID))
 	ar, err := s.provider.NewAccessRequest(ctx, r, &session{KeyID: s.keys.kid})
 	if err != nil {
 		if !s.unavailableJSON(ctx, w, err) {
@@ -63,8 +63,8 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err == nil {
 		clientID = r.PostForm.Get("client_id")
 	}
-	ctx := withReason(r.Context(), oauth.ReasonTokenRevocation)
-	ctx = withMetadata(ctx, s.metadata(r, "oauth-client:"+clientID, clientID))
+	ctx := withReason(r.Context(), oauthdom.ReasonTokenRevocation)
+	ctx = withOrigin(ctx, s.origin(r, "oauth-client:"+clientID, clientID))
 	err := s.provider.NewRevocationRequest(ctx, r)
 	if err != nil && s.unavailableJSON(ctx, w, err) {
 		return

@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"sync"
@@ -10,7 +9,6 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 )
 
@@ -57,12 +55,6 @@ func failureOf(ctx context.Context) error {
 func storageFailure(ctx context.Context, err error) error {
 	noteFailure(ctx, err)
 	return &domain.Error{Code: domain.CodeUnavailable, Message: "the database is unavailable; retry shortly", Err: err}
-}
-
-// isRefusal reports whether err from a command is an answer of the domain or of the store's
-// concurrency check rather than a failure to reach the database.
-func isRefusal(err error) bool {
-	return domain.ErrorCode(err) != domain.CodeInternal || errors.Is(err, eventstore.ErrConflict)
 }
 
 // storageFailed reports whether the request met a storage failure: noted in ctx, or err says so.
