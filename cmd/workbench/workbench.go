@@ -46,7 +46,7 @@ import (
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/mcpsessions"
+	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/vault"
@@ -59,7 +59,7 @@ import (
 	"github.com/workbench/workbench/projections/connections"
 	"github.com/workbench/workbench/projections/identity"
 	jotsrm "github.com/workbench/workbench/projections/jots"
-	projmcpsessions "github.com/workbench/workbench/projections/mcpsessions"
+	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
 	projoauth "github.com/workbench/workbench/projections/oauth"
 	"github.com/workbench/workbench/projections/portalsessions"
 )
@@ -130,7 +130,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New(), projmcpsessions.New(), portalsessions.New()},
+		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New(), mcpsessionsrm.New(), portalsessions.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 		WriteGate:   m.writeGate,
@@ -443,7 +443,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	if _, err := b.SubscribeWhere(bg, bus.EventsTopic, onlySessionEnds, endedSessions.Observe); err != nil {
 		return err
 	}
-	preloaded, err := projmcpsessions.Unexpired(ctx, m.DB, time.Now())
+	preloaded, err := mcpsessionsrm.Unexpired(ctx, m.DB, time.Now())
 	if err != nil {
 		return err
 	}
