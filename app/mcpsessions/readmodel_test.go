@@ -9,9 +9,9 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
-	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"

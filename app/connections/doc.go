@@ -1,4 +1,4 @@
-// Package credentials is the credential layer: how a user's connection to an integration is made,
+// Package connections is the credential layer: how a user's connection to an integration is made,
 // stored, used and renewed. It owns
 //
 //   - the credential document (Document), the JSON a connection's domain.Sealed seals under the
@@ -34,4 +34,4 @@
 // the credential (RequireReauth); a response without a refresh token keeps the old one.
 //
 // No token, refresh token, verifier or API key appears in a log line or an error message.
-package credentials
+package connections

@@ -1,4 +1,4 @@
-package credentials
+package connections
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
-	"github.com/workbench/workbench/projections/connections"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
 )
 
 // wait_for_connection answers.
@@ -81,7 +81,7 @@ func (s *Service) Run(ctx context.Context) error {
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("credentials: subscribe to %s: %w", s.topic, err)
+			return fmt.Errorf("connections: subscribe to %s: %w", s.topic, err)
 		}
 		defer sub.Close()
 		s.readyOne.Do(func() { close(s.ready) })
@@ -90,7 +90,7 @@ func (s *Service) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "credentials: sweep", "err", err)
+			s.log.WarnContext(ctx, "connections: sweep", "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -169,7 +169,7 @@ func (s *Service) WaitForConnection(ctx context.Context, user, attemptID uuid.UU
 	unknown := domain.Errorf(domain.CodeNotFound, UnknownConnection)
 	start := s.clock()
 	row, err := s.reader.Attempt(ctx, attemptID)
-	if errors.Is(err, connections.ErrNotFound) || (err == nil && row.UserID != user) {
+	if errors.Is(err, connectionsrm.ErrNotFound) || (err == nil && row.UserID != user) {
 		return "", unknown
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package credentials
+package connections
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/plugins"
-	"github.com/workbench/workbench/projections/connections"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
 )
 
 // Catalog is the part of the plugin registry this package reads.
@@ -95,7 +95,7 @@ type Service struct {
 	store     eventstore.Store
 	vault     Sealer
 	catalog   Catalog
-	reader    connections.Reader
+	reader    connectionsrm.Reader
 	db        *sql.DB
 	runner    Projections
 	bus       Subscriber
@@ -129,24 +129,24 @@ type Service struct {
 func New(cfg Config) (*Service, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("credentials: no event store")
+		return nil, errors.New("connections: no event store")
 	case cfg.Vault == nil:
-		return nil, errors.New("credentials: no vault")
+		return nil, errors.New("connections: no vault")
 	case cfg.Catalog == nil:
-		return nil, errors.New("credentials: no plugin catalog")
+		return nil, errors.New("connections: no plugin catalog")
 	case cfg.DB == nil:
-		return nil, errors.New("credentials: no read-model database")
+		return nil, errors.New("connections: no read-model database")
 	case cfg.Projections == nil:
-		return nil, errors.New("credentials: no projections runner")
+		return nil, errors.New("connections: no projections runner")
 	case len(cfg.LinkKey) < 32:
-		return nil, errors.New("credentials: the claim-link key must be at least 32 bytes")
+		return nil, errors.New("connections: the claim-link key must be at least 32 bytes")
 	}
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("credentials: the public URL (SERVER_PUBLIC_URL) must be an absolute http or https URL")
+		return nil, errors.New("connections: the public URL (SERVER_PUBLIC_URL) must be an absolute http or https URL")
 	}
 	s := &Service{
-		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connections.Reader{DB: cfg.DB},
+		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connectionsrm.Reader{DB: cfg.DB},
 		runner: cfg.Projections, bus: cfg.Bus, topic: cfg.Topic,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), linkKey: append([]byte(nil), cfg.LinkKey...),
 		getenv: cfg.Getenv, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,
