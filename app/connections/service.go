@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -12,10 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/plugins"
@@ -113,10 +109,6 @@ type Service struct {
 	linkTTL    time.Duration
 	pollEvery  time.Duration
 
-	conn      eventstore.Aggregate[connection.State, connection.Command, domain.Event]
-	handshake eventstore.Aggregate[connection.Handshake, connection.HandshakeCommand, domain.Event]
-	lease     eventstore.Aggregate[connection.RefreshLease, connection.ClaimRefresh, domain.Event]
-
 	hub      *hub
 	ready    chan struct{} // closed once Run's bus subscription is in place
 	readyOne sync.Once
@@ -186,42 +178,10 @@ func New(cfg Config) (*Service, error) {
 	if s.bus == nil {
 		s.readyOne.Do(func() { close(s.ready) })
 	}
-	s.conn = eventstore.Aggregate[connection.State, connection.Command, domain.Event]{
-		Initial: connection.Initial, Evolve: connection.Evolve, Decide: connection.Decide,
-		Codec: eventstore.NewJSONCodec(connection.Events()...),
-	}
-	s.handshake = eventstore.Aggregate[connection.Handshake, connection.HandshakeCommand, domain.Event]{
-		Initial: connection.InitialHandshake, Evolve: connection.EvolveHandshake, Decide: connection.DecideHandshake,
-		Codec: eventstore.NewJSONCodec(connection.HandshakeEvents()...),
-	}
-	s.lease = eventstore.Aggregate[connection.RefreshLease, connection.ClaimRefresh, domain.Event]{
-		Initial: connection.InitialRefreshLease, Evolve: connection.EvolveRefreshLease, Decide: connection.DecideRefreshLease,
-		Codec: eventstore.NewJSONCodec(connection.RefreshLeaseEvents()...),
-	}
 	return s, nil
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC() }
-
-// md is the metadata of an event the user caused.
-func (s *Service) md(user uuid.UUID) eventstore.Metadata {
-	return eventstore.Metadata{Actor: user.String(), Time: s.clock()}
-}
-
-// execute runs one connection command and waits until the read models hold its events, so that the
-// caller's next read (list_integrations, a tool call, a wait) sees them on this replica.
-func (s *Service) execute(ctx context.Context, user uuid.UUID, integration string, cmd connection.Command) (eventstore.Result[connection.State, domain.Event], error) {
-	res, err := eventstore.Execute(ctx, s.store, connection.StreamName(user, integration), s.conn, cmd, s.md(user))
-	if err != nil {
-		return res, err
-	}
-	if len(res.Events) > 0 {
-		if err := s.runner.WaitFor(ctx, res.Position); err != nil {
-			return res, fmt.Errorf("wait for the read models: %w", err)
-		}
-	}
-	return res, nil
-}
 
 // integration looks an integration up, answering not_found with its name.
 func (s *Service) integration(name string) (*plugins.Integration, error) {
@@ -257,23 +217,4 @@ func (s *Service) clientCredentials(integration string) (id, secret string, err 
 		return "", "", domain.Errorf(domain.CodeUnavailable, "%s cannot be connected on this server yet: the operator has not set %s_CLIENT_ID (register an OAuth app with the redirect URI %s)", integration, p, s.RedirectURI(integration))
 	}
 	return id, secret, nil
-}
-
-// notConnected is the error of a tool call without a usable credential; its message names what to do.
-func notConnected(in *plugins.Integration, st connection.State) error {
-	name := in.Name
-	next := fmt.Sprintf("connect it with connect('%s')", name)
-	if in.Auth.Mode == plugins.AuthAPIKey {
-		next = "add its API key in the workbench portal"
-	}
-	switch st.CredentialStatus {
-	case connection.StatusNeedsReauth:
-		if in.Auth.Mode != plugins.AuthAPIKey {
-			next = fmt.Sprintf("reconnect it with connect('%s')", name)
-		}
-		return domain.Errorf(domain.CodeNotConnected, "%s needs re-authorization (the provider refused the stored credential); %s", name, next)
-	case connection.StatusConnected:
-		return domain.Errorf(domain.CodeNotConnected, "%s's stored session has expired; %s", name, next)
-	}
-	return domain.Errorf(domain.CodeNotConnected, "%s is not connected; %s", name, next)
 }
