@@ -107,7 +107,7 @@
 //
 // # Checking an API key
 //
-// When auth.apikey.verify is declared, the portal's connect (credentials.ConnectAPIKey) sends that
+// When auth.apikey.verify is declared, the portal's connect (connections.ConnectAPIKey) sends that
 // request with the candidate key injected exactly as tool calls will carry it, through the runtime's
 // guarded client, before anything is stored. 2xx accepts the key (unless error_pointer names a
 // non-empty array: GraphQL providers answer errors with 200); 401 or 403 is a refusal, reported as

@@ -163,7 +163,7 @@ func (c Context) BaseURL() (*url.URL, error) {
 }
 
 // ResolveProxyBaseURL is ProxyBaseURL with {credential.<key>} placeholders filled from credential
-// (credentials.Access returns the values), for curl_session's proxy. The origin never changes:
+// (connections.Access returns the values), for curl_session's proxy. The origin never changes:
 // placeholders may only sit in the path, and each value is path-escaped.
 func (in *Integration) ResolveProxyBaseURL(credential map[string]string) (*url.URL, error) {
 	raw := in.ProxyBaseURL()

@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 )
@@ -24,8 +24,8 @@ func (noCatalog) Integration(string) (*plugins.Integration, bool) { return nil, 
 
 type noCreds struct{}
 
-func (noCreds) Access(context.Context, uuid.UUID, *plugins.Integration) (credentials.Access, error) {
-	return credentials.Access{}, errors.New("not used")
+func (noCreds) Access(context.Context, uuid.UUID, *plugins.Integration) (connections.Access, error) {
+	return connections.Access{}, errors.New("not used")
 }
 
 type noTokens struct{}

@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -33,10 +33,10 @@ type Catalog interface {
 	Integration(name string) (*plugins.Integration, bool)
 }
 
-// Credentials is the part of the connection use case minting uses (*credentials.Service): the
+// Credentials is the part of the connection use case minting uses (*connections.Service): the
 // user's credential for one integration, or a CodeNotConnected error.
 type Credentials interface {
-	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (credentials.Access, error)
+	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (connections.Access, error)
 }
 
 // Appender is the part of the event store the sessions' streams are appended to.

@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -30,10 +30,10 @@ const (
 // DefaultConcurrency bounds the executions of one Run that run at once.
 const DefaultConcurrency = 8
 
-// Credentials is what an execution needs of the connection use case (*credentials.Service): the
+// Credentials is what an execution needs of the connection use case (*connections.Service): the
 // user's credential for an integration, or an error with domain.CodeNotConnected.
 type Credentials interface {
-	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (credentials.Access, error)
+	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (connections.Access, error)
 }
 
 // Appender is the part of the event store the records are appended to.

@@ -12,11 +12,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 )
@@ -24,11 +24,11 @@ import (
 // creds answers every integration needing no credential as connected and the others as not.
 type creds struct{}
 
-func (creds) Access(_ context.Context, _ uuid.UUID, in *plugins.Integration) (credentials.Access, error) {
+func (creds) Access(_ context.Context, _ uuid.UUID, in *plugins.Integration) (connections.Access, error) {
 	if in.Auth.Mode == plugins.AuthNone {
-		return credentials.Access{}, nil
+		return connections.Access{}, nil
 	}
-	return credentials.Access{}, domain.Errorf(domain.CodeNotConnected, "%s is not connected", in.Name)
+	return connections.Access{}, domain.Errorf(domain.CodeNotConnected, "%s is not connected", in.Name)
 }
 
 // failing refuses every append, as a full disk or a lost database would.

@@ -24,8 +24,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
@@ -46,10 +48,8 @@ import (
 	"github.com/workbench/workbench/internal/authn"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/mcpsessions"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/vault"
@@ -59,10 +59,10 @@ import (
 	"github.com/workbench/workbench/portal"
 	"github.com/workbench/workbench/projections"
 	projaudit "github.com/workbench/workbench/projections/audit"
-	"github.com/workbench/workbench/projections/connections"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
 	"github.com/workbench/workbench/projections/identity"
 	jotsrm "github.com/workbench/workbench/projections/jots"
-	projmcpsessions "github.com/workbench/workbench/projections/mcpsessions"
+	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
 	projoauth "github.com/workbench/workbench/projections/oauth"
 	"github.com/workbench/workbench/projections/portalsessions"
 )
@@ -93,7 +93,7 @@ type Main struct {
 	Accounts *accounts.Service
 	Plugins  *plugins.Registry
 	// Credentials and Sessions exist once Serve has started.
-	Credentials *credentials.Service
+	Credentials *connections.Service
 	Sessions    *websession.Manager
 
 	masterKey vault.MasterKey
@@ -133,7 +133,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connections.New(), projaudit.New(), jotsrm.New(), projoauth.New(), projmcpsessions.New(), portalsessions.New()},
+		Projections: []projections.Projection{identity.New(), connectionsrm.New(), projaudit.New(), jotsrm.New(), projoauth.New(), mcpsessionsrm.New(), portalsessions.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 		WriteGate:   m.writeGate,
@@ -399,7 +399,7 @@ func (m *Main) Serve(ctx context.Context) error {
 		Transport: outbound, Timeout: 20 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	creds, err := credentials.New(credentials.Config{
+	creds, err := connections.New(connections.Config{
 		HTTPClient: tokenClient, Transport: outbound,
 		Store: m.Store, Vault: m.Vault, Catalog: m.Plugins, DB: m.DB, Projections: m.Runner, Bus: b,
 		PublicURL: m.Config.ServerPublicURL, LinkKey: m.deriveKey("connect-link"), Getenv: getenv, Logger: m.Logger,
@@ -465,7 +465,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	if _, err := b.SubscribeWhere(bg, bus.EventsTopic, onlySessionEnds, endedSessions.Observe); err != nil {
 		return err
 	}
-	preloaded, err := projmcpsessions.Unexpired(ctx, m.DB, time.Now())
+	preloaded, err := mcpsessionsrm.Unexpired(ctx, m.DB, time.Now())
 	if err != nil {
 		return err
 	}
@@ -507,7 +507,7 @@ func (m *Main) Serve(ctx context.Context) error {
 			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
 			portalapi.Mount(r, portalapi.Deps{
 				Sessions: sessions, SignIn: signIn, Keys: m.Accounts, Store: m.Store, Projections: m.Runner,
-				Credentials: creds, Catalog: m.Plugins, Connections: connections.Reader{DB: m.DB}, Logger: m.Logger,
+				Credentials: creds, Catalog: m.Plugins, Connections: connectionsrm.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User)))

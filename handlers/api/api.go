@@ -14,15 +14,15 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/websession"
 )
 
 // Deps is what the routes need.
 type Deps struct {
-	Credentials *credentials.Service
+	Credentials *connections.Service
 	Sessions    *websession.Manager
 	Logger      *slog.Logger
 	// RedeemLimit is how many claim-link redemptions one client address may attempt per minute
@@ -108,11 +108,11 @@ func (h *api) redeem(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	if err != nil {
 		msg := domain.ErrorMessage(err)
 		switch {
-		case errors.Is(err, credentials.ErrAccountMismatch):
+		case errors.Is(err, connections.ErrAccountMismatch):
 			handlers.WriteJSON(w, http.StatusForbidden, handlers.ErrorBody{Error: CodeAccountMismatch, Message: msg})
-		case errors.Is(err, credentials.ErrLinkInvalid):
+		case errors.Is(err, connections.ErrLinkInvalid):
 			handlers.WriteJSON(w, http.StatusBadRequest, handlers.ErrorBody{Error: CodeInvalidLink, Message: msg})
-		case errors.Is(err, credentials.ErrLinkExpired):
+		case errors.Is(err, connections.ErrLinkExpired):
 			handlers.WriteJSON(w, http.StatusGone, handlers.ErrorBody{Error: CodeLinkExpired, Message: msg})
 		default:
 			handlers.WriteError(w, r, h.Logger, err)
@@ -123,14 +123,14 @@ func (h *api) redeem(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 }
 
 // callback completes the OAuth handshake and sends the browser back to the portal: /?connected=<name>
-// on success, /?connect_error=<reason>&integration=<name> otherwise (reasons: credentials.CallbackReason).
+// on success, /?connect_error=<reason>&integration=<name> otherwise (reasons: connections.CallbackReason).
 func (h *api) callback(w http.ResponseWriter, r *http.Request) {
 	integration := chi.URLParam(r, "integration")
 	user, _ := h.Sessions.User(r)
 	_, err := h.Credentials.Callback(r.Context(), user, integration, r.URL.Query())
 	q := url.Values{}
 	if err != nil {
-		reason := credentials.CallbackReason(err)
+		reason := connections.CallbackReason(err)
 		if reason == "error" || reason == "exchange_failed" {
 			// Internal failures and provider refusals are worth a log line; the error text carries
 			// no secret (the package guarantees it).

@@ -26,20 +26,20 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/portalapi"
 	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/authn"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/connections"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
 	idproj "github.com/workbench/workbench/projections/identity"
 	"github.com/workbench/workbench/projections/portalsessions"
 )
@@ -343,7 +343,7 @@ func (e *env) node() *node {
 		t.Fatal(err)
 	}
 	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{idproj.New(), connections.New(), portalsessions.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{idproj.New(), connectionsrm.New(), portalsessions.New()}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +355,7 @@ func (e *env) node() *node {
 		e.publicURL = n.srv.URL
 	}
 	n.accounts = &accounts.Service{Store: store, Vault: v}
-	creds, err := credentials.New(credentials.Config{
+	creds, err := connections.New(connections.Config{
 		Store: store, Vault: v, Catalog: e.catalog, DB: db, Projections: runner, PublicURL: e.publicURL,
 		LinkKey: []byte(strings.Repeat("l", 32)), Now: e.clock.now,
 		Getenv: func(k string) string { return map[string]string{"ACME_CLIENT_ID": "acme-client"}[k] },
@@ -380,7 +380,7 @@ func (e *env) node() *node {
 	api.Mount(r, api.Deps{Credentials: creds, Sessions: n.sessions})
 	portalapi.Mount(r, portalapi.Deps{
 		Sessions: n.sessions, SignIn: n.signin, Keys: n.accounts, Store: store, Projections: runner,
-		Credentials: creds, Catalog: e.catalog, Connections: connections.Reader{DB: db}, Now: e.clock.now,
+		Credentials: creds, Catalog: e.catalog, Connections: connectionsrm.Reader{DB: db}, Now: e.clock.now,
 		APIKeys:   n.auth,
 		LinkLimit: e.linkLimit,
 	})

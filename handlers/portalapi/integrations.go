@@ -69,7 +69,7 @@ func statusWord(s connection.Status) string {
 }
 
 // integrations lists the catalog as the signed-in user sees it: each integration with its connected
-// flag (credentials.Connected, the spec's rule per auth mode), its status and account hint from the
+// flag (connections.Connected, the spec's rule per auth mode), its status and account hint from the
 // connections read model, the API-key fields its manifest declares for the portal's form, and
 // whether an OAuth integration's client is set on this server.
 func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.UUID) {

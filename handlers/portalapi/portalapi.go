@@ -11,17 +11,17 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/internal/accounts"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/plugins"
-	"github.com/workbench/workbench/projections/connections"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
 )
 
 // Keys is the part of internal/accounts the API-key routes use.
@@ -46,7 +46,7 @@ type Catalog interface {
 
 // Connections is the part of the connections read model the catalog route reads.
 type Connections interface {
-	ForUser(ctx context.Context, user uuid.UUID) (map[string]connections.Row, error)
+	ForUser(ctx context.Context, user uuid.UUID) (map[string]connectionsrm.Row, error)
 }
 
 // Deps is what the routes need; all are required.
@@ -56,7 +56,7 @@ type Deps struct {
 	Keys        Keys
 	Store       eventstore.Store // the user and key state, read from the log
 	Projections Projections
-	Credentials *credentials.Service
+	Credentials *connections.Service
 	Catalog     Catalog
 	Connections Connections
 	// APIKeys, when set, lets a workbench API key (Authorization: Bearer) sign its owner out

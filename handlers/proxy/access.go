@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -17,7 +17,7 @@ const DefaultCredentialTTL = 2 * time.Second
 
 // accessCache keeps each user's resolved credential for an integration for a short while, so a burst
 // of proxied requests reads the connection and opens the sealed credential once rather than once per
-// request. It holds what credentials.Access returned: an OAuth injector still asks getToken on every
+// request. It holds what connections.Access returned: an OAuth injector still asks getToken on every
 // request, which refreshes lazily as ever. The price is that a disconnect (or a new key) reaches the
 // proxy up to the TTL late; a refusal (NOT_CONNECTED) is never kept.
 type accessCache struct {
@@ -32,7 +32,7 @@ type accessKey struct {
 }
 
 type cachedAccess struct {
-	access credentials.Access
+	access connections.Access
 	// rt is the plugin runtime's guarded transport for this user and integration: it refuses any
 	// origin but the integration's own and injects access's credential into its copy of a request.
 	rt    http.RoundTripper

@@ -24,7 +24,7 @@
 //   - the upstream is the manifest's origin only: the URL is built from the proxy base URL, the
 //     Host header is the upstream's, and the plugin runtime's guarded transport refuses any other
 //     origin before a byte leaves;
-//   - the credential comes from credentials.Access (an expiring OAuth token is refreshed lazily by
+//   - the credential comes from connections.Access (an expiring OAuth token is refreshed lazily by
 //     its injector, on every request); a credential no longer usable is 409 NOT_CONNECTED. The
 //     resolved credential is reused for Options.CredentialTTL (2s) across requests, so a disconnect
 //     reaches a proxy that has just used it at most that late;

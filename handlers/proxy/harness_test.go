@@ -20,17 +20,17 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/proxy"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/connections"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
 )
 
 var benchBody = []byte(`{"id":42,"login":"octocat","name":"The Octocat","public_repos":8,"followers":9000,"url":"https://api.example/users/octocat"}`)
@@ -219,7 +219,7 @@ type env struct {
 	api      *upstream
 	oauth    *oauthProvider
 	store    eventstore.Store
-	creds    *credentials.Service
+	creds    *connections.Service
 	catalog  *plugins.Registry
 	sessions *curlsessions.Service
 	proxy    *proxy.Proxy
@@ -311,14 +311,14 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{connections.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{connectionsrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var h http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	vars := map[string]string{"ACME_CLIENT_ID": clientID, "ACME_CLIENT_SECRET": clientSecret}
-	e.creds, err = credentials.New(credentials.Config{
+	e.creds, err = connections.New(connections.Config{
 		Store: store, Vault: v, Catalog: reg, DB: db, Projections: runner,
 		PublicURL: e.srv.URL, LinkKey: []byte(strings.Repeat("k", 32)), Getenv: func(k string) string { return vars[k] },
 		Now: e.clock.now,

@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain/curlsession"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -29,11 +29,11 @@ type Catalog interface {
 	Integration(name string) (*plugins.Integration, bool)
 }
 
-// Credentials is the part of the credential layer the proxy uses (*credentials.Service): the
+// Credentials is the part of the credential layer the proxy uses (*connections.Service): the
 // user's credential for one integration, refreshed lazily by its injector, or a CodeNotConnected
 // error.
 type Credentials interface {
-	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (credentials.Access, error)
+	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (connections.Access, error)
 }
 
 // Sessions is the curl session use case (*curlsessions.Service) the proxy records every request

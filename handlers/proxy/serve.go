@@ -15,10 +15,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/plugins"
 )
@@ -73,7 +73,7 @@ type call struct {
 	base     *url.URL
 	target   *url.URL
 	rt       http.RoundTripper
-	access   credentials.Access
+	access   connections.Access
 	reqBody  *cappedBody
 	respBody *cappedBody
 	status   int

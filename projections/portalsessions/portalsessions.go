@@ -4,7 +4,7 @@
 // through one replica is refused by all of them as soon as the projection has applied the event
 // (the sign-out route waits for that before it answers).
 //
-// Why a lookup per request rather than the in-memory set MCP sessions use (internal/mcpsessions):
+// Why a lookup per request rather than the in-memory set MCP sessions use (app/mcpsessions):
 // that set learns of ends from the bus, which reaches another replica only when BUS_URL names a
 // shared bus, and only after the relay has carried the event; a signed-out cookie must be refused
 // everywhere from the moment sign-out answers. A portal request is a person's click, so one indexed

@@ -11,19 +11,19 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers/mcp"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/plugins"
 )
 
 // Access and ConnectResult are the credential layer's.
 type (
-	Access        = credentials.Access
-	ConnectResult = credentials.ConnectResult
+	Access        = connections.Access
+	ConnectResult = connections.ConnectResult
 )
 
-// Credentials is what the meta-tools need of the credential layer (*credentials.Service).
+// Credentials is what the meta-tools need of the credential layer (*connections.Service).
 type Credentials interface {
 	// Connected reports, per integration name, whether the user counts as connected.
 	Connected(ctx context.Context, user uuid.UUID) (map[string]bool, error)

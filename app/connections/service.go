@@ -1,10 +1,9 @@
-package credentials
+package connections
 
 import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -12,14 +11,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/plugins"
-	"github.com/workbench/workbench/projections/connections"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
 )
 
 // Catalog is the part of the plugin registry this package reads.
@@ -95,7 +91,7 @@ type Service struct {
 	store     eventstore.Store
 	vault     Sealer
 	catalog   Catalog
-	reader    connections.Reader
+	reader    connectionsrm.Reader
 	db        *sql.DB
 	runner    Projections
 	bus       Subscriber
@@ -113,10 +109,6 @@ type Service struct {
 	linkTTL    time.Duration
 	pollEvery  time.Duration
 
-	conn      eventstore.Aggregate[connection.State, connection.Command, domain.Event]
-	handshake eventstore.Aggregate[connection.Handshake, connection.HandshakeCommand, domain.Event]
-	lease     eventstore.Aggregate[connection.RefreshLease, connection.ClaimRefresh, domain.Event]
-
 	hub      *hub
 	ready    chan struct{} // closed once Run's bus subscription is in place
 	readyOne sync.Once
@@ -129,24 +121,24 @@ type Service struct {
 func New(cfg Config) (*Service, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("credentials: no event store")
+		return nil, errors.New("connections: no event store")
 	case cfg.Vault == nil:
-		return nil, errors.New("credentials: no vault")
+		return nil, errors.New("connections: no vault")
 	case cfg.Catalog == nil:
-		return nil, errors.New("credentials: no plugin catalog")
+		return nil, errors.New("connections: no plugin catalog")
 	case cfg.DB == nil:
-		return nil, errors.New("credentials: no read-model database")
+		return nil, errors.New("connections: no read-model database")
 	case cfg.Projections == nil:
-		return nil, errors.New("credentials: no projections runner")
+		return nil, errors.New("connections: no projections runner")
 	case len(cfg.LinkKey) < 32:
-		return nil, errors.New("credentials: the claim-link key must be at least 32 bytes")
+		return nil, errors.New("connections: the claim-link key must be at least 32 bytes")
 	}
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("credentials: the public URL (SERVER_PUBLIC_URL) must be an absolute http or https URL")
+		return nil, errors.New("connections: the public URL (SERVER_PUBLIC_URL) must be an absolute http or https URL")
 	}
 	s := &Service{
-		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connections.Reader{DB: cfg.DB},
+		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connectionsrm.Reader{DB: cfg.DB},
 		runner: cfg.Projections, bus: cfg.Bus, topic: cfg.Topic,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), linkKey: append([]byte(nil), cfg.LinkKey...),
 		getenv: cfg.Getenv, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,
@@ -186,42 +178,10 @@ func New(cfg Config) (*Service, error) {
 	if s.bus == nil {
 		s.readyOne.Do(func() { close(s.ready) })
 	}
-	s.conn = eventstore.Aggregate[connection.State, connection.Command, domain.Event]{
-		Initial: connection.Initial, Evolve: connection.Evolve, Decide: connection.Decide,
-		Codec: eventstore.NewJSONCodec(connection.Events()...),
-	}
-	s.handshake = eventstore.Aggregate[connection.Handshake, connection.HandshakeCommand, domain.Event]{
-		Initial: connection.InitialHandshake, Evolve: connection.EvolveHandshake, Decide: connection.DecideHandshake,
-		Codec: eventstore.NewJSONCodec(connection.HandshakeEvents()...),
-	}
-	s.lease = eventstore.Aggregate[connection.RefreshLease, connection.ClaimRefresh, domain.Event]{
-		Initial: connection.InitialRefreshLease, Evolve: connection.EvolveRefreshLease, Decide: connection.DecideRefreshLease,
-		Codec: eventstore.NewJSONCodec(connection.RefreshLeaseEvents()...),
-	}
 	return s, nil
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC() }
-
-// md is the metadata of an event the user caused.
-func (s *Service) md(user uuid.UUID) eventstore.Metadata {
-	return eventstore.Metadata{Actor: user.String(), Time: s.clock()}
-}
-
-// execute runs one connection command and waits until the read models hold its events, so that the
-// caller's next read (list_integrations, a tool call, a wait) sees them on this replica.
-func (s *Service) execute(ctx context.Context, user uuid.UUID, integration string, cmd connection.Command) (eventstore.Result[connection.State, domain.Event], error) {
-	res, err := eventstore.Execute(ctx, s.store, connection.StreamName(user, integration), s.conn, cmd, s.md(user))
-	if err != nil {
-		return res, err
-	}
-	if len(res.Events) > 0 {
-		if err := s.runner.WaitFor(ctx, res.Position); err != nil {
-			return res, fmt.Errorf("wait for the read models: %w", err)
-		}
-	}
-	return res, nil
-}
 
 // integration looks an integration up, answering not_found with its name.
 func (s *Service) integration(name string) (*plugins.Integration, error) {
@@ -257,23 +217,4 @@ func (s *Service) clientCredentials(integration string) (id, secret string, err 
 		return "", "", domain.Errorf(domain.CodeUnavailable, "%s cannot be connected on this server yet: the operator has not set %s_CLIENT_ID (register an OAuth app with the redirect URI %s)", integration, p, s.RedirectURI(integration))
 	}
 	return id, secret, nil
-}
-
-// notConnected is the error of a tool call without a usable credential; its message names what to do.
-func notConnected(in *plugins.Integration, st connection.State) error {
-	name := in.Name
-	next := fmt.Sprintf("connect it with connect('%s')", name)
-	if in.Auth.Mode == plugins.AuthAPIKey {
-		next = "add its API key in the workbench portal"
-	}
-	switch st.CredentialStatus {
-	case connection.StatusNeedsReauth:
-		if in.Auth.Mode != plugins.AuthAPIKey {
-			next = fmt.Sprintf("reconnect it with connect('%s')", name)
-		}
-		return domain.Errorf(domain.CodeNotConnected, "%s needs re-authorization (the provider refused the stored credential); %s", name, next)
-	case connection.StatusConnected:
-		return domain.Errorf(domain.CodeNotConnected, "%s's stored session has expired; %s", name, next)
-	}
-	return domain.Errorf(domain.CodeNotConnected, "%s is not connected; %s", name, next)
 }

@@ -1,7 +1,10 @@
-// Package mcpsessions is the MCP endpoint's SessionStore for several replicas: ending a session appends
-// an mcp.session_ended event, and every replica learns of it from the bus (Observe) and, at start, from
-// the ended-sessions read model (Preload). Checking a session is a map lookup: nothing on the request
-// path touches the database.
+// Package mcpsessions is the use case behind the MCP endpoint's SessionStore (handlers/mcp) for
+// several replicas: ending a session appends an mcp.session_ended event, and every replica learns of it
+// from the bus (Observe) and, at start, from the ended-sessions read model (Preload). Checking a
+// session is a map lookup: nothing on the request path touches the database.
+//
+// It does not import handlers/mcp (the app layer sits below the handlers); cmd/workbench passes a
+// *Store where the MCP server wants its SessionStore, which is where the compiler checks the fit.
 package mcpsessions
 
 import (
@@ -16,7 +19,6 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/handlers/mcp"
 )
 
 // Appender is the part of the event store the store needs.
@@ -34,8 +36,6 @@ type Store struct {
 	ended map[string]time.Time
 }
 
-var _ mcp.SessionStore = (*Store)(nil)
-
 // New returns an empty store appending to log. now may be nil (time.Now).
 func New(log Appender, now func() time.Time) *Store {
 	if now == nil {
@@ -44,7 +44,7 @@ func New(log Appender, now func() time.Time) *Store {
 	return &Store{log: log, now: now, codec: eventstore.NewJSONCodec(mcpsession.Events()...), ended: map[string]time.Time{}}
 }
 
-// Ended implements mcp.SessionStore.
+// Ended reports whether the session id was ended and has not lapsed yet (mcp.SessionStore).
 func (s *Store) Ended(_ context.Context, id string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -56,7 +56,7 @@ func (s *Store) Ended(_ context.Context, id string) (bool, error) {
 	return ok, nil
 }
 
-// End implements mcp.SessionStore: the end is recorded in the log (once: a second DELETE of the same
+// End records a session's end (mcp.SessionStore): the end is recorded in the log (once: a second DELETE of the same
 // session finds it recorded) and remembered here at once.
 func (s *Store) End(ctx context.Context, id string, expires time.Time) error {
 	ev := mcpsession.SessionEnded{SessionID: id, ExpiresAt: expires.UTC(), At: s.now().UTC()}

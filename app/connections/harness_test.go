@@ -1,4 +1,4 @@
-package credentials_test
+package connections_test
 
 import (
 	"context"
@@ -22,17 +22,17 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/internal/bus"
-	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/connections"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
 )
 
 const (
@@ -317,10 +317,10 @@ type node struct {
 	db     interface{ Close() error }
 	store  eventstore.Store
 	runner *projections.Runner
-	svc    *credentials.Service
+	svc    *connections.Service
 	sess   *websession.Manager
 	srv    *httptest.Server
-	reader connections.Reader
+	reader connectionsrm.Reader
 }
 
 type env struct {
@@ -334,7 +334,7 @@ type env struct {
 	catalog  *plugins.Registry
 	getenv   func(string) string
 	bus      *bus.Bus
-	opts     func(*credentials.Config)
+	opts     func(*connections.Config)
 	// publicURL is SERVER_PUBLIC_URL, shared by every replica: the first node's server.
 	publicURL string
 	// redeemLimit is the claim-link redemptions a client address may attempt per minute (0: the
@@ -444,25 +444,25 @@ func (e *env) node(relay bool) *node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{connections.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{connectionsrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &node{t: t, db: db, store: store, runner: runner, reader: connections.Reader{DB: db}}
+	n := &node{t: t, db: db, store: store, runner: runner, reader: connectionsrm.Reader{DB: db}}
 	var h http.Handler
 	n.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	if e.publicURL == "" {
 		e.publicURL = n.srv.URL
 		e.provider.redirectURI = e.publicURL + "/api/auth/plugin/acme/callback"
 	}
-	cfg := credentials.Config{
+	cfg := connections.Config{
 		Store: store, Vault: v, Catalog: e.catalog, DB: db, Projections: runner, Bus: e.bus,
 		PublicURL: e.publicURL, LinkKey: e.linkKey, Getenv: e.getenv,
 	}
 	if e.opts != nil {
 		e.opts(&cfg)
 	}
-	n.svc, err = credentials.New(cfg)
+	n.svc, err = connections.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

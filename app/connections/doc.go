@@ -1,5 +1,23 @@
-// Package credentials is the credential layer: how a user's connection to an integration is made,
-// stored, used and renewed. It owns
+// Package connections is the use case of a user's connection to an integration: how it is made,
+// stored, used, renewed and ended. It is the only writer of the connection aggregate
+// (domain/connection) and of the two streams beside it, the OAuth handshake and the refresh lease:
+// it holds each one's single eventstore.Aggregate value, and commands.go is the one place that runs
+// the command loop (eventstore.Execute) on them. Handlers call the Service and never append to these
+// streams themselves. Lists and statuses are read from the read model (projections/connections,
+// imported as connectionsrm).
+//
+// A connect callback reads top-down: handlers/api parses the provider's redirect and calls
+// Service.Callback (callback.go), whose steps, in the order they run, are functions of that file;
+// each writes through commands.go with a domain/connection command, which the domain decides and the
+// event store appends.
+//
+// Files: connect.go (connect and claim-link redemption), handshake.go (PKCE and the consent URL),
+// callback.go, apikey.go, disconnect.go, access.go (a tool call's credential), refresh.go (lazy
+// refresh), wait.go (wait_for_connection), sweep.go, document.go (the sealed credential),
+// tokenclient.go and postconsent.go (the provider's token endpoint and post-consent lookup), link.go
+// (the signed claim link).
+//
+// It owns
 //
 //   - the credential document (Document), the JSON a connection's domain.Sealed seals under the
 //     user's data key with the purpose "connection:<integration>:credential";
@@ -34,4 +52,4 @@
 // the credential (RequireReauth); a response without a refresh token keeps the old one.
 //
 // No token, refresh token, verifier or API key appears in a log line or an error message.
-package credentials
+package connections

@@ -1,10 +1,9 @@
-package credentials
+package connections
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,8 +12,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/dbtime"
-	"github.com/workbench/workbench/projections/connections"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
 )
 
 // wait_for_connection answers.
@@ -68,95 +66,6 @@ func (h *hub) notify(stream string) {
 	}
 }
 
-// Run subscribes to the bus (so waits complete when another replica records the outcome) and sweeps
-// connect attempts every SweepInterval until ctx ends: it records ExpirePending for pending attempts
-// past their expiry, and prunes terminal attempts older than Retention from the read model. It
-// returns nil when ctx ends.
-func (s *Service) Run(ctx context.Context) error {
-	if s.bus != nil {
-		// Only connection streams wake waiters: the bus acknowledges every other event undecoded.
-		connectionStream := func(stream, _ string) bool { return strings.HasPrefix(stream, "connection-") }
-		sub, err := s.bus.SubscribeWhere(ctx, s.topic, connectionStream, func(_ context.Context, env eventstore.Envelope) error {
-			s.hub.notify(env.Stream)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("credentials: subscribe to %s: %w", s.topic, err)
-		}
-		defer sub.Close()
-		s.readyOne.Do(func() { close(s.ready) })
-	}
-	t := time.NewTicker(s.sweepEvery)
-	defer t.Stop()
-	for {
-		if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "credentials: sweep", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
-}
-
-// Sweep runs one sweep (Run calls it every SweepInterval).
-func (s *Service) Sweep(ctx context.Context) error {
-	now := s.clock()
-	rows, err := s.db.QueryContext(ctx, `SELECT attempt_id, user_id, integration FROM connection_attempts WHERE outcome = $1 AND expires_at <= $2`,
-		string(connection.AttemptPending), dbtime.Format(now))
-	if err != nil {
-		return fmt.Errorf("list expired attempts: %w", err)
-	}
-	type due struct {
-		attempt, user uuid.UUID
-		integration   string
-	}
-	var list []due
-	for rows.Next() {
-		var a, u, in string
-		if err := rows.Scan(&a, &u, &in); err != nil {
-			rows.Close()
-			return err
-		}
-		aid, err1 := uuid.Parse(a)
-		uid, err2 := uuid.Parse(u)
-		if err1 == nil && err2 == nil {
-			list = append(list, due{aid, uid, in})
-		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return err
-	}
-	var errs []error
-	for _, d := range list {
-		if err := s.expire(ctx, d.user, d.integration, d.attempt, now); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	// Terminal attempts are answerable for Retention, then pruned (spec, Connection). The read model
-	// is disposable: a rebuild brings old rows back until the next sweep, and WaitForConnection
-	// applies the same cut-off by itself.
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM connection_attempts WHERE outcome <> $1 AND ended_at IS NOT NULL AND ended_at < $2`,
-		string(connection.AttemptPending), dbtime.Format(now.Add(-s.retention))); err != nil {
-		errs = append(errs, fmt.Errorf("prune attempts: %w", err))
-	}
-	return errors.Join(errs...)
-}
-
-// expire records ExpirePending; an attempt that ended some other way first is fine.
-func (s *Service) expire(ctx context.Context, user uuid.UUID, integration string, attempt uuid.UUID, now time.Time) error {
-	_, err := s.execute(ctx, user, integration, connection.ExpirePending{AttemptID: attempt, At: now})
-	switch domain.ErrorCode(err) {
-	case domain.CodeConflict, domain.CodeNotFound:
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("expire attempt %s: %w", attempt, err)
-	}
-	return nil
-}
-
 // WaitForConnection blocks until the connect attempt attemptID of user ends or timeout passes. It
 // answers CONNECTED, EXPIRED (the attempt expired, was superseded or cancelled), or TIMEOUT (the wait
 // ran out and the attempt is still pending); for an unknown id, another user's, or one that ended
@@ -169,7 +78,7 @@ func (s *Service) WaitForConnection(ctx context.Context, user, attemptID uuid.UU
 	unknown := domain.Errorf(domain.CodeNotFound, UnknownConnection)
 	start := s.clock()
 	row, err := s.reader.Attempt(ctx, attemptID)
-	if errors.Is(err, connections.ErrNotFound) || (err == nil && row.UserID != user) {
+	if errors.Is(err, connectionsrm.ErrNotFound) || (err == nil && row.UserID != user) {
 		return "", unknown
 	}
 	if err != nil {
@@ -255,7 +164,7 @@ func (s *Service) attemptOutcome(ctx context.Context, stream string, attemptID u
 		default:
 			continue
 		}
-		ev, err := s.conn.Codec.Decode(env.Type, env.SchemaVersion, env.Data)
+		ev, err := connectionAggregate.Codec.Decode(env.Type, env.SchemaVersion, env.Data)
 		if err != nil {
 			return "", time.Time{}, eventstore.Start, fmt.Errorf("decode %s: %w", env.Type, err)
 		}

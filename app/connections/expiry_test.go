@@ -1,4 +1,4 @@
-package credentials_test
+package connections_test
 
 import (
 	"sync"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/internal/credentials"
+	"github.com/workbench/workbench/app/connections"
 )
 
 // A token answer without expires_in (GitHub OAuth apps) never expires as far as the workbench knows:
@@ -26,7 +26,7 @@ func TestTokensWithoutExpiry(t *testing.T) {
 			now := time.Now()
 			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 			e := newEnv(t, "body")
-			e.opts = func(c *credentials.Config) { c.Now = clock }
+			e.opts = func(c *connections.Config) { c.Now = clock }
 			n := e.node(true)
 			user := uuid.New()
 			e.provider.set(func(p *provider) { p.expiresIn = 0; p.noRefresh = tc.noRefresh })

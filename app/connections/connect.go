@@ -1,18 +1,14 @@
-package credentials
+package connections
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
-	"unicode"
 
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -66,105 +62,6 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, integration strin
 		return ConnectResult{}, fmt.Errorf("connect %s: mint link: %w", in.Name, err)
 	}
 	return ConnectResult{ConnectionID: attempt, Type: string(mode), URL: s.publicURL + "/connect/" + token}, nil
-}
-
-// Limits on API-key field values posted from the portal.
-const maxFieldLen = 4096
-
-// ConnectAPIKey stores the API-key fields the user posted from the portal, after checking them
-// against the manifest: every declared non-optional field present, every injected field present, no
-// undeclared field, values without control characters. When the manifest declares a key check
-// (auth.apikey.verify), the key is first sent to the provider's "who am I" call: a refusal (401 or
-// 403) is CodeInvalid ("<Provider> refused this key: …"), any other failure CodeUnavailable, and in
-// both cases nothing is stored. It replaces a stored key.
-func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration string, fields map[string]string) error {
-	in, err := s.integration(integration)
-	if err != nil {
-		return err
-	}
-	if in.Auth.Mode != plugins.AuthAPIKey || in.Auth.APIKey == nil {
-		return domain.Errorf(domain.CodeInvalid, "%s does not use an API key (its auth mode is %s)", in.Name, in.Auth.Mode)
-	}
-	clean, err := checkFields(in, fields)
-	if err != nil {
-		return err
-	}
-	// Every injected field (auth.apikey.inject and each extra_inject) must have a value, whatever
-	// the manifest says of it being optional.
-	for _, inj := range in.Auth.APIKey.Injections() {
-		if clean[inj.Field] == "" {
-			return domain.Errorf(domain.CodeInvalid, "%s: %s is required: it is sent on every request", in.Name, inj.Field)
-		}
-	}
-	if _, err := in.APIKeyInjector(clean); err != nil {
-		return domain.Errorf(domain.CodeInvalid, "%s: the key to inject is missing", in.Name)
-	}
-	if err := in.VerifyAPIKey(ctx, clean, s.transport); err != nil {
-		s.log.InfoContext(ctx, "API key check failed; nothing stored", "integration", in.Name, "code", domain.ErrorCode(err))
-		return err
-	}
-	sealed, err := s.sealDocument(ctx, user, in.Name, Document{Fields: clean})
-	if err != nil {
-		return err
-	}
-	if _, err := s.execute(ctx, user, in.Name, connection.Connect{
-		UserID: user, Integration: in.Name, AuthMode: connection.AuthAPIKey, Credential: sealed, At: s.clock(),
-	}); err != nil {
-		return fmt.Errorf("connect %s: %w", in.Name, err)
-	}
-	return nil
-}
-
-func checkFields(in *plugins.Integration, fields map[string]string) (map[string]string, error) {
-	declared := map[string]plugins.APIKeyField{}
-	for _, f := range in.Auth.APIKey.Fields {
-		declared[f.Name] = f
-	}
-	var unknown []string
-	for name := range fields {
-		if _, ok := declared[name]; !ok {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return nil, domain.Errorf(domain.CodeInvalid, "%s does not declare the field(s) %s", in.Name, quoteList(unknown))
-	}
-	clean := map[string]string{}
-	for _, f := range in.Auth.APIKey.Fields {
-		v := strings.TrimSpace(fields[f.Name])
-		switch {
-		case v == "" && !f.Optional:
-			return nil, domain.Errorf(domain.CodeInvalid, "%s: %s (%s) is required", in.Name, f.Label, f.Name)
-		case v == "":
-			continue
-		case len(v) > maxFieldLen:
-			return nil, domain.Errorf(domain.CodeInvalid, "%s: %s is longer than %d bytes", in.Name, f.Label, maxFieldLen)
-		case strings.IndexFunc(v, unicode.IsControl) >= 0:
-			return nil, domain.Errorf(domain.CodeInvalid, "%s: %s contains a control character", in.Name, f.Label)
-		}
-		clean[f.Name] = v
-	}
-	return clean, nil
-}
-
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
-}
-
-// Disconnect removes the user's stored credential for an integration; a pending attempt ends with it.
-func (s *Service) Disconnect(ctx context.Context, user uuid.UUID, integration string) error {
-	if !connection.ValidIntegrationName(integration) {
-		return domain.Errorf(domain.CodeNotFound, "unknown integration %q", integration)
-	}
-	if _, err := s.execute(ctx, user, integration, connection.Disconnect{Reason: "user request", At: s.clock()}); err != nil {
-		return fmt.Errorf("disconnect %s: %w", integration, err)
-	}
-	return nil
 }
 
 // Redeem errors: the HTTP layer answers them with their own codes (errors.Is).
@@ -232,12 +129,4 @@ func (s *Service) Redeem(ctx context.Context, sessionUser uuid.UUID, token strin
 		return RedeemResult{}, err
 	}
 	return res, nil
-}
-
-func (s *Service) loadConnection(ctx context.Context, user uuid.UUID, integration string) (connection.State, int64, error) {
-	st, v, err := eventstore.LoadState(ctx, s.store, connection.StreamName(user, integration), s.conn)
-	if err != nil {
-		return st, 0, fmt.Errorf("load connection %s: %w", integration, err)
-	}
-	return st, v, nil
 }

@@ -1,4 +1,4 @@
-package credentials
+package connections
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // integration's auth mode: the token fields for oauth2, Fields for apikey, Cookies for cookie.
 //
 // It is a secret. It never appears in a log line or an error: its String, GoString, Format and
-// LogValue print only "credentials.Document{redacted}".
+// LogValue print only "connections.Document{redacted}".
 type Document struct {
 	AccessToken  string `json:"access_token,omitempty"`
 	RefreshToken string `json:"refresh_token,omitempty"`
@@ -106,7 +106,7 @@ type Cookie struct {
 	HTTPOnly bool      `json:"http_only,omitempty"`
 }
 
-const redacted = "credentials.Document{redacted}"
+const redacted = "connections.Document{redacted}"
 
 func (Document) String() string             { return redacted }
 func (Document) GoString() string           { return redacted }

@@ -1,4 +1,4 @@
-package credentials_test
+package connections_test
 
 import (
 	"net/http"

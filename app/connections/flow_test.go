@@ -1,4 +1,4 @@
-package credentials_test
+package connections_test
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/internal/credentials"
 )
 
 type waitResult struct {
@@ -60,7 +60,7 @@ func TestConnectFlow(t *testing.T) {
 			}
 			select {
 			case w := <-waited:
-				if w.err != nil || w.status != credentials.StatusConnected {
+				if w.err != nil || w.status != connections.StatusConnected {
 					t.Fatalf("wait: %q %v", w.status, w.err)
 				}
 			case <-time.After(20 * time.Second):
@@ -259,7 +259,7 @@ func TestCallbackRefusals(t *testing.T) {
 		if back.Query().Get("connect_error") != "access_denied" || back.Query().Get("integration") != "acme" {
 			t.Fatalf("redirected to %s", back)
 		}
-		if s, err := n.svc.WaitForConnection(e.ctx, user, res.ConnectionID, 50*time.Millisecond); s != credentials.StatusTimeout || err != nil {
+		if s, err := n.svc.WaitForConnection(e.ctx, user, res.ConnectionID, 50*time.Millisecond); s != connections.StatusTimeout || err != nil {
 			t.Fatalf("wait after denial: %q %v", s, err)
 		}
 		if conn, _ := n.svc.Connected(e.ctx, user); conn["acme"] || e.provider.exchanges.Load() != 0 {
@@ -284,7 +284,7 @@ func TestCallbackRefusals(t *testing.T) {
 
 func TestExpiredLink(t *testing.T) {
 	e := newEnv(t, "basic")
-	e.opts = func(c *credentials.Config) { c.LinkTTL = time.Second }
+	e.opts = func(c *connections.Config) { c.LinkTTL = time.Second }
 	n := e.node(true)
 	user := uuid.New()
 	res, err := n.svc.Connect(e.ctx, user, "acme")
@@ -297,7 +297,7 @@ func TestExpiredLink(t *testing.T) {
 	if status != http.StatusGone || body["error"] != "LINK_EXPIRED" {
 		t.Fatalf("redeem of an expired link: %d %v", status, body)
 	}
-	if w := <-waited; w.status != credentials.StatusExpired || w.err != nil {
+	if w := <-waited; w.status != connections.StatusExpired || w.err != nil {
 		t.Fatalf("wait past the link's expiry: %q %v", w.status, w.err)
 	}
 }
@@ -314,7 +314,7 @@ func TestWaitForConnection(t *testing.T) {
 
 	t.Run("timeout", func(t *testing.T) {
 		s, err := n.svc.WaitForConnection(e.ctx, user, first.ConnectionID, 100*time.Millisecond)
-		if s != credentials.StatusTimeout || err != nil {
+		if s != connections.StatusTimeout || err != nil {
 			t.Fatalf("%q %v", s, err)
 		}
 	})
@@ -336,13 +336,13 @@ func TestWaitForConnection(t *testing.T) {
 		}
 		select {
 		case w := <-waitFirst:
-			if w.status != credentials.StatusExpired || w.err != nil {
+			if w.status != connections.StatusExpired || w.err != nil {
 				t.Fatalf("the superseded attempt's waiter heard %q %v", w.status, w.err)
 			}
 		case <-time.After(20 * time.Second):
 			t.Fatal("the superseded attempt's waiter was not woken")
 		}
-		if s, err := n.svc.WaitForConnection(e.ctx, user, first.ConnectionID, time.Second); s != credentials.StatusExpired || err != nil {
+		if s, err := n.svc.WaitForConnection(e.ctx, user, first.ConnectionID, time.Second); s != connections.StatusExpired || err != nil {
 			t.Fatalf("a later wait: %q %v", s, err)
 		}
 	})
@@ -381,7 +381,7 @@ func TestWaitCompletesFromAnotherReplica(t *testing.T) {
 	}
 	select {
 	case w := <-waited:
-		if w.status != credentials.StatusConnected || w.err != nil {
+		if w.status != connections.StatusConnected || w.err != nil {
 			t.Fatalf("wait on a: %q %v", w.status, w.err)
 		}
 	case <-time.After(20 * time.Second):
@@ -497,7 +497,7 @@ func TestAPIKeyAndDisconnect(t *testing.T) {
 
 func TestSweep(t *testing.T) {
 	e := newEnv(t, "basic")
-	e.opts = func(c *credentials.Config) {
+	e.opts = func(c *connections.Config) {
 		c.LinkTTL = time.Second
 		c.Retention = time.Second
 		c.SweepInterval = time.Hour
@@ -516,7 +516,7 @@ func TestSweep(t *testing.T) {
 	if err != nil || row.Outcome != "expired" || row.Reason != "expired" {
 		t.Fatalf("after the sweep: %+v %v", row, err)
 	}
-	if s, err := n.svc.WaitForConnection(e.ctx, user, res.ConnectionID, time.Second); s != credentials.StatusExpired || err != nil {
+	if s, err := n.svc.WaitForConnection(e.ctx, user, res.ConnectionID, time.Second); s != connections.StatusExpired || err != nil {
 		t.Fatalf("within retention: %q %v", s, err)
 	}
 	time.Sleep(1100 * time.Millisecond)

@@ -9,12 +9,12 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
-	"github.com/workbench/workbench/internal/mcpsessions"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	projmcp "github.com/workbench/workbench/projections/mcpsessions"
+	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
 )
 
 // Ended sessions reach the read model once each, and Unexpired returns only those not yet lapsed.
@@ -31,7 +31,7 @@ func TestEndedSessionsReadModel(t *testing.T) {
 	}
 	log := memory.New(nil)
 	defer log.Close()
-	runner, err := projections.NewRunner(log, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{projmcp.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(log, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{mcpsessionsrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +57,11 @@ func TestEndedSessionsReadModel(t *testing.T) {
 	if err := runner.WaitFor(ctx, envs[len(envs)-1].Position); err != nil {
 		t.Fatal(err)
 	}
-	got, err := projmcp.Unexpired(ctx, db, now)
+	got, err := mcpsessionsrm.Unexpired(ctx, db, now)
 	if err != nil || len(got) != 2 || got["live"].IsZero() || got["soon"].IsZero() {
 		t.Fatalf("unexpired now: %v %v", got, err)
 	}
-	got, err = projmcp.Unexpired(ctx, db, now.Add(10*time.Minute))
+	got, err = mcpsessionsrm.Unexpired(ctx, db, now.Add(10*time.Minute))
 	if err != nil || len(got) != 1 || got["live"].IsZero() {
 		t.Fatalf("unexpired in ten minutes: %v %v", got, err)
 	}

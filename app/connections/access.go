@@ -1,0 +1,158 @@
+package connections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/plugins"
+	connectionsrm "github.com/workbench/workbench/projections/connections"
+)
+
+// Access is what a tool call of one integration needs from the user's connection.
+type Access struct {
+	// Injector adds the credential to every outbound request; nil for auth mode none.
+	Injector plugins.CredentialInjector
+	// GetToken returns the current access token, refreshing it lazily; nil unless oauth2.
+	GetToken func(ctx context.Context) (string, error)
+	// ConnectionVersion is the version of the connection stream whose credential is used (0 for none).
+	ConnectionVersion int64
+	// Credential holds the values stored after consent (auth.oauth2.post_consent: Atlassian's
+	// cloud_id) that fill {credential.<key>} placeholders; pass it as plugins.ContextOptions.Credential
+	// and to Integration.ResolveProxyBaseURL. Nil when the manifest declares none.
+	Credential map[string]string
+}
+
+// Access resolves the user's credential for a tool call of in. An integration with auth mode none
+// needs nothing. Without a usable credential (never connected, disconnected, needing
+// re-authorization, or a cookie bundle whose cookies have all expired) it is a CodeNotConnected error
+// whose message names what to do.
+func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (Access, error) {
+	if in.Auth.Mode == plugins.AuthNone {
+		return Access{}, nil
+	}
+	st, version, err := s.usableState(ctx, user, in)
+	if err != nil {
+		return Access{}, err
+	}
+	switch in.Auth.Mode {
+	case plugins.AuthAPIKey:
+		doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
+		if err != nil {
+			return Access{}, err
+		}
+		inj, err := in.APIKeyInjector(doc.Fields)
+		if err != nil {
+			return Access{}, err
+		}
+		return Access{Injector: inj, ConnectionVersion: version}, nil
+	case plugins.AuthOAuth2:
+		getToken := func(ctx context.Context) (string, error) { return s.token(ctx, user, in, st) }
+		acc := Access{Injector: plugins.BearerInjector(getToken), GetToken: getToken, ConnectionVersion: version}
+		if len(in.CredentialKeys()) > 0 {
+			doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
+			if err != nil {
+				return Access{}, err
+			}
+			if acc.Credential, err = credentialValues(in, doc); err != nil {
+				return Access{}, err
+			}
+		}
+		return acc, nil
+	case plugins.AuthCookie:
+		doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
+		if err != nil {
+			return Access{}, err
+		}
+		return Access{Injector: cookieInjector(doc.Cookies, s.now), ConnectionVersion: version}, nil
+	}
+	return Access{}, domain.Errorf(domain.CodeInternal, "%s has an unknown auth mode", in.Name)
+}
+
+// usableState reads the connection from the read model, and from the log when the read model says it
+// is not usable (it may not have caught up with a connect on another replica yet).
+func (s *Service) usableState(ctx context.Context, user uuid.UUID, in *plugins.Integration) (connection.State, int64, error) {
+	now := s.clock()
+	row, err := s.reader.Get(ctx, user, in.Name)
+	switch {
+	case err == nil && row.State.Usable(now):
+		return row.State, row.Version, nil
+	case err != nil && !errors.Is(err, connectionsrm.ErrNotFound):
+		return connection.State{}, 0, fmt.Errorf("read connection %s: %w", in.Name, err)
+	}
+	st, version, err := s.loadConnection(ctx, user, in.Name)
+	if err != nil {
+		return connection.State{}, 0, err
+	}
+	if !st.Usable(now) {
+		return connection.State{}, 0, notConnected(in, st)
+	}
+	return st, version, nil
+}
+
+// Connected reports, for every integration of the catalog, whether the user counts as connected by
+// the spec's rule per auth mode (spec, Connection): none always; cookie with a stored bundle holding
+// an unexpired cookie; oauth2 and apikey with a stored credential (an expired token is refreshed on
+// use, so it still counts).
+func (s *Service) Connected(ctx context.Context, user uuid.UUID) (map[string]bool, error) {
+	rows, err := s.reader.ForUser(ctx, user)
+	if err != nil {
+		return nil, fmt.Errorf("list connections: %w", err)
+	}
+	now := s.clock()
+	out := map[string]bool{}
+	for _, in := range s.catalog.Integrations() {
+		if in.Auth.Mode == plugins.AuthNone {
+			out[in.Name] = true
+			continue
+		}
+		row, ok := rows[in.Name]
+		out[in.Name] = ok && row.State.Usable(now)
+	}
+	return out, nil
+}
+
+// notConnected is the error of a tool call without a usable credential; its message names what to do.
+func notConnected(in *plugins.Integration, st connection.State) error {
+	name := in.Name
+	next := fmt.Sprintf("connect it with connect('%s')", name)
+	if in.Auth.Mode == plugins.AuthAPIKey {
+		next = "add its API key in the workbench portal"
+	}
+	switch st.CredentialStatus {
+	case connection.StatusNeedsReauth:
+		if in.Auth.Mode != plugins.AuthAPIKey {
+			next = fmt.Sprintf("reconnect it with connect('%s')", name)
+		}
+		return domain.Errorf(domain.CodeNotConnected, "%s needs re-authorization (the provider refused the stored credential); %s", name, next)
+	case connection.StatusConnected:
+		return domain.Errorf(domain.CodeNotConnected, "%s's stored session has expired; %s", name, next)
+	}
+	return domain.Errorf(domain.CodeNotConnected, "%s is not connected; %s", name, next)
+}
+
+// cookieInjector sends the unexpired cookies whose domain matches the request's host (RFC 6265
+// section 5.1.3 domain matching).
+func cookieInjector(cookies []Cookie, now func() time.Time) plugins.CredentialInjector {
+	return plugins.InjectorFunc(func(_ context.Context, req *http.Request) error {
+		host := strings.ToLower(req.URL.Hostname())
+		t := now()
+		for _, c := range cookies {
+			d := strings.TrimPrefix(strings.ToLower(c.Domain), ".")
+			if (!c.Expires.IsZero() && !t.Before(c.Expires)) || (c.Secure && req.URL.Scheme != "https") {
+				continue
+			}
+			if host == d || strings.HasSuffix(host, "."+d) {
+				req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+			}
+		}
+		return nil
+	})
+}
