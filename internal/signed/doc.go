@@ -4,7 +4,7 @@
 //
 // A token is
 //
-//	base64url(JSON {"x": expiry in unix seconds, "p": payload}) "." base64url(HMAC-SHA256(key, first part))
+//	base64url(JSON {"p": payload, "x": expiry in unix seconds}) "." base64url(HMAC-SHA256(key, first part))
 //
 // both parts in unpadded, canonical base64url (RFC 4648 section 5; a string with non-zero trailing
 // bits is refused, so one value has one token).

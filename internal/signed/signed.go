@@ -68,8 +68,8 @@ type Sealer[T any] struct {
 
 // envelope is what a token's first part encodes.
 type envelope[T any] struct {
-	Expires int64 `json:"x"`
 	Payload T     `json:"p"`
+	Expires int64 `json:"x"`
 }
 
 // New returns a Sealer whose key is derived from secret (at least MinSecretLen bytes) for label.
