@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
@@ -119,7 +120,6 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{
 		catalog: opts.Catalog, creds: opts.Credentials, store: opts.Store,
-		signer:    signer{key: append([]byte(nil), opts.Key...)},
 		publicURL: strings.TrimRight(opts.PublicURL, "/"),
 		maxReq:    opts.MaxRequestBytes, maxResp: opts.MaxResponseBytes, ttl: opts.TTL,
 		transport: opts.Transport, log: opts.Logger, now: opts.Now, workers: opts.AuditWorkers,
@@ -142,6 +142,9 @@ func New(opts Options) (*Proxy, error) {
 	}
 	if p.now == nil {
 		p.now = time.Now
+	}
+	if p.signer, err = newSigner(opts.Key, p.now); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	p.access = accessCache{ttl: opts.CredentialTTL, m: map[accessKey]cachedAccess{}}
 	if opts.CredentialTTL == 0 {
