@@ -5,8 +5,8 @@
 //
 // # The token
 //
-// A token is an HMAC-SHA256-signed claim (session id, user, integrations, expiry) under a key Main
-// derives from the master key, so every replica verifies it without reading anything, the moment it
+// A token is a claim (session id, user, integrations) sealed by internal/signed with an expiry, under a
+// key derived from the secret Main derives from the master key, so every replica verifies it without reading anything, the moment it
 // is minted. The log records the mint (curlsession.SessionMinted) before the token is returned, never
 // the token. Minting is all-or-nothing: every named integration must be known, have a proxy block and
 // be connected for the user, or nothing is minted and the error names each one that is not and why.
