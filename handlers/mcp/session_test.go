@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/workbench/workbench/internal/signed"
 )
 
 // clock is a settable clock for a Server.
@@ -93,15 +95,42 @@ func TestMemorySessionsForgetByTheClock(t *testing.T) {
 	}
 }
 
-// A session id over the length cap is refused before it is decoded, however it is made.
+// A session id over the length cap is refused before it is decoded, even one genuinely signed
+// (padded with a field a session does not have); so is one cut short.
 func TestOverLongSessionIDIsRefused(t *testing.T) {
 	c := &clock{t: time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC)}
 	_, ts := clockedServer(t, c)
 	sid := initSession(t, ts.URL, "x")
-	for _, bad := range []string{sid + strings.Repeat("A", maxSessionIDLen), strings.Repeat("A", maxSessionIDLen+1), sid[:len(sid)-1]} {
-		resp, body := do(t, ts.URL, exchange{"POST", map[string]string{"Mcp-Session-Id": bad}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`})
-		if resp.StatusCode != 404 {
-			t.Fatalf("session id of %d bytes: %d %s", len(bad), resp.StatusCode, body)
+	type padded struct {
+		session
+		Pad string `json:"pad"`
+	}
+	big, err := signed.New[padded](bytes.Repeat([]byte("k"), 32), sessionLabel, &signed.Options{MaxLen: 4 * maxSessionIDLen, Now: c.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := session{ID: "abc", UserID: "u", Version: "2025-06-18"}
+	for _, tc := range []struct {
+		sid  string
+		want int
+	}{
+		{sid, 200},
+		{sid[:len(sid)-1], 404},
+		{seal(t, big, padded{session: sess, Pad: "p"}, c.now().Add(time.Hour)), 200},
+		{seal(t, big, padded{session: sess, Pad: strings.Repeat("p", maxSessionIDLen)}, c.now().Add(time.Hour)), 404},
+	} {
+		resp, body := do(t, ts.URL, exchange{"POST", map[string]string{"Mcp-Session-Id": tc.sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`})
+		if resp.StatusCode != tc.want {
+			t.Fatalf("session id of %d bytes: %d %s, want %d", len(tc.sid), resp.StatusCode, body, tc.want)
 		}
 	}
+}
+
+func seal[T any](t *testing.T, s *signed.Sealer[T], v T, exp time.Time) string {
+	t.Helper()
+	tok, err := s.Seal(v, exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
