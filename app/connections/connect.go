@@ -57,7 +57,7 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, integration strin
 	}); err != nil {
 		return ConnectResult{}, fmt.Errorf("connect %s: %w", in.Name, err)
 	}
-	token, err := s.mintLink(claim{Attempt: attempt, User: user, Integration: in.Name, Expires: expires.Unix()})
+	token, err := s.mintLink(claim{Attempt: attempt, User: user, Integration: in.Name}, expires)
 	if err != nil {
 		return ConnectResult{}, fmt.Errorf("connect %s: mint link: %w", in.Name, err)
 	}
@@ -89,7 +89,7 @@ type RedeemResult struct {
 // where the callback finds it on any replica.
 func (s *Service) Redeem(ctx context.Context, sessionUser uuid.UUID, token string) (RedeemResult, error) {
 	now := s.clock()
-	c, err := s.readLink(token, now)
+	c, err := s.readLink(token)
 	if errors.Is(err, errLinkInvalid) {
 		return RedeemResult{}, &domain.Error{Code: domain.CodeInvalid, Message: "this connect link is not valid; ask the agent for a new one", Err: ErrLinkInvalid}
 	}

@@ -1,15 +1,13 @@
 package connections
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/internal/signed"
 )
 
 // LinkTTL is how long a claim link, and so its connect attempt, lives. It has to cover the whole
@@ -19,13 +17,18 @@ import (
 // section 4.1.2 recommends codes live at most ten minutes) and keeps a leaked link short-lived.
 const LinkTTL = 10 * time.Minute
 
-// claim is what a claim link's token names. It carries no PKCE verifier and no provider URL: it is a
-// claim, not a capability (spec, Connecting an integration).
+// A claim link's token is an internal/signed token under this label, at most maxLinkLen bytes long.
+const (
+	linkLabel  = "workbench/connect-link/v2"
+	maxLinkLen = 1024
+)
+
+// claim is what a claim link's token names; its expiry is the token's own. It carries no PKCE
+// verifier and no provider URL: it is a claim, not a capability (spec, Connecting an integration).
 type claim struct {
 	Attempt     uuid.UUID `json:"a"`
 	User        uuid.UUID `json:"u"`
 	Integration string    `json:"i"`
-	Expires     int64     `json:"e"` // unix seconds
 }
 
 // Link errors, reported to the person who opened the link.
@@ -34,38 +37,22 @@ var (
 	errLinkExpired = errors.New("this connect link has expired")
 )
 
-func (s *Service) signLink(body string) string {
-	mac := hmac.New(sha256.New, s.linkKey)
-	mac.Write([]byte("workbench-connect-link:v1:"))
-	mac.Write([]byte(body))
-	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+func (s *Service) mintLink(c claim, expires time.Time) (string, error) {
+	return s.links.Seal(c, expires)
 }
 
-func (s *Service) mintLink(c claim) (string, error) {
-	raw, err := json.Marshal(c)
-	if err != nil {
-		return "", err
-	}
-	body := base64.RawURLEncoding.EncodeToString(raw)
-	return body + "." + s.signLink(body), nil
-}
-
-// readLink verifies a token's signature and expiry.
-func (s *Service) readLink(token string, now time.Time) (claim, error) {
-	body, sig, ok := strings.Cut(strings.TrimSpace(token), ".")
-	if !ok || len(token) > 1024 || !hmac.Equal([]byte(sig), []byte(s.signLink(body))) {
-		return claim{}, errLinkInvalid
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(body)
-	if err != nil {
-		return claim{}, errLinkInvalid
-	}
-	var c claim
-	if json.Unmarshal(raw, &c) != nil || c.Attempt == uuid.Nil || c.User == uuid.Nil || c.Integration == "" {
-		return claim{}, errLinkInvalid
-	}
-	if now.Unix() >= c.Expires {
+// readLink verifies a token's signature and expiry (by the service's clock). An expired link's claim
+// is returned with errLinkExpired.
+func (s *Service) readLink(token string) (claim, error) {
+	c, _, err := s.links.Open(strings.TrimSpace(token))
+	switch {
+	case errors.Is(err, signed.ErrExpired):
+		if c.Attempt == uuid.Nil || c.User == uuid.Nil || c.Integration == "" {
+			return claim{}, errLinkInvalid
+		}
 		return c, errLinkExpired
+	case err != nil || c.Attempt == uuid.Nil || c.User == uuid.Nil || c.Integration == "":
+		return claim{}, errLinkInvalid
 	}
 	return c, nil
 }

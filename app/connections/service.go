@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/bus"
+	"github.com/workbench/workbench/internal/signed"
 	"github.com/workbench/workbench/plugins"
 	connectionsrm "github.com/workbench/workbench/projections/connections"
 )
@@ -97,7 +99,7 @@ type Service struct {
 	bus       Subscriber
 	topic     string
 	publicURL string
-	linkKey   []byte
+	links     *signed.Sealer[claim]
 	getenv    func(string) string
 	client    *http.Client
 	transport http.RoundTripper
@@ -140,10 +142,13 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connectionsrm.Reader{DB: cfg.DB},
 		runner: cfg.Projections, bus: cfg.Bus, topic: cfg.Topic,
-		publicURL: strings.TrimRight(cfg.PublicURL, "/"), linkKey: append([]byte(nil), cfg.LinkKey...),
-		getenv: cfg.Getenv, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,
+		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
+		getenv:    cfg.Getenv, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,
 		sweepEvery: cfg.SweepInterval, retention: cfg.Retention, linkTTL: cfg.LinkTTL, pollEvery: cfg.PollFallback,
 		hub: newHub(), ready: make(chan struct{}), flights: map[string]*flight{},
+	}
+	if s.links, err = signed.New[claim](cfg.LinkKey, linkLabel, &signed.Options{MaxLen: maxLinkLen, Now: s.clock}); err != nil {
+		return nil, fmt.Errorf("credentials: %w", err)
 	}
 	if s.topic == "" {
 		s.topic = bus.EventsTopic

@@ -42,7 +42,7 @@
 // minute per jot over every address (429 with Retry-After); a guess that finds every bcrypt slot busy
 // is answered 503 with Retry-After (internal/jots explains the bounds). The host then sets a cookie scoped to
 // Path=/j/<name>/ (HttpOnly, SameSite=Lax, Secure on TLS) and redirects to
-// /j/<name>/~gate/<token>/<path>. Cookie and token are the same value: HMAC-SHA256 signed with the
+// /j/<name>/~gate/<token>/<path>. Cookie and token are the same value: an internal/signed token under the
 // server's key, naming the jot, expiring (12 hours by default), and bound to the current password
 // hash, so a new password logs every visitor out.
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
 	ijots "github.com/workbench/workbench/internal/jots"
+	"github.com/workbench/workbench/internal/signed"
 )
 
 // Service is what the host needs of internal/jots.Service.
@@ -41,8 +42,8 @@ const (
 // Options wire a Handler.
 type Options struct {
 	Service Service
-	// CookieKey signs password cookies (HMAC-SHA256); at least 32 bytes, the same on every replica
-	// (derive it from ENCRYPTION_KEY).
+	// CookieKey is the secret password cookies are signed under (internal/signed derives the key); at
+	// least 32 bytes, the same on every replica (derive it from ENCRYPTION_KEY).
 	CookieKey []byte
 	// CookieTTL is how long a password cookie lasts (default 12 hours).
 	CookieTTL time.Duration
@@ -65,7 +66,7 @@ type Options struct {
 // Handler serves jots and takes uploads.
 type Handler struct {
 	svc       Service
-	cookieKey []byte
+	cookies   *signed.Sealer[access]
 	cookieTTL time.Duration
 	secure    bool
 	jotsHost  string
@@ -85,7 +86,7 @@ func New(opts Options) (*Handler, error) {
 	if len(opts.CookieKey) < 32 {
 		return nil, errors.New("handlers/jots: CookieKey must be at least 32 bytes")
 	}
-	h := &Handler{svc: opts.Service, cookieKey: opts.CookieKey, cookieTTL: opts.CookieTTL, secure: opts.SecureCookies, log: opts.Logger, now: opts.Now}
+	h := &Handler{svc: opts.Service, cookieTTL: opts.CookieTTL, secure: opts.SecureCookies, log: opts.Logger, now: opts.Now}
 	if opts.JotsOrigin != "" {
 		u, err := url.Parse(opts.JotsOrigin)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
@@ -110,6 +111,11 @@ func New(opts Options) (*Handler, error) {
 	if h.now == nil {
 		h.now = time.Now
 	}
+	cookies, err := newCookieSealer(opts.CookieKey, h.now)
+	if err != nil {
+		return nil, fmt.Errorf("handlers/jots: %w", err)
+	}
+	h.cookies = cookies
 	return h, nil
 }
 

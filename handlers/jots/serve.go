@@ -121,7 +121,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 		var token string
 		token, rest = splitGate(rest)
 		switch {
-		case token != "" && h.validCookie(token, name, site.Settings.PasswordHash, h.now()):
+		case token != "" && h.validCookie(token, name, site.Settings.PasswordHash):
 			// A valid access token in the path: serve.
 		case token == "" && h.hasValidCookie(r, site):
 			// The visitor unlocked the jot before: move the document under a fresh path token so its
@@ -249,8 +249,14 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, site ijots.Site)
 		return
 	}
 	exp := h.now().Add(h.cookieTTL)
+	value, err := h.signCookie(site.Name, site.Settings.PasswordHash, exp)
+	if err != nil {
+		h.log.ErrorContext(r.Context(), "sign jot cookie", "jot", site.Name, "err", err)
+		plain(w, http.StatusInternalServerError, "internal error")
+		return
+	}
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: h.signCookie(site.Name, site.Settings.PasswordHash, exp),
+		Name: cookieName, Value: value,
 		Path: "/j/" + site.Name + "/", Expires: exp, MaxAge: int(h.cookieTTL.Seconds()),
 		HttpOnly: true, Secure: h.secure || r.TLS != nil, SameSite: http.SameSiteLaxMode,
 	})
@@ -281,13 +287,18 @@ func splitGate(p string) (token, rest string) {
 
 func (h *Handler) hasValidCookie(r *http.Request, site ijots.Site) bool {
 	c, err := r.Cookie(cookieName)
-	return err == nil && h.validCookie(c.Value, site.Name, site.Settings.PasswordHash, h.now())
+	return err == nil && h.validCookie(c.Value, site.Name, site.Settings.PasswordHash)
 }
 
 // redirectToGate sends the visitor to rest under a fresh access token, with 303 so that a POST becomes
 // a GET (RFC 9110 section 15.4.4).
 func (h *Handler) redirectToGate(w http.ResponseWriter, r *http.Request, site ijots.Site, rest string) {
-	token := h.signCookie(site.Name, site.Settings.PasswordHash, h.now().Add(h.cookieTTL))
+	token, err := h.signCookie(site.Name, site.Settings.PasswordHash, h.now().Add(h.cookieTTL))
+	if err != nil {
+		h.log.ErrorContext(r.Context(), "sign jot access token", "jot", site.Name, "err", err)
+		plain(w, http.StatusInternalServerError, "internal error")
+		return
+	}
 	target := "/j/" + site.Name + "/" + gateSegment + "/" + token + "/" + escapePath(rest)
 	if r.Method == http.MethodGet && r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery

@@ -6,8 +6,8 @@
 // The package owns the transport and JSON-RPC framing only. Who the caller is comes from an
 // Authenticator; what the tools are and what a call does comes from a ToolSet. A session id never
 // authenticates anyone: every request carries its own credential, and a session is honoured only for the
-// user it was minted for. Session ids are HMAC-signed, so any replica can check one without shared state;
-// the id carries the negotiated revision.
+// user it was minted for. Session ids are internal/signed tokens, so any replica can check one without
+// shared state; the id carries the negotiated revision, and Options.Now is the clock they expire by.
 //
 // Decoding is strict, in one pass of a streaming decoder over the body: JSON-RPC member names are
 // matched case-sensitively, and a message in which any object repeats a member name is -32600. Go's

@@ -33,6 +33,7 @@ type levels struct {
 	mu     sync.Mutex
 	by     map[string]levelEntry
 	writes int
+	now    func() time.Time
 }
 
 type levelEntry struct {
@@ -40,14 +41,14 @@ type levelEntry struct {
 	expires time.Time
 }
 
-func newLevels() *levels { return &levels{by: map[string]levelEntry{}} }
+func newLevels(now func() time.Time) *levels { return &levels{by: map[string]levelEntry{}, now: now} }
 
 func (l *levels) set(id, level string, expires time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.writes++
 	if l.writes%1024 == 0 {
-		now := time.Now()
+		now := l.now()
 		for k, e := range l.by {
 			if now.After(e.expires) {
 				delete(l.by, k)
@@ -61,7 +62,7 @@ func (l *levels) get(id string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e, ok := l.by[id]
-	if !ok || time.Now().After(e.expires) {
+	if !ok || l.now().After(e.expires) {
 		return ""
 	}
 	return e.level

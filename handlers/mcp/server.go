@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/workbench/workbench/internal/signed"
 )
 
 // Protocol revisions this endpoint speaks, newest first.
@@ -87,8 +89,11 @@ func (e *ParamsError) Error() string { return e.Message }
 type Options struct {
 	Auth  Authenticator // required
 	Tools ToolSet       // required
-	// SessionKey signs session ids (at least 32 random bytes; the same on every replica). Required.
+	// SessionKey is the secret session ids are signed under (at least 32 random bytes; the same on
+	// every replica; internal/signed derives the key). Required.
 	SessionKey []byte
+	// Now is the clock session ids are minted and checked by (default time.Now).
+	Now func() time.Time
 	// Sessions records ended sessions; nil keeps them in memory (see SessionStore).
 	Sessions SessionStore
 	// AllowedOrigins are the exact browser origins allowed to call (scheme://host[:port]); a request
@@ -110,6 +115,8 @@ type Server struct {
 	opts      Options
 	log       *slog.Logger
 	sessions  SessionStore
+	ids       *signed.Sealer[session]
+	now       func() time.Time
 	toolsList []byte // the encoded tools/list result, built once
 	initInfo  map[string]any
 	levels    *levels
@@ -123,6 +130,14 @@ func New(opts Options) (*Server, error) {
 	if len(opts.SessionKey) < 32 {
 		return nil, errors.New("mcp: SessionKey must be at least 32 bytes")
 	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	ids, err := signed.New[session](opts.SessionKey, sessionLabel, &signed.Options{MaxLen: maxSessionIDLen, Now: now})
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
 	}
@@ -135,7 +150,7 @@ func New(opts Options) (*Server, error) {
 	}
 	sessions := opts.Sessions
 	if sessions == nil {
-		sessions = NewMemorySessions(24 * time.Hour)
+		sessions = NewMemorySessions(now)
 	}
 	tools := opts.Tools.Tools()
 	list, err := json.Marshal(map[string]any{"tools": tools})
@@ -148,7 +163,7 @@ func New(opts Options) (*Server, error) {
 		opts.ServerVersion = "dev"
 	}
 	info := map[string]any{"name": opts.ServerName, "version": opts.ServerVersion}
-	return &Server{opts: opts, log: log, sessions: sessions, toolsList: list, initInfo: info, levels: newLevels()}, nil
+	return &Server{opts: opts, log: log, sessions: sessions, ids: ids, now: now, toolsList: list, initInfo: info, levels: newLevels(now)}, nil
 }
 
 // ServeHTTP implements the streamable HTTP transport.

@@ -2,12 +2,8 @@ package mcp
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
-	"strings"
 	"sync"
 	"time"
 )
@@ -16,12 +12,19 @@ import (
 // initializes again, as the transport specifies.
 const SessionLifetime = 7 * 24 * time.Hour
 
-// session is what a signed session id carries.
+// A session id is a token of internal/signed under this label, at most maxSessionIDLen bytes long.
+const (
+	sessionLabel    = "workbench/mcp-session/v2"
+	maxSessionIDLen = 512
+)
+
+// session is what a signed session id carries. Expires is the token's own expiry, filled in when
+// the id is checked.
 type session struct {
 	ID      string    `json:"s"`
 	UserID  string    `json:"u"`
 	Version string    `json:"v"`
-	Expires time.Time `json:"e"`
+	Expires time.Time `json:"-"`
 }
 
 // SessionStore remembers sessions that were ended by DELETE before they expired. Session ids are
@@ -37,37 +40,18 @@ func (s *Server) newSession(p Principal, version string) (string, error) {
 	if _, err := rand.Read(raw[:]); err != nil {
 		return "", err
 	}
-	sess := session{ID: base64.RawURLEncoding.EncodeToString(raw[:]), UserID: p.UserID, Version: version, Expires: time.Now().Add(SessionLifetime).UTC().Truncate(time.Second)}
-	payload, err := json.Marshal(sess)
-	if err != nil {
-		return "", err
-	}
-	body := base64.RawURLEncoding.EncodeToString(payload)
-	return body + "." + s.sign(body), nil
-}
-
-func (s *Server) sign(body string) string {
-	mac := hmac.New(sha256.New, s.opts.SessionKey)
-	mac.Write([]byte("mcp-session:"))
-	mac.Write([]byte(body))
-	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+	sess := session{ID: base64.RawURLEncoding.EncodeToString(raw[:]), UserID: p.UserID, Version: version}
+	return s.ids.Seal(sess, s.now().Add(SessionLifetime))
 }
 
 // checkSession verifies a session id's signature and expiry, that it was minted for the same user, and
 // that it was not ended.
 func (s *Server) checkSession(ctx context.Context, sid string, p Principal) (session, bool) {
-	body, sig, ok := strings.Cut(sid, ".")
-	if !ok || len(sid) > 512 || !hmac.Equal([]byte(sig), []byte(s.sign(body))) {
+	sess, exp, err := s.ids.Open(sid)
+	if err != nil || sess.UserID != p.UserID {
 		return session{}, false
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(body)
-	if err != nil {
-		return session{}, false
-	}
-	var sess session
-	if json.Unmarshal(payload, &sess) != nil || sess.UserID != p.UserID || time.Now().After(sess.Expires) {
-		return session{}, false
-	}
+	sess.Expires = exp
 	ended, err := s.sessions.Ended(ctx, sess.ID)
 	if err != nil {
 		s.log.ErrorContext(ctx, "session store", "err", err)
@@ -82,12 +66,16 @@ func (s *Server) checkSession(ctx context.Context, sid string, p Principal) (ses
 type MemorySessions struct {
 	mu    sync.Mutex
 	ended map[string]time.Time
-	max   time.Duration
+	now   func() time.Time
 }
 
-// NewMemorySessions returns an empty store that forgets an ended session once it would have expired.
-func NewMemorySessions(max time.Duration) *MemorySessions {
-	return &MemorySessions{ended: map[string]time.Time{}, max: max}
+// NewMemorySessions returns an empty store that forgets an ended session once it would have expired
+// by the clock now (nil: time.Now).
+func NewMemorySessions(now func() time.Time) *MemorySessions {
+	if now == nil {
+		now = time.Now
+	}
+	return &MemorySessions{ended: map[string]time.Time{}, now: now}
 }
 
 // Ended implements SessionStore.
@@ -102,7 +90,7 @@ func (m *MemorySessions) Ended(_ context.Context, id string) (bool, error) {
 func (m *MemorySessions) End(_ context.Context, id string, expires time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := time.Now()
+	now := m.now()
 	for k, exp := range m.ended {
 		if now.After(exp) {
 			delete(m.ended, k)

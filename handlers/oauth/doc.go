@@ -17,7 +17,7 @@
 // Access tokens are ES256-signed JWTs (RFC 9068 shape: typ at+jwt, client_id, the grant id as gid)
 // whose audience is the canonical /mcp URL; VerifyAccessToken checks one for internal/authn. Codes and
 // refresh tokens are fosite's HMAC tokens; the log holds only their signatures. Every key is derived
-// from the one signing key Main hands over.
+// from the one signing key Main hands over, with HKDF (internal/signed.DeriveKey).
 //
 // Revocation, by cause (RFC 9700 section 4.14; spec "What the portal is for"): RFC 7009 revocation,
 // reuse of a spent code and reuse of a spent refresh token end the grant's refresh-token family and its

@@ -5,11 +5,11 @@
 //
 // # The token
 //
-// A token is an HMAC-SHA256-signed claim (session id, user, integrations, expiry) under a key Main
-// derives from the master key, so every replica verifies it without reading anything, the moment it
-// is minted. Minting is app/curlsessions' (Service.Mint), which has the token issued by this
-// package's Issuer under the same key the Proxy verifies with; the log records the mint, never the
-// token (see app/curlsessions).
+// A token is a claim (session id, user, integrations) sealed by internal/signed with an expiry, under
+// a key derived from the secret Main derives from the master key, so every replica verifies it without
+// reading anything, the moment it is minted. Minting is app/curlsessions' (Service.Mint), which has the
+// token issued by this package's Issuer under the same key the Proxy verifies with; the log records
+// the mint, never the token (see app/curlsessions).
 //
 // # A proxied request
 //

@@ -17,7 +17,11 @@ func NewIssuer(key []byte) (Issuer, error) {
 	if len(key) < 32 {
 		return Issuer{}, errors.New("proxy: the token key must be at least 32 bytes")
 	}
-	return Issuer{s: signer{key: append([]byte(nil), key...)}}, nil
+	s, err := newSigner(key, nil)
+	if err != nil {
+		return Issuer{}, err
+	}
+	return Issuer{s: s}, nil
 }
 
 // Issue implements curlsessions.Tokens.

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
@@ -105,7 +106,6 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{
 		catalog: opts.Catalog, creds: opts.Credentials, sessions: opts.Sessions,
-		signer:    signer{key: append([]byte(nil), opts.Key...)},
 		publicURL: strings.TrimRight(opts.PublicURL, "/"),
 		maxReq:    opts.MaxRequestBytes, maxResp: opts.MaxResponseBytes,
 		transport: opts.Transport, log: opts.Logger, now: opts.Now,
@@ -124,6 +124,9 @@ func New(opts Options) (*Proxy, error) {
 	}
 	if p.now == nil {
 		p.now = time.Now
+	}
+	if p.signer, err = newSigner(opts.Key, p.now); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	p.access = accessCache{ttl: opts.CredentialTTL, m: map[accessKey]cachedAccess{}}
 	if opts.CredentialTTL == 0 {

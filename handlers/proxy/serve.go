@@ -98,7 +98,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.writeError(w, r, nil, http.StatusNotFound, codeUnknownIntegration, "Proxy URLs are "+p.publicURL+"/c/<integration>/<path>.")
 		return
 	}
-	claims, err := p.authenticate(r, start)
+	claims, err := p.authenticate(r)
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="workbench-curl-session", error="invalid_token"`)
 		p.writeError(w, r, nil, http.StatusUnauthorized, "INVALID_TOKEN", err.Error())
@@ -129,13 +129,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authenticate reads the token from "Authorization: Bearer" (RFC 6750 section 2.1), the only place
 // it is accepted, and verifies it.
-func (p *Proxy) authenticate(r *http.Request, now time.Time) (Claims, error) {
+func (p *Proxy) authenticate(r *http.Request) (Claims, error) {
 	h := r.Header.Get("Authorization")
 	scheme, tok, ok := strings.Cut(h, " ")
 	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
 		return Claims{}, errors.New("send the curl_session token as Authorization: Bearer <token>")
 	}
-	return p.signer.verify(strings.TrimSpace(tok), now)
+	return p.signer.verify(strings.TrimSpace(tok))
 }
 
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {

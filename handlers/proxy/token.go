@@ -1,27 +1,25 @@
 package proxy
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/internal/signed"
 )
 
-// tokenPrefix marks a curl_session token and its format version. A token is
-//
-//	wbcs1.<base64url(claims JSON)>.<base64url(HMAC-SHA256(key, "workbench/curl-session/v1\x00" + claims part))>
-//
-// The claims name the session, the user, the integrations and the expiry. Every replica holds the
-// key (derived from the master key), so any of them verifies a token without a read; the log holds
-// the mint (curlsession.SessionMinted), never the token.
+// tokenPrefix marks a curl_session token; what follows it is an internal/signed token under
+// tokenLabel, the whole at most maxTokenLen bytes. The claims name the session, the user and the
+// integrations; the expiry is the signed token's own. Every replica holds the key (derived from the
+// master key), so any of them verifies a token without a read; the log holds the mint
+// (curlsession.SessionMinted), never the token.
 const (
 	tokenPrefix = "wbcs1."
-	macLabel    = "workbench/curl-session/v1\x00"
+	tokenLabel  = "workbench/curl-session/v2"
+	// maxTokenLen leaves room for a session naming every integration of a large catalog.
+	maxTokenLen = 8192
 )
 
 // Claims is what a token asserts.
@@ -29,7 +27,7 @@ type Claims struct {
 	SessionID    uuid.UUID `json:"sid"`
 	UserID       uuid.UUID `json:"sub"`
 	Integrations []string  `json:"int"`
-	ExpiresAt    int64     `json:"exp"` // Unix seconds
+	ExpiresAt    int64     `json:"-"` // Unix seconds; carried as the signed token's expiry
 }
 
 // Allows reports whether the token is scoped to integration.
@@ -49,52 +47,41 @@ var (
 	ErrTokenExpired   = errors.New("the token has expired: call curl_session again (after the user approves)")
 )
 
-// signer signs and verifies tokens with one key.
-type signer struct{ key []byte }
+// signer signs and verifies tokens.
+type signer struct{ tokens *signed.Sealer[Claims] }
 
-func (s signer) mac(payload string) []byte {
-	m := hmac.New(sha256.New, s.key)
-	m.Write([]byte(macLabel))
-	m.Write([]byte(payload))
-	return m.Sum(nil)
+func newSigner(key []byte, now func() time.Time) (signer, error) {
+	t, err := signed.New[Claims](key, tokenLabel, &signed.Options{MaxLen: maxTokenLen - len(tokenPrefix), Now: now})
+	return signer{tokens: t}, err
 }
 
 func (s signer) sign(c Claims) (string, error) {
-	raw, err := json.Marshal(c)
+	tok, err := s.tokens.Seal(c, time.Unix(c.ExpiresAt, 0))
 	if err != nil {
 		return "", err
 	}
-	payload := base64.RawURLEncoding.EncodeToString(raw)
-	return tokenPrefix + payload + "." + base64.RawURLEncoding.EncodeToString(s.mac(payload)), nil
+	return tokenPrefix + tok, nil
 }
 
-// verify checks the signature before it reads anything of the claims, then the expiry.
-func (s signer) verify(token string, now time.Time) (Claims, error) {
+// verify checks the length and the signature before it reads anything of the claims, then the
+// expiry (internal/signed).
+func (s signer) verify(token string) (Claims, error) {
+	if len(token) > maxTokenLen {
+		return Claims{}, ErrTokenMalformed
+	}
 	rest, ok := strings.CutPrefix(token, tokenPrefix)
 	if !ok {
 		return Claims{}, ErrTokenMalformed
 	}
-	payload, sig, ok := strings.Cut(rest, ".")
-	if !ok || payload == "" || sig == "" {
-		return Claims{}, ErrTokenMalformed
-	}
-	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if err != nil {
-		return Claims{}, ErrTokenMalformed
-	}
-	if !hmac.Equal(got, s.mac(payload)) {
+	c, exp, err := s.tokens.Open(rest)
+	switch {
+	case errors.Is(err, signed.ErrForged):
 		return Claims{}, ErrTokenForged
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(payload)
-	if err != nil {
-		return Claims{}, ErrTokenMalformed
-	}
-	var c Claims
-	if err := json.Unmarshal(raw, &c); err != nil || c.SessionID == uuid.Nil || c.UserID == uuid.Nil || len(c.Integrations) == 0 {
-		return Claims{}, ErrTokenMalformed
-	}
-	if now.Unix() >= c.ExpiresAt {
+	case errors.Is(err, signed.ErrExpired):
 		return Claims{}, ErrTokenExpired
+	case err != nil || c.SessionID == uuid.Nil || c.UserID == uuid.Nil || len(c.Integrations) == 0:
+		return Claims{}, ErrTokenMalformed
 	}
+	c.ExpiresAt = exp.Unix()
 	return c, nil
 }

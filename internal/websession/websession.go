@@ -1,4 +1,4 @@
-// Package websession owns the portal's signed-in session: an HMAC-signed cookie naming a workbench
+// Package websession owns the portal's signed-in session: a signed cookie (internal/signed) naming a workbench
 // user, a session id, when it was issued and when it expires; the check, on every request, that the
 // session was not ended early; and the cross-site request forgery guard for the portal's
 // state-changing routes.
@@ -27,9 +27,6 @@ package websession
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +40,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/portalsession"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/signed"
 )
 
 // CookieName is the session cookie's name.
@@ -87,11 +85,11 @@ type Options struct {
 
 // Manager issues, reads and ends portal sessions.
 type Manager struct {
-	key    []byte
-	origin string // scheme://host[:port] of the public URL
-	secure bool
-	ttl    time.Duration
-	now    func() time.Time
+	cookies *signed.Sealer[payload]
+	origin  string // scheme://host[:port] of the public URL
+	secure  bool
+	ttl     time.Duration
+	now     func() time.Time
 
 	ended       EndedLookup
 	store       eventstore.Store
@@ -110,7 +108,6 @@ func New(key []byte, publicURL string, opts *Options) (*Manager, error) {
 		return nil, errors.New("websession: the public URL must be an absolute http or https URL")
 	}
 	m := &Manager{
-		key:    append([]byte(nil), key...),
 		origin: strings.ToLower(u.Scheme + "://" + u.Host),
 		secure: u.Scheme == "https",
 		ttl:    DefaultTTL,
@@ -124,6 +121,10 @@ func New(key []byte, publicURL string, opts *Options) (*Manager, error) {
 			m.now = opts.Now
 		}
 		m.ended, m.store, m.projections = opts.Ended, opts.Store, opts.Projections
+	}
+	m.cookies, err = signed.New[payload](key, cookieLabel, &signed.Options{MaxLen: maxCookieLen, Now: m.now})
+	if err != nil {
+		return nil, fmt.Errorf("websession: %w", err)
 	}
 	return m, nil
 }
@@ -141,19 +142,18 @@ func (s Session) Fresh(now time.Time) bool {
 	return !now.Before(s.IssuedAt.Add(-time.Minute)) && now.Sub(s.IssuedAt) <= FreshFor
 }
 
+// The cookie is a token of internal/signed under this label (v2 added the session id and issue time;
+// v3 is the move to internal/signed), at most maxCookieLen bytes long.
+const (
+	cookieLabel  = "workbench/portal-session/v3"
+	maxCookieLen = 1024
+)
+
+// payload is what the cookie carries; its expiry is the token's own.
 type payload struct {
 	User    uuid.UUID `json:"u"`
 	Session uuid.UUID `json:"s"`
 	Issued  int64     `json:"i"` // unix nanoseconds
-	Expires int64     `json:"e"` // unix seconds
-}
-
-func (m *Manager) sign(body string) string {
-	mac := hmac.New(sha256.New, m.key)
-	// v2 carries the session id and issue time; a v1 cookie (without them) no longer verifies.
-	mac.Write([]byte("workbench-portal-session:v2:"))
-	mac.Write([]byte(body))
-	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
 // Cookie mints a session cookie for user, with a new session id, without writing it anywhere: Issue
@@ -164,14 +164,13 @@ func (m *Manager) Cookie(user uuid.UUID) (*http.Cookie, error) {
 	}
 	now := m.now()
 	exp := now.Add(m.ttl)
-	raw, err := json.Marshal(payload{User: user, Session: uuid.New(), Issued: now.UnixNano(), Expires: exp.Unix()})
+	value, err := m.cookies.Seal(payload{User: user, Session: uuid.New(), Issued: now.UnixNano()}, exp)
 	if err != nil {
 		return nil, err
 	}
-	body := base64.RawURLEncoding.EncodeToString(raw)
 	return &http.Cookie{
 		Name:     CookieName,
-		Value:    body + "." + m.sign(body),
+		Value:    value,
 		Path:     "/",
 		Expires:  exp,
 		MaxAge:   int(m.ttl / time.Second),
@@ -200,22 +199,14 @@ func (m *Manager) Clear(w http.ResponseWriter) {
 // session was ended.
 func (m *Manager) parse(r *http.Request) (Session, string, bool) {
 	c, err := r.Cookie(CookieName)
-	if err != nil || len(c.Value) > 1024 {
-		return Session{}, "", false
-	}
-	body, sig, ok := strings.Cut(c.Value, ".")
-	if !ok || !hmac.Equal([]byte(sig), []byte(m.sign(body))) {
-		return Session{}, "", false
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {
 		return Session{}, "", false
 	}
-	var p payload
-	if json.Unmarshal(raw, &p) != nil || p.User == uuid.Nil || p.Session == uuid.Nil || p.Issued == 0 || m.now().Unix() >= p.Expires {
+	p, exp, err := m.cookies.Open(c.Value)
+	if err != nil || p.User == uuid.Nil || p.Session == uuid.Nil || p.Issued == 0 {
 		return Session{}, "", false
 	}
-	return Session{ID: p.Session, User: p.User, IssuedAt: time.Unix(0, p.Issued).UTC(), ExpiresAt: time.Unix(p.Expires, 0).UTC()}, c.Value, true
+	return Session{ID: p.Session, User: p.User, IssuedAt: time.Unix(0, p.Issued).UTC(), ExpiresAt: exp}, c.Value, true
 }
 
 type verdictKey struct{}

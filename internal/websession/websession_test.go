@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/internal/signed"
 )
 
 func newManager(t *testing.T, public string, now *time.Time) *Manager {
@@ -38,8 +40,10 @@ func TestSessionCookie(t *testing.T) {
 	if !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteLaxMode || c.Path != "/" {
 		t.Fatalf("cookie attributes: %+v", c)
 	}
-	other := newManager(t, "https://wb.example.com", &now)
-	other.key = []byte(strings.Repeat("x", 32))
+	other, err := New([]byte(strings.Repeat("x", 32)), "https://wb.example.com", &Options{TTL: time.Hour, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	tampered := *c
 	body, sig, _ := strings.Cut(c.Value, ".")
@@ -74,6 +78,35 @@ func TestSessionCookie(t *testing.T) {
 	}
 	if c, _ := newManager(t, "http://localhost:8080", &now).Cookie(user); c.Secure {
 		t.Fatal("cookie is Secure on a plain-http public URL")
+	}
+}
+
+// A cookie over the length cap is refused before anything of it is decoded, even one genuinely
+// signed with the key and label (here padded with a field the payload does not have).
+func TestOverLongCookieIsRefused(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	m := newManager(t, "https://wb.example.com", &now)
+	type padded struct {
+		payload
+		Pad string `json:"pad"`
+	}
+	big, err := signed.New[padded]([]byte(strings.Repeat("k", 32)), cookieLabel, &signed.Options{MaxLen: 4 * maxCookieLen, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := uuid.New()
+	p := payload{User: user, Session: uuid.New(), Issued: now.UnixNano()}
+	for _, tc := range []struct {
+		pad  int
+		want bool
+	}{{0, true}, {2 * maxCookieLen, false}} {
+		v, err := big.Seal(padded{payload: p, Pad: strings.Repeat("p", tc.pad)}, now.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := m.User(requestWith(&http.Cookie{Name: CookieName, Value: v})); ok != tc.want || (ok && got != user) {
+			t.Fatalf("cookie of %d bytes: User = %s, %v; want %v", len(v), got, ok, tc.want)
+		}
 	}
 }
 
