@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
 	"errors"
@@ -48,7 +50,6 @@ import (
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/signed"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/vault"
@@ -178,21 +179,18 @@ func (m *Main) openJots() (*hjots.Handler, *jots.Service, error) {
 	return h, svc, err
 }
 
-// deriveKey derives a purpose-bound secret from the master key (HKDF-SHA256 with the label as info,
-// internal/signed.DeriveKey), so every replica that shares ENCRYPTION_KEY shares the key without
-// another setting. Rotating the master key changes derived keys: portal sessions, claim links, MCP
-// session ids, curl_session tokens, jot cookies and OAuth tokens minted before then stop being valid,
-// and clients sign in, initialize or authorize again.
+// deriveKey derives a purpose-bound secret from the master key (HMAC-SHA256 keyed by the master key,
+// over a fixed label), so every replica that shares ENCRYPTION_KEY shares the key without another
+// setting. Rotating the master key changes derived keys: portal sessions, claim links and MCP session ids
+// minted before then stop being valid, and clients sign in or initialize again.
 func (m *Main) deriveKey(label string) []byte {
 	raw, err := base64.StdEncoding.DecodeString(m.masterKey.Encode())
 	if err != nil {
 		panic("workbench: master key does not encode: " + err.Error())
 	}
-	key, err := signed.DeriveKey(raw, "workbench/derived-key/v2/"+label)
-	if err != nil {
-		panic("workbench: derive the " + label + " key: " + err.Error())
-	}
-	return key
+	mac := hmac.New(sha256.New, raw)
+	mac.Write([]byte("workbench/derived-key/v1\x00" + label))
+	return mac.Sum(nil)
 }
 
 // openVault reads the master keys and checks them against the data keys stored. On the embedded

@@ -3,13 +3,12 @@ package oauth
 import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
+	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
-
-	"github.com/workbench/workbench/internal/signed"
 )
 
 // keys are the server's secrets, all derived from the one signing key Main hands over (itself derived
@@ -26,14 +25,10 @@ type keys struct {
 	csrf []byte
 }
 
-// derive is HKDF-SHA256 of seed for label (internal/signed.DeriveKey). newKeys checks the seed's
-// length first, and labels are never empty, so it cannot fail.
 func derive(seed []byte, label string) []byte {
-	k, err := signed.DeriveKey(seed, "workbench/oauth/v2/"+label)
-	if err != nil {
-		panic("oauth: " + err.Error())
-	}
-	return k
+	mac := hmac.New(sha256.New, seed)
+	mac.Write([]byte("workbench/oauth/v1\x00" + label))
+	return mac.Sum(nil)
 }
 
 func newKeys(seed []byte) (*keys, error) {
