@@ -40,7 +40,7 @@ import (
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/audit"
-	"github.com/workbench/workbench/internal/authn"
+	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/credentials"

@@ -32,7 +32,7 @@ import (
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/oauth"
 	"github.com/workbench/workbench/internal/accounts"
-	"github.com/workbench/workbench/internal/authn"
+	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"

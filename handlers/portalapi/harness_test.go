@@ -31,7 +31,7 @@ import (
 	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/portalapi"
 	"github.com/workbench/workbench/internal/accounts"
-	"github.com/workbench/workbench/internal/authn"
+	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/vault"
