@@ -16,8 +16,8 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/credentials"
-	"github.com/workbench/workbench/internal/websession"
 )
 
 // Deps is what the routes need.

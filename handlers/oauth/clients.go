@@ -12,7 +12,7 @@ import (
 	"github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/handlers/websession"
 	projoauth "github.com/workbench/workbench/projections/oauth"
 )
 

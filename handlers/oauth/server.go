@@ -18,7 +18,7 @@ import (
 	"github.com/ory/fosite/token/jwt"
 
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/handlers/websession"
 	projidentity "github.com/workbench/workbench/projections/identity"
 	projoauth "github.com/workbench/workbench/projections/oauth"
 )

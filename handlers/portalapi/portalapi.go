@@ -16,10 +16,10 @@ import (
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/mcp"
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/signin"
-	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections/connections"
 )
