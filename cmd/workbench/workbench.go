@@ -32,6 +32,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/api"
+	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
 	hjots "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
@@ -41,7 +42,6 @@ import (
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/accounts"
-	"github.com/workbench/workbench/internal/audit"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/credentials"
@@ -488,7 +488,7 @@ func (m *Main) Serve(ctx context.Context) error {
 				Credentials: creds, Catalog: m.Plugins, Connections: connections.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},
 			})
-			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User)))
+			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(projaudit.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
 		},
 	})
