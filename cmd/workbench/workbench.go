@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/instrumented"
@@ -34,7 +35,7 @@ import (
 	"github.com/workbench/workbench/handlers/api"
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
-	hjots "github.com/workbench/workbench/handlers/jots"
+	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	"github.com/workbench/workbench/handlers/oauth"
@@ -46,7 +47,6 @@ import (
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/httpserve"
-	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/mcpsessions"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/ssrf"
@@ -150,7 +150,7 @@ func (m *Main) Open(ctx context.Context) error {
 // openJots builds the jot service, registers the built-in "jots" integration whose tools close over
 // it (plugins never see the jot store), and returns the handler that serves /j/ and uploads. Blobs live
 // in PostgreSQL when the database is, so every replica serves the same jots; on the filesystem otherwise.
-func (m *Main) openJots() (*hjots.Handler, *jots.Service, error) {
+func (m *Main) openJots() (*jotshttp.Handler, *jots.Service, error) {
 	var blobs jots.BlobStore = jots.FSBlobs{Dir: filepath.Join(m.Config.DataDir, "jots")}
 	if m.Config.Database == config.Postgres {
 		blobs = jots.PostgresBlobs{DB: m.DB}
@@ -168,7 +168,7 @@ func (m *Main) openJots() (*hjots.Handler, *jots.Service, error) {
 	if err := m.Plugins.AddInternal(svc.Integration()); err != nil {
 		return nil, nil, fmt.Errorf("register the jots integration: %w", err)
 	}
-	h, err := hjots.New(hjots.Options{
+	h, err := jotshttp.New(jotshttp.Options{
 		Service: svc, CookieKey: m.deriveKey("jot-cookie"),
 		SecureCookies: strings.HasPrefix(m.Config.ServerPublicURL, "https://"),
 		JotsOrigin:    m.Config.JotsOrigin, Logger: m.Logger,
