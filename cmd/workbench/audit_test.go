@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/workbench/workbench/internal/audit"
-	"github.com/workbench/workbench/internal/audit/audittest"
 	"github.com/workbench/workbench/internal/config"
+	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit/audittest"
 )
 
 // auditEnv returns the environment of a fresh SQLite data directory whose log holds the audittest

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/workbench/workbench/internal/audit"
+	"github.com/workbench/workbench/projections/audit"
 )
 
 const auditUsage = `usage: workbench audit replay [--from T] [--to T] [--user EMAIL] [--integration NAME] [--format jsonl|csv]

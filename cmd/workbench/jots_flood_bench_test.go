@@ -30,7 +30,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/workbench/workbench/internal/jots/jotstest"
+	"github.com/workbench/workbench/app/jots/jotstest"
 )
 
 const benchFlooders = 32

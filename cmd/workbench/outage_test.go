@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/testpg"
-	"github.com/workbench/workbench/internal/websession"
 )
 
 // TestOAuthAndMCPDuringDatabaseOutage serves Main on a private PostgreSQL cluster, stops the cluster

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/handlers/websession"
 )
 
 // TestMCPWithPortalSession: the third credential at /mcp is the portal session, accepted only from the

@@ -27,6 +27,7 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain/mcpsession"
@@ -37,23 +38,22 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/api"
-	hjots "github.com/workbench/workbench/handlers/jots"
+	audithttp "github.com/workbench/workbench/handlers/audit"
+	"github.com/workbench/workbench/handlers/authn"
+	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	"github.com/workbench/workbench/handlers/oauth"
 	"github.com/workbench/workbench/handlers/portalapi"
 	"github.com/workbench/workbench/handlers/proxy"
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/accounts"
-	"github.com/workbench/workbench/internal/audit"
-	"github.com/workbench/workbench/internal/authn"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/httpserve"
-	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/vault"
-	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/portal"
@@ -153,7 +153,7 @@ func (m *Main) Open(ctx context.Context) error {
 // openJots builds the jot service, registers the built-in "jots" integration whose tools close over
 // it (plugins never see the jot store), and returns the handler that serves /j/ and uploads. Blobs live
 // in PostgreSQL when the database is, so every replica serves the same jots; on the filesystem otherwise.
-func (m *Main) openJots() (*hjots.Handler, *jots.Service, error) {
+func (m *Main) openJots() (*jotshttp.Handler, *jots.Service, error) {
 	var blobs jots.BlobStore = jots.FSBlobs{Dir: filepath.Join(m.Config.DataDir, "jots")}
 	if m.Config.Database == config.Postgres {
 		blobs = jots.PostgresBlobs{DB: m.DB}
@@ -171,7 +171,7 @@ func (m *Main) openJots() (*hjots.Handler, *jots.Service, error) {
 	if err := m.Plugins.AddInternal(svc.Integration()); err != nil {
 		return nil, nil, fmt.Errorf("register the jots integration: %w", err)
 	}
-	h, err := hjots.New(hjots.Options{
+	h, err := jotshttp.New(jotshttp.Options{
 		Service: svc, CookieKey: m.deriveKey("jot-cookie"),
 		SecureCookies: strings.HasPrefix(m.Config.ServerPublicURL, "https://"),
 		JotsOrigin:    m.Config.JotsOrigin, Logger: m.Logger,
@@ -510,7 +510,7 @@ func (m *Main) Serve(ctx context.Context) error {
 				Credentials: creds, Catalog: m.Plugins, Connections: connectionsrm.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},
 			})
-			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audit.Handler(projaudit.Reader{DB: m.DB}, sessions.User)))
+			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(projaudit.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
 		},
 	})

@@ -22,5 +22,5 @@
 // the manifest (paths, sizes, sha256, content types) so a read model can be rebuilt from the log alone;
 // file bodies live in a content-addressed blob store outside the log.
 //
-// Passwords reach the domain only as hashes; hashing and checking them is internal/jots' business.
+// Passwords reach the domain only as hashes; hashing and checking them is app/jots' business.
 package jot

@@ -15,7 +15,7 @@ const (
 // Settings are how a jot is served.
 type Settings struct {
 	Access Access `json:"access"`
-	// PasswordHash is set exactly when Access is AccessPassword. It is a hash (internal/jots uses
+	// PasswordHash is set exactly when Access is AccessPassword. It is a hash (app/jots uses
 	// bcrypt), never the password.
 	PasswordHash string `json:"password_hash,omitempty"`
 	// CORS adds Access-Control-Allow-Origin: * to the jot's responses, so its own sandboxed (opaque

@@ -1,6 +1,6 @@
 // Package portalsession records the early end of portal sessions, so that a signed-out cookie is
 // refused on every replica. A portal session is otherwise a self-contained signed cookie
-// (internal/websession) naming a user, a session id and when it was issued; only its end is state.
+// (handlers/websession) naming a user, a session id and when it was issued; only its end is state.
 //
 // There is one stream per user, StreamName, with two events:
 //
@@ -11,7 +11,7 @@
 //
 // Decide is pure: ids and times arrive in the command. Ending a session twice, or one already covered
 // by an AllSessionsEnded, records nothing (sign-out is idempotent). The read model is
-// projections/portalsessions; internal/websession checks it on every request.
+// projections/portalsessions; handlers/websession checks it on every request.
 //
 // The wiring builds the codec with eventstore.NewJSONCodec(portalsession.Events()...) and runs
 // commands with eventstore.Execute; pass them as portalsession.Command(portalsession.End{...}).

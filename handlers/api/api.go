@@ -17,7 +17,7 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/handlers/websession"
 )
 
 // Deps is what the routes need.

@@ -1,5 +1,5 @@
 // Package jots is the jots host: it serves every live jot at /j/<name>/ and takes uploads at
-// /jots/upload/<name>/<token> (spec, workbench-concepts.md: "Jot"; the use cases are internal/jots).
+// /jots/upload/<name>/<token> (spec, workbench-concepts.md: "Jot"; the use cases are app/jots).
 //
 // # The sandbox
 //
@@ -16,7 +16,7 @@
 // it, so the script cannot read them, and the app's SameSite=Lax session cookie is not sent on those
 // requests at all. Nothing here ever sets an app cookie: the only cookie this package sets is a jot's
 // own password cookie, scoped to Path=/j/<name>/. nosniff stops a browser from running a file as
-// anything but the type it is served as; types come from a fixed table (internal/jots.ContentType).
+// anything but the type it is served as; types come from a fixed table (app/jots.ContentType).
 //
 // The sandbox is the defence whatever the origin, but a separate origin is better still: set
 // JOTS_ORIGIN (for example https://jots.example.com, a different site from SERVER_PUBLIC_URL) and
@@ -40,7 +40,7 @@
 // path of the jot), checked against its bcrypt hash. Guesses are limited before the jot is even looked
 // up: Options.GuessesPerAddress a minute per client address over every jot, Options.GuessesPerJot a
 // minute per jot over every address (429 with Retry-After); a guess that finds every bcrypt slot busy
-// is answered 503 with Retry-After (internal/jots explains the bounds). The host then sets a cookie scoped to
+// is answered 503 with Retry-After (app/jots explains the bounds). The host then sets a cookie scoped to
 // Path=/j/<name>/ (HttpOnly, SameSite=Lax, Secure on TLS) and redirects to
 // /j/<name>/~gate/<token>/<path>. Cookie and token are the same value: an internal/signed token under the
 // server's key, naming the jot, expiring (12 hours by default), and bound to the current password

@@ -15,10 +15,10 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/jots"
+	"github.com/workbench/workbench/app/jots/jotstest"
 	"github.com/workbench/workbench/eventstore"
-	hjots "github.com/workbench/workbench/handlers/jots"
-	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/jots/jotstest"
+	jotshttp "github.com/workbench/workbench/handlers/jots"
 )
 
 var (
@@ -34,14 +34,14 @@ type host struct {
 }
 
 // newHost serves the jots routes on a test server. extra, when set, adds routes (the app's pages).
-func newHost(t *testing.T, svcOpts jots.Options, hOpts hjots.Options, extra func(chi.Router)) *host {
+func newHost(t *testing.T, svcOpts jots.Options, hOpts jotshttp.Options, extra func(chi.Router)) *host {
 	t.Helper()
 	e := jotstest.New(t, svcOpts)
 	hOpts.Service = e.Service
 	if hOpts.CookieKey == nil {
 		hOpts.CookieKey = key
 	}
-	h, err := hjots.New(hOpts)
+	h, err := jotshttp.New(hOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

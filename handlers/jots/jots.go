@@ -12,23 +12,23 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/httprate"
 
+	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
-	ijots "github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/signed"
 )
 
-// Service is what the host needs of internal/jots.Service.
+// Service is what the host needs of app/jots.Service.
 type Service interface {
-	Site(ctx context.Context, name string) (ijots.Site, error)
+	Site(ctx context.Context, name string) (jots.Site, error)
 	File(ctx context.Context, name, path string) (jot.File, error)
 	Body(ctx context.Context, f jot.File) ([]byte, error)
-	Upload(ctx context.Context, name, token string, body io.Reader, md eventstore.Metadata) (ijots.Deployment, error)
+	Upload(ctx context.Context, name, token string, body io.Reader, md eventstore.Metadata) (jots.Deployment, error)
 	CheckPassword(ctx context.Context, hash, pw string) (bool, error)
-	Limits() ijots.Limits
+	Limits() jots.Limits
 }
 
-var _ Service = (*ijots.Service)(nil)
+var _ Service = (*jots.Service)(nil)
 
 // DefaultCookieTTL is how long a jot's password cookie lasts.
 const DefaultCookieTTL = 12 * time.Hour

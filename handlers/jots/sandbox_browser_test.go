@@ -14,9 +14,9 @@ import (
 	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 
-	hjots "github.com/workbench/workbench/handlers/jots"
-	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/jots/jotstest"
+	"github.com/workbench/workbench/app/jots"
+	"github.com/workbench/workbench/app/jots/jotstest"
+	jotshttp "github.com/workbench/workbench/handlers/jots"
 )
 
 // The app's secrets the hostile jot goes after.
@@ -146,7 +146,7 @@ func visit(t *testing.T, b *rod.Browser, url string) map[string]string {
 func TestSandboxInChromium(t *testing.T) {
 	b := launch(t)
 	app := &appServer{}
-	h := newHost(t, jots.Options{}, hjots.Options{}, app.routes)
+	h := newHost(t, jots.Options{}, jotshttp.Options{}, app.routes)
 	h.deploy(t, "hostile", jots.SettingsInput{}, jotstest.File{Path: "index.html", Body: hostileJot}, jotstest.File{Path: "data.json", Body: `{"own":"data"}`})
 	yes := true
 	h.deploy(t, "hostile-cors", jots.SettingsInput{CORS: &yes}, jotstest.File{Path: "index.html", Body: hostileJot}, jotstest.File{Path: "data.json", Body: `{"own":"data"}`})
@@ -215,7 +215,7 @@ func rodTarget(url string) proto.TargetCreateTarget { return proto.TargetCreateT
 // jot's own subresources loading with it from inside the sandbox.
 func TestPasswordGateInChromium(t *testing.T) {
 	b := launch(t)
-	h := newHost(t, jots.Options{}, hjots.Options{}, nil)
+	h := newHost(t, jots.Options{}, jotshttp.Options{}, nil)
 	pw := "correct horse"
 	h.deploy(t, "gated", jots.SettingsInput{Password: &pw},
 		jotstest.File{Path: "index.html", Body: `<!doctype html><html><body><pre id="out"></pre><script src="app.js"></script></body></html>`},

@@ -11,9 +11,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/handlers"
-	ijots "github.com/workbench/workbench/internal/jots"
 	jotsrm "github.com/workbench/workbench/projections/jots"
 )
 
@@ -228,14 +228,14 @@ func (h *Handler) form(w http.ResponseWriter, name string, status int, msg strin
 // maxFormBytes bounds the login form body.
 const maxFormBytes = 4 << 10
 
-func (h *Handler) login(w http.ResponseWriter, r *http.Request, site ijots.Site) {
+func (h *Handler) login(w http.ResponseWriter, r *http.Request, site jots.Site) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		h.form(w, site.Name, http.StatusBadRequest, "The form could not be read.")
 		return
 	}
 	ok, err := h.svc.CheckPassword(r.Context(), site.Settings.PasswordHash, r.PostForm.Get("password"))
-	if errors.Is(err, ijots.ErrPasswordBusy) {
+	if errors.Is(err, jots.ErrPasswordBusy) {
 		w.Header().Set("Retry-After", "1")
 		h.form(w, site.Name, http.StatusServiceUnavailable, "The server is busy checking passwords. Try again in a moment.")
 		return
@@ -285,14 +285,14 @@ func splitGate(p string) (token, rest string) {
 	return token, rest
 }
 
-func (h *Handler) hasValidCookie(r *http.Request, site ijots.Site) bool {
+func (h *Handler) hasValidCookie(r *http.Request, site jots.Site) bool {
 	c, err := r.Cookie(cookieName)
 	return err == nil && h.validCookie(c.Value, site.Name, site.Settings.PasswordHash)
 }
 
 // redirectToGate sends the visitor to rest under a fresh access token, with 303 so that a POST becomes
 // a GET (RFC 9110 section 15.4.4).
-func (h *Handler) redirectToGate(w http.ResponseWriter, r *http.Request, site ijots.Site, rest string) {
+func (h *Handler) redirectToGate(w http.ResponseWriter, r *http.Request, site jots.Site, rest string) {
 	token, err := h.signCookie(site.Name, site.Settings.PasswordHash, h.now().Add(h.cookieTTL))
 	if err != nil {
 		h.log.ErrorContext(r.Context(), "sign jot access token", "jot", site.Name, "err", err)

@@ -14,16 +14,16 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/workbench/workbench/app/jots"
+	"github.com/workbench/workbench/app/jots/jotstest"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/jots/jotstest"
 
-	hjots "github.com/workbench/workbench/handlers/jots"
+	jotshttp "github.com/workbench/workbench/handlers/jots"
 )
 
 func sandboxed(t *testing.T, r response) {
 	t.Helper()
-	if got := r.Header.Get("Content-Security-Policy"); got != hjots.SandboxCSP || strings.Contains(got, "allow-same-origin") {
+	if got := r.Header.Get("Content-Security-Policy"); got != jotshttp.SandboxCSP || strings.Contains(got, "allow-same-origin") {
 		t.Errorf("%s: CSP %q", r.Request.URL.Path, got)
 	}
 	if r.Header.Get("X-Content-Type-Options") != "nosniff" {
@@ -32,7 +32,7 @@ func sandboxed(t *testing.T, r response) {
 }
 
 func TestServing(t *testing.T) {
-	h := newHost(t, jots.Options{}, hjots.Options{}, nil)
+	h := newHost(t, jots.Options{}, jotshttp.Options{}, nil)
 	h.deploy(t, "site", jots.SettingsInput{},
 		jotstest.File{Path: "index.html", Body: "<h1>home</h1>"},
 		jotstest.File{Path: "docs/index.html", Body: "<h1>docs</h1>"},
@@ -125,7 +125,7 @@ func TestServing(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
-	h := newHost(t, jots.Options{}, hjots.Options{}, nil)
+	h := newHost(t, jots.Options{}, jotshttp.Options{}, nil)
 	yes := true
 	h.deploy(t, "open", jots.SettingsInput{CORS: &yes}, jotstest.File{Path: "data.json", Body: "[]"})
 	r := h.get(t, "/j/open/data.json", http.Header{"Origin": {"null"}})
@@ -142,7 +142,7 @@ func TestCORS(t *testing.T) {
 func TestPasswordGate(t *testing.T) {
 	now := time.Now()
 	clock := func() time.Time { return now }
-	h := newHost(t, jots.Options{}, hjots.Options{Now: clock, CookieTTL: time.Hour}, nil)
+	h := newHost(t, jots.Options{}, jotshttp.Options{Now: clock, CookieTTL: time.Hour}, nil)
 	pw := "open sesame"
 	h.deploy(t, "secret", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "the secret"}, jotstest.File{Path: "a.css", Body: "x"})
 	h.deploy(t, "other", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "other secret"})
@@ -255,7 +255,7 @@ func TestPasswordGate(t *testing.T) {
 }
 
 func TestUploadEndpoint(t *testing.T) {
-	h := newHost(t, jots.Options{Limits: jots.Limits{MaxBytes: 64 << 10, MaxFiles: 10}}, hjots.Options{}, nil)
+	h := newHost(t, jots.Options{Limits: jots.Limits{MaxBytes: 64 << 10, MaxFiles: 10}}, jotshttp.Options{}, nil)
 	ticket := func() string {
 		tk, err := h.Service.Deploy(h.Ctx, alice, "up", jots.SettingsInput{}, md)
 		if err != nil {
@@ -314,7 +314,7 @@ func TestUploadEndpoint(t *testing.T) {
 }
 
 func TestJotsOrigin(t *testing.T) {
-	h := newHost(t, jots.Options{JotsOrigin: "https://jots.example.net"}, hjots.Options{JotsOrigin: "https://jots.example.net"}, nil)
+	h := newHost(t, jots.Options{JotsOrigin: "https://jots.example.net"}, jotshttp.Options{JotsOrigin: "https://jots.example.net"}, nil)
 	h.deploy(t, "far", jots.SettingsInput{}, jotstest.File{Path: "index.html", Body: "x"})
 	r := h.get(t, "/j/far/index.html?x=1", nil)
 	if r.StatusCode != http.StatusPermanentRedirect || r.Header.Get("Location") != "https://jots.example.net/j/far/index.html?x=1" {
@@ -350,7 +350,7 @@ func TestPasswordGuessesLimited(t *testing.T) {
 		sandboxed(t, r)
 	}
 	t.Run("per address", func(t *testing.T) {
-		h := newHost(t, jots.Options{}, hjots.Options{GuessesPerAddress: 3, GuessesPerJot: 1000}, nil)
+		h := newHost(t, jots.Options{}, jotshttp.Options{GuessesPerAddress: 3, GuessesPerJot: 1000}, nil)
 		h.deploy(t, "one", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "1"})
 		h.deploy(t, "two", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "2"})
 		for i, name := range []string{"one", "two", "one"} {
@@ -361,7 +361,7 @@ func TestPasswordGuessesLimited(t *testing.T) {
 		limited(t, guess(t, h, "two", "open+sesame"))
 	})
 	t.Run("per jot", func(t *testing.T) {
-		h := newHost(t, jots.Options{}, hjots.Options{GuessesPerAddress: 1000, GuessesPerJot: 3}, nil)
+		h := newHost(t, jots.Options{}, jotshttp.Options{GuessesPerAddress: 1000, GuessesPerJot: 3}, nil)
 		h.deploy(t, "one", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "1"})
 		h.deploy(t, "two", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "2"})
 		for i := range 3 {
@@ -378,7 +378,7 @@ func TestPasswordGuessesLimited(t *testing.T) {
 }
 
 // busyService answers every password check as the bcrypt slots do when none frees up in time.
-type busyService struct{ hjots.Service }
+type busyService struct{ jotshttp.Service }
 
 func (busyService) CheckPassword(context.Context, string, string) (bool, error) {
 	return false, &domain.Error{Code: domain.CodeUnavailable, Message: "busy", Err: jots.ErrPasswordBusy}
@@ -387,9 +387,9 @@ func (busyService) CheckPassword(context.Context, string, string) (bool, error) 
 // A guess that finds every bcrypt slot taken is answered 503 with Retry-After, not 401.
 func TestPasswordCheckBusy(t *testing.T) {
 	pw := "open sesame"
-	h := newHost(t, jots.Options{}, hjots.Options{}, nil)
+	h := newHost(t, jots.Options{}, jotshttp.Options{}, nil)
 	h.deploy(t, "one", jots.SettingsInput{Password: &pw}, jotstest.File{Path: "index.html", Body: "1"})
-	busy, err := hjots.New(hjots.Options{Service: busyService{h.Service}, CookieKey: key})
+	busy, err := jotshttp.New(jotshttp.Options{Service: busyService{h.Service}, CookieKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}

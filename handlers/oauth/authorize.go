@@ -17,7 +17,7 @@ import (
 	"github.com/ory/fosite"
 
 	oauthdom "github.com/workbench/workbench/domain/oauth"
-	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/handlers/websession"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/handlers/websession"
 )
 
 // NoticeHeader carries, on the revocation answer, what happens to access tokens already issued.

@@ -15,7 +15,7 @@
 //     holding live refresh tokens for the signed-in user, and their revocation.
 //
 // Access tokens are ES256-signed JWTs (RFC 9068 shape: typ at+jwt, client_id, the grant id as gid)
-// whose audience is the canonical /mcp URL; VerifyAccessToken checks one for internal/authn. Codes and
+// whose audience is the canonical /mcp URL; VerifyAccessToken checks one for handlers/authn. Codes and
 // refresh tokens are fosite's HMAC tokens; the log holds only their signatures. Every key is derived
 // from the one signing key Main hands over, with HKDF (internal/signed.DeriveKey).
 //

@@ -18,7 +18,7 @@ import (
 	"github.com/ory/fosite/token/jwt"
 
 	"github.com/workbench/workbench/app/oauthclients"
-	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/projections/identity"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
 )

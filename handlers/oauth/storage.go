@@ -407,7 +407,7 @@ func (s *storage) RevokeRefreshToken(ctx context.Context, requestID string) erro
 }
 
 // RevokeAccessToken implements oauth2.TokenRevocationStorage: every access token of the grant stops
-// authenticating at /mcp (internal/authn checks the grant).
+// authenticating at /mcp (handlers/authn checks the grant).
 func (s *storage) RevokeAccessToken(ctx context.Context, requestID string) error {
 	return s.grant(ctx, requestID, oauthdom.RevokeAccessTokens{Reason: reasonOf(ctx), At: s.now()})
 }

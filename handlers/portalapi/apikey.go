@@ -10,8 +10,8 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/accounts"
-	"github.com/workbench/workbench/internal/websession"
 )
 
 type keyInfo struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/handlers/websession"
 )
 
 // authenticates asks /mcp's authenticator whether key is accepted, and as whom.

@@ -14,8 +14,8 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/signin"
-	"github.com/workbench/workbench/internal/websession"
 )
 
 var userAgg = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/signin"
-	"github.com/workbench/workbench/internal/websession"
 )
 
 // ssoSignIn walks a browser through the whole sign-in: our login route, the provider's authorize

@@ -17,9 +17,9 @@ import (
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/mcp"
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/signin"
-	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/plugins"
 	connectionsrm "github.com/workbench/workbench/projections/connections"
 )

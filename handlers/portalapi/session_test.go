@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/handlers/portalapi"
-	"github.com/workbench/workbench/internal/websession"
+	"github.com/workbench/workbench/handlers/websession"
 )
 
 // cookie is the session cookie b holds for n.

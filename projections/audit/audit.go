@@ -13,7 +13,6 @@ import (
 
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/audit"
 	"github.com/workbench/workbench/internal/dbtime"
 	"github.com/workbench/workbench/projections"
 )
@@ -23,7 +22,7 @@ const Name = "audit"
 
 // Projection keeps audit_records and audit_users.
 type Projection struct {
-	dec *audit.Decoder
+	dec *Decoder
 
 	mu sync.Mutex
 	tx *sql.Tx
@@ -47,7 +46,7 @@ var (
 )
 
 // New returns the projection.
-func New() *Projection { return &Projection{dec: audit.NewDecoder()} }
+func New() *Projection { return &Projection{dec: NewDecoder()} }
 
 // Name implements projections.Projection.
 func (*Projection) Name() string { return Name }
@@ -55,7 +54,7 @@ func (*Projection) Name() string { return Name }
 // Handles implements projections.Selective: the audited event types, and identity.user_created for
 // the emails. A batch of anything else costs the runner no write transaction.
 func (*Projection) Handles(eventType string) bool {
-	return eventType == identity.TypeUserCreated || audit.Audited(eventType)
+	return eventType == identity.TypeUserCreated || Audited(eventType)
 }
 
 // Reset implements projections.Projection.
@@ -156,14 +155,13 @@ func encodePos(v uint64) string {
 	return "00000000000000000000"[:width-len(s)] + s
 }
 
-// Reader lists records from the read model. It implements audit.Reader for the /api/audit handler.
+// Reader lists records from the read model. It implements handlers/audit.Reader for the /api/audit
+// handler.
 type Reader struct{ DB *sql.DB }
 
-var _ audit.Reader = Reader{}
-
-// ForUser implements audit.Reader: up to limit of the user's records, newest first, strictly before
-// `before` in log order (from the newest when before is the zero position).
-func (r Reader) ForUser(ctx context.Context, user uuid.UUID, before eventstore.Position, limit int) ([]audit.Record, error) {
+// ForUser implements handlers/audit.Reader: up to limit of the user's records, newest first, strictly
+// before `before` in log order (from the newest when before is the zero position).
+func (r Reader) ForUser(ctx context.Context, user uuid.UUID, before eventstore.Position, limit int) ([]Record, error) {
 	if limit < 1 {
 		return nil, nil
 	}
@@ -182,13 +180,13 @@ func (r Reader) ForUser(ctx context.Context, user uuid.UUID, before eventstore.P
 		return nil, fmt.Errorf("audit: list records of %s: %w", user, err)
 	}
 	defer rows.Close()
-	var out []audit.Record
+	var out []Record
 	for rows.Next() {
 		var body string
 		if err := rows.Scan(&body); err != nil {
 			return nil, fmt.Errorf("audit: list records of %s: %w", user, err)
 		}
-		var rec audit.Record
+		var rec Record
 		if err := json.Unmarshal([]byte(body), &rec); err != nil {
 			return nil, fmt.Errorf("audit: stored record of %s: %w", user, err)
 		}

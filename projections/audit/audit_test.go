@@ -4,10 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,13 +22,12 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/audit"
-	"github.com/workbench/workbench/internal/audit/audittest"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	projaudit "github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit/audittest"
 )
 
 type backend struct {
@@ -117,7 +112,7 @@ func (b backend) vault(t testing.TB) *vault.Vault {
 func (b backend) running(t testing.TB) *projections.Runner {
 	t.Helper()
 	r, err := projections.NewRunner(b.store, b.db, b.dialect, &projections.Options{
-		Projections: []projections.Projection{projaudit.New()}, BatchSize: 4, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{audit.New()}, BatchSize: 4, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +193,7 @@ func TestReadModelMatchesReplayAndRebuild(t *testing.T) {
 		if err := runner.WaitFor(ctx, last); err != nil {
 			t.Fatal(err)
 		}
-		reader := projaudit.Reader{DB: b.db}
+		reader := audit.Reader{DB: b.db}
 		for email, user := range map[string]uuid.UUID{"ada@example.com": audittest.Ada, "bob@example.com": audittest.Bob} {
 			want := replay(t, b.store, audit.Filter{Email: email})
 			slices.Reverse(want)
@@ -214,7 +209,7 @@ func TestReadModelMatchesReplayAndRebuild(t *testing.T) {
 			}
 		}
 		incremental := dump(t, b.db)
-		if err := runner.Rebuild(ctx, projaudit.Name); err != nil {
+		if err := runner.Rebuild(ctx, audit.Name); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(incremental, dump(t, b.db)); diff != "" {
@@ -227,145 +222,6 @@ func TestReadModelMatchesReplayAndRebuild(t *testing.T) {
 			t.Errorf("a stranger's records: %v %v", got, err)
 		}
 	})
-}
-
-type pageResult struct {
-	status int
-	page   audit.Page
-	body   string
-	header http.Header
-}
-
-func getPage(t *testing.T, srv *httptest.Server, method, user, query string) pageResult {
-	t.Helper()
-	req, err := http.NewRequest(method, srv.URL+"/api/audit"+query, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if user != "" {
-		req.Header.Set("X-Test-User", user)
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	res := pageResult{status: resp.StatusCode, body: string(body), header: resp.Header}
-	if resp.StatusCode == http.StatusOK {
-		if err := json.Unmarshal(body, &res.page); err != nil {
-			t.Fatalf("body %s: %v", body, err)
-		}
-	}
-	return res
-}
-
-func TestHandler(t *testing.T) {
-	b := openSQLite(t)
-	ctx := testCtx(t)
-	runner := b.running(t)
-	audittest.Build(ctx, t, b.store, b.vault(t))
-	if _, err := audittest.AppendCurlSession(ctx, b.store); err != nil {
-		t.Fatal(err)
-	}
-	if err := audittest.AppendToolRuns(ctx, b.store, audittest.Bob, audittest.Day1.AddDate(0, 1, 0), 60, 4); err != nil {
-		t.Fatal(err)
-	}
-	envs, err := b.store.ReadAll(ctx, eventstore.Start, 10_000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := runner.WaitFor(ctx, envs[len(envs)-1].Position); err != nil {
-		t.Fatal(err)
-	}
-	// The test resolves the signed-in user from a header; the server gives a portal-session resolver.
-	userOf := func(r *http.Request) (uuid.UUID, bool) {
-		id, err := uuid.Parse(r.Header.Get("X-Test-User"))
-		return id, err == nil
-	}
-	srv := httptest.NewServer(audit.Handler(projaudit.Reader{DB: b.db}, userOf))
-	defer srv.Close()
-	ada, bob := audittest.Ada.String(), audittest.Bob.String()
-
-	t.Run("pages through every record, newest first", func(t *testing.T) {
-		want := replay(t, b.store, audit.Filter{Email: "ada@example.com"})
-		slices.Reverse(want)
-		var got []audit.Record
-		query, pages := "?limit=3", 0
-		for {
-			res := getPage(t, srv, http.MethodGet, ada, query)
-			if res.status != http.StatusOK {
-				t.Fatalf("%s: %d %s", query, res.status, res.body)
-			}
-			if cc := res.header.Get("Cache-Control"); cc != "no-store" {
-				t.Errorf("Cache-Control %q", cc)
-			}
-			pages++
-			got = append(got, res.page.Records...)
-			if res.page.NextBefore == "" {
-				break
-			}
-			if len(res.page.Records) != 3 {
-				t.Fatalf("a page that is not the last has %d records", len(res.page.Records))
-			}
-			query = "?limit=3&before=" + res.page.NextBefore
-		}
-		if pages != (len(want)+2)/3 {
-			t.Errorf("%d pages for %d records", pages, len(want))
-		}
-		if diff := cmp.Diff(asJSON(t, want), asJSON(t, got)); diff != "" {
-			t.Errorf("pages differ from the replay (-replay +pages):\n%s", diff)
-		}
-		for _, r := range got {
-			if r.UserID != audittest.Ada {
-				t.Errorf("another user's record: %+v", r)
-			}
-		}
-	})
-
-	t.Run("default and largest limits", func(t *testing.T) {
-		res := getPage(t, srv, http.MethodGet, bob, "")
-		if res.status != http.StatusOK || len(res.page.Records) != audit.DefaultLimit || res.page.NextBefore == "" {
-			t.Fatalf("default page: %d, %d records, next %q", res.status, len(res.page.Records), res.page.NextBefore)
-		}
-		res = getPage(t, srv, http.MethodGet, bob, fmt.Sprintf("?limit=%d", audit.MaxLimit))
-		if res.status != http.StatusOK || len(res.page.Records) != 9+60 || res.page.NextBefore != "" {
-			t.Fatalf("largest page: %d, %d records, next %q", res.status, len(res.page.Records), res.page.NextBefore)
-		}
-	})
-
-	t.Run("no records", func(t *testing.T) {
-		res := getPage(t, srv, http.MethodGet, uuid.NewString(), "")
-		if res.status != http.StatusOK || !strings.Contains(res.body, `"records":[]`) {
-			t.Fatalf("%d %s", res.status, res.body)
-		}
-	})
-
-	cases := []struct {
-		name, method, user, query string
-		status                    int
-	}{
-		{"no one signed in", http.MethodGet, "", "", http.StatusUnauthorized},
-		{"limit zero", http.MethodGet, ada, "?limit=0", http.StatusBadRequest},
-		{"limit too large", http.MethodGet, ada, "?limit=501", http.StatusBadRequest},
-		{"limit not a number", http.MethodGet, ada, "?limit=ten", http.StatusBadRequest},
-		{"limit empty", http.MethodGet, ada, "?limit=", http.StatusBadRequest},
-		{"before not a position", http.MethodGet, ada, "?before=yesterday", http.StatusBadRequest},
-		{"before zero", http.MethodGet, ada, "?before=0", http.StatusBadRequest},
-		{"post", http.MethodPost, ada, "", http.StatusMethodNotAllowed},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			res := getPage(t, srv, tc.method, tc.user, tc.query)
-			if res.status != tc.status {
-				t.Fatalf("%d %s, want %d", res.status, res.body, tc.status)
-			}
-			var e struct{ Error, Message string }
-			if err := json.Unmarshal([]byte(res.body), &e); err != nil || e.Error == "" || e.Message == "" {
-				t.Fatalf("error body %q: %v", res.body, err)
-			}
-		})
-	}
 }
 
 // The projection asks for the audited event types and identity.user_created, nothing else.
@@ -384,7 +240,7 @@ func TestHandles(t *testing.T) {
 		{"email claimed", identity.TypeEmailClaimed, false},
 		{"unknown", "jots.created", false},
 	}
-	p := projaudit.New()
+	p := audit.New()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := p.Handles(tc.eventType); got != tc.want {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/workbench/workbench/internal/audit/audittest"
 	"github.com/workbench/workbench/projections"
-	projaudit "github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit/audittest"
 )
 
 // BenchmarkRebuild appends 20,000 tool runs of one user (16 appenders, group-committed) after the
@@ -23,13 +23,13 @@ func BenchmarkRebuild(b *testing.B) {
 			if err := audittest.AppendToolRuns(ctx, bk.store, audittest.Bob, audittest.Day1.AddDate(0, 1, 0), runs, 16); err != nil {
 				b.Fatal(err)
 			}
-			r, err := projections.NewRunner(bk.store, bk.db, bk.dialect, &projections.Options{Projections: []projections.Projection{projaudit.New()}})
+			r, err := projections.NewRunner(bk.store, bk.db, bk.dialect, &projections.Options{Projections: []projections.Projection{audit.New()}})
 			if err != nil {
 				b.Fatal(err)
 			}
 			rebuilds := 0
 			for b.Loop() {
-				if err := r.Rebuild(ctx, projaudit.Name); err != nil {
+				if err := r.Rebuild(ctx, audit.Name); err != nil {
 					b.Fatalf("Rebuild: %v", err)
 				}
 				rebuilds++

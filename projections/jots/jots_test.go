@@ -10,9 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/jots"
+	"github.com/workbench/workbench/app/jots/jotstest"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/jots/jotstest"
 	jotsrm "github.com/workbench/workbench/projections/jots"
 )
 

@@ -1,5 +1,5 @@
 // Package portalsessions projects the ends of portal sessions (domain/portalsession) into
-// portal_ended_sessions and portal_sessions_cut, which internal/websession reads on every request
+// portal_ended_sessions and portal_sessions_cut, which handlers/websession reads on every request
 // that carries a portal session cookie. The tables live in the shared database, so a session ended
 // through one replica is refused by all of them as soon as the projection has applied the event
 // (the sign-out route waits for that before it answers).

@@ -13,8 +13,8 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/testpg"
-	"github.com/workbench/workbench/internal/websession"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/portalsessions"

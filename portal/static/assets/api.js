@@ -1,6 +1,6 @@
 // The portal API client: same-origin JSON fetches with the session cookie. Every state-changing
 // request carries X-Workbench-CSRF, which no other site can set without a CORS preflight the server
-// never grants (internal/websession).
+// never grants (handlers/websession).
 
 export class ApiError extends Error {
   constructor(status, code, message) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/audit"
+	"github.com/workbench/workbench/projections/audit"
 )
 
 // A request_forwarded record carries what was sent where and the request id that joins it to the

@@ -15,9 +15,9 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	jotsrm "github.com/workbench/workbench/projections/jots"

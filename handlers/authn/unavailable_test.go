@@ -12,16 +12,16 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/oauth"
-	idproj "github.com/workbench/workbench/projections/identity"
+	identityrm "github.com/workbench/workbench/projections/identity"
 )
 
 // keyOwners is a fake read model: a fixed answer for every lookup.
 type keyOwners struct {
-	user idproj.User
+	user identityrm.User
 	err  error
 }
 
-func (k keyOwners) UserByKeyHash(context.Context, string) (idproj.User, uuid.UUID, error) {
+func (k keyOwners) UserByKeyHash(context.Context, string) (identityrm.User, uuid.UUID, error) {
 	return k.user, uuid.New(), k.err
 }
 
@@ -36,8 +36,8 @@ func (v verifier) VerifyAccessToken(context.Context, string) (oauth.AccessClaims
 
 type failingUsers struct{ err error }
 
-func (f failingUsers) UserByID(context.Context, uuid.UUID) (idproj.User, error) {
-	return idproj.User{}, f.err
+func (f failingUsers) UserByID(context.Context, uuid.UUID) (identityrm.User, error) {
+	return identityrm.User{}, f.err
 }
 
 // TestStorageFailureIsUnavailable: when the read model cannot be read, every authenticator answers
@@ -54,7 +54,7 @@ func TestStorageFailureIsUnavailable(t *testing.T) {
 		want  domain.Code
 	}{
 		{"API key, database down", APIKeys{Reader: keyOwners{err: down}}, key, domain.CodeUnavailable},
-		{"API key, unknown", APIKeys{Reader: keyOwners{err: idproj.ErrNotFound}}, key, domain.CodeUnauthenticated},
+		{"API key, unknown", APIKeys{Reader: keyOwners{err: identityrm.ErrNotFound}}, key, domain.CodeUnauthenticated},
 		{"access token, grant unreadable", AccessTokens{Verifier: verifier{err: down}, Users: fakeUsers{}}, "a.b.c", domain.CodeUnavailable},
 		{"access token, user unreadable", AccessTokens{Verifier: verifier{claims: oauth.AccessClaims{UserID: ada}}, Users: failingUsers{down}}, "a.b.c", domain.CodeUnavailable},
 		{"access token, refused", AccessTokens{Verifier: verifier{err: domain.Errorf(domain.CodeUnauthenticated, "expired")}, Users: fakeUsers{}}, "a.b.c", domain.CodeUnauthenticated},
@@ -62,7 +62,7 @@ func TestStorageFailureIsUnavailable(t *testing.T) {
 		{"chain: the key lookup failed, the token authenticator does not know the credential",
 			Chain{APIKeys{Reader: keyOwners{err: down}}, AccessTokens{Verifier: verifier{err: oauth.ErrNotAccessToken}, Users: fakeUsers{}}}, key, domain.CodeUnavailable},
 		{"chain: a refusal after a failure does not hide it",
-			Chain{AccessTokens{Verifier: verifier{err: down}, Users: fakeUsers{}}, APIKeys{Reader: keyOwners{err: idproj.ErrNotFound}}}, "a.b.c", domain.CodeUnavailable},
+			Chain{AccessTokens{Verifier: verifier{err: down}, Users: fakeUsers{}}, APIKeys{Reader: keyOwners{err: identityrm.ErrNotFound}}}, "a.b.c", domain.CodeUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

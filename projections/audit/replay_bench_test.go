@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/audit"
-	"github.com/workbench/workbench/internal/audit/audittest"
+	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit/audittest"
 )
 
 // BenchmarkReplay measures replay throughput over a SQLite log of 100,000 tool runs (appended through
@@ -15,7 +15,7 @@ import (
 // over the same log as the baseline, then Replay writing JSON Lines and CSV to io.Discard.
 func BenchmarkReplay(b *testing.B) {
 	const events = 100_000
-	store, _ := openSQLite(b)
+	store := openSQLite(b).store
 	ctx := context.Background()
 	if err := audittest.AppendToolRuns(ctx, store, audittest.Ada, audittest.Day1, events, 16); err != nil {
 		b.Fatal(err)

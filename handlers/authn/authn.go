@@ -20,15 +20,15 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/handlers/mcp"
-	idproj "github.com/workbench/workbench/projections/identity"
+	identityrm "github.com/workbench/workbench/projections/identity"
 )
 
 // ErrNoCredential means the request carried no credential at all.
 var ErrNoCredential = errors.New("no credential")
 
-// KeyOwners finds the owner of a live API key by its hash (idproj.Reader or the prepared idproj.KeyLookup).
+// KeyOwners finds the owner of a live API key by its hash (identityrm.Reader or the prepared identityrm.KeyLookup).
 type KeyOwners interface {
-	UserByKeyHash(ctx context.Context, hash string) (idproj.User, uuid.UUID, error)
+	UserByKeyHash(ctx context.Context, hash string) (identityrm.User, uuid.UUID, error)
 }
 
 // APIKeys authenticates workbench API keys against the identity read model.
@@ -48,7 +48,7 @@ func (a APIKeys) Authenticate(r *http.Request) (mcp.Principal, error) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "not a workbench API key")
 	}
 	u, keyID, err := a.Reader.UserByKeyHash(r.Context(), identity.HashAPIKey(token))
-	if errors.Is(err, idproj.ErrNotFound) {
+	if errors.Is(err, identityrm.ErrNotFound) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "unknown or revoked API key")
 	}
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/jots"
+	"github.com/workbench/workbench/app/jots/jotstest"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/jots/jotstest"
 )
 
 // clock is a settable test clock.

@@ -10,7 +10,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/oauth"
-	idproj "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/identity"
 )
 
 // AccessTokenVerifier checks an access token issued by the workbench's authorization server
@@ -21,7 +21,7 @@ type AccessTokenVerifier interface {
 
 // UserReader finds the user an access token names.
 type UserReader interface {
-	UserByID(ctx context.Context, id uuid.UUID) (idproj.User, error)
+	UserByID(ctx context.Context, id uuid.UUID) (identity.User, error)
 }
 
 // AccessTokens authenticates OAuth access tokens issued by this server (handlers/oauth), sent as a
@@ -47,7 +47,7 @@ func (a AccessTokens) Authenticate(r *http.Request) (mcp.Principal, error) {
 		return mcp.Principal{}, err
 	}
 	u, err := a.Users.UserByID(r.Context(), claims.UserID)
-	if errors.Is(err, idproj.ErrNotFound) {
+	if errors.Is(err, identity.ErrNotFound) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "the access token names no workbench user")
 	}
 	if err != nil {

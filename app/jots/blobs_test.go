@@ -8,7 +8,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/workbench/workbench/internal/jots"
+	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
 )

@@ -3,7 +3,6 @@ package audit_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -17,85 +16,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/postgres"
-	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/audit"
-	"github.com/workbench/workbench/internal/audit/audittest"
-	"github.com/workbench/workbench/internal/testpg"
-	"github.com/workbench/workbench/internal/vault"
-	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit/audittest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// openSQLite returns a group-committed SQLite event store on a fresh migrated file, and the file.
-func openSQLite(t testing.TB) (eventstore.Store, *sql.DB) {
-	t.Helper()
-	ctx := testCtx(t)
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.New(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return store, db
-}
-
-func openPostgres(t testing.TB) (eventstore.Store, *sql.DB) {
-	t.Helper()
-	url := testpg.New(t)
-	ctx := testCtx(t)
-	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.Postgres, nil); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	store, err := postgres.New(ctx, pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return store, db
-}
-
-func newVault(t testing.TB, db *sql.DB, store eventstore.Store) *vault.Vault {
-	t.Helper()
-	key, err := vault.GenerateMasterKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vault.New(db, store, key, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // fixture is the deterministic log (Build, then AppendCurlSession and AppendAccess) on a fresh SQLite
 // store.
@@ -109,8 +38,9 @@ type fixture struct {
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
-	store, db := openSQLite(t)
-	log := audittest.Build(testCtx(t), t, store, newVault(t, db, store))
+	be := openSQLite(t)
+	store := be.store
+	log := audittest.Build(testCtx(t), t, store, be.vault(t))
 	if _, err := audittest.AppendCurlSession(testCtx(t), store); err != nil {
 		t.Fatal(err)
 	}
@@ -399,9 +329,10 @@ func TestDefuseCell(t *testing.T) {
 }
 
 func TestReplayProgress(t *testing.T) {
-	store, db := openSQLite(t)
+	be := openSQLite(t)
+	store := be.store
 	ctx := testCtx(t)
-	log := audittest.Build(ctx, t, store, newVault(t, db, store))
+	log := audittest.Build(ctx, t, store, be.vault(t))
 	if err := audittest.AppendToolRuns(ctx, store, audittest.Bob, audittest.Day1, 2500, 4); err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +416,7 @@ func TestReplayErrors(t *testing.T) {
 	})
 
 	t.Run("undecodable audited event", func(t *testing.T) {
-		store, _ := openSQLite(t)
+		store := openSQLite(t).store
 		bad := eventstore.EventData{ID: uuid.New(), Type: "connection.connected", SchemaVersion: 7, Data: json.RawMessage(`{}`)}
 		if _, err := store.Append(ctx, "connection-x", eventstore.NoStream, bad); err != nil {
 			t.Fatal(err)
@@ -534,9 +465,10 @@ func TestParseTimes(t *testing.T) {
 // The same log replayed from PostgreSQL gives the same records as from SQLite (positions and event
 // ids aside, which each backend assigns).
 func TestReplayPostgres(t *testing.T) {
-	pgStore, pgDB := openPostgres(t)
+	pgBackend := openPostgres(t)
+	pgStore := pgBackend.store
 	ctx := testCtx(t)
-	audittest.Build(ctx, t, pgStore, newVault(t, pgDB, pgStore))
+	audittest.Build(ctx, t, pgStore, pgBackend.vault(t))
 	if _, err := audittest.AppendCurlSession(ctx, pgStore); err != nil {
 		t.Fatal(err)
 	}

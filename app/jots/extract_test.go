@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/internal/jots"
 )
 
 func TestExtractAccepts(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/workbench/workbench/app/jots"
+	"github.com/workbench/workbench/app/jots/jotstest"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/jots/jotstest"
 	"github.com/workbench/workbench/plugins"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers/mcp"
-	idproj "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/identity"
 )
 
 // SessionCookies reads the session cookie of the portal.
@@ -20,7 +20,7 @@ type SessionCookies interface {
 
 // Users finds a user by id.
 type Users interface {
-	UserByID(ctx context.Context, id uuid.UUID) (idproj.User, error)
+	UserByID(ctx context.Context, id uuid.UUID) (identity.User, error)
 }
 
 // PortalSessions authenticates a request by the signed-in portal session, the third credential of
@@ -48,7 +48,7 @@ func (a PortalSessions) Authenticate(r *http.Request) (mcp.Principal, error) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "a portal session is accepted only from the portal's own origin")
 	}
 	u, err := a.Users.UserByID(r.Context(), id)
-	if errors.Is(err, idproj.ErrNotFound) {
+	if errors.Is(err, identity.ErrNotFound) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "the session names an unknown user")
 	}
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workbench/workbench/app/jots"
+	"github.com/workbench/workbench/app/jots/jotstest"
 	"github.com/workbench/workbench/domain/jot"
-	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/jots/jotstest"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
 )

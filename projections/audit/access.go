@@ -34,7 +34,7 @@ var accessKindOf = map[string]Kind{
 // what came before them in the log: a revocation names its grant only, so the grant's user and client
 // are remembered from its code_issued event; and a client's name from its registration, which is also
 // written beside the client id of every later record that names the client (tool runs through OAuth,
-// curl sessions). That is why they are a replay's and not the per-user read model's (projections/audit
+// curl sessions). That is why they are a replay's and not the per-user read model's (Projection
 // sees events one at a time and keeps records by user).
 type accessTrail struct {
 	codec   *eventstore.JSONCodec[domain.Event]

@@ -13,11 +13,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/jots"
+	"github.com/workbench/workbench/app/jots/jotstest"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/jots"
-	"github.com/workbench/workbench/internal/jots/jotstest"
 	jotsrm "github.com/workbench/workbench/projections/jots"
 )
 
