@@ -1,5 +1,6 @@
 # Workbench. `make run` serves on the embedded SQLite default; `make test` runs every test (PostgreSQL
-# and NATS paths run when WORKBENCH_TEST_POSTGRES_URL / WORKBENCH_TEST_NATS_URL are set, as .ci/run does).
+# and NATS paths run when WORKBENCH_TEST_POSTGRES_URL / WORKBENCH_TEST_NATS_URL are set, as .ci/run does),
+# including the repository's import rules (importrules_test.go), which `make lint` also runs on its own.
 GO        ?= go
 BIN       ?= bin/workbench
 PKGS      ?= ./...
@@ -36,6 +37,7 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet $(PKGS)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
+	$(GO) test -count=1 -run '^TestImportRules$$' .
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -44,7 +45,9 @@ type FollowOptions struct {
 
 // Follow implements Subscribe for any backend that has ReadAll and a Notifier: it reads from `from`
 // until caught up, then waits for a wake-up (or the poll interval) and reads again, calling fn for each
-// event exactly once, in order.
+// event exactly once, in order. It returns ctx.Err() when ctx ends, fn's error as is, and ErrClosed when
+// opts.Closed is closed: at the start, while waiting, or when a read fails after it closed. Backends return
+// what Follow returns, so the closed-store mapping lives here once.
 func Follow(ctx context.Context, readAll func(ctx context.Context, from Position, limit int) ([]Envelope, error), wake *Notifier, from Position, fn func(Envelope) error, opts *FollowOptions) error {
 	batch, poll := 500, 200*time.Millisecond
 	var closed <-chan struct{}
@@ -56,6 +59,9 @@ func Follow(ctx context.Context, readAll func(ctx context.Context, from Position
 			poll = opts.PollInterval
 		}
 		closed = opts.Closed
+	}
+	if isClosed(closed) {
+		return ErrClosed
 	}
 	timer := time.NewTimer(poll)
 	defer timer.Stop()
@@ -71,6 +77,11 @@ func Follow(ctx context.Context, readAll func(ctx context.Context, from Position
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if isClosed(closed) || errors.Is(err, ErrClosed) {
+				// A read that fails because the store closed under it (a closed pool, a closed
+				// file) reports the close, not the backend's error for it.
+				return ErrClosed
 			}
 			return err
 		}
@@ -98,5 +109,15 @@ func Follow(ctx context.Context, readAll func(ctx context.Context, from Position
 		case <-woken:
 		case <-timer.C:
 		}
+	}
+}
+
+// isClosed reports whether closed (nil: never) is closed.
+func isClosed(closed <-chan struct{}) bool {
+	select {
+	case <-closed:
+		return true
+	default:
+		return false
 	}
 }

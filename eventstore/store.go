@@ -43,7 +43,8 @@ type Store interface {
 	// ctx.Err()), fn returns an error (returned as is), or the store closes (ErrClosed).
 	Subscribe(ctx context.Context, from Position, fn func(Envelope) error) error
 
-	// Close flushes pending appends and releases the backend. Calls after Close fail with ErrClosed.
+	// Close flushes pending appends and releases the backend. Calls after Close fail with ErrClosed,
+	// a second Close included (it releases nothing twice).
 	Close() error
 }
 

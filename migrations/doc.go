@@ -12,4 +12,10 @@
 // (`workbench migrate --create-role NAME`) adds a login role that may only SELECT and INSERT there,
 // owns nothing, and so cannot drop the triggers either; Apply checks for schema_migrations before
 // creating it, so that role can start the server while no migration is pending.
+//
+// Both dialects build the same tables and columns with the same broad types (text, integer, bytes, ...),
+// except where dialects_test.go lists a difference and says why (PostgreSQL's xid8 read order, its
+// native uuid, jsonb and timestamp types, jot bodies kept in the database). That test applies both
+// dialects to fresh databases and fails on any other difference, so a migration written for one dialect
+// only is caught.
 package migrations

@@ -323,7 +323,7 @@ func (m *Main) openStore(ctx context.Context) error {
 
 // Serve runs the projections, the bus relay and the HTTP server until ctx ends, then shuts down
 // gracefully: stop accepting, drain in-flight requests, stop the background work, flush pending
-// appends (Close), close.
+// appends (Close), close. It builds the services (buildServices), mounts them (routes), then serves.
 func (m *Main) Serve(ctx context.Context) error {
 	if err := m.Vault.ReconcileShreds(ctx); err != nil {
 		return fmt.Errorf("reconcile shredded subjects: %w", err)
@@ -343,6 +343,33 @@ func (m *Main) Serve(ctx context.Context) error {
 			}
 		}()
 	}
+	var s services
+	if err := m.buildServices(ctx, bg, goRun, &s); err != nil {
+		return err
+	}
+	root, err := m.routes(&s)
+	if err != nil {
+		return err
+	}
+	return m.serve(ctx, root, s.signIn)
+}
+
+// services are what Serve builds before it routes: the use cases and the HTTP surfaces over them.
+type services struct {
+	sessions    *websession.Manager
+	signIn      *signin.Service
+	creds       *credentials.Service
+	jotHandler  *hjots.Handler
+	curl        *proxy.Proxy
+	oauthServer *oauth.Server
+	keys        *identity.KeyLookup
+	mcpServer   *mcp.Server
+	app         http.Handler
+}
+
+// buildServices opens the bus and builds every service Serve routes to, starting their background tasks
+// with goRun (they run on bg until Serve returns).
+func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f func(context.Context) error), s *services) error {
 	goRun("projections", m.Runner.Run)
 
 	b, err := bus.Open(ctx, m.Config.BusURL, &bus.Options{Logger: m.Logger, NATSPrefix: m.Config.BusNATSPrefix})
@@ -495,6 +522,17 @@ func (m *Main) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	*s = services{
+		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
+		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app,
+	}
+	return nil
+}
+
+// routes mounts every surface on one router and wraps it in the checks every request passes.
+func (m *Main) routes(s *services) (http.Handler, error) {
+	mcpServer, curl, oauthServer, creds, sessions := s.mcpServer, s.curl, s.oauthServer, s.creds, s.sessions
+	signIn, keys, jotHandler, app := s.signIn, s.keys, s.jotHandler, s.app
 	router, err := handlers.NewRouter(handlers.Options{
 		Logger:   m.Logger,
 		Registry: m.Registry,
@@ -515,14 +553,20 @@ func (m *Main) Serve(ctx context.Context) error {
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Portal pages opened on another name of this server go to the public URL's host (internal/httpserve).
 	// Every request with a portal session cookie is checked for an ended session once (websession).
 	root, err := httpserve.CanonicalHost(m.Config.ServerPublicURL, sessions.Guard(router))
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return root, nil
+}
+
+// serve listens (unless m.Listener is set), serves root until ctx ends, then drains the requests in flight.
+func (m *Main) serve(ctx context.Context, root http.Handler, signIn *signin.Service) error {
+	var err error
 	ln := m.Listener
 	if ln == nil {
 		addr := m.Config.HTTP.ListenAddr(m.Config.Port)

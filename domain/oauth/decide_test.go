@@ -2,8 +2,6 @@ package oauth_test
 
 import (
 	"errors"
-	"go/build"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,19 +16,6 @@ var (
 	alice = uuid.MustParse("11111111-1111-4111-8111-111111111111")
 	bob   = uuid.MustParse("22222222-2222-4222-8222-222222222222")
 )
-
-func TestImportsArePure(t *testing.T) {
-	pkg, err := build.ImportDir(".", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, imp := range pkg.Imports {
-		first, _, _ := strings.Cut(imp, "/")
-		if strings.Contains(first, ".") && imp != "github.com/google/uuid" && imp != "github.com/workbench/workbench/domain" {
-			t.Errorf("the domain imports %s", imp)
-		}
-	}
-}
 
 func TestValidateRedirectURI(t *testing.T) {
 	tests := []struct {

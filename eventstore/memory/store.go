@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -175,21 +174,14 @@ func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int
 
 // Subscribe implements eventstore.Store with eventstore.Follow, woken by every append.
 func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, fn func(eventstore.Envelope) error) error {
-	select {
-	case <-s.closed:
-		return eventstore.ErrClosed
-	default:
-	}
-	err := eventstore.Follow(ctx, s.ReadAll, s.notify, from, fn, &eventstore.FollowOptions{Closed: s.closed})
-	if errors.Is(err, eventstore.ErrClosed) {
-		return eventstore.ErrClosed
-	}
-	return err
+	return eventstore.Follow(ctx, s.ReadAll, s.notify, from, fn, &eventstore.FollowOptions{Closed: s.closed})
 }
 
-// Close implements eventstore.Store. It waits for an append in progress; later calls return nil.
+// Close implements eventstore.Store. It waits for an append in progress; calling it again returns ErrClosed.
 func (s *Store) Close() error {
+	err := eventstore.ErrClosed
 	s.once.Do(func() {
+		err = nil
 		s.commitMu.Lock()
 		s.mu.Lock()
 		s.isShut = true
@@ -197,7 +189,7 @@ func (s *Store) Close() error {
 		s.commitMu.Unlock()
 		close(s.closed)
 	})
-	return nil
+	return err
 }
 
 // clone copies an envelope's data so that callers cannot change the stored log through it.

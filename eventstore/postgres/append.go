@@ -117,16 +117,61 @@ func (p *planned) add(stream string, version int64, ev *eventstore.EventData, me
 	return len(p.ids) - 1
 }
 
-// commitOnce runs one batch transaction. It returns the outcomes and, when anything was written, the
+// commitOnce runs one batch transaction in two round trips: readHeads (begin, lock the streams, read their
+// versions and the batch's known event ids), then, once plan has decided every request against those,
+// insertAndCommit (insert, notify, commit). It returns the outcomes and, when anything was written, the
 // envelopes in global order.
 func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest) ([]eventstore.AppendOutcome, []eventstore.Envelope, error) {
-	outcomes := make([]eventstore.AppendOutcome, len(batch))
-	// Checks PostgreSQL would make for the whole statement are made here per request, so that one bad
-	// request cannot fail the others: text columns refuse NUL bytes and invalid UTF-8, and metadata
-	// must encode.
-	metas := make([][][]byte, len(batch))
-	var streams []string
-	var ids []uuid.UUID
+	outcomes, metas, streams, ids := precheck(batch)
+	if len(streams) == 0 {
+		return outcomes, nil, nil
+	}
+
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("postgres: append: acquire connection: %w", err)
+	}
+	defer conn.Release()
+	inTx := true
+	defer func() {
+		if inTx {
+			abort(conn)
+		}
+	}()
+
+	heads, known, err := readHeads(ctx, conn, streams, ids)
+	if err != nil {
+		return nil, nil, fmt.Errorf("postgres: append: %w", err)
+	}
+	rows, lastRow := plan(batch, outcomes, metas, heads, known)
+	if len(rows.ids) == 0 {
+		inTx = false
+		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+			conn.Conn().Close(context.Background()) //nolint:errcheck // the pool discards it either way
+		}
+		return outcomes, nil, nil
+	}
+	positions, err := s.insertAndCommit(ctx, conn, &rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	inTx = false
+
+	for i := range batch {
+		if lastRow[i] >= 0 {
+			outcomes[i].Position = positions[lastRow[i]]
+		}
+	}
+	return outcomes, envelopes(&rows, positions), nil
+}
+
+// precheck makes, per request, the checks PostgreSQL would make for the whole statement, so that one bad
+// request cannot fail the others: text columns refuse NUL bytes and invalid UTF-8, and metadata must
+// encode. It returns the outcomes with those errors set, each event's encoded metadata, and the sorted
+// streams and the event ids of the requests that passed.
+func precheck(batch []eventstore.AppendRequest) (outcomes []eventstore.AppendOutcome, metas [][][]byte, streams []string, ids []uuid.UUID) {
+	outcomes = make([]eventstore.AppendOutcome, len(batch))
+	metas = make([][][]byte, len(batch))
 	for i, req := range batch {
 		if err := checkText(req); err != nil {
 			outcomes[i].Err = err
@@ -149,25 +194,13 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 			ids = append(ids, ev.ID)
 		}
 	}
-	if len(streams) == 0 {
-		return outcomes, nil, nil
-	}
 	slices.Sort(streams)
-	streams = slices.Compact(streams)
+	return outcomes, metas, slices.Compact(streams), ids
+}
 
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("postgres: append: acquire connection: %w", err)
-	}
-	defer conn.Release()
-	inTx := true
-	defer func() {
-		if inTx {
-			abort(conn)
-		}
-	}()
-
-	// Round trip 1: begin, lock, read heads and known ids.
+// readHeads is round trip 1: begin, lock the streams, read their versions and where the batch's event ids
+// already live.
+func readHeads(ctx context.Context, conn *pgxpool.Conn, streams []string, ids []uuid.UUID) (map[string]int64, map[uuid.UUID]stored, error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(lockStreamsSQL, streams)
@@ -175,52 +208,54 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 	b.Queue(knownIDsSQL, ids)
 	heads := make(map[string]int64, len(streams))
 	known := make(map[uuid.UUID]stored, 0)
-	err = func() error {
-		br := conn.SendBatch(ctx, b)
-		defer br.Close()
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("begin: %w", err)
-		}
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("lock streams: %w", err)
-		}
-		rows, err := br.Query()
-		if err != nil {
-			return fmt.Errorf("read stream versions: %w", err)
-		}
-		var stream string
-		var head int64
-		if _, err := pgx.ForEachRow(rows, []any{&stream, &head}, func() error {
-			heads[stream] = head
-			return nil
-		}); err != nil {
-			return fmt.Errorf("read stream versions: %w", err)
-		}
-		rows, err = br.Query()
-		if err != nil {
-			return fmt.Errorf("read known event ids: %w", err)
-		}
-		var (
-			id       uuid.UUID
-			version  int64
-			xid      uint64
-			position int64
-		)
-		if _, err := pgx.ForEachRow(rows, []any{&id, &stream, &version, &xid, &position}, func() error {
-			known[id] = stored{stream: stream, version: version, pos: eventstore.Position{Commit: xid, Prepare: uint64(position)}, row: -1}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("read known event ids: %w", err)
-		}
-		return br.Close()
-	}()
-	if err != nil {
-		return nil, nil, fmt.Errorf("postgres: append: %w", err)
+	br := conn.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, nil, fmt.Errorf("begin: %w", err)
 	}
+	if _, err := br.Exec(); err != nil {
+		return nil, nil, fmt.Errorf("lock streams: %w", err)
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read stream versions: %w", err)
+	}
+	var stream string
+	var head int64
+	if _, err := pgx.ForEachRow(rows, []any{&stream, &head}, func() error {
+		heads[stream] = head
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("read stream versions: %w", err)
+	}
+	rows, err = br.Query()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read known event ids: %w", err)
+	}
+	var (
+		id       uuid.UUID
+		version  int64
+		xid      uint64
+		position int64
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&id, &stream, &version, &xid, &position}, func() error {
+		known[id] = stored{stream: stream, version: version, pos: eventstore.Position{Commit: xid, Prepare: uint64(position)}, row: -1}
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("read known event ids: %w", err)
+	}
+	if err := br.Close(); err != nil {
+		return nil, nil, err
+	}
+	return heads, known, nil
+}
 
-	// Decide every request in order, against the versions earlier requests of this batch leave.
+// plan decides every request in order, against the versions earlier requests of this batch leave, and
+// sets the outcome of those it refuses or finds already stored. It returns the rows to insert and, per
+// request, the row of its last event (-1 for none).
+func plan(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome, metas [][][]byte, heads map[string]int64, known map[uuid.UUID]stored) (planned, []int) {
 	var rows planned
-	lastRow := make([]int, len(batch)) // the row of a request's last event, or -1
+	lastRow := make([]int, len(batch))
 	for i, req := range batch {
 		lastRow[i] = -1
 		if outcomes[i].Err != nil {
@@ -254,23 +289,21 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 		}
 		heads[req.Stream] = head + int64(len(req.Events))
 	}
-	if len(rows.ids) == 0 {
-		inTx = false
-		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
-			conn.Conn().Close(context.Background()) //nolint:errcheck // the pool discards it either way
-		}
-		return outcomes, nil, nil
-	}
+	return rows, lastRow
+}
 
-	// Round trip 2: insert, notify, commit.
-	b = &pgx.Batch{}
+// insertAndCommit is round trip 2: insert the planned rows, notify, commit. It returns each row's
+// position. When the connection fails while COMMIT is on its way it asks the server what became of the
+// transaction; an error means the transaction is not known to have committed (the caller aborts it).
+func (s *Store) insertAndCommit(ctx context.Context, conn *pgxpool.Conn, rows *planned) ([]eventstore.Position, error) {
+	b := &pgx.Batch{}
 	b.Queue(insertSQL, rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata)
 	b.Queue(notifySQL, NotifyChannel)
 	b.Queue("COMMIT")
 	positions := make([]eventstore.Position, len(rows.ids))
 	var xid uint64
 	br := conn.SendBatch(ctx, b)
-	err = func() error {
+	err := func() error {
 		rs, err := br.Query()
 		if err != nil {
 			return fmt.Errorf("insert: %w", err)
@@ -303,7 +336,7 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 	}()
 	if err != nil {
 		br.Close()
-		return nil, nil, fmt.Errorf("postgres: append: %w", err)
+		return nil, fmt.Errorf("postgres: append: %w", err)
 	}
 	_, commitErr := br.Exec()
 	if closeErr := br.Close(); commitErr == nil {
@@ -312,26 +345,24 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 	if commitErr != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(commitErr, &pgErr) {
-			return nil, nil, fmt.Errorf("postgres: append: commit: %w", commitErr)
+			return nil, fmt.Errorf("postgres: append: commit: %w", commitErr)
 		}
 		// The connection failed while COMMIT was on its way: the outcome is in doubt. Ask the server
 		// what became of the transaction (pg_xact_status exists for exactly this).
 		committed, err := s.resolveInDoubt(xid)
 		if err != nil {
-			return nil, nil, fmt.Errorf("postgres: append: commit: %w (outcome unknown: %v)", commitErr, err)
+			return nil, fmt.Errorf("postgres: append: commit: %w (outcome unknown: %v)", commitErr, err)
 		}
 		if !committed {
-			return nil, nil, fmt.Errorf("postgres: append: commit: %w", commitErr)
+			return nil, fmt.Errorf("postgres: append: commit: %w", commitErr)
 		}
 		s.log.Warn("postgres: commit reply lost, transaction found committed", "xid", xid)
 	}
-	inTx = false
+	return positions, nil
+}
 
-	for i := range batch {
-		if lastRow[i] >= 0 {
-			outcomes[i].Position = positions[lastRow[i]]
-		}
-	}
+// envelopes builds the envelopes of the committed rows, in global order.
+func envelopes(rows *planned, positions []eventstore.Position) []eventstore.Envelope {
 	envs := make([]eventstore.Envelope, len(rows.ids))
 	for r := range rows.ids {
 		ev := rows.events[r]
@@ -349,7 +380,7 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 		}
 		return 0
 	})
-	return outcomes, envs, nil
+	return envs
 }
 
 // checkText refuses what PostgreSQL text columns cannot hold (NUL bytes, invalid UTF-8).

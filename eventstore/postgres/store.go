@@ -190,14 +190,7 @@ func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int
 // Subscribe implements eventstore.Store with eventstore.Follow, woken by NOTIFY (from any replica) and
 // by this store's own commits, and polling as a safety net.
 func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, fn func(eventstore.Envelope) error) error {
-	if s.isClosed() {
-		return eventstore.ErrClosed
-	}
-	err := eventstore.Follow(ctx, s.ReadAll, s.wake, from, fn, &eventstore.FollowOptions{PollInterval: s.poll, Closed: s.closed})
-	if errors.Is(err, eventstore.ErrClosed) || (err != nil && s.isClosed() && ctx.Err() == nil) {
-		return eventstore.ErrClosed
-	}
-	return err
+	return eventstore.Follow(ctx, s.ReadAll, s.wake, from, fn, &eventstore.FollowOptions{PollInterval: s.poll, Closed: s.closed})
 }
 
 func scanEnvelopes(rows pgx.Rows) ([]eventstore.Envelope, error) {

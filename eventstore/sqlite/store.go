@@ -122,14 +122,16 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 }
 
 // Close implements eventstore.Store: it refuses new appends, commits those already queued, and ends
-// every Subscribe with ErrClosed. It does not close the *sql.DB. Later calls return nil.
+// every Subscribe with ErrClosed. It does not close the *sql.DB. Calling it again returns ErrClosed.
 func (s *Store) Close() error {
+	err := eventstore.ErrClosed
 	s.once.Do(func() {
+		err = nil
 		close(s.closed)
 		s.batcher.Close()
 		s.tail.head.Close() //nolint:errcheck // a read racing this falls back to SQLite and its error
 	})
-	return nil
+	return err
 }
 
 const selectEnvelope = `SELECT position, id, stream, version, type, schema_version, data, metadata FROM events `
@@ -179,14 +181,7 @@ func (s *Store) ReadAll(ctx context.Context, from eventstore.Position, limit int
 // Subscribe implements eventstore.Store with eventstore.Follow: woken by this store's commits, and
 // polling for those of other processes.
 func (s *Store) Subscribe(ctx context.Context, from eventstore.Position, fn func(eventstore.Envelope) error) error {
-	if s.isClosed() {
-		return eventstore.ErrClosed
-	}
-	err := eventstore.Follow(ctx, s.ReadAll, s.notify, from, fn, &eventstore.FollowOptions{PollInterval: s.poll, Closed: s.closed})
-	if errors.Is(err, eventstore.ErrClosed) {
-		return eventstore.ErrClosed
-	}
-	return err
+	return eventstore.Follow(ctx, s.ReadAll, s.notify, from, fn, &eventstore.FollowOptions{PollInterval: s.poll, Closed: s.closed})
 }
 
 func scanEnvelopes(rows *sql.Rows) ([]eventstore.Envelope, error) {

@@ -18,7 +18,7 @@ import (
 // Harness opens the stores a backend is tested with.
 type Harness struct {
 	// Open returns a fresh, empty store. The harness closes it in a t.Cleanup; the suite may close it
-	// earlier, so Close must be safe to call twice (the second call returns nil or ErrClosed).
+	// earlier, so Close must be safe to call twice (the second call returns ErrClosed).
 	Open func(t *testing.T) eventstore.Store
 
 	// OpenPeer, when non-nil, returns a second, independent handle on the same log as first, the way
