@@ -358,8 +358,8 @@ func (m *Main) Serve(ctx context.Context) error {
 type services struct {
 	sessions    *websession.Manager
 	signIn      *signin.Service
-	creds       *credentials.Service
-	jotHandler  *hjots.Handler
+	creds       *connections.Service
+	jotHandler  *jotshttp.Handler
 	curl        *proxy.Proxy
 	oauthServer *oauth.Server
 	keys        *identity.KeyLookup
