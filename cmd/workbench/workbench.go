@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/instrumented"
@@ -38,7 +39,6 @@ import (
 	"github.com/workbench/workbench/handlers/oauth"
 	"github.com/workbench/workbench/handlers/portalapi"
 	"github.com/workbench/workbench/handlers/proxy"
-	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/audit"
 	"github.com/workbench/workbench/internal/authn"
 	"github.com/workbench/workbench/internal/bus"
@@ -484,7 +484,7 @@ func (m *Main) Serve(ctx context.Context) error {
 			oauthServer.Mount(r)
 			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
 			portalapi.Mount(r, portalapi.Deps{
-				Sessions: sessions, SignIn: signIn, Keys: m.Accounts, Store: m.Store, Projections: m.Runner,
+				Sessions: sessions, SignIn: signIn, Accounts: m.Accounts, Projections: m.Runner,
 				Credentials: creds, Catalog: m.Plugins, Connections: connections.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},
 			})

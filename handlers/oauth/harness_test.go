@@ -26,12 +26,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/oauth"
-	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/authn"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/internal/websession"

@@ -26,11 +26,11 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/portalapi"
-	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/authn"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/signin"
@@ -361,7 +361,7 @@ func (e *env) node() *node {
 	r := chi.NewRouter()
 	api.Mount(r, api.Deps{Credentials: creds, Sessions: n.sessions})
 	portalapi.Mount(r, portalapi.Deps{
-		Sessions: n.sessions, SignIn: n.signin, Keys: n.accounts, Store: store, Projections: runner,
+		Sessions: n.sessions, SignIn: n.signin, Accounts: n.accounts, Projections: runner,
 		Credentials: creds, Catalog: e.catalog, Connections: connections.Reader{DB: db}, Now: e.clock.now,
 		APIKeys:   n.auth,
 		LinkLimit: e.linkLimit,

@@ -11,12 +11,12 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/mcp"
-	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/websession"
@@ -24,8 +24,9 @@ import (
 	"github.com/workbench/workbench/projections/connections"
 )
 
-// Keys is the part of internal/accounts the API-key routes use.
-type Keys interface {
+// Accounts is the part of app/accounts the routes use: who is signed in, and their API key.
+type Accounts interface {
+	User(ctx context.Context, id uuid.UUID) (accounts.User, error)
 	MintKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (accounts.Key, eventstore.Position, error)
 	RotateKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (accounts.Key, eventstore.Position, error)
 	RevokeKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (eventstore.Position, error)
@@ -53,8 +54,7 @@ type Connections interface {
 type Deps struct {
 	Sessions    *websession.Manager
 	SignIn      *signin.Service
-	Keys        Keys
-	Store       eventstore.Store // the user and key state, read from the log
+	Accounts    Accounts
 	Projections Projections
 	Credentials *credentials.Service
 	Catalog     Catalog

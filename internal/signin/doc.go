@@ -10,7 +10,7 @@
 // it and any replica can finish it. Complete checks that cookie and the state, exchanges the code
 // with the verifier, verifies the ID token with github.com/coreos/go-oidc (the provider's published
 // keys, issuer, audience, expiry) and its nonce, and requires email_verified; the user is then found
-// or created by address (internal/accounts.EnsureUser). Every configured provider is trusted for
+// or created by address (app/accounts.EnsureUser). Every configured provider is trusted for
 // every address: a person signed in by Keycloak as ann@example.com is the same workbench user as one
 // signed in by Google with that address. SIGNIN_ALLOWED_DOMAINS narrows who may sign in at all.
 // Discovery is lazy: `serve` starts even when a provider is unreachable.

@@ -21,7 +21,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
-	"github.com/workbench/workbench/internal/accounts"
+	"github.com/workbench/workbench/app/accounts"
 )
 
 // FlowCookie is the cookie that binds an SSO sign-in to the browser that started it.

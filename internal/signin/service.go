@@ -18,10 +18,10 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/signin"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/accounts"
+	"github.com/workbench/workbench/app/accounts"
 )
 
-// Users is the part of internal/accounts this package needs: find or create the user of an address
+// Users is the part of app/accounts this package needs: find or create the user of an address
 // whose ownership the caller has established.
 type Users interface {
 	EnsureUser(ctx context.Context, email, displayName string, md eventstore.Metadata) (accounts.User, bool, eventstore.Position, error)
