@@ -15,10 +15,10 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/signin"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/app/accounts"
 )
 
 // Users is the part of app/accounts this package needs: find or create the user of an address
