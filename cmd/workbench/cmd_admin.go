@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain"
 	domainsignin "github.com/workbench/workbench/domain/signin"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/signin"
 )
 
 // cmdAPIKey: `apikey create --email E [--name N]` creates the user when missing, mints a key (or

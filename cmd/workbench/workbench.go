@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/instrumented"
@@ -47,7 +48,6 @@ import (
 	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/jots"
 	"github.com/workbench/workbench/internal/mcpsessions"
-	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/internal/websession"
@@ -378,12 +378,8 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	m.Sessions = sessions
-	signInSettings, err := signin.FromEnv(getenv)
-	if err != nil {
-		return err
-	}
 	signIn, err := signin.New(signin.Config{
-		Settings: signInSettings, Users: m.Accounts, Store: m.Store, Projections: m.Runner,
+		Settings: m.Config.SignIn, Users: m.Accounts, Store: m.Store, Projections: m.Runner,
 		PublicURL: m.Config.ServerPublicURL, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,
 	})
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/websession"
 )
 

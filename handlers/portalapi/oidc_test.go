@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/workbench/workbench/internal/signin"
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/internal/websession"
 )
 
