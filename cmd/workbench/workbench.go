@@ -33,12 +33,11 @@ import (
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/handlers/api"
 	hjots "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	"github.com/workbench/workbench/handlers/oauth"
-	"github.com/workbench/workbench/handlers/portalapi"
+	portalhttp "github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/internal/audit"
 	"github.com/workbench/workbench/internal/authn"
@@ -478,8 +477,7 @@ func (m *Main) Serve(ctx context.Context) error {
 			r.Handle("/mcp", mcpServer)
 			r.Handle("/c/*", curl)
 			oauthServer.Mount(r)
-			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
-			portalapi.Mount(r, portalapi.Deps{
+			portalhttp.Mount(r, portalhttp.Deps{
 				Sessions: sessions, SignIn: signIn, Accounts: m.Accounts, Projections: m.Runner,
 				Credentials: creds, Catalog: m.Plugins, Connections: connections.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},

@@ -24,7 +24,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/handlers/api"
+	"github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/vault"
@@ -471,7 +471,7 @@ func (e *env) node(relay bool) *node {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	api.Mount(r, api.Deps{Credentials: n.svc, Sessions: n.sess, RedeemLimit: e.redeemLimit})
+	portal.Mount(r, portal.Deps{Credentials: n.svc, Sessions: n.sess, RedeemLimit: e.redeemLimit})
 	h = r
 
 	bg, stop := context.WithCancel(context.Background())

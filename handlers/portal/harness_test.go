@@ -1,4 +1,4 @@
-package portalapi_test
+package portal_test
 
 import (
 	"context"
@@ -30,8 +30,7 @@ import (
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/handlers/api"
-	"github.com/workbench/workbench/handlers/portalapi"
+	"github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/internal/authn"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/vault"
@@ -219,10 +218,19 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // clock is a settable time shared by the replicas of a test.
-type clock struct{ offset atomic.Int64 }
+// clock is the wall clock moved by offset; while frozen (unix nanoseconds, not 0) it stands still, for
+// a test that must not lose a second between two steps on a busy machine.
+type clock struct{ offset, frozen atomic.Int64 }
 
-func (c *clock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *clock) now() time.Time {
+	if f := c.frozen.Load(); f != 0 {
+		return time.Unix(0, f).Add(time.Duration(c.offset.Load()))
+	}
+	return time.Now().Add(time.Duration(c.offset.Load()))
+}
 func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
+func (c *clock) freeze()                 { c.frozen.Store(time.Now().UnixNano()) }
+func (c *clock) thaw()                   { c.frozen.Store(0) }
 
 // env is a workbench as the portal API sees it, on one SQLite file that its replicas share.
 type env struct {
@@ -359,8 +367,7 @@ func (e *env) node() *node {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	api.Mount(r, api.Deps{Credentials: creds, Sessions: n.sessions})
-	portalapi.Mount(r, portalapi.Deps{
+	portal.Mount(r, portal.Deps{
 		Sessions: n.sessions, SignIn: n.signin, Accounts: n.accounts, Projections: runner,
 		Credentials: creds, Catalog: e.catalog, Connections: connections.Reader{DB: db}, Now: e.clock.now,
 		APIKeys:   n.auth,

@@ -1,4 +1,4 @@
-package portalapi_test
+package portal_test
 
 import (
 	"net/http"
@@ -103,6 +103,8 @@ func TestStartupLink(t *testing.T) {
 	})
 
 	t.Run("good just before 15 minutes", func(t *testing.T) {
+		e.clock.freeze()
+		defer e.clock.thaw()
 		link := issue()
 		e.clock.advance(signin.LinkTTL - time.Second)
 		defer e.clock.advance(-(signin.LinkTTL - time.Second))

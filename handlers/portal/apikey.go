@@ -1,4 +1,4 @@
-package portalapi
+package portal
 
 import (
 	"fmt"
