@@ -76,7 +76,8 @@ type Main struct {
 	Listener net.Listener
 	// OnRotateProgress, when set before Open, receives `keys rotate` progress.
 	OnRotateProgress func(resealed, total int)
-	// Getenv reads plugin client credentials (<PLUGIN>_CLIENT_ID/_SECRET); default os.Getenv.
+	// Getenv is the environment internal/config reads plugin client credentials from
+	// (<PLUGIN>_CLIENT_ID/_SECRET, once the registry is loaded); default os.Getenv.
 	Getenv func(string) string
 	// Version is reported in MCP serverInfo (NewMain sets the binary's; see binaryVersion).
 	Version string
@@ -394,7 +395,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	creds, err := credentials.New(credentials.Config{
 		HTTPClient: tokenClient, Transport: outbound,
 		Store: m.Store, Vault: m.Vault, Catalog: m.Plugins, DB: m.DB, Projections: m.Runner, Bus: b,
-		PublicURL: m.Config.ServerPublicURL, LinkKey: m.deriveKey("connect-link"), Getenv: getenv, Logger: m.Logger,
+		PublicURL: m.Config.ServerPublicURL, LinkKey: m.deriveKey("connect-link"), Clients: m.pluginClients(getenv), Logger: m.Logger,
 	})
 	if err != nil {
 		return err
@@ -665,4 +666,13 @@ func openMain(ctx context.Context, getenv func(string) string, stderr io.Writer,
 		return nil, err
 	}
 	return m, nil
+}
+
+// pluginClients reads the OAuth client of every integration the registry holds.
+func (m *Main) pluginClients(getenv func(string) string) map[string]config.OAuthClient {
+	names := make([]string, 0, len(m.Plugins.Integrations()))
+	for _, in := range m.Plugins.Integrations() {
+		names = append(names, in.Name)
+	}
+	return config.PluginClients(getenv, names)
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/internal/authn"
+	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/credentials"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/internal/websession"
@@ -348,7 +349,7 @@ func (e *env) node() *node {
 	creds, err := credentials.New(credentials.Config{
 		Store: store, Vault: v, Catalog: e.catalog, DB: db, Projections: runner, PublicURL: e.publicURL,
 		LinkKey: []byte(strings.Repeat("l", 32)), Now: e.clock.now,
-		Getenv: func(k string) string { return map[string]string{"ACME_CLIENT_ID": "acme-client"}[k] },
+		Clients: map[string]config.OAuthClient{"acme": {ID: "acme-client"}},
 	})
 	if err != nil {
 		t.Fatal(err)
