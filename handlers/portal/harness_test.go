@@ -40,7 +40,7 @@ import (
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/connections"
-	idproj "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/identity"
 	"github.com/workbench/workbench/projections/portalsessions"
 )
 
@@ -334,12 +334,12 @@ func (e *env) node() *node {
 		t.Fatal(err)
 	}
 	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{idproj.New(), connections.New(), portalsessions.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identity.New(), connections.New(), portalsessions.New()}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &node{env: e, runner: runner, auth: authn.APIKeys{Reader: idproj.Reader{DB: db}}}
+	n := &node{env: e, runner: runner, auth: authn.APIKeys{Reader: identity.Reader{DB: db}}}
 	var h http.Handler
 	n.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	if e.publicURL == "" {
