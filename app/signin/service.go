@@ -50,6 +50,13 @@ type Config struct {
 	Logger     *slog.Logger
 }
 
+// Links is the one-time sign-in link aggregate (signin.StreamName of the token's hash); this
+// package is the only one that writes it.
+var Links = eventstore.Aggregate[signin.Link, signin.Command, domain.Event]{
+	Initial: signin.Initial, Evolve: signin.Evolve, Decide: signin.Decide,
+	Codec: eventstore.NewJSONCodec(signin.Events()...),
+}
+
 // Service signs people in to the portal.
 type Service struct {
 	cfg       Config
@@ -59,7 +66,6 @@ type Service struct {
 	client    *http.Client
 	now       func() time.Time
 	log       *slog.Logger
-	links     eventstore.Aggregate[signin.Link, signin.Command, domain.Event]
 
 	mu        sync.Mutex
 	providers map[string]*provider
@@ -108,10 +114,6 @@ func New(cfg Config) (*Service, error) {
 		client:    cfg.HTTPClient,
 		now:       cfg.Now,
 		log:       cfg.Logger,
-		links: eventstore.Aggregate[signin.Link, signin.Command, domain.Event]{
-			Initial: signin.Initial, Evolve: signin.Evolve, Decide: signin.Decide,
-			Codec: eventstore.NewJSONCodec(signin.Events()...),
-		},
 		providers: map[string]*provider{},
 	}
 	if s.client == nil {
