@@ -72,7 +72,7 @@
 //	}
 //
 // Client credentials are not in the manifest: they come from <UPPER_SNAKE>_CLIENT_ID and
-// _CLIENT_SECRET in the environment (the connect flow reads them).
+// _CLIENT_SECRET in the environment (internal/config reads them at start; the connect flow uses them).
 //
 // # Values learned after consent
 //

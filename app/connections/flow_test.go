@@ -414,7 +414,7 @@ func TestConnectRefusals(t *testing.T) {
 		})
 	}
 	t.Run("oauth2 without a client id", func(t *testing.T) {
-		e.getenv = func(string) string { return "" }
+		e.clients = nil
 		m := e.node(false)
 		_, err := m.svc.Connect(e.ctx, uuid.New(), "acme")
 		if domain.ErrorCode(err) != domain.CodeUnavailable || !strings.Contains(domain.ErrorMessage(err), "ACME_CLIENT_ID") {

@@ -25,9 +25,10 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/handlers/api"
+	"github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/bus"
+	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
@@ -332,7 +333,7 @@ type env struct {
 	linkKey  []byte
 	sessKey  []byte
 	catalog  *plugins.Registry
-	getenv   func(string) string
+	clients  map[string]config.OAuthClient
 	bus      *bus.Bus
 	opts     func(*connections.Config)
 	// publicURL is SERVER_PUBLIC_URL, shared by every replica: the first node's server.
@@ -396,7 +397,6 @@ func newEnvWith(t *testing.T, authStyle string, o envOptions) *env {
 	if authStyle == "public" {
 		secret = ""
 	}
-	vars := map[string]string{"ACME_CLIENT_ID": clientID, "ACME_CLIENT_SECRET": secret}
 	b, err := bus.Open(ctx, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -405,7 +405,7 @@ func newEnvWith(t *testing.T, authStyle string, o envOptions) *env {
 	return &env{
 		t: t, ctx: ctx, dir: dir, provider: p, key: key, catalog: reg, bus: b,
 		linkKey: []byte(strings.Repeat("k", 32)), sessKey: []byte(strings.Repeat("s", 32)),
-		getenv: func(k string) string { return vars[k] },
+		clients: map[string]config.OAuthClient{"acme": {ID: clientID, Secret: secret}},
 	}
 }
 
@@ -457,7 +457,7 @@ func (e *env) node(relay bool) *node {
 	}
 	cfg := connections.Config{
 		Store: store, Vault: v, Catalog: e.catalog, DB: db, Projections: runner, Bus: e.bus,
-		PublicURL: e.publicURL, LinkKey: e.linkKey, Getenv: e.getenv,
+		PublicURL: e.publicURL, LinkKey: e.linkKey, Clients: e.clients,
 	}
 	if e.opts != nil {
 		e.opts(&cfg)
@@ -471,7 +471,7 @@ func (e *env) node(relay bool) *node {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	api.Mount(r, api.Deps{Credentials: n.svc, Sessions: n.sess, RedeemLimit: e.redeemLimit})
+	portal.Mount(r, portal.Deps{Credentials: n.svc, Sessions: n.sess, RedeemLimit: e.redeemLimit})
 	h = r
 
 	bg, stop := context.WithCancel(context.Background())

@@ -15,6 +15,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/bus"
+	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/signed"
 	"github.com/workbench/workbench/plugins"
 	connectionsrm "github.com/workbench/workbench/projections/connections"
@@ -69,8 +70,10 @@ type Config struct {
 	PublicURL string
 	// LinkKey signs claim links; at least 32 bytes, the same on every replica.
 	LinkKey []byte
-	// Getenv reads <PLUGIN>_CLIENT_ID and <PLUGIN>_CLIENT_SECRET (os.Getenv in production).
-	Getenv func(string) string
+	// Clients are the integrations' OAuth clients, by integration name, as internal/config read them
+	// (<PLUGIN>_CLIENT_ID and <PLUGIN>_CLIENT_SECRET). An OAuth integration without one cannot be
+	// connected.
+	Clients map[string]config.OAuthClient
 	// HTTPClient calls token endpoints. Default: a client with a 20-second timeout that follows no
 	// redirects.
 	HTTPClient *http.Client
@@ -100,7 +103,7 @@ type Service struct {
 	topic     string
 	publicURL string
 	links     *signed.Sealer[claim]
-	getenv    func(string) string
+	clients   map[string]config.OAuthClient
 	client    *http.Client
 	transport http.RoundTripper
 	now       func() time.Time
@@ -143,7 +146,7 @@ func New(cfg Config) (*Service, error) {
 		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connectionsrm.Reader{DB: cfg.DB},
 		runner: cfg.Projections, bus: cfg.Bus, topic: cfg.Topic,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
-		getenv:    cfg.Getenv, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,
+		clients:   cfg.Clients, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,
 		sweepEvery: cfg.SweepInterval, retention: cfg.Retention, linkTTL: cfg.LinkTTL, pollEvery: cfg.PollFallback,
 		hub: newHub(), ready: make(chan struct{}), flights: map[string]*flight{},
 	}
@@ -152,9 +155,6 @@ func New(cfg Config) (*Service, error) {
 	}
 	if s.topic == "" {
 		s.topic = bus.EventsTopic
-	}
-	if s.getenv == nil {
-		s.getenv = func(string) string { return "" }
 	}
 	if s.client == nil {
 		s.client = &http.Client{
@@ -206,20 +206,12 @@ func (s *Service) RedirectURI(integration string) string {
 // PublicURL is SERVER_PUBLIC_URL without a trailing slash.
 func (s *Service) PublicURL() string { return s.publicURL }
 
-// EnvPrefix is the upper-snake form of an integration name that prefixes its client credentials:
-// google-gmail becomes GOOGLE_GMAIL, read as GOOGLE_GMAIL_CLIENT_ID and GOOGLE_GMAIL_CLIENT_SECRET.
-func EnvPrefix(integration string) string {
-	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(integration))
-}
-
-// clientCredentials reads an integration's OAuth client. An unset secret with a set id is a public,
+// clientCredentials is an integration's OAuth client. An unset secret with a set id is a public,
 // PKCE-only client.
 func (s *Service) clientCredentials(integration string) (id, secret string, err error) {
-	p := EnvPrefix(integration)
-	id = strings.TrimSpace(s.getenv(p + "_CLIENT_ID"))
-	secret = strings.TrimSpace(s.getenv(p + "_CLIENT_SECRET"))
-	if id == "" {
-		return "", "", domain.Errorf(domain.CodeUnavailable, "%s cannot be connected on this server yet: the operator has not set %s_CLIENT_ID (register an OAuth app with the redirect URI %s)", integration, p, s.RedirectURI(integration))
+	c := s.clients[integration]
+	if c.ID == "" {
+		return "", "", domain.Errorf(domain.CodeUnavailable, "%s cannot be connected on this server yet: the operator has not set %s_CLIENT_ID (register an OAuth app with the redirect URI %s)", integration, config.PluginEnvPrefix(integration), s.RedirectURI(integration))
 	}
-	return id, secret, nil
+	return c.ID, c.Secret, nil
 }

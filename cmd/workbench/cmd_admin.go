@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain"
-	domainsignin "github.com/workbench/workbench/domain/signin"
+	signindom "github.com/workbench/workbench/domain/signin"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/signin"
 )
 
 // cmdAPIKey: `apikey create --email E [--name N]` creates the user when missing, mints a key (or
@@ -159,7 +159,7 @@ func cmdSigninLink(ctx context.Context, args []string, getenv func(string) strin
 		return fmt.Errorf("signin-link: %s", describe(err))
 	}
 	fmt.Fprintf(stderr, "one-time sign-in link for %s: it works once, within %s; whoever opens it is signed in as this user\n",
-		strings.ToLower(strings.TrimSpace(*email)), domainsignin.LinkTTL)
+		strings.ToLower(strings.TrimSpace(*email)), signindom.LinkTTL)
 	fmt.Fprintln(stdout, link)
 	return nil
 }

@@ -24,12 +24,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/app/oauthclients"
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/instrumented"
@@ -37,21 +39,18 @@ import (
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/handlers/api"
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	"github.com/workbench/workbench/handlers/oauth"
-	"github.com/workbench/workbench/handlers/portalapi"
+	portalhttp "github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/httpserve"
-	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
@@ -80,7 +79,8 @@ type Main struct {
 	Listener net.Listener
 	// OnRotateProgress, when set before Open, receives `keys rotate` progress.
 	OnRotateProgress func(resealed, total int)
-	// Getenv reads plugin client credentials (<PLUGIN>_CLIENT_ID/_SECRET); default os.Getenv.
+	// Getenv is the environment internal/config reads plugin client credentials from
+	// (<PLUGIN>_CLIENT_ID/_SECRET, once the registry is loaded); default os.Getenv.
 	Getenv func(string) string
 	// Version is reported in MCP serverInfo (NewMain sets the binary's; see binaryVersion).
 	Version string
@@ -408,12 +408,8 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	m.Sessions = sessions
-	signInSettings, err := signin.FromEnv(getenv)
-	if err != nil {
-		return err
-	}
 	signIn, err := signin.New(signin.Config{
-		Settings: signInSettings, Users: m.Accounts, Store: m.Store, Projections: m.Runner,
+		Settings: m.Config.SignIn, Users: m.Accounts, Store: m.Store, Projections: m.Runner,
 		PublicURL: m.Config.ServerPublicURL, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,
 	})
 	if err != nil {
@@ -429,7 +425,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	creds, err := connections.New(connections.Config{
 		HTTPClient: tokenClient, Transport: outbound,
 		Store: m.Store, Vault: m.Vault, Catalog: m.Plugins, DB: m.DB, Projections: m.Runner, Bus: b,
-		PublicURL: m.Config.ServerPublicURL, LinkKey: m.deriveKey("connect-link"), Getenv: getenv, Logger: m.Logger,
+		PublicURL: m.Config.ServerPublicURL, LinkKey: m.deriveKey("connect-link"), Clients: m.pluginClients(getenv), Logger: m.Logger,
 	})
 	if err != nil {
 		return err
@@ -542,9 +538,8 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			r.Handle("/mcp", mcpServer)
 			r.Handle("/c/*", curl)
 			oauthServer.Mount(r)
-			api.Mount(r, api.Deps{Credentials: creds, Sessions: sessions, Logger: m.Logger})
-			portalapi.Mount(r, portalapi.Deps{
-				Sessions: sessions, SignIn: signIn, Keys: m.Accounts, Store: m.Store, Projections: m.Runner,
+			portalhttp.Mount(r, portalhttp.Deps{
+				Sessions: sessions, SignIn: signIn, Accounts: m.Accounts, Projections: m.Runner,
 				Credentials: creds, Catalog: m.Plugins, Connections: connectionsrm.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},
 			})
@@ -737,4 +732,13 @@ func openMain(ctx context.Context, getenv func(string) string, stderr io.Writer,
 		return nil, err
 	}
 	return m, nil
+}
+
+// pluginClients reads the OAuth client of every integration the registry holds.
+func (m *Main) pluginClients(getenv func(string) string) map[string]config.OAuthClient {
+	names := make([]string, 0, len(m.Plugins.Integrations()))
+	for _, in := range m.Plugins.Integrations() {
+		names = append(names, in.Name)
+	}
+	return config.PluginClients(getenv, names)
 }

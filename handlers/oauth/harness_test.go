@@ -26,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
@@ -34,7 +35,6 @@ import (
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/oauth"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"

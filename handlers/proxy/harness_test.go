@@ -26,6 +26,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/proxy"
+	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
@@ -317,10 +318,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	var h http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	vars := map[string]string{"ACME_CLIENT_ID": clientID, "ACME_CLIENT_SECRET": clientSecret}
 	e.creds, err = connections.New(connections.Config{
 		Store: store, Vault: v, Catalog: reg, DB: db, Projections: runner,
-		PublicURL: e.srv.URL, LinkKey: []byte(strings.Repeat("k", 32)), Getenv: func(k string) string { return vars[k] },
+		PublicURL: e.srv.URL, LinkKey: []byte(strings.Repeat("k", 32)), Clients: map[string]config.OAuthClient{"acme": {ID: clientID, Secret: clientSecret}},
 		Now: e.clock.now,
 	})
 	if err != nil {

@@ -66,6 +66,10 @@ type Config struct {
 	// names and 100 MiB).
 	JotsMaxPerUser int
 	JotsQuotaBytes int64
+
+	// SignIn is how people sign in to the portal: OpenID providers, allowed domains, the user of the
+	// startup link (signin.go).
+	SignIn SignIn
 }
 
 // Defaults used when a variable is unset.
@@ -208,6 +212,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if err := c.HTTP.read(getenv); err != nil {
 		return c, err
 	}
+	signIn, err := readSignIn(getenv)
+	if err != nil {
+		return c, err
+	}
+	c.SignIn = signIn
 	return c, nil
 }
 

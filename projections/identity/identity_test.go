@@ -13,11 +13,11 @@ import (
 	"github.com/google/uuid"
 	_ "modernc.org/sqlite"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
 	domid "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
-	"github.com/workbench/workbench/internal/accounts"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/curlsession"
@@ -54,14 +55,6 @@ type Log struct {
 }
 
 var (
-	users = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
-		Initial: identity.Initial, Evolve: identity.Evolve, Decide: identity.Decide,
-		Codec: eventstore.NewJSONCodec(identity.Events()...),
-	}
-	claims = eventstore.Aggregate[identity.EmailClaim, identity.ClaimEmail, domain.Event]{
-		Initial: identity.InitialEmailClaim, Evolve: identity.EvolveEmailClaim, Decide: identity.DecideEmailClaim,
-		Codec: eventstore.NewJSONCodec(identity.Events()...),
-	}
 	conns = eventstore.Aggregate[connection.State, connection.Command, domain.Event]{
 		Initial: connection.Initial, Evolve: connection.Evolve, Decide: connection.Decide,
 		Codec: eventstore.NewJSONCodec(connection.Events()...),
@@ -82,7 +75,7 @@ func (b *builder) at(d time.Duration) eventstore.Metadata {
 
 func (b *builder) createUser(id uuid.UUID, email string, d time.Duration) {
 	b.t.Helper()
-	if _, err := eventstore.Execute(b.ctx, b.store, identity.EmailStreamName(email), claims,
+	if _, err := eventstore.Execute(b.ctx, b.store, identity.EmailStreamName(email), accounts.EmailClaims,
 		identity.ClaimEmail{Email: email, UserID: id, At: Day1.Add(d)}, b.at(d)); err != nil {
 		b.t.Fatalf("claim %s: %v", email, err)
 	}
@@ -91,7 +84,7 @@ func (b *builder) createUser(id uuid.UUID, email string, d time.Duration) {
 
 func (b *builder) user(id uuid.UUID, cmd identity.Command, d time.Duration) {
 	b.t.Helper()
-	res, err := eventstore.Execute(b.ctx, b.store, identity.StreamName(id), users, cmd, b.at(d))
+	res, err := eventstore.Execute(b.ctx, b.store, identity.StreamName(id), accounts.Users, cmd, b.at(d))
 	if err != nil {
 		b.t.Fatalf("%T for %s: %v", cmd, id, err)
 	}

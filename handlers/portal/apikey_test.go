@@ -1,4 +1,4 @@
-package portalapi_test
+package portal_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package portalapi
+package portal
 
 import (
 	"context"
@@ -11,21 +11,21 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/connections"
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/accounts"
-	"github.com/workbench/workbench/internal/signin"
 	"github.com/workbench/workbench/plugins"
 	connectionsrm "github.com/workbench/workbench/projections/connections"
 )
 
-// Keys is the part of internal/accounts the API-key routes use.
-type Keys interface {
+// Accounts is the part of app/accounts the routes use: who is signed in, and their API key.
+type Accounts interface {
+	User(ctx context.Context, id uuid.UUID) (accounts.User, error)
 	MintKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (accounts.Key, eventstore.Position, error)
 	RotateKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (accounts.Key, eventstore.Position, error)
 	RevokeKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (eventstore.Position, error)
@@ -49,12 +49,12 @@ type Connections interface {
 	ForUser(ctx context.Context, user uuid.UUID) (map[string]connectionsrm.Row, error)
 }
 
-// Deps is what the routes need; all are required.
+// Deps is what the routes need; all are required in production (a test may leave out what the
+// routes it calls do not reach).
 type Deps struct {
 	Sessions    *websession.Manager
 	SignIn      *signin.Service
-	Keys        Keys
-	Store       eventstore.Store // the user and key state, read from the log
+	Accounts    Accounts
 	Projections Projections
 	Credentials *connections.Service
 	Catalog     Catalog
@@ -68,14 +68,21 @@ type Deps struct {
 	// LinkLimit is how many sign-in link redemptions one client address may attempt per minute
 	// (default DefaultLinkLimit); more are answered 429 with Retry-After.
 	LinkLimit int
+	// RedeemLimit is how many claim-link redemptions one client address may attempt per minute
+	// (default DefaultRedeemLimit); more are answered 429 with Retry-After.
+	RedeemLimit int
 }
 
 // DefaultLinkLimit bounds sign-in link redemptions per client address per minute. A link is used
 // once by one person; each attempt loads an event stream and may append, so a flood is cut off here.
 const DefaultLinkLimit = 30
 
-// maxBody bounds request bodies (these routes take none worth more).
-const maxBody = 16 << 10
+// CodeCrossOrigin is the error code (handlers.ErrorBody.Error) of a state-changing request from
+// another origin: 403.
+const CodeCrossOrigin = "CROSS_ORIGIN"
+
+// maxBody bounds request bodies (JSON and form posts; the largest is an integration's API key form).
+const maxBody = 64 << 10
 
 // Mount adds the routes to r.
 func Mount(r chi.Router, d Deps) {
@@ -85,6 +92,12 @@ func Mount(r chi.Router, d Deps) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.LinkLimit <= 0 {
+		d.LinkLimit = DefaultLinkLimit
+	}
+	if d.RedeemLimit <= 0 {
+		d.RedeemLimit = DefaultRedeemLimit
+	}
 	h := &routes{Deps: d}
 	r.Get("/api/me", h.portal(h.me))
 	r.Post("/api/auth/logout", h.logout)
@@ -92,9 +105,6 @@ func Mount(r chi.Router, d Deps) {
 	r.Get("/api/auth/providers", h.providers)
 	r.Get("/api/auth/{provider}/login", h.login)
 	r.Get("/api/auth/{provider}/callback", h.callback)
-	if d.LinkLimit <= 0 {
-		d.LinkLimit = DefaultLinkLimit
-	}
 	r.With(handlers.LimitPerAddress(d.LinkLimit, time.Minute,
 		"too many sign-in link attempts from this address; wait a minute and try again")).
 		Get(signin.LinkPath+"{token}", h.link)
@@ -108,17 +118,23 @@ func Mount(r chi.Router, d Deps) {
 	r.Get("/api/integrations", h.portal(h.integrations))
 	r.Get("/api/integrations/{name}/logo", h.logo)
 	r.Post("/api/integrations/{name}/connect", h.portal(h.connect))
+
+	r.With(handlers.LimitPerAddress(d.RedeemLimit, time.Minute,
+		"too many claim-link redemptions from this address; wait a minute and try again")).
+		Post("/api/connect/redeem", h.portal(h.redeem))
+	r.Get("/api/auth/plugin/{integration}/callback", h.pluginCallback)
+	r.Post("/api/integrations/{name}/apikey", h.portal(h.connectAPIKey))
+	r.Delete("/api/integrations/{name}", h.portal(h.disconnect))
 }
 
 type routes struct{ Deps }
 
-// crossOrigin refuses a state-changing request that fails websession's SameOrigin rule, in the same
-// words as handlers/api.
+// crossOrigin refuses a state-changing request that fails websession's SameOrigin rule.
 func (h *routes) crossOrigin(w http.ResponseWriter, r *http.Request) bool {
 	if h.Sessions.SameOrigin(r) {
 		return false
 	}
-	handlers.WriteJSON(w, http.StatusForbidden, handlers.ErrorBody{Error: api.CodeCrossOrigin,
+	handlers.WriteJSON(w, http.StatusForbidden, handlers.ErrorBody{Error: CodeCrossOrigin,
 		Message: "this request did not come from the workbench portal (send an Origin header of " + h.Sessions.Origin() + " or the " + websession.CSRFHeader + " header)"})
 	return true
 }

@@ -1,4 +1,4 @@
-package signin
+package config
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 )
 
-// Environment variables read by FromEnv. The OIDC names carry "_OIDC_" so that they cannot collide
-// with a plugin's client credentials (<PLUGIN>_CLIENT_ID: a plugin named "keycloak" owns
-// KEYCLOAK_CLIENT_ID).
+// Environment variables of portal sign-in (Config.SignIn). The OIDC names carry "_OIDC_" so that
+// they cannot collide with a plugin's client credentials (<PLUGIN>_CLIENT_ID: a plugin named
+// "keycloak" owns KEYCLOAK_CLIENT_ID).
 const (
 	EnvGoogleClientID       = "GOOGLE_OIDC_CLIENT_ID"
 	EnvGoogleClientSecret   = "GOOGLE_OIDC_CLIENT_SECRET"
@@ -30,8 +30,8 @@ const GoogleIssuer = "https://accounts.google.com"
 // else; identity.NormalizeEmail wants a dot in the domain, so "admin@localhost" would not do.
 const DefaultAdminEmail = "admin@workbench.localhost"
 
-// ProviderConfig is one OpenID provider the portal signs in through.
-type ProviderConfig struct {
+// OIDCProvider is one OpenID provider the portal signs in through.
+type OIDCProvider struct {
 	// ID names the provider in the routes (/api/auth/{id}/login): "google" or "keycloak".
 	ID string
 	// Name is what the sign-in page shows.
@@ -44,17 +44,17 @@ type ProviderConfig struct {
 	Scopes []string
 }
 
-// Settings are the sign-in settings from the environment.
-type Settings struct {
+// SignIn is how people sign in to the portal (app/signin).
+type SignIn struct {
 	// Providers are the configured SSO providers, in the order the sign-in page lists them.
-	Providers []ProviderConfig
+	Providers []OIDCProvider
 	// AllowedDomains, when not empty, limits SSO sign-in to addresses in these domains (lower case).
 	AllowedDomains []string
 	// AdminEmail is the user the one-time startup link signs in (normalised).
 	AdminEmail string
 }
 
-// FromEnv reads the sign-in settings:
+// readSignIn reads the sign-in settings:
 //
 //   - GOOGLE_OIDC_CLIENT_ID and GOOGLE_OIDC_CLIENT_SECRET (both, or neither) configure Google;
 //   - KEYCLOAK_OIDC_ISSUER (the realm URL, https://host/realms/<realm>) and KEYCLOAK_OIDC_CLIENT_ID
@@ -63,29 +63,29 @@ type Settings struct {
 //   - WORKBENCH_ADMIN_EMAIL names the user of the startup link (default DefaultAdminEmail).
 //
 // A half-configured provider is an error that names the missing variable.
-func FromEnv(getenv func(string) string) (Settings, error) {
+func readSignIn(getenv func(string) string) (SignIn, error) {
 	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
-	var s Settings
+	var s SignIn
 	gid, gsecret := get(EnvGoogleClientID), get(EnvGoogleClientSecret)
 	switch {
 	case gid != "" && gsecret != "":
-		s.Providers = append(s.Providers, ProviderConfig{ID: "google", Name: "Google", Issuer: GoogleIssuer, ClientID: gid, ClientSecret: gsecret})
+		s.Providers = append(s.Providers, OIDCProvider{ID: "google", Name: "Google", Issuer: GoogleIssuer, ClientID: gid, ClientSecret: gsecret})
 	case gid != "":
-		return Settings{}, fmt.Errorf("%s is set but %s is not: Google sign-in needs both (a web application client of the Google Cloud console)", EnvGoogleClientID, EnvGoogleClientSecret)
+		return SignIn{}, fmt.Errorf("%s is set but %s is not: Google sign-in needs both (a web application client of the Google Cloud console)", EnvGoogleClientID, EnvGoogleClientSecret)
 	case gsecret != "":
-		return Settings{}, fmt.Errorf("%s is set but %s is not", EnvGoogleClientSecret, EnvGoogleClientID)
+		return SignIn{}, fmt.Errorf("%s is set but %s is not", EnvGoogleClientSecret, EnvGoogleClientID)
 	}
 	kiss, kid, ksecret := get(EnvKeycloakIssuer), get(EnvKeycloakClientID), get(EnvKeycloakClientSecret)
 	switch {
 	case kiss != "" && kid != "":
 		if err := checkIssuer(kiss); err != nil {
-			return Settings{}, fmt.Errorf("%s: %w", EnvKeycloakIssuer, err)
+			return SignIn{}, fmt.Errorf("%s: %w", EnvKeycloakIssuer, err)
 		}
-		s.Providers = append(s.Providers, ProviderConfig{ID: "keycloak", Name: "Keycloak", Issuer: strings.TrimSuffix(kiss, "/"), ClientID: kid, ClientSecret: ksecret})
+		s.Providers = append(s.Providers, OIDCProvider{ID: "keycloak", Name: "Keycloak", Issuer: strings.TrimSuffix(kiss, "/"), ClientID: kid, ClientSecret: ksecret})
 	case kiss != "":
-		return Settings{}, fmt.Errorf("%s is set but %s is not", EnvKeycloakIssuer, EnvKeycloakClientID)
+		return SignIn{}, fmt.Errorf("%s is set but %s is not", EnvKeycloakIssuer, EnvKeycloakClientID)
 	case kid != "" || ksecret != "":
-		return Settings{}, fmt.Errorf("%s is set but %s is not: set it to the realm URL, e.g. https://sso.example.com/realms/acme", EnvKeycloakClientID, EnvKeycloakIssuer)
+		return SignIn{}, fmt.Errorf("%s is set but %s is not: set it to the realm URL, e.g. https://sso.example.com/realms/acme", EnvKeycloakClientID, EnvKeycloakIssuer)
 	}
 	for _, d := range strings.Split(get(EnvAllowedDomains), ",") {
 		d = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(d), "@")))
@@ -93,7 +93,7 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 			continue
 		}
 		if strings.ContainsAny(d, "@/ ") || !strings.Contains(d, ".") {
-			return Settings{}, fmt.Errorf("%s: %q is not an email domain such as example.com", EnvAllowedDomains, d)
+			return SignIn{}, fmt.Errorf("%s: %q is not an email domain such as example.com", EnvAllowedDomains, d)
 		}
 		s.AllowedDomains = append(s.AllowedDomains, d)
 	}
@@ -103,7 +103,7 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	}
 	norm, err := identity.NormalizeEmail(admin)
 	if err != nil {
-		return Settings{}, fmt.Errorf("%s: %w", EnvAdminEmail, err)
+		return SignIn{}, fmt.Errorf("%s: %w", EnvAdminEmail, err)
 	}
 	s.AdminEmail = norm
 	return s, nil

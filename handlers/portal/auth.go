@@ -1,4 +1,4 @@
-package portalapi
+package portal
 
 import (
 	"errors"
@@ -10,30 +10,21 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/signin"
 )
 
-var userAgg = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
-	Initial: identity.Initial, Evolve: identity.Evolve, Decide: identity.Decide,
-	Codec: eventstore.NewJSONCodec(identity.Events()...),
-}
-
-// loadUser reads the signed-in user from the log, so a user created a moment ago on another replica
-// is already there.
-func (h *routes) loadUser(r *http.Request, user uuid.UUID) (identity.State, error) {
-	st, _, err := eventstore.LoadState(r.Context(), h.Store, identity.StreamName(user), userAgg)
-	if err != nil {
-		return identity.State{}, err
+// loadUser reads the signed-in user (from the log, so a user created a moment ago on another replica
+// is already there). A session naming no user is unauthenticated.
+func (h *routes) loadUser(r *http.Request, user uuid.UUID) (accounts.User, error) {
+	u, err := h.Accounts.User(r.Context(), user)
+	if domain.ErrorCode(err) == domain.CodeNotFound {
+		return accounts.User{}, &domain.Error{Code: domain.CodeUnauthenticated, Message: "the session names no workbench user; sign in again", Err: err}
 	}
-	if !st.Exists() {
-		return identity.State{}, domain.Errorf(domain.CodeUnauthenticated, "the session names no workbench user; sign in again")
-	}
-	return st, nil
+	return u, err
 }
 
 type meResponse struct {
@@ -43,7 +34,7 @@ type meResponse struct {
 }
 
 func (h *routes) me(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
-	st, err := h.loadUser(r, user)
+	u, err := h.loadUser(r, user)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeUnauthenticated {
 			h.Sessions.Clear(w)
@@ -52,7 +43,7 @@ func (h *routes) me(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 		return
 	}
 	noStore(w)
-	handlers.WriteJSON(w, http.StatusOK, meResponse{ID: st.UserID.String(), Email: st.Email, DisplayName: st.DisplayName})
+	handlers.WriteJSON(w, http.StatusOK, meResponse{ID: u.ID.String(), Email: u.Email, DisplayName: u.DisplayName})
 }
 
 // logout ends the session (on every replica, before it answers) and clears its cookie. It needs no

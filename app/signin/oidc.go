@@ -19,9 +19,9 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
-	"github.com/workbench/workbench/internal/accounts"
 )
 
 // FlowCookie is the cookie that binds an SSO sign-in to the browser that started it.

@@ -1,4 +1,4 @@
-package portalapi
+package portal
 
 import (
 	"net/http"
@@ -151,7 +151,7 @@ type connectResponse struct {
 // connect starts a connection from the portal: a connect attempt for the signed-in user, redeemed
 // for that same user at once (the claim link never leaves the server), answering the provider's
 // consent URL for the browser to open. API-key integrations are refused with a 400 that says to use
-// their form; the callback is handlers/api's.
+// their form; the callback is pluginCallback.
 func (h *routes) connect(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	name := chi.URLParam(r, "name")
 	started, err := h.Credentials.Connect(r.Context(), user, name)

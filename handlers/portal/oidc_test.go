@@ -1,4 +1,4 @@
-package portalapi_test
+package portal_test
 
 import (
 	"crypto/rand"
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/signin"
 )
 
 // ssoSignIn walks a browser through the whole sign-in: our login route, the provider's authorize

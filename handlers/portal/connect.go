@@ -1,15 +1,13 @@
-package api
+package portal
 
 import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -17,70 +15,18 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/handlers/websession"
 )
-
-// Deps is what the routes need.
-type Deps struct {
-	Credentials *connections.Service
-	Sessions    *websession.Manager
-	Logger      *slog.Logger
-	// RedeemLimit is how many claim-link redemptions one client address may attempt per minute
-	// (default DefaultRedeemLimit); more are answered 429 with Retry-After.
-	RedeemLimit int
-}
 
 // DefaultRedeemLimit bounds claim-link redemptions per client address per minute. A person redeems a
 // link or two; each attempt loads an event stream and may append, so a flood is cut off here.
 const DefaultRedeemLimit = 30
 
-// Error codes of this API beyond the application codes (handlers.ErrorBody.Error).
+// Error codes of the connect routes beyond the application codes (handlers.ErrorBody.Error).
 const (
 	CodeAccountMismatch = "ACCOUNT_MISMATCH" // 403: the link names another workbench user
 	CodeInvalidLink     = "INVALID_LINK"     // 400: forged or malformed claim link
 	CodeLinkExpired     = "LINK_EXPIRED"     // 410: the link's attempt expired, was replaced or was used
-	CodeCrossOrigin     = "CROSS_ORIGIN"     // 403: a state-changing request from another origin
 )
-
-// maxBody bounds JSON and form bodies.
-const maxBody = 64 << 10
-
-// Mount adds the routes to r.
-func Mount(r chi.Router, d Deps) {
-	if d.Logger == nil {
-		d.Logger = slog.New(slog.DiscardHandler)
-	}
-	if d.RedeemLimit <= 0 {
-		d.RedeemLimit = DefaultRedeemLimit
-	}
-	h := &api{Deps: d}
-	r.With(handlers.LimitPerAddress(d.RedeemLimit, time.Minute,
-		"too many claim-link redemptions from this address; wait a minute and try again")).
-		Post("/api/connect/redeem", h.portal(h.redeem))
-	r.Get("/api/auth/plugin/{integration}/callback", h.callback)
-	r.Post("/api/integrations/{name}/apikey", h.portal(h.apiKey))
-	r.Delete("/api/integrations/{name}", h.portal(h.disconnect))
-}
-
-type api struct{ Deps }
-
-// portal requires a same-origin request from a signed-in portal user.
-func (h *api) portal(next func(w http.ResponseWriter, r *http.Request, user uuid.UUID)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if !h.Sessions.SameOrigin(r) {
-			handlers.WriteJSON(w, http.StatusForbidden, handlers.ErrorBody{Error: CodeCrossOrigin,
-				Message: "this request did not come from the workbench portal (send an Origin header of " + h.Sessions.Origin() + " or the " + websession.CSRFHeader + " header)"})
-			return
-		}
-		user, ok := h.Sessions.User(r)
-		if !ok {
-			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeUnauthenticated, "sign in to the workbench portal first"))
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		next(w, r, user)
-	}
-}
 
 type redeemRequest struct {
 	Token string `json:"token"`
@@ -93,7 +39,7 @@ type redeemResponse struct {
 	Integration  string `json:"integration"`
 }
 
-func (h *api) redeem(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+func (h *routes) redeem(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	var req redeemRequest
 	if err := decodeJSON(r, &req); err != nil || req.Token == "" {
 		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, `the body must be {"token": "<the token of the connect link>"}`))
@@ -122,9 +68,9 @@ func (h *api) redeem(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	handlers.WriteJSON(w, http.StatusOK, redeemResponse{Type: res.Type, URL: res.URL, ConnectionID: res.ConnectionID.String(), Integration: res.Integration})
 }
 
-// callback completes the OAuth handshake and sends the browser back to the portal: /?connected=<name>
+// pluginCallback completes the OAuth handshake and sends the browser back to the portal: /?connected=<name>
 // on success, /?connect_error=<reason>&integration=<name> otherwise (reasons: connections.CallbackReason).
-func (h *api) callback(w http.ResponseWriter, r *http.Request) {
+func (h *routes) pluginCallback(w http.ResponseWriter, r *http.Request) {
 	integration := chi.URLParam(r, "integration")
 	user, _ := h.Sessions.User(r)
 	_, err := h.Credentials.Callback(r.Context(), user, integration, r.URL.Query())
@@ -150,10 +96,10 @@ type apiKeyRequest struct {
 	Fields map[string]string `json:"fields"`
 }
 
-// apiKey stores an API key from the portal's form: JSON {"fields": {...}} or a form post whose
+// connectAPIKey stores an API key from the portal's form: JSON {"fields": {...}} or a form post whose
 // fields are the manifest's field names. It answers 204 No Content once the key is stored (the
 // portal's contract: it reloads the integration list rather than reading a body).
-func (h *api) apiKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+func (h *routes) connectAPIKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	name := chi.URLParam(r, "name")
 	fields := map[string]string{}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -183,7 +129,7 @@ func (h *api) apiKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 }
 
 // disconnect removes the user's connection to the integration; 204 No Content once it is gone.
-func (h *api) disconnect(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+func (h *routes) disconnect(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	name := chi.URLParam(r, "name")
 	if err := h.Credentials.Disconnect(r.Context(), user, name); err != nil {
 		handlers.WriteError(w, r, h.Logger, err)

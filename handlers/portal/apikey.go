@@ -1,4 +1,4 @@
-package portalapi
+package portal
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/accounts"
 )
 
 type keyInfo struct {
@@ -26,13 +26,13 @@ type keySecret struct {
 
 // getKey shows the live key's prefix and age, never the key.
 func (h *routes) getKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
-	st, err := h.loadUser(r, user)
+	u, err := h.loadUser(r, user)
 	if err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
-	k, ok := st.LiveKey()
-	if !ok {
+	k := u.LiveKey
+	if k == nil {
 		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeNotFound, "you have no API key yet; mint one"))
 		return
 	}
@@ -65,13 +65,13 @@ func (h *routes) answerKey(w http.ResponseWriter, r *http.Request, status int, k
 }
 
 func (h *routes) mintKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
-	k, pos, err := h.Keys.MintKey(r.Context(), user, h.md(r, user))
+	k, pos, err := h.Accounts.MintKey(r.Context(), user, h.md(r, user))
 	h.answerKey(w, r, http.StatusCreated, k, pos, err)
 }
 
 // rotateKey replaces the live key; the old one is refused at /mcp from the moment this answers.
 func (h *routes) rotateKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
-	k, pos, err := h.Keys.RotateKey(r.Context(), user, h.md(r, user))
+	k, pos, err := h.Accounts.RotateKey(r.Context(), user, h.md(r, user))
 	h.answerKey(w, r, http.StatusOK, k, pos, err)
 }
 
@@ -93,12 +93,12 @@ func (h *routes) revealKey(w http.ResponseWriter, r *http.Request, user uuid.UUI
 			Message: fmt.Sprintf("sign in again to reveal the key: it is shown only within %d minutes of signing in (or rotate it to get a new one)", int(websession.FreshFor/time.Minute))})
 		return
 	}
-	k, err := h.Keys.RevealKey(r.Context(), user)
+	k, err := h.Accounts.RevealKey(r.Context(), user)
 	h.answerKey(w, r, http.StatusOK, k, eventstore.Start, err)
 }
 
 func (h *routes) revokeKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
-	pos, err := h.Keys.RevokeKey(r.Context(), user, h.md(r, user))
+	pos, err := h.Accounts.RevokeKey(r.Context(), user, h.md(r, user))
 	if err == nil {
 		err = h.settle(r, pos)
 	}

@@ -1,4 +1,4 @@
-package portalapi_test
+package portal_test
 
 import (
 	"encoding/json"
@@ -73,7 +73,7 @@ func TestIntegrations(t *testing.T) {
 		t.Fatalf("catalog before connecting (-want +got):\n%s", diff)
 	}
 
-	// An API key through handlers/api's route: connected at once.
+	// An API key through the apikey route: connected at once.
 	if got := b.do(http.MethodPost, n.srv.URL+"/api/integrations/keyed/apikey", `{"fields":{"api_key":"kx_1"}}`, nil); got.status/100 != 2 {
 		t.Fatalf("store the key: %d %s", got.status, got.body)
 	}

@@ -10,7 +10,7 @@
 // it and any replica can finish it. Complete checks that cookie and the state, exchanges the code
 // with the verifier, verifies the ID token with github.com/coreos/go-oidc (the provider's published
 // keys, issuer, audience, expiry) and its nonce, and requires email_verified; the user is then found
-// or created by address (internal/accounts.EnsureUser). Every configured provider is trusted for
+// or created by address (app/accounts.EnsureUser). Every configured provider is trusted for
 // every address: a person signed in by Keycloak as ann@example.com is the same workbench user as one
 // signed in by Google with that address. SIGNIN_ALLOWED_DOMAINS narrows who may sign in at all.
 // Discovery is lazy: `serve` starts even when a provider is unreachable.
@@ -21,9 +21,9 @@
 // (default admin@workbench.localhost, created when missing). The token is 32 random bytes; the log
 // holds only its SHA-256, in domain/signin's link stream, with the user and the expiry (15 minutes).
 // RedeemLink appends the redemption with the stream's expected version, so the link works once
-// across replicas. Its route (handlers/portalapi) lets one client address attempt at most
+// across replicas. Its route (handlers/portal) lets one client address attempt at most
 // DefaultLinkLimit redemptions a minute and answers 429 with Retry-After past that: a token cannot be
 // guessed, but each attempt loads a stream, so a flood is cut off before it reaches the store.
 //
-// Issuing sessions (the cookie) is internal/websession's; the HTTP routes are handlers/portalapi's.
+// Issuing sessions (the cookie) is internal/websession's; the HTTP routes are handlers/portal's.
 package signin

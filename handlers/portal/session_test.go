@@ -1,4 +1,4 @@
-package portalapi_test
+package portal_test
 
 import (
 	"net/http"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/workbench/workbench/handlers/portalapi"
+	"github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/websession"
 )
 
@@ -122,7 +122,7 @@ func TestRevealNeedsAFreshSession(t *testing.T) {
 
 	e.clock.advance(websession.FreshFor + time.Second)
 	got := b.do(http.MethodPost, n.srv.URL+"/api/apikey/reveal", "", nil)
-	if got.status != http.StatusForbidden || got.json(t)["error"] != portalapi.CodeReauthRequired || got.json(t)["key"] != nil {
+	if got.status != http.StatusForbidden || got.json(t)["error"] != portal.CodeReauthRequired || got.json(t)["key"] != nil {
 		t.Fatalf("an old session revealed the key: %d %s", got.status, got.body)
 	}
 	if got.header.Get("Cache-Control") != "no-store" {

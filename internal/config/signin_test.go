@@ -1,4 +1,4 @@
-package signin
+package config
 
 import (
 	"reflect"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestFromEnv(t *testing.T) {
+func TestSignInFromEnv(t *testing.T) {
 	tests := []struct {
 		name      string
 		env       map[string]string
@@ -33,7 +33,8 @@ func TestFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := FromEnv(func(k string) string { return tt.env[k] })
+			c, err := FromEnv(func(k string) string { return tt.env[k] })
+			s := c.SignIn
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want one naming %q", err, tt.err)
@@ -52,45 +53,6 @@ func TestFromEnv(t *testing.T) {
 			}
 			if !reflect.DeepEqual(ids, tt.providers) || !reflect.DeepEqual(s.AllowedDomains, tt.domains) || s.AdminEmail != tt.admin {
 				t.Fatalf("got providers %v domains %v admin %q", ids, s.AllowedDomains, s.AdminEmail)
-			}
-		})
-	}
-}
-
-func TestSafeNext(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"empty", "", "/"},
-		{"root", "/", "/"},
-		{"path and query", "/oauth/authorize?client_id=a&state=b", "/oauth/authorize?client_id=a&state=b"},
-		{"absolute URL", "https://evil.example/", "/"},
-		{"scheme-relative", "//evil.example/x", "/"},
-		{"backslash host", "/\\evil.example", "/"},
-		{"relative path", "settings", "/"},
-		{"javascript", "javascript:alert(1)", "/"},
-		{"control character", "/a\r\nSet-Cookie: x=1", "/"},
-		{"tab", "/\t/evil.example", "/"},
-		{"too long", "/" + strings.Repeat("a", maxNextLen), "/"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := SafeNext(tt.in); got != tt.want {
-				t.Fatalf("SafeNext(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestCleanName(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"plain", "  Ann Lee ", "Ann Lee"},
-		{"control characters", "Ann\x00 Lee\n", "Ann Lee"},
-		{"invalid UTF-8", "Ann\xff", "Ann"},
-		{"too long", strings.Repeat("é", 300), strings.Repeat("é", 200)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := cleanName(tt.in); got != tt.want {
-				t.Fatalf("cleanName(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}

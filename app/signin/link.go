@@ -43,7 +43,7 @@ func (s *Service) IssueLink(ctx context.Context, email, purpose string) (string,
 		return "", err
 	}
 	h := linkHash(token)
-	res, err := eventstore.Execute(ctx, s.cfg.Store, signin.StreamName(h), s.links, signin.Command(signin.IssueLink{
+	res, err := eventstore.Execute(ctx, s.cfg.Store, signin.StreamName(h), Links, signin.Command(signin.IssueLink{
 		LinkHash: h, UserID: u.ID, Email: u.Email, Purpose: purpose, At: now, ExpiresAt: now.Add(signin.LinkTTL),
 	}), md(ctx, "system", now))
 	if err != nil {
@@ -68,7 +68,7 @@ func (s *Service) RedeemLink(ctx context.Context, token string) (uuid.UUID, erro
 		return uuid.Nil, &domain.Error{Code: domain.CodeNotFound, Message: "this sign-in link is not valid", Err: signin.ErrUnknownLink}
 	}
 	now := s.clock()
-	res, err := eventstore.Execute(ctx, s.cfg.Store, signin.StreamName(linkHash(token)), s.links, signin.Command(signin.RedeemLink{At: now}), md(ctx, "system", now))
+	res, err := eventstore.Execute(ctx, s.cfg.Store, signin.StreamName(linkHash(token)), Links, signin.Command(signin.RedeemLink{At: now}), md(ctx, "system", now))
 	if err != nil {
 		return uuid.Nil, err
 	}

@@ -1,4 +1,4 @@
-package portalapi_test
+package portal_test
 
 import (
 	"context"
@@ -26,21 +26,21 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/connections"
+	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/handlers/api"
 	"github.com/workbench/workbench/handlers/authn"
-	"github.com/workbench/workbench/handlers/portalapi"
+	"github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/accounts"
-	"github.com/workbench/workbench/internal/signin"
+	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
 	connectionsrm "github.com/workbench/workbench/projections/connections"
-	idproj "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/identity"
 	"github.com/workbench/workbench/projections/portalsessions"
 )
 
@@ -218,29 +218,19 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// clock is a settable time shared by the replicas of a test.
-// clock runs with real time plus an offset, or stands still while frozen (for a check whose margin is
-// smaller than the time a loaded machine may take between two steps).
-type clock struct {
-	offset atomic.Int64
-	frozen atomic.Pointer[time.Time]
-}
+// clock is the wall clock moved by offset; while frozen (unix nanoseconds, not 0) it stands still, for
+// a test that must not lose a second between two steps on a busy machine.
+type clock struct{ offset, frozen atomic.Int64 }
 
 func (c *clock) now() time.Time {
-	base := time.Now()
-	if f := c.frozen.Load(); f != nil {
-		base = *f
+	if f := c.frozen.Load(); f != 0 {
+		return time.Unix(0, f).Add(time.Duration(c.offset.Load()))
 	}
-	return base.Add(time.Duration(c.offset.Load()))
+	return time.Now().Add(time.Duration(c.offset.Load()))
 }
 func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
-
-// freeze stops the clock at its current reading until the returned function is called.
-func (c *clock) freeze() (thaw func()) {
-	t := time.Now()
-	c.frozen.Store(&t)
-	return func() { c.frozen.Store(nil) }
-}
+func (c *clock) freeze()                 { c.frozen.Store(time.Now().UnixNano()) }
+func (c *clock) thaw()                   { c.frozen.Store(0) }
 
 // env is a workbench as the portal API sees it, on one SQLite file that its replicas share.
 type env struct {
@@ -343,12 +333,12 @@ func (e *env) node() *node {
 		t.Fatal(err)
 	}
 	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{idproj.New(), connectionsrm.New(), portalsessions.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identity.New(), connectionsrm.New(), portalsessions.New()}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &node{env: e, runner: runner, auth: authn.APIKeys{Reader: idproj.Reader{DB: db}}}
+	n := &node{env: e, runner: runner, auth: authn.APIKeys{Reader: identity.Reader{DB: db}}}
 	var h http.Handler
 	n.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	if e.publicURL == "" {
@@ -358,7 +348,7 @@ func (e *env) node() *node {
 	creds, err := connections.New(connections.Config{
 		Store: store, Vault: v, Catalog: e.catalog, DB: db, Projections: runner, PublicURL: e.publicURL,
 		LinkKey: []byte(strings.Repeat("l", 32)), Now: e.clock.now,
-		Getenv: func(k string) string { return map[string]string{"ACME_CLIENT_ID": "acme-client"}[k] },
+		Clients: map[string]config.OAuthClient{"acme": {ID: "acme-client"}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -377,9 +367,8 @@ func (e *env) node() *node {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	api.Mount(r, api.Deps{Credentials: creds, Sessions: n.sessions})
-	portalapi.Mount(r, portalapi.Deps{
-		Sessions: n.sessions, SignIn: n.signin, Keys: n.accounts, Store: store, Projections: runner,
+	portal.Mount(r, portal.Deps{
+		Sessions: n.sessions, SignIn: n.signin, Accounts: n.accounts, Projections: runner,
 		Credentials: creds, Catalog: e.catalog, Connections: connectionsrm.Reader{DB: db}, Now: e.clock.now,
 		APIKeys:   n.auth,
 		LinkLimit: e.linkLimit,

@@ -1,7 +1,11 @@
-// Package accounts holds the identity use cases that span more than one aggregate or touch the vault:
-// ensuring a user exists for an email (claim the address, then create: domain/identity's two-step
-// create), and the life of the one workbench API key each user holds (mint, reveal, rotate, revoke).
-// Handlers and the CLI call it; it calls the command loop with the domain's functions.
+// Package accounts holds the identity use cases: ensuring a user exists for an email (claim the
+// address, then create: domain/identity's two-step create), reading a user from the log, and the life
+// of the one workbench API key each user holds (mint, reveal, rotate, revoke). Handlers and the CLI
+// call it; it calls the command loop with the domain's functions.
+//
+// It owns the identity aggregates' eventstore.Aggregate values (Users, EmailClaims): anything else
+// that writes or folds those streams (tests building a log, for one) uses these, so there is one
+// definition of how an identity stream is decided and folded.
 package accounts
 
 import (
@@ -35,11 +39,13 @@ type Service struct {
 }
 
 var (
-	userAgg = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
+	// Users is the user aggregate (identity.StreamName): profile and API keys.
+	Users = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
 		Initial: identity.Initial, Evolve: identity.Evolve, Decide: identity.Decide,
 		Codec: eventstore.NewJSONCodec(identity.Events()...),
 	}
-	emailAgg = eventstore.Aggregate[identity.EmailClaim, identity.ClaimEmail, domain.Event]{
+	// EmailClaims is the aggregate that makes an address name one user (identity.EmailStreamName).
+	EmailClaims = eventstore.Aggregate[identity.EmailClaim, identity.ClaimEmail, domain.Event]{
 		Initial: identity.InitialEmailClaim, Evolve: identity.EvolveEmailClaim, Decide: identity.DecideEmailClaim,
 		Codec: eventstore.NewJSONCodec(identity.Events()...),
 	}
@@ -57,6 +63,16 @@ type User struct {
 	ID          uuid.UUID
 	Email       string
 	DisplayName string
+	// LiveKey is the API key that authenticates the user now; nil when there is none. User fills
+	// it; the other use cases leave it nil.
+	LiveKey *KeyInfo
+}
+
+// KeyInfo describes an API key without its secret.
+type KeyInfo struct {
+	ID       uuid.UUID
+	Prefix   string
+	MintedAt time.Time
 }
 
 // EnsureUser returns the user that owns email, creating it when there is none. created says whether
@@ -68,7 +84,7 @@ func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md 
 		return User{}, false, pos, err
 	}
 	id := uuid.New()
-	claim, err := eventstore.Execute(ctx, s.Store, identity.EmailStreamName(norm), emailAgg,
+	claim, err := eventstore.Execute(ctx, s.Store, identity.EmailStreamName(norm), EmailClaims,
 		identity.ClaimEmail{Email: norm, UserID: id, At: s.now()}, md)
 	var taken *identity.EmailClaimedError
 	switch {
@@ -79,10 +95,10 @@ func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md 
 	default:
 		pos = claim.Position
 	}
-	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(id), userAgg,
+	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(id), Users,
 		identity.Command(identity.CreateUser{UserID: id, Email: norm, DisplayName: displayName, At: s.now()}), md)
 	if domain.ErrorCode(err) == domain.CodeConflict {
-		st, _, lerr := eventstore.LoadState(ctx, s.Store, identity.StreamName(id), userAgg)
+		st, _, lerr := eventstore.LoadState(ctx, s.Store, identity.StreamName(id), Users)
 		if lerr != nil {
 			return User{}, false, pos, lerr
 		}
@@ -92,6 +108,23 @@ func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md 
 		return User{}, false, pos, fmt.Errorf("create user: %w", err)
 	}
 	return User{ID: id, Email: res.State.Email, DisplayName: res.State.DisplayName}, true, res.Position, nil
+}
+
+// User reads a user from the log, not a read model, so a user created a moment ago on another
+// replica is already there. A user the log does not know is a *domain.Error of CodeNotFound.
+func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
+	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(id), Users)
+	if err != nil {
+		return User{}, err
+	}
+	if !st.Exists() {
+		return User{}, domain.Errorf(domain.CodeNotFound, "there is no workbench user %s", id)
+	}
+	u := User{ID: st.UserID, Email: st.Email, DisplayName: st.DisplayName}
+	if k, ok := st.LiveKey(); ok {
+		u.LiveKey = &KeyInfo{ID: k.KeyID, Prefix: k.Prefix, MintedAt: k.MintedAt}
+	}
+	return u, nil
 }
 
 // Key is a freshly minted or rotated key. Secret is shown to its owner and never stored in clear.
@@ -116,7 +149,7 @@ func (s *Service) MintKey(ctx context.Context, user uuid.UUID, md eventstore.Met
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
-	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), userAgg,
+	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users,
 		identity.Command(identity.MintAPIKey{KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
 	if err != nil {
 		return Key{}, eventstore.Start, err
@@ -130,7 +163,7 @@ func (s *Service) RotateKey(ctx context.Context, user uuid.UUID, md eventstore.M
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
-	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), userAgg,
+	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users,
 		identity.Command(identity.RotateAPIKey{KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
 	if err != nil {
 		return Key{}, eventstore.Start, err
@@ -140,7 +173,7 @@ func (s *Service) RotateKey(ctx context.Context, user uuid.UUID, md eventstore.M
 
 // MintOrRotate mints a key for a user without one and rotates the live key otherwise.
 func (s *Service) MintOrRotate(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
-	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), userAgg)
+	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), Users)
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
@@ -152,7 +185,7 @@ func (s *Service) MintOrRotate(ctx context.Context, user uuid.UUID, md eventstor
 
 // RevokeKey retires the user's live key without a replacement.
 func (s *Service) RevokeKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (eventstore.Position, error) {
-	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), userAgg, identity.Command(identity.RevokeAPIKey{At: s.now()}), md)
+	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users, identity.Command(identity.RevokeAPIKey{At: s.now()}), md)
 	if err != nil {
 		return eventstore.Start, err
 	}
@@ -162,7 +195,7 @@ func (s *Service) RevokeKey(ctx context.Context, user uuid.UUID, md eventstore.M
 // RevealKey opens the user's live key for its owner. It reads the log, not a read model, so a key
 // rotated a moment ago is never revealed in its old form.
 func (s *Service) RevealKey(ctx context.Context, user uuid.UUID) (Key, error) {
-	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), userAgg)
+	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), Users)
 	if err != nil {
 		return Key{}, err
 	}

@@ -15,13 +15,13 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
+	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/signin"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/accounts"
 )
 
-// Users is the part of internal/accounts this package needs: find or create the user of an address
+// Users is the part of app/accounts this package needs: find or create the user of an address
 // whose ownership the caller has established.
 type Users interface {
 	EnsureUser(ctx context.Context, email, displayName string, md eventstore.Metadata) (accounts.User, bool, eventstore.Position, error)
@@ -50,6 +50,13 @@ type Config struct {
 	Logger     *slog.Logger
 }
 
+// Links is the one-time sign-in link aggregate (signin.StreamName of the token's hash); this
+// package is the only one that writes it.
+var Links = eventstore.Aggregate[signin.Link, signin.Command, domain.Event]{
+	Initial: signin.Initial, Evolve: signin.Evolve, Decide: signin.Decide,
+	Codec: eventstore.NewJSONCodec(signin.Events()...),
+}
+
 // Service signs people in to the portal.
 type Service struct {
 	cfg       Config
@@ -59,7 +66,6 @@ type Service struct {
 	client    *http.Client
 	now       func() time.Time
 	log       *slog.Logger
-	links     eventstore.Aggregate[signin.Link, signin.Command, domain.Event]
 
 	mu        sync.Mutex
 	providers map[string]*provider
@@ -108,10 +114,6 @@ func New(cfg Config) (*Service, error) {
 		client:    cfg.HTTPClient,
 		now:       cfg.Now,
 		log:       cfg.Logger,
-		links: eventstore.Aggregate[signin.Link, signin.Command, domain.Event]{
-			Initial: signin.Initial, Evolve: signin.Evolve, Decide: signin.Decide,
-			Codec: eventstore.NewJSONCodec(signin.Events()...),
-		},
 		providers: map[string]*provider{},
 	}
 	if s.client == nil {
