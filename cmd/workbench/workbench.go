@@ -31,6 +31,7 @@ import (
 	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/app/oauthclients"
+	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
@@ -63,7 +64,7 @@ import (
 	jotsrm "github.com/workbench/workbench/projections/jots"
 	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
 	projoauth "github.com/workbench/workbench/projections/oauth"
-	"github.com/workbench/workbench/projections/portalsessions"
+	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
 )
 
 // Main is the whole server, wired by hand: Open builds every piece from the configuration, Run serves
@@ -133,7 +134,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connectionsrm.New(), projaudit.New(), jotsrm.New(), projoauth.New(), mcpsessionsrm.New(), portalsessions.New()},
+		Projections: []projections.Projection{identity.New(), connectionsrm.New(), projaudit.New(), jotsrm.New(), projoauth.New(), mcpsessionsrm.New(), portalsessionsrm.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 		WriteGate:   m.writeGate,
@@ -401,8 +402,12 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	portalEnds, err := portalsessions.New(m.Store, m.Runner, nil)
+	if err != nil {
+		return err
+	}
 	sessions, err := websession.New(m.deriveKey("portal-session"), m.Config.ServerPublicURL, &websession.Options{
-		Ended: portalsessions.Reader{DB: m.DB}, Store: m.Store, Projections: m.Runner,
+		Ended: portalsessionsrm.Reader{DB: m.DB}, Ends: portalEnds,
 	})
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/connections"
+	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
@@ -41,7 +42,7 @@ import (
 	"github.com/workbench/workbench/projections"
 	connectionsrm "github.com/workbench/workbench/projections/connections"
 	"github.com/workbench/workbench/projections/identity"
-	"github.com/workbench/workbench/projections/portalsessions"
+	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
 )
 
 const (
@@ -333,7 +334,7 @@ func (e *env) node() *node {
 		t.Fatal(err)
 	}
 	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connectionsrm.New(), portalsessions.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identity.New(), connectionsrm.New(), portalsessionsrm.New()}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -354,7 +355,7 @@ func (e *env) node() *node {
 		t.Fatal(err)
 	}
 	n.sessions, err = websession.New([]byte(strings.Repeat("s", 32)), e.publicURL, &websession.Options{
-		Now: e.clock.now, Ended: portalsessions.Reader{DB: db}, Store: store, Projections: runner,
+		Now: e.clock.now, Ended: portalsessionsrm.Reader{DB: db}, Ends: endsFor(t, store, runner, e.clock.now),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -475,3 +476,13 @@ func (n *node) createUser(email string) uuid.UUID {
 }
 
 func domainMD() eventstore.Metadata { return eventstore.Metadata{Actor: "test"} }
+
+// endsFor records portal-session ends through the use case the server uses, on the test's clock.
+func endsFor(t *testing.T, store eventstore.Store, runner portalsessions.Waiter, now func() time.Time) *portalsessions.Service {
+	t.Helper()
+	s, err := portalsessions.New(store, runner, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -13,12 +13,13 @@ import (
 	"github.com/google/uuid"
 	_ "modernc.org/sqlite"
 
+	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/portalsessions"
+	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
 )
 
 type rig struct {
@@ -39,7 +40,7 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	log := memory.New(nil)
-	runner, err := projections.NewRunner(log, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{portalsessions.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(log, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{portalsessionsrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func newRig(t *testing.T) *rig {
 	t.Cleanup(func() { cancel(); <-done; log.Close(); db.Close() })
 	r := &rig{db: db, now: time.Now().UTC()}
 	r.m, err = websession.New([]byte(strings.Repeat("k", 32)), "http://127.0.0.1:8080", &websession.Options{
-		Now: func() time.Time { return r.now }, Ended: portalsessions.Reader{DB: db}, Store: log, Projections: runner,
+		Now: func() time.Time { return r.now }, Ended: portalsessionsrm.Reader{DB: db}, Ends: mustEnds(t, log, runner, func() time.Time { return r.now }),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -135,4 +136,14 @@ func TestFresh(t *testing.T) {
 			t.Errorf("Fresh at %s after issue = %v, want %v", tc.at.Sub(issued), got, tc.want)
 		}
 	}
+}
+
+// mustEnds records session ends through the use case the server uses, on the test's clock.
+func mustEnds(t *testing.T, store eventstore.Store, runner portalsessions.Waiter, now func() time.Time) *portalsessions.Service {
+	t.Helper()
+	s, err := portalsessions.New(store, runner, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

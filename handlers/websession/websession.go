@@ -38,7 +38,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/portalsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/signed"
 )
@@ -66,21 +65,22 @@ type EndedLookup interface {
 	Ended(ctx context.Context, user, session uuid.UUID, issued time.Time) (bool, error)
 }
 
-// Waiter waits until the read models hold a position of the log (the projections runner).
-type Waiter interface {
-	WaitFor(ctx context.Context, pos eventstore.Position) error
+// Ender records the end of sessions (app/portalsessions.Service); both return once every replica
+// refuses the sessions they end.
+type Ender interface {
+	End(ctx context.Context, user, session uuid.UUID, issuedAt, expiresAt time.Time, md eventstore.Metadata) error
+	EndAll(ctx context.Context, user uuid.UUID, md eventstore.Metadata) error
 }
 
 // Options tune a Manager; nil means defaults.
 type Options struct {
 	TTL time.Duration    // default DefaultTTL
 	Now func() time.Time // default time.Now
-	// Ended, Store and Projections make sessions revocable: Ended is asked about every genuine
-	// cookie, End and EndAll record ends in Store and wait for Projections. The server sets all
-	// three; without them a session lasts until its expiry and End and EndAll fail.
-	Ended       EndedLookup
-	Store       eventstore.Store
-	Projections Waiter
+	// Ended and Ends make sessions revocable: Ended is asked about every genuine cookie, End and
+	// EndAll are recorded by Ends. The server sets both; without them a session lasts until its
+	// expiry and End and EndAll fail.
+	Ended EndedLookup
+	Ends  Ender
 }
 
 // Manager issues, reads and ends portal sessions.
@@ -91,9 +91,8 @@ type Manager struct {
 	ttl     time.Duration
 	now     func() time.Time
 
-	ended       EndedLookup
-	store       eventstore.Store
-	projections Waiter
+	ended EndedLookup
+	ends  Ender
 }
 
 // New returns a Manager signing with key (at least 32 bytes) for the server at publicURL
@@ -120,7 +119,7 @@ func New(key []byte, publicURL string, opts *Options) (*Manager, error) {
 		if opts.Now != nil {
 			m.now = opts.Now
 		}
-		m.ended, m.store, m.projections = opts.Ended, opts.Store, opts.Projections
+		m.ended, m.ends = opts.Ended, opts.Ends
 	}
 	m.cookies, err = signed.New[payload](key, cookieLabel, &signed.Options{MaxLen: maxCookieLen, Now: m.now})
 	if err != nil {
@@ -281,38 +280,24 @@ func (m *Manager) Guard(next http.Handler) http.Handler {
 	})
 }
 
-var sessionAgg = eventstore.Aggregate[portalsession.State, portalsession.Command, domain.Event]{
-	Initial: portalsession.Initial, Evolve: portalsession.Evolve, Decide: portalsession.Decide,
-	Codec: eventstore.NewJSONCodec(portalsession.Events()...),
-}
-
 // End ends one session (sign-out) and returns once every replica refuses it.
 func (m *Manager) End(ctx context.Context, s Session, md eventstore.Metadata) error {
-	return m.execute(ctx, s.User, portalsession.End{UserID: s.User, SessionID: s.ID, IssuedAt: s.IssuedAt, ExpiresAt: s.ExpiresAt, At: m.now()}, md)
+	if m.ends == nil {
+		return errNotRevocable
+	}
+	return m.ends.End(ctx, s.User, s.ID, s.IssuedAt, s.ExpiresAt, md)
 }
 
 // EndAll ends every session of user issued until now ("sign out everywhere") and returns once every
 // replica refuses them.
 func (m *Manager) EndAll(ctx context.Context, user uuid.UUID, md eventstore.Metadata) error {
-	return m.execute(ctx, user, portalsession.EndAll{UserID: user, At: m.now()}, md)
+	if m.ends == nil {
+		return errNotRevocable
+	}
+	return m.ends.EndAll(ctx, user, md)
 }
 
-func (m *Manager) execute(ctx context.Context, user uuid.UUID, cmd portalsession.Command, md eventstore.Metadata) error {
-	if m.store == nil || m.projections == nil {
-		return errors.New("websession: sessions are not revocable here (no store)")
-	}
-	res, err := eventstore.Execute(ctx, m.store, portalsession.StreamName(user), sessionAgg, cmd, md)
-	if err != nil {
-		return fmt.Errorf("end portal session: %w", err)
-	}
-	if res.Position.IsZero() {
-		return nil
-	}
-	if err := m.projections.WaitFor(ctx, res.Position); err != nil {
-		return fmt.Errorf("end portal session: wait for the read model: %w", err)
-	}
-	return nil
-}
+var errNotRevocable = errors.New("websession: sessions are not revocable here (no Ends)")
 
 // SameOrigin reports whether a state-changing request may be trusted not to be forged by another
 // site: its Origin header names the public origin, or, when the browser sent no Origin, it carries

@@ -11,13 +11,13 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
 
+	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
-	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/portalsessions"
+	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
 )
 
 func TestEndedSessionsReadModel(t *testing.T) {
@@ -48,7 +48,7 @@ func TestEndedSessionsReadModel(t *testing.T) {
 	}
 }
 
-// checkReadModel ends sessions through websession (sign-out, sign-out everywhere) and asks the read
+// checkReadModel ends sessions through app/portalsessions (sign-out, sign-out everywhere) and asks the read
 // model about them, as every request does.
 func checkReadModel(t *testing.T, db *sql.DB, dialect migrations.Dialect) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -58,7 +58,7 @@ func checkReadModel(t *testing.T, db *sql.DB, dialect migrations.Dialect) {
 	}
 	log := memory.New(nil)
 	defer log.Close()
-	runner, err := projections.NewRunner(log, db, dialect, &projections.Options{Projections: []projections.Projection{portalsessions.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(log, db, dialect, &projections.Options{Projections: []projections.Projection{portalsessionsrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,18 +69,20 @@ func checkReadModel(t *testing.T, db *sql.DB, dialect migrations.Dialect) {
 
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	reader := portalsessions.Reader{DB: db}
-	m, err := websession.New([]byte("0123456789abcdef0123456789abcdef"), "http://127.0.0.1:8080", &websession.Options{
-		Now: clock, Ended: reader, Store: log, Projections: runner,
-	})
+	reader := portalsessionsrm.Reader{DB: db}
+	ends, err := portalsessions.New(log, runner, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ada, bob := uuid.New(), uuid.New()
-	session := func(user uuid.UUID) websession.Session {
-		return websession.Session{ID: uuid.New(), User: user, IssuedAt: now, ExpiresAt: now.Add(12 * time.Hour)}
+	type sess struct {
+		ID, User            uuid.UUID
+		IssuedAt, ExpiresAt time.Time
 	}
-	ended := func(s websession.Session) bool {
+	ada, bob := uuid.New(), uuid.New()
+	session := func(user uuid.UUID) sess {
+		return sess{ID: uuid.New(), User: user, IssuedAt: now, ExpiresAt: now.Add(12 * time.Hour)}
+	}
+	ended := func(s sess) bool {
 		t.Helper()
 		got, err := reader.Ended(ctx, s.User, s.ID, s.IssuedAt)
 		if err != nil {
@@ -95,10 +97,10 @@ func checkReadModel(t *testing.T, db *sql.DB, dialect migrations.Dialect) {
 		t.Fatal("a session nobody ended is ended")
 	}
 	now = now.Add(time.Minute)
-	if err := m.End(ctx, a1, md); err != nil {
+	if err := ends.End(ctx, a1.User, a1.ID, a1.IssuedAt, a1.ExpiresAt, md); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.End(ctx, a1, md); err != nil { // twice is fine
+	if err := ends.End(ctx, a1.User, a1.ID, a1.IssuedAt, a1.ExpiresAt, md); err != nil { // twice is fine
 		t.Fatal(err)
 	}
 	if !ended(a1) || ended(a2) || ended(b1) {
@@ -106,16 +108,16 @@ func checkReadModel(t *testing.T, db *sql.DB, dialect migrations.Dialect) {
 	}
 
 	now = now.Add(time.Minute)
-	if err := m.EndAll(ctx, ada, md); err != nil {
+	if err := ends.EndAll(ctx, ada, md); err != nil {
 		t.Fatal(err)
 	}
-	later := websession.Session{ID: uuid.New(), User: ada, IssuedAt: now.Add(time.Nanosecond), ExpiresAt: now.Add(time.Hour)}
+	later := sess{ID: uuid.New(), User: ada, IssuedAt: now.Add(time.Nanosecond), ExpiresAt: now.Add(time.Hour)}
 	if !ended(a1) || !ended(a2) || ended(b1) || ended(later) {
 		t.Fatalf("after signing ada out everywhere: a1 %v a2 %v b1 %v later %v", ended(a1), ended(a2), ended(b1), ended(later))
 	}
 	// An older cut arriving later does not move the cut back.
 	now = now.Add(-30 * time.Second)
-	if err := m.EndAll(ctx, ada, md); err != nil {
+	if err := ends.EndAll(ctx, ada, md); err != nil {
 		t.Fatal(err)
 	}
 	if !ended(a2) {
