@@ -2,11 +2,14 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/workbench/workbench/domain"
 )
@@ -64,6 +67,51 @@ func TestAuthFailureStatuses(t *testing.T) {
 				if !strings.Contains(body, tt.rpcError) {
 					t.Fatalf("%s: body %s", method, body)
 				}
+			}
+		})
+	}
+}
+
+// failingEnds is a session store whose log cannot take the end of a session.
+type failingEnds struct{ err error }
+
+func (failingEnds) Ended(context.Context, string) (bool, error)    { return false, nil }
+func (f failingEnds) End(context.Context, string, time.Time) error { return f.err }
+
+// TestEndSessionDuringOutage: a DELETE whose end cannot be recorded because the database is
+// unavailable is 503 with Retry-After (the client may retry), not 500; another failure stays 500.
+func TestEndSessionDuringOutage(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    error
+		status int
+	}{
+		{"database down", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, http.StatusServiceUnavailable},
+		{"coded unavailable", domain.Errorf(domain.CodeUnavailable, "the log is unavailable"), http.StatusServiceUnavailable},
+		{"anything else", errors.New("boom"), http.StatusInternalServerError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, err := New(Options{
+				Auth:       AuthenticatorFunc(func(*http.Request) (Principal, error) { return Principal{UserID: "u"}, nil }),
+				Tools:      fakeTools{},
+				SessionKey: bytes.Repeat([]byte("k"), 32),
+				Sessions:   failingEnds{tt.err},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(srv)
+			defer ts.Close()
+			resp, body := do(t, ts.URL, exchange{method: "POST", headers: map[string]string{"Authorization": "Bearer x"},
+				body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`})
+			sid := resp.Header.Get("Mcp-Session-Id")
+			if resp.StatusCode != http.StatusOK || sid == "" {
+				t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+			}
+			resp, body = do(t, ts.URL, exchange{method: "DELETE", headers: map[string]string{"Authorization": "Bearer x", "Mcp-Session-Id": sid}})
+			if resp.StatusCode != tt.status || (resp.Header.Get("Retry-After") != "") != (tt.status == http.StatusServiceUnavailable) {
+				t.Fatalf("DELETE: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 			}
 		})
 	}

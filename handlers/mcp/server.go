@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/signed"
 )
 
@@ -479,6 +481,12 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.sessions.End(r.Context(), sess.ID, sess.Expires); err != nil {
 		s.log.ErrorContext(r.Context(), "end session", "err", err)
+		if handlers.IsStorageFailure(err) || domain.ErrorCode(err) == domain.CodeUnavailable {
+			// The database is away: the session still stands, and the client may retry the DELETE.
+			w.Header().Set("Retry-After", handlers.RetryAfterSeconds)
+			http.Error(w, "Service Unavailable: the end of the session cannot be recorded now; retry shortly", http.StatusServiceUnavailable)
+			return
+		}
 		http.Error(w, "could not end the session", http.StatusInternalServerError)
 		return
 	}
