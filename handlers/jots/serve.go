@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/workbench/workbench/app/jots"
+	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/handlers"
 	jotsrm "github.com/workbench/workbench/projections/jots"
@@ -27,6 +28,17 @@ func secure(w http.ResponseWriter) {
 	hd.Set("Content-Security-Policy", SandboxCSP)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
+}
+
+// failed answers a lookup that failed: 503 with Retry-After when the storage is unavailable (the jot
+// is still there; a visitor or a cache should retry), 500 otherwise.
+func failed(w http.ResponseWriter, err error) {
+	if handlers.IsStorageFailure(err) || domain.ErrorCode(err) == domain.CodeUnavailable {
+		w.Header().Set("Retry-After", handlers.RetryAfterSeconds)
+		plain(w, http.StatusServiceUnavailable, "temporarily unavailable; retry shortly")
+		return
+	}
+	plain(w, http.StatusInternalServerError, "internal error")
 }
 
 func plain(w http.ResponseWriter, status int, msg string) {
@@ -84,7 +96,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		h.log.ErrorContext(r.Context(), "jot lookup failed", "jot", name, "err", err)
-		plain(w, http.StatusInternalServerError, "internal error")
+		failed(w, err)
 		return
 	}
 	cors := site.Settings.CORS && site.Settings.Access == jot.AccessPublic
@@ -147,7 +159,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		h.log.ErrorContext(r.Context(), "jot file lookup failed", "jot", name, "path", rest, "err", err)
-		plain(w, http.StatusInternalServerError, "internal error")
+		failed(w, err)
 		return
 	}
 
@@ -172,7 +184,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.log.ErrorContext(r.Context(), "jot body missing", "jot", name, "path", rest, "sha256", f.SHA256, "err", err)
 		hd.Del("ETag")
-		plain(w, http.StatusInternalServerError, "internal error")
+		failed(w, err)
 		return
 	}
 	hd.Set("Content-Type", f.ContentType)
