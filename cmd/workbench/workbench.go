@@ -85,6 +85,9 @@ type Main struct {
 	Getenv func(string) string
 	// Version is reported in MCP serverInfo (NewMain sets the binary's; see binaryVersion).
 	Version string
+	// Now is the clock MCP session ids are minted and checked by and ended MCP sessions are recorded
+	// at (NewMain sets time.Now).
+	Now func() time.Time
 
 	DB       *sql.DB // read models, migrations, the vault's key table
 	Dialect  migrations.Dialect
@@ -112,7 +115,7 @@ type Main struct {
 func NewMain(cfg config.Config, log *slog.Logger) *Main {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return &Main{Config: cfg, Logger: log, Registry: reg, ConnectTimeout: 30 * time.Second, Version: binaryVersion()}
+	return &Main{Config: cfg, Logger: log, Registry: reg, ConnectTimeout: 30 * time.Second, Version: binaryVersion(), Now: time.Now}
 }
 
 // Open connects to the databases (retrying with backoff while they are unreachable), applies
@@ -488,18 +491,19 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	m.closers = append(m.closers, keys.Close)
 	// Ended MCP sessions: heard from the bus while running (subscribed before the read model is loaded,
 	// so nothing ended in between is missed), preloaded from the read model at start.
-	endedSessions := mcpsessions.New(m.Store, nil)
+	endedSessions := mcpsessions.New(m.Store, m.Now)
 	onlySessionEnds := func(_, typ string) bool { return typ == mcpsession.TypeSessionEnded }
 	if _, err := b.SubscribeWhere(bg, bus.EventsTopic, onlySessionEnds, endedSessions.Observe); err != nil {
 		return err
 	}
-	preloaded, err := mcpsessionsrm.Unexpired(ctx, m.DB, time.Now())
+	preloaded, err := mcpsessionsrm.Unexpired(ctx, m.DB, m.Now())
 	if err != nil {
 		return err
 	}
 	endedSessions.Preload(preloaded)
 	mcpServer, err := mcp.New(mcp.Options{
 		Sessions: endedSessions,
+		Now:      m.Now,
 		Auth: authn.Chain{
 			authn.APIKeys{Reader: keys},
 			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
