@@ -4,7 +4,7 @@ package workbench_test
 // layer; an arrow from a package to another package of this module is allowed only when the table below lists
 // it. `make test` and `make lint` run it; a wrong-way import fails with one line per arrow:
 //
-//	internal/audit -> handlers (internal may import: internal/..., eventstore/..., domain/...)
+//	internal/vault -> handlers (internal may import: internal/..., eventstore/..., domain/...)
 //
 // Decisions the table in DESIGN.md leaves open, written down here:
 //

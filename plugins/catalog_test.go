@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// TestCatalog holds the built-in catalog to issue 5's bar: at least sixteen integrations besides the
-// utilities with at least 190 tools between them; every name unique and prefixed by its integration;
+// TestCatalog holds the built-in catalog to its bar: at least the sixteen integrations the spec ships
+// (workbench-concepts.md) besides the utilities, with at least 190 tools between them; every name unique and prefixed by its integration;
 // every schema an object schema that compiled; every description present and of a length an agent can
 // use; every manifest valid (Load refuses invalid ones, so a problem fails here).
 func TestCatalog(t *testing.T) {

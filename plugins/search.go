@@ -29,13 +29,13 @@ func tokenize(s string) []string {
 	return out
 }
 
-// Search ranks tools against a keyword query (issue 3 item 5): an exact name match first, then names
-// starting with the query, then names sharing words with the query, then descriptions sharing words with
-// it. Within a tier, tools matching more query words in the name, then in the description, come first;
-// remaining ties go to the shorter name, then alphabetical order, so the order is deterministic. A query
-// word matches a word it equals or begins ("repo" matches "repos"). integration, when not empty, keeps
-// only that integration's tools. An empty query lists the tools in name order. limit <= 0 means
-// DefaultSearchLimit.
+// Search ranks tools against a keyword query (search_tools, workbench-concepts.md: by keyword over name and
+// description): an exact name match first, then names starting with the query, then names sharing words with
+// the query, then descriptions sharing words with it. Within a tier, tools matching more query words in the
+// name, then in the description, come first; remaining ties go to the shorter name, then alphabetical order,
+// so the order is deterministic. A query word matches a word it equals or begins ("repo" matches "repos").
+// integration, when not empty, keeps only that integration's tools. An empty query lists the tools in name
+// order. limit <= 0 means DefaultSearchLimit.
 func (r *Registry) Search(query, integration string, limit int) []*Tool {
 	if limit <= 0 {
 		limit = DefaultSearchLimit

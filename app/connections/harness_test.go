@@ -343,8 +343,9 @@ type env struct {
 	redeemLimit int
 }
 
-// newEnv writes the test plugins (acme: oauth2 against the fake provider; keyed: apikey; cookiejar
-// would need the browser issue), loads them with the real registry, and prepares a database path.
+// newEnv writes the test plugins (acme: oauth2 against the fake provider; keyed: apikey; a cookie
+// integration would need the live browser session, not built yet), loads them with the real registry,
+// and prepares a database path.
 func newEnv(t *testing.T, authStyle string) *env {
 	t.Helper()
 	return newEnvWith(t, authStyle, envOptions{})

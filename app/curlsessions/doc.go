@@ -7,7 +7,7 @@
 // # Minting
 //
 // Minting is all-or-nothing: every named integration must be known, have a proxy block and be
-// connected for the user (credentials.Access), or nothing is minted and the error (*RefusedError)
+// connected for the user (app/connections' Service.Access), or nothing is minted and the error (*RefusedError)
 // names each one that is not and why. The token is issued by Options.Tokens (the proxy's Issuer, so
 // the proxy verifies what it signed); the log records the mint (curlsession.SessionMinted) before the
 // token is returned, never the token.

@@ -4,7 +4,7 @@
 // and formats the outcomes (handlers/mcp/metatools).
 //
 // A run reads top-down: Run → the plugin registry (find the tool), the connection use case
-// (credentials.Access: the user's credential, refreshed lazily) → the plugin runtime (run it) →
+// (connections.Service.Access in app/connections: the user's credential, refreshed lazily) → the plugin runtime (run it) →
 // execution.Decide (the record) → eventstore (append it).
 //
 // # Fail closed

@@ -21,12 +21,12 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
-	jotsrm "github.com/workbench/workbench/projections/jots"
+	"github.com/workbench/workbench/projections/jots"
 )
 
 // Reader is the read model the service and the jots host read live jots from (projections/jots.Reader).
 type Reader interface {
-	Jot(ctx context.Context, name string) (jotsrm.Jot, error)
+	Jot(ctx context.Context, name string) (jots.Jot, error)
 	File(ctx context.Context, name, path string) (jot.File, error)
 	Files(ctx context.Context, name string) ([]jot.File, error)
 	// Held counts the names user holds at a time: live jots and unexpired claims.
@@ -356,7 +356,7 @@ func (s *Service) wait(ctx context.Context, pos eventstore.Position) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := s.waiter.WaitForProjection(wctx, jotsrm.Name, pos); err != nil {
+	if err := s.waiter.WaitForProjection(wctx, jots.Name, pos); err != nil {
 		s.log.WarnContext(ctx, "jots read model has not caught up; the change is recorded and will be served once it does", "position", pos.String(), "err", err)
 	}
 }
@@ -490,7 +490,7 @@ func (s *Service) Delete(ctx context.Context, user uuid.UUID, name string, md ev
 }
 
 // Site is a live jot as the host serves it.
-type Site = jotsrm.Jot
+type Site = jots.Jot
 
 // Site returns the live jot called name, or an error matching projections/jots.ErrNotFound.
 func (s *Service) Site(ctx context.Context, name string) (Site, error) {

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	oauthdom "github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -88,12 +88,12 @@ func IsRefusal(err error) bool {
 }
 
 var (
-	clientAgg = eventstore.Aggregate[oauthdom.Client, oauthdom.RegisterClient, domain.Event]{
-		Initial: oauthdom.InitialClient, Evolve: oauthdom.EvolveClient, Decide: oauthdom.DecideClient,
-		Codec: eventstore.NewJSONCodec(oauthdom.Events()...),
+	clientAgg = eventstore.Aggregate[oauth.Client, oauth.RegisterClient, domain.Event]{
+		Initial: oauth.InitialClient, Evolve: oauth.EvolveClient, Decide: oauth.DecideClient,
+		Codec: eventstore.NewJSONCodec(oauth.Events()...),
 	}
-	grantAgg = eventstore.Aggregate[oauthdom.Grant, oauthdom.GrantCommand, domain.Event]{
-		Initial: oauthdom.InitialGrant, Evolve: oauthdom.EvolveGrant, Decide: oauthdom.DecideGrant,
-		Codec: eventstore.NewJSONCodec(oauthdom.Events()...),
+	grantAgg = eventstore.Aggregate[oauth.Grant, oauth.GrantCommand, domain.Event]{
+		Initial: oauth.InitialGrant, Evolve: oauth.EvolveGrant, Decide: oauth.DecideGrant,
+		Codec: eventstore.NewJSONCodec(oauth.Events()...),
 	}
 )

@@ -25,5 +25,5 @@
 // DefaultLinkLimit redemptions a minute and answers 429 with Retry-After past that: a token cannot be
 // guessed, but each attempt loads a stream, so a flood is cut off before it reaches the store.
 //
-// Issuing sessions (the cookie) is internal/websession's; the HTTP routes are handlers/portal's.
+// Issuing sessions (the cookie) is handlers/websession's; the HTTP routes are handlers/portal's.
 package signin

@@ -43,6 +43,12 @@ type e2eUser struct {
 // the environment; the server stops when the test ends. On failure the server's log is printed.
 func startE2E(tb testing.TB, databaseURL string, env map[string]string, level slog.Level) *e2eServer {
 	tb.Helper()
+	return startE2EWith(tb, databaseURL, env, level, nil)
+}
+
+// startE2EWith is startE2E with configure, when not nil, applied to Main before it opens.
+func startE2EWith(tb testing.TB, databaseURL string, env map[string]string, level slog.Level, configure func(*Main)) *e2eServer {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
@@ -64,6 +70,9 @@ func startE2E(tb testing.TB, databaseURL string, env map[string]string, level sl
 	m := NewMain(cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level})))
 	m.Listener = ln
 	m.Getenv = envFunc(vars)
+	if configure != nil {
+		configure(m)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := m.Open(ctx); err != nil {
 		cancel()

@@ -23,7 +23,7 @@ func TestREADMEPaths(t *testing.T) {
 			paths = append(paths, m[1])
 		}
 	}
-	top := `(?:\.\./|\.ci/|cmd/|domain/|eventstore/|handlers/|internal/|migrations/|plugins/|portal/|projections/)`
+	top := `(?:\.\./|\.ci/|app/|cmd/|domain/|eventstore/|handlers/|internal/|migrations/|plugins/|portal/|projections/)`
 	for _, m := range regexp.MustCompile("`("+top+"[A-Za-z0-9_./-]*)`").FindAllStringSubmatch(readme, -1) {
 		paths = append(paths, m[1])
 	}

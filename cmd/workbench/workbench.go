@@ -45,7 +45,7 @@ import (
 	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
-	"github.com/workbench/workbench/handlers/oauth"
+	oauthhttp "github.com/workbench/workbench/handlers/oauth"
 	portalhttp "github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/handlers/websession"
@@ -58,12 +58,12 @@ import (
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/portal"
 	"github.com/workbench/workbench/projections"
-	projaudit "github.com/workbench/workbench/projections/audit"
+	auditrm "github.com/workbench/workbench/projections/audit"
 	connectionsrm "github.com/workbench/workbench/projections/connections"
 	"github.com/workbench/workbench/projections/identity"
 	jotsrm "github.com/workbench/workbench/projections/jots"
 	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
-	projoauth "github.com/workbench/workbench/projections/oauth"
+	oauthrm "github.com/workbench/workbench/projections/oauth"
 	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
 )
 
@@ -85,6 +85,9 @@ type Main struct {
 	Getenv func(string) string
 	// Version is reported in MCP serverInfo (NewMain sets the binary's; see binaryVersion).
 	Version string
+	// Now is the clock MCP session ids are minted and checked by and ended MCP sessions are recorded
+	// at (NewMain sets time.Now).
+	Now func() time.Time
 
 	DB       *sql.DB // read models, migrations, the vault's key table
 	Dialect  migrations.Dialect
@@ -112,7 +115,7 @@ type Main struct {
 func NewMain(cfg config.Config, log *slog.Logger) *Main {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return &Main{Config: cfg, Logger: log, Registry: reg, ConnectTimeout: 30 * time.Second, Version: binaryVersion()}
+	return &Main{Config: cfg, Logger: log, Registry: reg, ConnectTimeout: 30 * time.Second, Version: binaryVersion(), Now: time.Now}
 }
 
 // Open connects to the databases (retrying with backoff while they are unreachable), applies
@@ -134,7 +137,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connectionsrm.New(), projaudit.New(), jotsrm.New(), projoauth.New(), mcpsessionsrm.New(), portalsessionsrm.New()},
+		Projections: []projections.Projection{identity.New(), connectionsrm.New(), auditrm.New(), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 		WriteGate:   m.writeGate,
@@ -362,7 +365,7 @@ type services struct {
 	creds       *connections.Service
 	jotHandler  *jotshttp.Handler
 	curl        *proxy.Proxy
-	oauthServer *oauth.Server
+	oauthServer *oauthhttp.Server
 	keys        *identity.KeyLookup
 	mcpServer   *mcp.Server
 	app         http.Handler
@@ -469,11 +472,11 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if err != nil {
 		return err
 	}
-	oauthClients, err := oauthclients.New(oauthclients.Options{Store: m.Store, Projections: m.Runner, Grants: projoauth.Reader{DB: m.DB}, Logger: m.Logger})
+	oauthClients, err := oauthclients.New(oauthclients.Options{Store: m.Store, Projections: m.Runner, Grants: oauthrm.Reader{DB: m.DB}, Logger: m.Logger})
 	if err != nil {
 		return err
 	}
-	oauthServer, err := oauth.New(oauth.Options{
+	oauthServer, err := oauthhttp.New(oauthhttp.Options{
 		Clients: oauthClients, DB: m.DB, Sessions: sessions,
 		Users: identity.Reader{DB: m.DB}, PublicURL: m.Config.ServerPublicURL,
 		SigningKey: m.deriveKey("oauth-signing"), AccessTokenTTL: m.Config.OAuthAccessTokenTTL, Logger: m.Logger,
@@ -488,18 +491,19 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	m.closers = append(m.closers, keys.Close)
 	// Ended MCP sessions: heard from the bus while running (subscribed before the read model is loaded,
 	// so nothing ended in between is missed), preloaded from the read model at start.
-	endedSessions := mcpsessions.New(m.Store, nil)
+	endedSessions := mcpsessions.New(m.Store, m.Now)
 	onlySessionEnds := func(_, typ string) bool { return typ == mcpsession.TypeSessionEnded }
 	if _, err := b.SubscribeWhere(bg, bus.EventsTopic, onlySessionEnds, endedSessions.Observe); err != nil {
 		return err
 	}
-	preloaded, err := mcpsessionsrm.Unexpired(ctx, m.DB, time.Now())
+	preloaded, err := mcpsessionsrm.Unexpired(ctx, m.DB, m.Now())
 	if err != nil {
 		return err
 	}
 	endedSessions.Preload(preloaded)
 	mcpServer, err := mcp.New(mcp.Options{
 		Sessions: endedSessions,
+		Now:      m.Now,
 		Auth: authn.Chain{
 			authn.APIKeys{Reader: keys},
 			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
@@ -548,7 +552,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 				Credentials: creds, Catalog: m.Plugins, Connections: connectionsrm.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},
 			})
-			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(projaudit.Reader{DB: m.DB}, sessions.User)))
+			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
 		},
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
-	auditrm "github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit"
 )
 
 // Paging limits of /api/audit.
@@ -23,14 +23,14 @@ const (
 type Reader interface {
 	// ForUser returns up to limit of the user's records, newest (latest in the log) first, starting
 	// with the one just before `before` in log order; the zero `before` starts at the newest.
-	ForUser(ctx context.Context, user uuid.UUID, before eventstore.Position, limit int) ([]auditrm.Record, error)
+	ForUser(ctx context.Context, user uuid.UUID, before eventstore.Position, limit int) ([]audit.Record, error)
 }
 
-var _ Reader = auditrm.Reader{}
+var _ Reader = audit.Reader{}
 
 // Page is the JSON body of a /api/audit answer.
 type Page struct {
-	Records []auditrm.Record `json:"records"`
+	Records []audit.Record `json:"records"`
 	// NextBefore, when set, is the `before` value that fetches the next (older) page; it is absent on
 	// the last page.
 	NextBefore string `json:"next_before,omitempty"`
@@ -83,7 +83,7 @@ func Handler(reader Reader, userOf func(*http.Request) (uuid.UUID, bool)) http.H
 			page.NextBefore = page.Records[limit-1].Position.String()
 		}
 		if page.Records == nil {
-			page.Records = []auditrm.Record{}
+			page.Records = []audit.Record{}
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		handlers.WriteJSON(w, http.StatusOK, page)

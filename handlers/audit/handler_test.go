@@ -19,7 +19,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/handlers/audit"
+	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -103,7 +103,7 @@ func asJSON(t *testing.T, recs []auditrm.Record) []string {
 
 type pageResult struct {
 	status int
-	page   audit.Page
+	page   audithttp.Page
 	body   string
 	header http.Header
 }
@@ -154,7 +154,7 @@ func TestHandler(t *testing.T) {
 		id, err := uuid.Parse(r.Header.Get("X-Test-User"))
 		return id, err == nil
 	}
-	srv := httptest.NewServer(audit.Handler(auditrm.Reader{DB: b.db}, userOf))
+	srv := httptest.NewServer(audithttp.Handler(auditrm.Reader{DB: b.db}, userOf))
 	defer srv.Close()
 	ada, bob := audittest.Ada.String(), audittest.Bob.String()
 
@@ -196,10 +196,10 @@ func TestHandler(t *testing.T) {
 
 	t.Run("default and largest limits", func(t *testing.T) {
 		res := getPage(t, srv, http.MethodGet, bob, "")
-		if res.status != http.StatusOK || len(res.page.Records) != audit.DefaultLimit || res.page.NextBefore == "" {
+		if res.status != http.StatusOK || len(res.page.Records) != audithttp.DefaultLimit || res.page.NextBefore == "" {
 			t.Fatalf("default page: %d, %d records, next %q", res.status, len(res.page.Records), res.page.NextBefore)
 		}
-		res = getPage(t, srv, http.MethodGet, bob, fmt.Sprintf("?limit=%d", audit.MaxLimit))
+		res = getPage(t, srv, http.MethodGet, bob, fmt.Sprintf("?limit=%d", audithttp.MaxLimit))
 		if res.status != http.StatusOK || len(res.page.Records) != 9+60 || res.page.NextBefore != "" {
 			t.Fatalf("largest page: %d, %d records, next %q", res.status, len(res.page.Records), res.page.NextBefore)
 		}

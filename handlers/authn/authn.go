@@ -18,7 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/handlers/mcp"
 	identityrm "github.com/workbench/workbench/projections/identity"
 )
@@ -44,10 +44,10 @@ func (a APIKeys) Authenticate(r *http.Request) (mcp.Principal, error) {
 	if err != nil {
 		return mcp.Principal{}, err
 	}
-	if !identity.LooksLikeAPIKey(token) {
+	if !identitydom.LooksLikeAPIKey(token) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "not a workbench API key")
 	}
-	u, keyID, err := a.Reader.UserByKeyHash(r.Context(), identity.HashAPIKey(token))
+	u, keyID, err := a.Reader.UserByKeyHash(r.Context(), identitydom.HashAPIKey(token))
 	if errors.Is(err, identityrm.ErrNotFound) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "unknown or revoked API key")
 	}

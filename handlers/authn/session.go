@@ -23,8 +23,9 @@ type Users interface {
 	UserByID(ctx context.Context, id uuid.UUID) (identity.User, error)
 }
 
-// PortalSessions authenticates a request by the signed-in portal session, the third credential of
-// issue 4 (the portal's own pages call /mcp this way). A cookie travels with cross-site requests too,
+// PortalSessions authenticates a request by the signed-in portal session, the third way the spec's
+// tool-call path resolves a user (workbench-how-it-works.md: "api key / OAuth / session"; the portal's
+// own pages call /mcp this way). A cookie travels with cross-site requests too,
 // so a cookie alone is never enough: the request must also pass the portal's same-origin rule (its
 // Origin is the server's, or it carries the portal's CSRF header). A request with an Authorization
 // header is left to the Bearer authenticators, so a bad token is never rescued by a cookie.

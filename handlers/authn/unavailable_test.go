@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/oauth"
 	identityrm "github.com/workbench/workbench/projections/identity"
@@ -45,7 +45,7 @@ func (f failingUsers) UserByID(context.Context, uuid.UUID) (identityrm.User, err
 // authenticators' refusals.
 func TestStorageFailureIsUnavailable(t *testing.T) {
 	down := errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
-	key, _, _ := identity.NewAPIKey()
+	key, _, _ := identitydom.NewAPIKey()
 	ada := uuid.New()
 	tests := []struct {
 		name  string

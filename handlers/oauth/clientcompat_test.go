@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain/identity"
-	oauthdom "github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -130,10 +130,10 @@ func TestBidiClientNamesAreRefusedAndEscaped(t *testing.T) {
 
 	// A name recorded before registration refused such characters.
 	id := uuid.NewString()
-	body, _ := json.Marshal(oauthdom.ClientRegistered{ClientID: id, ClientName: "Good App\u202Eexe.evil", RedirectURIs: []string{appRedirect},
+	body, _ := json.Marshal(oauth.ClientRegistered{ClientID: id, ClientName: "Good App\u202Eexe.evil", RedirectURIs: []string{appRedirect},
 		GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"}, Scopes: []string{"mcp"}, RegisteredAt: time.Now().UTC()})
-	pos, err := e.store.Append(context.Background(), oauthdom.ClientStreamName(id), eventstore.NoStream, eventstore.EventData{
-		ID: uuid.New(), Type: oauthdom.TypeClientRegistered, SchemaVersion: 1, Data: body, Metadata: eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}})
+	pos, err := e.store.Append(context.Background(), oauth.ClientStreamName(id), eventstore.NoStream, eventstore.EventData{
+		ID: uuid.New(), Type: oauth.TypeClientRegistered, SchemaVersion: 1, Data: body, Metadata: eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}})
 	if err != nil {
 		t.Fatal(err)
 	}

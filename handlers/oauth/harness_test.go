@@ -33,7 +33,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/handlers/mcp"
-	"github.com/workbench/workbench/handlers/oauth"
+	oauthhttp "github.com/workbench/workbench/handlers/oauth"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
@@ -47,7 +47,7 @@ type env struct {
 	t        *testing.T
 	public   string
 	srv      *httptest.Server
-	oauth    *oauth.Server
+	oauth    *oauthhttp.Server
 	sessions *websession.Manager
 	store    eventstore.Store
 	db       *sql.DB
@@ -154,7 +154,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.oauth, err = oauth.New(oauth.Options{
+	e.oauth, err = oauthhttp.New(oauthhttp.Options{
 		Clients: clients, DB: db, Sessions: e.sessions, Users: users, PublicURL: e.public,
 		SigningKey: key, RegistrationLimit: o.registrationLimit, Now: now,
 	})

@@ -16,7 +16,7 @@ import (
 
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain"
-	oauthdom "github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/handlers"
 )
 
@@ -87,11 +87,11 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	grants := req.GrantTypes
 	if len(grants) == 0 {
-		grants = []string{oauthdom.GrantAuthorization, oauthdom.GrantRefresh}
+		grants = []string{oauth.GrantAuthorization, oauth.GrantRefresh}
 	}
 	responses := req.ResponseTypes
 	if len(responses) == 0 {
-		responses = []string{oauthdom.ResponseCode}
+		responses = []string{oauth.ResponseCode}
 	}
 	scopes := strings.Fields(req.Scope)
 	for _, sc := range scopes {
@@ -104,7 +104,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		scopes = slices.Clone(SupportedScopes)
 	}
 	id := uuid.NewString()
-	cmd := oauthdom.RegisterClient{ClientID: id, ClientName: strings.TrimSpace(req.ClientName), RedirectURIs: req.RedirectURIs,
+	cmd := oauth.RegisterClient{ClientID: id, ClientName: strings.TrimSpace(req.ClientName), RedirectURIs: req.RedirectURIs,
 		GrantTypes: grants, ResponseTypes: responses, Scopes: scopes, At: s.opts.Now().UTC()}
 	c, err := s.opts.Clients.Register(r.Context(), cmd, s.origin(r, "client-registration", id))
 	if err != nil {
@@ -113,9 +113,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 			s.log.ErrorContext(r.Context(), "client registration: read model lagging", "err", err)
 			w.Header().Set("Retry-After", handlers.RetryAfterSeconds)
 			writeOAuthJSON(w, http.StatusServiceUnavailable, oauthError{Error: "temporarily_unavailable", ErrorDescription: "the registration was recorded but is not readable yet; retry shortly"})
-		case errors.Is(err, oauthdom.ErrInvalidRedirectURI):
+		case errors.Is(err, oauth.ErrInvalidRedirectURI):
 			registrationError(w, "invalid_redirect_uri", domain.ErrorMessage(err))
-		case errors.Is(err, oauthdom.ErrInvalidClientMetadata):
+		case errors.Is(err, oauth.ErrInvalidClientMetadata):
 			registrationError(w, "invalid_client_metadata", domain.ErrorMessage(err))
 		case !oauthclients.IsRefusal(err):
 			s.unavailableJSON(r.Context(), w, storageFailure(r.Context(), err))

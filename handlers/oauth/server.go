@@ -20,7 +20,7 @@ import (
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/projections/identity"
-	oauthrm "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/oauth"
 )
 
 // Scopes the server knows. "mcp" is access to the /mcp endpoint; "offline_access" is accepted for
@@ -79,7 +79,7 @@ type Server struct {
 	keys     *keys
 	provider fosite.OAuth2Provider
 	storage  *storage
-	reader   oauthrm.Reader
+	reader   oauth.Reader
 	issuer   string
 	resource string // the canonical /mcp URL: the one audience of every access token
 }
@@ -117,7 +117,7 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	issuer := strings.TrimRight(opts.PublicURL, "/")
-	s := &Server{opts: opts, log: log, keys: k, reader: oauthrm.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
+	s := &Server{opts: opts, log: log, keys: k, reader: oauth.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
 	s.storage = &storage{
 		clients: opts.Clients, reader: s.reader, audience: []string{s.resource},
 		scopes: SupportedScopes, kid: k.kid, now: func() time.Time { return opts.Now().UTC() },

@@ -3,7 +3,7 @@ package oauth
 import (
 	"net/http"
 
-	oauthdom "github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauth"
 )
 
 // token is the token endpoint (RFC 6749 section 3.2): the code exchange with PKCE verification and
@@ -63,7 +63,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err == nil {
 		clientID = r.PostForm.Get("client_id")
 	}
-	ctx := withReason(r.Context(), oauthdom.ReasonTokenRevocation)
+	ctx := withReason(r.Context(), oauth.ReasonTokenRevocation)
 	ctx = withOrigin(ctx, s.origin(r, "oauth-client:"+clientID, clientID))
 	err := s.provider.NewRevocationRequest(ctx, r)
 	if err != nil && s.unavailableJSON(ctx, w, err) {

@@ -80,7 +80,7 @@ func (h *routes) rotateKey(w http.ResponseWriter, r *http.Request, user uuid.UUI
 const CodeReauthRequired = "REAUTH_REQUIRED"
 
 // revealKey opens the sealed copy of the live key for its owner, from a fresh session only (see
-// internal/websession): a stolen or long-forgotten cookie cannot read the key out.
+// handlers/websession): a stolen or long-forgotten cookie cannot read the key out.
 func (h *routes) revealKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	sess, err := h.session(r)
 	if err != nil {

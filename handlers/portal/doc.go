@@ -14,7 +14,7 @@
 //     two answer 204 No Content on success.
 //
 // Every JSON route but the providers list, the logos and the plugin callback goes through portal:
-// it needs a signed-in portal session (internal/websession; a session store that cannot answer is
+// it needs a signed-in portal session (handlers/websession; a session store that cannot answer is
 // 503, never a sign-out), and every state-changing one a same-origin request (websession's
 // SameOrigin rule: an Origin header naming SERVER_PUBLIC_URL's origin, or the X-Workbench-CSRF
 // header, else 403 CROSS_ORIGIN); errors are {"error": code, "message": text}. The three sign-in
@@ -23,7 +23,7 @@
 // SameSite=Lax session cookie, its state is bound to the session's user, and it always redirects to
 // the portal (/?connected=<name> or /?connect_error=<reason>&integration=<name>).
 //
-// Signing out ends the session in the log before the answer (internal/websession), so the cookie is
+// Signing out ends the session in the log before the answer (handlers/websession), so the cookie is
 // refused on every replica afterwards; when the end cannot be recorded the answer is 503 and the
 // cookie is kept, so nobody believes a session is over that is not. Sign out everywhere ends every
 // session of the user; it also takes the user's API key as a Bearer token (for a browser out of

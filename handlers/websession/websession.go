@@ -3,7 +3,7 @@
 // session was not ended early; and the cross-site request forgery guard for the portal's
 // state-changing routes.
 //
-// Sessions are issued by sign-in (internal/signin: SSO, or the one-time link printed at start);
+// Sessions are issued by sign-in (app/signin: SSO, or the one-time link printed at start);
 // tests mint them with Manager.Cookie.
 //
 // # Ending a session

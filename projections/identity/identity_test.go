@@ -15,13 +15,13 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
-	domid "github.com/workbench/workbench/domain/identity"
+	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/identity"
+	identityrm "github.com/workbench/workbench/projections/identity"
 )
 
 type env struct {
@@ -30,7 +30,7 @@ type env struct {
 	store  eventstore.Store
 	runner *projections.Runner
 	svc    *accounts.Service
-	reader identity.Reader
+	reader identityrm.Reader
 }
 
 func setup(t *testing.T) *env {
@@ -55,7 +55,7 @@ func setup(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{identity.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{identityrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func setup(t *testing.T) *env {
 	done := make(chan error, 1)
 	go func() { done <- runner.Run(rctx) }()
 	t.Cleanup(func() { stop(); <-done })
-	return &env{ctx: ctx, db: db, store: store, runner: runner, svc: &accounts.Service{Store: store, Vault: v}, reader: identity.Reader{DB: db}}
+	return &env{ctx: ctx, db: db, store: store, runner: runner, svc: &accounts.Service{Store: store, Vault: v}, reader: identityrm.Reader{DB: db}}
 }
 
 var md = eventstore.Metadata{Actor: "test"}
@@ -96,7 +96,7 @@ func TestKeyLifecycleThroughTheReadModel(t *testing.T) {
 	if err := e.runner.WaitFor(e.ctx, pos); err != nil {
 		t.Fatal(err)
 	}
-	owner, keyID, err := e.reader.UserByKeyHash(e.ctx, domid.HashAPIKey(k1.Secret))
+	owner, keyID, err := e.reader.UserByKeyHash(e.ctx, identitydom.HashAPIKey(k1.Secret))
 	if err != nil || owner.ID != u.ID || keyID != k1.ID {
 		t.Fatalf("by hash: %+v %s %v", owner, keyID, err)
 	}
@@ -112,10 +112,10 @@ func TestKeyLifecycleThroughTheReadModel(t *testing.T) {
 	if err := e.runner.WaitFor(e.ctx, pos); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.reader.UserByKeyHash(e.ctx, domid.HashAPIKey(k1.Secret)); !errors.Is(err, identity.ErrNotFound) {
+	if _, _, err := e.reader.UserByKeyHash(e.ctx, identitydom.HashAPIKey(k1.Secret)); !errors.Is(err, identityrm.ErrNotFound) {
 		t.Fatalf("old key after rotation: %v", err)
 	}
-	if owner, _, err := e.reader.UserByKeyHash(e.ctx, domid.HashAPIKey(k2.Secret)); err != nil || owner.ID != u.ID {
+	if owner, _, err := e.reader.UserByKeyHash(e.ctx, identitydom.HashAPIKey(k2.Secret)); err != nil || owner.ID != u.ID {
 		t.Fatalf("new key: %v", err)
 	}
 	if live, err := e.reader.LiveKey(e.ctx, u.ID); err != nil || live.ID != k2.ID || !strings.HasPrefix(live.Prefix, "wb_") {
@@ -129,7 +129,7 @@ func TestKeyLifecycleThroughTheReadModel(t *testing.T) {
 	if err := e.runner.WaitFor(e.ctx, pos); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.reader.UserByKeyHash(e.ctx, domid.HashAPIKey(k2.Secret)); !errors.Is(err, identity.ErrNotFound) {
+	if _, _, err := e.reader.UserByKeyHash(e.ctx, identitydom.HashAPIKey(k2.Secret)); !errors.Is(err, identityrm.ErrNotFound) {
 		t.Fatalf("revoked key: %v", err)
 	}
 	if _, err := e.svc.RevokeKey(e.ctx, u.ID, md); domain.ErrorCode(err) != domain.CodeConflict {
@@ -145,12 +145,12 @@ func TestKeyLifecycleThroughTheReadModel(t *testing.T) {
 func TestEnsureUserFinishesAnInterruptedCreate(t *testing.T) {
 	e := setup(t)
 	claimed := uuid.New()
-	agg := eventstore.Aggregate[domid.EmailClaim, domid.ClaimEmail, domain.Event]{
-		Initial: domid.InitialEmailClaim, Evolve: domid.EvolveEmailClaim, Decide: domid.DecideEmailClaim,
-		Codec: eventstore.NewJSONCodec(domid.Events()...),
+	agg := eventstore.Aggregate[identitydom.EmailClaim, identitydom.ClaimEmail, domain.Event]{
+		Initial: identitydom.InitialEmailClaim, Evolve: identitydom.EvolveEmailClaim, Decide: identitydom.DecideEmailClaim,
+		Codec: eventstore.NewJSONCodec(identitydom.Events()...),
 	}
-	if _, err := eventstore.Execute(e.ctx, e.store, domid.EmailStreamName("bob@example.com"), agg,
-		domid.ClaimEmail{Email: "bob@example.com", UserID: claimed, At: time.Now()}, md); err != nil {
+	if _, err := eventstore.Execute(e.ctx, e.store, identitydom.EmailStreamName("bob@example.com"), agg,
+		identitydom.ClaimEmail{Email: "bob@example.com", UserID: claimed, At: time.Now()}, md); err != nil {
 		t.Fatal(err)
 	}
 	u, created, _, err := e.svc.EnsureUser(e.ctx, "bob@example.com", "", md)
@@ -243,7 +243,7 @@ func TestRebuildMatchesIncremental(t *testing.T) {
 	if strings.Count(before, "\n") != 10+15 {
 		t.Fatalf("unexpected read model:\n%s", before)
 	}
-	if err := e.runner.Rebuild(e.ctx, identity.Name); err != nil {
+	if err := e.runner.Rebuild(e.ctx, identityrm.Name); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.runner.WaitFor(e.ctx, last); err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
-	jotsrm "github.com/workbench/workbench/projections/jots"
+	"github.com/workbench/workbench/projections/jots"
 )
 
 // The projection and the counting queries on PostgreSQL: a live jot, a claim, an expired claim.
@@ -40,7 +40,7 @@ func TestReaderOnPostgres(t *testing.T) {
 		jot.UploadAuthorized{Name: "old", Creator: user, UploadID: sum("u2"), AuthorizedAt: t0, ExpiresAt: t0.Add(time.Minute)},
 		jot.UploadAuthorized{Name: "claim", Creator: user, UploadID: sum("u3"), AuthorizedAt: t0.Add(2 * time.Minute), ExpiresAt: t0.Add(3 * time.Minute)},
 	}
-	p := jotsrm.New()
+	p := jots.New()
 	codec := eventstore.NewJSONCodec(jot.Events()...)
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -58,7 +58,7 @@ func TestReaderOnPostgres(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	r := jotsrm.Reader{DB: db}
+	r := jots.Reader{DB: db}
 	if n, err := r.Held(ctx, user, t0.Add(2*time.Minute)); err != nil || n != 2 {
 		t.Errorf("held: %d %v, want live and claim", n, err)
 	}
