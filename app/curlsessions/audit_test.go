@@ -115,6 +115,16 @@ func TestDurableRecordsBeforeTheyReturn(t *testing.T) {
 	if got := stream(t, store); len(got) != 2 || got[0] != curlsession.TypeRequestForwarded || got[1] != curlsession.TypeRequestProxied {
 		t.Fatalf("stream %v", got)
 	}
+	// Time-ordered event ids: a record lands at the end of the event id index, not on a random page.
+	envs, err := store.Load(ctx, curlsession.SessionStreamName(session), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, env := range envs {
+		if env.ID.Version() != 7 {
+			t.Fatalf("%s has event id %s: want UUIDv7", env.Type, env.ID)
+		}
+	}
 	sw.down.Store(true)
 	if err := s.Forwarded(ctx, fwd); err == nil {
 		t.Fatal("Forwarded succeeded while the log was down")
