@@ -202,6 +202,8 @@ type mcpTarget struct {
 	backend string
 	srv     *e2eServer
 	call    func(client, seq int) error
+	// answered counts the tools/call requests answered so far, each of which must be audited.
+	answered int
 }
 
 func newMCPTarget(b *testing.B, backend, databaseURL string, client *http.Client, body, want []byte) mcpTarget {
@@ -283,13 +285,13 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 		}
 
 		var sqlitePerSecond float64
-		for _, t := range targets {
-			if _, err := runLoad(benchClients, warmup, t.call); err != nil {
+		for i := range targets {
+			t := &targets[i]
+			warm, err := runLoad(benchClients, warmup, t.call)
+			if err != nil {
 				b.Fatalf("%s mcp warm-up: %v", t.backend, err)
 			}
-			// On PostgreSQL an event committed a moment ago may not be readable yet: count once the
-			// log has settled.
-			audited := len(t.srv.settledEvents(b, execution.TypeToolExecuted, 0))
+			t.answered += warm.calls
 			prefix := "mcp_"
 			if t.backend != "sqlite" {
 				prefix = "mcp_" + t.backend + "_"
@@ -300,9 +302,12 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 			if err != nil {
 				b.Fatalf("%s mcp: %v", t.backend, err)
 			}
-			// Every call was audited: one ToolExecuted event per answered call.
-			if n := len(t.srv.settledEvents(b, execution.TypeToolExecuted, audited+got.calls)) - audited; n != got.calls {
-				b.Fatalf("%s: %d calls answered but %d ToolExecuted events appended", t.backend, got.calls, n)
+			// Every call was audited: one ToolExecuted event per answered call, warm-ups included. On
+			// PostgreSQL an event committed a moment ago may not be readable yet: count once the log
+			// holds them all and has settled.
+			t.answered += got.calls
+			if n := len(t.srv.settledEvents(b, execution.TypeToolExecuted, t.answered)); n != t.answered {
+				b.Fatalf("%s: %d calls answered but %d ToolExecuted events appended", t.backend, t.answered, n)
 			}
 
 			ratio := got.perSecond() / base.perSecond()
