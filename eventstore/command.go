@@ -71,7 +71,7 @@ func Execute[S, C, E any](ctx context.Context, store Store, stream string, agg A
 			if err != nil {
 				return zero, fmt.Errorf("encode %T: %w", ev, err)
 			}
-			data[i] = EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: body, Metadata: md}
+			data[i] = EventData{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: body, Metadata: md}
 		}
 		pos, err := store.Append(ctx, stream, Exact(version), data...)
 		if errors.Is(err, ErrConflict) && attempt < MaxCommandAttempts {

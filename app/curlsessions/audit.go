@@ -180,7 +180,7 @@ func (s *Service) appendEvent(ctx context.Context, stream string, ev interface {
 	}
 	md := eventstore.Metadata{Actor: user.String(), MCPClient: client, CorrelationID: session.String(), Time: at}
 	_, err = s.store.Append(context.WithoutCancel(ctx), stream, eventstore.NoStream,
-		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
+		eventstore.EventData{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
 	return err
 }
 
@@ -197,7 +197,7 @@ func (s *Service) Forwarded(ctx context.Context, ev curlsession.RequestForwarded
 		return fmt.Errorf("encode %s: %w", typ, err)
 	}
 	md := eventstore.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
-	return s.appendNow(ctx, ev.SessionID, []eventstore.EventData{{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data, Metadata: md}})
+	return s.appendNow(ctx, ev.SessionID, []eventstore.EventData{{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: data, Metadata: md}})
 }
 
 // Refused makes the RequestProxied record of a request refused before it was forwarded durable,

@@ -115,6 +115,15 @@ func TestDurableRecordsBeforeTheyReturn(t *testing.T) {
 	if got := stream(t, store); len(got) != 2 || got[0] != curlsession.TypeRequestForwarded || got[1] != curlsession.TypeRequestProxied {
 		t.Fatalf("stream %v", got)
 	}
+	// Time-ordered event ids: a record lands at the end of the event id index, not on a random page.
+	// (An outcome record takes its request's id, which the proxy mints as a UUIDv7.)
+	envs, err := store.Load(ctx, curlsession.SessionStreamName(session), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if envs[0].ID.Version() != 7 || envs[1].ID != refused.RequestID {
+		t.Fatalf("event ids %s, %s: want a UUIDv7, then the request id %s", envs[0].ID, envs[1].ID, refused.RequestID)
+	}
 	sw.down.Store(true)
 	if err := s.Forwarded(ctx, fwd); err == nil {
 		t.Fatal("Forwarded succeeded while the log was down")

@@ -141,7 +141,7 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	rec := execution.ToolExecuted{ExecutionID: uuid.New(), UserID: caller.UserID, Via: caller.Via, ClientID: caller.ClientID, Tool: name}
+	rec := execution.ToolExecuted{ExecutionID: uuid.Must(uuid.NewV7()), UserID: caller.UserID, Via: caller.Via, ClientID: caller.ClientID, Tool: name}
 	rec.ArgsSize, rec.ArgsSHA256 = execution.Digest(args)
 	defer func() {
 		if v := recover(); v != nil {
@@ -223,7 +223,7 @@ func (s *Service) record(ctx context.Context, rec execution.ToolExecuted) error 
 		if err != nil {
 			return err
 		}
-		data[i] = eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: body, Metadata: md}
+		data[i] = eventstore.EventData{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: body, Metadata: md}
 	}
 	// The append runs even if the caller has gone: the tool has run, and its record must not be lost.
 	_, err = s.opts.Store.Append(context.WithoutCancel(ctx), execution.StreamName(rec.ExecutionID), eventstore.NoStream, data...)

@@ -116,6 +116,11 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 		if env.Stream != execution.StreamName(ev.ExecutionID) || env.Metadata.Actor != caller.UserID.String() || env.Metadata.MCPClient != "key-1" {
 			t.Fatalf("envelope: %+v", env)
 		}
+		// Time-ordered ids: a record lands at the end of the stream and event id indexes, not on a
+		// random page of them.
+		if env.ID.Version() != 7 || ev.ExecutionID.Version() != 7 {
+			t.Fatalf("event id %s, execution id %s: want UUIDv7", env.ID, ev.ExecutionID)
+		}
 		if strings.Contains(string(env.Data), "hi there") {
 			t.Fatalf("content in the record: %s", env.Data)
 		}

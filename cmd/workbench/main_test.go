@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -160,6 +161,45 @@ func TestServeSQLite(t *testing.T) {
 func TestServePostgres(t *testing.T) {
 	url := testpg.New(t)
 	checkServer(t, map[string]string{"DATABASE_URL": url, "ENCRYPTION_KEY": "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="})
+}
+
+// TestPostgresPoolSized checks that the PostgreSQL pool takes its size from DATABASE_MAX_CONNS and
+// keeps that many connections idle after a burst: database/sql's default keeps 2, so a loaded server
+// would open (and PostgreSQL fork) a new backend for most queries.
+func TestPostgresPoolSized(t *testing.T) {
+	cfg, err := config.FromEnv(envFunc(map[string]string{"DATABASE_URL": testpg.New(t), "DATABASE_MAX_CONNS": "7"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMain(cfg, slog.New(slog.DiscardHandler))
+	defer m.Close()
+	ctx := context.Background()
+	if err := m.openDatabase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.DB.Stats().MaxOpenConnections; got != 7 {
+		t.Fatalf("MaxOpenConnections = %d, want 7 (DATABASE_MAX_CONNS)", got)
+	}
+	// A burst: 6 connections in use at once (each held until all are taken), then all returned.
+	conns := make([]*sql.Conn, 6)
+	for i := range conns {
+		c, err := m.DB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.PingContext(ctx); err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	for _, c := range conns {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := m.DB.Stats(); st.Idle != 6 || st.OpenConnections != 6 {
+		t.Fatalf("after a burst of 6: %d idle of %d open, want all 6 kept idle", st.Idle, st.OpenConnections)
+	}
 }
 
 func TestStartupErrors(t *testing.T) {

@@ -3,15 +3,19 @@ package main
 // BenchmarkMCPEndToEnd measures the served /mcp endpoint under load: 32 concurrent MCP clients, each
 // its own initialized session, sending tools/call execute_tools on utils_echo as raw HTTP POSTs (a
 // plain net/http client, so the figure is the server's, not an SDK client's), every call audited by a
-// ToolExecuted event on SQLite. Beside it, in the same run, the same 32-client loop with the same
-// request bytes hits a minimal net/http JSON echo handler on loopback: the baseline.
+// ToolExecuted event. It runs on SQLite and, when WORKBENCH_TEST_POSTGRES_URL is set, on PostgreSQL
+// too (a fresh database of that server), one after the other in the same run. Beside them, in the
+// same run, the same 32-client loop with the same request bytes hits a minimal net/http JSON echo
+// handler on loopback: the baseline.
 //
-// It prints one summary line:
+// It prints one summary line per backend:
 //
-//	mcp_e2e clients=32 calls_per_s=… p50_ms=… p99_ms=… baseline_calls_per_s=… baseline_p50_ms=… baseline_p99_ms=… ratio=…
+//	mcp_e2e backend=sqlite clients=32 calls_per_s=… p50_ms=… p99_ms=… baseline_calls_per_s=… baseline_p50_ms=… baseline_p99_ms=… ratio=…
+//	mcp_e2e backend=postgres clients=32 calls_per_s=… … ratio=… vs_sqlite=…
 //
 // WORKBENCH_BENCH_SECONDS sets each measured phase's length (default 10); WORKBENCH_BENCH_PROFILE_DIR,
-// when set, receives CPU, block and mutex profiles of the process during the MCP phase.
+// when set, receives CPU, block and mutex profiles of the process during each MCP phase (mcp_*.pprof
+// for SQLite, mcp_postgres_*.pprof for PostgreSQL).
 
 import (
 	"bytes"
@@ -33,6 +37,7 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/internal/testpg"
 )
 
 const benchClients = 32
@@ -147,8 +152,8 @@ func benchDuration(tb testing.TB) time.Duration {
 }
 
 // startProfiles starts CPU, block and mutex profiling into dir, and snapshots every goroutine's stack
-// (mcp_goroutines.txt) at mid-phase, after half of d; the returned function writes the profiles.
-func startProfiles(tb testing.TB, dir string, d time.Duration) func() {
+// (<prefix>goroutines.txt) at mid-phase, after half of d; the returned function writes the profiles.
+func startProfiles(tb testing.TB, dir, prefix string, d time.Duration) func() {
 	tb.Helper()
 	if dir == "" {
 		return func() {}
@@ -156,7 +161,7 @@ func startProfiles(tb testing.TB, dir string, d time.Duration) func() {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	cpu, err := os.Create(filepath.Join(dir, "mcp_cpu.pprof"))
+	cpu, err := os.Create(filepath.Join(dir, prefix+"cpu.pprof"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -166,7 +171,7 @@ func startProfiles(tb testing.TB, dir string, d time.Duration) func() {
 	runtime.SetBlockProfileRate(int(time.Microsecond))
 	runtime.SetMutexProfileFraction(5)
 	snap := time.AfterFunc(d/2, func() {
-		f, err := os.Create(filepath.Join(dir, "mcp_goroutines.txt"))
+		f, err := os.Create(filepath.Join(dir, prefix+"goroutines.txt"))
 		if err != nil {
 			return
 		}
@@ -178,7 +183,7 @@ func startProfiles(tb testing.TB, dir string, d time.Duration) func() {
 		pprof.StopCPUProfile()
 		cpu.Close()
 		for _, name := range []string{"block", "mutex"} {
-			f, err := os.Create(filepath.Join(dir, "mcp_"+name+".pprof"))
+			f, err := os.Create(filepath.Join(dir, prefix+name+".pprof"))
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -192,20 +197,20 @@ func startProfiles(tb testing.TB, dir string, d time.Duration) func() {
 	}
 }
 
-func BenchmarkMCPEndToEnd(b *testing.B) {
-	d := benchDuration(b)
-	warmup := min(d/5, 2*time.Second)
-	srv := startE2E(b, filepath.Join(b.TempDir(), "wb.db"), nil, slog.LevelWarn)
+// mcpTarget is one served Workbench with benchClients initialized MCP sessions.
+type mcpTarget struct {
+	backend string
+	srv     *e2eServer
+	call    func(client, seq int) error
+	// answered counts the tools/call requests answered so far, each of which must be audited.
+	answered int
+}
+
+func newMCPTarget(b *testing.B, backend, databaseURL string, client *http.Client, body, want []byte) mcpTarget {
+	b.Helper()
+	srv := startE2E(b, databaseURL, nil, slog.LevelWarn)
 	user := srv.user(b, "bench@example.com")
 	endpoint := srv.Base + "/mcp"
-	// One keep-alive connection per client, for both phases.
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 4 * benchClients, MaxIdleConnsPerHost: 4 * benchClients, DisableCompression: true}}
-	defer client.CloseIdleConnections()
-
-	message := "benchmark message of a typical short tool argument, 64 bytes...."
-	body := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"utils_echo","args":{"message":%q}}]}}}`, message))
-	want := []byte(`{\"message\":\"` + message + `\"}`)
-
 	// Every client initializes its own session.
 	headers := make([]http.Header, benchClients)
 	for c := range benchClients {
@@ -215,7 +220,7 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 		h.Set("Authorization", "Bearer "+user.Key)
 		status, rh, rb, err := post(client, endpoint, h, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench-`+strconv.Itoa(c)+`","version":"1"}}}`))
 		if err != nil || status != http.StatusOK || rh.Get("Mcp-Session-Id") == "" {
-			b.Fatalf("initialize: %d %s %v", status, rb, err)
+			b.Fatalf("%s initialize: %d %s %v", backend, status, rb, err)
 		}
 		h.Set("Mcp-Session-Id", rh.Get("Mcp-Session-Id"))
 		h.Set("MCP-Protocol-Version", "2025-11-25")
@@ -223,11 +228,11 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 			s, _, rb, err := post(client, endpoint, h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 			return s, rb, err
 		}(); err != nil || status != http.StatusAccepted {
-			b.Fatalf("notifications/initialized: %d %s %v", status, rb, err)
+			b.Fatalf("%s notifications/initialized: %d %s %v", backend, status, rb, err)
 		}
 		headers[c] = h
 	}
-	callMCP := func(c, _ int) error {
+	call := func(c, _ int) error {
 		status, _, rb, err := post(client, endpoint, headers[c], body)
 		if err != nil {
 			return err
@@ -236,6 +241,24 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 			return fmt.Errorf("status %d: %s", status, rb)
 		}
 		return nil
+	}
+	return mcpTarget{backend: backend, srv: srv, call: call}
+}
+
+func BenchmarkMCPEndToEnd(b *testing.B) {
+	d := benchDuration(b)
+	warmup := min(d/5, 2*time.Second)
+	// One keep-alive connection per client, for every phase.
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 8 * benchClients, MaxIdleConnsPerHost: 4 * benchClients, DisableCompression: true}}
+	defer client.CloseIdleConnections()
+
+	message := "benchmark message of a typical short tool argument, 64 bytes...."
+	body := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"utils_echo","args":{"message":%q}}]}}}`, message))
+	want := []byte(`{\"message\":\"` + message + `\"}`)
+
+	targets := []mcpTarget{newMCPTarget(b, "sqlite", filepath.Join(b.TempDir(), "wb.db"), client, body, want)}
+	if os.Getenv(testpg.EnvVar) != "" {
+		targets = append(targets, newMCPTarget(b, "postgres", testpg.New(b), client, body, want))
 	}
 
 	baseURL := echoBaseline(b)
@@ -261,28 +284,49 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 			b.Fatalf("baseline: %v", err)
 		}
 
-		if _, err := runLoad(benchClients, warmup, callMCP); err != nil {
-			b.Fatalf("mcp warm-up: %v", err)
-		}
-		audited := len(srv.events(b, execution.TypeToolExecuted))
-		stop := startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), d)
-		got, err := runLoad(benchClients, d, callMCP)
-		stop()
-		if err != nil {
-			b.Fatalf("mcp: %v", err)
-		}
-		// Every call was audited: one ToolExecuted event per answered call.
-		if n := len(srv.events(b, execution.TypeToolExecuted)) - audited; n != got.calls {
-			b.Fatalf("%d calls answered but %d ToolExecuted events appended", got.calls, n)
-		}
+		var sqlitePerSecond float64
+		for i := range targets {
+			t := &targets[i]
+			warm, err := runLoad(benchClients, warmup, t.call)
+			if err != nil {
+				b.Fatalf("%s mcp warm-up: %v", t.backend, err)
+			}
+			t.answered += warm.calls
+			prefix := "mcp_"
+			if t.backend != "sqlite" {
+				prefix = "mcp_" + t.backend + "_"
+			}
+			stop := startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), prefix, d)
+			got, err := runLoad(benchClients, d, t.call)
+			stop()
+			if err != nil {
+				b.Fatalf("%s mcp: %v", t.backend, err)
+			}
+			// Every call was audited: one ToolExecuted event per answered call, warm-ups included. On
+			// PostgreSQL an event committed a moment ago may not be readable yet: count once the log
+			// holds them all and has settled.
+			t.answered += got.calls
+			if n := len(t.srv.settledEvents(b, execution.TypeToolExecuted, t.answered)); n != t.answered {
+				b.Fatalf("%s: %d calls answered but %d ToolExecuted events appended", t.backend, t.answered, n)
+			}
 
-		ratio := got.perSecond() / base.perSecond()
-		fmt.Printf("mcp_e2e clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f baseline_calls_per_s=%.0f baseline_p50_ms=%.2f baseline_p99_ms=%.2f ratio=%.2f\n",
-			benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio)
-		b.ReportMetric(got.perSecond(), "calls/s")
-		b.ReportMetric(ms(got.p50), "p50_ms")
-		b.ReportMetric(ms(got.p99), "p99_ms")
-		b.ReportMetric(base.perSecond(), "baseline_calls/s")
-		b.ReportMetric(ratio, "ratio")
+			ratio := got.perSecond() / base.perSecond()
+			line := fmt.Sprintf("mcp_e2e backend=%s clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f baseline_calls_per_s=%.0f baseline_p50_ms=%.2f baseline_p99_ms=%.2f ratio=%.2f",
+				t.backend, benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio)
+			unit := ""
+			if t.backend == "sqlite" {
+				sqlitePerSecond = got.perSecond()
+				b.ReportMetric(base.perSecond(), "baseline_calls/s")
+			} else {
+				unit = t.backend + "_"
+				line += fmt.Sprintf(" vs_sqlite=%.2f", got.perSecond()/sqlitePerSecond)
+				b.ReportMetric(got.perSecond()/sqlitePerSecond, unit+"vs_sqlite")
+			}
+			fmt.Println(line)
+			b.ReportMetric(got.perSecond(), unit+"calls/s")
+			b.ReportMetric(ms(got.p50), unit+"p50_ms")
+			b.ReportMetric(ms(got.p99), unit+"p99_ms")
+			b.ReportMetric(ratio, unit+"ratio")
+		}
 	}
 }

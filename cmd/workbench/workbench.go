@@ -267,11 +267,20 @@ func (m *Main) openDatabase(ctx context.Context) error {
 			return fmt.Errorf("DATABASE_URL: %w", err)
 		}
 		m.closers = append(m.closers, db.Close)
+		// database/sql keeps only 2 idle connections unless told otherwise: under load every other
+		// query then opens (and PostgreSQL forks) a new backend. Keep as many idle as may be open.
+		conns := m.Config.DatabaseMaxConns
+		if conns <= 0 {
+			conns = config.DefaultDatabaseMaxConns
+		}
+		db.SetMaxOpenConns(conns)
+		db.SetMaxIdleConns(conns)
+		db.SetConnMaxIdleTime(m.Config.DatabaseConnMaxIdle)
 		if err := retry(ctx, m.Logger, "PostgreSQL (DATABASE_URL)", m.ConnectTimeout, db.PingContext); err != nil {
 			return err
 		}
 		m.DB, m.Dialect = db, migrations.Postgres
-		m.Logger.Info("database", "backend", "postgres")
+		m.Logger.Info("database", "backend", "postgres", "max_conns", conns)
 	default:
 		return fmt.Errorf("unsupported database backend %q", m.Config.Database)
 	}

@@ -17,7 +17,7 @@
 //     written as a new event, not refused with eventstore.ErrEventIDReused; a reuse the expected
 //     version does not allow is refused as a conflict. The storetest suite runs with
 //     Harness.PerStreamEventIDs for this backend. Callers that need unique ids across the log make
-//     them so (every event gets a fresh uuid.New), which is what the command loop does.
+//     them so (every event gets a fresh UUIDv7), which is what the command loop does.
 //
 // KurrentDB cannot run on Workbench's development machines or in CI, so the mapping is written as pure
 // functions (mapping.go) tested without a server, and the shared storetest suite runs against a real

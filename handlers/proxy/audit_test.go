@@ -39,7 +39,8 @@ func TestForwardedRecordPrecedesTheProvider(t *testing.T) {
 	var found atomic.Int32
 	hook := func(r *http.Request) {
 		for _, f := range events[curlsession.RequestForwarded](t, e, curlsession.TypeRequestForwarded, 0) {
-			if f.Path == "/durable" && f.SessionID == s.SessionID && f.Method == "PUT" {
+			// The request id is time-ordered (UUIDv7): the completed record takes it as its event id.
+			if f.Path == "/durable" && f.SessionID == s.SessionID && f.Method == "PUT" && f.RequestID.Version() == 7 {
 				found.Add(1)
 			}
 		}
@@ -49,7 +50,7 @@ func TestForwardedRecordPrecedesTheProvider(t *testing.T) {
 		t.Fatalf("%d %s", status, body)
 	}
 	if found.Load() != 1 {
-		t.Fatal("the provider received the request before its RequestForwarded record was in the log")
+		t.Fatal("the provider received the request before its RequestForwarded record (with a UUIDv7 request id) was in the log")
 	}
 }
 

@@ -106,7 +106,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Authenticated: bodies now stream both ways for as long as they need, past the server's deadlines.
 	httpserve.LiftDeadlines(w)
-	c := &call{id: uuid.New(), start: start, claims: claims, name: name, method: r.Method, rest: rest}
+	c := &call{id: uuid.Must(uuid.NewV7()), start: start, claims: claims, name: name, method: r.Method, rest: rest}
 	defer func() {
 		if v := recover(); v != nil {
 			// The ReverseProxy aborts a response it cannot finish (http.ErrAbortHandler): the

@@ -29,6 +29,11 @@ type Config struct {
 	// DatabaseURL is a postgres:// URL or a SQLite file path; Database says which.
 	DatabaseURL string
 	Database    Backend
+	// DatabaseMaxConns (DATABASE_MAX_CONNS) caps the PostgreSQL connections the server's database/sql
+	// pool opens, and as many are kept idle between requests; DatabaseConnMaxIdle
+	// (DATABASE_CONN_MAX_IDLE_SECONDS) closes a connection left idle that long. SQLite ignores both.
+	DatabaseMaxConns    int
+	DatabaseConnMaxIdle time.Duration
 	// EventStoreURL is empty (events live in the database) or an esdb:// / kurrentdb:// URL.
 	EventStoreURL string
 	EventStore    Backend
@@ -77,6 +82,11 @@ const (
 	DefaultPort        = 8080
 	DefaultDatabaseURL = "./data/workbench.db"
 	DefaultBrowserTTL  = 300 * time.Second
+	// DefaultDatabaseMaxConns is 20 PostgreSQL connections: enough for 32 concurrent MCP clients
+	// (most of a call waits on the event log's commit, not on the pool), far below PostgreSQL's default
+	// max_connections of 100 even with a few replicas.
+	DefaultDatabaseMaxConns    = 20
+	DefaultDatabaseConnMaxIdle = 5 * time.Minute
 )
 
 // FromEnv reads the configuration through getenv (os.Getenv in production, a map in tests).
@@ -90,6 +100,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		ServerPublicURL:       strings.TrimRight(strings.TrimSpace(getenv("SERVER_PUBLIC_URL")), "/"),
 		PluginsDir:            strings.TrimSpace(getenv("PLUGINS_DIR")),
 		BrowserSessionTTL:     DefaultBrowserTTL,
+		DatabaseMaxConns:      DefaultDatabaseMaxConns,
+		DatabaseConnMaxIdle:   DefaultDatabaseConnMaxIdle,
 		BusURL:                strings.TrimSpace(getenv("BUS_URL")),
 		BusNATSPrefix:         strings.TrimSpace(getenv("BUS_NATS_PREFIX")),
 		LogLevel:              strings.ToLower(strings.TrimSpace(getenv("LOG_LEVEL"))),
@@ -109,6 +121,20 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.Database, c.DataDir = backend, dataDir
+	if v := strings.TrimSpace(getenv("DATABASE_MAX_CONNS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return c, fmt.Errorf("DATABASE_MAX_CONNS=%q: want a whole number of connections from 1 to 1000", v)
+		}
+		c.DatabaseMaxConns = n
+	}
+	if v := strings.TrimSpace(getenv("DATABASE_CONN_MAX_IDLE_SECONDS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 86400 {
+			return c, fmt.Errorf("DATABASE_CONN_MAX_IDLE_SECONDS=%q: want whole seconds from 1 to 86400", v)
+		}
+		c.DatabaseConnMaxIdle = time.Duration(n) * time.Second
+	}
 	if v := strings.TrimSpace(getenv("WORKBENCH_DATA_DIR")); v != "" {
 		c.DataDir = v
 	}

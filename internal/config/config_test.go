@@ -94,6 +94,19 @@ func TestFromEnv(t *testing.T) {
 				t.Errorf("got %v", c.OAuthAccessTokenTTL)
 			}
 		}},
+		{name: "database pool defaults", env: map[string]string{"DATABASE_URL": "postgres://db/wb"}, check: func(t *testing.T, c Config) {
+			if c.DatabaseMaxConns != 20 || c.DatabaseConnMaxIdle != 5*time.Minute {
+				t.Errorf("got %d, %v", c.DatabaseMaxConns, c.DatabaseConnMaxIdle)
+			}
+		}},
+		{name: "database pool", env: map[string]string{"DATABASE_URL": "postgres://db/wb", "DATABASE_MAX_CONNS": "64", "DATABASE_CONN_MAX_IDLE_SECONDS": "30"}, check: func(t *testing.T, c Config) {
+			if c.DatabaseMaxConns != 64 || c.DatabaseConnMaxIdle != 30*time.Second {
+				t.Errorf("got %d, %v", c.DatabaseMaxConns, c.DatabaseConnMaxIdle)
+			}
+		}},
+		{name: "database pool of none", env: map[string]string{"DATABASE_MAX_CONNS": "0"}, wantErr: "DATABASE_MAX_CONNS"},
+		{name: "database pool not a number", env: map[string]string{"DATABASE_MAX_CONNS": "many"}, wantErr: "DATABASE_MAX_CONNS"},
+		{name: "database idle time", env: map[string]string{"DATABASE_CONN_MAX_IDLE_SECONDS": "0"}, wantErr: "DATABASE_CONN_MAX_IDLE_SECONDS"},
 		{name: "bad oauth ttl", env: map[string]string{"OAUTH_ACCESS_TOKEN_TTL_SECONDS": "5"}, wantErr: "OAUTH_ACCESS_TOKEN_TTL_SECONDS"},
 		{name: "jots max bytes", env: map[string]string{"JOTS_MAX_BYTES": "lots"}, wantErr: "JOTS_MAX_BYTES"},
 		{name: "jots max files", env: map[string]string{"JOTS_MAX_FILES": "0"}, wantErr: "JOTS_MAX_FILES"},
