@@ -2,7 +2,6 @@ package accounts_test
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -13,9 +12,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/vault"
-	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/internal/dbtest"
 )
 
 var (
@@ -35,27 +32,9 @@ func setup(t *testing.T) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "wb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.New(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	key, err := vault.GenerateMasterKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vault.New(db, store, key, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sq := dbtest.OpenSQLite(t)
+	store := sq.Store
+	v := dbtest.Vault(t, sq.DB, store)
 	f := &fixture{ctx: ctx, store: store, now: t0}
 	f.svc = &accounts.Service{Store: store, Vault: v, Now: func() time.Time { return f.now }}
 	return f

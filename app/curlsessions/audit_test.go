@@ -3,7 +3,6 @@ package curlsessions
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,7 +13,7 @@ import (
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -50,21 +49,7 @@ func (s *switched) Append(ctx context.Context, stream string, expected eventstor
 
 func sqliteStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "wb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.New(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return store
+	return dbtest.OpenSQLite(t).Store
 }
 
 func newService(t *testing.T, store Appender, queue int) *Service {

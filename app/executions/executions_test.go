@@ -17,7 +17,7 @@ import (
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -56,21 +56,7 @@ func registry(t *testing.T) *plugins.Registry {
 
 func sqliteStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "wb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.New(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return store
+	return dbtest.OpenSQLite(t).Store
 }
 
 var caller = Caller{UserID: uuid.New(), Via: "api_key", ClientID: "key-1"}

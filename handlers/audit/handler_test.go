@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,9 +17,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/sqlite"
 	audithttp "github.com/workbench/workbench/handlers/audit"
-	"github.com/workbench/workbench/internal/vault"
+	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	auditrm "github.com/workbench/workbench/projections/audit"
@@ -44,27 +42,9 @@ type node struct {
 func newNode(t *testing.T) node {
 	t.Helper()
 	ctx := testCtx(t)
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.New(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	key, err := vault.GenerateMasterKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vault.New(db, store, key, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sq := dbtest.OpenSQLite(t)
+	db, store := sq.DB, sq.Store
+	v := dbtest.Vault(t, db, store)
 	r, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{
 		Projections: []projections.Projection{auditrm.New()}, BatchSize: 4, PollInterval: 20 * time.Millisecond,
 	})
