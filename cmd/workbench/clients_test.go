@@ -362,9 +362,11 @@ func runSDKClient(t *testing.T, clients string, srv *servedBinary, key string) m
 	out, err := runNode(t, clients, []string{
 		"WORKBENCH_URL=" + srv.Base, "WORKBENCH_API_KEY=" + key,
 		"WORKBENCH_SIGNIN_LINK=" + srv.signInLink(t), "WORKBENCH_EXPECT_VERSION=" + compatVersion,
+		"WORKBENCH_CONNECT_INTEGRATION=github", // the server has GITHUB_CLIENT_ID (startServed)
 	}, "sdk-client.mjs")
 	var caps map[string]any
 	failed := 0
+	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	for sc.Scan() {
@@ -379,6 +381,7 @@ func runSDKClient(t *testing.T, clients string, srv *servedBinary, key string) m
 			t.Errorf("sdk-client.mjs printed a line that is not a check: %s", sc.Text())
 			continue
 		}
+		seen[line.Check] = true
 		if line.Check == "initialize" {
 			caps = line.Capabilities
 		}
@@ -394,6 +397,11 @@ func runSDKClient(t *testing.T, clients string, srv *servedBinary, key string) m
 	}
 	if err != nil && failed == 0 {
 		t.Errorf("sdk-client.mjs: %v (no failing check printed)\n%s", err, out)
+	}
+	for _, c := range []string{"connect", "wait_for_connection", "get_auth_url"} {
+		if !seen[c] {
+			t.Errorf("TypeScript SDK client: the %s check did not run (is WORKBENCH_CONNECT_INTEGRATION passed?)", c)
+		}
 	}
 	return caps
 }
