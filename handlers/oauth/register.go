@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"mime"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-chi/httprate"
 	"github.com/google/uuid"
 
@@ -43,15 +41,11 @@ type registrationResponse struct {
 	Scope                   string   `json:"scope"`
 }
 
-// registrationLimiter limits registrations per client address (the one chi's ClientIPFrom*
-// middleware resolved when installed, else the connection's address; IPv6 by /64).
+// registrationLimiter limits registrations per client address (handlers.ClientAddress), answering
+// over the limit in OAuth's error shape.
 func (s *Server) registrationLimiter(next http.HandlerFunc) http.HandlerFunc {
 	limit := httprate.LimitBy(s.opts.RegistrationLimit, time.Minute, func(r *http.Request) (string, error) {
-		ip := middleware.GetClientIP(r.Context())
-		if ip == "" {
-			ip, _, _ = net.SplitHostPort(r.RemoteAddr)
-		}
-		return httprate.CanonicalizeIP(ip), nil
+		return handlers.ClientAddress(r), nil
 	}, httprate.WithLimitHandler(func(w http.ResponseWriter, _ *http.Request) {
 		writeOAuthJSON(w, http.StatusTooManyRequests, oauthError{Error: "too_many_requests",
 			ErrorDescription: "too many client registrations from this address; wait a minute and try again"})
