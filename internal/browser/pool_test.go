@@ -377,7 +377,7 @@ func TestContainment(t *testing.T) {
 		if err := pg.Navigate(srv.URL + "/reach?target=http://169.254.169.254"); err != nil {
 			t.Fatal(err)
 		}
-		el, err := pg.Timeout(30 * time.Second).ElementR("#r", "reached|failed")
+		el, err := pg.Timeout(30*time.Second).ElementR("#r", "reached|failed")
 		if err != nil {
 			t.Fatal(err)
 		}
