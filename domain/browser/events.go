@@ -99,7 +99,9 @@ func Events() []domain.Event {
 	}
 }
 
-func invalid(what, msg string) error { return domain.Errorf(domain.CodeInvalid, "browser %s: %s", what, msg) }
+func invalid(what, msg string) error {
+	return domain.Errorf(domain.CodeInvalid, "browser %s: %s", what, msg)
+}
 
 // Validate checks the event is complete.
 func (e BrowserSessionStarted) Validate() error {
