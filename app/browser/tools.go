@@ -185,6 +185,7 @@ func (s *Service) tool(name string, work func(*call) (any, error)) plugins.Handl
 			return nil, c.fail(err)
 		}
 		out, err := work(c)
+		plugins.NoteTarget(ctx, c.host)
 		if err != nil {
 			return nil, c.fail(err)
 		}
