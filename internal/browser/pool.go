@@ -576,8 +576,9 @@ func (p *Pool) Close() error {
 	wg.Wait()
 	// Spawns, stops and resets in flight finish (a spawn that completes after closed stops its Chromium).
 	p.work.Wait()
-	// Chromium's crash handlers exit on their own once their browser is gone: reap them.
-	for range 300 {
+	// Chromium's crash handlers exit on their own once their browser is gone: reap them (waiting at
+	// most a second: a handler of a Chromium started by other code of this process may outlive us).
+	for range 100 {
 		sweepZombies()
 		if len(chromiumChildren()) == 0 {
 			break
