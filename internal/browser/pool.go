@@ -122,8 +122,10 @@ type Pool struct {
 	users  map[string]*entry
 	closed bool
 
-	// beforeStart, when set (tests), runs at the start of every spawn, outside the lock.
+	// beforeStart and beforeWipe, when set (tests), run at the start of every spawn and before a reset
+	// wipes a profile, outside the lock.
 	beforeStart func(userID string)
+	beforeWipe  func(userID string)
 
 	quit     chan struct{}
 	reaperWG sync.WaitGroup
@@ -416,6 +418,9 @@ func (p *Pool) reset(ctx context.Context, e *entry) error {
 	if inst != nil {
 		pid = inst.pid
 		inst.stop(3 * time.Second)
+	}
+	if p.beforeWipe != nil {
+		p.beforeWipe(e.userID)
 	}
 	err := os.RemoveAll(e.profile)
 	p.mu.Lock()

@@ -364,10 +364,29 @@ func TestBusyLimitIsolation(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	pids := []int{alice.PID(), bob.PID()}
+
+	// BUSY while a reset runs: for Acquire and for another Reset.
+	alice.Release()
+	wiping, wiped := make(chan struct{}), make(chan struct{})
+	p.beforeWipe = func(string) { close(wiping); <-wiped }
+	resetc := make(chan error, 1)
+	go func() { resetc <- p.Reset(ctx, "alice") }()
+	<-wiping
+	if _, err := p.Acquire(ctx, "alice"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("acquire during a reset: %v, want ErrBusy", err)
+	}
+	if err := p.Reset(ctx, "alice"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("reset during a reset: %v, want ErrBusy", err)
+	}
+	close(wiped)
+	if err := <-resetc; err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t, EventReset, "alice", "")
+
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rec.wait(t, EventStopped, "alice", ReasonShutdown)
 	rec.wait(t, EventStopped, "bob", ReasonShutdown)
 	noProcessLeft(t, pids...)
 	if left := chromiumChildren(); len(left) > 0 {
