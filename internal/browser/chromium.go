@@ -32,8 +32,10 @@ type instance struct {
 	guard   *guard
 	stderr  *tail
 
+	pageMu sync.Mutex // held while the current page is found or made
+	page   *rod.Page
+
 	mu      sync.Mutex
-	page    *rod.Page
 	stopped bool // stop was called: an exit is not a crash
 }
 

@@ -674,8 +674,8 @@ func (s *Session) Page(ctx context.Context) (*rod.Page, error) {
 	if !in.alive() {
 		return nil, errNotRunning
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
+	in.pageMu.Lock()
+	defer in.pageMu.Unlock()
 	b := in.browser.Context(ctx)
 	targets, err := proto.TargetGetTargets{}.Call(b)
 	if err != nil {
