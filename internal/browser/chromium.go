@@ -113,7 +113,7 @@ func (t *tail) String() string {
 // start launches Chromium on profile behind g and connects to it.
 func start(ctx context.Context, bin, profile string, g *guard) (*instance, error) {
 	cmd := exec.Command(bin, launchArgs(profile, g.addr(), os.Geteuid() == 0)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = procAttr()
 	cmd.Env = append(os.Environ(), "HOME="+profile)
 	st := newTail()
 	cmd.Stdout = st

@@ -12,6 +12,11 @@ import (
 
 var subreaperOnce sync.Once
 
+// procAttr starts Chromium as the leader of its own process group, killed if this process dies.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
 // subreaper makes this process the child subreaper of its descendants (prctl PR_SET_CHILD_SUBREAPER):
 // when a Chromium dies, its renderers are reparented here rather than to PID 1, so instance.kill can
 // reap them. Containers whose init never reaps would otherwise collect a zombie per renderer.
