@@ -192,7 +192,6 @@ func NewPool(cfg Config) (*Pool, error) {
 	if err := os.Chmod(filepath.Join(cfg.DataDir, "browser"), 0o700); err != nil {
 		return nil, fmt.Errorf("browser: profile directory: %w", err)
 	}
-	subreaper()
 	p := &Pool{cfg: cfg, log: log, users: map[string]*entry{}, quit: make(chan struct{})}
 	if cfg.ReapInterval > 0 {
 		p.reaperWG.Add(1)
@@ -323,6 +322,7 @@ func (p *Pool) launch(ctx context.Context, e *entry) (*instance, error) {
 	if p.beforeStart != nil {
 		p.beforeStart(e.userID)
 	}
+	subreaper()
 	if err := os.MkdirAll(e.profile, 0o700); err != nil {
 		return nil, fmt.Errorf("browser: create profile: %w", err)
 	}
