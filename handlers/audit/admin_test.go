@@ -18,7 +18,7 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/compliance"
-	"github.com/workbench/workbench/domain/identity"
+	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/internal/dbtest"
@@ -125,7 +125,7 @@ func (s *adminServer) reads(t *testing.T) int {
 	}
 	n := 0
 	for _, e := range envs {
-		if e.Type == identity.TypeAuditRead {
+		if e.Type == identitydom.TypeAuditRead {
 			n++
 		}
 	}
