@@ -2,6 +2,8 @@ package audit
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -175,4 +177,17 @@ func (r Reader) scan(ctx context.Context, stmt string, args ...any) ([]Record, e
 		return nil, &domain.Error{Code: domain.CodeUnavailable, Message: "audit: the read model cannot be read now", Err: err}
 	}
 	return out, nil
+}
+
+// EmailOf returns the email the audit read model knows for the user ("" when it knows none yet).
+func (r Reader) EmailOf(ctx context.Context, user uuid.UUID) (string, error) {
+	var email string
+	err := r.DB.QueryRowContext(ctx, `SELECT email FROM audit_users WHERE user_id = $1`, user.String()).Scan(&email)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("audit: email of %s: %w", user, err)
+	}
+	return email, nil
 }
