@@ -38,6 +38,11 @@ type Gate interface {
 	Unlock()
 }
 
+// Lock is internal/bus.Lock: Acquire blocks until this process holds the lock; held ends when it is lost.
+type Lock interface {
+	Acquire(ctx context.Context) (held context.Context, release func(), err error)
+}
+
 // Options configures a Sink. Store, DB, Name and Destination are required.
 type Options struct {
 	Store       eventstore.Store
@@ -54,9 +59,12 @@ type Options struct {
 	// RetryMin and RetryMax bound the backoff between attempts at one batch (1s, 5m).
 	RetryMin, RetryMax time.Duration
 	Gate               Gate
-	Registerer         prometheus.Registerer
-	Logger             *slog.Logger
-	Now                func() time.Time
+	// Lock, when set, lets one sink of this name among several replicas deliver at a time (the bus
+	// relay's PostgreSQL advisory lock); the others wait for it.
+	Lock       Lock
+	Registerer prometheus.Registerer
+	Logger     *slog.Logger
+	Now        func() time.Time
 }
 
 // Sink delivers the log's audit records to one destination, at least once, in order.
@@ -165,9 +173,35 @@ func (s *Sink) save(ctx context.Context, pos eventstore.Position, delivered int6
 	return nil
 }
 
-// Run follows the log from the checkpoint until ctx ends. A failed read or checkpoint write is retried
-// with the same backoff as a delivery; Run returns nil when ctx ends.
+// Run follows the log from the checkpoint until ctx ends (holding Lock, when set, while it delivers).
+// A failed read or checkpoint write is retried with the same backoff as a delivery; Run returns nil
+// when ctx ends.
 func (s *Sink) Run(ctx context.Context) error {
+	if s.o.Lock == nil {
+		return s.run(ctx)
+	}
+	for ctx.Err() == nil {
+		held, release, err := s.o.Lock.Acquire(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			s.o.Logger.Warn("audit sink: cannot take the lock; retrying", "sink", s.o.Name, "err", err)
+			if !sleep(ctx, s.o.RetryMin) {
+				return nil
+			}
+			continue
+		}
+		err = s.run(held)
+		release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Sink) run(ctx context.Context) error {
 	var pos eventstore.Position
 	var delivered int64
 	var err error

@@ -186,7 +186,9 @@ func TestWebhookDeliversEverythingInOrder(t *testing.T) {
 	}
 	want := expected(t, sq.Store)
 	rc := newReceiver(t)
+	rc.mu.Lock()
 	rc.refuse = 3 // the first three attempts fail: retried with backoff
+	rc.mu.Unlock()
 	wh, err := auditsink.NewWebhook(auditsink.WebhookOptions{URL: rc.srv.URL + "/siem", Secret: secret, AllowLoopback: true})
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +223,8 @@ func TestWebhookDeliversEverythingInOrder(t *testing.T) {
 	if got := len(rc.ids()); got != len(want) {
 		t.Errorf("delivered %d records without a crash, want exactly %d", got, len(want))
 	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
 	if rc.bad != 0 {
 		t.Errorf("%d batches failed the signature check", rc.bad)
 	}
@@ -369,12 +373,14 @@ func TestKillMidDelivery(t *testing.T) {
 	inFlight := make(chan struct{})
 	release := make(chan struct{})
 	var once sync.Once
+	rc.mu.Lock() // the child's requests reach the handler through another process: no happens-before but the lock
 	rc.hold = func(n int) {
 		if n == killAt {
 			once.Do(func() { close(inFlight) })
 			<-release // answered only after the process that sent it is dead
 		}
 	}
+	rc.mu.Unlock()
 	start := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestSinkProcess$", "-test.count=1")
 		cmd.Env = append(os.Environ(), childEnv+"=1", childEnv+"_DB="+dbPath, childEnv+"_URL="+rc.srv.URL, childEnv+"_BATCH=10")
