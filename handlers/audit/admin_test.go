@@ -282,7 +282,9 @@ func TestAdminAuditAPI(t *testing.T) {
 	for _, r := range page.Records {
 		kinds[r.Kind]++
 	}
-	if kinds[auditrm.KindAuditRead] != authorized || kinds[auditrm.KindAuditorGranted] != 1 {
+	// This list is a read too, recorded before it runs: the read model may or may not have applied its
+	// own record by the time it is read.
+	if n := kinds[auditrm.KindAuditRead]; (n != authorized && n != authorized+1) || kinds[auditrm.KindAuditorGranted] != 1 {
 		t.Fatalf("eve's own records: %v", kinds)
 	}
 
