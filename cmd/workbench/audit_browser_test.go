@@ -18,7 +18,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/execution"
-	identitydom "github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/projections/audit/audittest"
 )
@@ -126,7 +126,7 @@ func TestAuditPagesInChromium(t *testing.T) {
 
 	// Every auditor read the pages made (the first records page, the search, asof, blast radius) is in
 	// the log.
-	reads := srv.events(t, identitydom.TypeAuditRead)
+	reads := srv.events(t, identity.TypeAuditRead)
 	if len(reads) < 4 {
 		t.Fatalf("%d audit reads recorded, want at least 4", len(reads))
 	}
@@ -146,11 +146,11 @@ func TestAuditPagesInChromium(t *testing.T) {
 
 func readView(t *testing.T, e eventstore.Envelope) string {
 	t.Helper()
-	ev, err := eventstore.NewJSONCodec(identitydom.RoleEvents()...).Decode(e.Type, e.SchemaVersion, e.Data)
+	ev, err := eventstore.NewJSONCodec(identity.RoleEvents()...).Decode(e.Type, e.SchemaVersion, e.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ev.(identitydom.AuditRead).View
+	return ev.(identity.AuditRead).View
 }
 
 // waitRows waits until selector matches exactly n elements.

@@ -18,6 +18,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/projections/audit"
 	"github.com/workbench/workbench/projections/identity"
 )
@@ -126,6 +127,9 @@ func (a *admin) authorize(w http.ResponseWriter, r *http.Request, view string) b
 		handlers.WriteError(w, r, a.Logger, err)
 		return false
 	}
+	// An export streams and asof and blast-radius read the whole log: past the server's write
+	// deadline on a large one, once the reader is known to be an auditor.
+	httpserve.LiftDeadlines(w)
 	return true
 }
 

@@ -34,11 +34,10 @@ import (
 // is the X-Test-User header (the portal's session cookie in the real wiring); a request without
 // X-Test-Same-Origin fails the same-origin rule.
 type adminServer struct {
-	url        string
-	store      eventstore.Store
-	runner     *projections.Runner
-	root, eve  uuid.UUID
-	authorized int
+	url       string
+	store     eventstore.Store
+	runner    *projections.Runner
+	root, eve uuid.UUID
 }
 
 func newAdminServer(t *testing.T) *adminServer {
