@@ -2,6 +2,7 @@ package auditsink_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -19,14 +20,19 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/workbench/workbench/app/auditsink"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/internal/ssrf"
+	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections/audit"
 	"github.com/workbench/workbench/projections/audit/audittest"
 )
@@ -37,6 +43,56 @@ func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// backend is a migrated database and its event store; dsn is what a child process opens (a SQLite
+// path or a postgres:// URL).
+type backend struct {
+	name  string
+	db    *sql.DB
+	store eventstore.Store
+	dsn   string
+}
+
+func openSQLiteBackend(t *testing.T) backend {
+	sq := dbtest.OpenSQLite(t)
+	return backend{"sqlite", sq.DB, sq.Store, sqDBPath(t, sq.DB)}
+}
+
+func openPostgresBackend(t *testing.T) backend {
+	url := testpg.New(t)
+	db, store := openPostgres(t, url)
+	return backend{"postgres", db, store, url}
+}
+
+// openPostgres opens url migrated, and its event store, closed when the test ends.
+func openPostgres(t testing.TB, url string) (*sql.DB, eventstore.Store) {
+	ctx := context.Background()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Apply(ctx, db, migrations.Postgres, nil); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	store, err := postgres.New(ctx, pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return db, store
+}
+
+// forEachBackend runs f on SQLite, and on PostgreSQL when WORKBENCH_TEST_POSTGRES_URL is set.
+func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, openSQLiteBackend(t)) })
+	t.Run("postgres", func(t *testing.T) { f(t, openPostgresBackend(t)) })
 }
 
 // expected is every record the sink must deliver, event ids in log order.
@@ -178,13 +234,16 @@ func checkOrdered(t *testing.T, got, want []uuid.UUID) {
 }
 
 func TestWebhookDeliversEverythingInOrder(t *testing.T) {
+	forEachBackend(t, testWebhookDelivers)
+}
+
+func testWebhookDelivers(t *testing.T, sq backend) {
 	ctx := testCtx(t)
-	sq := dbtest.OpenSQLite(t)
-	audittest.Build(ctx, t, sq.Store, dbtest.Vault(t, sq.DB, sq.Store))
-	if _, err := audittest.AppendCurlSession(ctx, sq.Store); err != nil {
+	audittest.Build(ctx, t, sq.store, dbtest.Vault(t, sq.db, sq.store))
+	if _, err := audittest.AppendCurlSession(ctx, sq.store); err != nil {
 		t.Fatal(err)
 	}
-	want := expected(t, sq.Store)
+	want := expected(t, sq.store)
 	rc := newReceiver(t)
 	rc.mu.Lock()
 	rc.refuse = 3 // the first three attempts fail: retried with backoff
@@ -194,7 +253,7 @@ func TestWebhookDeliversEverythingInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	sink, err := auditsink.New(auditsink.Options{Store: sq.Store, DB: sq.DB, Name: "webhook", Destination: wh, BatchSize: 4,
+	sink, err := auditsink.New(auditsink.Options{Store: sq.store, DB: sq.db, Name: "webhook", Destination: wh, BatchSize: 4,
 		PollInterval: 10 * time.Millisecond, RetryMin: time.Millisecond, RetryMax: 4 * time.Millisecond, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +263,7 @@ func TestWebhookDeliversEverythingInOrder(t *testing.T) {
 	go func() { done <- sink.Run(runCtx) }()
 	rc.waitFor(t, ctx, want)
 	for { // the checkpoint follows the last acknowledgement
-		if _, n, err := auditsink.Checkpoint(ctx, sq.DB, "webhook"); err != nil {
+		if _, n, err := auditsink.Checkpoint(ctx, sq.db, "webhook"); err != nil {
 			t.Fatal(err)
 		} else if n == int64(len(want)) {
 			break
@@ -234,7 +293,7 @@ func TestWebhookDeliversEverythingInOrder(t *testing.T) {
 	if got := metric(t, reg, "workbench_audit_sink_lag"); got != 0 {
 		t.Errorf("lag after catching up = %v, want 0", got)
 	}
-	pos, n, err := auditsink.Checkpoint(ctx, sq.DB, "webhook")
+	pos, n, err := auditsink.Checkpoint(ctx, sq.db, "webhook")
 	if err != nil || n != int64(len(want)) || pos.IsZero() {
 		t.Errorf("checkpoint = %s, %d, %v", pos, n, err)
 	}
@@ -334,13 +393,18 @@ func TestSinkProcess(t *testing.T) {
 		return
 	}
 	ctx := context.Background()
-	db, err := sqlite.OpenDB(ctx, os.Getenv(childEnv+"_DB"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.New(db, nil)
-	if err != nil {
-		t.Fatal(err)
+	var db *sql.DB
+	var store eventstore.Store
+	if dsn := os.Getenv(childEnv + "_DB"); strings.HasPrefix(dsn, "postgres") {
+		db, store = openPostgres(t, dsn)
+	} else {
+		var err error
+		if db, err = sqlite.OpenDB(ctx, dsn); err != nil {
+			t.Fatal(err)
+		}
+		if store, err = sqlite.New(db, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	wh, err := auditsink.NewWebhook(auditsink.WebhookOptions{URL: os.Getenv(childEnv + "_URL"), Secret: secret, AllowLoopback: true})
 	if err != nil {
@@ -359,14 +423,17 @@ func TestSinkProcess(t *testing.T) {
 // starts it again on the same database, and checks that every record arrived at least once, in log
 // order, the batch in flight among them twice (the receiver deduplicates by event id).
 func TestKillMidDelivery(t *testing.T) {
+	forEachBackend(t, testKillMidDelivery)
+}
+
+func testKillMidDelivery(t *testing.T, sq backend) {
 	ctx := testCtx(t)
-	sq := dbtest.OpenSQLite(t)
-	audittest.Build(ctx, t, sq.Store, dbtest.Vault(t, sq.DB, sq.Store))
-	if err := audittest.AppendToolRuns(ctx, sq.Store, audittest.Bob, audittest.Day1.Add(200*time.Hour), 300, 1); err != nil {
+	audittest.Build(ctx, t, sq.store, dbtest.Vault(t, sq.db, sq.store))
+	if err := audittest.AppendToolRuns(ctx, sq.store, audittest.Bob, audittest.Day1.Add(200*time.Hour), 300, 1); err != nil {
 		t.Fatal(err)
 	}
-	want := expected(t, sq.Store)
-	dbPath := sqDBPath(t, sq)
+	want := expected(t, sq.store)
+	dbPath := sq.dsn
 
 	rc := newReceiver(t)
 	const killAt = 5
@@ -427,11 +494,11 @@ func TestKillMidDelivery(t *testing.T) {
 }
 
 // sqDBPath finds the file of the SQLite database dbtest opened.
-func sqDBPath(t *testing.T, sq dbtest.SQLite) string {
+func sqDBPath(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	var seq int
 	var name, file string
-	if err := sq.DB.QueryRow(`PRAGMA database_list`).Scan(&seq, &name, &file); err != nil {
+	if err := db.QueryRow(`PRAGMA database_list`).Scan(&seq, &name, &file); err != nil {
 		t.Fatal(err)
 	}
 	if !filepath.IsAbs(file) {
