@@ -5,9 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/workbench/workbench/app/auditsink"
 	"github.com/workbench/workbench/projections/audit"
 	"github.com/workbench/workbench/projections/audit/audittest"
 )
@@ -66,5 +73,52 @@ func TestAuditComplianceCommands(t *testing.T) {
 	}
 	if !strings.Contains(out, `"kind":"auditor_granted"`) || !strings.Contains(out, `"kind":"auditor_revoked"`) {
 		t.Error("the role changes are not in the replay")
+	}
+}
+
+// TestServeAuditSink: with AUDIT_SINK_URL set, the server delivers its audit records to the webhook,
+// signed, and /metrics reports workbench_audit_sink_lag.
+func TestServeAuditSink(t *testing.T) {
+	secret := "a-sink-secret-of-more-than-16"
+	got := make(chan auditsink.Batch, 100)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := auditsink.Verify([]byte(secret), r.Header.Get(auditsink.HeaderSignature), body, time.Now(), time.Minute); err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		var b auditsink.Batch
+		if err := json.Unmarshal(body, &b); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		got <- b
+	}))
+	defer recv.Close()
+	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{
+		"AUDIT_SINK_URL": recv.URL + "/siem", "AUDIT_SINK_SECRET": secret, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true",
+		"AUDIT_SINK_RETRY_MIN_SECONDS": "1",
+	}, slog.LevelWarn)
+	u := srv.user(t, "ada@example.com")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for found := false; !found; {
+		select {
+		case b := <-got:
+			for _, r := range b.Records {
+				found = found || (r.Kind == audit.KindAPIKeyMinted && r.KeyID == u.KeyID && r.Email == "ada@example.com")
+			}
+		case <-ctx.Done():
+			t.Fatal("the key's record never reached the sink")
+		}
+	}
+	resp, err := http.Get(srv.Base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), `workbench_audit_sink_lag{sink="webhook"}`) {
+		t.Fatalf("/metrics has no sink lag:\n%.2000s", body)
 	}
 }
