@@ -436,7 +436,12 @@ func (a *admin) revoke(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteError(w, r, a.Logger, domain.Errorf(domain.CodeForbidden, "only an instance admin may revoke the auditor role"))
 		return
 	}
-	u, err := a.target(r.Context(), chi.URLParam(r, "email"))
+	email, err := url.PathUnescape(chi.URLParam(r, "email")) // chi gives the raw segment (the portal sends %40)
+	if err != nil {
+		handlers.WriteError(w, r, a.Logger, invalid("the email in the path is not well escaped"))
+		return
+	}
+	u, err := a.target(r.Context(), email)
 	if err == nil {
 		_, err = a.Roles.Revoke(r.Context(), p, u.ID)
 	}

@@ -288,7 +288,7 @@ func TestAdminAuditAPI(t *testing.T) {
 	}
 
 	// Revoked: no more reads.
-	if resp, body := s.do(t, "DELETE", "/api/admin/auditors/eve@example.com", s.root, ""); resp.StatusCode != http.StatusNoContent {
+	if resp, body := s.do(t, "DELETE", "/api/admin/auditors/eve%40example.com", s.root, ""); resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("revoke: %d %s", resp.StatusCode, body)
 	}
 	if resp, _ := s.do(t, "GET", "/api/admin/audit", s.eve, ""); resp.StatusCode != http.StatusForbidden {

@@ -81,6 +81,10 @@ func MountReceipts(r chi.Router, userOf func(*http.Request) (uuid.UUID, bool), r
 		handlers.WriteJSON(w, http.StatusOK, page)
 	})
 	r.Get("/api/audit/receipts/summary", func(w http.ResponseWriter, r *http.Request) {
+		v := r.URL.Query() // the summary covers every matching record: no page
+		v.Del("limit")
+		v.Del("after")
+		r.URL.RawQuery = v.Encode()
 		q, ok := query(w, r, 0, 1)
 		if !ok {
 			return
