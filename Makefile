@@ -29,6 +29,7 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./eventstore/benchmarks/
 	$(GO) test -run '^$$' -bench BenchmarkRebuild -benchtime 1x -count 1 -timeout 30m ./projections/
+	$(GO) test -run '^$$' -bench BenchmarkAsOf -benchtime 3x -count 1 -timeout 30m ./projections/audit/
 	$(GO) test -run '^$$' -bench BenchmarkMCPEndToEnd -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkMCPUnderJotPasswordFlood -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkProxy -benchtime 1x -count 1 -timeout 10m ./handlers/proxy/

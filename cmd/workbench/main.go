@@ -50,6 +50,7 @@ commands:
   events tail [--from POS] [-f]  print the event log as JSON lines (-f: keep following)
   projections rebuild [NAME]     rebuild one read model, or all, from position zero
   audit replay [flags]           stream the log's audit records as JSON lines or CSV (-h for flags)
+  audit asof TIME                every connection at TIME, folded from the log (also blast-radius, auditor)
   keys rotate                    re-seal every data key under the current ENCRYPTION_KEY
   plugins check DIR              validate a plugin folder (or a PLUGINS_DIR) and print every problem
   version                        print the version (also --version)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/browser"
+	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/app/executions"
@@ -96,7 +97,9 @@ type Main struct {
 	Vault    *vault.Vault
 	Runner   *projections.Runner
 	Accounts *accounts.Service
-	Plugins  *plugins.Registry
+	// Compliance is the auditor role (app/compliance); its admins are WORKBENCH_ADMINS.
+	Compliance *compliance.Service
+	Plugins    *plugins.Registry
 	// Credentials and Sessions exist once Serve has started.
 	Credentials *connections.Service
 	Sessions    *websession.Manager
@@ -148,6 +151,9 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.Runner = runner
 	m.Accounts = &accounts.Service{Store: m.Store, Vault: m.Vault}
+	if err := m.openCompliance(); err != nil {
+		return err
+	}
 	reg, problems := plugins.Load(ctx, plugins.Options{Logger: m.Logger, PluginsDir: m.Config.PluginsDir, AllowInsecureHTTP: m.Config.DevAllowLoopback})
 	// Load logged each problem once, with its source; here only the count.
 	m.Plugins = reg
@@ -387,6 +393,9 @@ type services struct {
 // with goRun (they run on bg until Serve returns).
 func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f func(context.Context) error), s *services) error {
 	goRun("projections", m.Runner.Run)
+	if err := m.startAuditSinks(ctx, m.getenv(), goRun); err != nil {
+		return err
+	}
 
 	b, err := bus.Open(ctx, m.Config.BusURL, &bus.Options{Logger: m.Logger, NATSPrefix: m.Config.BusNATSPrefix})
 	if err != nil {
@@ -569,6 +578,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 				APIKeys: authn.APIKeys{Reader: keys},
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
+			m.mountCompliance(r, sessions)
 			jotHandler.Mount(r)
 		},
 	})

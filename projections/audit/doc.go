@@ -6,7 +6,19 @@
 // becomes a Record (Decoder), the replay of the log itself into a stream of Records (Replay, behind
 // `workbench audit replay`), the JSON Lines and CSV writers for that stream, and the audit_records read
 // model (migration 0023) that keeps the same records per user (Projection, Reader). The per-user
-// `/api/audit` HTTP handler over that read model is handlers/audit's.
+// `/api/audit` HTTP handler over that read model is handlers/audit's. The auditor role's grants and
+// revocations and every read an auditor makes of the compliance API are records too (auditor_granted,
+// auditor_revoked, audit_read; app/compliance writes them).
+//
+// # The compliance readers
+//
+// Reader.List pages every user's records of the read model in log order (filters by user, integration,
+// tool, outcome, client and time; the cursor is a log position; migration 0620 indexes positions), for
+// /api/admin/audit and the usage receipts. AsOf and BlastRadius read the log itself: AsOf folds every
+// connection stream with the connection decider's own Evolve up to an instant (an event counts when its
+// metadata time is at or before it; the whole log is read, since times are not monotonic in it), and
+// never consults a current table; BlastRadius replays the log (the same replay as Replay, records and
+// access trail alike) and gathers what one API key, OAuth client or curl session did, with totals.
 //
 // # One package for the record and its read model
 //

@@ -34,6 +34,9 @@ const (
 	KindCurlSessionMinted       Kind = "curl_session_minted"      // curlsession.minted
 	KindRequestForwarded        Kind = "request_forwarded"        // curlsession.request_forwarded
 	KindRequestProxied          Kind = "request_proxied"          // curlsession.request_proxied
+	KindAuditorGranted          Kind = "auditor_granted"          // identity.auditor_granted
+	KindAuditorRevoked          Kind = "auditor_revoked"          // identity.auditor_revoked
+	KindAuditRead               Kind = "audit_read"               // identity.audit_read: an auditor read the compliance API
 )
 
 // kindOf maps the audited event types to their kinds; every other type is not audited.
@@ -52,6 +55,9 @@ var kindOf = map[string]Kind{
 	curlsession.TypeSessionMinted:          KindCurlSessionMinted,
 	curlsession.TypeRequestForwarded:       KindRequestForwarded,
 	curlsession.TypeRequestProxied:         KindRequestProxied,
+	identity.TypeAuditorGranted:            KindAuditorGranted,
+	identity.TypeAuditorRevoked:            KindAuditorRevoked,
+	identity.TypeAuditRead:                 KindAuditRead,
 }
 
 // Audited reports whether events of this type become records.
@@ -152,6 +158,7 @@ func NewDecoder() *Decoder {
 	events = append(events, curlsession.Events()...)
 	events = append(events, connection.Events()...)
 	events = append(events, identity.Events()...)
+	events = append(events, identity.RoleEvents()...)
 	return &Decoder{codec: eventstore.NewJSONCodec(events...)}
 }
 
@@ -255,6 +262,16 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 		if e.ClientID != "" {
 			rec.ClientID = e.ClientID
 		}
+		return e.At
+	case identity.AuditorGranted:
+		rec.UserID, rec.Reason = e.UserID, "granted by "+e.GrantedBy
+		return e.At
+	case identity.AuditorRevoked:
+		rec.UserID, rec.Reason = e.UserID, "revoked by "+e.RevokedBy
+		return e.At
+	case identity.AuditRead:
+		// The reader is the user; what they asked is in Reason (view) and Path (the query as asked).
+		rec.UserID, rec.Reason, rec.Path = e.AuditorID, e.View, e.Query
 		return e.At
 	case curlsession.RequestForwarded:
 		rec.UserID, rec.SessionID, rec.Integration, rec.RequestID = e.UserID, e.SessionID, e.Integration, e.RequestID

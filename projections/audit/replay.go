@@ -47,6 +47,16 @@ func (p Progress) Rate() float64 {
 // with Done set at the end; the caller decides how often to show it. An error from emit stops the
 // replay and is returned wrapped; so is an audited event that cannot be decoded.
 func Replay(ctx context.Context, store eventstore.Store, filter Filter, emit func(Record) error, progress func(Progress)) error {
+	return replay(ctx, store, filter, nil, emit, progress)
+}
+
+// replayEnvelopes is Replay without a filter that also calls seen with every envelope read, before its
+// record (if any) is emitted.
+func replayEnvelopes(ctx context.Context, store eventstore.Store, seen func(eventstore.Envelope), emit func(Record) error) error {
+	return replay(ctx, store, Filter{}, seen, emit, nil)
+}
+
+func replay(ctx context.Context, store eventstore.Store, filter Filter, seen func(eventstore.Envelope), emit func(Record) error, progress func(Progress)) error {
 	f, err := filter.normalized()
 	if err != nil {
 		return err
@@ -78,6 +88,9 @@ func Replay(ctx context.Context, store eventstore.Store, filter Filter, emit fun
 		for _, env := range b.envs {
 			p.Scanned++
 			p.Position = env.Position
+			if seen != nil {
+				seen(env)
+			}
 			if user, email, ok, err := dec.UserCreated(env); err != nil {
 				return err
 			} else if ok {

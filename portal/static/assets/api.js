@@ -64,4 +64,14 @@ export const api = {
   revokeClient: (id) => request('DELETE', `/api/mcp-clients/${encodeURIComponent(id)}`),
 
   audit: (before) => request('GET', '/api/audit?limit=25' + (before ? '&before=' + encodeURIComponent(before) : '')),
+
+  // Usage receipts of one connection, and the compliance API (auditors; admins grant the role).
+  receipts: (params) => request('GET', '/api/audit/receipts?' + new URLSearchParams(params)),
+  receiptsSummary: (integration) => request('GET', '/api/audit/receipts/summary?' + new URLSearchParams({ integration })),
+  auditMe: () => request('GET', '/api/admin/audit/me'),
+  auditList: (params) => request('GET', '/api/admin/audit?' + new URLSearchParams(params)),
+  auditAsOf: (params) => request('GET', '/api/admin/audit/asof?' + new URLSearchParams(params)),
+  auditBlast: (params) => request('GET', '/api/admin/audit/blast-radius?' + new URLSearchParams(params)),
+  grantAuditor: (email) => request('POST', '/api/admin/auditors', { email }),
+  revokeAuditor: (email) => request('DELETE', `/api/admin/auditors/${encodeURIComponent(email)}`),
 };

@@ -8,6 +8,8 @@ import * as integrations from './pages/integrations.js';
 import * as apikey from './pages/apikey.js';
 import * as clients from './pages/clients.js';
 import * as activity from './pages/activity.js';
+import * as receipts from './pages/receipts.js';
+import * as audit from './pages/audit.js';
 import * as connect from './pages/connect.js';
 import * as notfound from './pages/notfound.js';
 
@@ -18,6 +20,8 @@ const ROUTES = [
   { re: /^\/key$/, page: apikey, nav: 'key' },
   { re: /^\/clients$/, page: clients, nav: 'clients' },
   { re: /^\/activity$/, page: activity, nav: 'activity' },
+  { re: /^\/receipts$/, page: receipts, nav: 'receipts' },
+  { re: /^\/audit$/, page: audit, nav: 'audit' },
   { re: /^\/connect\/([^/]+)$/, page: connect },
 ];
 
@@ -26,6 +30,8 @@ const NAV = [
   { id: 'key', href: '/key', label: 'API key', icon: 'key' },
   { id: 'clients', href: '/clients', label: 'MCP clients', icon: 'bot' },
   { id: 'activity', href: '/activity', label: 'Activity', icon: 'activity' },
+  { id: 'receipts', href: '/receipts', label: 'Usage receipts', icon: 'search' },
+  { id: 'audit', href: '/audit', label: 'Audit', icon: 'eye' },
 ];
 
 const root = document.getElementById('app');

@@ -1,0 +1,159 @@
+package compliance
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/eventstore"
+)
+
+// EnvAdmins names the instance admins' emails, comma separated.
+const EnvAdmins = "WORKBENCH_ADMINS"
+
+// Roles is the auditor role's aggregate: one "auditor-<uuid>" stream per user, and one
+// "audit-read-<uuid>" stream per recorded read.
+var Roles = eventstore.Aggregate[identity.AuditorRole, identity.RoleCommand, domain.Event]{
+	Initial: func() identity.AuditorRole { return identity.AuditorRole{} },
+	Evolve:  identity.EvolveRole,
+	Decide:  identity.DecideRole,
+	Codec:   eventstore.NewJSONCodec(identity.RoleEvents()...),
+}
+
+// ParseAdmins reads WORKBENCH_ADMINS (comma separated emails), falling back to fallback (the
+// WORKBENCH_ADMIN_EMAIL user) when it is empty. A malformed address is an error naming it.
+func ParseAdmins(list, fallback string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		list = fallback
+	}
+	var out []string
+	for _, part := range strings.Split(list, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		e, err := identity.NormalizeEmail(part)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s", EnvAdmins, domain.ErrorMessage(err))
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Principal is who asks: a signed-in user (ID and Email), or the command line (CLI set).
+type Principal struct {
+	ID    uuid.UUID
+	Email string
+	CLI   bool
+}
+
+func (p Principal) actor() string {
+	if p.CLI {
+		return "cli"
+	}
+	return p.ID.String()
+}
+
+// Service runs the role's use cases.
+type Service struct {
+	Store eventstore.Store
+	// Admins are the instance admins' normalised emails (ParseAdmins).
+	Admins []string
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// IsAdmin reports whether p may grant and revoke the role: the command line always, a user when their
+// email is an instance admin's.
+func (s *Service) IsAdmin(p Principal) bool {
+	return p.CLI || (p.ID != uuid.Nil && p.Email != "" && slices.Contains(s.Admins, strings.ToLower(p.Email)))
+}
+
+func (s *Service) requireAdmin(p Principal, what string) error {
+	if !s.IsAdmin(p) {
+		return domain.Errorf(domain.CodeForbidden, "%s: only an instance admin (%s) may do this", what, EnvAdmins)
+	}
+	return nil
+}
+
+// Grant makes the user an auditor; p must be an admin. Granting it again changes nothing.
+func (s *Service) Grant(ctx context.Context, p Principal, user uuid.UUID, email string) (eventstore.Position, error) {
+	if err := s.requireAdmin(p, "grant the auditor role"); err != nil {
+		return eventstore.Start, err
+	}
+	res, err := eventstore.Execute(ctx, s.Store, identity.AuditorStreamName(user), Roles,
+		identity.RoleCommand(identity.GrantAuditor{UserID: user, Email: email, GrantedBy: p.actor(), At: s.now()}),
+		eventstore.Metadata{Actor: p.actor()})
+	if err != nil {
+		return eventstore.Start, fmt.Errorf("grant the auditor role: %w", err)
+	}
+	return res.Position, nil
+}
+
+// Revoke takes the role back; p must be an admin.
+func (s *Service) Revoke(ctx context.Context, p Principal, user uuid.UUID) (eventstore.Position, error) {
+	if err := s.requireAdmin(p, "revoke the auditor role"); err != nil {
+		return eventstore.Start, err
+	}
+	res, err := eventstore.Execute(ctx, s.Store, identity.AuditorStreamName(user), Roles,
+		identity.RoleCommand(identity.RevokeAuditor{UserID: user, RevokedBy: p.actor(), At: s.now()}),
+		eventstore.Metadata{Actor: p.actor()})
+	if err != nil {
+		return eventstore.Start, fmt.Errorf("revoke the auditor role: %w", err)
+	}
+	return res.Position, nil
+}
+
+// IsAuditor folds the user's role stream (the log, not a read model: a revocation takes effect on the
+// next read, on every replica).
+func (s *Service) IsAuditor(ctx context.Context, user uuid.UUID) (bool, error) {
+	if user == uuid.Nil {
+		return false, nil
+	}
+	st, _, err := eventstore.LoadState(ctx, s.Store, identity.AuditorStreamName(user), Roles)
+	if err != nil {
+		return false, &domain.Error{Code: domain.CodeUnavailable, Message: "read the auditor role", Err: err}
+	}
+	return st.Auditor, nil
+}
+
+// AuthorizeRead checks that p is an auditor (CodeForbidden when not) and records the read
+// (identity.audit_read) before returning: the caller serves records only after a nil error. view names
+// what is read (list, asof, blast_radius, receipts, ...), query the filters as asked. The command line
+// reads the log directly and is recorded too (CLI principal, no role check: whoever runs the binary
+// holds the database).
+func (s *Service) AuthorizeRead(ctx context.Context, p Principal, view, query string) (eventstore.Position, error) {
+	if !p.CLI {
+		ok, err := s.IsAuditor(ctx, p.ID)
+		if err != nil {
+			return eventstore.Start, err
+		}
+		if !ok {
+			return eventstore.Start, domain.Errorf(domain.CodeForbidden, "the compliance API is for auditors; an instance admin grants the role")
+		}
+	}
+	readID := uuid.Must(uuid.NewV7())
+	auditor := p.ID
+	res, err := eventstore.Execute(ctx, s.Store, identity.AuditReadStreamName(readID), Roles,
+		identity.RoleCommand(identity.RecordAuditRead{ReadID: readID, AuditorID: auditor, View: view, Query: query, At: s.now()}),
+		eventstore.Metadata{Actor: p.actor()})
+	if err != nil {
+		return eventstore.Start, fmt.Errorf("record the audit read: %w", err)
+	}
+	return res.Position, nil
+}

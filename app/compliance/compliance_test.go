@@ -1,0 +1,71 @@
+package compliance_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/app/compliance"
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/dbtest"
+)
+
+func TestParseAdmins(t *testing.T) {
+	got, err := compliance.ParseAdmins(" Ada@Example.com, bob@example.com,,ada@example.com", "x@example.com")
+	if err != nil || len(got) != 2 || got[0] != "ada@example.com" || got[1] != "bob@example.com" {
+		t.Fatalf("ParseAdmins = %v, %v", got, err)
+	}
+	if got, err := compliance.ParseAdmins("", "Root@Example.com"); err != nil || len(got) != 1 || got[0] != "root@example.com" {
+		t.Fatalf("fallback = %v, %v", got, err)
+	}
+	if _, err := compliance.ParseAdmins("not-an-email", ""); err == nil {
+		t.Fatal("a malformed admin was accepted")
+	}
+}
+
+// TestAuditorRole: only an admin grants and revokes; only an auditor reads; every read is an
+// identity.audit_read event in the log before AuthorizeRead returns.
+func TestAuditorRole(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.OpenSQLite(t)
+	svc := &compliance.Service{Store: db.Store, Admins: []string{"root@example.com"}}
+	admin := compliance.Principal{ID: uuid.New(), Email: "root@example.com"}
+	eve := compliance.Principal{ID: uuid.New(), Email: "eve@example.com"}
+
+	if _, err := svc.Grant(ctx, eve, eve.ID, eve.Email); domain.ErrorCode(err) != domain.CodeForbidden {
+		t.Fatalf("a non-admin granted the role: %v", err)
+	}
+	if _, err := svc.AuthorizeRead(ctx, eve, "list", ""); domain.ErrorCode(err) != domain.CodeForbidden {
+		t.Fatalf("a non-auditor read: %v", err)
+	}
+	if _, err := svc.Grant(ctx, admin, eve.ID, eve.Email); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := svc.IsAuditor(ctx, eve.ID); err != nil || !ok {
+		t.Fatalf("IsAuditor after grant = %v, %v", ok, err)
+	}
+	pos, err := svc.AuthorizeRead(ctx, eve, "list", "user=ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs, err := db.Store.ReadAll(ctx, eventstore.Start, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := envs[len(envs)-1]
+	if last.Type != identity.TypeAuditRead || last.Position != pos || last.Metadata.Actor != eve.ID.String() {
+		t.Fatalf("last event = %s at %s by %s, want the read at %s", last.Type, last.Position, last.Metadata.Actor, pos)
+	}
+	if _, err := svc.Revoke(ctx, eve, eve.ID); domain.ErrorCode(err) != domain.CodeForbidden {
+		t.Fatalf("a non-admin revoked: %v", err)
+	}
+	if _, err := svc.Revoke(ctx, admin, eve.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AuthorizeRead(ctx, eve, "list", ""); domain.ErrorCode(err) != domain.CodeForbidden {
+		t.Fatalf("a revoked auditor read: %v", err)
+	}
+}
