@@ -234,7 +234,7 @@ func (m *Main) openVault(ctx context.Context) error {
 			"(`openssl rand -base64 32`), the same on every replica")
 	}
 	m.masterKey = current
-	v, err := vault.New(m.DB, m.Store, current, previous, &vault.Options{Logger: m.Logger, OnRotateProgress: m.OnRotateProgress, WriteGate: m.writeGate})
+	v, err := vault.New(m.DB, m.Store, current, previous, &vault.Options{Logger: m.Logger, OnRotateProgress: m.OnRotateProgress, WriteGate: m.writeGate, OnFailure: m.vaultFailures()})
 	if err != nil {
 		return err
 	}
@@ -394,6 +394,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if m.Config.Database == config.Postgres {
 		relayCfg.Lock = bus.NewAdvisoryLock(m.Config.DatabaseURL, bus.AdvisoryLockKey("workbench-relay"), 5*time.Second, m.Logger)
 	}
+	relayCfg.Lock = m.relayLeaderLock(relayCfg.Lock)
 	relay, err := bus.NewRelay(relayCfg)
 	if err != nil {
 		return err
