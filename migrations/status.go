@@ -74,4 +74,3 @@ func Status(ctx context.Context, db *sql.DB, d Dialect) (State, error) {
 	slices.Sort(st.Unknown)
 	return st, nil
 }
-
