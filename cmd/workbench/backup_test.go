@@ -24,7 +24,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testpg"
-	auditrm "github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit"
 )
 
 func TestBackupRestoreSQLite(t *testing.T) {
@@ -166,7 +166,7 @@ func stateAnswers(t *testing.T, s *e2eServer, users ...e2eUser) ([]string, map[s
 	}
 	s.waitFor(t, last)
 	for _, u := range users {
-		recs, err := auditrm.Reader{DB: s.M.DB}.ForUser(ctx, u.ID, eventstore.Position{}, 1000)
+		recs, err := audit.Reader{DB: s.M.DB}.ForUser(ctx, u.ID, eventstore.Position{}, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,6 +53,7 @@ import (
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/ssrf"
+	"github.com/workbench/workbench/internal/tracing"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
@@ -474,7 +475,9 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	goRun("curl proxy audit", curlSessions.Run)
-	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: outbound})
+	// Tool requests to providers are client spans (the trace context goes upstream only when the
+	// integration's manifest opts in).
+	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: tracing.Transport(outbound)})
 	if err != nil {
 		return err
 	}
@@ -514,11 +517,11 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	mcpServer, err := mcp.New(mcp.Options{
 		Sessions: endedSessions,
 		Now:      m.Now,
-		Auth: authn.Chain{
+		Auth: tracedAuth{authn.Chain{
 			authn.APIKeys{Reader: keys},
 			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
 			authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
-		},
+		}},
 		Tools:               tools,
 		SessionKey:          m.deriveKey("mcp-session"),
 		AllowedOrigins:      []string{sessions.Origin()},
@@ -554,7 +557,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 		Ready:    m.ready,
 		App:      app,
 		Mount: func(r chi.Router) {
-			r.Handle("/mcp", mcpServer)
+			r.Handle("/mcp", tracing.Handler("mcp", mcpServer))
 			r.Handle("/c/*", curl)
 			oauthServer.Mount(r)
 			portalhttp.Mount(r, portalhttp.Deps{
@@ -709,10 +712,11 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 		lv = slog.LevelError
 	}
 	opts := &slog.HandlerOptions{Level: lv}
+	// Lines logged with a request's context carry its trace_id and span_id (internal/tracing).
 	if f, ok := w.(*os.File); ok && isTerminal(f) {
-		return slog.New(slog.NewTextHandler(w, opts))
+		return slog.New(tracing.LogHandler(slog.NewTextHandler(w, opts)))
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return slog.New(tracing.LogHandler(slog.NewJSONHandler(w, opts)))
 }
 
 func isTerminal(f *os.File) bool {
