@@ -493,6 +493,9 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		Clients: oauthClients, DB: m.DB, Sessions: sessions,
 		Users: identity.Reader{DB: m.DB}, PublicURL: m.Config.ServerPublicURL,
 		SigningKey: m.deriveKey("oauth-signing"), AccessTokenTTL: m.Config.OAuthAccessTokenTTL, Logger: m.Logger,
+		// A code or client written through another replica a moment ago is found here too: a miss waits
+		// (bounded) for the oauth read model to catch up with the log, then reads again.
+		CatchUp: func(ctx context.Context) error { return m.Runner.CatchUp(ctx, oauthrm.Name) },
 	})
 	if err != nil {
 		return err
