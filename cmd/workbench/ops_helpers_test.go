@@ -46,7 +46,7 @@ func connectStart(t *testing.T, cs *sdk.ClientSession) (connectionID, link strin
 
 // connectBrowse plays the user's part of a connect: redeem the claim link on the portal at base, give
 // consent at the provider, and land the provider's callback on callbackBase (another replica, maybe).
-func connectBrowse(t *testing.T, browser *http.Client, base, callbackBase, link string) {
+func connectBrowse(t testing.TB, browser *http.Client, base, callbackBase, link string) (callbackSent time.Time) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"token": link})
 	req, _ := http.NewRequest(http.MethodPost, base+"/api/connect/redeem", strings.NewReader(string(body)))
@@ -75,6 +75,7 @@ func connectBrowse(t *testing.T, browser *http.Client, base, callbackBase, link 
 		cb, _ := url.Parse(callbackBase)
 		callback.Scheme, callback.Host = cb.Scheme, cb.Host
 	}
+	callbackSent = time.Now()
 	resp, err = browser.Get(callback.String())
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +85,7 @@ func connectBrowse(t *testing.T, browser *http.Client, base, callbackBase, link 
 	if resp.StatusCode != http.StatusSeeOther || back == nil || back.Query().Get("connected") != "acme" {
 		t.Fatalf("callback answered %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	return callbackSent
 }
 
 // waitForConnection runs wait_for_connection through cs and returns its text.
