@@ -41,7 +41,8 @@ type replica struct {
 	env  []string
 	cmd  *exec.Cmd
 	logs *syncBuffer
-	done chan error
+	done chan struct{} // closed when the process has exited; err is then its exit
+	err  error
 }
 
 // cluster is a database, a bus prefix and the replicas serving them, plus an in-process Main on the
@@ -129,8 +130,9 @@ func (c *cluster) startReplica(r *replica) {
 	if err := r.cmd.Start(); err != nil {
 		c.t.Fatalf("start replica %s: %v", r.name, err)
 	}
-	r.done = make(chan error, 1)
-	go func(cmd *exec.Cmd, done chan error) { done <- cmd.Wait() }(r.cmd, r.done)
+	done := make(chan struct{})
+	r.done = done
+	go func(cmd *exec.Cmd) { r.err = cmd.Wait(); close(done) }(r.cmd)
 	c.t.Cleanup(func() {
 		c.stop(r)
 		if c.t.Failed() {
@@ -170,8 +172,8 @@ func (c *cluster) waitReady(r *replica) {
 			}
 		}
 		select {
-		case err := <-r.done:
-			c.t.Fatalf("replica %s exited before it was ready: %v\n%s", r.name, err, r.logs.tail(8<<10))
+		case <-r.done:
+			c.t.Fatalf("replica %s exited before it was ready: %v\n%s", r.name, r.err, r.logs.tail(8<<10))
 		default:
 		}
 		if time.Now().After(deadline) {
