@@ -204,7 +204,6 @@ func startFront(t *testing.T, h http.Handler) string {
 	return "http://" + ln.Addr().String()
 }
 
-
 func listenLoopback(t *testing.T) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
