@@ -72,7 +72,12 @@ func freePort(t *testing.T) int {
 func newCluster(t *testing.T, n int, extra map[string]string) *cluster {
 	t.Helper()
 	natsURL := natsURLOrSkip(t)
-	dbURL := testpg.New(t)
+	var dbURL string
+	if u, ok := extra["DATABASE_URL"]; ok {
+		dbURL = u // a private cluster the test stops and starts
+	} else {
+		dbURL = testpg.New(t)
+	}
 	bin := compatBinary(t)
 	ports := make([]int, n)
 	for i := range ports {
