@@ -9,9 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/workbench/workbench/domain/execution"
-	"github.com/workbench/workbench/eventstore"
 )
 
 // relayLeader reads workbench_relay_leader from a replica's /metrics: 1, 0, or -1 when unreachable.
@@ -166,28 +163,16 @@ func TestChaosSIGKILLMidBurst(t *testing.T) {
 		return nil
 	})
 
-	// No acknowledged call is lost: each user's recorded executions cover what its replica acknowledged.
-	recorded := map[string]int64{}
-	from := eventstore.Start
-	for {
-		page, err := c.admin.Store.ReadAll(t.Context(), from, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range page {
-			if ev.Type == execution.TypeToolExecuted {
-				recorded[ev.Metadata.Actor]++
+	// No acknowledged call is lost: each user's recorded executions cover what its replica acknowledged
+	// (read until they do, bounded: on PostgreSQL a commit is readable once older transactions end).
+	eventually(t, "every acknowledged call in the log", 20*time.Second, func() error {
+		recorded := countExecutions(t, c.admin.Store)
+		for i, u := range users {
+			if got, want := recorded[u.ID.String()], acked[i].Load(); got < want {
+				return fmt.Errorf("replica %s acknowledged %d calls, the log holds %d of them", c.replicas[i].name, want, got)
 			}
 		}
-		if len(page) < 1000 {
-			break
-		}
-		from = page[len(page)-1].Position
-	}
-	for i, u := range users {
-		if got, want := recorded[u.ID.String()], acked[i].Load(); got < want {
-			t.Errorf("replica %s acknowledged %d calls, the log holds %d of them", c.replicas[i].name, want, got)
-		}
-	}
+		return nil
+	})
 	t.Logf("killed %s (the relay leader) mid-burst: %d of its clients saw transport errors; acknowledged %d/%d/%d", victim.name, victimErrs, acked[0].Load(), acked[1].Load(), acked[2].Load())
 }
