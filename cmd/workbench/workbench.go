@@ -438,7 +438,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	// dials public addresses only; loopback only with WORKBENCH_DEV_ALLOW_LOOPBACK.
 	outbound := ssrf.Transport(m.Config.DevAllowLoopback)
 	tokenClient := &http.Client{
-		Transport: outbound, Timeout: 20 * time.Second,
+		Transport: tracing.Transport(outbound), Timeout: 20 * time.Second, // token requests are spans too
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	creds, err := connections.New(connections.Config{
