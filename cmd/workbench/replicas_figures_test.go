@@ -51,8 +51,7 @@ func TestReplicaFigures(t *testing.T) {
 	var baseline float64
 	for n := 1; n <= 3; n++ {
 		r := c.replicas[n-1]
-		c.startReplica(r)
-		c.waitReady(r)
+		c.startReady(r)
 		headers := make([]http.Header, figureClients)
 		endpoints := make([]string, figureClients)
 		for i := range headers {

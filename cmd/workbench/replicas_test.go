@@ -38,7 +38,7 @@ import (
 type replica struct {
 	name string
 	base string
-	env  []string
+	port int // 0 until it first starts (then kept across restarts)
 	cmd  *exec.Cmd
 	logs *syncBuffer
 	done chan struct{} // closed when the process has exited; err is then its exit
@@ -79,11 +79,10 @@ func newCluster(t *testing.T, n int, extra map[string]string) *cluster {
 		dbURL = testpg.New(t)
 	}
 	bin := compatBinary(t)
-	ports := make([]int, n)
-	for i := range ports {
-		ports[i] = freePort(t)
-	}
-	public := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	// The first replica's port is every replica's public URL; the others get theirs when they start
+	// (a port picked long before its use may be taken by then).
+	firstPort := freePort(t)
+	public := fmt.Sprintf("http://127.0.0.1:%d", firstPort)
 	env := map[string]string{
 		"DATABASE_URL": dbURL, "ENCRYPTION_KEY": testEncryptionKey, "SERVER_PUBLIC_URL": public,
 		"BUS_URL": natsURL, "BUS_NATS_PREFIX": natsPrefix(t, natsURL), "HOST": "127.0.0.1",
@@ -104,12 +103,11 @@ func newCluster(t *testing.T, n int, extra map[string]string) *cluster {
 	}
 	t.Cleanup(func() { admin.Close() })
 	c := &cluster{t: t, bin: bin, env: env, public: public, admin: admin}
-	for i, port := range ports {
-		r := &replica{name: string(rune('A' + i)), base: fmt.Sprintf("http://127.0.0.1:%d", port)}
-		for k, v := range env {
-			r.env = append(r.env, k+"="+v)
+	for i := range n {
+		r := &replica{name: string(rune('A' + i))}
+		if i == 0 {
+			r.port = firstPort
 		}
-		r.env = append(r.env, fmt.Sprintf("PORT=%d", port))
 		c.replicas = append(c.replicas, r)
 	}
 	return c
@@ -119,18 +117,23 @@ func newCluster(t *testing.T, n int, extra map[string]string) *cluster {
 func (c *cluster) start() {
 	c.t.Helper()
 	for _, r := range c.replicas {
-		c.startReplica(r)
-	}
-	for _, r := range c.replicas {
-		c.waitReady(r)
+		c.startReady(r)
 	}
 }
 
 func (c *cluster) startReplica(r *replica) {
 	c.t.Helper()
+	if r.port == 0 {
+		r.port = freePort(c.t)
+	}
+	r.base = fmt.Sprintf("http://127.0.0.1:%d", r.port)
+	env := []string{fmt.Sprintf("PORT=%d", r.port)}
+	for k, v := range c.env {
+		env = append(env, k+"="+v)
+	}
 	r.logs = &syncBuffer{}
 	r.cmd = exec.Command(c.bin, "serve")
-	r.cmd.Env = r.env
+	r.cmd.Env = env
 	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
 	if err := r.cmd.Start(); err != nil {
 		c.t.Fatalf("start replica %s: %v", r.name, err)
@@ -144,6 +147,23 @@ func (c *cluster) startReplica(r *replica) {
 			c.t.Logf("replica %s log (tail):\n%s", r.name, r.logs.tail(6<<10))
 		}
 	})
+}
+
+// startReady starts r and waits until it is ready. A replica other than the first whose port was
+// taken in the meantime (by anything on the machine) is started again on another port.
+func (c *cluster) startReady(r *replica) {
+	c.t.Helper()
+	for attempt := 1; ; attempt++ {
+		c.startReplica(r)
+		if c.ready(r) {
+			return
+		}
+		if r != c.replicas[0] && attempt < 3 && strings.Contains(r.logs.tail(4<<10), "address already in use") {
+			r.port = 0
+			continue
+		}
+		c.t.Fatalf("replica %s exited before it was ready: %v\n%s", r.name, r.err, r.logs.tail(8<<10))
+	}
 }
 
 // stop sends SIGTERM and waits for the drain (bounded), then kills.
@@ -167,18 +187,27 @@ func (c *cluster) stop(r *replica) {
 
 func (c *cluster) waitReady(r *replica) {
 	c.t.Helper()
+	if !c.ready(r) {
+		c.t.Fatalf("replica %s exited before it was ready: %v\n%s", r.name, r.err, r.logs.tail(8<<10))
+	}
+}
+
+// ready polls /readyz until it answers 200 (true) or the process exits (false); it fails the test
+// when neither happens within a minute.
+func (c *cluster) ready(r *replica) bool {
+	c.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get(r.base + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return true
 			}
 		}
 		select {
 		case <-r.done:
-			c.t.Fatalf("replica %s exited before it was ready: %v\n%s", r.name, r.err, r.logs.tail(8<<10))
+			return false
 		default:
 		}
 		if time.Now().After(deadline) {

@@ -92,12 +92,9 @@ func (b *balancer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func TestRollingRestart(t *testing.T) {
 	c := newCluster(t, 6, nil) // three replicas, then their three replacements
 	ada := c.user("ada@example.com")
-	for _, r := range c.replicas[:3] {
-		c.startReplica(r)
-	}
 	lb := &balancer{}
 	for _, r := range c.replicas[:3] {
-		c.waitReady(r)
+		c.startReady(r)
 		lb.add(r)
 	}
 	front := startFront(t, lb)
@@ -148,8 +145,7 @@ func TestRollingRestart(t *testing.T) {
 	waitCalls(20)
 	for i := range 3 {
 		old, repl := c.replicas[i], c.replicas[3+i]
-		c.startReplica(repl)
-		c.waitReady(repl)
+		c.startReady(repl)
 		lb.add(repl)
 		lb.remove(old)
 		old.cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck
