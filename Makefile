@@ -32,7 +32,7 @@ bench:
 	$(GO) test -run '^$$' -bench BenchmarkMCPEndToEnd -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkMCPUnderJotPasswordFlood -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkProxy -benchtime 1x -count 1 -timeout 10m ./handlers/proxy/
-	WORKBENCH_REPLICA_FIGURES=1 $(GO) test -run '^TestReplicaFigures$$' -count 1 -timeout 15m ./cmd/workbench/
+	WORKBENCH_REPLICA_FIGURES=1 $(GO) test -v -run '^TestReplicaFigures$$' -count 1 -timeout 15m ./cmd/workbench/
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
