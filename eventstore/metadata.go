@@ -18,4 +18,7 @@ type Metadata struct {
 	CausationID string `json:"causation_id,omitempty"`
 	// Time is when the event was decided, in UTC.
 	Time time.Time `json:"time"`
+	// TraceID is the OpenTelemetry trace the event was appended in (32 hex digits), when tracing is on;
+	// the instrumented store fills it from the append's context when the caller left it empty.
+	TraceID string `json:"trace_id,omitempty"`
 }

@@ -36,6 +36,8 @@
 //	  "headers": {"Accept": "…"},       // sent on every declarative request (never Authorization/Cookie)
 //	  "proxy": {"base_url": "…"},       // optional; its presence enables curl_session; base_url
 //	                                    // defaults to the manifest's base_url
+//	  "trace_propagation": false,       // optional: send the W3C traceparent with tool requests when
+//	                                    // the server traces (OTEL_EXPORTER_OTLP_ENDPOINT); default off
 //	  "auth": {
 //	    "mode": "oauth2",               // oauth2 | apikey | cookie | none; the block of that mode is
 //	                                    // required, and the blocks of other modes are refused

@@ -48,6 +48,9 @@ type Manifest struct {
 	Headers     map[string]string `json:"headers,omitempty"`
 	Proxy       *Proxy            `json:"proxy,omitempty"`
 	Auth        Auth              `json:"auth"`
+	// TracePropagation lets the server send the W3C trace context (traceparent) with this integration's
+	// tool requests when tracing is on; off by default, so a provider learns nothing of the server's traces.
+	TracePropagation bool `json:"trace_propagation,omitempty"`
 }
 
 // Proxy, when present, lets curl_session forward arbitrary requests to the integration.

@@ -7,6 +7,10 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/eventstore"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // WaitFor returns once every projection has applied every event up to pos (typically the position an
@@ -14,7 +18,7 @@ import (
 // *Failure (errors.As) if one that still lacks pos has stopped on an event, and with ctx's error, naming
 // the projections still behind, if ctx ends first. While the runner is not running, WaitFor waits.
 func (r *Runner) WaitFor(ctx context.Context, pos eventstore.Position) error {
-	return r.waitFor(ctx, r.procs, pos)
+	return r.tracedWait(ctx, "", r.procs, pos)
 }
 
 // WaitForProjection is WaitFor for the one projection named name.
@@ -23,7 +27,21 @@ func (r *Runner) WaitForProjection(ctx context.Context, name string, pos eventst
 	if err != nil {
 		return err
 	}
-	return r.waitFor(ctx, []*proc{pr}, pos)
+	return r.tracedWait(ctx, name, []*proc{pr}, pos)
+}
+
+// tracedWait is waitFor as a span of the caller's trace, "projections.wait_for" (name: the one
+// projection waited for, "" for all).
+func (r *Runner) tracedWait(ctx context.Context, name string, procs []*proc, pos eventstore.Position) error {
+	ctx, span := otel.Tracer("github.com/workbench/workbench").Start(ctx, "projections.wait_for",
+		trace.WithAttributes(attribute.Int64("workbench.commit_position", int64(pos.Commit)), attribute.String("workbench.projection", name)))
+	defer span.End()
+	err := r.waitFor(ctx, procs, pos)
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "read models did not catch up")
+	}
+	return err
 }
 
 func (r *Runner) waitFor(ctx context.Context, procs []*proc, pos eventstore.Position) error {

@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/tracing"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -143,6 +145,9 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 	}
 	rec := execution.ToolExecuted{ExecutionID: uuid.Must(uuid.NewV7()), UserID: caller.UserID, Via: caller.Via, ClientID: caller.ClientID, Tool: name}
 	rec.ArgsSize, rec.ArgsSHA256 = execution.Digest(args)
+	// The span ends last (deferred first), with the outcome a panic may still set below.
+	ctx, span := tracing.Start(ctx, "tool "+name, attribute.String("workbench.tool", name), attribute.String("workbench.execution_id", rec.ExecutionID.String()))
+	defer func() { traceOutcome(span, o) }()
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.ErrorContext(ctx, "tool execution panicked", "tool", name, "panic", v)
@@ -157,6 +162,7 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 	in := t.Owner()
 	o.Integration = in
 	rec.Integration = in.Name
+	ctx = tracing.WithPropagation(ctx, in.TracePropagation)
 	access, err := s.opts.Credentials.Access(ctx, caller.UserID, in)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeNotConnected {

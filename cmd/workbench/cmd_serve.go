@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/workbench/workbench/internal/tracing"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -16,11 +18,24 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	// Traces go to OTEL_EXPORTER_OTLP_ENDPOINT when it is set; otherwise tracing costs nothing.
+	shutdownTracing, traced, err := tracing.Setup(ctx, getenv, binaryVersion())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = shutdownTracing(sctx)
+	}()
 	m, err := openMain(ctx, getenv, stderr, nil)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
+	if traced {
+		m.Logger.Info("tracing: spans go to " + tracing.EnvEndpoint)
+	}
 	return m.Serve(ctx)
 }
 

@@ -9,6 +9,8 @@
 //	workbench keys rotate                   re-seal every data key under the current ENCRYPTION_KEY
 //	workbench plugins check DIR             validate user plugins as the server would load them
 //	workbench audit replay [filters]        stream the audit trail from the log as JSON lines or CSV
+//	workbench doctor                        check a deployment's settings, database, key, bus and public URL
+//	workbench backup --to PATH              copy a running SQLite database into a new file (online)
 //	workbench version                       print the version (also --version)
 //
 // Configuration comes from the environment (see the README and internal/config).
@@ -53,6 +55,8 @@ commands:
   audit asof TIME                every connection at TIME, folded from the log (also blast-radius, auditor)
   keys rotate                    re-seal every data key under the current ENCRYPTION_KEY
   plugins check DIR              validate a plugin folder (or a PLUGINS_DIR) and print every problem
+  doctor [--timeout 5s]          check the settings, database, migrations, key, bus and public URL; changes nothing
+  backup --to PATH               SQLite: copy the database, while serving, into a new file (PostgreSQL: pg_dump)
   version                        print the version (also --version)
 
 Configuration comes from the environment; see the README.
@@ -83,6 +87,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdKeys(ctx, args, getenv, stdout, stderr)
 	case "plugins":
 		return cmdPlugins(ctx, args, getenv, stdout, stderr)
+	case "doctor":
+		return cmdDoctor(ctx, args, getenv, stdout, stderr)
+	case "backup":
+		return cmdBackup(ctx, args, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "workbench", binaryVersion())
 		return nil

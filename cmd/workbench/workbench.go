@@ -55,6 +55,7 @@ import (
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/ssrf"
+	"github.com/workbench/workbench/internal/tracing"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
@@ -241,7 +242,7 @@ func (m *Main) openVault(ctx context.Context) error {
 			"(`openssl rand -base64 32`), the same on every replica")
 	}
 	m.masterKey = current
-	v, err := vault.New(m.DB, m.Store, current, previous, &vault.Options{Logger: m.Logger, OnRotateProgress: m.OnRotateProgress, WriteGate: m.writeGate})
+	v, err := vault.New(m.DB, m.Store, current, previous, &vault.Options{Logger: m.Logger, OnRotateProgress: m.OnRotateProgress, WriteGate: m.writeGate, OnFailure: m.vaultFailures()})
 	if err != nil {
 		return err
 	}
@@ -406,6 +407,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if m.Config.Database == config.Postgres {
 		relayCfg.Lock = bus.NewAdvisoryLock(m.Config.DatabaseURL, bus.AdvisoryLockKey("workbench-relay"), 5*time.Second, m.Logger)
 	}
+	relayCfg.Lock = m.relayLeaderLock(relayCfg.Lock)
 	relay, err := bus.NewRelay(relayCfg)
 	if err != nil {
 		return err
@@ -448,7 +450,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	// dials public addresses only; loopback only with WORKBENCH_DEV_ALLOW_LOOPBACK.
 	outbound := ssrf.Transport(m.Config.DevAllowLoopback)
 	tokenClient := &http.Client{
-		Transport: outbound, Timeout: 20 * time.Second,
+		Transport: tracing.Transport(outbound), Timeout: 20 * time.Second, // token requests are spans too
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	creds, err := connections.New(connections.Config{
@@ -489,7 +491,9 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	goRun("curl proxy audit", curlSessions.Run)
-	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: outbound})
+	// Tool requests to providers are client spans (the trace context goes upstream only when the
+	// integration's manifest opts in).
+	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: tracing.Transport(outbound)})
 	if err != nil {
 		return err
 	}
@@ -505,6 +509,9 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		Clients: oauthClients, DB: m.DB, Sessions: sessions,
 		Users: identity.Reader{DB: m.DB}, PublicURL: m.Config.ServerPublicURL,
 		SigningKey: m.deriveKey("oauth-signing"), AccessTokenTTL: m.Config.OAuthAccessTokenTTL, Logger: m.Logger,
+		// A code or client written through another replica a moment ago is found here too: a miss waits
+		// (bounded) for the oauth read model to catch up with the log, then reads again.
+		CatchUp: func(ctx context.Context) error { return m.Runner.CatchUp(ctx, oauthrm.Name) },
 	})
 	if err != nil {
 		return err
@@ -529,11 +536,11 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	mcpServer, err := mcp.New(mcp.Options{
 		Sessions: endedSessions,
 		Now:      m.Now,
-		Auth: authn.Chain{
+		Auth: tracedAuth{authn.Chain{
 			authn.APIKeys{Reader: keys},
 			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
 			authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
-		},
+		}},
 		Tools:               tools,
 		SessionKey:          m.deriveKey("mcp-session"),
 		AllowedOrigins:      []string{sessions.Origin()},
@@ -569,7 +576,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 		Ready:    m.ready,
 		App:      app,
 		Mount: func(r chi.Router) {
-			r.Handle("/mcp", mcpServer)
+			r.Handle("/mcp", tracing.Handler("mcp", mcpServer))
 			r.Handle("/c/*", curl)
 			oauthServer.Mount(r)
 			portalhttp.Mount(r, portalhttp.Deps{
@@ -725,10 +732,11 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 		lv = slog.LevelError
 	}
 	opts := &slog.HandlerOptions{Level: lv}
+	// Lines logged with a request's context carry its trace_id and span_id (internal/tracing).
 	if f, ok := w.(*os.File); ok && isTerminal(f) {
-		return slog.New(slog.NewTextHandler(w, opts))
+		return slog.New(tracing.LogHandler(slog.NewTextHandler(w, opts)))
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return slog.New(tracing.LogHandler(slog.NewJSONHandler(w, opts)))
 }
 
 func isTerminal(f *os.File) bool {

@@ -44,8 +44,11 @@ func Wrap(s eventstore.Store, backend string, reg prometheus.Registerer) (*Store
 
 // Append implements eventstore.Store.
 func (s *Store) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.Position, error) {
+	ctx, span, events := traceAppend(ctx, stream, events)
+	defer span.End()
 	start := time.Now()
 	pos, err := s.Store.Append(ctx, stream, expected, events...)
+	endAppend(span, pos, err)
 	outcome := "ok"
 	switch {
 	case errors.Is(err, eventstore.ErrConflict):

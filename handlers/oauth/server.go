@@ -70,6 +70,11 @@ type Options struct {
 	// Now is the clock of token verification and of the times put in the commands and metadata the
 	// server hands to Clients (default time.Now); give Clients the same clock.
 	Now func() time.Time
+	// CatchUp, when set, waits until the oauth read model has applied everything committed to the log
+	// so far (bounded by its context): the server calls it when a client, code or refresh token is not
+	// found, since another replica may have written it a moment ago, and then looks again. nil: a miss
+	// is final, which holds only with one replica.
+	CatchUp func(context.Context) error
 }
 
 // Server is the authorization server.
@@ -121,6 +126,7 @@ func New(opts Options) (*Server, error) {
 	s.storage = &storage{
 		clients: opts.Clients, reader: s.reader, audience: []string{s.resource},
 		scopes: SupportedScopes, kid: k.kid, now: func() time.Time { return opts.Now().UTC() },
+		catchUp: opts.CatchUp,
 	}
 	cfg := &fosite.Config{
 		AccessTokenLifespan:   opts.AccessTokenTTL,

@@ -34,6 +34,23 @@ type storage struct {
 	scopes   []string
 	kid      string
 	now      func() time.Time
+	// catchUp is Options.CatchUp (nil: a miss is final).
+	catchUp func(context.Context) error
+}
+
+// catchUpWait bounds how long a read that missed waits for the oauth read model to catch up.
+const catchUpWait = 3 * time.Second
+
+// caughtUp is called when a client, code or refresh token was not found: it may have been written a
+// moment ago by another replica, whose read model is ahead of this one's. It waits, bounded, until this
+// replica's oauth read model has applied everything committed so far, and says whether to read again.
+func (s *storage) caughtUp(ctx context.Context) bool {
+	if s.catchUp == nil {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, catchUpWait)
+	defer cancel()
+	return s.catchUp(cctx) == nil
 }
 
 var (
@@ -180,6 +197,9 @@ func fositeError(err error) error {
 // audience.
 func (s *storage) GetClient(ctx context.Context, id string) (fosite.Client, error) {
 	c, err := s.reader.Client(ctx, id)
+	if errors.Is(err, oauthrm.ErrNotFound) && s.caughtUp(ctx) {
+		c, err = s.reader.Client(ctx, id)
+	}
 	if errors.Is(err, oauthrm.ErrNotFound) {
 		return nil, fosite.ErrNotFound.WithHint("No client is registered under this client_id; register with the registration endpoint first.")
 	}
@@ -245,6 +265,9 @@ func (s *storage) CreateAuthorizeCodeSession(ctx context.Context, signature stri
 // 4.1.2); a code revoked before use is not found.
 func (s *storage) GetAuthorizeCodeSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
 	g, err := s.reader.GrantByCode(ctx, signature)
+	if errors.Is(err, oauthrm.ErrNotFound) && s.caughtUp(ctx) {
+		g, err = s.reader.GrantByCode(ctx, signature)
+	}
 	if errors.Is(err, oauthrm.ErrNotFound) {
 		return nil, fosite.ErrNotFound
 	}
@@ -354,6 +377,9 @@ func (s *storage) CreateRefreshTokenSession(ctx context.Context, signature, acce
 // (RFC 9700 section 4.14.2); one of a revoked family is not found.
 func (s *storage) GetRefreshTokenSession(ctx context.Context, signature string, _ fosite.Session) (fosite.Requester, error) {
 	g, t, err := s.reader.GrantByRefresh(ctx, signature)
+	if errors.Is(err, oauthrm.ErrNotFound) && s.caughtUp(ctx) {
+		g, t, err = s.reader.GrantByRefresh(ctx, signature)
+	}
 	if errors.Is(err, oauthrm.ErrNotFound) {
 		return nil, fosite.ErrNotFound
 	}

@@ -65,6 +65,29 @@ type Options struct {
 	// writer of the file shares (eventstore/sqlite.WriteGate), so the vault's transactions queue in Go
 	// instead of in SQLite's busy handler. nil on PostgreSQL.
 	WriteGate WriteGate
+	// OnFailure, when set, is told of every Seal or Open that fails for another reason than a shredded
+	// subject (op is "seal" or "open", reason one of FailureReasons); the server counts them in a
+	// metric. It is never given the secret or the subject.
+	OnFailure func(op, reason string)
+}
+
+// FailureReasons are the reasons OnFailure reports: a blob that failed authentication, a data key
+// sealed under a master key the vault was not given, and anything else (the key table unreachable).
+var FailureReasons = []string{"tampered", "master_key_missing", "error"}
+
+// failed reports err to OnFailure unless it is nil or a shred (an expected end of a subject's data).
+func (v *Vault) failed(op string, err error) {
+	if err == nil || v.onFailure == nil || errors.Is(err, ErrShredded) {
+		return
+	}
+	reason := "error"
+	switch {
+	case errors.Is(err, ErrTampered):
+		reason = "tampered"
+	case errors.Is(err, ErrMasterKeyMissing):
+		reason = "master_key_missing"
+	}
+	v.onFailure(op, reason)
 }
 
 // WriteGate serializes the writers of one database inside the process; eventstore/sqlite.WriteGate
@@ -89,6 +112,7 @@ type Vault struct {
 	progress  func(resealed, total int)
 	log       *slog.Logger
 	now       func() time.Time
+	onFailure func(op, reason string)
 
 	mu    sync.Mutex
 	cache map[string]*subjectKeys
@@ -128,6 +152,7 @@ func New(db *sql.DB, store eventstore.Store, current MasterKey, previous []Maste
 		progress:  opts.OnRotateProgress,
 		log:       opts.Logger,
 		now:       opts.Now,
+		onFailure: opts.OnFailure,
 		cache:     map[string]*subjectKeys{},
 	}
 	for _, p := range previous {
@@ -160,6 +185,12 @@ func (v *Vault) CurrentMasterID() string { return v.current.ID() }
 // when it has none. purpose names what the secret is for ("connection:github:credential"); Open must
 // be given the same purpose.
 func (v *Vault) Seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error) {
+	sealed, err := v.seal(ctx, subject, purpose, plaintext)
+	v.failed("seal", err)
+	return sealed, err
+}
+
+func (v *Vault) seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error) {
 	if err := checkSubject(subject); err != nil {
 		return domain.Sealed{}, err
 	}
@@ -197,6 +228,12 @@ func (v *Vault) Seal(ctx context.Context, subject, purpose string, plaintext []b
 // Open takes sealed.Subject on trust to pick the key: a caller that reads a Sealed from a row owned by
 // someone must check that sealed.Subject names that owner (or put the row's identity in purpose).
 func (v *Vault) Open(ctx context.Context, sealed domain.Sealed, purpose string) ([]byte, error) {
+	plain, err := v.open(ctx, sealed, purpose)
+	v.failed("open", err)
+	return plain, err
+}
+
+func (v *Vault) open(ctx context.Context, sealed domain.Sealed, purpose string) ([]byte, error) {
 	if err := checkSubject(sealed.Subject); err != nil {
 		return nil, err
 	}
