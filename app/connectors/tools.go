@@ -370,3 +370,44 @@ func (s *Service) SetPlatformSwitch(ctx context.Context, actor, serverID, tool s
 	}
 	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, By: actor, At: s.opts.Now()})
 }
+
+// OfferedTool is a connector tool as the meta-tools show it.
+type OfferedTool struct {
+	Name        string
+	Description string
+	// Integration is the connector's server id (mcp_<slug>).
+	Integration string
+	InputSchema json.RawMessage
+}
+
+func offeredOf(e connectors.Effective) OfferedTool {
+	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema}
+}
+
+// Search is search_tools' part for connectors: the caller's On tools matching query (see SearchTools).
+func (s *Service) Search(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]OfferedTool, error) {
+	found, err := s.SearchTools(ctx, caller, query, integration, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OfferedTool, len(found))
+	for i, e := range found {
+		out[i] = offeredOf(e)
+	}
+	return out, nil
+}
+
+// Schema is get_tool_schema's part for connectors: one On tool of the caller's by name.
+func (s *Service) Schema(ctx context.Context, caller executions.Caller, name string) (OfferedTool, bool, error) {
+	e, ok, err := s.ToolSchema(ctx, caller, name)
+	if err != nil || !ok {
+		return OfferedTool{}, ok, err
+	}
+	return offeredOf(e), true, nil
+}
+
+// IsConnector reports whether id names a connector of the catalog (search_tools' integration filter).
+func (s *Service) IsConnector(ctx context.Context, id string) bool {
+	_, err := s.reader.Server(ctx, id)
+	return err == nil
+}

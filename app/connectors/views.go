@@ -249,3 +249,34 @@ func rank(s login.Scope) int {
 	}
 	return -1
 }
+
+// VisibleLogins lists the logins at the user's organization, and at the guild and agent when named
+// (spec connectors.md, GET /api/mcp/connections).
+func (s *Service) VisibleLogins(ctx context.Context, user, guildID, agentID uuid.UUID) ([]View, error) {
+	def, err := s.opts.Scopes.DefaultAgent(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := s.opts.Scopes.Chain(ctx, def)
+	if err != nil {
+		return nil, err
+	}
+	owners := []login.Owner{{Scope: login.ScopeOrganization, ID: chain.OrganizationID}}
+	if guildID != uuid.Nil {
+		owners = append(owners, login.Owner{Scope: login.ScopeGuild, ID: guildID})
+	}
+	if agentID != uuid.Nil {
+		owners = append(owners, login.Owner{Scope: login.ScopeAgent, ID: agentID})
+	}
+	return s.Logins(ctx, user, owners)
+}
+
+// Home is the user's default agent and its chain: where the portal offers to connect.
+func (s *Service) Home(ctx context.Context, user uuid.UUID) (uuid.UUID, Chain, error) {
+	def, err := s.opts.Scopes.DefaultAgent(ctx, user)
+	if err != nil {
+		return uuid.Nil, Chain{}, err
+	}
+	chain, err := s.opts.Scopes.Chain(ctx, def)
+	return def, chain, err
+}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/connections"
+	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/app/jots"
@@ -42,6 +43,7 @@ import (
 	"github.com/workbench/workbench/handlers"
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
+	connectorshttp "github.com/workbench/workbench/handlers/connectors"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
@@ -60,6 +62,7 @@ import (
 	"github.com/workbench/workbench/projections"
 	auditrm "github.com/workbench/workbench/projections/audit"
 	connectionsrm "github.com/workbench/workbench/projections/connections"
+	connectorsrm "github.com/workbench/workbench/projections/connectors"
 	"github.com/workbench/workbench/projections/identity"
 	jotsrm "github.com/workbench/workbench/projections/jots"
 	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
@@ -137,7 +140,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connectionsrm.New(), auditrm.New(), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New()},
+		Projections: []projections.Projection{identity.New(), connectionsrm.New(), auditrm.New(), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New(), connectorsrm.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 		WriteGate:   m.writeGate,
@@ -378,6 +381,7 @@ type services struct {
 	keys        *identity.KeyLookup
 	mcpServer   *mcp.Server
 	app         http.Handler
+	connectors  *connectors.Service
 }
 
 // buildServices opens the bus and builds every service Serve routes to, starting their background tasks
@@ -473,11 +477,17 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	goRun("curl proxy audit", curlSessions.Run)
-	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: outbound})
+	connectorSvc, err := m.openConnectors(ctx)
 	if err != nil {
 		return err
 	}
-	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Executions: runs, Logger: m.Logger, CurlSessions: curlSessions, PublicURL: m.Config.ServerPublicURL})
+	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: outbound,
+		Sources: []executions.ToolSource{connectorSvc}})
+	if err != nil {
+		return err
+	}
+	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Executions: runs, Logger: m.Logger, CurlSessions: curlSessions, PublicURL: m.Config.ServerPublicURL,
+		Connectors: connectorSvc})
 	if err != nil {
 		return err
 	}
@@ -538,7 +548,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	}
 	*s = services{
 		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
-		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app,
+		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app, connectors: connectorSvc,
 	}
 	return nil
 }
@@ -563,6 +573,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
+			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger})
 		},
 	})
 	if err != nil {
