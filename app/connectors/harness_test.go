@@ -47,7 +47,7 @@ type remote struct {
 	t      *testing.T
 	srv    *httptest.Server
 	mcp    *mcp.Server
-	token  atomic.Value // string: the token it accepts
+	tokens sync.Map // the tokens it accepts
 	reject sync.Map     // JSON-RPC method -> HTTP status answered instead
 	fail   atomic.Int32 // status answered to every request when set
 	calls  atomic.Int64
@@ -60,7 +60,7 @@ type echoArgs struct {
 func newRemote(t *testing.T, token string) *remote {
 	t.Helper()
 	r := &remote{t: t}
-	r.token.Store(token)
+	r.tokens.Store(token, true)
 	r.mcp = mcp.NewServer(&mcp.Implementation{Name: "fake-remote", Version: "1"}, nil)
 	mcp.AddTool(r.mcp, &mcp.Tool{Name: "echo", Description: "Echo the text back."}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		r.calls.Add(1)
@@ -74,7 +74,7 @@ func newRemote(t *testing.T, token string) *remote {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "created"}}}, nil, nil
 	})
 	mcp.AddTool(r.mcp, &mcp.Tool{Name: "whoami", Description: "Say which token called."}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "token is " + r.token.Load().(string)}}}, nil, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "token is " + strings.TrimPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")}}}, nil, nil
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.mcp }, nil)
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -82,7 +82,7 @@ func newRemote(t *testing.T, token string) *remote {
 			http.Error(w, "down", int(s))
 			return
 		}
-		if req.Header.Get("Authorization") != "Bearer "+r.token.Load().(string) {
+		if _, ok := r.tokens.Load(strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")); !ok {
 			http.Error(w, "bad token", http.StatusUnauthorized)
 			return
 		}
@@ -103,6 +103,8 @@ func newRemote(t *testing.T, token string) *remote {
 	t.Cleanup(r.srv.Close)
 	return r
 }
+
+func (r *remote) accept(tok string) { r.tokens.Store(tok, true) }
 
 func (r *remote) url() string { return r.srv.URL + "/mcp" }
 
