@@ -134,13 +134,11 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 	if loginID == uuid.Nil {
 		loginID = uuid.Must(uuid.NewV7())
 	}
-	if len(cmd.NeedsSettings) == 0 {
-		hint, err := s.validate(ctx, m, creds, settings)
-		if err != nil {
-			return res, providerError("validate", err, red)
-		}
-		cmd.AccountHint = hint
+	hint, err := s.validate(ctx, m, creds, settings)
+	if err != nil {
+		return res, providerError("validate", err, red)
 	}
+	cmd.AccountHint = hint
 	// 5. Store the credentials sealed.
 	sealed, err := s.seal(ctx, loginID, creds)
 	if err != nil {

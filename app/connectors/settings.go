@@ -52,14 +52,12 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 	}
 	missing := schema.Missing(settings)
 	hint := l.AccountHint
-	if len(missing) == 0 {
-		h, err := s.validate(ctx, m, creds, settings)
-		if err != nil {
-			return View{}, providerError("validate", err, red)
-		}
-		if h != "" {
-			hint = h
-		}
+	h, err := s.validate(ctx, m, creds, settings)
+	if err != nil {
+		return View{}, providerError("validate", err, red)
+	}
+	if h != "" {
+		hint = h
 	}
 	wasPending := l.Status != login.StatusConnected
 	r, err := s.executeLogin(ctx, user.String(), login.StreamName(l.ServerID, l.Owner),
