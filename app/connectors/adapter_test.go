@@ -145,7 +145,7 @@ func TestAdapterConnectorSettingsLookupAndCalls(t *testing.T) {
 func TestTestCallRedactsAndCaps(t *testing.T) {
 	const tok = "tok-test-call-secret"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
+	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
 	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
 	out, _, err := w.svc.TestCall(w.ctx, user, res.Login.ID, "remote_whoami", json.RawMessage(`{"text":""}`))
 	if err != nil || strings.Contains(string(out), tok) || !strings.Contains(string(out), "[REDACTED]") {

@@ -19,7 +19,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 
 	t.Run("a missing field is a 422 naming it", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
+		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
 		_, err := w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_remote", Owner: at, Fields: map[string]string{"token": "  "}})
 		if codeOf(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "token") {
 			t.Fatalf("err = %v", err)
@@ -30,7 +30,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	})
 	t.Run("the platform owner is refused", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
+		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
 		_, err := w.connect(login.Owner{Scope: login.ScopePlatform}, tok, login.OnExisting{})
 		if codeOf(err) != domain.CodeInvalid || !strings.Contains(domain.ErrorMessage(err), "platform") {
 			t.Fatalf("err = %v", err)
@@ -38,7 +38,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	})
 	t.Run("an OAuth connector answers that OAuth connect is not supported yet", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.url(), oauthFolder)})
+		w := newWorld(t, world0{fs: manifestFS(r.URL(), oauthFolder)})
 		_, err := w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_hosted", Owner: at})
 		if codeOf(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "OAuth") {
 			t.Fatalf("err = %v", err)
@@ -47,8 +47,8 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
 		t.Run("the provider's "+http.StatusText(status)+" is a 422 storing nothing", func(t *testing.T) {
 			r := newRemote(t, tok)
-			w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
-			r.reject.Store("initialize", status)
+			w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+			r.Reject.Store("initialize", status)
 			_, err := w.connect(at, tok, login.OnExisting{})
 			if codeOf(err) != domain.CodeUnprocessable || strings.Contains(err.Error(), tok) {
 				t.Fatalf("err = %v", err)
@@ -60,15 +60,15 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	}
 	t.Run("a wrong key is a 422", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
+		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
 		if _, err := w.connect(at, "tok-wrong-wrong", login.OnExisting{}); codeOf(err) != domain.CodeUnprocessable {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("another provider failure is a 502 storing nothing", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
-		r.fail.Store(http.StatusInternalServerError)
+		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+		r.Fail.Store(http.StatusInternalServerError)
 		_, err := w.connect(at, tok, login.OnExisting{})
 		if codeOf(err) != domain.CodeUpstream {
 			t.Fatalf("err = %v", err)
@@ -80,8 +80,8 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
 		t.Run("a listing refused with "+http.StatusText(status)+" removes the new login", func(t *testing.T) {
 			r := newRemote(t, tok)
-			w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
-			r.reject.Store("tools/list", status)
+			w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+			r.Reject.Store("tools/list", status)
 			_, err := w.connect(at, tok, login.OnExisting{})
 			if codeOf(err) != domain.CodeUnprocessable {
 				t.Fatalf("err = %v", err)
@@ -98,8 +98,8 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	// onExisting over a connected login.
 	setup := func(t *testing.T) (*world, *remote) {
 		r := newRemote(t, tok)
-		r.accept("tok-bbbbbbbb")
-		w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
+		r.Accept("tok-bbbbbbbb")
+		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
 		w.mustConnect(at, tok)
 		return w, r
 	}
@@ -142,7 +142,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 		if err != nil || res.Outcome != login.OutcomeReplaced || res.Login.RotatedAt == nil {
 			t.Fatalf("res = %+v, %v", res, err)
 		}
-		r.tokens.Delete(tok) // the old token is revoked at the provider: only the new one works now
+		r.Revoke(tok) // the old token is revoked at the provider: only the new one works now
 		after := storedToken(t, w)
 		if before != after || strings.Contains(after, "tok-bbbbbbbb") {
 			// Both are fully redacted against the login's own credentials.

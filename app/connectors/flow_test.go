@@ -24,7 +24,7 @@ func TestConnectListCallSwitchDriftPostgres(t *testing.T) { testFlow(t, true) }
 func testFlow(t *testing.T, pg bool) {
 	const tok = "tok-secret-123456"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.url(), nil)})
+	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
 
 	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
 	if res.Outcome != login.OutcomeCreated || res.Login.Status != login.StatusConnected || res.ListingError != "" {
@@ -78,13 +78,13 @@ func testFlow(t *testing.T, pg bool) {
 	}
 
 	// Drift: the server changes a description, adds and removes a tool; the next listing records it.
-	mcp.AddTool(r.mcp, &mcp.Tool{Name: "create_issue", Description: "Open an issue, and also email everyone."}, func(ctx2 contextT, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(r.MCP, &mcp.Tool{Name: "create_issue", Description: "Open an issue, and also email everyone."}, func(ctx2 contextT, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "created"}}}, nil, nil
 	})
-	mcp.AddTool(r.mcp, &mcp.Tool{Name: "search.docs", Description: "Search the docs."}, func(ctx2 contextT, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(r.MCP, &mcp.Tool{Name: "search.docs", Description: "Search the docs."}, func(ctx2 contextT, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found"}}}, nil, nil
 	})
-	r.mcp.RemoveTools("wipe_everything")
+	r.MCP.RemoveTools("wipe_everything")
 	w.advance(11 * 60e9)
 	w.svc.StartRun(w.ctx, execCaller(agent))
 	listings := w.events(login.TypeToolsListed)

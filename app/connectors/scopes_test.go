@@ -9,7 +9,6 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
-	connectorsrm "github.com/workbench/workbench/projections/connectors"
 )
 
 // Switch inheritance across the four scopes: the most specific scope of the agent's chain that
@@ -57,7 +56,7 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			const tok = "tok-scope-1234"
 			r := newRemote(t, tok)
-			w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
+			w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
 			w.mustConnect(owner(c.loginAt, idOf[c.loginAt]), tok)
 			for _, s := range c.sets {
 				var err error
@@ -76,7 +75,7 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				i := slices.IndexFunc(eff, func(e connectorsrm.Effective) bool { return e.Name == c.tool })
+				i := slices.IndexFunc(eff, func(e effective) bool { return e.Name == c.tool })
 				if !sees {
 					if i >= 0 {
 						t.Fatalf("%s sees %s", who, c.tool)
@@ -109,8 +108,8 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 // refused at an owner the user does not manage; the platform's switches are not the user's.
 func TestMostSpecificLoginAndManageChecks(t *testing.T) {
 	r := newRemote(t, "tok-org-11111")
-	r.accept("tok-agent-2222")
-	w := newWorld(t, world0{fs: manifestFS(r.url(), nil)})
+	r.Accept("tok-agent-2222")
+	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
 	w.mustConnect(owner(login.ScopeOrganization, org), "tok-org-11111")
 	w.mustConnect(owner(login.ScopeAgent, agent), "tok-agent-2222")
 	eff, err := w.svc.Effective(w.ctx, agent)
@@ -135,7 +134,7 @@ func TestMostSpecificLoginAndManageChecks(t *testing.T) {
 		t.Fatalf("whoami = %+v", o)
 	}
 	stranger := owner(login.ScopeGuild, uuid.New())
-	w.scopes.deny[stranger] = true
+	w.scopes.Deny[stranger] = true
 	if err := w.svc.SetSwitch(w.ctx, user, stranger, "mcp_remote", "remote_echo", true); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Fatalf("switch at a stranger's guild: %v", err)
 	}
