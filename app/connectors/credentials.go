@@ -189,7 +189,7 @@ func (s *Service) serverFor(ctx context.Context, id string) (connectors.Server, 
 	if err != nil {
 		return srv, nil, err
 	}
-	m, err := manifestOf(srv)
+	m, err := s.manifestOf(srv)
 	return srv, m, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -90,6 +91,9 @@ type Service struct {
 	log    *slog.Logger
 	reader connectors.Reader
 	bySlug map[string]*connector.Connector
+
+	mu        sync.Mutex
+	manifests map[string]*connector.Manifest // by catalog digest: a manifest is read once
 }
 
 var (
@@ -125,7 +129,7 @@ func New(opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}}
+	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{}}
 	for _, c := range opts.Connectors {
 		s.bySlug[c.Manifest.Slug] = c
 	}
@@ -161,6 +165,24 @@ func (s *Service) executeLogin(ctx context.Context, actor string, stream string,
 // connectorOf returns the loaded folder of a catalog row (nil for a row with no folder).
 func (s *Service) connectorOf(srv connectors.Server) *connector.Connector {
 	return s.bySlug[srv.Slug]
+}
+
+// manifestOf reads a catalog row's manifest, once per digest.
+func (s *Service) manifestOf(srv connectors.Server) (*connector.Manifest, error) {
+	s.mu.Lock()
+	m, ok := s.manifests[srv.Digest]
+	s.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, err := manifestOf(srv)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.manifests[srv.Digest] = m
+	s.mu.Unlock()
+	return m, nil
 }
 
 // manifestOf reads a catalog row's manifest.

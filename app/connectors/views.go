@@ -91,7 +91,7 @@ func (s *Service) Servers(ctx context.Context) ([]ServerView, error) {
 	}
 	out := make([]ServerView, 0, len(rows))
 	for _, r := range rows {
-		m, err := manifestOf(r)
+		m, err := s.manifestOf(r)
 		if err != nil {
 			s.log.ErrorContext(ctx, "catalog row unreadable", "server", r.ID, "err", err)
 			continue

@@ -14,6 +14,8 @@ import (
 // (connectors.PersonalScopes).
 func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) {
 	folders, problems := shippedConnectors()
+	local, more := localConnectors(m.Config.ConnectorsDir, folders)
+	folders, problems = append(folders, local...), append(problems, more...)
 	for _, p := range problems {
 		m.Logger.Error("connector folder not loaded", "folder", p.Folder, "problems", strings.Join(p.Reasons, "; "))
 	}

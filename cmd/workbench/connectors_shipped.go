@@ -1,9 +1,33 @@
 package main
 
 import (
+	"os"
+
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/plugins/connectors"
 )
 
 // shippedConnectors loads the connector folders built into the binary with their adapters.
 func shippedConnectors() ([]*connector.Connector, []connector.Problem) { return connectors.Load(nil) }
+
+// localConnectors loads the folders of CONNECTORS_DIR (no adapters: endpoint connectors only). A
+// slug the binary ships is refused there.
+func localConnectors(dir string, shipped []*connector.Connector) ([]*connector.Connector, []connector.Problem) {
+	if dir == "" {
+		return nil, nil
+	}
+	cs, problems := connector.Load(os.DirFS(dir), "local", nil)
+	taken := map[string]bool{}
+	for _, c := range shipped {
+		taken[c.Manifest.Slug] = true
+	}
+	out := cs[:0]
+	for _, c := range cs {
+		if taken[c.Manifest.Slug] {
+			problems = append(problems, connector.Problem{Folder: c.Manifest.Slug, Reasons: []string{"a shipped connector has this slug"}})
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, problems
+}

@@ -103,6 +103,9 @@ type Main struct {
 	Credentials *connections.Service
 	Sessions    *websession.Manager
 
+	// Connectors is the connectors use case, once Serve has started.
+	Connectors *connectors.Service
+
 	masterKey vault.MasterKey
 	pool      *pgxpool.Pool
 	rawStore  eventstore.Store
@@ -481,6 +484,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if err != nil {
 		return err
 	}
+	m.Connectors = connectorSvc
 	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: outbound,
 		Sources: []executions.ToolSource{connectorSvc}})
 	if err != nil {

@@ -9,12 +9,14 @@ import * as apikey from './pages/apikey.js';
 import * as clients from './pages/clients.js';
 import * as activity from './pages/activity.js';
 import * as connect from './pages/connect.js';
+import * as connectors from './pages/connectors.js';
 import * as notfound from './pages/notfound.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
 const ROUTES = [
   { re: /^\/signin$/, page: signin, public: true },
   { re: /^\/(integrations)?$/, page: integrations, nav: 'integrations' },
+  { re: /^\/connectors$/, page: connectors, nav: 'connectors' },
   { re: /^\/key$/, page: apikey, nav: 'key' },
   { re: /^\/clients$/, page: clients, nav: 'clients' },
   { re: /^\/activity$/, page: activity, nav: 'activity' },
@@ -23,6 +25,7 @@ const ROUTES = [
 
 const NAV = [
   { id: 'integrations', href: '/integrations', label: 'Integrations', icon: 'plug' },
+  { id: 'connectors', href: '/connectors', label: 'Connectors', icon: 'bot' },
   { id: 'key', href: '/key', label: 'API key', icon: 'key' },
   { id: 'clients', href: '/clients', label: 'MCP clients', icon: 'bot' },
   { id: 'activity', href: '/activity', label: 'Activity', icon: 'activity' },
