@@ -83,6 +83,9 @@ type Options struct {
 	Now           func() time.Time
 	Logger        *slog.Logger
 	RelistAfter   time.Duration
+	// CacheTTL bounds how long the tool-call path reuses its reads (default DefaultCacheTTL; negative
+	// turns the cache off).
+	CacheTTL time.Duration
 }
 
 // Service is the connectors use case. It is safe for concurrent use.
@@ -92,6 +95,7 @@ type Service struct {
 	reader connectors.Reader
 	bySlug map[string]*connector.Connector
 
+	hot       *hot
 	mu        sync.Mutex
 	manifests map[string]*connector.Manifest // by catalog digest: a manifest is read once
 }
@@ -122,6 +126,9 @@ func New(opts Options) (*Service, error) {
 	if opts.RelistAfter <= 0 {
 		opts.RelistAfter = RelistAfter
 	}
+	if opts.CacheTTL == 0 {
+		opts.CacheTTL = DefaultCacheTTL
+	}
 	if opts.Reserved == nil {
 		opts.Reserved = func(string) bool { return false }
 	}
@@ -129,7 +136,7 @@ func New(opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{}}
+	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{}, hot: newHot(opts.CacheTTL)}
 	for _, c := range opts.Connectors {
 		s.bySlug[c.Manifest.Slug] = c
 	}
@@ -148,6 +155,8 @@ func (s *Service) wait(ctx context.Context, pos eventstore.Position, n int) erro
 	if n == 0 {
 		return nil
 	}
+	// Whatever the read models answer next, the tool-call path reads afresh.
+	defer s.hot.invalidate()
 	if err := s.opts.Projections.WaitFor(ctx, pos); err != nil {
 		return fmt.Errorf("wait for the read models: %w", err)
 	}

@@ -160,11 +160,11 @@ func (s *Service) OfferedTools(ctx context.Context, caller executions.Caller) ([
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.Effective(ctx, agent)
+	all, err := s.cachedEffective(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
-	out := all[:0]
+	out := make([]connectors.Effective, 0, len(all))
 	for _, e := range all {
 		if e.On {
 			out = append(out, e)
@@ -236,14 +236,18 @@ func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name s
 
 // call runs one tool of a login by its remote name.
 func (s *Service) call(ctx context.Context, l connectors.Login, remote string, args json.RawMessage) (json.RawMessage, error) {
-	srv, m, err := s.serverOf(ctx, l)
+	srv, err := s.cachedServer(ctx, l.ServerID)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.manifestOf(srv)
 	if err != nil {
 		return nil, err
 	}
 	if !srv.Enabled {
 		return nil, domain.Errorf(domain.CodeUnprocessable, "%s is switched off in this catalog", m.DisplayName)
 	}
-	creds, err := s.open(ctx, l.Credential)
+	creds, err := s.cachedCreds(ctx, l.LoginID, l.Version, l.Credential)
 	if err != nil {
 		return nil, err
 	}
