@@ -31,6 +31,7 @@ bench:
 	$(GO) test -run '^$$' -bench BenchmarkRebuild -benchtime 1x -count 1 -timeout 30m ./projections/
 	$(GO) test -run '^$$' -bench BenchmarkMCPEndToEnd -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkMCPUnderJotPasswordFlood -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
+	$(GO) test -run '^$$' -bench BenchmarkConnectorRemoteCall -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkProxy -benchtime 1x -count 1 -timeout 10m ./handlers/proxy/
 
 lint:

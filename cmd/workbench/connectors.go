@@ -13,7 +13,7 @@ import (
 // organizations read model is wired, every user is one organization and one agent
 // (connectors.PersonalScopes).
 func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) {
-	folders, problems := shippedConnectors()
+	folders, problems := shippedConnectors(m.ConnectorAdapters)
 	local, more := localConnectors(m.Config.ConnectorsDir, folders)
 	folders, problems = append(folders, local...), append(problems, more...)
 	for _, p := range problems {

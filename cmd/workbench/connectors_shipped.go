@@ -7,8 +7,17 @@ import (
 	"github.com/workbench/workbench/plugins/connectors"
 )
 
-// shippedConnectors loads the connector folders built into the binary with their adapters.
-func shippedConnectors() ([]*connector.Connector, []connector.Problem) { return connectors.Load(nil) }
+// shippedConnectors loads the connector folders built into the binary with their adapters, any of
+// them replaced by those of override.
+func shippedConnectors(override ...map[string]connector.Adapter) ([]*connector.Connector, []connector.Problem) {
+	adapters := connectors.Adapters()
+	for _, o := range override {
+		for slug, a := range o {
+			adapters[slug] = a
+		}
+	}
+	return connectors.Load(adapters)
+}
 
 // localConnectors loads the folders of CONNECTORS_DIR (no adapters: endpoint connectors only). A
 // slug the binary ships is refused there.

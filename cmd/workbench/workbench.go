@@ -58,6 +58,7 @@ import (
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/portal"
 	"github.com/workbench/workbench/projections"
 	auditrm "github.com/workbench/workbench/projections/audit"
@@ -105,6 +106,9 @@ type Main struct {
 
 	// Connectors is the connectors use case, once Serve has started.
 	Connectors *connectors.Service
+	// ConnectorAdapters, when set before Open, replaces the shipped connectors' adapters by slug
+	// (tests point an adapter at a fake provider).
+	ConnectorAdapters map[string]connector.Adapter
 
 	masterKey vault.MasterKey
 	pool      *pgxpool.Pool
