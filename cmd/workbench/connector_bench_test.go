@@ -5,9 +5,10 @@ package main
 // SDK's, streamable HTTP) on loopback; 32 clients, each its own initialized MCP session, send
 // tools/call as raw HTTP POSTs either to the remote directly (tools/call echo) or to Workbench's /mcp
 // (tools/call execute_tools on benchremote_echo, which Workbench runs through its pooled session on
-// the remote and audits with a ToolExecuted event). It prints:
+// the remote and audits with a ToolExecuted event). It runs twice: with the remote answering at once,
+// and answering each call after 50 ms as a real provider would. It prints per case:
 //
-//	connector_e2e clients=32 calls_per_s=… p50_ms=… p99_ms=… direct_calls_per_s=… direct_p50_ms=… direct_p99_ms=… ratio=…
+//	connector_e2e remote_latency_ms=… clients=32 calls_per_s=… p50_ms=… p99_ms=… direct_calls_per_s=… direct_p50_ms=… direct_p99_ms=… ratio=…
 //
 // WORKBENCH_BENCH_SECONDS sets each measured phase's length (default 10).
 
@@ -21,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,11 +37,15 @@ type benchEchoArgs struct {
 	Message string `json:"message"`
 }
 
-// benchRemote serves an MCP server with one tool, echo, on loopback, behind a bearer token check.
-func benchRemote(tb testing.TB, token string) string {
+// benchRemote serves an MCP server with one tool, echo, on loopback, behind a bearer token check;
+// tools/call answers after *delay (read on every call, so a phase can change it).
+func benchRemote(tb testing.TB, token string, delay *atomic.Int64) string {
 	tb.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "bench-remote", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the message back."}, func(_ context.Context, _ *mcp.CallToolRequest, a benchEchoArgs) (*mcp.CallToolResult, any, error) {
+		if d := time.Duration(delay.Load()); d > 0 {
+			time.Sleep(d)
+		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Message}}}, nil, nil
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true})
@@ -89,7 +95,8 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 	defer client.CloseIdleConnections()
 
 	const token = "bench-remote-token-0123456789"
-	remoteURL := benchRemote(b, token)
+	var delay atomic.Int64
+	remoteURL := benchRemote(b, token, &delay)
 	dir := b.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "benchremote"), 0o755); err != nil {
 		b.Fatal(err)
@@ -135,30 +142,34 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 
 	b.ResetTimer()
 	for range b.N {
-		if _, err := runLoad(benchClients, warmup, callDirect); err != nil {
-			b.Fatalf("direct warm-up: %v", err)
+		for _, latency := range []time.Duration{0, 50 * time.Millisecond} {
+			delay.Store(int64(latency))
+			if _, err := runLoad(benchClients, warmup, callDirect); err != nil {
+				b.Fatalf("direct warm-up: %v", err)
+			}
+			base, err := runLoad(benchClients, d, callDirect)
+			if err != nil {
+				b.Fatalf("direct: %v", err)
+			}
+			warm, err := runLoad(benchClients, warmup, callVia)
+			if err != nil {
+				b.Fatalf("warm-up: %v", err)
+			}
+			got, err := runLoad(benchClients, d, callVia)
+			if err != nil {
+				b.Fatalf("via workbench: %v", err)
+			}
+			answered += warm.calls + got.calls
+			if n := len(srv.settledEvents(b, execution.TypeToolExecuted, answered)); n != answered {
+				b.Fatalf("%d calls answered but %d ToolExecuted events appended", answered, n)
+			}
+			ratio := got.perSecond() / base.perSecond()
+			fmt.Printf("connector_e2e remote_latency_ms=%d clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f direct_calls_per_s=%.0f direct_p50_ms=%.2f direct_p99_ms=%.2f ratio=%.2f\n",
+				latency.Milliseconds(), benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio)
+			unit := fmt.Sprintf("latency%dms_", latency.Milliseconds())
+			b.ReportMetric(got.perSecond(), unit+"calls/s")
+			b.ReportMetric(base.perSecond(), unit+"direct_calls/s")
+			b.ReportMetric(ratio, unit+"ratio")
 		}
-		base, err := runLoad(benchClients, d, callDirect)
-		if err != nil {
-			b.Fatalf("direct: %v", err)
-		}
-		warm, err := runLoad(benchClients, warmup, callVia)
-		if err != nil {
-			b.Fatalf("warm-up: %v", err)
-		}
-		got, err := runLoad(benchClients, d, callVia)
-		if err != nil {
-			b.Fatalf("via workbench: %v", err)
-		}
-		answered += warm.calls + got.calls
-		if n := len(srv.settledEvents(b, execution.TypeToolExecuted, answered)); n != answered {
-			b.Fatalf("%d calls answered but %d ToolExecuted events appended", answered, n)
-		}
-		ratio := got.perSecond() / base.perSecond()
-		fmt.Printf("connector_e2e clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f direct_calls_per_s=%.0f direct_p50_ms=%.2f direct_p99_ms=%.2f ratio=%.2f\n",
-			benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio)
-		b.ReportMetric(got.perSecond(), "calls/s")
-		b.ReportMetric(base.perSecond(), "direct_calls/s")
-		b.ReportMetric(ratio, "ratio")
 	}
 }
