@@ -10,9 +10,10 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
+	identityrm "github.com/workbench/workbench/projections/identity"
 	"github.com/workbench/workbench/projections/organizations"
 )
 
@@ -118,7 +119,7 @@ func (s *Service) SignedIn(ctx context.Context, user uuid.UUID, email string, md
 	if _, err := s.EnsurePersonal(ctx, user, email, md); err != nil {
 		return err
 	}
-	norm, err := identity.NormalizeEmail(email)
+	norm, err := identitydom.NormalizeEmail(email)
 	if err != nil {
 		return err
 	}
@@ -196,16 +197,16 @@ type Invited struct {
 // user a member at once; any other waits, pending, for its first sign-in. The address's owner is read
 // from the log (the email claim and the user stream), so a user created a moment ago is found.
 func (s *Service) Invite(ctx context.Context, actor, org uuid.UUID, email string, role organization.Role, md eventstore.Metadata) (Invited, error) {
-	norm, err := identity.NormalizeEmail(email)
+	norm, err := identitydom.NormalizeEmail(email)
 	if err != nil {
 		return Invited{}, err
 	}
-	claim, _, err := eventstore.LoadState(ctx, s.opts.Store, identity.EmailStreamName(norm), accounts.EmailClaims)
+	claim, _, err := eventstore.LoadState(ctx, s.opts.Store, identitydom.EmailStreamName(norm), accounts.EmailClaims)
 	if err != nil {
 		return Invited{}, err
 	}
 	if claim.Claimed() {
-		u, _, err := eventstore.LoadState(ctx, s.opts.Store, identity.StreamName(claim.UserID), accounts.Users)
+		u, _, err := eventstore.LoadState(ctx, s.opts.Store, identitydom.StreamName(claim.UserID), accounts.Users)
 		if err != nil {
 			return Invited{}, err
 		}
@@ -309,8 +310,9 @@ func (s *Service) DeleteAgent(ctx context.Context, actor, org, agent uuid.UUID, 
 	return s.revokeDeleted(ctx, res, md)
 }
 
-// revokeDeleted revokes the API key of every agent a result deleted. An agent without a live key is
-// nothing to revoke.
+// revokeDeleted revokes the API key of every agent a result deleted, and waits until the identity
+// read model has the revocation: the key is refused by the time the deletion is answered. An agent
+// without a live key is nothing to revoke.
 func (s *Service) revokeDeleted(ctx context.Context, res eventstore.Result[organization.State, domain.Event], md eventstore.Metadata) error {
 	if s.opts.Keys == nil {
 		return nil
@@ -321,8 +323,17 @@ func (s *Service) revokeDeleted(ctx context.Context, res eventstore.Result[organ
 			continue
 		}
 		owner := res.State.Agents[d.AgentID].OwnerID
-		if _, err := s.opts.Keys.RevokeAgentKey(ctx, owner, d.AgentID, md); err != nil && domain.ErrorCode(err) != domain.CodeConflict {
+		pos, err := s.opts.Keys.RevokeAgentKey(ctx, owner, d.AgentID, md)
+		if domain.ErrorCode(err) == domain.CodeConflict {
+			continue // no live key
+		}
+		if err != nil {
 			return fmt.Errorf("revoke the key of deleted agent %s: %w", d.AgentID, err)
+		}
+		if s.opts.Projections != nil && !pos.IsZero() {
+			if err := s.opts.Projections.WaitForProjection(ctx, identityrm.Name, pos); err != nil {
+				return fmt.Errorf("organizations: the key of deleted agent %s is revoked, but the read model has not applied it yet: %w", d.AgentID, err)
+			}
 		}
 	}
 	return nil
@@ -332,7 +343,7 @@ func (s *Service) revokeDeleted(ctx context.Context, res eventstore.Result[organ
 // creation (app/accounts, the OAuth consent) asks before binding a credential to an agent. An agent
 // that is not the user's, or does not exist, is CodeNotFound.
 func (s *Service) AgentOf(ctx context.Context, user, agent uuid.UUID) error {
-	if agent == identity.DefaultAgentID(user) {
+	if agent == identitydom.DefaultAgentID(user) {
 		return nil
 	}
 	c, err := s.opts.Reader.Chain(ctx, agent)

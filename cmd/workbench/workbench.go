@@ -47,6 +47,7 @@ import (
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	oauthhttp "github.com/workbench/workbench/handlers/oauth"
+	"github.com/workbench/workbench/handlers/orgs"
 	portalhttp "github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/handlers/websession"
@@ -581,6 +582,15 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 				Sessions: sessions, SignIn: signIn, Accounts: m.Accounts, Projections: m.Runner,
 				Credentials: creds, Catalog: m.Plugins, Connections: connectionsrm.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},
+			})
+			orgs.Mount(r, orgs.Deps{
+				Auth: authn.Chain{
+					authn.APIKeys{Reader: keys},
+					authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
+					authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
+				},
+				Orgs: m.Organizations, Reader: m.Organizations.Reader(), Keys: m.Accounts,
+				KeyReader: identity.Reader{DB: m.DB}, Projections: m.Runner, Logger: m.Logger,
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)

@@ -184,7 +184,7 @@ func TestMembers(t *testing.T) {
 			want: []domain.Event{organization.InvitationRevoked{OrganizationID: org, Email: "eve@example.com", RevokedBy: cy, At: t1}}},
 		{name: "add an existing user", history: acme, cmd: organization.AddMember{Actor: bob, UserID: dee, Email: "dee@example.com", Role: organization.RoleAdmin, At: t1},
 			want: []domain.Event{organization.MemberAdded{OrganizationID: org, UserID: dee, Email: "dee@example.com", Role: organization.RoleAdmin, AddedBy: bob, At: t1}}},
-		{name: "add a member again: nothing", history: acme, cmd: organization.AddMember{Actor: bob, UserID: cy, Email: "cy@example.com", Role: organization.RoleMember, At: t1}},
+		{name: "add a member again", history: acme, cmd: organization.AddMember{Actor: bob, UserID: cy, Email: "cy@example.com", Role: organization.RoleMember, At: t1}, code: domain.CodeConflict},
 		{name: "a member may not add", history: acme, cmd: organization.AddMember{Actor: cy, UserID: dee, Email: "dee@example.com", Role: organization.RoleMember, At: t1}, code: domain.CodeForbidden},
 
 		{name: "an admin makes a member an admin", history: acme, cmd: organization.ChangeRole{Actor: bob, UserID: cy, Role: organization.RoleAdmin, At: t1},

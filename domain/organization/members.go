@@ -96,7 +96,7 @@ func (c RevokeInvitation) decide(s State) ([]domain.Event, error) {
 }
 
 // AddMember makes an existing user a member at once (owners and admins); the caller has looked the
-// user up by the address it was given. Adding a member again decides nothing.
+// user up by the address it was given. Adding a member again is a conflict, as inviting one is.
 type AddMember struct {
 	Actor  uuid.UUID
 	UserID uuid.UUID
@@ -128,8 +128,8 @@ func (c AddMember) decide(s State) ([]domain.Event, error) {
 	if err := checkGrant(what, actor, c.Role); err != nil {
 		return nil, err
 	}
-	if _, ok := s.Members[c.UserID]; ok {
-		return nil, nil
+	if m, ok := s.Members[c.UserID]; ok {
+		return nil, domain.Errorf(domain.CodeConflict, "%s: %s is already a member", what, m.Email)
 	}
 	return []domain.Event{MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Email: email, Role: c.Role, AddedBy: c.Actor, At: at}}, nil
 }
