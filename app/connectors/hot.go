@@ -61,8 +61,8 @@ func (h *hot) invalidate() {
 
 func fresh(at time.Time, ttl time.Duration) bool { return ttl > 0 && time.Since(at) < ttl }
 
-// effective is the agent's effective tools, cached.
-func (s *Service) cachedEffective(ctx context.Context, agent uuid.UUID) ([]connectors.Effective, error) {
+// cachedEffective is the agent's effective tools, cached.
+func (s *Service) cachedEffective(ctx context.Context, user, agent uuid.UUID) ([]connectors.Effective, error) {
 	h := s.hot
 	h.mu.Lock()
 	e, ok := h.agents[agent]
@@ -72,7 +72,7 @@ func (s *Service) cachedEffective(ctx context.Context, agent uuid.UUID) ([]conne
 		return e.v, nil
 	}
 	at := time.Now()
-	v, err := s.Effective(ctx, agent)
+	v, err := s.effectiveOf(ctx, user, agent)
 	if err != nil {
 		return nil, err
 	}

@@ -122,6 +122,16 @@ func (s *Service) Effective(ctx context.Context, agentID uuid.UUID) ([]connector
 	return s.reader.Effective(ctx, chain)
 }
 
+// effectiveOf is Effective for a caller: user's agent (a default agent not yet in the read model acts
+// in the user's personal organisation).
+func (s *Service) effectiveOf(ctx context.Context, user, agentID uuid.UUID) ([]connectors.Effective, error) {
+	chain, err := s.chainOf(ctx, user, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return s.reader.Effective(ctx, chain)
+}
+
 // StartRun is a run start (an MCP session's initialize): every login the agent uses whose stored list
 // is older than RelistAfter lists again; a failure keeps the stored list and logs.
 func (s *Service) StartRun(ctx context.Context, caller executions.Caller) {
@@ -130,7 +140,7 @@ func (s *Service) StartRun(ctx context.Context, caller executions.Caller) {
 		s.log.WarnContext(ctx, "run start: no agent", "err", err)
 		return
 	}
-	chain, err := s.opts.Scopes.Chain(ctx, agent)
+	chain, err := s.chainOf(ctx, caller.UserID, agent)
 	if err != nil {
 		return
 	}
@@ -160,7 +170,7 @@ func (s *Service) OfferedTools(ctx context.Context, caller executions.Caller) ([
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.cachedEffective(ctx, agent)
+	all, err := s.cachedEffective(ctx, caller.UserID, agent)
 	if err != nil {
 		return nil, err
 	}

@@ -206,7 +206,7 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 			return LoginDetail{}, err
 		}
 	}
-	chain, err := s.opts.Scopes.Chain(ctx, agentID)
+	chain, err := s.chainOf(ctx, user, agentID)
 	if err != nil {
 		return LoginDetail{}, err
 	}
@@ -257,7 +257,7 @@ func (s *Service) VisibleLogins(ctx context.Context, user, guildID, agentID uuid
 	if err != nil {
 		return nil, err
 	}
-	chain, err := s.opts.Scopes.Chain(ctx, def)
+	chain, err := s.chainOf(ctx, user, def)
 	if err != nil {
 		return nil, err
 	}
@@ -277,6 +277,6 @@ func (s *Service) Home(ctx context.Context, user uuid.UUID) (uuid.UUID, Chain, e
 	if err != nil {
 		return uuid.Nil, Chain{}, err
 	}
-	chain, err := s.opts.Scopes.Chain(ctx, def)
+	chain, err := s.chainOf(ctx, user, def)
 	return def, chain, err
 }

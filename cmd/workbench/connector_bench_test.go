@@ -31,6 +31,7 @@ import (
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/domain/organization"
 )
 
 type benchEchoArgs struct {
@@ -107,9 +108,9 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 	}
 	srv := startE2E(b, filepath.Join(b.TempDir(), "wb.db"), map[string]string{"CONNECTORS_DIR": dir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true"}, slog.LevelWarn)
 	user := srv.user(b, "bench@example.com")
-	// The user's agent is the user until organizations land (connectors.PersonalScopes).
+	// The user's API key acts as their default agent.
 	if _, err := srv.M.Connectors.Connect(context.Background(), user.ID, connectors.ConnectRequest{ServerID: "mcp_benchremote",
-		Owner: login.Owner{Scope: login.ScopeAgent, ID: user.ID}, Fields: map[string]string{"token": token}}); err != nil {
+		Owner: login.Owner{Scope: login.ScopeAgent, ID: organization.DefaultAgentID(user.ID)}, Fields: map[string]string{"token": token}}); err != nil {
 		b.Fatalf("connect: %v", err)
 	}
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/internal/mcpclient"
+	"github.com/workbench/workbench/projections/organizations"
 )
 
 // openConnectors loads the shipped connector folders, opens the MCP client pool and the connectors
@@ -32,7 +33,7 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		reserved[strings.ReplaceAll(in.Name, "-", "_")] = true
 	}
 	svc, err := connectors.New(connectors.Options{
-		Store: m.Store, DB: m.DB, Projections: m.Runner, Vault: m.Vault, Pool: pool, Scopes: connectors.PersonalScopes{},
+		Store: m.Store, DB: m.DB, Projections: m.Runner, Vault: m.Vault, Pool: pool, Scopes: connectors.OrganizationScopes{Reader: &organizations.Reader{DB: m.DB}},
 		Connectors: folders, Reserved: func(p string) bool { return reserved[p] }, AllowLoopback: m.Config.DevAllowLoopback, Logger: m.Logger,
 	})
 	if err != nil {

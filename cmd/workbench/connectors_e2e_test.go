@@ -17,6 +17,7 @@ import (
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/domain/organization"
 )
 
 type bearer struct {
@@ -46,7 +47,7 @@ func TestConnectorToolsThroughTheMetaTools(t *testing.T) {
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"CONNECTORS_DIR": dir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true"}, slog.LevelWarn)
 	user := srv.user(t, "ada@example.com")
 	ctx := context.Background()
-	agent := login.Owner{Scope: login.ScopeAgent, ID: user.ID} // the user's agent until organizations land
+	agent := login.Owner{Scope: login.ScopeAgent, ID: organization.DefaultAgentID(user.ID)} // the API key's agent
 	if _, err := srv.M.Connectors.Connect(ctx, user.ID, connectors.ConnectRequest{ServerID: "mcp_remote", Owner: agent, Fields: map[string]string{"token": tok}}); err != nil {
 		t.Fatal(err)
 	}

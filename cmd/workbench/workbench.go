@@ -32,6 +32,7 @@ import (
 	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/app/oauthclients"
+	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain/mcpsession"
@@ -48,6 +49,7 @@ import (
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	oauthhttp "github.com/workbench/workbench/handlers/oauth"
+	"github.com/workbench/workbench/handlers/orgs"
 	portalhttp "github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/handlers/websession"
@@ -68,6 +70,7 @@ import (
 	jotsrm "github.com/workbench/workbench/projections/jots"
 	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
+	organizationsrm "github.com/workbench/workbench/projections/organizations"
 	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
 )
 
@@ -99,7 +102,9 @@ type Main struct {
 	Vault    *vault.Vault
 	Runner   *projections.Runner
 	Accounts *accounts.Service
-	Plugins  *plugins.Registry
+	// Organizations runs the scope use cases (organisations, members, guilds, agents).
+	Organizations *organizations.Service
+	Plugins       *plugins.Registry
 	// Credentials and Sessions exist once Serve has started.
 	Credentials *connections.Service
 	Sessions    *websession.Manager
@@ -147,16 +152,24 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connectionsrm.New(), auditrm.New(), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New(), connectorsrm.New()},
-		Logger:      m.Logger,
-		Registerer:  m.Registry,
-		WriteGate:   m.writeGate,
+		Projections: []projections.Projection{identity.New(), connectionsrm.New(), auditrm.New(), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New(),
+			organizationsrm.New(), connectorsrm.New()},
+		Logger:     m.Logger,
+		Registerer: m.Registry,
+		WriteGate:  m.writeGate,
 	})
 	if err != nil {
 		return err
 	}
 	m.Runner = runner
 	m.Accounts = &accounts.Service{Store: m.Store, Vault: m.Vault}
+	m.Organizations, err = organizations.New(organizations.Options{
+		Store: m.Store, Reader: &organizationsrm.Reader{DB: m.DB}, Projections: m.Runner, Keys: m.Accounts,
+	})
+	if err != nil {
+		return err
+	}
+	m.Accounts.Agents = m.Organizations
 	reg, problems := plugins.Load(ctx, plugins.Options{Logger: m.Logger, PluginsDir: m.Config.PluginsDir, AllowInsecureHTTP: m.Config.DevAllowLoopback})
 	// Load logged each problem once, with its source; here only the count.
 	m.Plugins = reg
@@ -395,6 +408,15 @@ type services struct {
 // with goRun (they run on bg until Serve returns).
 func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f func(context.Context) error), s *services) error {
 	goRun("projections", m.Runner.Run)
+	// Users from before organisations existed get their personal organisation once the read models
+	// have caught up (app/organizations, Upgrading).
+	goRun("organisation backfill", func(ctx context.Context) error {
+		n, err := m.Organizations.RunBackfill(ctx, m.Runner.Ready, 100*time.Millisecond, eventstore.Metadata{Actor: "system"})
+		if n > 0 {
+			m.Logger.Info("personal organisations backfilled", "users", n)
+		}
+		return err
+	})
 
 	b, err := bus.Open(ctx, m.Config.BusURL, &bus.Options{Logger: m.Logger, NATSPrefix: m.Config.BusNATSPrefix})
 	if err != nil {
@@ -437,7 +459,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	}
 	m.Sessions = sessions
 	signIn, err := signin.New(signin.Config{
-		Settings: m.Config.SignIn, Users: m.Accounts, Store: m.Store, Projections: m.Runner,
+		Settings: m.Config.SignIn, Users: m.Accounts, Store: m.Store, Projections: m.Runner, Organizations: m.Organizations,
 		PublicURL: m.Config.ServerPublicURL, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,
 	})
 	if err != nil {
@@ -578,6 +600,15 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 				Sessions: sessions, SignIn: signIn, Accounts: m.Accounts, Projections: m.Runner,
 				Credentials: creds, Catalog: m.Plugins, Connections: connectionsrm.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},
+			})
+			orgs.Mount(r, orgs.Deps{
+				Auth: authn.Chain{
+					authn.APIKeys{Reader: keys},
+					authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
+					authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
+				},
+				Orgs: m.Organizations, Reader: m.Organizations.Reader(), Keys: m.Accounts,
+				KeyReader: identity.Reader{DB: m.DB}, Projections: m.Runner, Logger: m.Logger,
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)

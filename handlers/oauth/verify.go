@@ -38,7 +38,10 @@ func (e *InsufficientScopeError) Unwrap() error {
 
 // AccessClaims are what a verified access token says.
 type AccessClaims struct {
-	UserID    uuid.UUID
+	UserID uuid.UUID
+	// AgentID is the agent the grant was made for (domain/organization); uuid.Nil for a grant that
+	// names none, which acts as the user's default agent.
+	AgentID   uuid.UUID
 	ClientID  string
 	GrantID   string
 	Scopes    []string

@@ -196,7 +196,7 @@ type toolSummary struct {
 
 // caller is who the principal is to the executions and connectors use cases.
 func caller(p mcp.Principal, user uuid.UUID) executions.Caller {
-	return executions.Caller{UserID: user, Via: p.Method, ClientID: p.ClientID}
+	return executions.Caller{UserID: user, Via: p.Method, ClientID: p.ClientID, AgentID: p.AgentID}
 }
 
 func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.RawMessage) (any, error) {
