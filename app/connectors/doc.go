@@ -5,9 +5,9 @@
 // the meta-tools (Service implements executions.ToolSource).
 //
 // Scopes: a login is owned by an organization, a guild or an agent (connect refuses the platform).
-// Which scopes an agent belongs to, and which scopes a user may manage, come from Scopes; until the
-// organizations read model is wired, PersonalScopes makes every user one organization and one agent
-// with the user's own id.
+// Which scopes an agent belongs to, and which scopes a user may manage, come from Scopes:
+// OrganizationScopes reads them from the organisations read model; PersonalScopes, a stand-in that
+// makes every user one organization and one agent with the user's own id, serves where there is none.
 //
 // Credentials are sealed with the vault under the subject "mcp-login:<login id>" and are opened only
 // to call the endpoint or the adapter; their values are redacted from every tool result and error.
