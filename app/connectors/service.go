@@ -171,11 +171,6 @@ func (s *Service) executeLogin(ctx context.Context, actor string, stream string,
 	return res, s.wait(ctx, res.Position, len(res.Events))
 }
 
-// connectorOf returns the loaded folder of a catalog row (nil for a row with no folder).
-func (s *Service) connectorOf(srv connectors.Server) *connector.Connector {
-	return s.bySlug[srv.Slug]
-}
-
 // manifestOf reads a catalog row's manifest, once per digest.
 func (s *Service) manifestOf(srv connectors.Server) (*connector.Manifest, error) {
 	s.mu.Lock()
