@@ -8,6 +8,7 @@
 //	workbench projections rebuild [NAME]    rebuild one read model (or all) from position zero
 //	workbench keys rotate                   re-seal every data key under the current ENCRYPTION_KEY
 //	workbench plugins check DIR             validate user plugins as the server would load them
+//	workbench connectors check DIR          validate connector folders (a CONNECTORS_DIR) as the server would load them
 //	workbench audit replay [filters]        stream the audit trail from the log as JSON lines or CSV
 //	workbench version                       print the version (also --version)
 //
@@ -52,6 +53,7 @@ commands:
   audit replay [flags]           stream the log's audit records as JSON lines or CSV (-h for flags)
   keys rotate                    re-seal every data key under the current ENCRYPTION_KEY
   plugins check DIR              validate a plugin folder (or a PLUGINS_DIR) and print every problem
+  connectors check DIR           validate connector folders (a CONNECTORS_DIR) and print every problem
   version                        print the version (also --version)
 
 Configuration comes from the environment; see the README.
@@ -82,6 +84,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdKeys(ctx, args, getenv, stdout, stderr)
 	case "plugins":
 		return cmdPlugins(ctx, args, getenv, stdout, stderr)
+	case "connectors":
+		return cmdConnectors(args, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "workbench", binaryVersion())
 		return nil
