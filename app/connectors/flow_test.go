@@ -122,3 +122,23 @@ func testFlow(t *testing.T, pg bool) {
 	_ = uuid.Nil
 	_ = domain.CodeInvalid
 }
+
+// Rule 1: the instance admin's default for a tool (an override; Connectors II writes them) decides
+// before every other rule.
+func TestAdminDefaultDecidesFirst(t *testing.T) {
+	const tok = "tok-admin-default-1"
+	r := newRemote(t, tok)
+	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	if _, err := w.DB.Exec(`UPDATE connectors SET overrides = $1 WHERE id = 'mcp_remote'`,
+		`{"display_name":"Remote (edited)","tools":{"wipe_everything":{"default":true},"echo":{"default":false}}}`); err != nil {
+		t.Fatal(err)
+	}
+	w.mustConnect(owner(login.ScopeAgent, agent), tok)
+	if got := w.offered(agent); !slices.Equal(got, []string{"remote_create_issue", "remote_wipe_everything"}) {
+		t.Fatalf("offered = %v", got)
+	}
+	v, err := w.svc.Server(w.ctx, "mcp_remote")
+	if err != nil || v.DisplayName != "Remote (edited)" {
+		t.Fatalf("server = %+v, %v", v, err)
+	}
+}

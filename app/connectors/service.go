@@ -171,10 +171,12 @@ func (s *Service) executeLogin(ctx context.Context, actor string, stream string,
 	return res, s.wait(ctx, res.Position, len(res.Events))
 }
 
-// manifestOf reads a catalog row's manifest, once per digest.
+// manifestOf reads a catalog row's manifest with the row's overrides applied (the one loader every
+// reader goes through), once per manifest and overrides.
 func (s *Service) manifestOf(srv connectors.Server) (*connector.Manifest, error) {
+	key := srv.Digest + "\x00" + string(srv.Overrides)
 	s.mu.Lock()
-	m, ok := s.manifests[srv.Digest]
+	m, ok := s.manifests[key]
 	s.mu.Unlock()
 	if ok {
 		return m, nil
@@ -183,10 +185,27 @@ func (s *Service) manifestOf(srv connectors.Server) (*connector.Manifest, error)
 	if err != nil {
 		return nil, err
 	}
+	o, err := overridesOf(srv)
+	if err != nil {
+		return nil, err
+	}
+	m = o.Apply(m)
 	s.mu.Lock()
-	s.manifests[srv.Digest] = m
+	s.manifests[key] = m
 	s.mu.Unlock()
 	return m, nil
+}
+
+// overridesOf reads a catalog row's overrides (nil when none).
+func overridesOf(srv connectors.Server) (*connector.Overrides, error) {
+	if len(srv.Overrides) == 0 || string(srv.Overrides) == "null" {
+		return nil, nil
+	}
+	var o connector.Overrides
+	if err := json.Unmarshal(srv.Overrides, &o); err != nil {
+		return nil, fmt.Errorf("overrides of %s: %w", srv.ID, err)
+	}
+	return &o, nil
 }
 
 // manifestOf reads a catalog row's manifest.

@@ -40,8 +40,12 @@ func (s *Service) list(ctx context.Context, actor string, srv connectors.Server,
 	for _, t := range listed {
 		byName[connector.ModelName(srv.ToolPrefix, t.Name)] = t
 	}
+	overrides, err := overridesOf(srv)
+	if err != nil {
+		return err
+	}
 	cmd := login.RecordListing{LoginID: l.LoginID, Tools: tools, At: s.opts.Now(), StartsOn: func(t login.Tool) (bool, string) {
-		return connector.StartsOff(m, byName[t.Name], nil)
+		return connector.StartsOff(m, byName[t.Name], overrides.AdminDefault(t.Remote))
 	}}
 	_, err = s.executeLogin(ctx, actor, login.StreamName(l.ServerID, l.Owner), cmd)
 	return err

@@ -125,3 +125,20 @@ func TestSettingsSubset(t *testing.T) {
 		t.Error("a keyword outside the subset was accepted")
 	}
 }
+
+func TestOverridesApply(t *testing.T) {
+	m := &Manifest{DisplayName: "A", Description: "d", Tools: []ManifestTool{{Name: "x", Description: "old"}}}
+	name, desc, off := "B", "new", false
+	o := &Overrides{DisplayName: &name, Tools: map[string]ToolOverride{"x": {Description: &desc, Default: &off}}}
+	got := o.Apply(m)
+	if got.DisplayName != "B" || got.Description != "d" || got.Tools[0].Description != "new" || m.Tools[0].Description != "old" {
+		t.Fatalf("apply = %+v (manifest %+v)", got, m)
+	}
+	if d := o.AdminDefault("x"); d == nil || *d {
+		t.Fatal("admin default lost")
+	}
+	var none *Overrides
+	if none.Apply(m) != m || none.AdminDefault("x") != nil {
+		t.Fatal("nil overrides changed something")
+	}
+}

@@ -35,16 +35,21 @@ type Server struct {
 	Publisher  string
 	Version    string
 	Enabled    bool
+	// Overrides are the instance admin's edits (null when none).
+	Overrides json.RawMessage
 }
 
-const serverCols = `id, slug, tool_prefix, COALESCE(owner_org_id, ''), manifest, digest, source, verified, publisher, version, enabled`
+const serverCols = `id, slug, tool_prefix, COALESCE(owner_org_id, ''), manifest, digest, source, verified, publisher, version, enabled, COALESCE(overrides, '')`
 
 func scanServer(sc interface{ Scan(...any) error }) (Server, error) {
 	var s Server
-	var manifest string
+	var manifest, overrides string
 	var verified, enabled int
-	err := sc.Scan(&s.ID, &s.Slug, &s.ToolPrefix, &s.OwnerOrgID, &manifest, &s.Digest, &s.Source, &verified, &s.Publisher, &s.Version, &enabled)
+	err := sc.Scan(&s.ID, &s.Slug, &s.ToolPrefix, &s.OwnerOrgID, &manifest, &s.Digest, &s.Source, &verified, &s.Publisher, &s.Version, &enabled, &overrides)
 	s.Manifest, s.Verified, s.Enabled = json.RawMessage(manifest), verified == 1, enabled == 1
+	if overrides != "" {
+		s.Overrides = json.RawMessage(overrides)
+	}
 	return s, err
 }
 
