@@ -20,8 +20,8 @@ import (
 
 	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/organization"
-	"github.com/workbench/workbench/projections/identity"
-	organizationsrm "github.com/workbench/workbench/projections/organizations"
+	identityrm "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/organizations"
 )
 
 // fill types text into the input matched by selector, replacing what it held.
@@ -117,7 +117,7 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		if code := mcpStatus(t, srv.Base, key); code != 200 {
 			t.Fatalf("initialize with the agent's key: %d", code)
 		}
-		o, err := identity.Reader{DB: srv.M.DB}.OwnerByKeyHash(ctx, identitydom.HashAPIKey(key))
+		o, err := identityrm.Reader{DB: srv.M.DB}.OwnerByKeyHash(ctx, identitydom.HashAPIKey(key))
 		if err != nil || o.AgentID != crawler {
 			t.Fatalf("the key acts as %+v, %v; want agent %s", o, err, crawler)
 		}
@@ -151,10 +151,10 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		tb.click(`[data-agent-name=crawler] [data-testid=agent-delete]`, "")
 		tb.click(`[data-testid=dialog-confirm]`, "")
 		tb.el(`.notice-success`, `crawler was deleted`)
-		if _, err := srv.M.Organizations.Reader().Chain(ctx, crawler); err != organizationsrm.ErrNotFound {
+		if _, err := srv.M.Organizations.Reader().Chain(ctx, crawler); err != organizations.ErrNotFound {
 			t.Fatalf("chain of the deleted agent: %v", err)
 		}
-		if _, err := (identity.Reader{DB: srv.M.DB}).LiveKeyFor(ctx, tb.userOf(t), crawler); err != identity.ErrNotFound {
+		if _, err := (identityrm.Reader{DB: srv.M.DB}).LiveKeyFor(ctx, tb.userOf(t), crawler); err != identityrm.ErrNotFound {
 			t.Fatalf("the deleted agent's key is still live: %v", err)
 		}
 	})

@@ -509,7 +509,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	}
 	oauthServer, err := oauthhttp.New(oauthhttp.Options{
 		Clients: oauthClients, DB: m.DB, Sessions: sessions,
-		Users: identity.Reader{DB: m.DB}, PublicURL: m.Config.ServerPublicURL,
+		Users: identity.Reader{DB: m.DB}, Agents: m.Organizations.Reader(), PublicURL: m.Config.ServerPublicURL,
 		SigningKey: m.deriveKey("oauth-signing"), AccessTokenTTL: m.Config.OAuthAccessTokenTTL, Logger: m.Logger,
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
@@ -73,10 +74,16 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`, e.ClientID, e.ClientName, jsonList(e.RedirectURIs), jsonList(e.GrantTypes),
 			jsonList(e.ResponseTypes), jsonList(e.Scopes), dbtime.Format(e.RegisteredAt))
 	case oauth.CodeIssued:
-		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_grants (request_id, client_id, user_id, code_signature, scopes, audience,
+		// A grant that names no agent acts as the user's default agent; the row says so explicitly
+		// (rows written before the column existed hold NULL, which the readers read the same way).
+		agent := e.AgentID
+		if agent == uuid.Nil {
+			agent = identity.DefaultAgentID(e.UserID)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_grants (request_id, client_id, user_id, agent_id, code_signature, scopes, audience,
 			redirect_uri, code_challenge, code_challenge_method, requested_at, code_expires_at, issued_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-			e.RequestID, e.ClientID, e.UserID.String(), e.CodeSignature, jsonList(e.Scopes), jsonList(e.Audience), e.RedirectURI,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			e.RequestID, e.ClientID, e.UserID.String(), agent.String(), e.CodeSignature, jsonList(e.Scopes), jsonList(e.Audience), e.RedirectURI,
 			e.CodeChallenge, e.CodeChallengeMethod, dbtime.Format(e.RequestedAt), dbtime.Format(e.ExpiresAt), dbtime.Format(e.IssuedAt))
 	case oauth.CodeExchanged:
 		_, err = tx.ExecContext(ctx, `UPDATE oauth_grants SET code_exchanged_at = $1 WHERE request_id = $2`, dbtime.Format(e.ExchangedAt), e.RequestID)
@@ -135,9 +142,12 @@ func (r Reader) Client(ctx context.Context, id string) (oauth.Client, error) {
 
 // Grant is a row of oauth_grants.
 type Grant struct {
-	RequestID           string
-	ClientID            string
-	UserID              uuid.UUID
+	RequestID string
+	ClientID  string
+	UserID    uuid.UUID
+	// AgentID is the agent the grant acts as, never uuid.Nil: a grant from before agents is the
+	// user's default agent's.
+	AgentID             uuid.UUID
 	CodeSignature       string
 	Scopes              []string
 	Audience            []string
@@ -153,15 +163,15 @@ type Grant struct {
 	AccessRevoked       bool
 }
 
-const grantColumns = `g.request_id, g.client_id, g.user_id, g.code_signature, g.scopes, g.audience, g.redirect_uri,
+const grantColumns = `g.request_id, g.client_id, g.user_id, g.agent_id, g.code_signature, g.scopes, g.audience, g.redirect_uri,
 	g.code_challenge, g.code_challenge_method, g.requested_at, g.code_expires_at, g.issued_at,
 	g.code_exchanged_at, g.code_revoked_at, g.refresh_revoked_at, g.access_revoked_at`
 
 func scanGrant(row interface{ Scan(...any) error }, extra ...any) (Grant, error) {
 	var g Grant
 	var uid, scopes, aud, requested, expires, issued string
-	var exchanged, codeRevoked, refreshRevoked, accessRevoked sql.NullString
-	dst := append([]any{&g.RequestID, &g.ClientID, &uid, &g.CodeSignature, &scopes, &aud, &g.RedirectURI,
+	var agent, exchanged, codeRevoked, refreshRevoked, accessRevoked sql.NullString
+	dst := append([]any{&g.RequestID, &g.ClientID, &uid, &agent, &g.CodeSignature, &scopes, &aud, &g.RedirectURI,
 		&g.CodeChallenge, &g.CodeChallengeMethod, &requested, &expires, &issued,
 		&exchanged, &codeRevoked, &refreshRevoked, &accessRevoked}, extra...)
 	if err := row.Scan(dst...); err != nil {
@@ -173,6 +183,12 @@ func scanGrant(row interface{ Scan(...any) error }, extra ...any) (Grant, error)
 	var err error
 	if g.UserID, err = uuid.Parse(uid); err != nil {
 		return Grant{}, err
+	}
+	g.AgentID = identity.DefaultAgentID(g.UserID)
+	if agent.Valid {
+		if g.AgentID, err = uuid.Parse(agent.String); err != nil {
+			return Grant{}, err
+		}
 	}
 	if err := json.Unmarshal([]byte(scopes), &g.Scopes); err != nil {
 		return Grant{}, err
