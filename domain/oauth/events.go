@@ -27,6 +27,7 @@ const (
 	ReasonCodeReuse         = "code_reuse"          // the authorization code was presented twice
 	ReasonRefreshTokenReuse = "refresh_token_reuse" // a spent refresh token was presented
 	ReasonUser              = "user"                // the user revoked the client in the portal
+	ReasonAgentDeleted      = "agent_deleted"       // the agent the grant acts as was deleted
 )
 
 // ClientRegistered records a client registered through RFC 7591 dynamic registration. Every client is

@@ -345,7 +345,7 @@ func exists(g Grant, what string, at time.Time) error {
 
 func checkReason(r string) error {
 	switch r {
-	case ReasonTokenRevocation, ReasonCodeReuse, ReasonRefreshTokenReuse, ReasonUser:
+	case ReasonTokenRevocation, ReasonCodeReuse, ReasonRefreshTokenReuse, ReasonUser, ReasonAgentDeleted:
 		return nil
 	}
 	return domain.Errorf(domain.CodeInvalid, "revoke: unknown reason %q", r)

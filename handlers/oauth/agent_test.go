@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/domain"
 	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/authn"
@@ -45,15 +46,19 @@ func TestConsentChoosesTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	principal := func(access string) uuid.UUID {
-		t.Helper()
+	authenticate := func(access string) (uuid.UUID, error) {
 		req := httptest.NewRequest("POST", "/mcp", nil)
 		req.Header.Set("Authorization", "Bearer "+access)
 		p, err := authn.AccessTokens{Verifier: e.oauth, Users: identityrm.Reader{DB: e.db}}.Authenticate(req)
+		return p.AgentID, err
+	}
+	principal := func(access string) uuid.UUID {
+		t.Helper()
+		agent, err := authenticate(access)
 		if err != nil {
 			t.Fatalf("authenticate: %v", err)
 		}
-		return p.AgentID
+		return agent
 	}
 	run := func(agentField string) (response, string, string) {
 		t.Helper()
@@ -88,7 +93,23 @@ func TestConsentChoosesTheAgent(t *testing.T) {
 		if got := principal(again.access); got != agent {
 			t.Fatalf("the refreshed access token acts as %s, want %s", got, agent)
 		}
+
+		// Deleting the agent retires the grant: its access token is refused at once, and its refresh
+		// token gets nothing.
+		if err := e.orgs.DeleteAgent(ctx, e.user, acme, agent, md); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := authenticate(again.access); domain.ErrorCode(err) != domain.CodeUnauthenticated {
+			t.Fatalf("the deleted agent's access token: %v, want refused", err)
+		}
+		if res := e.refresh(clientID, again.refresh); res.status != http.StatusBadRequest {
+			t.Fatalf("the deleted agent's refresh token: %d %s", res.status, res.body)
+		}
 	})
+	agent, err = e.orgs.CreateAgent(ctx, e.user, acme, "claude", uuid.Nil, md)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Run("no choice is the default agent", func(t *testing.T) {
 		res, clientID, verifier := run("")
 		code := redirectQuery(t, res).Get("code")

@@ -158,7 +158,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	orgReader := &organizationsrm.Reader{DB: db}
-	if e.orgs, err = organizations.New(organizations.Options{Store: store, Reader: orgReader, Projections: runner}); err != nil {
+	if e.orgs, err = organizations.New(organizations.Options{Store: store, Reader: orgReader, Projections: runner, Grants: clients}); err != nil {
 		t.Fatal(err)
 	}
 	e.oauth, err = oauthhttp.New(oauthhttp.Options{

@@ -22,6 +22,7 @@ import (
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/oauth"
 	organizationsrm "github.com/workbench/workbench/projections/organizations"
 )
 
@@ -36,6 +37,11 @@ type KeyReader interface {
 	LiveKeyFor(ctx context.Context, user, agent uuid.UUID) (identity.APIKey, error)
 }
 
+// Clients is the part of the oauth read model that lists the MCP clients acting as an agent.
+type Clients interface {
+	ClientsOfAgent(ctx context.Context, user, agent uuid.UUID, now time.Time) ([]oauth.UserClient, error)
+}
+
 // Projections is the part of the projections runner used to read our own writes: a new key must
 // authenticate by the time it is shown.
 type Projections interface {
@@ -45,11 +51,13 @@ type Projections interface {
 // Deps is what the routes need; all but Logger and Now are required.
 type Deps struct {
 	// Auth resolves the caller: authn.Chain of API keys, access tokens and the portal session.
-	Auth        mcp.Authenticator
-	Orgs        *organizations.Service
-	Reader      *organizationsrm.Reader
-	Keys        Keys
-	KeyReader   KeyReader
+	Auth      mcp.Authenticator
+	Orgs      *organizations.Service
+	Reader    *organizationsrm.Reader
+	Keys      Keys
+	KeyReader KeyReader
+	// Clients, when set, lists each agent's OAuth clients beside its API key.
+	Clients     Clients
 	Projections Projections
 	Logger      *slog.Logger
 	Now         func() time.Time
@@ -267,10 +275,18 @@ type agentJSON struct {
 	CreatedAt time.Time  `json:"created_at"`
 	// APIKey is the agent's live key (its prefix, never the key); null when it has none.
 	APIKey *keyJSON `json:"api_key"`
+	// OAuthClients are the MCP clients holding live tokens that act as the agent.
+	OAuthClients []clientJSON `json:"oauth_clients"`
+}
+
+type clientJSON struct {
+	ClientID   string    `json:"client_id"`
+	ClientName string    `json:"client_name"`
+	LastUsedAt time.Time `json:"last_used_at"`
 }
 
 func (h *routes) agentJSON(ctx context.Context, a organizationsrm.Agent) (agentJSON, error) {
-	out := agentJSON{ID: a.ID, Name: a.Name, OwnerID: a.OwnerID, Default: a.Default, CreatedAt: a.CreatedAt}
+	out := agentJSON{ID: a.ID, Name: a.Name, OwnerID: a.OwnerID, Default: a.Default, CreatedAt: a.CreatedAt, OAuthClients: []clientJSON{}}
 	if a.GuildID != uuid.Nil {
 		g := a.GuildID
 		out.GuildID = &g
@@ -281,6 +297,15 @@ func (h *routes) agentJSON(ctx context.Context, a organizationsrm.Agent) (agentJ
 		out.APIKey = &keyJSON{Prefix: k.Prefix, MintedAt: k.MintedAt}
 	case !errors.Is(err, identity.ErrNotFound):
 		return agentJSON{}, err
+	}
+	if h.Clients != nil {
+		cs, err := h.Clients.ClientsOfAgent(ctx, a.OwnerID, a.ID, h.Now())
+		if err != nil {
+			return agentJSON{}, err
+		}
+		for _, c := range cs {
+			out.OAuthClients = append(out.OAuthClients, clientJSON{ClientID: c.ClientID, ClientName: c.ClientName, LastUsedAt: c.LastUsedAt})
+		}
 	}
 	return out, nil
 }

@@ -288,12 +288,33 @@ type UserClient struct {
 // ClientsOfUser lists the clients holding a refresh token for user that is neither rotated, revoked
 // nor expired at now, most recently used first.
 func (r Reader) ClientsOfUser(ctx context.Context, user uuid.UUID, now time.Time) ([]UserClient, error) {
-	rows, err := r.DB.QueryContext(ctx, `SELECT c.client_id, c.client_name, g.redirect_uri, g.scopes, g.issued_at, t.issued_at
+	return r.clients(ctx, user, uuid.Nil, now)
+}
+
+// ClientsOfAgent is ClientsOfUser for the grants of one of user's agents (a grant from before agents
+// is the default agent's).
+func (r Reader) ClientsOfAgent(ctx context.Context, user, agent uuid.UUID, now time.Time) ([]UserClient, error) {
+	return r.clients(ctx, user, agent, now)
+}
+
+func (r Reader) clients(ctx context.Context, user, agent uuid.UUID, now time.Time) ([]UserClient, error) {
+	q := `SELECT c.client_id, c.client_name, g.redirect_uri, g.scopes, g.issued_at, t.issued_at
 		FROM oauth_refresh_tokens t
 		JOIN oauth_grants g ON g.request_id = t.request_id
 		JOIN oauth_clients c ON c.client_id = g.client_id
 		WHERE g.user_id = $1 AND g.refresh_revoked_at IS NULL AND t.rotated_at IS NULL
-		  AND (t.expires_at IS NULL OR t.expires_at > $2)`, user.String(), dbtime.Format(now))
+		  AND (t.expires_at IS NULL OR t.expires_at > $2)`
+	args := []any{user.String(), dbtime.Format(now)}
+	switch {
+	case agent == uuid.Nil:
+	case agent == identity.DefaultAgentID(user):
+		q += ` AND (g.agent_id = $3 OR g.agent_id IS NULL)`
+		args = append(args, agent.String())
+	default:
+		q += ` AND g.agent_id = $3`
+		args = append(args, agent.String())
+	}
+	rows, err := r.DB.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: clients of user: %w", err)
 	}
@@ -350,6 +371,28 @@ func (r Reader) ClientsOfUser(ctx context.Context, user uuid.UUID, now time.Time
 	}
 	slices.SortStableFunc(out, func(a, b UserClient) int { return b.LastUsedAt.Compare(a.LastUsedAt) })
 	return out, nil
+}
+
+// AgentGrants returns the request ids of user's grants that act as agent and still hold an
+// outstanding code, a refresh-token family or access tokens that were not revoked.
+func (r Reader) AgentGrants(ctx context.Context, user, agent uuid.UUID) ([]string, error) {
+	rows, err := r.DB.QueryContext(ctx, `SELECT request_id FROM oauth_grants
+		WHERE user_id = $1 AND agent_id = $2
+		  AND ((code_exchanged_at IS NULL AND code_revoked_at IS NULL) OR refresh_revoked_at IS NULL OR access_revoked_at IS NULL)
+		ORDER BY request_id`, user.String(), agent.String())
+	if err != nil {
+		return nil, fmt.Errorf("oauth: grants of agent: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 // RevocableGrants returns the request ids of user's grants for client that still hold an outstanding

@@ -197,7 +197,7 @@ function orgPage(ctx, page, status, secret, reload) {
 function agentsTable(ctx, o, agents, emails, guildNames, status, secret, act, reload) {
   const me = ctx.me.id;
   if (!agents.length) return h('p', { class: 'muted' }, 'No agents yet.');
-  return table(['Agent', 'Owner', 'Guild', 'API key', ''], agents.map((a) => {
+  return table(['Agent', 'Owner', 'Guild', 'Credentials', ''], agents.map((a) => {
     const mine = a.owner_id === me;
     const actions = [];
     if (mine) {
@@ -239,7 +239,8 @@ function agentsTable(ctx, o, agents, emails, guildNames, status, secret, act, re
       h('td', { 'data-testid': 'agent-guild' }, a.guild_id ? (guildNames.get(a.guild_id) || a.guild_id) : h('span', { class: 'muted' }, 'none')),
       h('td', {}, a.api_key ? h('code', { 'data-testid': 'agent-key-prefix', title: 'made ' + formatTime(a.api_key.minted_at) }, a.api_key.prefix)
         : h('span', { class: 'muted', 'data-testid': 'agent-key-prefix' }, 'none'),
-      a.default ? h('div', { class: 'small' }, h('a', { href: '/clients', 'data-link': true }, 'MCP clients')) : null),
+      (a.oauth_clients || []).length ? h('div', { class: 'small', 'data-testid': 'agent-clients' }, 'MCP clients: ',
+        a.oauth_clients.map((c) => h('span', { class: 'tag', title: 'last used ' + formatTime(c.last_used_at) }, c.client_name || c.client_id))) : null),
       h('td', { class: 'right' }, h('div', { class: 'actions' }, actions)));
   }), 'agents');
 }
