@@ -51,7 +51,7 @@ type Options struct {
 	Keys KeyRevoker
 	// Grants, when set, revokes the OAuth grants of an agent that is deleted (see also WithGrants).
 	Grants GrantRevoker
-	Now  func() time.Time
+	Now    func() time.Time
 }
 
 // Service runs the organisation use cases.
