@@ -83,6 +83,13 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		tb.click(`[data-testid=invite-submit]`, "")
 		tb.el(`.notice-success`, `carol@example.com is invited`)
 		tb.el(`[data-testid=invitations] [data-invitation="carol@example.com"]`, "")
+		tb.fill(`[data-testid=invite-email]`, "dan@example.com")
+		tb.click(`[data-testid=invite-submit]`, "")
+		tb.click(`[data-invitation="dan@example.com"] [data-testid=revoke-invitation]`, "")
+		tb.el(`.notice-success`, `invitation of dan@example.com was withdrawn`)
+		if invs, err := srv.M.Organizations.Reader().Invitations(ctx, acme); err != nil || len(invs) != 1 || invs[0].Email != "carol@example.com" {
+			t.Fatalf("invitations after the withdrawal: %+v %v", invs, err)
+		}
 		m, err := srv.M.Organizations.Reader().Membership(ctx, acme, bob.ID)
 		if err != nil || m.Role != organization.RoleAdmin {
 			t.Fatalf("bob's membership: %+v %v", m, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -503,7 +504,13 @@ func (h *routes) removeMember(w http.ResponseWriter, r *http.Request, c call) {
 }
 
 func (h *routes) revokeInvitation(w http.ResponseWriter, r *http.Request, c call) {
-	email := strings.TrimSpace(chi.URLParam(r, "email"))
+	// The router matches the escaped path, so the address arrives as sent ("%40" for "@").
+	email, err := url.PathUnescape(chi.URLParam(r, "email"))
+	if err != nil {
+		h.fail(w, r, domain.Errorf(domain.CodeNotFound, "no such invitation"))
+		return
+	}
+	email = strings.TrimSpace(email)
 	if err := h.Orgs.RevokeInvitation(r.Context(), c.user, c.org.ID, email, h.md(r, c.who)); err != nil {
 		h.fail(w, r, err)
 		return
