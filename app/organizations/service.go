@@ -36,6 +36,11 @@ type KeyRevoker interface {
 	RevokeAgentKey(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) (eventstore.Position, error)
 }
 
+// GrantRevoker is the part of app/oauthclients that retires a deleted agent's OAuth grants.
+type GrantRevoker interface {
+	RevokeAgentGrants(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) error
+}
+
 // Options configure a Service. Store and Reader are required.
 type Options struct {
 	Store  eventstore.Store
@@ -44,7 +49,9 @@ type Options struct {
 	Projections Waiter
 	// Keys, when set, revokes the API key of an agent that is deleted.
 	Keys KeyRevoker
-	Now  func() time.Time
+	// Grants, when set, revokes the OAuth grants of an agent that is deleted (see also WithGrants).
+	Grants GrantRevoker
+	Now    func() time.Time
 }
 
 // Service runs the organisation use cases.
@@ -64,6 +71,10 @@ func New(opts Options) (*Service, error) {
 }
 
 func (s *Service) now() time.Time { return s.opts.Now().UTC() }
+
+// WithGrants sets Options.Grants on a service built before the OAuth clients service existed. Call it
+// before the service is used concurrently.
+func (s *Service) WithGrants(g GrantRevoker) { s.opts.Grants = g }
 
 // Reader returns the read model the service was built with.
 func (s *Service) Reader() *organizations.Reader { return s.opts.Reader }
@@ -310,19 +321,24 @@ func (s *Service) DeleteAgent(ctx context.Context, actor, org, agent uuid.UUID, 
 	return s.revokeDeleted(ctx, res, md)
 }
 
-// revokeDeleted revokes the API key of every agent a result deleted, and waits until the identity
-// read model has the revocation: the key is refused by the time the deletion is answered. An agent
-// without a live key is nothing to revoke.
+// revokeDeleted revokes the API key and the OAuth grants of every agent a result deleted, and waits
+// until the read models have the revocations: the agent's credentials are refused by the time the
+// deletion is answered. An agent without a live key or grants is nothing to revoke.
 func (s *Service) revokeDeleted(ctx context.Context, res eventstore.Result[organization.State, domain.Event], md eventstore.Metadata) error {
-	if s.opts.Keys == nil {
-		return nil
-	}
 	for _, ev := range res.Events {
 		d, ok := ev.(organization.AgentDeleted)
 		if !ok {
 			continue
 		}
 		owner := res.State.Agents[d.AgentID].OwnerID
+		if s.opts.Grants != nil {
+			if err := s.opts.Grants.RevokeAgentGrants(ctx, owner, d.AgentID, md); err != nil {
+				return fmt.Errorf("revoke the OAuth grants of deleted agent %s: %w", d.AgentID, err)
+			}
+		}
+		if s.opts.Keys == nil {
+			continue
+		}
 		pos, err := s.opts.Keys.RevokeAgentKey(ctx, owner, d.AgentID, md)
 		if domain.ErrorCode(err) == domain.CodeConflict {
 			continue // no live key

@@ -525,9 +525,10 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if err != nil {
 		return err
 	}
+	m.Organizations.WithGrants(oauthClients)
 	oauthServer, err := oauthhttp.New(oauthhttp.Options{
 		Clients: oauthClients, DB: m.DB, Sessions: sessions,
-		Users: identity.Reader{DB: m.DB}, PublicURL: m.Config.ServerPublicURL,
+		Users: identity.Reader{DB: m.DB}, Agents: m.Organizations.Reader(), PublicURL: m.Config.ServerPublicURL,
 		SigningKey: m.deriveKey("oauth-signing"), AccessTokenTTL: m.Config.OAuthAccessTokenTTL, Logger: m.Logger,
 	})
 	if err != nil {
@@ -608,7 +609,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 					authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
 				},
 				Orgs: m.Organizations, Reader: m.Organizations.Reader(), Keys: m.Accounts,
-				KeyReader: identity.Reader{DB: m.DB}, Projections: m.Runner, Logger: m.Logger,
+				KeyReader: identity.Reader{DB: m.DB}, Clients: oauthrm.Reader{DB: m.DB}, Projections: m.Runner, Logger: m.Logger,
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)

@@ -11,7 +11,7 @@
 //
 //	GET    /api/orgs                                          the caller's organisations, with their role
 //	POST   /api/orgs                                          {name} → 201 a new organisation, caller owner
-//	GET    /api/orgs/{org}                                    the organisation page: members, invitations, guilds, agents
+//	GET    /api/orgs/{org}                                    the organisation page: members, invitations, guilds, agents with their API key and MCP clients
 //	PATCH  /api/orgs/{org}                                    {name}
 //	POST   /api/orgs/{org}/members                            {email, role} → 201 {status: added|invited}
 //	PATCH  /api/orgs/{org}/members/{user}                     {role}

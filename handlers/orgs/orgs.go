@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/oauth"
 	organizationsrm "github.com/workbench/workbench/projections/organizations"
 )
 
@@ -36,6 +38,11 @@ type KeyReader interface {
 	LiveKeyFor(ctx context.Context, user, agent uuid.UUID) (identity.APIKey, error)
 }
 
+// Clients is the part of the oauth read model that lists the MCP clients acting as an agent.
+type Clients interface {
+	ClientsOfAgent(ctx context.Context, user, agent uuid.UUID, now time.Time) ([]oauth.UserClient, error)
+}
+
 // Projections is the part of the projections runner used to read our own writes: a new key must
 // authenticate by the time it is shown.
 type Projections interface {
@@ -45,11 +52,13 @@ type Projections interface {
 // Deps is what the routes need; all but Logger and Now are required.
 type Deps struct {
 	// Auth resolves the caller: authn.Chain of API keys, access tokens and the portal session.
-	Auth        mcp.Authenticator
-	Orgs        *organizations.Service
-	Reader      *organizationsrm.Reader
-	Keys        Keys
-	KeyReader   KeyReader
+	Auth      mcp.Authenticator
+	Orgs      *organizations.Service
+	Reader    *organizationsrm.Reader
+	Keys      Keys
+	KeyReader KeyReader
+	// Clients, when set, lists each agent's OAuth clients beside its API key.
+	Clients     Clients
 	Projections Projections
 	Logger      *slog.Logger
 	Now         func() time.Time
@@ -267,10 +276,18 @@ type agentJSON struct {
 	CreatedAt time.Time  `json:"created_at"`
 	// APIKey is the agent's live key (its prefix, never the key); null when it has none.
 	APIKey *keyJSON `json:"api_key"`
+	// OAuthClients are the MCP clients holding live tokens that act as the agent.
+	OAuthClients []clientJSON `json:"oauth_clients"`
+}
+
+type clientJSON struct {
+	ClientID   string    `json:"client_id"`
+	ClientName string    `json:"client_name"`
+	LastUsedAt time.Time `json:"last_used_at"`
 }
 
 func (h *routes) agentJSON(ctx context.Context, a organizationsrm.Agent) (agentJSON, error) {
-	out := agentJSON{ID: a.ID, Name: a.Name, OwnerID: a.OwnerID, Default: a.Default, CreatedAt: a.CreatedAt}
+	out := agentJSON{ID: a.ID, Name: a.Name, OwnerID: a.OwnerID, Default: a.Default, CreatedAt: a.CreatedAt, OAuthClients: []clientJSON{}}
 	if a.GuildID != uuid.Nil {
 		g := a.GuildID
 		out.GuildID = &g
@@ -281,6 +298,15 @@ func (h *routes) agentJSON(ctx context.Context, a organizationsrm.Agent) (agentJ
 		out.APIKey = &keyJSON{Prefix: k.Prefix, MintedAt: k.MintedAt}
 	case !errors.Is(err, identity.ErrNotFound):
 		return agentJSON{}, err
+	}
+	if h.Clients != nil {
+		cs, err := h.Clients.ClientsOfAgent(ctx, a.OwnerID, a.ID, h.Now())
+		if err != nil {
+			return agentJSON{}, err
+		}
+		for _, c := range cs {
+			out.OAuthClients = append(out.OAuthClients, clientJSON{ClientID: c.ClientID, ClientName: c.ClientName, LastUsedAt: c.LastUsedAt})
+		}
 	}
 	return out, nil
 }
@@ -478,7 +504,13 @@ func (h *routes) removeMember(w http.ResponseWriter, r *http.Request, c call) {
 }
 
 func (h *routes) revokeInvitation(w http.ResponseWriter, r *http.Request, c call) {
-	email := strings.TrimSpace(chi.URLParam(r, "email"))
+	// The router matches the escaped path, so the address arrives as sent ("%40" for "@").
+	email, err := url.PathUnescape(chi.URLParam(r, "email"))
+	if err != nil {
+		h.fail(w, r, domain.Errorf(domain.CodeNotFound, "no such invitation"))
+		return
+	}
+	email = strings.TrimSpace(email)
 	if err := h.Orgs.RevokeInvitation(r.Context(), c.user, c.org.ID, email, h.md(r, c.who)); err != nil {
 		h.fail(w, r, err)
 		return

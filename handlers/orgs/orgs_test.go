@@ -237,6 +237,17 @@ func TestRoutes(t *testing.T) {
 		})
 	}
 
+	// An invitation is withdrawn by its address, escaped as a browser sends it; a second time it is gone.
+	if code := h.do("bob", "DELETE", base+"/invitations/new%40example.com", nil, nil); code != 204 {
+		t.Fatalf("withdraw the invitation: %d", code)
+	}
+	if code := h.do("bob", "DELETE", base+"/invitations/new@example.com", nil, nil); code != 404 {
+		t.Fatalf("withdraw it again: %d, want 404", code)
+	}
+	if code := h.do("bob", "POST", base+"/members", map[string]string{"email": "new@example.com"}, &invited); code != 201 || invited.Status != "invited" {
+		t.Fatalf("invite the address again: %d %+v", code, invited)
+	}
+
 	// Cy's agent in the guild, with its own key: the key authenticates as that agent.
 	var crawler agentJSON
 	if code := h.do("cy", "POST", base+"/agents", map[string]string{"name": "crawler", "guild_id": guild.ID.String()}, &crawler); code != 201 || crawler.GuildID == nil || *crawler.GuildID != guild.ID || crawler.APIKey != nil {

@@ -143,6 +143,13 @@ func testReadModel(t *testing.T, e *env) {
 	if _, err := e.reader.Chain(e.ctx, organization.DefaultAgentID(bob.ID)); !errors.Is(err, organizationsrm.ErrNotFound) {
 		t.Fatalf("chain before the backfill: %v", err)
 	}
+	bobDefault := organizationsrm.Chain{OrganizationID: organization.PersonalOrganizationID(bob.ID), AgentID: organization.DefaultAgentID(bob.ID)}
+	if c, err := e.reader.ChainFor(e.ctx, bob.ID, organization.DefaultAgentID(bob.ID)); err != nil || c != bobDefault {
+		t.Fatalf("ChainFor before the backfill: %+v %v", c, err)
+	}
+	if _, err := e.reader.ChainFor(e.ctx, bob.ID, organization.DefaultAgentID(dan.ID)); !errors.Is(err, organizationsrm.ErrNotFound) {
+		t.Fatalf("ChainFor of another user's default agent that has no row: %v", err)
+	}
 
 	// Acme: Ada owns it, invites Bob (a user: added at once) and Cy (no user yet: pending).
 	acme, err := e.orgs.Create(e.ctx, ada.ID, ada.Email, "Acme", md)

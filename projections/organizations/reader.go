@@ -50,6 +50,18 @@ func (r *Reader) Chain(ctx context.Context, agentID uuid.UUID) (Chain, error) {
 	return c, nil
 }
 
+// ChainFor is Chain for a request of user acting as agent (a Principal's UserID and AgentID). It
+// differs from Chain only for the user's default agent before the backfill has made their personal
+// organisation (a server just upgraded): that agent's chain is known all the same, the personal
+// organisation with no guild, so a request never fails for want of the backfill.
+func (r *Reader) ChainFor(ctx context.Context, userID, agentID uuid.UUID) (Chain, error) {
+	c, err := r.Chain(ctx, agentID)
+	if errors.Is(err, ErrNotFound) && agentID == organization.DefaultAgentID(userID) {
+		return Chain{OrganizationID: organization.PersonalOrganizationID(userID), AgentID: agentID}, nil
+	}
+	return c, err
+}
+
 // DefaultAgent returns the agent that a user's credentials made before agents existed act as: the
 // default agent of their personal organisation. Its id is organization.DefaultAgentID(userID) whether
 // or not the personal organisation has been created yet, so the answer never depends on the backfill

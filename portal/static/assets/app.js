@@ -8,6 +8,7 @@ import * as integrations from './pages/integrations.js';
 import * as apikey from './pages/apikey.js';
 import * as clients from './pages/clients.js';
 import * as activity from './pages/activity.js';
+import * as orgs from './pages/orgs.js';
 import * as connect from './pages/connect.js';
 import * as connectors from './pages/connectors.js';
 import * as notfound from './pages/notfound.js';
@@ -20,6 +21,9 @@ const ROUTES = [
   { re: /^\/key$/, page: apikey, nav: 'key' },
   { re: /^\/clients$/, page: clients, nav: 'clients' },
   { re: /^\/activity$/, page: activity, nav: 'activity' },
+  { re: /^\/orgs$/, page: orgs.list, nav: 'orgs' },
+  { re: /^\/orgs\/([0-9a-f-]{36})$/, page: orgs.org, nav: 'orgs' },
+  { re: /^\/orgs\/([0-9a-f-]{36})\/guilds\/([0-9a-f-]{36})$/, page: orgs.guild, nav: 'orgs' },
   { re: /^\/connect\/([^/]+)$/, page: connect },
 ];
 
@@ -29,6 +33,7 @@ const NAV = [
   { id: 'key', href: '/key', label: 'API key', icon: 'key' },
   { id: 'clients', href: '/clients', label: 'MCP clients', icon: 'bot' },
   { id: 'activity', href: '/activity', label: 'Activity', icon: 'activity' },
+  { id: 'orgs', href: '/orgs', label: 'Organisations', icon: 'users' },
 ];
 
 const root = document.getElementById('app');
