@@ -32,6 +32,7 @@ bench:
 	$(GO) test -run '^$$' -bench BenchmarkAsOf -benchtime 3x -count 1 -timeout 30m ./projections/audit/
 	$(GO) test -run '^$$' -bench BenchmarkMCPEndToEnd -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkMCPUnderJotPasswordFlood -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
+	$(GO) test -run '^$$' -bench BenchmarkConnectorRemoteCall -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkProxy -benchtime 1x -count 1 -timeout 10m ./handlers/proxy/
 	$(GO) test -run '^$$' -bench BenchmarkBrowser -benchtime 1x -count 1 -timeout 10m ./app/browser/
 	WORKBENCH_REPLICA_FIGURES=1 $(GO) test -v -run '^TestReplicaFigures$$' -count 1 -timeout 15m ./cmd/workbench/

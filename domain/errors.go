@@ -18,6 +18,8 @@ const (
 	CodeNotConnected    Code = "not_connected"   // the integration has no usable credential
 	CodeUnavailable     Code = "unavailable"     // a dependency is down; retrying may work
 	CodeInternal        Code = "internal"        // a bug or an unexpected failure
+	CodeUnprocessable   Code = "unprocessable"   // well-formed input the request cannot act on (a refused key, a missing field)
+	CodeUpstream        Code = "upstream"        // a provider or remote server failed
 )
 
 // Error is the one application error type. Message is safe to show to the caller; Err, when set, is the

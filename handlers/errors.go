@@ -25,6 +25,8 @@ var statusByCode = map[domain.Code]int{
 	domain.CodeNotConnected:    http.StatusConflict,
 	domain.CodeUnavailable:     http.StatusServiceUnavailable,
 	domain.CodeInternal:        http.StatusInternalServerError,
+	domain.CodeUnprocessable:   http.StatusUnprocessableEntity,
+	domain.CodeUpstream:        http.StatusBadGateway,
 }
 
 // RetryAfterSeconds is the Retry-After of every 503 caused by an unavailable dependency.

@@ -30,10 +30,18 @@ type Sealer interface {
 	Open(ctx context.Context, sealed domain.Sealed, purpose string) ([]byte, error)
 }
 
+// AgentChecker says whether an agent exists and belongs to a user (app/organizations.Service.AgentOf):
+// CodeNotFound when it does not.
+type AgentChecker interface {
+	AgentOf(ctx context.Context, user, agent uuid.UUID) error
+}
+
 // Service runs the identity use cases.
 type Service struct {
 	Store eventstore.Store
 	Vault Sealer
+	// Agents checks the agent a key is minted for. Without it only the default agent may hold keys.
+	Agents AgentChecker
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -143,63 +151,108 @@ func (s *Service) newKey(ctx context.Context, user uuid.UUID) (Key, string, doma
 	return Key{ID: uuid.New(), Secret: secret, Prefix: prefix}, hash, sealed, nil
 }
 
-// MintKey gives a user without a live key a new one.
+// checkAgent refuses an agent that is not the user's. uuid.Nil and the default agent always pass.
+func (s *Service) checkAgent(ctx context.Context, user, agent uuid.UUID) error {
+	if agent == uuid.Nil || agent == identity.DefaultAgentID(user) {
+		return nil
+	}
+	if s.Agents == nil {
+		return domain.Errorf(domain.CodeNotFound, "you have no agent %s", agent)
+	}
+	return s.Agents.AgentOf(ctx, user, agent)
+}
+
+// MintKey gives a user's default agent, when it has no live key, a new one.
 func (s *Service) MintKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
+	return s.MintAgentKey(ctx, user, uuid.Nil, md)
+}
+
+// MintAgentKey gives one of the user's agents (uuid.Nil: the default agent), when it has no live key,
+// a new one.
+func (s *Service) MintAgentKey(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
+	if err := s.checkAgent(ctx, user, agent); err != nil {
+		return Key{}, eventstore.Start, err
+	}
 	k, hash, sealed, err := s.newKey(ctx, user)
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
 	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users,
-		identity.Command(identity.MintAPIKey{KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
+		identity.Command(identity.MintAPIKey{AgentID: agent, KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
 	return k, res.Position, nil
 }
 
-// RotateKey replaces the user's live key; the old one stops authenticating in the same event.
+// RotateKey replaces the default agent's live key; the old one stops authenticating in the same event.
 func (s *Service) RotateKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
+	return s.RotateAgentKey(ctx, user, uuid.Nil, md)
+}
+
+// RotateAgentKey replaces an agent's live key (uuid.Nil: the default agent's).
+func (s *Service) RotateAgentKey(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
+	if err := s.checkAgent(ctx, user, agent); err != nil {
+		return Key{}, eventstore.Start, err
+	}
 	k, hash, sealed, err := s.newKey(ctx, user)
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
 	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users,
-		identity.Command(identity.RotateAPIKey{KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
+		identity.Command(identity.RotateAPIKey{AgentID: agent, KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
 	return k, res.Position, nil
 }
 
-// MintOrRotate mints a key for a user without one and rotates the live key otherwise.
+// MintOrRotate mints a key for a user's default agent without one and rotates its live key otherwise.
 func (s *Service) MintOrRotate(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
+	return s.MintOrRotateAgent(ctx, user, uuid.Nil, md)
+}
+
+// MintOrRotateAgent mints a key for an agent without one and rotates its live key otherwise
+// (uuid.Nil: the default agent).
+func (s *Service) MintOrRotateAgent(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
 	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), Users)
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
-	if _, live := st.LiveKey(); live {
-		return s.RotateKey(ctx, user, md)
+	if _, live := st.LiveKeyFor(agent); live {
+		return s.RotateAgentKey(ctx, user, agent, md)
 	}
-	return s.MintKey(ctx, user, md)
+	return s.MintAgentKey(ctx, user, agent, md)
 }
 
-// RevokeKey retires the user's live key without a replacement.
+// RevokeKey retires the default agent's live key without a replacement.
 func (s *Service) RevokeKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (eventstore.Position, error) {
-	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users, identity.Command(identity.RevokeAPIKey{At: s.now()}), md)
+	return s.RevokeAgentKey(ctx, user, uuid.Nil, md)
+}
+
+// RevokeAgentKey retires an agent's live key without a replacement (uuid.Nil: the default agent's).
+// It does not check that the agent still exists: a deleted agent's key is revoked this way.
+func (s *Service) RevokeAgentKey(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) (eventstore.Position, error) {
+	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users, identity.Command(identity.RevokeAPIKey{AgentID: agent, At: s.now()}), md)
 	if err != nil {
 		return eventstore.Start, err
 	}
 	return res.Position, nil
 }
 
-// RevealKey opens the user's live key for its owner. It reads the log, not a read model, so a key
-// rotated a moment ago is never revealed in its old form.
+// RevealKey opens the live key of the user's default agent for its owner. It reads the log, not a
+// read model, so a key rotated a moment ago is never revealed in its old form.
 func (s *Service) RevealKey(ctx context.Context, user uuid.UUID) (Key, error) {
+	return s.RevealAgentKey(ctx, user, uuid.Nil)
+}
+
+// RevealAgentKey opens the live key of one of the user's agents (uuid.Nil: the default agent).
+func (s *Service) RevealAgentKey(ctx context.Context, user, agent uuid.UUID) (Key, error) {
 	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), Users)
 	if err != nil {
 		return Key{}, err
 	}
-	live, ok := st.LiveKey()
+	live, ok := st.LiveKeyFor(agent)
 	if !ok {
 		return Key{}, domain.Errorf(domain.CodeNotFound, "you have no live API key; mint one")
 	}

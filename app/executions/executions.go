@@ -55,6 +55,25 @@ type Options struct {
 	Concurrency int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Sources offer tools beyond the plugin registry (connector tools of the caller's logins). A name
+	// the registry does not hold is asked of each in turn; every execution is recorded the same way.
+	Sources []ToolSource
+}
+
+// ToolSource offers tools that are not plugin tools: the connector tools an agent sees.
+type ToolSource interface {
+	// FindTool returns the tool the caller may run under name; ok is false when the caller has no
+	// such tool (a tool switched Off for the caller included: it is unknown to it).
+	FindTool(ctx context.Context, caller Caller, name string) (t SourceTool, ok bool, err error)
+}
+
+// SourceTool is one runnable tool of a ToolSource.
+type SourceTool struct {
+	// Integration is recorded as the execution's integration (a connector's server id).
+	Integration string
+	// Run runs the tool with the caller's arguments; its errors' messages are shown when they are
+	// *domain.Error (already redacted by the source).
+	Run func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 }
 
 // Service runs and records tool executions.
@@ -93,6 +112,8 @@ type Caller struct {
 	UserID   uuid.UUID
 	Via      string
 	ClientID string
+	// AgentID is the agent the credential belongs to (uuid.Nil: the user's default agent).
+	AgentID uuid.UUID
 }
 
 // Call is one execution asked for: a plugin tool's name and its arguments (JSON; empty means {}).
@@ -157,6 +178,21 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 
 	t, ok := s.opts.Registry.Tool(name)
 	if !ok {
+		for _, src := range s.opts.Sources {
+			st, found, err := src.FindTool(ctx, caller, name)
+			if err != nil {
+				s.log.ErrorContext(ctx, "tool source failed", "tool", name, "err", err)
+				return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: fmt.Sprintf("%s: %s", name, safeMessage(err))})
+			}
+			if found {
+				rec.Integration = st.Integration
+				result, err := st.Run(ctx, args)
+				if err != nil {
+					return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: safeMessage(err)})
+				}
+				return s.finish(ctx, rec, start, Outcome{Result: result})
+			}
+		}
 		return s.finish(ctx, rec, start, Outcome{Code: CodeUnknownTool, Message: fmt.Sprintf("Unknown tool: %s. Use search_tools to find tool names.", name)})
 	}
 	in := t.Owner()

@@ -23,6 +23,9 @@ type Grants interface {
 	// RevocableGrants returns the request ids of user's grants to client that still hold an outstanding
 	// code or a live refresh-token family.
 	RevocableGrants(ctx context.Context, user uuid.UUID, clientID string) ([]string, error)
+	// AgentGrants returns the request ids of user's grants acting as agent that still hold anything
+	// revocable.
+	AgentGrants(ctx context.Context, user, agent uuid.UUID) ([]string, error)
 }
 
 // Options configure a Service; all but Logger are required.

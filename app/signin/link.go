@@ -38,6 +38,9 @@ func (s *Service) IssueLink(ctx context.Context, email, purpose string) (string,
 	if err != nil {
 		return "", fmt.Errorf("sign-in link: ensure user %s: %w", email, err)
 	}
+	if err := s.signedIn(ctx, u, md(ctx, "system", now)); err != nil {
+		return "", fmt.Errorf("sign-in link: %w", err)
+	}
 	token, err := randomToken()
 	if err != nil {
 		return "", err

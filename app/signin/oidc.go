@@ -296,6 +296,9 @@ func (s *Service) Complete(ctx context.Context, providerID, flowValue string, qu
 	if err != nil {
 		return accounts.User{}, "", fmt.Errorf("sign-in: ensure user: %w", err)
 	}
+	if err := s.signedIn(ctx, u, md(ctx, "system", s.clock())); err != nil {
+		return accounts.User{}, "", fmt.Errorf("sign-in: %w", err)
+	}
 	if !pos.IsZero() {
 		if err := s.cfg.Projections.WaitFor(ctx, pos); err != nil {
 			return accounts.User{}, "", fmt.Errorf("sign-in: wait for the read models: %w", err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
@@ -27,6 +28,13 @@ type Users interface {
 	EnsureUser(ctx context.Context, email, displayName string, md eventstore.Metadata) (accounts.User, bool, eventstore.Position, error)
 }
 
+// Organizations is the part of app/organizations sign-in calls for every user it signs in: the
+// personal organisation is made at the first sign-in, and pending invitations of the address are
+// accepted.
+type Organizations interface {
+	SignedIn(ctx context.Context, user uuid.UUID, email string, md eventstore.Metadata) error
+}
+
 // Projections is the part of the projections runner this package uses to read its own writes.
 type Projections interface {
 	WaitFor(ctx context.Context, pos eventstore.Position) error
@@ -35,9 +43,11 @@ type Projections interface {
 // Config wires a Service. Users, Store, Projections, PublicURL and FlowKey are required.
 type Config struct {
 	Settings
-	Users       Users
-	Store       eventstore.Store
-	Projections Projections
+	Users Users
+	Store eventstore.Store
+	// Organizations, when set, is told of every sign-in (see Organizations).
+	Organizations Organizations
+	Projections   Projections
 	// PublicURL is SERVER_PUBLIC_URL: redirect URIs and sign-in links are built on it.
 	PublicURL string
 	// FlowKey seals the short-lived cookie that binds an SSO sign-in to the browser that started it
@@ -140,6 +150,17 @@ func New(cfg Config) (*Service, error) {
 		s.providers[p.ID] = &provider{cfg: p}
 	}
 	return s, nil
+}
+
+// signedIn tells Organizations, when configured, that u signed in.
+func (s *Service) signedIn(ctx context.Context, u accounts.User, m eventstore.Metadata) error {
+	if s.cfg.Organizations == nil {
+		return nil
+	}
+	if err := s.cfg.Organizations.SignedIn(ctx, u.ID, u.Email, m); err != nil {
+		return fmt.Errorf("organisations of %s: %w", u.ID, err)
+	}
+	return nil
 }
 
 // ProviderInfo is a provider as the sign-in page lists it.

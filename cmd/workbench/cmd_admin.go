@@ -8,25 +8,37 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain"
 	signindom "github.com/workbench/workbench/domain/signin"
 	"github.com/workbench/workbench/eventstore"
 )
 
-// cmdAPIKey: `apikey create --email E [--name N]` creates the user when missing, mints a key (or
-// rotates the live one, which stops working at once) and prints the new key once.
+// cmdAPIKey: `apikey create --email E [--name N] [--agent ID]` creates the user when missing, mints a
+// key for the agent (default: the user's default agent) or rotates its live one, which stops working at
+// once, and prints the new key once.
 func cmdAPIKey(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "create" {
-		fmt.Fprint(stderr, "usage: workbench apikey create --email EMAIL [--name DISPLAY_NAME]\n")
+		fmt.Fprint(stderr, "usage: workbench apikey create --email EMAIL [--name DISPLAY_NAME] [--agent AGENT_ID]\n")
 		return errUsage
 	}
 	fs := flag.NewFlagSet("apikey create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	email := fs.String("email", "", "the user's email address (the user is created when missing)")
 	name := fs.String("name", "", "display name for a new user")
+	agentFlag := fs.String("agent", "", "the id of the user's agent the key acts as (default: the user's default agent)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
+	}
+	var agent uuid.UUID
+	if *agentFlag != "" {
+		var err error
+		if agent, err = uuid.Parse(*agentFlag); err != nil {
+			fmt.Fprintf(stderr, "workbench apikey create: --agent %q is not an agent id\n", *agentFlag)
+			return errUsage
+		}
 	}
 	if *email == "" {
 		fmt.Fprint(stderr, "workbench apikey create: --email is required\n")
@@ -43,14 +55,14 @@ func cmdAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("apikey create: %s", describe(err))
 	}
 	md.OnBehalfOf = u.ID.String()
-	key, _, err := m.Accounts.MintOrRotate(ctx, u.ID, md)
+	key, _, err := m.Accounts.MintOrRotateAgent(ctx, u.ID, agent, md)
 	if err != nil {
 		return fmt.Errorf("apikey create: %s", describe(err))
 	}
 	if created {
 		fmt.Fprintf(stderr, "created user %s (%s)\n", u.Email, u.ID)
 	}
-	fmt.Fprintf(stderr, "API key %s for %s: shown once, keep it (any earlier key of this user has stopped working)\n", key.Prefix, u.Email)
+	fmt.Fprintf(stderr, "API key %s for %s: shown once, keep it (any earlier key of this agent has stopped working)\n", key.Prefix, u.Email)
 	fmt.Fprintln(stdout, key.Secret)
 	return nil
 }

@@ -8,6 +8,7 @@
 //	workbench projections rebuild [NAME]    rebuild one read model (or all) from position zero
 //	workbench keys rotate                   re-seal every data key under the current ENCRYPTION_KEY
 //	workbench plugins check DIR             validate user plugins as the server would load them
+//	workbench connectors check DIR          validate connector folders (a CONNECTORS_DIR) as the server would load them
 //	workbench audit replay [filters]        stream the audit trail from the log as JSON lines or CSV
 //	workbench doctor                        check a deployment's settings, database, key, bus and public URL
 //	workbench backup --to PATH              copy a running SQLite database into a new file (online)
@@ -57,6 +58,7 @@ commands:
   plugins check DIR              validate a plugin folder (or a PLUGINS_DIR) and print every problem
   doctor [--timeout 5s]          check the settings, database, migrations, key, bus and public URL; changes nothing
   backup --to PATH               SQLite: copy the database, while serving, into a new file (PostgreSQL: pg_dump)
+  connectors check DIR           validate connector folders (a CONNECTORS_DIR) and print every problem
   version                        print the version (also --version)
 
 Configuration comes from the environment; see the README.
@@ -91,6 +93,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdDoctor(ctx, args, getenv, stdout, stderr)
 	case "backup":
 		return cmdBackup(ctx, args, getenv, stdout, stderr)
+	case "connectors":
+		return cmdConnectors(args, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "workbench", binaryVersion())
 		return nil

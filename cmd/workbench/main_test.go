@@ -137,7 +137,11 @@ func checkServer(t *testing.T, env map[string]string) {
 	if err := run(context.Background(), []string{"events", "tail"}, envFunc(env), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(out.String(), "\n"); n != 6 || strings.Count(out.String(), `"type":"identity.api_key_minted"`) != 1 {
+	// Six events of the admin's sign-in link and the CLI's user and key, three of the admin's
+	// personal organisation (created, owner added, default agent), and each shipped connector's install.
+	shipped, _ := shippedConnectors()
+	if n := strings.Count(out.String(), "\n"); n != 9+len(shipped) || strings.Count(out.String(), `"type":"identity.api_key_minted"`) != 1 ||
+		strings.Count(out.String(), `"type":"organization.agent_created"`) != 1 {
 		t.Fatalf("events tail printed %d lines:\n%s", n, out.String())
 	}
 	if strings.Contains(out.String(), secret) {

@@ -28,11 +28,13 @@ import (
 	"github.com/workbench/workbench/app/browser"
 	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/app/connections"
+	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/app/oauthclients"
+	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain/mcpsession"
@@ -44,10 +46,12 @@ import (
 	"github.com/workbench/workbench/handlers"
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
+	connectorshttp "github.com/workbench/workbench/handlers/connectors"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
 	oauthhttp "github.com/workbench/workbench/handlers/oauth"
+	"github.com/workbench/workbench/handlers/orgs"
 	portalhttp "github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/handlers/websession"
@@ -59,14 +63,17 @@ import (
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/portal"
 	"github.com/workbench/workbench/projections"
 	auditrm "github.com/workbench/workbench/projections/audit"
 	connectionsrm "github.com/workbench/workbench/projections/connections"
+	connectorsrm "github.com/workbench/workbench/projections/connectors"
 	"github.com/workbench/workbench/projections/identity"
 	jotsrm "github.com/workbench/workbench/projections/jots"
 	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
+	organizationsrm "github.com/workbench/workbench/projections/organizations"
 	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
 )
 
@@ -100,10 +107,18 @@ type Main struct {
 	Accounts *accounts.Service
 	// Compliance is the auditor role (app/compliance); its admins are WORKBENCH_ADMINS.
 	Compliance *compliance.Service
-	Plugins    *plugins.Registry
+	// Organizations runs the scope use cases (organisations, members, guilds, agents).
+	Organizations *organizations.Service
+	Plugins       *plugins.Registry
 	// Credentials and Sessions exist once Serve has started.
 	Credentials *connections.Service
 	Sessions    *websession.Manager
+
+	// Connectors is the connectors use case, once Serve has started.
+	Connectors *connectors.Service
+	// ConnectorAdapters, when set before Open, replaces the shipped connectors' adapters by slug
+	// (tests point an adapter at a fake provider).
+	ConnectorAdapters map[string]connector.Adapter
 
 	masterKey vault.MasterKey
 	pool      *pgxpool.Pool
@@ -142,10 +157,11 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connectionsrm.New(), auditrm.New(), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New()},
-		Logger:      m.Logger,
-		Registerer:  m.Registry,
-		WriteGate:   m.writeGate,
+		Projections: []projections.Projection{identity.New(), connectionsrm.New(), auditrm.New(), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New(),
+			organizationsrm.New(), connectorsrm.New()},
+		Logger:     m.Logger,
+		Registerer: m.Registry,
+		WriteGate:  m.writeGate,
 	})
 	if err != nil {
 		return err
@@ -155,6 +171,13 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := m.openCompliance(); err != nil {
 		return err
 	}
+	m.Organizations, err = organizations.New(organizations.Options{
+		Store: m.Store, Reader: &organizationsrm.Reader{DB: m.DB}, Projections: m.Runner, Keys: m.Accounts,
+	})
+	if err != nil {
+		return err
+	}
+	m.Accounts.Agents = m.Organizations
 	reg, problems := plugins.Load(ctx, plugins.Options{Logger: m.Logger, PluginsDir: m.Config.PluginsDir, AllowInsecureHTTP: m.Config.DevAllowLoopback})
 	// Load logged each problem once, with its source; here only the count.
 	m.Plugins = reg
@@ -388,6 +411,7 @@ type services struct {
 	app         http.Handler
 	// browser is the users' browser sessions and the browser tools (the live view mounts on it).
 	browser *browser.Service
+	connectors  *connectors.Service
 }
 
 // buildServices opens the bus and builds every service Serve routes to, starting their background tasks
@@ -397,6 +421,15 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if err := m.startAuditSinks(ctx, m.getenv(), goRun); err != nil {
 		return err
 	}
+	// Users from before organisations existed get their personal organisation once the read models
+	// have caught up (app/organizations, Upgrading).
+	goRun("organisation backfill", func(ctx context.Context) error {
+		n, err := m.Organizations.RunBackfill(ctx, m.Runner.Ready, 100*time.Millisecond, eventstore.Metadata{Actor: "system"})
+		if n > 0 {
+			m.Logger.Info("personal organisations backfilled", "users", n)
+		}
+		return err
+	})
 
 	b, err := bus.Open(ctx, m.Config.BusURL, &bus.Options{Logger: m.Logger, NATSPrefix: m.Config.BusNATSPrefix})
 	if err != nil {
@@ -440,7 +473,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	}
 	m.Sessions = sessions
 	signIn, err := signin.New(signin.Config{
-		Settings: m.Config.SignIn, Users: m.Accounts, Store: m.Store, Projections: m.Runner,
+		Settings: m.Config.SignIn, Users: m.Accounts, Store: m.Store, Projections: m.Runner, Organizations: m.Organizations,
 		PublicURL: m.Config.ServerPublicURL, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,
 	})
 	if err != nil {
@@ -491,13 +524,20 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	goRun("curl proxy audit", curlSessions.Run)
-	// Tool requests to providers are client spans (the trace context goes upstream only when the
-	// integration's manifest opts in).
-	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger, Transport: tracing.Transport(outbound)})
+	connectorSvc, err := m.openConnectors(ctx)
 	if err != nil {
 		return err
 	}
-	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Executions: runs, Logger: m.Logger, CurlSessions: curlSessions, PublicURL: m.Config.ServerPublicURL})
+	m.Connectors = connectorSvc
+	// Tool requests to providers are client spans (the trace context goes upstream only when the
+	// integration's manifest opts in).
+	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger,
+		Transport: tracing.Transport(outbound), Sources: []executions.ToolSource{connectorSvc}})
+	if err != nil {
+		return err
+	}
+	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Executions: runs, Logger: m.Logger, CurlSessions: curlSessions, PublicURL: m.Config.ServerPublicURL,
+		Connectors: connectorSvc})
 	if err != nil {
 		return err
 	}
@@ -505,9 +545,10 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if err != nil {
 		return err
 	}
+	m.Organizations.WithGrants(oauthClients)
 	oauthServer, err := oauthhttp.New(oauthhttp.Options{
 		Clients: oauthClients, DB: m.DB, Sessions: sessions,
-		Users: identity.Reader{DB: m.DB}, PublicURL: m.Config.ServerPublicURL,
+		Users: identity.Reader{DB: m.DB}, Agents: m.Organizations.Reader(), PublicURL: m.Config.ServerPublicURL,
 		SigningKey: m.deriveKey("oauth-signing"), AccessTokenTTL: m.Config.OAuthAccessTokenTTL, Logger: m.Logger,
 		// A code or client written through another replica a moment ago is found here too: a miss waits
 		// (bounded) for the oauth read model to catch up with the log, then reads again.
@@ -562,6 +603,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	*s = services{
 		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
 		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app, browser: browserService,
+		connectors: connectorSvc,
 	}
 	return nil
 }
@@ -584,9 +626,19 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 				Credentials: creds, Catalog: m.Plugins, Connections: connectionsrm.Reader{DB: m.DB}, Logger: m.Logger,
 				APIKeys: authn.APIKeys{Reader: keys},
 			})
+			orgs.Mount(r, orgs.Deps{
+				Auth: authn.Chain{
+					authn.APIKeys{Reader: keys},
+					authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
+					authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
+				},
+				Orgs: m.Organizations, Reader: m.Organizations.Reader(), Keys: m.Accounts,
+				KeyReader: identity.Reader{DB: m.DB}, Clients: oauthrm.Reader{DB: m.DB}, Projections: m.Runner, Logger: m.Logger,
+			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			m.mountCompliance(r, sessions)
 			jotHandler.Mount(r)
+			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger})
 		},
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 // Package identity owns workbench users and their workbench API keys, as events: who a user is (one
 // stream per user, StreamName), which address belongs to whom (one stream per address,
-// EmailStreamName), and the life of the one API key each user may hold (minted, rotated, revoked).
+// EmailStreamName), and the life of the one API key each of the user's agents may hold (minted,
+// rotated, revoked).
 //
 // It is pure: Decide and Evolve see only the state and the command, which carries every time, id and
 // hash. Randomness (NewAPIKey) and hashing helpers live beside them for the callers' use.
@@ -23,9 +24,12 @@
 //
 // A key is "wb_" and 43 base62 characters (32 random bytes). The log holds its hex SHA-256, which is
 // the only thing that authenticates; its display prefix ("wb_abcd…"); and, optionally, the secret sealed
-// under the user's data key so the owner can reveal it (shredding the user shreds it). The product has
-// one key per user: minting while a key is live is a conflict (rotate instead); rotate and revoke need
-// a live key; a revoked or rotated-out key cannot be revoked again; key ids and secrets are never reused.
+// under the user's data key so the owner can reveal it (shredding the user shreds it). Each key acts as
+// one agent (domain/organization); a key event without an agent id belongs to the user's default agent
+// (DefaultAgentID), which covers every key minted before agents existed. The product has one key per
+// agent: minting while the agent's key is live is a conflict (rotate instead); rotate and revoke need
+// a live key; a revoked or rotated-out key cannot be revoked again; key ids and secrets are never
+// reused, across all of a user's agents.
 //
 // # Creating a user: claim the address, then create
 //

@@ -38,8 +38,12 @@ type EmailClaimed struct {
 // APIKeyMinted records a user's new workbench API key. Only the hash authenticates; the prefix is for
 // display; Sealed (optional) lets the owner reveal the key later and is sealed under the user's data
 // key, so shredding the user shreds it.
+//
+// AgentID is the agent the key acts as; uuid.Nil (omitted) is the user's default agent, which is what
+// every key minted before agents existed belongs to.
 type APIKeyMinted struct {
 	UserID   uuid.UUID     `json:"user_id"`
+	AgentID  uuid.UUID     `json:"agent_id,omitzero"`
 	KeyID    uuid.UUID     `json:"key_id"`
 	Hash     string        `json:"hash"`
 	Prefix   string        `json:"prefix"`
@@ -47,10 +51,11 @@ type APIKeyMinted struct {
 	MintedAt time.Time     `json:"minted_at"`
 }
 
-// APIKeyRotated replaces the live key with a new one in one fact: from this event on the old key no
-// longer authenticates and the new one does.
+// APIKeyRotated replaces an agent's live key with a new one in one fact: from this event on the old
+// key no longer authenticates and the new one does. AgentID is as in APIKeyMinted.
 type APIKeyRotated struct {
 	UserID    uuid.UUID     `json:"user_id"`
+	AgentID   uuid.UUID     `json:"agent_id,omitzero"`
 	OldKeyID  uuid.UUID     `json:"old_key_id"`
 	KeyID     uuid.UUID     `json:"key_id"`
 	Hash      string        `json:"hash"`

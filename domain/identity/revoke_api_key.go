@@ -10,9 +10,12 @@ import (
 
 // RevokeAPIKey retires a key without a replacement.
 type RevokeAPIKey struct {
-	// KeyID names the key to revoke; uuid.Nil means the live key, whichever it is.
+	// KeyID names the key to revoke; uuid.Nil means AgentID's live key, whichever it is.
 	KeyID uuid.UUID
-	At    time.Time
+	// AgentID, used when KeyID is uuid.Nil, is the agent whose live key is revoked; uuid.Nil means the
+	// user's default agent.
+	AgentID uuid.UUID
+	At      time.Time
 }
 
 func (c RevokeAPIKey) decide(s State) ([]domain.Event, error) {
@@ -26,9 +29,9 @@ func (c RevokeAPIKey) decide(s State) ([]domain.Event, error) {
 	}
 	var key APIKey
 	if c.KeyID == uuid.Nil {
-		live, ok := s.LiveKey()
+		live, ok := s.LiveKeyFor(c.AgentID)
 		if !ok {
-			return nil, domain.Errorf(domain.CodeConflict, "%s: the user has no live key", what)
+			return nil, domain.Errorf(domain.CodeConflict, "%s: the agent has no live key", what)
 		}
 		key = live
 	} else {

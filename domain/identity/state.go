@@ -23,7 +23,10 @@ const (
 
 // APIKey is one workbench API key of a user as the log knows it: never the secret, only its hash.
 type APIKey struct {
-	KeyID     uuid.UUID
+	KeyID uuid.UUID
+	// AgentID is the agent the key acts as, never uuid.Nil: a key event that names no agent belongs to
+	// the user's default agent (DefaultAgentID).
+	AgentID   uuid.UUID
 	Hash      string
 	Prefix    string
 	Sealed    domain.Sealed
@@ -41,8 +44,8 @@ type State struct {
 	Email       string
 	DisplayName string
 	CreatedAt   time.Time
-	// Keys holds every key the user ever had, oldest first. At most one is live (the product has one
-	// workbench API key per user), and when one is, it is the last.
+	// Keys holds every key the user ever had, oldest first. At most one per agent is live (each agent
+	// has one workbench API key; a user who made no agent has only the default agent's).
 	Keys []APIKey
 }
 
@@ -52,12 +55,30 @@ func Initial() State { return State{} }
 // Exists reports whether the user has been created.
 func (s State) Exists() bool { return s.UserID != uuid.Nil }
 
-// LiveKey returns the key that currently authenticates, if any.
-func (s State) LiveKey() (APIKey, bool) {
-	if n := len(s.Keys); n > 0 && s.Keys[n-1].Live() {
-		return s.Keys[n-1], true
+// LiveKey returns the default agent's key that currently authenticates, if any.
+func (s State) LiveKey() (APIKey, bool) { return s.LiveKeyFor(DefaultAgentID(s.UserID)) }
+
+// LiveKeyFor returns the agent's key that currently authenticates, if any (uuid.Nil: the default
+// agent).
+func (s State) LiveKeyFor(agent uuid.UUID) (APIKey, bool) {
+	agent = keyAgent(s.UserID, agent)
+	for i := len(s.Keys) - 1; i >= 0; i-- {
+		if k := s.Keys[i]; k.Live() && k.AgentID == agent {
+			return k, true
+		}
 	}
 	return APIKey{}, false
+}
+
+// LiveKeys returns every key that authenticates now, one per agent at most, oldest first.
+func (s State) LiveKeys() []APIKey {
+	var out []APIKey
+	for _, k := range s.Keys {
+		if k.Live() {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Key returns the key with the given id, live or retired.
@@ -70,13 +91,15 @@ func (s State) Key(id uuid.UUID) (APIKey, bool) {
 	return APIKey{}, false
 }
 
-// Authenticate reports whether secret is the user's live key, comparing hashes in constant time.
+// Authenticate reports whether secret is one of the user's live keys, comparing hashes in constant
+// time.
 func (s State) Authenticate(secret string) (APIKey, bool) {
-	k, ok := s.LiveKey()
-	if !ok || !VerifyAPIKey(secret, k.Hash) {
-		return APIKey{}, false
+	for _, k := range s.LiveKeys() {
+		if VerifyAPIKey(secret, k.Hash) {
+			return k, true
+		}
 	}
-	return k, true
+	return APIKey{}, false
 }
 
 // Evolve folds one event into the state. It never fails: events are facts. Events of other types
@@ -91,12 +114,12 @@ func Evolve(s State, ev domain.Event) State {
 		s.CreatedAt = e.CreatedAt
 	case APIKeyMinted:
 		s.Keys = append(slices.Clip(s.Keys), APIKey{
-			KeyID: e.KeyID, Hash: e.Hash, Prefix: e.Prefix, Sealed: e.Sealed, MintedAt: e.MintedAt,
+			KeyID: e.KeyID, AgentID: keyAgent(e.UserID, e.AgentID), Hash: e.Hash, Prefix: e.Prefix, Sealed: e.Sealed, MintedAt: e.MintedAt,
 		})
 	case APIKeyRotated:
 		s.Keys = retire(s.Keys, e.OldKeyID, KeyRotated, e.RotatedAt)
 		s.Keys = append(s.Keys, APIKey{
-			KeyID: e.KeyID, Hash: e.Hash, Prefix: e.Prefix, Sealed: e.Sealed, MintedAt: e.RotatedAt,
+			KeyID: e.KeyID, AgentID: keyAgent(e.UserID, e.AgentID), Hash: e.Hash, Prefix: e.Prefix, Sealed: e.Sealed, MintedAt: e.RotatedAt,
 		})
 	case APIKeyRevoked:
 		s.Keys = retire(s.Keys, e.KeyID, KeyRevoked, e.RevokedAt)

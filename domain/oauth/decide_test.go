@@ -154,6 +154,12 @@ func TestDecideGrant(t *testing.T) {
 			}
 		}},
 		{name: "unknown reason", cmds: []oauth.GrantCommand{issue, oauth.RevokeAccessTokens{Reason: "why not", At: t0}}, code: domain.CodeInvalid},
+		{name: "the agent was deleted", cmds: []oauth.GrantCommand{issue, exchange, oauth.Batch{oauth.RevokeForUser{UserID: alice, At: t0},
+			oauth.RevokeAccessTokens{Reason: oauth.ReasonAgentDeleted, At: t0}}}, check: func(t *testing.T, g oauth.Grant) {
+			if !g.RefreshRevoked || !g.AccessRevoked || g.LiveRefresh() {
+				t.Fatalf("state %+v", g)
+			}
+		}},
 		{name: "user revokes outstanding code", cmds: []oauth.GrantCommand{issue, oauth.RevokeForUser{UserID: alice, At: t0}}, check: func(t *testing.T, g oauth.Grant) {
 			if !g.CodeRevoked || !g.RefreshRevoked || g.AccessRevoked {
 				t.Fatalf("state %+v", g)

@@ -27,6 +27,7 @@ const (
 	ReasonCodeReuse         = "code_reuse"          // the authorization code was presented twice
 	ReasonRefreshTokenReuse = "refresh_token_reuse" // a spent refresh token was presented
 	ReasonUser              = "user"                // the user revoked the client in the portal
+	ReasonAgentDeleted      = "agent_deleted"       // the agent the grant acts as was deleted
 )
 
 // ClientRegistered records a client registered through RFC 7591 dynamic registration. Every client is
@@ -43,10 +44,14 @@ type ClientRegistered struct {
 
 // CodeIssued is the first event of a grant: the user consented, and an authorization code was issued
 // for the client, bound to the redirect URI and the PKCE challenge of the request.
+//
+// AgentID is the agent (domain/organization) the user granted the client to act as; uuid.Nil
+// (omitted) is the user's default agent, which every grant made before agents existed acts as.
 type CodeIssued struct {
 	RequestID           string    `json:"request_id"`
 	ClientID            string    `json:"client_id"`
 	UserID              uuid.UUID `json:"user_id"`
+	AgentID             uuid.UUID `json:"agent_id,omitzero"`
 	CodeSignature       string    `json:"code_signature"`
 	Scopes              []string  `json:"scopes"`
 	Audience            []string  `json:"audience"`

@@ -139,9 +139,12 @@ func (b Batch) decide(g Grant) ([]domain.Event, error) {
 
 // IssueCode starts a grant: the user consented and a code is issued.
 type IssueCode struct {
-	RequestID           string
-	ClientID            string
-	UserID              uuid.UUID
+	RequestID string
+	ClientID  string
+	UserID    uuid.UUID
+	// AgentID is the agent the grant acts as (uuid.Nil: the user's default agent). That it is the
+	// user's is the consent page's check: agents live in another aggregate.
+	AgentID             uuid.UUID
 	CodeSignature       string
 	Scopes              []string
 	Audience            []string
@@ -168,7 +171,7 @@ func (c IssueCode) decide(g Grant) ([]domain.Event, error) {
 		return nil, domain.Errorf(domain.CodeConflict, "%s: request %s already has a code", what, c.RequestID)
 	}
 	return []domain.Event{CodeIssued{
-		RequestID: c.RequestID, ClientID: c.ClientID, UserID: c.UserID, CodeSignature: c.CodeSignature,
+		RequestID: c.RequestID, ClientID: c.ClientID, UserID: c.UserID, AgentID: c.AgentID, CodeSignature: c.CodeSignature,
 		Scopes: slices.Clone(c.Scopes), Audience: slices.Clone(c.Audience), RedirectURI: c.RedirectURI,
 		CodeChallenge: c.CodeChallenge, CodeChallengeMethod: c.CodeChallengeMethod,
 		RequestedAt: c.RequestedAt.UTC(), ExpiresAt: c.ExpiresAt.UTC(), IssuedAt: c.At.UTC(),
@@ -342,7 +345,7 @@ func exists(g Grant, what string, at time.Time) error {
 
 func checkReason(r string) error {
 	switch r {
-	case ReasonTokenRevocation, ReasonCodeReuse, ReasonRefreshTokenReuse, ReasonUser:
+	case ReasonTokenRevocation, ReasonCodeReuse, ReasonRefreshTokenReuse, ReasonUser, ReasonAgentDeleted:
 		return nil
 	}
 	return domain.Errorf(domain.CodeInvalid, "revoke: unknown reason %q", r)

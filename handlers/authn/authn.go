@@ -15,8 +15,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/workbench/workbench/domain"
 	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/handlers/mcp"
@@ -26,9 +24,10 @@ import (
 // ErrNoCredential means the request carried no credential at all.
 var ErrNoCredential = errors.New("no credential")
 
-// KeyOwners finds the owner of a live API key by its hash (identityrm.Reader or the prepared identityrm.KeyLookup).
+// KeyOwners finds the owner and agent of a live API key by its hash (identityrm.Reader or the prepared
+// identityrm.KeyLookup).
 type KeyOwners interface {
-	UserByKeyHash(ctx context.Context, hash string) (identityrm.User, uuid.UUID, error)
+	OwnerByKeyHash(ctx context.Context, hash string) (identityrm.KeyOwner, error)
 }
 
 // APIKeys authenticates workbench API keys against the identity read model.
@@ -47,14 +46,14 @@ func (a APIKeys) Authenticate(r *http.Request) (mcp.Principal, error) {
 	if !identitydom.LooksLikeAPIKey(token) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "not a workbench API key")
 	}
-	u, keyID, err := a.Reader.UserByKeyHash(r.Context(), identitydom.HashAPIKey(token))
+	o, err := a.Reader.OwnerByKeyHash(r.Context(), identitydom.HashAPIKey(token))
 	if errors.Is(err, identityrm.ErrNotFound) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "unknown or revoked API key")
 	}
 	if err != nil {
 		return mcp.Principal{}, unavailable(err)
 	}
-	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "api_key", ClientID: keyID.String()}, nil
+	return mcp.Principal{UserID: o.User.ID.String(), Email: o.User.Email, Method: "api_key", ClientID: o.KeyID.String(), AgentID: o.AgentID}, nil
 }
 
 // unavailable marks a failure to look a credential up: the credential may be good, so the answer is

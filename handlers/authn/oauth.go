@@ -8,9 +8,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/oauth"
-	"github.com/workbench/workbench/projections/identity"
+	identityrm "github.com/workbench/workbench/projections/identity"
 )
 
 // AccessTokenVerifier checks an access token issued by the workbench's authorization server
@@ -21,7 +22,7 @@ type AccessTokenVerifier interface {
 
 // UserReader finds the user an access token names.
 type UserReader interface {
-	UserByID(ctx context.Context, id uuid.UUID) (identity.User, error)
+	UserByID(ctx context.Context, id uuid.UUID) (identityrm.User, error)
 }
 
 // AccessTokens authenticates OAuth access tokens issued by this server (handlers/oauth), sent as a
@@ -47,11 +48,15 @@ func (a AccessTokens) Authenticate(r *http.Request) (mcp.Principal, error) {
 		return mcp.Principal{}, err
 	}
 	u, err := a.Users.UserByID(r.Context(), claims.UserID)
-	if errors.Is(err, identity.ErrNotFound) {
+	if errors.Is(err, identityrm.ErrNotFound) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "the access token names no workbench user")
 	}
 	if err != nil {
 		return mcp.Principal{}, unavailable(err)
 	}
-	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "oauth", ClientID: claims.ClientID}, nil
+	agent := claims.AgentID
+	if agent == uuid.Nil {
+		agent = identitydom.DefaultAgentID(u.ID)
+	}
+	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "oauth", ClientID: claims.ClientID, AgentID: agent}, nil
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/handlers/mcp"
-	"github.com/workbench/workbench/projections/identity"
+	identityrm "github.com/workbench/workbench/projections/identity"
 )
 
 // SessionCookies reads the session cookie of the portal.
@@ -20,7 +21,7 @@ type SessionCookies interface {
 
 // Users finds a user by id.
 type Users interface {
-	UserByID(ctx context.Context, id uuid.UUID) (identity.User, error)
+	UserByID(ctx context.Context, id uuid.UUID) (identityrm.User, error)
 }
 
 // PortalSessions authenticates a request by the signed-in portal session, the third way the spec's
@@ -49,11 +50,12 @@ func (a PortalSessions) Authenticate(r *http.Request) (mcp.Principal, error) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "a portal session is accepted only from the portal's own origin")
 	}
 	u, err := a.Users.UserByID(r.Context(), id)
-	if errors.Is(err, identity.ErrNotFound) {
+	if errors.Is(err, identityrm.ErrNotFound) {
 		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "the session names an unknown user")
 	}
 	if err != nil {
 		return mcp.Principal{}, unavailable(err)
 	}
-	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "session", ClientID: "portal"}, nil
+	return mcp.Principal{UserID: u.ID.String(), Email: u.Email, Method: "session", ClientID: "portal",
+		AgentID: identitydom.DefaultAgentID(u.ID)}, nil
 }

@@ -21,8 +21,8 @@ type keyOwners struct {
 	err  error
 }
 
-func (k keyOwners) UserByKeyHash(context.Context, string) (identityrm.User, uuid.UUID, error) {
-	return k.user, uuid.New(), k.err
+func (k keyOwners) OwnerByKeyHash(context.Context, string) (identityrm.KeyOwner, error) {
+	return identityrm.KeyOwner{User: k.user, KeyID: uuid.New(), AgentID: uuid.New()}, k.err
 }
 
 type verifier struct {

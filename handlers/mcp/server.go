@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/signed"
@@ -37,6 +39,10 @@ type Principal struct {
 	Method string
 	// ClientID is the API key id or the OAuth client id the call came through (recorded in audit events).
 	ClientID string
+	// AgentID is the agent (domain/organization) the credential acts as; the request's scopes are its
+	// chain agent → guild → organisation (projections/organizations.Reader.Chain). A credential made
+	// before agents existed, and the portal session, act as the user's default agent.
+	AgentID uuid.UUID
 }
 
 // Authenticator resolves the credential of a request. It returns an error for a missing or bad

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"embed"
@@ -14,8 +15,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/ory/fosite"
 
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
 	oauthdom "github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/handlers/websession"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
@@ -30,7 +34,46 @@ var pages = template.Must(template.ParseFS(templateFS, "templates/*.html"))
 const (
 	fieldCSRF     = "csrf_token"
 	fieldDecision = "decision"
+	fieldAgent    = "agent_id" // the agent the client will act as; empty: the default agent
 )
+
+// agentChoice is one agent the consent page offers.
+type agentChoice struct {
+	ID, Label string
+	Default   bool
+}
+
+// agentChoices lists the user's agents for the consent page, the default agent first; nil when there
+// is nothing to choose (no Agents configured, or only the default agent).
+func (s *Server) agentChoices(ctx context.Context, user uuid.UUID) ([]agentChoice, error) {
+	if s.opts.Agents == nil {
+		return nil, nil
+	}
+	agents, err := s.opts.Agents.AgentsOf(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.opts.Agents.Memberships(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	orgNames := map[uuid.UUID]string{}
+	for _, m := range ms {
+		orgNames[m.ID] = m.Name
+	}
+	def := identity.DefaultAgentID(user)
+	out := []agentChoice{{ID: "", Label: "Default agent (your personal organisation)", Default: true}}
+	for _, a := range agents {
+		if a.ID == def {
+			continue
+		}
+		out = append(out, agentChoice{ID: a.ID.String(), Label: a.Name + " (" + orgNames[a.OrganizationID] + ")"})
+	}
+	if len(out) == 1 {
+		return nil, nil
+	}
+	return out, nil
+}
 
 var scopeDescriptions = map[string]string{
 	ScopeMCP:           "Use your Workbench tools and connected integrations through MCP, as you",
@@ -95,7 +138,7 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if k != fieldCSRF && k != fieldDecision {
+		if k != fieldCSRF && k != fieldDecision && k != fieldAgent {
 			params = append(params, param{k, r.Form.Get(k)})
 		}
 	}
@@ -109,11 +152,17 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = "An unnamed app"
 	}
+	agents, err := s.agentChoices(r.Context(), user)
+	if err != nil {
+		s.log.ErrorContext(r.Context(), "consent page: list agents", "err", err)
+		errorPage(w, http.StatusServiceUnavailable, "Your agents could not be read just now. Try again in a moment.")
+		return
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	err := pages.ExecuteTemplate(w, "consent.html", map[string]any{
+	err = pages.ExecuteTemplate(w, "consent.html", map[string]any{
 		"ClientName": name, "ClientID": client.ClientID, "Email": email, "Scopes": scopes,
 		"RedirectHost": redirect.Host, "Loopback": oauthdom.IsLoopbackHost(redirect.Hostname()),
-		"Params": params, "CSRF": s.csrfToken(r),
+		"Params": params, "CSRF": s.csrfToken(r), "Agents": agents,
 	})
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "consent page", "err", err)
@@ -151,7 +200,8 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	decision := r.PostForm.Get(fieldDecision)
-	for _, f := range []string{fieldCSRF, fieldDecision} {
+	agentField := r.PostForm.Get(fieldAgent)
+	for _, f := range []string{fieldCSRF, fieldDecision, fieldAgent} {
 		r.Form.Del(f)
 		r.PostForm.Del(f)
 	}
@@ -168,7 +218,17 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 		ar.GrantScope(sc)
 	}
 	ar.GrantAudience(s.resource)
-	sess := &session{UserID: user.String(), ClientID: client.ClientID, GrantID: ar.GetID(), KeyID: s.keys.kid}
+	agent, err := s.chosenAgent(ctx, user, agentField)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.CodeInvalid {
+			errorPage(w, http.StatusBadRequest, domain.ErrorMessage(err))
+		} else {
+			s.log.ErrorContext(ctx, "consent: check the agent", "err", err)
+			errorPage(w, http.StatusServiceUnavailable, "Your agents could not be read just now. Try again in a moment.")
+		}
+		return
+	}
+	sess := &session{UserID: user.String(), AgentID: agent, ClientID: client.ClientID, GrantID: ar.GetID(), KeyID: s.keys.kid}
 	ctx = withOrigin(ctx, s.origin(r, user.String(), client.ClientID))
 	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, sess)
 	if err != nil {
@@ -176,6 +236,31 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeAuthorizeResponse(ctx, w, ar, resp)
+}
+
+// chosenAgent checks the agent the consent form names: empty is the default agent (""), anything
+// else must be one of the user's agents (CodeInvalid otherwise).
+func (s *Server) chosenAgent(ctx context.Context, user uuid.UUID, field string) (string, error) {
+	if field == "" {
+		return "", nil
+	}
+	id, err := uuid.Parse(field)
+	if err != nil {
+		return "", domain.Errorf(domain.CodeInvalid, "The consent form names an agent that is not one of yours.")
+	}
+	if id == identity.DefaultAgentID(user) {
+		return "", nil
+	}
+	choices, err := s.agentChoices(ctx, user)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range choices {
+		if c.ID == id.String() {
+			return c.ID, nil
+		}
+	}
+	return "", domain.Errorf(domain.CodeInvalid, "The consent form names an agent that is not one of yours.")
 }
 
 // grantedScopes are the requested scopes, or the mcp scope when none was requested.

@@ -28,6 +28,7 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/oauthclients"
+	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
@@ -40,6 +41,7 @@ import (
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/identity"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
+	organizationsrm "github.com/workbench/workbench/projections/organizations"
 )
 
 // env is a whole authorization server and a stand-in /mcp on a real HTTP server and a real database.
@@ -52,6 +54,7 @@ type env struct {
 	store    eventstore.Store
 	db       *sql.DB
 	runner   *projections.Runner
+	orgs     *organizations.Service
 	user     uuid.UUID
 	cookie   *http.Cookie
 	http     *http.Client // never follows redirects
@@ -124,7 +127,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	t.Cleanup(func() { store.Close() })
 	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), oauthrm.New()}, PollInterval: 50 * time.Millisecond,
+		Projections: []projections.Projection{identity.New(), oauthrm.New(), organizationsrm.New()}, PollInterval: 50 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -154,8 +157,12 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	orgReader := &organizationsrm.Reader{DB: db}
+	if e.orgs, err = organizations.New(organizations.Options{Store: store, Reader: orgReader, Projections: runner, Grants: clients}); err != nil {
+		t.Fatal(err)
+	}
 	e.oauth, err = oauthhttp.New(oauthhttp.Options{
-		Clients: clients, DB: db, Sessions: e.sessions, Users: users, PublicURL: e.public,
+		Clients: clients, DB: db, Sessions: e.sessions, Users: users, Agents: orgReader, PublicURL: e.public,
 		SigningKey: key, RegistrationLimit: o.registrationLimit, Now: now,
 	})
 	if err != nil {

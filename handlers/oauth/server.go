@@ -21,6 +21,7 @@ import (
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/projections/identity"
 	"github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/organizations"
 )
 
 // Scopes the server knows. "mcp" is access to the /mcp endpoint; "offline_access" is accepted for
@@ -52,6 +53,9 @@ type Options struct {
 	DB       *sql.DB               // required: the read models (oauth projection)
 	Sessions *websession.Manager   // required: the portal session
 	Users    Users                 // required: to show who is consenting
+	// Agents, when set, lets the user pick on the consent page which of their agents the client acts
+	// as (projections/organizations.Reader). Unset, every grant acts as the user's default agent.
+	Agents Agents
 	// PublicURL is SERVER_PUBLIC_URL: the issuer, and the base of the canonical /mcp resource. Required.
 	PublicURL string
 	// SigningKey (at least 32 bytes, the same on every replica) is the seed of the token signing key,
@@ -75,6 +79,12 @@ type Options struct {
 	// found, since another replica may have written it a moment ago, and then looks again. nil: a miss
 	// is final, which holds only with one replica.
 	CatchUp func(context.Context) error
+}
+
+// Agents lists the agents a user may grant a client to act as, and the organisations they are in.
+type Agents interface {
+	AgentsOf(ctx context.Context, user uuid.UUID) ([]organizations.Agent, error)
+	Memberships(ctx context.Context, user uuid.UUID) ([]organizations.Membership, error)
 }
 
 // Server is the authorization server.

@@ -13,7 +13,10 @@ import (
 // client, under which grant, and when each token of the request expires. It builds fresh JWT claims for
 // every access token, so a refreshed token never inherits the iat or jti of an earlier one.
 type session struct {
-	UserID    string
+	UserID string
+	// AgentID is the agent the grant acts as; "" for the user's default agent (the token then carries
+	// no agent claim, as tokens did before agents existed).
+	AgentID   string
 	ClientID  string
 	GrantID   string
 	KeyID     string
@@ -26,13 +29,15 @@ var _ oauth2.JWTSessionContainer = (*session)(nil)
 const (
 	claimClientID = "client_id"
 	claimGrantID  = "gid"
+	claimAgentID  = "agent" // the agent (domain/organization) the token acts as; absent: the default agent
 )
 
 func (s *session) GetJWTClaims() jwt.JWTClaimsContainer {
-	return &jwt.JWTClaims{
-		Subject: s.UserID,
-		Extra:   map[string]interface{}{claimClientID: s.ClientID, claimGrantID: s.GrantID},
+	extra := map[string]interface{}{claimClientID: s.ClientID, claimGrantID: s.GrantID}
+	if s.AgentID != "" {
+		extra[claimAgentID] = s.AgentID
 	}
+	return &jwt.JWTClaims{Subject: s.UserID, Extra: extra}
 }
 
 func (s *session) GetJWTHeader() *jwt.Headers {

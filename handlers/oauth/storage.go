@@ -15,6 +15,7 @@ import (
 
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
 	oauthdom "github.com/workbench/workbench/domain/oauth"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
 )
@@ -242,7 +243,11 @@ func (s *storage) request(ctx context.Context, g oauthrm.Grant, sess *session) (
 }
 
 func (s *storage) sessionOf(g oauthrm.Grant) *session {
-	return &session{UserID: g.UserID.String(), ClientID: g.ClientID, GrantID: g.RequestID, KeyID: s.kid, ExpiresAt: map[fosite.TokenType]time.Time{}}
+	sess := &session{UserID: g.UserID.String(), ClientID: g.ClientID, GrantID: g.RequestID, KeyID: s.kid, ExpiresAt: map[fosite.TokenType]time.Time{}}
+	if g.AgentID != identity.DefaultAgentID(g.UserID) {
+		sess.AgentID = g.AgentID.String()
+	}
+	return sess
 }
 
 // CreateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage: the consent becomes a grant.
@@ -253,7 +258,7 @@ func (s *storage) CreateAuthorizeCodeSession(ctx context.Context, signature stri
 	}
 	form := r.GetRequestForm()
 	return s.grant(ctx, r.GetID(), oauthdom.IssueCode{
-		RequestID: r.GetID(), ClientID: r.GetClient().GetID(), UserID: parseUser(sess.UserID), CodeSignature: signature,
+		RequestID: r.GetID(), ClientID: r.GetClient().GetID(), UserID: parseUser(sess.UserID), AgentID: parseUser(sess.AgentID), CodeSignature: signature,
 		Scopes: r.GetGrantedScopes(), Audience: r.GetGrantedAudience(), RedirectURI: form.Get("redirect_uri"),
 		CodeChallenge: form.Get("code_challenge"), CodeChallengeMethod: form.Get("code_challenge_method"),
 		RequestedAt: r.GetRequestedAt(), ExpiresAt: sess.GetExpiresAt(fosite.AuthorizeCode), At: s.now(),

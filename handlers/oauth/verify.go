@@ -38,7 +38,10 @@ func (e *InsufficientScopeError) Unwrap() error {
 
 // AccessClaims are what a verified access token says.
 type AccessClaims struct {
-	UserID    uuid.UUID
+	UserID uuid.UUID
+	// AgentID is the agent the grant was made for (domain/organization); uuid.Nil for a grant that
+	// names none, which acts as the user's default agent.
+	AgentID   uuid.UUID
 	ClientID  string
 	GrantID   string
 	Scopes    []string
@@ -83,6 +86,7 @@ func (s *Server) VerifyAccessToken(ctx context.Context, raw string) (AccessClaim
 		ClientID string `json:"client_id"`
 		GrantID  string `json:"gid"`
 		Scope    string `json:"scope"`
+		Agent    string `json:"agent"`
 	}
 	if err := tok.Claims(&s.keys.signer.PublicKey, &std, &extra); err != nil {
 		return refuse("bad signature")
@@ -107,6 +111,12 @@ func (s *Server) VerifyAccessToken(ctx context.Context, raw string) (AccessClaim
 	if err != nil {
 		return refuse("no user")
 	}
+	var agent uuid.UUID
+	if extra.Agent != "" {
+		if agent, err = uuid.Parse(extra.Agent); err != nil {
+			return refuse("a malformed agent")
+		}
+	}
 	revoked, err := s.reader.AccessRevoked(ctx, extra.GrantID)
 	if err != nil {
 		return AccessClaims{}, &domain.Error{Code: domain.CodeUnavailable, Message: "the access token cannot be checked now: the database is unavailable",
@@ -120,5 +130,5 @@ func (s *Server) VerifyAccessToken(ctx context.Context, raw string) (AccessClaim
 		// asks the user for the scope instead of discarding its tokens.
 		return AccessClaims{}, &InsufficientScopeError{Scope: ScopeMCP}
 	}
-	return AccessClaims{UserID: user, ClientID: extra.ClientID, GrantID: extra.GrantID, Scopes: scopes, ExpiresAt: std.Expiry.Time()}, nil
+	return AccessClaims{UserID: user, AgentID: agent, ClientID: extra.ClientID, GrantID: extra.GrantID, Scopes: scopes, ExpiresAt: std.Expiry.Time()}, nil
 }

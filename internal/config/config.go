@@ -85,6 +85,9 @@ type Config struct {
 	BrowserMaxPages      int
 	BrowserMemoryLimitMB int
 	BrowserAllowEvaluate bool
+	// ConnectorsDir is a directory of extra connector folders (<slug>/connector.json) loaded at boot
+	// beside the shipped ones, as source "local" (CONNECTORS_DIR).
+	ConnectorsDir string
 }
 
 // Defaults used when a variable is unset.
@@ -112,6 +115,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		EncryptionKeyPrevious: strings.TrimSpace(getenv("ENCRYPTION_KEY_PREVIOUS")),
 		ServerPublicURL:       strings.TrimRight(strings.TrimSpace(getenv("SERVER_PUBLIC_URL")), "/"),
 		PluginsDir:            strings.TrimSpace(getenv("PLUGINS_DIR")),
+		ConnectorsDir:         strings.TrimSpace(getenv("CONNECTORS_DIR")),
 		BrowserSessionTTL:     DefaultBrowserTTL,
 		DatabaseMaxConns:      DefaultDatabaseMaxConns,
 		DatabaseConnMaxIdle:   DefaultDatabaseConnMaxIdle,

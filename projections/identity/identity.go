@@ -63,10 +63,10 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		_, err = tx.ExecContext(ctx, `INSERT INTO users (user_id, email, display_name, created_at) VALUES ($1, $2, $3, $4)`,
 			e.UserID.String(), e.Email, e.DisplayName, dbtime.Format(e.CreatedAt))
 	case identity.APIKeyMinted:
-		err = insertKey(ctx, tx, e.UserID, e.KeyID, e.Hash, e.Prefix, e.Sealed, e.MintedAt)
+		err = insertKey(ctx, tx, e.UserID, e.AgentID, e.KeyID, e.Hash, e.Prefix, e.Sealed, e.MintedAt)
 	case identity.APIKeyRotated:
 		if err = revokeKey(ctx, tx, e.OldKeyID, e.RotatedAt); err == nil {
-			err = insertKey(ctx, tx, e.UserID, e.KeyID, e.Hash, e.Prefix, e.Sealed, e.RotatedAt)
+			err = insertKey(ctx, tx, e.UserID, e.AgentID, e.KeyID, e.Hash, e.Prefix, e.Sealed, e.RotatedAt)
 		}
 	case identity.APIKeyRevoked:
 		err = revokeKey(ctx, tx, e.KeyID, e.RevokedAt)
@@ -74,7 +74,10 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 	return err
 }
 
-func insertKey(ctx context.Context, tx *sql.Tx, user, key uuid.UUID, hash, prefix string, sealed domain.Sealed, at time.Time) error {
+// insertKey writes a key with the agent it acts as; an event without an agent names the user's
+// default agent, and the row says so explicitly (rows written before the column existed hold NULL,
+// which the readers read the same way).
+func insertKey(ctx context.Context, tx *sql.Tx, user, agent, key uuid.UUID, hash, prefix string, sealed domain.Sealed, at time.Time) error {
 	var sealedJSON sql.NullString
 	if !sealed.IsZero() {
 		b, err := json.Marshal(sealed)
@@ -83,8 +86,11 @@ func insertKey(ctx context.Context, tx *sql.Tx, user, key uuid.UUID, hash, prefi
 		}
 		sealedJSON = sql.NullString{String: string(b), Valid: true}
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (key_id, user_id, hash, prefix, sealed, minted_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		key.String(), user.String(), hash, prefix, sealedJSON, dbtime.Format(at))
+	if agent == uuid.Nil {
+		agent = identity.DefaultAgentID(user)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (key_id, user_id, agent_id, hash, prefix, sealed, minted_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		key.String(), user.String(), agent.String(), hash, prefix, sealedJSON, dbtime.Format(at))
 	return err
 }
 
@@ -105,6 +111,7 @@ type User struct {
 type APIKey struct {
 	ID       uuid.UUID
 	UserID   uuid.UUID
+	AgentID  uuid.UUID // never uuid.Nil: a key from before agents is the default agent's
 	Prefix   string
 	Sealed   domain.Sealed
 	MintedAt time.Time
@@ -116,11 +123,26 @@ type Reader struct{ DB *sql.DB }
 // ErrNotFound is returned when no row matches.
 var ErrNotFound = errors.New("identity: not found")
 
+// KeyOwner is who a live key authenticates: its user, the key's id, and the agent it acts as.
+type KeyOwner struct {
+	User    User
+	KeyID   uuid.UUID
+	AgentID uuid.UUID // never uuid.Nil: a key from before agents is the default agent's
+}
+
+const keyOwnerQuery = `SELECT u.user_id, u.email, u.display_name, u.created_at, k.key_id, k.agent_id
+		FROM api_keys k JOIN users u ON u.user_id = k.user_id
+		WHERE k.hash = $1 AND k.revoked_at IS NULL`
+
 // UserByKeyHash returns the owner and id of the live (not revoked) key with this hash.
 func (r Reader) UserByKeyHash(ctx context.Context, hash string) (User, uuid.UUID, error) {
-	return scanKeyOwner(r.DB.QueryRowContext(ctx, `SELECT u.user_id, u.email, u.display_name, u.created_at, k.key_id
-		FROM api_keys k JOIN users u ON u.user_id = k.user_id
-		WHERE k.hash = $1 AND k.revoked_at IS NULL`, hash))
+	o, err := r.OwnerByKeyHash(ctx, hash)
+	return o.User, o.KeyID, err
+}
+
+// OwnerByKeyHash returns the owner, id and agent of the live (not revoked) key with this hash.
+func (r Reader) OwnerByKeyHash(ctx context.Context, hash string) (KeyOwner, error) {
+	return scanKeyOwner(r.DB.QueryRowContext(ctx, keyOwnerQuery, hash))
 }
 
 // UserByID returns one user.
@@ -150,13 +172,44 @@ func (r Reader) user(ctx context.Context, q string, arg any) (User, error) {
 	return u, err
 }
 
-// LiveKey returns the user's live API key.
+// LiveKey returns the live API key of the user's default agent.
 func (r Reader) LiveKey(ctx context.Context, user uuid.UUID) (APIKey, error) {
+	return r.LiveKeyFor(ctx, user, identity.DefaultAgentID(user))
+}
+
+// LiveKeyFor returns the live API key of one of the user's agents.
+func (r Reader) LiveKeyFor(ctx context.Context, user, agent uuid.UUID) (APIKey, error) {
+	q := `SELECT key_id, agent_id, prefix, sealed, minted_at FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND agent_id = $2`
+	if agent == identity.DefaultAgentID(user) {
+		q = `SELECT key_id, agent_id, prefix, sealed, minted_at FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND (agent_id = $2 OR agent_id IS NULL)`
+	}
+	return scanKey(user, r.DB.QueryRowContext(ctx, q, user.String(), agent.String()))
+}
+
+// LiveKeys returns every live API key of the user, one per agent at most, oldest first.
+func (r Reader) LiveKeys(ctx context.Context, user uuid.UUID) ([]APIKey, error) {
+	rows, err := r.DB.QueryContext(ctx, `SELECT key_id, agent_id, prefix, sealed, minted_at FROM api_keys
+		WHERE user_id = $1 AND revoked_at IS NULL ORDER BY minted_at, key_id`, user.String())
+	if err != nil {
+		return nil, fmt.Errorf("identity: keys: %w", err)
+	}
+	defer rows.Close()
+	var out []APIKey
+	for rows.Next() {
+		k, err := scanKey(user, rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func scanKey(user uuid.UUID, row interface{ Scan(...any) error }) (APIKey, error) {
 	var k APIKey
 	var kid, minted string
-	var sealed sql.NullString
-	err := r.DB.QueryRowContext(ctx, `SELECT key_id, prefix, sealed, minted_at FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`,
-		user.String()).Scan(&kid, &k.Prefix, &sealed, &minted)
+	var sealed, agent sql.NullString
+	err := row.Scan(&kid, &agent, &k.Prefix, &sealed, &minted)
 	if errors.Is(err, sql.ErrNoRows) {
 		return APIKey{}, ErrNotFound
 	}
@@ -165,6 +218,9 @@ func (r Reader) LiveKey(ctx context.Context, user uuid.UUID) (APIKey, error) {
 	}
 	k.UserID = user
 	if k.ID, err = uuid.Parse(kid); err != nil {
+		return APIKey{}, err
+	}
+	if k.AgentID, err = agentOf(user, agent); err != nil {
 		return APIKey{}, err
 	}
 	if sealed.Valid {
@@ -184,9 +240,7 @@ type KeyLookup struct {
 
 // NewKeyLookup prepares the lookup on db.
 func NewKeyLookup(ctx context.Context, db *sql.DB) (*KeyLookup, error) {
-	stmt, err := db.PrepareContext(ctx, `SELECT u.user_id, u.email, u.display_name, u.created_at, k.key_id
-		FROM api_keys k JOIN users u ON u.user_id = k.user_id
-		WHERE k.hash = $1 AND k.revoked_at IS NULL`)
+	stmt, err := db.PrepareContext(ctx, keyOwnerQuery)
 	if err != nil {
 		return nil, fmt.Errorf("identity: prepare key lookup: %w", err)
 	}
@@ -198,25 +252,44 @@ func (l *KeyLookup) Close() error { return l.stmt.Close() }
 
 // UserByKeyHash returns the owner and id of the live (not revoked) key with this hash.
 func (l *KeyLookup) UserByKeyHash(ctx context.Context, hash string) (User, uuid.UUID, error) {
+	o, err := l.OwnerByKeyHash(ctx, hash)
+	return o.User, o.KeyID, err
+}
+
+// OwnerByKeyHash returns the owner, id and agent of the live (not revoked) key with this hash.
+func (l *KeyLookup) OwnerByKeyHash(ctx context.Context, hash string) (KeyOwner, error) {
 	return scanKeyOwner(l.stmt.QueryRowContext(ctx, hash))
 }
 
-func scanKeyOwner(row *sql.Row) (User, uuid.UUID, error) {
+func scanKeyOwner(row *sql.Row) (KeyOwner, error) {
 	var u User
 	var uid, kid, created string
-	err := row.Scan(&uid, &u.Email, &u.DisplayName, &created, &kid)
+	var agent sql.NullString
+	err := row.Scan(&uid, &u.Email, &u.DisplayName, &created, &kid, &agent)
 	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, uuid.Nil, ErrNotFound
+		return KeyOwner{}, ErrNotFound
 	}
 	if err != nil {
-		return User{}, uuid.Nil, fmt.Errorf("identity: key lookup: %w", err)
+		return KeyOwner{}, fmt.Errorf("identity: key lookup: %w", err)
 	}
 	if u.ID, err = uuid.Parse(uid); err != nil {
-		return User{}, uuid.Nil, err
+		return KeyOwner{}, err
 	}
 	if u.CreatedAt, err = dbtime.Parse(created); err != nil {
-		return User{}, uuid.Nil, err
+		return KeyOwner{}, err
 	}
 	keyID, err := uuid.Parse(kid)
-	return u, keyID, err
+	if err != nil {
+		return KeyOwner{}, err
+	}
+	agentID, err := agentOf(u.ID, agent)
+	return KeyOwner{User: u, KeyID: keyID, AgentID: agentID}, err
+}
+
+// agentOf reads an api_keys.agent_id: NULL (a row from before agents) is the user's default agent.
+func agentOf(user uuid.UUID, agent sql.NullString) (uuid.UUID, error) {
+	if !agent.Valid {
+		return identity.DefaultAgentID(user), nil
+	}
+	return uuid.Parse(agent.String)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
@@ -73,10 +74,16 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`, e.ClientID, e.ClientName, jsonList(e.RedirectURIs), jsonList(e.GrantTypes),
 			jsonList(e.ResponseTypes), jsonList(e.Scopes), dbtime.Format(e.RegisteredAt))
 	case oauth.CodeIssued:
-		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_grants (request_id, client_id, user_id, code_signature, scopes, audience,
+		// A grant that names no agent acts as the user's default agent; the row says so explicitly
+		// (rows written before the column existed hold NULL, which the readers read the same way).
+		agent := e.AgentID
+		if agent == uuid.Nil {
+			agent = identity.DefaultAgentID(e.UserID)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_grants (request_id, client_id, user_id, agent_id, code_signature, scopes, audience,
 			redirect_uri, code_challenge, code_challenge_method, requested_at, code_expires_at, issued_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-			e.RequestID, e.ClientID, e.UserID.String(), e.CodeSignature, jsonList(e.Scopes), jsonList(e.Audience), e.RedirectURI,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			e.RequestID, e.ClientID, e.UserID.String(), agent.String(), e.CodeSignature, jsonList(e.Scopes), jsonList(e.Audience), e.RedirectURI,
 			e.CodeChallenge, e.CodeChallengeMethod, dbtime.Format(e.RequestedAt), dbtime.Format(e.ExpiresAt), dbtime.Format(e.IssuedAt))
 	case oauth.CodeExchanged:
 		_, err = tx.ExecContext(ctx, `UPDATE oauth_grants SET code_exchanged_at = $1 WHERE request_id = $2`, dbtime.Format(e.ExchangedAt), e.RequestID)
@@ -135,9 +142,12 @@ func (r Reader) Client(ctx context.Context, id string) (oauth.Client, error) {
 
 // Grant is a row of oauth_grants.
 type Grant struct {
-	RequestID           string
-	ClientID            string
-	UserID              uuid.UUID
+	RequestID string
+	ClientID  string
+	UserID    uuid.UUID
+	// AgentID is the agent the grant acts as, never uuid.Nil: a grant from before agents is the
+	// user's default agent's.
+	AgentID             uuid.UUID
 	CodeSignature       string
 	Scopes              []string
 	Audience            []string
@@ -153,15 +163,15 @@ type Grant struct {
 	AccessRevoked       bool
 }
 
-const grantColumns = `g.request_id, g.client_id, g.user_id, g.code_signature, g.scopes, g.audience, g.redirect_uri,
+const grantColumns = `g.request_id, g.client_id, g.user_id, g.agent_id, g.code_signature, g.scopes, g.audience, g.redirect_uri,
 	g.code_challenge, g.code_challenge_method, g.requested_at, g.code_expires_at, g.issued_at,
 	g.code_exchanged_at, g.code_revoked_at, g.refresh_revoked_at, g.access_revoked_at`
 
 func scanGrant(row interface{ Scan(...any) error }, extra ...any) (Grant, error) {
 	var g Grant
 	var uid, scopes, aud, requested, expires, issued string
-	var exchanged, codeRevoked, refreshRevoked, accessRevoked sql.NullString
-	dst := append([]any{&g.RequestID, &g.ClientID, &uid, &g.CodeSignature, &scopes, &aud, &g.RedirectURI,
+	var agent, exchanged, codeRevoked, refreshRevoked, accessRevoked sql.NullString
+	dst := append([]any{&g.RequestID, &g.ClientID, &uid, &agent, &g.CodeSignature, &scopes, &aud, &g.RedirectURI,
 		&g.CodeChallenge, &g.CodeChallengeMethod, &requested, &expires, &issued,
 		&exchanged, &codeRevoked, &refreshRevoked, &accessRevoked}, extra...)
 	if err := row.Scan(dst...); err != nil {
@@ -173,6 +183,12 @@ func scanGrant(row interface{ Scan(...any) error }, extra ...any) (Grant, error)
 	var err error
 	if g.UserID, err = uuid.Parse(uid); err != nil {
 		return Grant{}, err
+	}
+	g.AgentID = identity.DefaultAgentID(g.UserID)
+	if agent.Valid {
+		if g.AgentID, err = uuid.Parse(agent.String); err != nil {
+			return Grant{}, err
+		}
 	}
 	if err := json.Unmarshal([]byte(scopes), &g.Scopes); err != nil {
 		return Grant{}, err
@@ -272,12 +288,33 @@ type UserClient struct {
 // ClientsOfUser lists the clients holding a refresh token for user that is neither rotated, revoked
 // nor expired at now, most recently used first.
 func (r Reader) ClientsOfUser(ctx context.Context, user uuid.UUID, now time.Time) ([]UserClient, error) {
-	rows, err := r.DB.QueryContext(ctx, `SELECT c.client_id, c.client_name, g.redirect_uri, g.scopes, g.issued_at, t.issued_at
+	return r.clients(ctx, user, uuid.Nil, now)
+}
+
+// ClientsOfAgent is ClientsOfUser for the grants of one of user's agents (a grant from before agents
+// is the default agent's).
+func (r Reader) ClientsOfAgent(ctx context.Context, user, agent uuid.UUID, now time.Time) ([]UserClient, error) {
+	return r.clients(ctx, user, agent, now)
+}
+
+func (r Reader) clients(ctx context.Context, user, agent uuid.UUID, now time.Time) ([]UserClient, error) {
+	q := `SELECT c.client_id, c.client_name, g.redirect_uri, g.scopes, g.issued_at, t.issued_at
 		FROM oauth_refresh_tokens t
 		JOIN oauth_grants g ON g.request_id = t.request_id
 		JOIN oauth_clients c ON c.client_id = g.client_id
 		WHERE g.user_id = $1 AND g.refresh_revoked_at IS NULL AND t.rotated_at IS NULL
-		  AND (t.expires_at IS NULL OR t.expires_at > $2)`, user.String(), dbtime.Format(now))
+		  AND (t.expires_at IS NULL OR t.expires_at > $2)`
+	args := []any{user.String(), dbtime.Format(now)}
+	switch {
+	case agent == uuid.Nil:
+	case agent == identity.DefaultAgentID(user):
+		q += ` AND (g.agent_id = $3 OR g.agent_id IS NULL)`
+		args = append(args, agent.String())
+	default:
+		q += ` AND g.agent_id = $3`
+		args = append(args, agent.String())
+	}
+	rows, err := r.DB.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: clients of user: %w", err)
 	}
@@ -334,6 +371,28 @@ func (r Reader) ClientsOfUser(ctx context.Context, user uuid.UUID, now time.Time
 	}
 	slices.SortStableFunc(out, func(a, b UserClient) int { return b.LastUsedAt.Compare(a.LastUsedAt) })
 	return out, nil
+}
+
+// AgentGrants returns the request ids of user's grants that act as agent and still hold an
+// outstanding code, a refresh-token family or access tokens that were not revoked.
+func (r Reader) AgentGrants(ctx context.Context, user, agent uuid.UUID) ([]string, error) {
+	rows, err := r.DB.QueryContext(ctx, `SELECT request_id FROM oauth_grants
+		WHERE user_id = $1 AND agent_id = $2
+		  AND ((code_exchanged_at IS NULL AND code_revoked_at IS NULL) OR refresh_revoked_at IS NULL OR access_revoked_at IS NULL)
+		ORDER BY request_id`, user.String(), agent.String())
+	if err != nil {
+		return nil, fmt.Errorf("oauth: grants of agent: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 // RevocableGrants returns the request ids of user's grants for client that still hold an outstanding

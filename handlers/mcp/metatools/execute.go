@@ -36,7 +36,7 @@ func (s *Set) executeTools(ctx context.Context, p mcp.Principal, user uuid.UUID,
 	for i, ex := range a.Executions {
 		calls[i] = executions.Call{Tool: ex.Tool, Args: ex.Args}
 	}
-	outcomes := s.opts.Executions.Run(ctx, executions.Caller{UserID: user, Via: p.Method, ClientID: p.ClientID}, calls)
+	outcomes := s.opts.Executions.Run(ctx, caller(p, user), calls)
 	results := make([]any, len(outcomes))
 	var images []mcp.Image
 	for i, o := range outcomes {

@@ -12,6 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/connections"
+	"github.com/workbench/workbench/app/connectors"
+	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
@@ -44,9 +46,21 @@ type Options struct {
 	// CurlSessions mints curl_session tokens (*curlsessions.Service); nil: curl_session answers that
 	// it is not available on this server.
 	CurlSessions CurlSessions
+	// Connectors, when set, adds the connector tools the caller's agent has On to search_tools,
+	// get_tool_schema (and, through executions' ToolSource, to execute_tools). Nil: plugin tools only.
+	Connectors ConnectorTools
 	// PublicURL is SERVER_PUBLIC_URL. An API-key integration is connected by the user on the portal's
 	// integrations page, PublicURL + "/integrations", which NOT_CONNECTED and connect hand the agent.
 	PublicURL string
+}
+
+// ConnectorTools is what the meta-tools need of the connectors use case (*connectors.Service).
+type ConnectorTools interface {
+	// StartRun relists the logins the caller's agent uses whose stored list is stale.
+	StartRun(ctx context.Context, caller executions.Caller)
+	Search(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]connectors.OfferedTool, error)
+	Schema(ctx context.Context, caller executions.Caller, name string) (connectors.OfferedTool, bool, error)
+	IsConnector(ctx context.Context, id string) bool
 }
 
 // Set is the meta-tool set; it implements mcp.ToolSet.
@@ -111,9 +125,9 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 	// A meta-tool that fails on its own answers a failed value: a result with isError set.
 	switch name {
 	case "search_tools":
-		out, err = s.searchTools(args)
+		out, err = s.searchTools(ctx, caller(p, user), args)
 	case "get_tool_schema":
-		out, err = s.getToolSchema(args)
+		out, err = s.getToolSchema(ctx, caller(p, user), args)
 	case "execute_tools":
 		out, images, err = s.executeTools(ctx, p, user, args)
 	case "whoami":
@@ -181,7 +195,12 @@ type toolSummary struct {
 	Integration string `json:"integration"`
 }
 
-func (s *Set) searchTools(raw json.RawMessage) (any, error) {
+// caller is who the principal is to the executions and connectors use cases.
+func caller(p mcp.Principal, user uuid.UUID) executions.Caller {
+	return executions.Caller{UserID: user, Via: p.Method, ClientID: p.ClientID, AgentID: p.AgentID}
+}
+
+func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.RawMessage) (any, error) {
 	var a struct {
 		Query       string `json:"query"`
 		Integration string `json:"integration"`
@@ -190,20 +209,40 @@ func (s *Set) searchTools(raw json.RawMessage) (any, error) {
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, err
 	}
+	connectorOnly := false
 	if a.Integration != "" {
 		if _, ok := s.opts.Registry.Integration(a.Integration); !ok {
-			return nil, domain.Errorf(domain.CodeNotFound, "Unknown integration: %s. list_integrations names them all.", a.Integration)
+			if s.opts.Connectors == nil || !s.opts.Connectors.IsConnector(ctx, a.Integration) {
+				return nil, domain.Errorf(domain.CodeNotFound, "Unknown integration: %s. list_integrations names them all.", a.Integration)
+			}
+			connectorOnly = true
 		}
 	}
-	found := s.opts.Registry.Search(a.Query, a.Integration, a.Limit)
-	out := make([]toolSummary, len(found))
-	for i, t := range found {
-		out[i] = toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration}
+	out := []toolSummary{}
+	if !connectorOnly {
+		for _, t := range s.opts.Registry.Search(a.Query, a.Integration, a.Limit) {
+			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration})
+		}
+	}
+	if s.opts.Connectors != nil && (a.Integration == "" || connectorOnly) && (a.Limit <= 0 || len(out) < a.Limit) {
+		// Run start: the first search of a session relists the logins whose stored list is stale.
+		s.opts.Connectors.StartRun(ctx, c)
+		limit := 0
+		if a.Limit > 0 {
+			limit = a.Limit - len(out)
+		}
+		found, err := s.opts.Connectors.Search(ctx, c, a.Query, a.Integration, limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range found {
+			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration})
+		}
 	}
 	return map[string]any{"tools": out}, nil
 }
 
-func (s *Set) getToolSchema(raw json.RawMessage) (any, error) {
+func (s *Set) getToolSchema(ctx context.Context, c executions.Caller, raw json.RawMessage) (any, error) {
 	var a struct {
 		Tool string `json:"tool"`
 	}
@@ -211,6 +250,15 @@ func (s *Set) getToolSchema(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	t, ok := s.opts.Registry.Tool(a.Tool)
+	if !ok && s.opts.Connectors != nil {
+		ct, found, err := s.opts.Connectors.Schema(ctx, c, a.Tool)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			return map[string]any{"name": ct.Name, "description": ct.Description, "integration": ct.Integration, "inputSchema": ct.InputSchema}, nil
+		}
+	}
 	if !ok {
 		return nil, domain.Errorf(domain.CodeNotFound, "Unknown tool: %s. Use search_tools to find tool names.", a.Tool)
 	}

@@ -10,28 +10,36 @@ import * as clients from './pages/clients.js';
 import * as activity from './pages/activity.js';
 import * as receipts from './pages/receipts.js';
 import * as audit from './pages/audit.js';
+import * as orgs from './pages/orgs.js';
 import * as connect from './pages/connect.js';
+import * as connectors from './pages/connectors.js';
 import * as notfound from './pages/notfound.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
 const ROUTES = [
   { re: /^\/signin$/, page: signin, public: true },
   { re: /^\/(integrations)?$/, page: integrations, nav: 'integrations' },
+  { re: /^\/connectors$/, page: connectors, nav: 'connectors' },
   { re: /^\/key$/, page: apikey, nav: 'key' },
   { re: /^\/clients$/, page: clients, nav: 'clients' },
   { re: /^\/activity$/, page: activity, nav: 'activity' },
   { re: /^\/receipts$/, page: receipts, nav: 'receipts' },
   { re: /^\/audit$/, page: audit, nav: 'audit' },
+  { re: /^\/orgs$/, page: orgs.list, nav: 'orgs' },
+  { re: /^\/orgs\/([0-9a-f-]{36})$/, page: orgs.org, nav: 'orgs' },
+  { re: /^\/orgs\/([0-9a-f-]{36})\/guilds\/([0-9a-f-]{36})$/, page: orgs.guild, nav: 'orgs' },
   { re: /^\/connect\/([^/]+)$/, page: connect },
 ];
 
 const NAV = [
   { id: 'integrations', href: '/integrations', label: 'Integrations', icon: 'plug' },
+  { id: 'connectors', href: '/connectors', label: 'Connectors', icon: 'bot' },
   { id: 'key', href: '/key', label: 'API key', icon: 'key' },
   { id: 'clients', href: '/clients', label: 'MCP clients', icon: 'bot' },
   { id: 'activity', href: '/activity', label: 'Activity', icon: 'activity' },
   { id: 'receipts', href: '/receipts', label: 'Usage receipts', icon: 'search' },
   { id: 'audit', href: '/audit', label: 'Audit', icon: 'eye' },
+  { id: 'orgs', href: '/orgs', label: 'Organisations', icon: 'users' },
 ];
 
 const root = document.getElementById('app');

@@ -48,6 +48,7 @@ const ICONS = {
   trash: [['path', { d: 'M3 6h18M8 6V4h8v2M6 6l1 14h10l1-14' }]],
   external: [['path', { d: 'M14 3h7v7M21 3l-9 9M19 14v5a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2h5' }]],
   search: [['circle', { cx: 11, cy: 11, r: 7 }], ['path', { d: 'm21 21-4.3-4.3' }]],
+  users: [['circle', { cx: 9, cy: 8, r: 4 }], ['path', { d: 'M1 21v-1a6 6 0 0 1 6-6h4a6 6 0 0 1 6 6v1M16 3.1a4 4 0 0 1 0 7.8M23 21v-1a6 6 0 0 0-4-5.6' }]],
 };
 
 export function icon(name) {

@@ -1,0 +1,112 @@
+package connectors_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/workbench/workbench/app/connectors"
+	"github.com/workbench/workbench/app/connectors/connectorstest"
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/plugins/connectors/todoist"
+)
+
+// The adapter-only connector: connect without its required setting stays pending with
+// needs_settings; lookups fill the setting's box with the form's credentials and with the saved
+// login's; a bad document is a 422 naming the problem; the first complete save connects and lists;
+// calls go through the adapter with ctx.http.
+func TestAdapterConnectorSettingsLookupAndCalls(t *testing.T) {
+	const tok = "todo-token-0123456789"
+	fake, created := connectorstest.TodoistFake(t, tok)
+	raw, err := os.ReadFile(filepath.Join("..", "..", "plugins", "connectors", "todoist", "connector.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := fstest.MapFS{"todoist/connector.json": {Data: raw}}
+	w := newWorld(t, world0{fs: fs, adapters: map[string]connector.Adapter{"todoist": todoist.New(fake.URL)}})
+	at := owner(login.ScopeAgent, agent)
+
+	// A wrong key is refused by validate (Todoist answers 403): 422, nothing stored.
+	_, err = w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_todoist", Owner: at, Fields: map[string]string{"api_token": "wrong-token-xyz"}})
+	if domain.ErrorCode(err) != domain.CodeUnprocessable {
+		t.Fatalf("wrong key: %v", err)
+	}
+	// Lookup before the login exists, with the form's credentials.
+	opts, err := w.svc.LookupWithCredentials(w.ctx, "mcp_todoist", "project_id", "wor", map[string]string{"api_token": tok})
+	if err != nil || len(opts) != 1 || opts[0].Value != "220474323" || opts[0].Label != "Work" {
+		t.Fatalf("lookup = %+v, %v", opts, err)
+	}
+	if _, err := w.svc.LookupWithCredentials(w.ctx, "mcp_todoist", "nope", "", map[string]string{"api_token": tok}); domain.ErrorCode(err) != domain.CodeNotFound {
+		t.Fatalf("lookup of a property without x-lookup: %v", err)
+	}
+	res, err := w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_todoist", Owner: at, Fields: map[string]string{"api_token": tok}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Login.Status != login.StatusPending || !res.Login.NeedsSettings || res.Login.AccountHint != "ada@example.com" || res.Login.ListedAt != nil {
+		t.Fatalf("connect = %+v", res.Login)
+	}
+	if got := w.offered(agent); len(got) != 0 {
+		t.Fatalf("a pending login offers %v", got)
+	}
+	id := res.Login.ID
+	opts, err = w.svc.LookupSaved(w.ctx, user, id, "project_id", "")
+	if err != nil || len(opts) != 2 {
+		t.Fatalf("saved lookup = %+v, %v", opts, err)
+	}
+	if _, err := w.svc.SaveSettings(w.ctx, user, id, json.RawMessage(`{"project_id":"220474323","color":"red"}`)); domain.ErrorCode(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "color") {
+		t.Fatalf("bad settings: %v", err)
+	}
+	v, err := w.svc.SaveSettings(w.ctx, user, id, json.RawMessage(`{"project_id":"220474323"}`))
+	if err != nil || v.Status != login.StatusConnected || v.NeedsSettings || v.ListedAt == nil {
+		t.Fatalf("save = %+v, %v", v, err)
+	}
+	// The manifest's tools; create_task is mutating: Off.
+	if got := w.offered(agent); !slices.Equal(got, []string{"todoist_list_tasks"}) {
+		t.Fatalf("offered = %v", got)
+	}
+	o := w.run(agent, "todoist_list_tasks", `{}`)
+	if o.Code != "" || !strings.Contains(string(o.Result), "Buy milk") {
+		t.Fatalf("list_tasks = %+v", o)
+	}
+	if o := w.run(agent, "todoist_create_task", `{"content":"x"}`); o.Code != "UNKNOWN_TOOL" {
+		t.Fatalf("create_task ran while Off: %+v", o)
+	}
+	if err := w.svc.SetSwitch(w.ctx, user, at, "mcp_todoist", "todoist_create_task", true); err != nil {
+		t.Fatal(err)
+	}
+	if o := w.run(agent, "todoist_create_task", `{"content":"Write report"}`); o.Code != "" || created.Load() != 1 {
+		t.Fatalf("create_task = %+v", o)
+	}
+	// Test a tool: by its listed name, redacted and capped.
+	out, truncated, err := w.svc.TestCall(w.ctx, user, id, "todoist_list_tasks", nil)
+	if err != nil || truncated || !strings.Contains(string(out), "Buy milk") {
+		t.Fatalf("test call = %s, %v, %v", out, truncated, err)
+	}
+	if _, _, err := w.svc.TestCall(w.ctx, user, id, "todoist_nope", nil); domain.ErrorCode(err) != domain.CodeNotFound {
+		t.Fatalf("test of an unknown tool: %v", err)
+	}
+}
+
+// A test call's result is redacted against the login's credentials and byte-capped.
+func TestTestCallRedactsAndCaps(t *testing.T) {
+	const tok = "tok-test-call-secret"
+	r := newRemote(t, tok)
+	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
+	out, _, err := w.svc.TestCall(w.ctx, user, res.Login.ID, "remote_whoami", json.RawMessage(`{"text":""}`))
+	if err != nil || strings.Contains(string(out), tok) || !strings.Contains(string(out), "[REDACTED]") {
+		t.Fatalf("whoami test = %s, %v", out, err)
+	}
+	big := strings.Repeat("x", connectors.MaxTestResultBytes+10)
+	out, truncated, err := w.svc.TestCall(w.ctx, user, res.Login.ID, "echo", json.RawMessage(`{"text":"`+big+`"}`))
+	if err != nil || !truncated || len(out) > connectors.MaxTestResultBytes+200 {
+		t.Fatalf("big test: %d bytes, truncated=%v, %v", len(out), truncated, err)
+	}
+}

@@ -1,0 +1,219 @@
+package connectors
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/internal/mcpclient"
+	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/projections/connectors"
+)
+
+// ConnectRequest is a token connect.
+type ConnectRequest struct {
+	ServerID string
+	Owner    login.Owner
+	// Fields are the auth.fields inputs by name.
+	Fields map[string]string
+	// Settings, when sent, are checked against the settings_schema and stored.
+	Settings   json.RawMessage
+	OnExisting login.OnExisting
+}
+
+// ConnectResult is what a connect did.
+type ConnectResult struct {
+	Login   View
+	Outcome login.Outcome
+	// ListingError is set when the login connected but its first listing failed (the stored list
+	// stays empty until a listing succeeds).
+	ListingError string
+}
+
+// Connect runs token connect exactly as the spec's steps (connectors.md, Token logins): read the
+// auth.fields inputs (422 naming a missing one), check settings when sent, apply onExisting to a
+// connected login of the same owner, run validate for the account hint (the provider's 401 or 403 is
+// a 422 storing nothing, another failure a 502), store the credentials sealed under the field names,
+// and list the login's tools in the same request; a listing the server rejects with 401 or 403
+// removes the new login. A login whose settings lack a required property stays pending.
+func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectRequest) (ConnectResult, error) {
+	var res ConnectResult
+	if req.Owner.Scope == login.ScopePlatform {
+		return res, domain.Errorf(domain.CodeInvalid, "connect refuses the platform owner: connect at an organization, a guild or an agent")
+	}
+	if !req.Owner.Scope.Valid() || req.Owner.ID == uuid.Nil {
+		return res, domain.Errorf(domain.CodeInvalid, "owner_scope must be organization, guild or agent, with its owner_id")
+	}
+	srv, m, err := s.serverFor(ctx, req.ServerID)
+	if err != nil {
+		return res, err
+	}
+	if err := s.opts.Scopes.MayManage(ctx, user, req.Owner); err != nil {
+		return res, err
+	}
+	if !srv.Enabled {
+		return res, domain.Errorf(domain.CodeUnprocessable, "%s is switched off in this catalog", m.DisplayName)
+	}
+	if m.Auth.Kind == connector.AuthOAuth {
+		return res, domain.Errorf(domain.CodeUnprocessable, "%s signs in with OAuth, which connect does not support yet", m.DisplayName)
+	}
+	// 1. The inputs auth.fields names.
+	creds := Creds{}
+	for _, f := range m.TokenFields() {
+		v := strings.TrimSpace(req.Fields[f.Name])
+		if v == "" {
+			if !f.Optional {
+				return res, domain.Errorf(domain.CodeUnprocessable, "%s is required", f.Name)
+			}
+			continue
+		}
+		creds[f.Name] = v
+	}
+	red := newRedactor(creds)
+	// 2. Settings, when sent.
+	var schema *connector.SettingsSchema
+	if len(m.SettingsSchema) > 0 {
+		if schema, err = connector.ParseSettingsSchema(m.SettingsSchema); err != nil {
+			return res, err
+		}
+	}
+	if len(req.Settings) > 0 && string(req.Settings) != "null" {
+		if schema == nil {
+			return res, domain.Errorf(domain.CodeUnprocessable, "%s takes no settings", m.DisplayName)
+		}
+		if err := schema.Validate(req.Settings); err != nil {
+			return res, domain.Errorf(domain.CodeUnprocessable, "%s", red.text(err.Error()))
+		}
+	} else {
+		req.Settings = nil
+	}
+	// 3. onExisting against a connected login of the same owner.
+	stream := login.StreamName(srv.ID, req.Owner)
+	cur, err := s.loadLogin(ctx, stream)
+	if err != nil {
+		return res, err
+	}
+	cmd := login.Connect{ServerID: srv.ID, Owner: req.Owner, OnExisting: req.OnExisting, Settings: req.Settings, At: s.opts.Now()}
+	if cur.Exists() && cur.Status == login.StatusConnected {
+		stored, err := s.open(ctx, cur.Credential)
+		if err != nil {
+			return res, err
+		}
+		cmd.SameCredentials = stored.equal(creds)
+	}
+	outcome, err := cmd.Resolve(cur)
+	if err != nil {
+		return res, err
+	}
+	if outcome == login.OutcomeKept || outcome == login.OutcomeCurrent {
+		v, err := s.view(ctx, cur.LoginID)
+		return ConnectResult{Login: v, Outcome: outcome}, err
+	}
+	settings := req.Settings
+	if settings == nil && cur.Exists() {
+		settings = cur.Settings
+	}
+	if schema != nil {
+		if settings == nil {
+			settings = json.RawMessage("{}")
+		}
+		cmd.NeedsSettings = schema.Missing(settings)
+	}
+	// The address check at save time.
+	if m.Endpoint != nil {
+		if err := mcpclient.CheckURL(ctx, m.Endpoint.URL, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+			return res, domain.Errorf(domain.CodeUnprocessable, "%s", err.Error())
+		}
+	}
+	// 4. validate gives the account hint.
+	loginID := cur.LoginID
+	if loginID == uuid.Nil {
+		loginID = uuid.Must(uuid.NewV7())
+	}
+	hint, err := s.validate(ctx, m, creds, settings)
+	if err != nil {
+		return res, providerError("validate", err, red)
+	}
+	cmd.AccountHint = hint
+	// 5. Store the credentials sealed.
+	sealed, err := s.seal(ctx, loginID, creds)
+	if err != nil {
+		return res, err
+	}
+	cmd.NewLoginID, cmd.Credential = loginID, sealed
+	cmd.At = s.opts.Now()
+	r, err := s.executeLogin(ctx, user.String(), stream, cmd)
+	if err != nil {
+		return res, err
+	}
+	s.opts.Pool.Drop(loginID)
+	res.Outcome = outcome
+	// 6. List in the same request.
+	if r.State.Status == login.StatusConnected {
+		if err := s.list(ctx, user.String(), srv, m, r.State, creds); err != nil {
+			if rejected(err) && !cur.Exists() {
+				if _, rerr := s.executeLogin(ctx, user.String(), stream, login.Remove{LoginID: loginID, Reason: "the listing was refused", At: s.opts.Now()}); rerr != nil {
+					s.log.ErrorContext(ctx, "remove a login whose listing was refused", "login", loginID, "err", rerr)
+				}
+				s.opts.Pool.Drop(loginID)
+				return ConnectResult{}, providerError("list tools", err, red)
+			}
+			res.ListingError = providerError("list tools", err, red).(*domain.Error).Message
+			s.log.WarnContext(ctx, "first listing failed", "login", loginID, "server", srv.ID, "err", red.text(err.Error()))
+		}
+	}
+	res.Login, err = s.view(ctx, loginID)
+	return res, err
+}
+
+// validate runs the adapter's validate, or initialize against the endpoint, or nothing.
+func (s *Service) validate(ctx context.Context, m *connector.Manifest, creds Creds, settings json.RawMessage) (string, error) {
+	c := s.bySlug[m.Slug]
+	probe := uuid.New() // a throwaway session: the login's own is opened by its first listing
+	defer s.opts.Pool.Drop(probe)
+	if c != nil {
+		if v, ok := c.Adapter.(connector.Validator); ok {
+			return v.Validate(ctx, creds, s.adapterContext(probe, m, creds, settings))
+		}
+	}
+	if ep, ok := endpoint(m, creds); ok {
+		_, _, err := s.opts.Pool.Initialize(ctx, probe, ep)
+		return "", err
+	}
+	return "", nil
+}
+
+func (s *Service) loadLogin(ctx context.Context, stream string) (login.State, error) {
+	st, _, err := loadState(ctx, s, stream)
+	return st, err
+}
+
+// Remove deletes a login (its switches stay with their scopes).
+func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
+	l, err := s.reader.Login(ctx, loginID)
+	if err != nil {
+		return err
+	}
+	if l.Owner.Scope == login.ScopePlatform {
+		return domain.Errorf(domain.CodeInvalid, "a platform login is not removed here")
+	}
+	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
+		return err
+	}
+	_, err = s.executeLogin(ctx, user.String(), login.StreamName(l.ServerID, l.Owner), login.Remove{LoginID: loginID, Reason: "removed", At: s.opts.Now()})
+	s.opts.Pool.Drop(loginID)
+	return err
+}
+
+// serverOf reads the login's server and manifest.
+func (s *Service) serverOf(ctx context.Context, l connectors.Login) (connectors.Server, *connector.Manifest, error) {
+	srv, m, err := s.serverFor(ctx, l.ServerID)
+	if domain.ErrorCode(err) == domain.CodeNotFound {
+		return srv, nil, domain.Errorf(domain.CodeNotFound, "the connector of login %s is gone", l.LoginID)
+	}
+	return srv, m, err
+}

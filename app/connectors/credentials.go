@@ -1,0 +1,221 @@
+package connectors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/internal/mcpclient"
+	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/projections/connectors"
+)
+
+const credentialPurpose = "mcp-login-credentials"
+
+func credentialSubject(loginID uuid.UUID) string { return "mcp-login:" + loginID.String() }
+
+// Creds are a login's decrypted credentials, keyed by the manifest's field names. They print as
+// their field names only.
+type Creds map[string]string
+
+func (c Creds) String() string {
+	names := make([]string, 0, len(c))
+	for k := range c {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return "Creds(" + strings.Join(names, ",") + ")"
+}
+
+// GoString keeps %#v from printing values.
+func (c Creds) GoString() string { return c.String() }
+
+func (s *Service) seal(ctx context.Context, loginID uuid.UUID, c Creds) (domain.Sealed, error) {
+	raw, err := json.Marshal(map[string]string(c))
+	if err != nil {
+		return domain.Sealed{}, err
+	}
+	return s.opts.Vault.Seal(ctx, credentialSubject(loginID), credentialPurpose, raw)
+}
+
+func (s *Service) open(ctx context.Context, sealed domain.Sealed) (Creds, error) {
+	if sealed.IsZero() {
+		return Creds{}, nil
+	}
+	raw, err := s.opts.Vault.Open(ctx, sealed, credentialPurpose)
+	if err != nil {
+		return nil, fmt.Errorf("open login credentials: %w", err)
+	}
+	var c map[string]string
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("read login credentials: %w", err)
+	}
+	return c, nil
+}
+
+// equal reports whether two credential sets hold the same values.
+func (c Creds) equal(o Creds) bool {
+	if len(c) != len(o) {
+		return false
+	}
+	for k, v := range c {
+		if ov, ok := o[k]; !ok || ov != v {
+			return false
+		}
+	}
+	return true
+}
+
+// token is the value that travels to the endpoint: the field named token, else the first secret
+// field, else the first field.
+func token(m *connector.Manifest, c Creds) string {
+	fields := m.TokenFields()
+	for _, f := range fields {
+		if f.Name == "token" {
+			return c[f.Name]
+		}
+	}
+	for _, f := range fields {
+		if f.Secret {
+			return c[f.Name]
+		}
+	}
+	if len(fields) > 0 {
+		return c[fields[0].Name]
+	}
+	return ""
+}
+
+// endpoint is where a login's session goes; ok is false for a connector with no endpoint.
+func endpoint(m *connector.Manifest, c Creds) (mcpclient.Endpoint, bool) {
+	if m.Endpoint == nil {
+		return mcpclient.Endpoint{}, false
+	}
+	ep := mcpclient.Endpoint{URL: m.Endpoint.URL}
+	if tok := token(m, c); tok != "" {
+		h := m.TokenHeader()
+		ep.HeaderName, ep.HeaderValue = h.Name, h.Prefix+tok
+	}
+	return ep, true
+}
+
+// adapterContext is what an adapter method gets.
+func (s *Service) adapterContext(loginID uuid.UUID, m *connector.Manifest, c Creds, settings json.RawMessage) connector.Context {
+	if len(settings) == 0 {
+		settings = json.RawMessage("{}")
+	}
+	ac := connector.Context{Settings: settings, HTTP: s.opts.Pool.HTTPClient()}
+	if ep, ok := endpoint(m, c); ok {
+		ac.Remote = remote{pool: s.opts.Pool, login: loginID, ep: ep}
+	}
+	return ac
+}
+
+// redactor replaces every credential value (four characters or more) in a text, raw and as it
+// appears inside a JSON string.
+type redactor []string
+
+func newRedactor(c Creds) redactor {
+	var r redactor
+	for _, v := range c {
+		if len(v) < 4 {
+			continue
+		}
+		r = append(r, v)
+		if b, err := json.Marshal(v); err == nil {
+			if esc := string(b[1 : len(b)-1]); esc != v {
+				r = append(r, esc)
+			}
+		}
+	}
+	// Longest first, so a value containing another is replaced whole.
+	sort.Slice(r, func(i, j int) bool { return len(r[i]) > len(r[j]) })
+	return r
+}
+
+// Redacted is what replaces a credential value.
+const Redacted = "[REDACTED]"
+
+func (r redactor) text(s string) string {
+	for _, v := range r {
+		s = strings.ReplaceAll(s, v, Redacted)
+	}
+	return s
+}
+
+func (r redactor) json(b []byte) []byte {
+	if len(r) == 0 {
+		return b
+	}
+	return []byte(r.text(string(b)))
+}
+
+// providerError turns an adapter's or endpoint's failure into the answer: a refused key is 422, an
+// address the check refuses is 422, anything else 502; messages are redacted.
+func providerError(what string, err error, r redactor) error {
+	if errors.Is(err, mcpclient.ErrAddress) {
+		return domain.Errorf(domain.CodeUnprocessable, "%s: %s", what, r.text(err.Error()))
+	}
+	if rejected(err) {
+		return domain.Errorf(domain.CodeUnprocessable, "%s: the provider refused the credentials", what)
+	}
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return &domain.Error{Code: de.Code, Message: r.text(de.Message)}
+	}
+	var ce *connector.Error
+	if errors.As(err, &ce) {
+		return domain.Errorf(domain.CodeUpstream, "%s: %s", what, r.text(ce.Error()))
+	}
+	var me *mcpclient.Error
+	if errors.As(err, &me) {
+		return domain.Errorf(domain.CodeUpstream, "%s: %s", what, r.text(me.Error()))
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return domain.Errorf(domain.CodeUpstream, "%s: the provider did not answer in time", what)
+	}
+	return domain.Errorf(domain.CodeUpstream, "%s: the provider failed", what)
+}
+
+// serverFor reads a catalog row and its manifest; CodeNotFound when there is none.
+func (s *Service) serverFor(ctx context.Context, id string) (connectors.Server, *connector.Manifest, error) {
+	srv, err := s.reader.Server(ctx, id)
+	if err != nil {
+		return srv, nil, err
+	}
+	m, err := s.manifestOf(srv)
+	return srv, m, err
+}
+
+// rejected reports whether an adapter or an endpoint refused the credentials (401 or 403).
+func rejected(err error) bool { return connector.Rejected(err) || mcpclient.Rejected(err) }
+
+// remote is the pool's session of one login as an adapter's ctx.remote.
+type remote struct {
+	pool  Pool
+	login uuid.UUID
+	ep    mcpclient.Endpoint
+}
+
+func (r remote) ListTools(ctx context.Context) ([]connector.Tool, error) {
+	ts, err := r.pool.ListTools(ctx, r.login, r.ep)
+	return fromPool(ts), err
+}
+
+func (r remote) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	return r.pool.CallTool(ctx, r.login, r.ep, name, args)
+}
+
+func fromPool(ts []mcpclient.Tool) []connector.Tool {
+	out := make([]connector.Tool, len(ts))
+	for i, t := range ts {
+		out[i] = connector.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint}
+	}
+	return out
+}

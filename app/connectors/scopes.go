@@ -1,0 +1,147 @@
+package connectors
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/projections/organizations"
+)
+
+// PersonalScopes is the stand-in for the organizations read model: every user is one organization
+// and one agent, both with the user's id, in no guild. A user manages exactly those two owners.
+type PersonalScopes struct{}
+
+// Chain implements Scopes.
+func (PersonalScopes) Chain(_ context.Context, agentID uuid.UUID) (Chain, error) {
+	return Chain{OrganizationID: agentID, AgentID: agentID}, nil
+}
+
+// DefaultAgent implements Scopes.
+func (PersonalScopes) DefaultAgent(_ context.Context, userID uuid.UUID) (uuid.UUID, error) {
+	return userID, nil
+}
+
+// MayManage implements Scopes.
+func (PersonalScopes) MayManage(_ context.Context, userID uuid.UUID, o login.Owner) error {
+	if (o.Scope == login.ScopeOrganization || o.Scope == login.ScopeAgent) && o.ID == userID {
+		return nil
+	}
+	return domain.Errorf(domain.CodeNotFound, "no %s %s", o.Scope, o.ID)
+}
+
+// OrganizationScopes reads an agent's chain and what a user may manage from the organisations read
+// model: a user manages an organisation they own or administer (and their personal one), a guild of
+// such an organisation or one they are a member of, and an agent they own or whose organisation they
+// administer.
+type OrganizationScopes struct {
+	Reader *organizations.Reader
+}
+
+var (
+	_ Scopes = OrganizationScopes{}
+	_ Scopes = PersonalScopes{}
+)
+
+// Chain implements Scopes.
+func (o OrganizationScopes) Chain(ctx context.Context, agentID uuid.UUID) (Chain, error) {
+	c, err := o.Reader.Chain(ctx, agentID)
+	if errors.Is(err, organizations.ErrNotFound) {
+		return Chain{}, domain.Errorf(domain.CodeNotFound, "no agent %s", agentID)
+	}
+	if err != nil {
+		return Chain{}, err
+	}
+	return Chain{OrganizationID: c.OrganizationID, GuildID: c.GuildID, AgentID: c.AgentID}, nil
+}
+
+// DefaultAgent implements Scopes.
+func (o OrganizationScopes) DefaultAgent(ctx context.Context, userID uuid.UUID) (uuid.UUID, error) {
+	return o.Reader.DefaultAgent(ctx, userID)
+}
+
+// MayManage implements Scopes.
+func (o OrganizationScopes) MayManage(ctx context.Context, userID uuid.UUID, owner login.Owner) error {
+	notFound := domain.Errorf(domain.CodeNotFound, "no %s %s", owner.Scope, owner.ID)
+	admin := func(org uuid.UUID) (bool, error) {
+		if org == organization.PersonalOrganizationID(userID) {
+			return true, nil
+		}
+		m, err := o.Reader.Membership(ctx, org, userID)
+		if errors.Is(err, organizations.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return m.Role == organization.RoleOwner || m.Role == organization.RoleAdmin, nil
+	}
+	switch owner.Scope {
+	case login.ScopeOrganization:
+		ok, err := admin(owner.ID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound
+		}
+		return nil
+	case login.ScopeGuild:
+		g, err := o.Reader.Guild(ctx, owner.ID)
+		if errors.Is(err, organizations.ErrNotFound) {
+			return notFound
+		}
+		if err != nil {
+			return err
+		}
+		if slices.Contains(g.Members, userID) {
+			return nil
+		}
+		ok, err := admin(g.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound
+		}
+		return nil
+	case login.ScopeAgent:
+		if owner.ID == organization.DefaultAgentID(userID) {
+			return nil
+		}
+		a, err := o.Reader.Agent(ctx, owner.ID)
+		if errors.Is(err, organizations.ErrNotFound) {
+			return notFound
+		}
+		if err != nil {
+			return err
+		}
+		if a.OwnerID == userID {
+			return nil
+		}
+		ok, err := admin(a.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound
+		}
+		return nil
+	}
+	return domain.Errorf(domain.CodeForbidden, "the %s scope is not managed here", owner.Scope)
+}
+
+// chainOf is the chain of a caller's agent. A user's default agent acts in their personal
+// organisation even before the organisations read model has created it.
+func (s *Service) chainOf(ctx context.Context, user, agent uuid.UUID) (Chain, error) {
+	c, err := s.opts.Scopes.Chain(ctx, agent)
+	if domain.ErrorCode(err) == domain.CodeNotFound && agent == organization.DefaultAgentID(user) {
+		return Chain{OrganizationID: organization.PersonalOrganizationID(user), AgentID: agent}, nil
+	}
+	return c, err
+}

@@ -1,0 +1,223 @@
+package connectors
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	connectordom "github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/mcpclient"
+	"github.com/workbench/workbench/internal/ssrf"
+	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/projections/connectors"
+)
+
+// Defaults.
+const (
+	// RelistAfter is the age of a stored list past which a run start lists again.
+	RelistAfter = 10 * time.Minute
+	// MaxTestResultBytes caps a test call's result.
+	MaxTestResultBytes = 64 << 10
+)
+
+// Sealer seals and opens credentials (*vault.Vault).
+type Sealer interface {
+	Seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error)
+	Open(ctx context.Context, sealed domain.Sealed, purpose string) ([]byte, error)
+}
+
+// Projections is the runner, for reading this replica's own writes.
+type Projections interface {
+	WaitFor(ctx context.Context, pos eventstore.Position) error
+}
+
+// Chain is an agent's scopes (the organizations read model's).
+type Chain = connectors.Chain
+
+// Scopes resolves an agent's chain and what a user may act for.
+type Scopes interface {
+	// Chain returns the agent's organization, guild (uuid.Nil when none) and itself.
+	Chain(ctx context.Context, agentID uuid.UUID) (Chain, error)
+	// DefaultAgent is the agent of a user's credential when the credential names none.
+	DefaultAgent(ctx context.Context, userID uuid.UUID) (uuid.UUID, error)
+	// MayManage refuses (domain.CodeForbidden or CodeNotFound) a user who may not connect logins or
+	// set switches at owner.
+	MayManage(ctx context.Context, userID uuid.UUID, owner login.Owner) error
+}
+
+// Pool is the MCP client pool (*mcpclient.Pool).
+type Pool interface {
+	Initialize(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint) (name, instructions string, err error)
+	ListTools(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint) ([]mcpclient.Tool, error)
+	CallTool(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint, name string, args json.RawMessage) (json.RawMessage, error)
+	HTTPClient() *http.Client
+	Drop(login uuid.UUID)
+}
+
+// Options wire a Service. Store, DB, Projections, Vault, Pool and Scopes are required.
+type Options struct {
+	Store       eventstore.Store
+	DB          *sql.DB
+	Projections Projections
+	Vault       Sealer
+	Pool        Pool
+	Scopes      Scopes
+	// Connectors are the loaded folders (plugins/connectors.Builtin and any extra).
+	Connectors []*connector.Connector
+	// Reserved reports a tool prefix that may not be used (a plugin's integration name, a meta-tool).
+	Reserved func(prefix string) bool
+	// AllowLoopback is WORKBENCH_DEV_ALLOW_LOOPBACK; Resolver is the resolver of the save-time check.
+	AllowLoopback bool
+	Resolver      ssrf.Resolver
+	Now           func() time.Time
+	Logger        *slog.Logger
+	RelistAfter   time.Duration
+	// CacheTTL bounds how long the tool-call path reuses its reads (default DefaultCacheTTL; negative
+	// turns the cache off).
+	CacheTTL time.Duration
+}
+
+// Service is the connectors use case. It is safe for concurrent use.
+type Service struct {
+	opts   Options
+	log    *slog.Logger
+	reader connectors.Reader
+	bySlug map[string]*connector.Connector
+
+	hot       *hot
+	mu        sync.Mutex
+	manifests map[string]*connector.Manifest // by catalog digest: a manifest is read once
+}
+
+var (
+	loginAggregate = eventstore.Aggregate[login.State, login.Command, domain.Event]{
+		Initial: login.Initial, Evolve: login.Evolve, Decide: login.Decide,
+		Codec: eventstore.NewJSONCodec(login.Events()...),
+	}
+	switchAggregate = eventstore.Aggregate[login.SwitchState, login.SetSwitch, domain.Event]{
+		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideSwitch,
+		Codec: eventstore.NewJSONCodec(login.SwitchEvents()...),
+	}
+	connectorAggregate = eventstore.Aggregate[connectordom.State, connectordom.Install, domain.Event]{
+		Initial: connectordom.Initial, Evolve: connectordom.Evolve, Decide: connectordom.Decide,
+		Codec: eventstore.NewJSONCodec(connectordom.Events()...),
+	}
+)
+
+// New checks opts and returns a Service.
+func New(opts Options) (*Service, error) {
+	if opts.Store == nil || opts.DB == nil || opts.Projections == nil || opts.Vault == nil || opts.Pool == nil || opts.Scopes == nil {
+		return nil, errors.New("connectors: Store, DB, Projections, Vault, Pool and Scopes are required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.RelistAfter <= 0 {
+		opts.RelistAfter = RelistAfter
+	}
+	if opts.CacheTTL == 0 {
+		opts.CacheTTL = DefaultCacheTTL
+	}
+	if opts.Reserved == nil {
+		opts.Reserved = func(string) bool { return false }
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{}, hot: newHot(opts.CacheTTL)}
+	for _, c := range opts.Connectors {
+		s.bySlug[c.Manifest.Slug] = c
+	}
+	return s, nil
+}
+
+// Reader is the read model the service reads.
+func (s *Service) Reader() connectors.Reader { return s.reader }
+
+func (s *Service) md(actor string) eventstore.Metadata {
+	return eventstore.Metadata{Actor: actor, Time: s.opts.Now().UTC()}
+}
+
+// wait makes the read models hold an append before the caller reads them.
+func (s *Service) wait(ctx context.Context, pos eventstore.Position, n int) error {
+	if n == 0 {
+		return nil
+	}
+	// Whatever the read models answer next, the tool-call path reads afresh.
+	defer s.hot.invalidate()
+	if err := s.opts.Projections.WaitFor(ctx, pos); err != nil {
+		return fmt.Errorf("wait for the read models: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) executeLogin(ctx context.Context, actor string, stream string, cmd login.Command) (eventstore.Result[login.State, domain.Event], error) {
+	res, err := eventstore.Execute(ctx, s.opts.Store, stream, loginAggregate, cmd, s.md(actor))
+	if err != nil {
+		return res, err
+	}
+	return res, s.wait(ctx, res.Position, len(res.Events))
+}
+
+// manifestOf reads a catalog row's manifest with the row's overrides applied (the one loader every
+// reader goes through), once per manifest and overrides.
+func (s *Service) manifestOf(srv connectors.Server) (*connector.Manifest, error) {
+	key := srv.Digest + "\x00" + string(srv.Overrides)
+	s.mu.Lock()
+	m, ok := s.manifests[key]
+	s.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, err := manifestOf(srv)
+	if err != nil {
+		return nil, err
+	}
+	o, err := overridesOf(srv)
+	if err != nil {
+		return nil, err
+	}
+	m = o.Apply(m)
+	s.mu.Lock()
+	s.manifests[key] = m
+	s.mu.Unlock()
+	return m, nil
+}
+
+// overridesOf reads a catalog row's overrides (nil when none).
+func overridesOf(srv connectors.Server) (*connector.Overrides, error) {
+	if len(srv.Overrides) == 0 || string(srv.Overrides) == "null" {
+		return nil, nil
+	}
+	var o connector.Overrides
+	if err := json.Unmarshal(srv.Overrides, &o); err != nil {
+		return nil, fmt.Errorf("overrides of %s: %w", srv.ID, err)
+	}
+	return &o, nil
+}
+
+// manifestOf reads a catalog row's manifest.
+func manifestOf(srv connectors.Server) (*connector.Manifest, error) {
+	c, reasons := connector.Parse(srv.Slug, srv.Manifest, nil)
+	if c == nil {
+		// An adapter-only manifest fails Parse without its adapter; read it plainly then.
+		var m connector.Manifest
+		if err := jsonUnmarshal(srv.Manifest, &m); err != nil {
+			return nil, fmt.Errorf("manifest of %s: %v", srv.ID, reasons)
+		}
+		return &m, nil
+	}
+	return &c.Manifest, nil
+}

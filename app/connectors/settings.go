@@ -1,0 +1,138 @@
+package connectors
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/plugins/connector"
+)
+
+// SaveSettings checks a settings document against the connector's schema (422 naming the first
+// problem), runs validate with it, stores it with the hint validate returns, and, when it is the
+// first complete document, connects the login and lists its tools.
+func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, settings json.RawMessage) (View, error) {
+	l, err := s.reader.Login(ctx, loginID)
+	if err != nil {
+		return View{}, err
+	}
+	if l.Owner.Scope == login.ScopePlatform {
+		return View{}, domain.Errorf(domain.CodeInvalid, "a platform login's settings are not saved here")
+	}
+	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
+		return View{}, err
+	}
+	if l.Credential.IsZero() {
+		return View{}, domain.Errorf(domain.CodeConflict, "the login is still waiting on its sign-in")
+	}
+	srv, m, err := s.serverOf(ctx, l)
+	if err != nil {
+		return View{}, err
+	}
+	if len(m.SettingsSchema) == 0 {
+		return View{}, domain.Errorf(domain.CodeUnprocessable, "%s takes no settings", m.DisplayName)
+	}
+	schema, err := connector.ParseSettingsSchema(m.SettingsSchema)
+	if err != nil {
+		return View{}, err
+	}
+	if len(settings) == 0 {
+		settings = json.RawMessage("{}")
+	}
+	creds, err := s.open(ctx, l.Credential)
+	if err != nil {
+		return View{}, err
+	}
+	red := newRedactor(creds)
+	if err := schema.Validate(settings); err != nil {
+		return View{}, domain.Errorf(domain.CodeUnprocessable, "%s", red.text(err.Error()))
+	}
+	missing := schema.Missing(settings)
+	hint := l.AccountHint
+	h, err := s.validate(ctx, m, creds, settings)
+	if err != nil {
+		return View{}, providerError("validate", err, red)
+	}
+	if h != "" {
+		hint = h
+	}
+	wasPending := l.Status != login.StatusConnected
+	r, err := s.executeLogin(ctx, user.String(), login.StreamName(l.ServerID, l.Owner),
+		login.SaveSettings{LoginID: loginID, Settings: settings, AccountHint: hint, NeedsSettings: missing, At: s.opts.Now()})
+	if err != nil {
+		return View{}, err
+	}
+	if wasPending && r.State.Status == login.StatusConnected {
+		if err := s.list(ctx, user.String(), srv, m, r.State, creds); err != nil {
+			s.log.WarnContext(ctx, "listing after settings failed", "login", loginID, "err", red.text(err.Error()))
+		}
+	}
+	return s.view(ctx, loginID)
+}
+
+// LookupSaved searches a settings box with a saved login's credentials.
+func (s *Service) LookupSaved(ctx context.Context, user, loginID uuid.UUID, property, q string) ([]connector.Option, error) {
+	l, err := s.reader.Login(ctx, loginID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
+		return nil, err
+	}
+	_, m, err := s.serverOf(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := s.open(ctx, l.Credential)
+	if err != nil {
+		return nil, err
+	}
+	return s.lookup(ctx, loginID, m, property, q, creds, l.Settings)
+}
+
+// LookupWithCredentials searches a settings box with the Connect form's credentials, before the
+// login exists.
+func (s *Service) LookupWithCredentials(ctx context.Context, serverID, property, q string, fields map[string]string) ([]connector.Option, error) {
+	_, m, err := s.serverFor(ctx, serverID)
+	if err != nil {
+		return nil, err
+	}
+	creds := Creds{}
+	for _, f := range m.TokenFields() {
+		if v := fields[f.Name]; v != "" {
+			creds[f.Name] = v
+		}
+	}
+	probe := uuid.New()
+	defer s.opts.Pool.Drop(probe)
+	return s.lookup(ctx, probe, m, property, q, creds, nil)
+}
+
+func (s *Service) lookup(ctx context.Context, key uuid.UUID, m *connector.Manifest, property, q string, creds Creds, settings json.RawMessage) ([]connector.Option, error) {
+	c := s.bySlug[m.Slug]
+	var lk connector.Looker
+	if c != nil {
+		lk, _ = c.Adapter.(connector.Looker)
+	}
+	if lk == nil || len(m.SettingsSchema) == 0 {
+		return nil, domain.Errorf(domain.CodeNotFound, "%s has no lookup", m.DisplayName)
+	}
+	schema, err := connector.ParseSettingsSchema(m.SettingsSchema)
+	if err != nil {
+		return nil, err
+	}
+	if !schema.LookupProperty(property) {
+		return nil, domain.Errorf(domain.CodeNotFound, "%s is not a lookup setting of %s", property, m.DisplayName)
+	}
+	opts, err := lk.Lookup(ctx, property, q, creds, s.adapterContext(key, m, creds, settings))
+	if err != nil {
+		return nil, providerError("lookup", err, newRedactor(creds))
+	}
+	if opts == nil {
+		opts = []connector.Option{}
+	}
+	return opts, nil
+}

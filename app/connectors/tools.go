@@ -1,0 +1,431 @@
+package connectors
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/internal/mcpclient"
+	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/projections/connectors"
+)
+
+// list lists a login's tools (the adapter's list, else the endpoint's tools/list, else the manifest's
+// tools) and records the listing: digest, diff, and the default switches of new tools.
+func (s *Service) list(ctx context.Context, actor string, srv connectors.Server, m *connector.Manifest, l login.State, creds Creds) error {
+	listed, err := s.fetchTools(ctx, m, l, creds)
+	if err != nil {
+		return err
+	}
+	tools := make([]login.Tool, 0, len(listed))
+	seen := map[string]bool{}
+	for _, t := range listed {
+		name := connector.ModelName(srv.ToolPrefix, t.Name)
+		if connector.SanitiseToolName(t.Name) == "" || seen[name] {
+			s.log.WarnContext(ctx, "listed tool skipped: its name is empty or collides once sanitised", "server", srv.ID, "tool", t.Name)
+			continue
+		}
+		seen[name] = true
+		tools = append(tools, login.Tool{Name: name, Remote: t.Name, Description: t.Description, InputSchema: t.InputSchema,
+			ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint})
+	}
+	byName := map[string]connector.Tool{}
+	for _, t := range listed {
+		byName[connector.ModelName(srv.ToolPrefix, t.Name)] = t
+	}
+	overrides, err := overridesOf(srv)
+	if err != nil {
+		return err
+	}
+	cmd := login.RecordListing{LoginID: l.LoginID, Tools: tools, At: s.opts.Now(), StartsOn: func(t login.Tool) (bool, string) {
+		return connector.StartsOff(m, byName[t.Name], overrides.AdminDefault(t.Remote))
+	}}
+	_, err = s.executeLogin(ctx, actor, login.StreamName(l.ServerID, l.Owner), cmd)
+	return err
+}
+
+func (s *Service) fetchTools(ctx context.Context, m *connector.Manifest, l login.State, creds Creds) ([]connector.Tool, error) {
+	var listed []connector.Tool
+	var err error
+	c := s.bySlug[m.Slug]
+	ep, hasEndpoint := endpoint(m, creds)
+	switch {
+	case c != nil && isLister(c.Adapter):
+		listed, err = c.Adapter.(connector.Lister).List(ctx, creds, s.adapterContext(l.LoginID, m, creds, l.Settings))
+	case hasEndpoint:
+		var ts []mcpclient.Tool
+		ts, err = s.opts.Pool.ListTools(ctx, l.LoginID, ep)
+		listed = fromPool(ts)
+	default:
+		for _, t := range m.Tools {
+			listed = append(listed, connector.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(listed) > 200 {
+		return nil, &connector.Error{Message: "the listing has more than 200 tools"}
+	}
+	for i := range listed {
+		if len(listed[i].InputSchema) == 0 {
+			listed[i].InputSchema = json.RawMessage(`{"type":"object"}`)
+		}
+	}
+	return listed, nil
+}
+
+func isLister(a connector.Adapter) bool { _, ok := a.(connector.Lister); return ok }
+
+// Relist lists a login's tools again now (a run start past RelistAfter, or an operator's refresh).
+func (s *Service) Relist(ctx context.Context, actor string, loginID uuid.UUID) error {
+	l, err := s.reader.Login(ctx, loginID)
+	if err != nil {
+		return err
+	}
+	srv, m, err := s.serverOf(ctx, l)
+	if err != nil {
+		return err
+	}
+	creds, err := s.open(ctx, l.Credential)
+	if err != nil {
+		return err
+	}
+	if err := s.list(ctx, actor, srv, m, l.State, creds); err != nil {
+		return providerError("list tools", err, newRedactor(creds))
+	}
+	return nil
+}
+
+// Offered is one tool an agent sees.
+type Offered struct {
+	connectors.Effective
+}
+
+// agentOf is the caller's agent: the credential's, or the user's default.
+func (s *Service) agentOf(ctx context.Context, c executions.Caller) (uuid.UUID, error) {
+	if c.AgentID != uuid.Nil {
+		return c.AgentID, nil
+	}
+	return s.opts.Scopes.DefaultAgent(ctx, c.UserID)
+}
+
+// Effective reads the tools of an agent's chain with their switches (On and Off).
+func (s *Service) Effective(ctx context.Context, agentID uuid.UUID) ([]connectors.Effective, error) {
+	chain, err := s.opts.Scopes.Chain(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return s.reader.Effective(ctx, chain)
+}
+
+// effectiveOf is Effective for a caller: user's agent (a default agent not yet in the read model acts
+// in the user's personal organisation).
+func (s *Service) effectiveOf(ctx context.Context, user, agentID uuid.UUID) ([]connectors.Effective, error) {
+	chain, err := s.chainOf(ctx, user, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return s.reader.Effective(ctx, chain)
+}
+
+// StartRun is a run start (an MCP session's initialize): every login the agent uses whose stored list
+// is older than RelistAfter lists again; a failure keeps the stored list and logs.
+func (s *Service) StartRun(ctx context.Context, caller executions.Caller) {
+	agent, err := s.agentOf(ctx, caller)
+	if err != nil {
+		s.log.WarnContext(ctx, "run start: no agent", "err", err)
+		return
+	}
+	chain, err := s.chainOf(ctx, caller.UserID, agent)
+	if err != nil {
+		return
+	}
+	logins, err := s.reader.Logins(ctx, chain.Owners())
+	if err != nil {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, l := range logins {
+		if l.Status != login.StatusConnected || s.opts.Now().Sub(l.ListedAt) < s.opts.RelistAfter {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.Relist(ctx, caller.UserID.String(), l.LoginID); err != nil {
+				s.log.WarnContext(ctx, "run start listing failed; the stored list stays", "login", l.LoginID, "err", err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// OfferedTools are the On tools the caller's agent sees, by name.
+func (s *Service) OfferedTools(ctx context.Context, caller executions.Caller) ([]connectors.Effective, error) {
+	agent, err := s.agentOf(ctx, caller)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.cachedEffective(ctx, caller.UserID, agent)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]connectors.Effective, 0, len(all))
+	for _, e := range all {
+		if e.On {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// SearchTools finds the caller's On connector tools whose name or description holds every word of
+// query (all of them for an empty query), up to limit.
+func (s *Service) SearchTools(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]connectors.Effective, error) {
+	tools, err := s.OfferedTools(ctx, caller)
+	if err != nil {
+		return nil, err
+	}
+	words := strings.Fields(strings.ToLower(query))
+	var out []connectors.Effective
+	for _, t := range tools {
+		if integration != "" && integration != t.ServerID {
+			continue
+		}
+		hay := strings.ToLower(t.Name + " " + t.Description)
+		match := true
+		for _, w := range words {
+			match = match && strings.Contains(hay, w)
+		}
+		if match {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// ToolSchema is one On tool of the caller's agent by its prefixed name.
+func (s *Service) ToolSchema(ctx context.Context, caller executions.Caller, name string) (connectors.Effective, bool, error) {
+	tools, err := s.OfferedTools(ctx, caller)
+	if err != nil {
+		return connectors.Effective{}, false, err
+	}
+	for _, t := range tools {
+		if t.Name == name {
+			return t, true, nil
+		}
+	}
+	return connectors.Effective{}, false, nil
+}
+
+var _ executions.ToolSource = (*Service)(nil)
+
+// FindTool implements executions.ToolSource: an On tool of the caller's agent, mapped back to its
+// remote name and run through the pool or the adapter, its result and errors redacted against the
+// login's credentials. An Off tool is not found (the call names it unknown).
+func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name string) (executions.SourceTool, bool, error) {
+	if !strings.Contains(name, "_") {
+		return executions.SourceTool{}, false, nil
+	}
+	t, ok, err := s.ToolSchema(ctx, caller, name)
+	if err != nil || !ok {
+		return executions.SourceTool{}, false, err
+	}
+	return executions.SourceTool{Integration: t.ServerID, Run: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		return s.call(ctx, t.Login, t.Remote, args)
+	}}, true, nil
+}
+
+// call runs one tool of a login by its remote name.
+func (s *Service) call(ctx context.Context, l connectors.Login, remote string, args json.RawMessage) (json.RawMessage, error) {
+	srv, err := s.cachedServer(ctx, l.ServerID)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.manifestOf(srv)
+	if err != nil {
+		return nil, err
+	}
+	if !srv.Enabled {
+		return nil, domain.Errorf(domain.CodeUnprocessable, "%s is switched off in this catalog", m.DisplayName)
+	}
+	creds, err := s.cachedCreds(ctx, l.LoginID, l.Version, l.Credential)
+	if err != nil {
+		return nil, err
+	}
+	red := newRedactor(creds)
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var out json.RawMessage
+	c := s.bySlug[m.Slug]
+	ep, hasEndpoint := endpoint(m, creds)
+	switch {
+	case c != nil && isCaller(c.Adapter):
+		out, err = c.Adapter.(connector.Caller).Call(ctx, remote, args, creds, s.adapterContext(l.LoginID, m, creds, l.Settings))
+	case hasEndpoint:
+		out, err = s.opts.Pool.CallTool(ctx, l.LoginID, ep, remote, args)
+	default:
+		return nil, domain.Errorf(domain.CodeUnprocessable, "%s has no way to call %s", m.DisplayName, remote)
+	}
+	if err != nil {
+		return nil, providerError(remote, err, red)
+	}
+	out = red.json(out)
+	var r struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(out, &r) == nil && r.IsError {
+		var parts []string
+		for _, c := range r.Content {
+			if c.Type == "text" {
+				parts = append(parts, c.Text)
+			}
+		}
+		msg := strings.Join(parts, "\n")
+		if msg == "" {
+			msg = "the tool reported an error"
+		}
+		return nil, domain.Errorf(domain.CodeUpstream, "%s", msg)
+	}
+	return out, nil
+}
+
+func isCaller(a connector.Adapter) bool { _, ok := a.(connector.Caller); return ok }
+
+// TestCall is the Test of a connected login (POST /api/mcp/connections/{id}/call): one tool by its
+// listed (prefixed or remote) name, redacted against the login's credentials and byte-capped.
+func (s *Service) TestCall(ctx context.Context, user, loginID uuid.UUID, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
+	l, err := s.reader.Login(ctx, loginID)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
+		return nil, false, err
+	}
+	if l.Status != login.StatusConnected {
+		return nil, false, domain.Errorf(domain.CodeConflict, "the login is %s; test needs a connected login", l.Status)
+	}
+	tools, err := s.reader.Tools(ctx, loginID)
+	if err != nil {
+		return nil, false, err
+	}
+	remote := ""
+	for _, t := range tools {
+		if t.Name == tool || t.Remote == tool {
+			remote = t.Remote
+		}
+	}
+	if remote == "" {
+		return nil, false, domain.Errorf(domain.CodeNotFound, "login %s lists no tool %s", loginID, tool)
+	}
+	out, err := s.call(ctx, l, remote, args)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(out) > MaxTestResultBytes {
+		b, _ := json.Marshal(map[string]any{"truncated": true, "bytes": len(out), "head": string(out[:MaxTestResultBytes])})
+		return b, true, nil
+	}
+	return out, false, nil
+}
+
+// SetSwitch turns one tool On or Off at a scope the user manages.
+func (s *Service) SetSwitch(ctx context.Context, user uuid.UUID, owner login.Owner, serverID, tool string, on bool) error {
+	if owner.Scope == login.ScopePlatform {
+		return domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's")
+	}
+	if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
+		return err
+	}
+	if _, err := s.reader.Server(ctx, serverID); err != nil {
+		return err
+	}
+	sha := ""
+	if on {
+		sha = s.currentDescriptionSHA(ctx, serverID, tool)
+	}
+	ev := login.SwitchSet{Owner: owner, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, By: user.String(), At: s.opts.Now()}
+	return s.setSwitch(ctx, user.String(), ev)
+}
+
+func (s *Service) setSwitch(ctx context.Context, actor string, ev login.SwitchSet) error {
+	res, err := executeSwitch(ctx, s, actor, ev)
+	if err != nil {
+		return err
+	}
+	return s.wait(ctx, res, 1)
+}
+
+// currentDescriptionSHA is the description digest of a tool as any login of the connector lists it.
+func (s *Service) currentDescriptionSHA(ctx context.Context, serverID, tool string) string {
+	var sha string
+	_ = s.opts.DB.QueryRowContext(ctx, `SELECT description_sha FROM mcp_tools WHERE server_id = $1 AND name = $2 LIMIT 1`, serverID, tool).Scan(&sha)
+	return sha
+}
+
+// SetPlatformSwitch is the instance admin's switch at the platform scope.
+func (s *Service) SetPlatformSwitch(ctx context.Context, actor, serverID, tool string, on bool) error {
+	sha := ""
+	if on {
+		sha = s.currentDescriptionSHA(ctx, serverID, tool)
+	}
+	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, By: actor, At: s.opts.Now()})
+}
+
+// OfferedTool is a connector tool as the meta-tools show it.
+type OfferedTool struct {
+	Name        string
+	Description string
+	// Integration is the connector's server id (mcp_<slug>).
+	Integration string
+	InputSchema json.RawMessage
+}
+
+func offeredOf(e connectors.Effective) OfferedTool {
+	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema}
+}
+
+// Search is search_tools' part for connectors: the caller's On tools matching query (see SearchTools).
+func (s *Service) Search(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]OfferedTool, error) {
+	found, err := s.SearchTools(ctx, caller, query, integration, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OfferedTool, len(found))
+	for i, e := range found {
+		out[i] = offeredOf(e)
+	}
+	return out, nil
+}
+
+// Schema is get_tool_schema's part for connectors: one On tool of the caller's by name.
+func (s *Service) Schema(ctx context.Context, caller executions.Caller, name string) (OfferedTool, bool, error) {
+	e, ok, err := s.ToolSchema(ctx, caller, name)
+	if err != nil || !ok {
+		return OfferedTool{}, ok, err
+	}
+	return offeredOf(e), true, nil
+}
+
+// IsConnector reports whether id names a connector of the catalog (search_tools' integration filter).
+func (s *Service) IsConnector(ctx context.Context, id string) bool {
+	_, err := s.reader.Server(ctx, id)
+	return err == nil
+}

@@ -1,0 +1,282 @@
+package connectors
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/projections/connectors"
+)
+
+// View is a login's metadata (spec connectors.md, Reference): never a credential.
+type View struct {
+	ID            uuid.UUID       `json:"id"`
+	ServerID      string          `json:"mcp_server_id"`
+	OwnerScope    login.Scope     `json:"owner_scope"`
+	OwnerID       string          `json:"owner_id"`
+	AccountHint   string          `json:"account_hint"`
+	Status        login.Status    `json:"status"`
+	CreatedAt     time.Time       `json:"created_at"`
+	UpdatedAt     time.Time       `json:"updated_at"`
+	RotatedAt     *time.Time      `json:"rotated_at"`
+	ListedAt      *time.Time      `json:"listed_at"`
+	Settings      json.RawMessage `json:"settings"`
+	NeedsSettings bool            `json:"needs_settings"`
+	Missing       []string        `json:"missing_settings,omitempty"`
+}
+
+func viewOf(l connectors.Login) View {
+	v := View{ID: l.LoginID, ServerID: l.ServerID, OwnerScope: l.Owner.Scope, OwnerID: l.Owner.ID.String(), AccountHint: l.AccountHint,
+		Status: l.Status, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Settings: l.Settings, NeedsSettings: l.NeedsSettings(), Missing: l.State.NeedsSettings}
+	if l.Owner.Scope == login.ScopePlatform {
+		v.OwnerID = ""
+	}
+	if !l.RotatedAt.IsZero() {
+		t := l.RotatedAt
+		v.RotatedAt = &t
+	}
+	if !l.ListedAt.IsZero() {
+		t := l.ListedAt
+		v.ListedAt = &t
+	}
+	if v.Settings == nil {
+		v.Settings = json.RawMessage("{}")
+	}
+	return v
+}
+
+func (s *Service) view(ctx context.Context, id uuid.UUID) (View, error) {
+	l, err := s.reader.Login(ctx, id)
+	if err != nil {
+		return View{}, err
+	}
+	return viewOf(l), nil
+}
+
+// ServerView is one catalog entry as GET /api/mcp/servers answers it.
+type ServerView struct {
+	ID             string              `json:"id"`
+	Slug           string              `json:"slug"`
+	DisplayName    string              `json:"display_name"`
+	Description    string              `json:"description"`
+	Limitations    string              `json:"limitations,omitempty"`
+	SetupHint      string              `json:"setup_hint,omitempty"`
+	ToolPrefix     string              `json:"tool_prefix"`
+	AuthKind       string              `json:"auth_kind"`
+	AuthFields     []connector.Field   `json:"auth_fields"`
+	OAuthStrategy  string              `json:"oauth_strategy,omitempty"`
+	Endpoint       string              `json:"endpoint,omitempty"`
+	Source         string              `json:"source"`
+	Verified       bool                `json:"verified"`
+	Publisher      string              `json:"publisher"`
+	Version        string              `json:"version"`
+	Enabled        bool                `json:"enabled"`
+	LogoURL        string              `json:"logo_url,omitempty"`
+	SettingsSchema json.RawMessage     `json:"settings_schema,omitempty"`
+	ConnectSupport string              `json:"connect_support"`
+	Manifest       *connector.Manifest `json:"-"`
+}
+
+// Servers lists the catalog the caller's organization sees (every connector of this box: servers an
+// organization adds by hand are Connectors II).
+func (s *Service) Servers(ctx context.Context) ([]ServerView, error) {
+	rows, err := s.reader.Servers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ServerView, 0, len(rows))
+	for _, r := range rows {
+		m, err := s.manifestOf(r)
+		if err != nil {
+			s.log.ErrorContext(ctx, "catalog row unreadable", "server", r.ID, "err", err)
+			continue
+		}
+		out = append(out, s.serverView(r, m))
+	}
+	return out, nil
+}
+
+// Server is one catalog entry.
+func (s *Service) Server(ctx context.Context, id string) (ServerView, error) {
+	r, m, err := s.serverFor(ctx, id)
+	if err != nil {
+		return ServerView{}, err
+	}
+	return s.serverView(r, m), nil
+}
+
+func (s *Service) serverView(r connectors.Server, m *connector.Manifest) ServerView {
+	v := ServerView{ID: r.ID, Slug: r.Slug, DisplayName: m.DisplayName, Description: m.Description, Limitations: m.Limitations, SetupHint: m.SetupHint,
+		ToolPrefix: r.ToolPrefix, AuthKind: m.Auth.Kind, AuthFields: m.TokenFields(), Source: r.Source, Verified: r.Verified, Publisher: r.Publisher,
+		Version: r.Version, Enabled: r.Enabled, SettingsSchema: m.SettingsSchema, ConnectSupport: "token", Manifest: m}
+	if v.AuthFields == nil {
+		v.AuthFields = []connector.Field{}
+	}
+	if m.Endpoint != nil {
+		v.Endpoint = m.Endpoint.URL
+	}
+	if m.Auth.OAuth != nil {
+		v.OAuthStrategy = m.Auth.OAuth.Strategy
+	}
+	switch m.Auth.Kind {
+	case connector.AuthOAuth:
+		v.ConnectSupport = "unsupported"
+	case connector.AuthNone:
+		v.ConnectSupport = "none"
+	}
+	if c := s.bySlug[r.Slug]; c != nil && len(c.Logo) > 0 {
+		v.LogoURL = "/api/mcp/servers/" + r.ID + "/logo"
+	}
+	return v
+}
+
+// Logo is a connector's logo.svg.
+func (s *Service) Logo(ctx context.Context, id string) ([]byte, error) {
+	r, err := s.reader.Server(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c := s.bySlug[r.Slug]
+	if c == nil || len(c.Logo) == 0 {
+		return nil, domain.Errorf(domain.CodeNotFound, "%s has no logo", id)
+	}
+	return c.Logo, nil
+}
+
+// Logins lists the logins visible to the user at its organization, and at a guild or agent when
+// named (each checked with MayManage).
+func (s *Service) Logins(ctx context.Context, user uuid.UUID, owners []login.Owner) ([]View, error) {
+	var ok []login.Owner
+	for _, o := range owners {
+		if err := s.opts.Scopes.MayManage(ctx, user, o); err != nil {
+			return nil, err
+		}
+		ok = append(ok, o)
+	}
+	ls, err := s.reader.Logins(ctx, ok)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]View, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, viewOf(l))
+	}
+	return out, nil
+}
+
+// ToolView is one tool of a login with its switch at every scope of a chain and the effective value.
+type ToolView struct {
+	Name            string               `json:"name"`
+	Remote          string               `json:"remote_name"`
+	Description     string               `json:"description"`
+	InputSchema     json.RawMessage      `json:"input_schema"`
+	ReadOnlyHint    *bool                `json:"read_only_hint"`
+	DestructiveHint *bool                `json:"destructive_hint"`
+	Switches        map[login.Scope]bool `json:"switches"`
+	On              bool                 `json:"on"`
+	From            login.Scope          `json:"from"`
+	Rule            string               `json:"rule,omitempty"`
+	Drift           bool                 `json:"drift"`
+}
+
+// LoginDetail is one login's metadata, its tools as an agent of the chain sees them, and its listings.
+type LoginDetail struct {
+	View
+	Tools    []ToolView           `json:"tools"`
+	Listings []connectors.Listing `json:"listings"`
+}
+
+// Detail reads a login for the user: its tools' switches along the chain of agentID (the user's
+// default agent when uuid.Nil).
+func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) (LoginDetail, error) {
+	l, err := s.reader.Login(ctx, loginID)
+	if err != nil {
+		return LoginDetail{}, err
+	}
+	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
+		return LoginDetail{}, err
+	}
+	if agentID == uuid.Nil {
+		if agentID, err = s.opts.Scopes.DefaultAgent(ctx, user); err != nil {
+			return LoginDetail{}, err
+		}
+	}
+	chain, err := s.chainOf(ctx, user, agentID)
+	if err != nil {
+		return LoginDetail{}, err
+	}
+	tools, err := s.reader.Tools(ctx, loginID)
+	if err != nil {
+		return LoginDetail{}, err
+	}
+	switches, err := s.reader.Switches(ctx, chain.Owners())
+	if err != nil {
+		return LoginDetail{}, err
+	}
+	d := LoginDetail{View: viewOf(l), Tools: []ToolView{}}
+	for _, t := range tools {
+		tv := ToolView{Name: t.Name, Remote: t.Remote, Description: t.Description, InputSchema: t.InputSchema, ReadOnlyHint: t.ReadOnlyHint,
+			DestructiveHint: t.DestructiveHint, Switches: map[login.Scope]bool{}}
+		best := -1
+		for _, sw := range switches[t.ServerID+"\x00"+t.Name] {
+			tv.Switches[sw.Owner.Scope] = sw.On
+			if r := rank(sw.Owner.Scope); r > best {
+				best, tv.On, tv.From, tv.Rule = r, sw.On, sw.Owner.Scope, sw.Rule
+				tv.Drift = sw.On && sw.DescriptionSHA != "" && sw.DescriptionSHA != t.DescriptionSHA
+			}
+		}
+		d.Tools = append(d.Tools, tv)
+	}
+	if d.Listings, err = s.reader.Listings(ctx, loginID); err != nil {
+		return LoginDetail{}, err
+	}
+	if d.Listings == nil {
+		d.Listings = []connectors.Listing{}
+	}
+	return d, nil
+}
+
+func rank(s login.Scope) int {
+	for i, x := range login.Scopes {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// VisibleLogins lists the logins at the user's organization, and at the guild and agent when named
+// (spec connectors.md, GET /api/mcp/connections).
+func (s *Service) VisibleLogins(ctx context.Context, user, guildID, agentID uuid.UUID) ([]View, error) {
+	def, err := s.opts.Scopes.DefaultAgent(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := s.chainOf(ctx, user, def)
+	if err != nil {
+		return nil, err
+	}
+	owners := []login.Owner{{Scope: login.ScopeOrganization, ID: chain.OrganizationID}}
+	if guildID != uuid.Nil {
+		owners = append(owners, login.Owner{Scope: login.ScopeGuild, ID: guildID})
+	}
+	if agentID != uuid.Nil {
+		owners = append(owners, login.Owner{Scope: login.ScopeAgent, ID: agentID})
+	}
+	return s.Logins(ctx, user, owners)
+}
+
+// Home is the user's default agent and its chain: where the portal offers to connect.
+func (s *Service) Home(ctx context.Context, user uuid.UUID) (uuid.UUID, Chain, error) {
+	def, err := s.opts.Scopes.DefaultAgent(ctx, user)
+	if err != nil {
+		return uuid.Nil, Chain{}, err
+	}
+	chain, err := s.chainOf(ctx, user, def)
+	return def, chain, err
+}

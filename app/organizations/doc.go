@@ -1,0 +1,19 @@
+// Package organizations holds the use cases of scopes and principals: a user's personal organisation
+// at sign-in (and the backfill that gives one to users who signed up before organisations existed),
+// organisations, members, invitations, roles, guilds and agents. It owns the organisation aggregate's
+// eventstore.Aggregate value (Organizations) and is the only code that appends to organisation streams.
+//
+// Every write names its actor and leaves the rules to domain/organization's Decide: a caller who is not
+// a member gets CodeNotFound, a member whose role does not allow the change CodeForbidden. Writes wait
+// for the organizations read model to apply them when a Waiter is configured, so a page reloaded after
+// a change shows it.
+//
+// # Upgrading
+//
+// Users who existed before this package have no organisation events. Nothing breaks meanwhile: their
+// API keys and OAuth grants name no agent and resolve to identity.DefaultAgentID(user), a pure
+// function. Backfill (run once at boot by `workbench serve`, idempotent, safe on every replica at once)
+// creates each such user's personal organisation with that default agent, so Chain answers for it.
+// A user who signs in first gets the same organisation from SignedIn; the ids are derived from the user
+// id, so the two never make two organisations.
+package organizations

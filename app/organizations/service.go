@@ -1,0 +1,400 @@
+package organizations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/domain"
+	identitydom "github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/eventstore"
+	identityrm "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/organizations"
+)
+
+// Organizations is the organisation aggregate (organization.StreamName).
+var Organizations = eventstore.Aggregate[organization.State, organization.Command, domain.Event]{
+	Initial: organization.Initial, Evolve: organization.Evolve, Decide: organization.Decide,
+	Codec: eventstore.NewJSONCodec(organization.Events()...),
+}
+
+// PersonalName is the name a personal organisation starts with.
+const PersonalName = "Personal"
+
+// Waiter is the part of projections.Runner the service needs to read its own writes.
+type Waiter interface {
+	WaitForProjection(ctx context.Context, name string, pos eventstore.Position) error
+}
+
+// KeyRevoker is the part of app/accounts that retires a deleted agent's API key.
+type KeyRevoker interface {
+	RevokeAgentKey(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) (eventstore.Position, error)
+}
+
+// GrantRevoker is the part of app/oauthclients that retires a deleted agent's OAuth grants.
+type GrantRevoker interface {
+	RevokeAgentGrants(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) error
+}
+
+// Options configure a Service. Store and Reader are required.
+type Options struct {
+	Store  eventstore.Store
+	Reader *organizations.Reader
+	// Projections, when set, is waited on after every write for the organizations read model.
+	Projections Waiter
+	// Keys, when set, revokes the API key of an agent that is deleted.
+	Keys KeyRevoker
+	// Grants, when set, revokes the OAuth grants of an agent that is deleted (see also WithGrants).
+	Grants GrantRevoker
+	Now    func() time.Time
+}
+
+// Service runs the organisation use cases.
+type Service struct {
+	opts Options
+}
+
+// New checks opts and returns the service.
+func New(opts Options) (*Service, error) {
+	if opts.Store == nil || opts.Reader == nil {
+		return nil, errors.New("organizations: Store and Reader are required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Service{opts: opts}, nil
+}
+
+func (s *Service) now() time.Time { return s.opts.Now().UTC() }
+
+// WithGrants sets Options.Grants on a service built before the OAuth clients service existed. Call it
+// before the service is used concurrently.
+func (s *Service) WithGrants(g GrantRevoker) { s.opts.Grants = g }
+
+// Reader returns the read model the service was built with.
+func (s *Service) Reader() *organizations.Reader { return s.opts.Reader }
+
+// exec runs one command on an organisation's stream and waits for the read model.
+func (s *Service) exec(ctx context.Context, org uuid.UUID, cmd organization.Command, md eventstore.Metadata) (eventstore.Result[organization.State, domain.Event], error) {
+	if org == uuid.Nil {
+		return eventstore.Result[organization.State, domain.Event]{}, domain.Errorf(domain.CodeNotFound, "no such organisation")
+	}
+	res, err := eventstore.Execute(ctx, s.opts.Store, organization.StreamName(org), Organizations, cmd, md)
+	if err != nil {
+		return res, err
+	}
+	if err := s.wait(ctx, res.Position); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func (s *Service) wait(ctx context.Context, pos eventstore.Position) error {
+	if s.opts.Projections == nil || pos.IsZero() {
+		return nil
+	}
+	if err := s.opts.Projections.WaitForProjection(ctx, organizations.Name, pos); err != nil {
+		return fmt.Errorf("organizations: recorded, but the read model has not applied it yet: %w", err)
+	}
+	return nil
+}
+
+// State reads one organisation from the log (not the read model).
+func (s *Service) State(ctx context.Context, org uuid.UUID) (organization.State, error) {
+	st, _, err := eventstore.LoadState(ctx, s.opts.Store, organization.StreamName(org), Organizations)
+	return st, err
+}
+
+// EnsurePersonal creates a user's personal organisation, with the user as owner and their default
+// agent, unless it exists. It returns the organisation's id.
+func (s *Service) EnsurePersonal(ctx context.Context, user uuid.UUID, email string, md eventstore.Metadata) (uuid.UUID, error) {
+	org := organization.PersonalOrganizationID(user)
+	_, err := s.exec(ctx, org, organization.CreateOrganization{
+		OrganizationID: org, Name: PersonalName, Personal: true, Creator: user, CreatorEmail: email, At: s.now(),
+	}, md)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("personal organisation of %s: %w", user, err)
+	}
+	return org, nil
+}
+
+// SignedIn is what sign-in calls for the user it signed in: the personal organisation is made when
+// missing, and every pending invitation of the address is accepted. The caller has established that
+// the user owns the address.
+func (s *Service) SignedIn(ctx context.Context, user uuid.UUID, email string, md eventstore.Metadata) error {
+	if _, err := s.EnsurePersonal(ctx, user, email, md); err != nil {
+		return err
+	}
+	norm, err := identitydom.NormalizeEmail(email)
+	if err != nil {
+		return err
+	}
+	invs, err := s.opts.Reader.InvitationsFor(ctx, norm)
+	if err != nil {
+		return err
+	}
+	for _, inv := range invs {
+		if _, err := s.exec(ctx, inv.OrganizationID, organization.AcceptInvitation{UserID: user, Email: norm, At: s.now()}, md); err != nil {
+			return fmt.Errorf("accept the invitation to %s: %w", inv.OrganizationID, err)
+		}
+	}
+	return nil
+}
+
+// BackfillBatch is how many users Backfill reads at a time.
+const BackfillBatch = 200
+
+// Backfill gives every user of the identity read model who has no personal organisation one, and
+// returns how many it made. It is idempotent and safe to run on several replicas at once.
+func (s *Service) Backfill(ctx context.Context, md eventstore.Metadata) (int, error) {
+	n := 0
+	seen := map[uuid.UUID]bool{}
+	for {
+		users, err := s.opts.Reader.UsersWithoutPersonalOrganization(ctx, BackfillBatch)
+		if err != nil {
+			return n, err
+		}
+		fresh := 0
+		for _, u := range users {
+			if seen[u.ID] {
+				continue
+			}
+			seen[u.ID] = true
+			fresh++
+			if _, err := s.EnsurePersonal(ctx, u.ID, u.Email, md); err != nil {
+				return n, err
+			}
+			n++
+		}
+		// Done when nothing is left, or when the read model still lists only users already handled
+		// (it lags, or no waiter is configured): their organisations are in the log either way.
+		if fresh == 0 {
+			return n, nil
+		}
+	}
+}
+
+// Create makes a new organisation with the actor as its owner.
+func (s *Service) Create(ctx context.Context, actor uuid.UUID, actorEmail, name string, md eventstore.Metadata) (uuid.UUID, error) {
+	org := uuid.Must(uuid.NewV7())
+	_, err := s.exec(ctx, org, organization.CreateOrganization{OrganizationID: org, Name: name, Creator: actor, CreatorEmail: actorEmail, At: s.now()}, md)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return org, nil
+}
+
+// Rename renames an organisation.
+func (s *Service) Rename(ctx context.Context, actor, org uuid.UUID, name string, md eventstore.Metadata) error {
+	_, err := s.exec(ctx, org, organization.RenameOrganization{Actor: actor, Name: name, At: s.now()}, md)
+	return err
+}
+
+// Invited says what an invitation did.
+type Invited struct {
+	// Added is true when the address already had a Workbench user, who is now a member (UserID);
+	// otherwise the invitation is pending until that address signs in.
+	Added  bool
+	UserID uuid.UUID
+	Email  string
+}
+
+// Invite invites an address with a role. An address that belongs to a Workbench user makes that
+// user a member at once; any other waits, pending, for its first sign-in. The address's owner is read
+// from the log (the email claim and the user stream), so a user created a moment ago is found.
+func (s *Service) Invite(ctx context.Context, actor, org uuid.UUID, email string, role organization.Role, md eventstore.Metadata) (Invited, error) {
+	norm, err := identitydom.NormalizeEmail(email)
+	if err != nil {
+		return Invited{}, err
+	}
+	claim, _, err := eventstore.LoadState(ctx, s.opts.Store, identitydom.EmailStreamName(norm), accounts.EmailClaims)
+	if err != nil {
+		return Invited{}, err
+	}
+	if claim.Claimed() {
+		u, _, err := eventstore.LoadState(ctx, s.opts.Store, identitydom.StreamName(claim.UserID), accounts.Users)
+		if err != nil {
+			return Invited{}, err
+		}
+		if u.Exists() {
+			_, err := s.exec(ctx, org, organization.AddMember{Actor: actor, UserID: u.UserID, Email: norm, Role: role, At: s.now()}, md)
+			if err != nil {
+				return Invited{}, err
+			}
+			return Invited{Added: true, UserID: u.UserID, Email: norm}, nil
+		}
+	}
+	if _, err := s.exec(ctx, org, organization.InviteMember{Actor: actor, Email: norm, Role: role, At: s.now()}, md); err != nil {
+		return Invited{}, err
+	}
+	return Invited{Email: norm}, nil
+}
+
+// RevokeInvitation withdraws a pending invitation.
+func (s *Service) RevokeInvitation(ctx context.Context, actor, org uuid.UUID, email string, md eventstore.Metadata) error {
+	_, err := s.exec(ctx, org, organization.RevokeInvitation{Actor: actor, Email: email, At: s.now()}, md)
+	return err
+}
+
+// ChangeRole changes a member's role.
+func (s *Service) ChangeRole(ctx context.Context, actor, org, user uuid.UUID, role organization.Role, md eventstore.Metadata) error {
+	_, err := s.exec(ctx, org, organization.ChangeRole{Actor: actor, UserID: user, Role: role, At: s.now()}, md)
+	return err
+}
+
+// RemoveMember ends a membership (the actor themselves: leaving). The member's agents in the
+// organisation are deleted, and their API keys revoked.
+func (s *Service) RemoveMember(ctx context.Context, actor, org, user uuid.UUID, md eventstore.Metadata) error {
+	res, err := s.exec(ctx, org, organization.RemoveMember{Actor: actor, UserID: user, At: s.now()}, md)
+	if err != nil {
+		return err
+	}
+	return s.revokeDeleted(ctx, res, md)
+}
+
+// CreateGuild adds a guild and returns its id.
+func (s *Service) CreateGuild(ctx context.Context, actor, org uuid.UUID, name string, md eventstore.Metadata) (uuid.UUID, error) {
+	id := uuid.Must(uuid.NewV7())
+	if _, err := s.exec(ctx, org, organization.CreateGuild{Actor: actor, GuildID: id, Name: name, At: s.now()}, md); err != nil {
+		return uuid.Nil, err
+	}
+	return id, nil
+}
+
+// RenameGuild renames a guild.
+func (s *Service) RenameGuild(ctx context.Context, actor, org, guild uuid.UUID, name string, md eventstore.Metadata) error {
+	_, err := s.exec(ctx, org, organization.RenameGuild{Actor: actor, GuildID: guild, Name: name, At: s.now()}, md)
+	return err
+}
+
+// DeleteGuild removes a guild; its agents move to no guild.
+func (s *Service) DeleteGuild(ctx context.Context, actor, org, guild uuid.UUID, md eventstore.Metadata) error {
+	_, err := s.exec(ctx, org, organization.DeleteGuild{Actor: actor, GuildID: guild, At: s.now()}, md)
+	return err
+}
+
+// AddGuildMember puts a member in a guild.
+func (s *Service) AddGuildMember(ctx context.Context, actor, org, guild, user uuid.UUID, md eventstore.Metadata) error {
+	_, err := s.exec(ctx, org, organization.AddGuildMember{Actor: actor, GuildID: guild, UserID: user, At: s.now()}, md)
+	return err
+}
+
+// RemoveGuildMember takes a member out of a guild.
+func (s *Service) RemoveGuildMember(ctx context.Context, actor, org, guild, user uuid.UUID, md eventstore.Metadata) error {
+	_, err := s.exec(ctx, org, organization.RemoveGuildMember{Actor: actor, GuildID: guild, UserID: user, At: s.now()}, md)
+	return err
+}
+
+// CreateAgent adds an agent owned by the actor, optionally in a guild (uuid.Nil: none), and returns
+// its id.
+func (s *Service) CreateAgent(ctx context.Context, actor, org uuid.UUID, name string, guild uuid.UUID, md eventstore.Metadata) (uuid.UUID, error) {
+	id := uuid.Must(uuid.NewV7())
+	if _, err := s.exec(ctx, org, organization.CreateAgent{Actor: actor, AgentID: id, Name: name, GuildID: guild, At: s.now()}, md); err != nil {
+		return uuid.Nil, err
+	}
+	return id, nil
+}
+
+// RenameAgent renames an agent.
+func (s *Service) RenameAgent(ctx context.Context, actor, org, agent uuid.UUID, name string, md eventstore.Metadata) error {
+	_, err := s.exec(ctx, org, organization.RenameAgent{Actor: actor, AgentID: agent, Name: name, At: s.now()}, md)
+	return err
+}
+
+// MoveAgent puts an agent in a guild, or in none (uuid.Nil).
+func (s *Service) MoveAgent(ctx context.Context, actor, org, agent, guild uuid.UUID, md eventstore.Metadata) error {
+	_, err := s.exec(ctx, org, organization.MoveAgent{Actor: actor, AgentID: agent, GuildID: guild, At: s.now()}, md)
+	return err
+}
+
+// DeleteAgent retires an agent and revokes its API key.
+func (s *Service) DeleteAgent(ctx context.Context, actor, org, agent uuid.UUID, md eventstore.Metadata) error {
+	res, err := s.exec(ctx, org, organization.DeleteAgent{Actor: actor, AgentID: agent, At: s.now()}, md)
+	if err != nil {
+		return err
+	}
+	return s.revokeDeleted(ctx, res, md)
+}
+
+// revokeDeleted revokes the API key and the OAuth grants of every agent a result deleted, and waits
+// until the read models have the revocations: the agent's credentials are refused by the time the
+// deletion is answered. An agent without a live key or grants is nothing to revoke.
+func (s *Service) revokeDeleted(ctx context.Context, res eventstore.Result[organization.State, domain.Event], md eventstore.Metadata) error {
+	for _, ev := range res.Events {
+		d, ok := ev.(organization.AgentDeleted)
+		if !ok {
+			continue
+		}
+		owner := res.State.Agents[d.AgentID].OwnerID
+		if s.opts.Grants != nil {
+			if err := s.opts.Grants.RevokeAgentGrants(ctx, owner, d.AgentID, md); err != nil {
+				return fmt.Errorf("revoke the OAuth grants of deleted agent %s: %w", d.AgentID, err)
+			}
+		}
+		if s.opts.Keys == nil {
+			continue
+		}
+		pos, err := s.opts.Keys.RevokeAgentKey(ctx, owner, d.AgentID, md)
+		if domain.ErrorCode(err) == domain.CodeConflict {
+			continue // no live key
+		}
+		if err != nil {
+			return fmt.Errorf("revoke the key of deleted agent %s: %w", d.AgentID, err)
+		}
+		if s.opts.Projections != nil && !pos.IsZero() {
+			if err := s.opts.Projections.WaitForProjection(ctx, identityrm.Name, pos); err != nil {
+				return fmt.Errorf("organizations: the key of deleted agent %s is revoked, but the read model has not applied it yet: %w", d.AgentID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// AgentOf checks, against the log, that agent exists and belongs to user; it is what credential
+// creation (app/accounts, the OAuth consent) asks before binding a credential to an agent. An agent
+// that is not the user's, or does not exist, is CodeNotFound.
+func (s *Service) AgentOf(ctx context.Context, user, agent uuid.UUID) error {
+	if agent == identitydom.DefaultAgentID(user) {
+		return nil
+	}
+	c, err := s.opts.Reader.Chain(ctx, agent)
+	if errors.Is(err, organizations.ErrNotFound) {
+		return domain.Errorf(domain.CodeNotFound, "you have no agent %s", agent)
+	}
+	if err != nil {
+		return err
+	}
+	st, err := s.State(ctx, c.OrganizationID)
+	if err != nil {
+		return err
+	}
+	a, ok := st.Agent(agent)
+	if !ok || a.OwnerID != user {
+		return domain.Errorf(domain.CodeNotFound, "you have no agent %s", agent)
+	}
+	if _, member := st.Members[user]; !member {
+		return domain.Errorf(domain.CodeNotFound, "you have no agent %s", agent)
+	}
+	return nil
+}
+
+// RunBackfill waits until ready answers nil (the read models have caught up with the log, so the
+// identity read model lists every user), then runs Backfill once. It is what `workbench serve` starts
+// in the background; every replica may run it.
+func (s *Service) RunBackfill(ctx context.Context, ready func(context.Context) error, poll time.Duration, md eventstore.Metadata) (int, error) {
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for ready(ctx) != nil {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-t.C:
+		}
+	}
+	return s.Backfill(ctx, md)
+}

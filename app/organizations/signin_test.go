@@ -1,0 +1,85 @@
+package organizations_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/organizations"
+	"github.com/workbench/workbench/app/signin"
+	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/projections"
+	"github.com/workbench/workbench/projections/identity"
+	organizationsrm "github.com/workbench/workbench/projections/organizations"
+)
+
+// Sign-in is where a user gets their personal organisation and joins the organisations that invited
+// their address: the one-time link (what the startup link and `workbench signin-link` issue) makes
+// both happen before the link exists.
+func TestSignInMakesThePersonalOrganizationAndAcceptsInvitations(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	db := dbtest.OpenSQLite(t)
+	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
+		Projections: []projections.Projection{identity.New(), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- runner.Run(rctx) }()
+	defer func() { stop(); <-done }()
+	reader := &organizationsrm.Reader{DB: db.DB}
+	acc := &accounts.Service{Store: db.Store, Vault: dbtest.Vault(t, db.DB, db.Store)}
+	orgs, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := signin.New(signin.Config{Users: acc, Store: db.Store, Projections: runner, Organizations: orgs,
+		PublicURL: "http://127.0.0.1:8080", FlowKey: []byte(strings.Repeat("k", 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := eventstore.Metadata{Actor: "test"}
+
+	// Ada signs in and invites an address nobody uses yet.
+	if _, err := svc.IssueLink(ctx, "ada@example.com", "test"); err != nil {
+		t.Fatal(err)
+	}
+	ada, _, _, err := acc.EnsureUser(ctx, "ada@example.com", "", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := reader.Chain(ctx, organization.DefaultAgentID(ada.ID)); err != nil || c.OrganizationID != organization.PersonalOrganizationID(ada.ID) {
+		t.Fatalf("ada's default agent after sign-in: %+v %v", c, err)
+	}
+	acme, err := orgs.Create(ctx, ada.ID, ada.Email, "Acme", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv, err := orgs.Invite(ctx, ada.ID, acme, "Bob@Example.com", organization.RoleAdmin, md); err != nil || inv.Added {
+		t.Fatalf("invite bob: %+v %v", inv, err)
+	}
+
+	// Bob's first sign-in: his personal organisation, and Acme as an admin.
+	if _, err := svc.IssueLink(ctx, "bob@example.com", "test"); err != nil {
+		t.Fatal(err)
+	}
+	bob, _, _, err := acc.EnsureUser(ctx, "bob@example.com", "", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := reader.Memberships(ctx, bob.ID)
+	if err != nil || len(ms) != 2 || !ms[0].Personal || ms[1].ID != acme || ms[1].Role != organization.RoleAdmin {
+		t.Fatalf("bob's memberships after sign-in: %+v %v", ms, err)
+	}
+	if invs, err := reader.Invitations(ctx, acme); err != nil || len(invs) != 0 {
+		t.Fatalf("acme's invitations: %+v %v", invs, err)
+	}
+}

@@ -1,0 +1,13 @@
+// Package login is the write side of connector logins and of tool switches (spec connectors.md,
+// Logins, Token logins, Login settings, Tools of a login, What starts Off).
+//
+// A login is one sign-in to one connector owned at a scope; there is one per connector per owner, so
+// its stream is named by the connector and the owner (StreamName), and a login removed and connected
+// again gets a new id on the same stream. Its credentials arrive sealed; the domain never opens them.
+// Every listing of its tools is an event holding the list's digest and its diff against the previous
+// list, and the switches the listing wrote for tools seen for the first time.
+//
+// A tool switch is On or Off for one prefixed tool name at one scope (platform, organization, guild,
+// agent); its stream is the scope's (SwitchStreamName). Switches inherit platform → organization →
+// guild → agent: the most specific scope that holds a switch decides.
+package login

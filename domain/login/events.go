@@ -1,0 +1,133 @@
+package login
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+)
+
+// Event type names, never changed once stored.
+const (
+	TypeConnected     = "login.connected"
+	TypeSettingsSaved = "login.settings_saved"
+	TypeToolsListed   = "login.tools_listed"
+	TypeRemoved       = "login.removed"
+	TypeSwitchSet     = "toolswitch.set"
+)
+
+// Owner is who a login or a switch belongs to.
+type Owner struct {
+	Scope Scope     `json:"scope"`
+	ID    uuid.UUID `json:"id"` // uuid.Nil for the platform
+}
+
+// Connected stores a login's sealed credentials: a new login, a retry of a pending or disconnected
+// one, or a replacement (Replaced) of a connected one. Status is pending while a required setting is
+// missing (NeedsSettings), else connected.
+type Connected struct {
+	LoginID       uuid.UUID       `json:"login_id"`
+	ServerID      string          `json:"server_id"`
+	Owner         Owner           `json:"owner"`
+	Credential    domain.Sealed   `json:"credential"`
+	AccountHint   string          `json:"account_hint,omitempty"`
+	Settings      json.RawMessage `json:"settings,omitempty"`
+	NeedsSettings []string        `json:"needs_settings,omitempty"`
+	Status        Status          `json:"status"`
+	Replaced      bool            `json:"replaced,omitempty"`
+	At            time.Time       `json:"at"`
+}
+
+// SettingsSaved replaces a login's settings document; the first complete one connects the login.
+type SettingsSaved struct {
+	LoginID       uuid.UUID       `json:"login_id"`
+	ServerID      string          `json:"server_id"`
+	Owner         Owner           `json:"owner"`
+	Settings      json.RawMessage `json:"settings"`
+	AccountHint   string          `json:"account_hint,omitempty"`
+	NeedsSettings []string        `json:"needs_settings,omitempty"`
+	Status        Status          `json:"status"`
+	At            time.Time       `json:"at"`
+}
+
+// Tool is one listed tool as stored: Name is the prefixed name the model sees, Remote the name the
+// endpoint knows; hints are nil when the listing gave none.
+type Tool struct {
+	Name            string          `json:"name"`
+	Remote          string          `json:"remote"`
+	Description     string          `json:"description"`
+	InputSchema     json.RawMessage `json:"input_schema,omitempty"`
+	ReadOnlyHint    *bool           `json:"read_only_hint,omitempty"`
+	DestructiveHint *bool           `json:"destructive_hint,omitempty"`
+}
+
+// Diff is what changed since the previous listing (drift).
+type Diff struct {
+	Added              []string `json:"added,omitempty"`
+	Removed            []string `json:"removed,omitempty"`
+	DescriptionChanged []string `json:"description_changed,omitempty"`
+	SchemaChanged      []string `json:"schema_changed,omitempty"`
+}
+
+// Empty reports whether nothing changed.
+func (d Diff) Empty() bool {
+	return len(d.Added)+len(d.Removed)+len(d.DescriptionChanged)+len(d.SchemaChanged) == 0
+}
+
+// Default is the switch a listing writes at the login owner's scope for a tool seen for the first
+// time, with the rule that decided it.
+type Default struct {
+	Tool string `json:"tool"`
+	On   bool   `json:"on"`
+	Rule string `json:"rule"`
+}
+
+// ToolsListed is one listing of a login's tools.
+type ToolsListed struct {
+	LoginID  uuid.UUID `json:"login_id"`
+	ServerID string    `json:"server_id"`
+	Owner    Owner     `json:"owner"`
+	Digest   string    `json:"digest"`
+	Previous string    `json:"previous_digest,omitempty"`
+	Tools    []Tool    `json:"tools"`
+	Diff     Diff      `json:"diff"`
+	Defaults []Default `json:"defaults,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+// Removed deletes a login (the switches stay: they belong to scopes, not to the login).
+type Removed struct {
+	LoginID  uuid.UUID `json:"login_id"`
+	ServerID string    `json:"server_id"`
+	Owner    Owner     `json:"owner"`
+	Reason   string    `json:"reason"`
+	At       time.Time `json:"at"`
+}
+
+// SwitchSet turns one tool On or Off at one scope. DescriptionSHA is the tool's description digest
+// when it was turned On: a later listing that changes the description flags the tool (drift).
+type SwitchSet struct {
+	Owner          Owner     `json:"owner"`
+	ServerID       string    `json:"server_id"`
+	Tool           string    `json:"tool"`
+	On             bool      `json:"on"`
+	DescriptionSHA string    `json:"description_sha,omitempty"`
+	By             string    `json:"by,omitempty"`
+	At             time.Time `json:"at"`
+}
+
+func (Connected) EventType() string     { return TypeConnected }
+func (SettingsSaved) EventType() string { return TypeSettingsSaved }
+func (ToolsListed) EventType() string   { return TypeToolsListed }
+func (Removed) EventType() string       { return TypeRemoved }
+func (SwitchSet) EventType() string     { return TypeSwitchSet }
+
+// Events lists the login stream's event types, for a codec.
+func Events() []domain.Event {
+	return []domain.Event{Connected{}, SettingsSaved{}, ToolsListed{}, Removed{}}
+}
+
+// SwitchEvents lists the switch stream's event types.
+func SwitchEvents() []domain.Event { return []domain.Event{SwitchSet{}} }

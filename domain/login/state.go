@@ -1,0 +1,158 @@
+package login
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+)
+
+// Scope is where a login or a switch is owned.
+type Scope string
+
+const (
+	ScopePlatform     Scope = "platform"
+	ScopeOrganization Scope = "organization"
+	ScopeGuild        Scope = "guild"
+	ScopeAgent        Scope = "agent"
+)
+
+// Scopes lists them from the least to the most specific: the order switches inherit in.
+var Scopes = []Scope{ScopePlatform, ScopeOrganization, ScopeGuild, ScopeAgent}
+
+// Valid reports whether s is a scope.
+func (s Scope) Valid() bool {
+	switch s {
+	case ScopePlatform, ScopeOrganization, ScopeGuild, ScopeAgent:
+		return true
+	}
+	return false
+}
+
+// Status of a login.
+type Status string
+
+const (
+	StatusPending      Status = "pending"
+	StatusConnected    Status = "connected"
+	StatusDisconnected Status = "disconnected"
+)
+
+// StreamName is the stream of the login of one connector and one owner.
+func StreamName(serverID string, o Owner) string {
+	return "login-" + serverID + "-" + string(o.Scope) + "-" + o.ID.String()
+}
+
+// SwitchStreamName is the stream of one scope's tool switches.
+func SwitchStreamName(o Owner) string { return "toolswitches-" + string(o.Scope) + "-" + o.ID.String() }
+
+// State is a login stream folded. LoginID is zero when there is no login (none yet, or removed).
+type State struct {
+	LoginID       uuid.UUID       `json:"login_id"`
+	ServerID      string          `json:"server_id"`
+	Owner         Owner           `json:"owner"`
+	Status        Status          `json:"status"`
+	Credential    domain.Sealed   `json:"credential"`
+	AccountHint   string          `json:"account_hint,omitempty"`
+	Settings      json.RawMessage `json:"settings,omitempty"`
+	NeedsSettings []string        `json:"needs_settings,omitempty"`
+	CreatedAt     time.Time       `json:"created_at"`
+	UpdatedAt     time.Time       `json:"updated_at"`
+	RotatedAt     time.Time       `json:"rotated_at,omitzero"`
+	Tools         []Tool          `json:"tools,omitempty"`
+	Digest        string          `json:"digest,omitempty"`
+	ListedAt      time.Time       `json:"listed_at,omitzero"`
+	// Seen are the tool names this owner's switches were written for (a later listing leaves them).
+	Seen []string `json:"seen,omitempty"`
+}
+
+// Initial is the state of an empty stream.
+func Initial() State { return State{} }
+
+// Exists reports whether a login is there.
+func (s State) Exists() bool { return s.LoginID != uuid.Nil }
+
+// Evolve folds one event.
+func Evolve(s State, e domain.Event) State {
+	switch ev := e.(type) {
+	case Connected:
+		if s.LoginID != ev.LoginID {
+			seen := s.Seen
+			s = State{LoginID: ev.LoginID, CreatedAt: ev.At, Seen: seen}
+		}
+		if ev.Replaced {
+			s.RotatedAt = ev.At
+		}
+		s.ServerID, s.Owner, s.Credential, s.AccountHint = ev.ServerID, ev.Owner, ev.Credential, ev.AccountHint
+		if ev.Settings != nil {
+			s.Settings = ev.Settings
+		}
+		s.NeedsSettings, s.Status, s.UpdatedAt = ev.NeedsSettings, ev.Status, ev.At
+	case SettingsSaved:
+		s.Settings, s.NeedsSettings, s.Status, s.UpdatedAt = ev.Settings, ev.NeedsSettings, ev.Status, ev.At
+		if ev.AccountHint != "" {
+			s.AccountHint = ev.AccountHint
+		}
+	case ToolsListed:
+		s.Tools, s.Digest, s.ListedAt = ev.Tools, ev.Digest, ev.At
+		for _, d := range ev.Defaults {
+			s.Seen = append(s.Seen, d.Tool)
+		}
+	case Removed:
+		seen := s.Seen
+		s = State{Seen: seen}
+	}
+	return s
+}
+
+// Digest is the digest of a tool list: SHA-256 of the list sorted by name, as JSON.
+func Digest(tools []Tool) string {
+	sorted := append([]Tool(nil), tools...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	b, _ := json.Marshal(sorted)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// DescriptionSHA is the digest of a tool's description, kept beside a switch turned On.
+func DescriptionSHA(description string) string {
+	sum := sha256.Sum256([]byte(description))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Compare is the diff of a listing against the previous one.
+func Compare(prev, next []Tool) Diff {
+	old := map[string]Tool{}
+	for _, t := range prev {
+		old[t.Name] = t
+	}
+	var d Diff
+	seen := map[string]bool{}
+	for _, t := range next {
+		seen[t.Name] = true
+		o, ok := old[t.Name]
+		switch {
+		case !ok:
+			d.Added = append(d.Added, t.Name)
+		case o.Description != t.Description:
+			d.DescriptionChanged = append(d.DescriptionChanged, t.Name)
+		case string(o.InputSchema) != string(t.InputSchema):
+			d.SchemaChanged = append(d.SchemaChanged, t.Name)
+		}
+	}
+	for _, t := range prev {
+		if !seen[t.Name] {
+			d.Removed = append(d.Removed, t.Name)
+		}
+	}
+	sort.Strings(d.Added)
+	sort.Strings(d.Removed)
+	sort.Strings(d.DescriptionChanged)
+	sort.Strings(d.SchemaChanged)
+	return d
+}

@@ -1,0 +1,272 @@
+package organization
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
+)
+
+// checkGrant refuses a role the actor may not hand out: only an owner makes owners.
+func checkGrant(what string, actor Member, role Role) error {
+	if !role.Valid() {
+		return domain.Errorf(domain.CodeInvalid, "%s: role %q is not one of owner, admin, member", what, role)
+	}
+	if role == RoleOwner && actor.Role != RoleOwner {
+		return domain.Errorf(domain.CodeForbidden, "%s: only an owner may make an owner", what)
+	}
+	return nil
+}
+
+// InviteMember invites an address that has no Workbench user yet (for one that has, use AddMember).
+// Re-inviting a pending address with another role replaces the role; with the same role it decides
+// nothing.
+type InviteMember struct {
+	Actor uuid.UUID
+	Email string
+	Role  Role
+	At    time.Time
+}
+
+func (c InviteMember) decide(s State) ([]domain.Event, error) {
+	const what = "invite member"
+	if err := checkActor(what, c.Actor); err != nil {
+		return nil, err
+	}
+	email, err := identity.NormalizeEmail(c.Email)
+	if err != nil {
+		return nil, err
+	}
+	at, err := checkTime(what, c.At)
+	if err != nil {
+		return nil, err
+	}
+	actor, err := s.manager(what, c.Actor)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkGrant(what, actor, c.Role); err != nil {
+		return nil, err
+	}
+	for _, m := range s.Members {
+		if m.Email == email {
+			return nil, domain.Errorf(domain.CodeConflict, "%s: %s is already a member", what, email)
+		}
+	}
+	if inv, ok := s.Invitations[email]; ok && inv.Role == c.Role {
+		return nil, nil
+	}
+	return []domain.Event{MemberInvited{OrganizationID: s.ID, Email: email, Role: c.Role, InvitedBy: c.Actor, At: at}}, nil
+}
+
+// RevokeInvitation withdraws a pending invitation (owners and admins).
+type RevokeInvitation struct {
+	Actor uuid.UUID
+	Email string
+	At    time.Time
+}
+
+func (c RevokeInvitation) decide(s State) ([]domain.Event, error) {
+	const what = "revoke invitation"
+	if err := checkActor(what, c.Actor); err != nil {
+		return nil, err
+	}
+	email, err := identity.NormalizeEmail(c.Email)
+	if err != nil {
+		return nil, err
+	}
+	at, err := checkTime(what, c.At)
+	if err != nil {
+		return nil, err
+	}
+	actor, err := s.manager(what, c.Actor)
+	if err != nil {
+		return nil, err
+	}
+	inv, ok := s.Invitations[email]
+	if !ok {
+		return nil, domain.Errorf(domain.CodeNotFound, "%s: %s has no pending invitation", what, email)
+	}
+	if inv.Role == RoleOwner && actor.Role != RoleOwner {
+		return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner may withdraw an invitation to be an owner", what)
+	}
+	return []domain.Event{InvitationRevoked{OrganizationID: s.ID, Email: email, RevokedBy: c.Actor, At: at}}, nil
+}
+
+// AddMember makes an existing user a member at once (owners and admins); the caller has looked the
+// user up by the address it was given. Adding a member again is a conflict, as inviting one is.
+type AddMember struct {
+	Actor  uuid.UUID
+	UserID uuid.UUID
+	Email  string
+	Role   Role
+	At     time.Time
+}
+
+func (c AddMember) decide(s State) ([]domain.Event, error) {
+	const what = "add member"
+	if err := checkActor(what, c.Actor); err != nil {
+		return nil, err
+	}
+	if c.UserID == uuid.Nil {
+		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
+	}
+	email, err := identity.NormalizeEmail(c.Email)
+	if err != nil {
+		return nil, err
+	}
+	at, err := checkTime(what, c.At)
+	if err != nil {
+		return nil, err
+	}
+	actor, err := s.manager(what, c.Actor)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkGrant(what, actor, c.Role); err != nil {
+		return nil, err
+	}
+	if m, ok := s.Members[c.UserID]; ok {
+		return nil, domain.Errorf(domain.CodeConflict, "%s: %s is already a member", what, m.Email)
+	}
+	return []domain.Event{MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Email: email, Role: c.Role, AddedBy: c.Actor, At: at}}, nil
+}
+
+// AcceptInvitation makes a user who signed in with an invited address a member, with the invitation's
+// role. The caller has established that the user owns the address (sign-in). A user who is already a
+// member, or an address without an invitation, decides nothing: sign-in accepts whatever is pending
+// and must not fail for what is not.
+type AcceptInvitation struct {
+	UserID uuid.UUID
+	Email  string
+	At     time.Time
+}
+
+func (c AcceptInvitation) decide(s State) ([]domain.Event, error) {
+	const what = "accept invitation"
+	if c.UserID == uuid.Nil {
+		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
+	}
+	email, err := identity.NormalizeEmail(c.Email)
+	if err != nil {
+		return nil, err
+	}
+	at, err := checkTime(what, c.At)
+	if err != nil {
+		return nil, err
+	}
+	if !s.Exists() {
+		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such organisation", what)
+	}
+	inv, ok := s.Invitations[email]
+	if !ok {
+		return nil, nil
+	}
+	if _, member := s.Members[c.UserID]; member {
+		return []domain.Event{InvitationRevoked{OrganizationID: s.ID, Email: email, RevokedBy: c.UserID, At: at}}, nil
+	}
+	return []domain.Event{MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Email: email, Role: inv.Role, AddedBy: inv.InvitedBy, Invited: true, At: at}}, nil
+}
+
+// ChangeRole changes a member's role. Owners and admins change roles; only an owner makes an owner or
+// changes an owner's role; the last owner keeps the role.
+type ChangeRole struct {
+	Actor  uuid.UUID
+	UserID uuid.UUID
+	Role   Role
+	At     time.Time
+}
+
+func (c ChangeRole) decide(s State) ([]domain.Event, error) {
+	const what = "change role"
+	if err := checkActor(what, c.Actor); err != nil {
+		return nil, err
+	}
+	if c.UserID == uuid.Nil {
+		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
+	}
+	at, err := checkTime(what, c.At)
+	if err != nil {
+		return nil, err
+	}
+	actor, err := s.manager(what, c.Actor)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkGrant(what, actor, c.Role); err != nil {
+		return nil, err
+	}
+	target, ok := s.Members[c.UserID]
+	if !ok {
+		return nil, domain.Errorf(domain.CodeNotFound, "%s: user %s is not a member", what, c.UserID)
+	}
+	if target.Role == c.Role {
+		return nil, nil
+	}
+	if target.Role == RoleOwner {
+		if actor.Role != RoleOwner {
+			return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner may change an owner's role", what)
+		}
+		if s.owners() == 1 {
+			return nil, domain.Errorf(domain.CodeConflict, "%s: %s is the last owner; make another owner first", what, target.Email)
+		}
+		if s.Personal && target.UserID == s.CreatedBy {
+			return nil, domain.Errorf(domain.CodeConflict, "%s: the owner of a personal organisation stays its owner", what)
+		}
+	}
+	return []domain.Event{MemberRoleChanged{OrganizationID: s.ID, UserID: c.UserID, Role: c.Role, ChangedBy: c.Actor, At: at}}, nil
+}
+
+// RemoveMember ends a membership: owners and admins remove members, any member may leave (Actor equal
+// to UserID). Only an owner removes an owner; the last owner, and the owner of a personal
+// organisation, stay. The member's agents in the organisation are deleted with it.
+type RemoveMember struct {
+	Actor  uuid.UUID
+	UserID uuid.UUID
+	At     time.Time
+}
+
+func (c RemoveMember) decide(s State) ([]domain.Event, error) {
+	const what = "remove member"
+	if err := checkActor(what, c.Actor); err != nil {
+		return nil, err
+	}
+	if c.UserID == uuid.Nil {
+		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
+	}
+	at, err := checkTime(what, c.At)
+	if err != nil {
+		return nil, err
+	}
+	actor, err := s.member(what, c.Actor)
+	if err != nil {
+		return nil, err
+	}
+	if c.Actor != c.UserID && !actor.Role.manages() {
+		return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner or an admin may remove another member", what)
+	}
+	target, ok := s.Members[c.UserID]
+	if !ok {
+		return nil, domain.Errorf(domain.CodeNotFound, "%s: user %s is not a member", what, c.UserID)
+	}
+	if s.Personal && target.UserID == s.CreatedBy {
+		return nil, domain.Errorf(domain.CodeConflict, "%s: the owner of a personal organisation cannot leave it", what)
+	}
+	if target.Role == RoleOwner {
+		if actor.Role != RoleOwner {
+			return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner may remove an owner", what)
+		}
+		if s.owners() == 1 {
+			return nil, domain.Errorf(domain.CodeConflict, "%s: %s is the last owner; make another owner first", what, target.Email)
+		}
+	}
+	var evs []domain.Event
+	for _, id := range sortedAgentIDs(s) {
+		if a := s.Agents[id]; !a.Deleted && a.OwnerID == c.UserID {
+			evs = append(evs, AgentDeleted{OrganizationID: s.ID, AgentID: id, DeletedBy: c.Actor, At: at})
+		}
+	}
+	return append(evs, MemberRemoved{OrganizationID: s.ID, UserID: c.UserID, RemovedBy: c.Actor, At: at}), nil
+}

@@ -1,0 +1,330 @@
+package orgs_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/organizations"
+	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/handlers/authn"
+	"github.com/workbench/workbench/handlers/orgs"
+	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/projections"
+	"github.com/workbench/workbench/projections/identity"
+	organizationsrm "github.com/workbench/workbench/projections/organizations"
+)
+
+type harness struct {
+	t     *testing.T
+	ctx   context.Context
+	base  string
+	db    dbtest.SQLite
+	orgs  *organizations.Service
+	keys  map[string]string    // user name → API key of the default agent
+	users map[string]uuid.UUID // user name → id
+}
+
+func setup(t *testing.T) *harness {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	db := dbtest.OpenSQLite(t)
+	v := dbtest.Vault(t, db.DB, db.Store)
+	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
+		Projections: []projections.Projection{identity.New(), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- runner.Run(rctx) }()
+	t.Cleanup(func() { stop(); <-done })
+	reader := &organizationsrm.Reader{DB: db.DB}
+	acc := &accounts.Service{Store: db.Store, Vault: v}
+	svc, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc.Agents = svc
+	r := chi.NewRouter()
+	orgs.Mount(r, orgs.Deps{
+		Auth: authn.APIKeys{Reader: identity.Reader{DB: db.DB}}, Orgs: svc, Reader: reader,
+		Keys: acc, KeyReader: identity.Reader{DB: db.DB}, Projections: runner,
+	})
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	h := &harness{t: t, ctx: ctx, base: srv.URL, db: db, orgs: svc, keys: map[string]string{}, users: map[string]uuid.UUID{}}
+	md := eventstore.Metadata{Actor: "test"}
+	for _, name := range []string{"ada", "bob", "cy", "dee"} {
+		u, _, _, err := acc.EnsureUser(ctx, name+"@example.com", "", md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.SignedIn(ctx, u.ID, u.Email, md); err != nil {
+			t.Fatal(err)
+		}
+		k, pos, err := acc.MintKey(ctx, u.ID, md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := runner.WaitFor(ctx, pos); err != nil {
+			t.Fatal(err)
+		}
+		h.keys[name], h.users[name] = k.Secret, u.ID
+	}
+	return h
+}
+
+// do sends a request as the named user ("" for no credential) and decodes a JSON answer into out
+// when given.
+func (h *harness) do(as, method, path string, body any, out any) int {
+	h.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewBufferString(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequestWithContext(h.ctx, method, h.base+path, rd)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if as != "" {
+		req.Header.Set("Authorization", "Bearer "+h.keys[as])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil && len(data) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			h.t.Fatalf("%s %s: %v in %s", method, path, err, data)
+		}
+	}
+	return resp.StatusCode
+}
+
+type orgJSON struct {
+	ID       uuid.UUID `json:"id"`
+	Name     string    `json:"name"`
+	Personal bool      `json:"personal"`
+	Role     string    `json:"role"`
+}
+
+type agentJSON struct {
+	ID      uuid.UUID  `json:"id"`
+	Name    string     `json:"name"`
+	GuildID *uuid.UUID `json:"guild_id"`
+	Default bool       `json:"default"`
+	APIKey  *struct {
+		Prefix string `json:"prefix"`
+	} `json:"api_key"`
+}
+
+func TestRoutes(t *testing.T) {
+	h := setup(t)
+	ada, bob, cy, dee := h.users["ada"], h.users["bob"], h.users["cy"], h.users["dee"]
+
+	if code := h.do("", "GET", "/api/orgs", nil, nil); code != 401 {
+		t.Fatalf("no credential: %d, want 401", code)
+	}
+	var list struct{ Organizations []orgJSON }
+	if code := h.do("ada", "GET", "/api/orgs", nil, &list); code != 200 || len(list.Organizations) != 1 || !list.Organizations[0].Personal || list.Organizations[0].Role != "owner" {
+		t.Fatalf("ada's organisations: %d %+v", code, list)
+	}
+
+	// Ada makes Acme with Bob an admin and Cy a member; Dee is an outsider with her own organisation.
+	var acme orgJSON
+	if code := h.do("ada", "POST", "/api/orgs", map[string]string{"name": "Acme"}, &acme); code != 201 || acme.Role != "owner" {
+		t.Fatalf("create: %d %+v", code, acme)
+	}
+	base := "/api/orgs/" + acme.ID.String()
+	var invited struct{ Status, Email string }
+	if code := h.do("ada", "POST", base+"/members", map[string]string{"email": "bob@example.com", "role": "admin"}, &invited); code != 201 || invited.Status != "added" {
+		t.Fatalf("invite bob: %d %+v", code, invited)
+	}
+	if code := h.do("bob", "POST", base+"/members", map[string]string{"email": "cy@example.com"}, &invited); code != 201 || invited.Status != "added" {
+		t.Fatalf("bob invites cy: %d %+v", code, invited)
+	}
+	if code := h.do("bob", "POST", base+"/members", map[string]string{"email": "NEW@example.com"}, &invited); code != 201 || invited.Status != "invited" || invited.Email != "new@example.com" {
+		t.Fatalf("invite a new address: %d %+v", code, invited)
+	}
+	var deeOrg orgJSON
+	if code := h.do("dee", "POST", "/api/orgs", map[string]string{"name": "Dee's"}, &deeOrg); code != 201 {
+		t.Fatalf("dee's organisation: %d", code)
+	}
+	var guild struct{ ID uuid.UUID }
+	if code := h.do("bob", "POST", base+"/guilds", map[string]string{"name": "Research"}, &guild); code != 201 {
+		t.Fatalf("create guild: %d", code)
+	}
+	var deeGuild struct{ ID uuid.UUID }
+	if code := h.do("dee", "POST", "/api/orgs/"+deeOrg.ID.String()+"/guilds", map[string]string{"name": "Hidden"}, &deeGuild); code != 201 {
+		t.Fatalf("dee's guild: %d", code)
+	}
+	var deeAgent agentJSON
+	if code := h.do("dee", "POST", "/api/orgs/"+deeOrg.ID.String()+"/agents", map[string]string{"name": "spy"}, &deeAgent); code != 201 {
+		t.Fatalf("dee's agent: %d", code)
+	}
+	if code := h.do("", "PUT", base+"/guilds/"+guild.ID.String()+"/members/"+cy.String(), nil, nil); code != 401 {
+		t.Fatalf("unauthenticated write: %d", code)
+	}
+	if code := h.do("ada", "PUT", base+"/guilds/"+guild.ID.String()+"/members/"+cy.String(), nil, nil); code != 204 {
+		t.Fatalf("add cy to the guild: %d", code)
+	}
+
+	// Refusals, each with the status of handlers/errors.go's table.
+	refusals := []struct {
+		name, as, method, path string
+		body                   any
+		want                   int
+	}{
+		{"an outsider reads the organisation", "dee", "GET", base, nil, 404},
+		{"an outsider renames it", "dee", "PATCH", base, map[string]string{"name": "x"}, 404},
+		{"an outsider invites", "dee", "POST", base + "/members", map[string]string{"email": "x@example.com"}, 404},
+		{"an outsider makes an agent there", "dee", "POST", base + "/agents", map[string]string{"name": "x"}, 404},
+		{"a malformed organisation id", "ada", "GET", "/api/orgs/not-a-uuid", nil, 404},
+		{"an organisation that does not exist", "ada", "GET", "/api/orgs/" + uuid.NewString(), nil, 404},
+		{"another organisation's guild through this one", "ada", "GET", base + "/guilds/" + deeGuild.ID.String(), nil, 404},
+		{"another organisation's agent through this one", "ada", "PATCH", base + "/agents/" + deeAgent.ID.String(), map[string]string{"name": "x"}, 404},
+		{"another organisation's agent's key", "ada", "POST", base + "/agents/" + deeAgent.ID.String() + "/apikey", nil, 404},
+		{"a member invites", "cy", "POST", base + "/members", map[string]string{"email": "x@example.com"}, 403},
+		{"a member changes a role", "cy", "PATCH", base + "/members/" + cy.String(), map[string]string{"role": "admin"}, 403},
+		{"a member makes a guild", "cy", "POST", base + "/guilds", map[string]string{"name": "Mine"}, 403},
+		{"a member renames the organisation", "cy", "PATCH", base, map[string]string{"name": "x"}, 403},
+		{"a member removes another", "cy", "DELETE", base + "/members/" + bob.String(), nil, 403},
+		{"an admin makes an owner", "bob", "PATCH", base + "/members/" + cy.String(), map[string]string{"role": "owner"}, 403},
+		{"an admin removes the owner", "bob", "DELETE", base + "/members/" + ada.String(), nil, 403},
+		{"the last owner leaves", "ada", "DELETE", base + "/members/" + ada.String(), nil, 409},
+		{"a guild name taken", "ada", "POST", base + "/guilds", map[string]string{"name": "research"}, 409},
+		{"a member of the address again", "ada", "POST", base + "/members", map[string]string{"email": "cy@example.com"}, 409},
+		{"an unknown role", "ada", "POST", base + "/members", map[string]string{"email": "x@example.com", "role": "boss"}, 400},
+		{"not an address", "ada", "POST", base + "/members", map[string]string{"email": "nobody"}, 400},
+		{"not JSON", "ada", "POST", base + "/guilds", "{", 400},
+		{"an unknown field", "ada", "POST", base + "/guilds", map[string]string{"name": "x", "colour": "red"}, 400},
+		{"an empty name", "ada", "POST", "/api/orgs", map[string]string{"name": "  "}, 400},
+		{"an agent without a name", "cy", "POST", base + "/agents", map[string]string{}, 400},
+		{"an agent in a guild the owner is not in", "bob", "POST", "/api/orgs/" + deeOrg.ID.String() + "/agents", map[string]string{"name": "x"}, 404},
+		{"a non-member joins a guild", "ada", "PUT", base + "/guilds/" + guild.ID.String() + "/members/" + dee.String(), nil, 404},
+		{"the default agent is deleted", "ada", "DELETE", "/api/orgs/" + organization.PersonalOrganizationID(ada).String() + "/agents/" + organization.DefaultAgentID(ada).String(), nil, 409},
+	}
+	for _, tt := range refusals {
+		t.Run(tt.name, func(t *testing.T) {
+			var e struct{ Error, Message string }
+			if code := h.do(tt.as, tt.method, tt.path, tt.body, &e); code != tt.want || e.Error == "" || e.Message == "" {
+				t.Fatalf("%s %s: %d %+v, want %d with an error body", tt.method, tt.path, code, e, tt.want)
+			}
+		})
+	}
+
+	// An invitation is withdrawn by its address, escaped as a browser sends it; a second time it is gone.
+	if code := h.do("bob", "DELETE", base+"/invitations/new%40example.com", nil, nil); code != 204 {
+		t.Fatalf("withdraw the invitation: %d", code)
+	}
+	if code := h.do("bob", "DELETE", base+"/invitations/new@example.com", nil, nil); code != 404 {
+		t.Fatalf("withdraw it again: %d, want 404", code)
+	}
+	if code := h.do("bob", "POST", base+"/members", map[string]string{"email": "new@example.com"}, &invited); code != 201 || invited.Status != "invited" {
+		t.Fatalf("invite the address again: %d %+v", code, invited)
+	}
+
+	// Cy's agent in the guild, with its own key: the key authenticates as that agent.
+	var crawler agentJSON
+	if code := h.do("cy", "POST", base+"/agents", map[string]string{"name": "crawler", "guild_id": guild.ID.String()}, &crawler); code != 201 || crawler.GuildID == nil || *crawler.GuildID != guild.ID || crawler.APIKey != nil {
+		t.Fatalf("create agent: %d %+v", code, crawler)
+	}
+	agentPath := base + "/agents/" + crawler.ID.String()
+	if code := h.do("ada", "POST", agentPath+"/apikey", nil, nil); code != 403 {
+		t.Fatalf("the owner of the organisation mints cy's agent's key: %d, want 403", code)
+	}
+	var key struct{ Key, Prefix string }
+	if code := h.do("cy", "POST", agentPath+"/apikey", nil, &key); code != 201 || key.Key == "" {
+		t.Fatalf("mint the agent's key: %d", code)
+	}
+	req := httptest.NewRequest("GET", "/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+key.Key)
+	p, err := authn.APIKeys{Reader: identity.Reader{DB: h.db.DB}}.Authenticate(req)
+	if err != nil || p.AgentID != crawler.ID || p.UserID != cy.String() {
+		t.Fatalf("the agent's key authenticates as %+v, %v; want agent %s", p, err, crawler.ID)
+	}
+	chain, err := h.orgs.Reader().Chain(h.ctx, p.AgentID)
+	if err != nil || chain != (organizationsrm.Chain{OrganizationID: acme.ID, GuildID: guild.ID, AgentID: crawler.ID}) {
+		t.Fatalf("chain: %+v %v", chain, err)
+	}
+	// Cy's default key still acts as her default agent.
+	req.Header.Set("Authorization", "Bearer "+h.keys["cy"])
+	if p, err := (authn.APIKeys{Reader: identity.Reader{DB: h.db.DB}}).Authenticate(req); err != nil || p.AgentID != organization.DefaultAgentID(cy) {
+		t.Fatalf("cy's first key: %+v %v", p, err)
+	}
+
+	// The organisation page lists the agent with its key's prefix; invitations only to managers.
+	var page struct {
+		Members     []struct{ Email, Role string }
+		Invitations []struct{ Email string }
+		Guilds      []struct{ Name string }
+		Agents      []agentJSON
+	}
+	if code := h.do("bob", "GET", base, nil, &page); code != 200 || len(page.Members) != 3 || len(page.Invitations) != 1 || len(page.Guilds) != 1 || len(page.Agents) != 1 ||
+		page.Agents[0].APIKey == nil || page.Agents[0].APIKey.Prefix != key.Prefix {
+		t.Fatalf("organisation page for an admin: %d %+v", code, page)
+	}
+	if code := h.do("cy", "GET", base, nil, &page); code != 200 || len(page.Invitations) != 0 {
+		t.Fatalf("organisation page for a member: %d %+v", code, page)
+	}
+
+	// Deleting the guild keeps the agent, in no guild; removing Cy deletes it and its key stops.
+	if code := h.do("bob", "DELETE", base+"/guilds/"+guild.ID.String(), nil, nil); code != 204 {
+		t.Fatalf("delete guild: %d", code)
+	}
+	if code := h.do("cy", "PATCH", agentPath, map[string]string{"name": "spider"}, &crawler); code != 200 || crawler.Name != "spider" || crawler.GuildID != nil {
+		t.Fatalf("rename after the guild went: %d %+v", code, crawler)
+	}
+	if code := h.do("bob", "DELETE", base+"/members/"+cy.String(), nil, nil); code != 204 {
+		t.Fatalf("remove cy: %d", code)
+	}
+	if code := h.do("cy", "GET", base, nil, nil); code != 404 {
+		t.Fatalf("a removed member reads the organisation: %d, want 404", code)
+	}
+	req.Header.Set("Authorization", "Bearer "+key.Key)
+	if _, err := (authn.APIKeys{Reader: identity.Reader{DB: h.db.DB}}).Authenticate(req); err == nil {
+		t.Fatal("the deleted agent's key still authenticates after the removal was answered")
+	}
+}
+
+// A database that cannot be reached is 503 with Retry-After, never 401 or 404.
+func TestStorageFailureIsUnavailable(t *testing.T) {
+	h := setup(t)
+	h.db.DB.Close()
+	for _, path := range []string{"/api/orgs", "/api/orgs/" + organization.PersonalOrganizationID(h.users["ada"]).String()} {
+		req, _ := http.NewRequestWithContext(h.ctx, "GET", h.base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+h.keys["ada"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("GET %s with the database closed: %d (Retry-After %q), want 503", path, resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+	}
+}

@@ -1,0 +1,393 @@
+package mcpclient
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/workbench/workbench/internal/ssrf"
+)
+
+// Limits (spec connectors.md, Limits).
+const (
+	CallTimeout     = 90 * time.Second
+	ListTimeout     = 15 * time.Second
+	AdapterTimeout  = 30 * time.Second
+	MaxListedTools  = 200
+	MaxListingBytes = 1 << 20
+)
+
+// Tool is one listed tool: its remote name and hints (nil when absent).
+type Tool struct {
+	Name            string
+	Description     string
+	InputSchema     json.RawMessage
+	ReadOnlyHint    *bool
+	DestructiveHint *bool
+}
+
+// Error is a failure of an endpoint: Status is 401 or 403 when it refused the credentials.
+type Error struct {
+	Status  int
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("endpoint answered %d: %s", e.Status, e.Message)
+	}
+	return e.Message
+}
+
+// Rejected reports whether err says the endpoint refused the credentials (401 or 403).
+func Rejected(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden)
+}
+
+// Endpoint is where a login's session goes and the header its token travels in.
+type Endpoint struct {
+	URL         string
+	HeaderName  string // empty: no credential header
+	HeaderValue string
+}
+
+func (e Endpoint) fingerprint() [32]byte {
+	return sha256.Sum256([]byte(e.URL + "\x00" + e.HeaderName + "\x00" + e.HeaderValue))
+}
+
+// Options configure a Pool.
+type Options struct {
+	AllowLoopback bool
+	Resolver      ssrf.Resolver // nil: the system resolver
+	Logger        *slog.Logger
+	// CallTimeout and ListTimeout default to the spec's limits; tests shorten them.
+	CallTimeout, ListTimeout time.Duration
+	// ClientName is the clientInfo name sent at initialize (default "workbench").
+	ClientName, ClientVersion string
+}
+
+// Pool holds one MCP client session per login. It is safe for concurrent use.
+type Pool struct {
+	opts   Options
+	log    *slog.Logger
+	client *mcp.Client
+	base   http.RoundTripper
+
+	mu       sync.Mutex
+	sessions map[uuid.UUID]*entry
+}
+
+type entry struct {
+	fp     [32]byte
+	ready  chan struct{} // closed once cs or err is set
+	cs     *mcp.ClientSession
+	err    error
+	status atomic.Int32 // the last 401 or 403 an endpoint answered on this session
+}
+
+// New returns a pool.
+func New(o Options) *Pool {
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = CallTimeout
+	}
+	if o.ListTimeout <= 0 {
+		o.ListTimeout = ListTimeout
+	}
+	if o.ClientName == "" {
+		o.ClientName = "workbench"
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = "1"
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t := ssrf.NewTransport(ssrf.Options{AllowLoopback: o.AllowLoopback, Resolver: o.Resolver})
+	t.MaxIdleConnsPerHost = 256
+	return &Pool{
+		opts: o, log: log, base: t, sessions: map[uuid.UUID]*entry{},
+		client: mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, &mcp.ClientOptions{Logger: log}),
+	}
+}
+
+// HTTPClient is the guarded client adapters get as ctx.http: the adapter timeout and the SSRF dialer,
+// every request's host checked first.
+func (p *Pool) HTTPClient() *http.Client {
+	return &http.Client{Timeout: AdapterTimeout, Transport: &checked{pool: p, next: p.base}}
+}
+
+// Close ends every session.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	all := p.sessions
+	p.sessions = map[uuid.UUID]*entry{}
+	p.mu.Unlock()
+	for _, e := range all {
+		<-e.ready
+		if e.cs != nil {
+			_ = e.cs.Close()
+		}
+	}
+}
+
+// Drop ends a login's session (after an error, a credential change, a removal).
+func (p *Pool) Drop(login uuid.UUID) {
+	p.mu.Lock()
+	e := p.sessions[login]
+	delete(p.sessions, login)
+	p.mu.Unlock()
+	if e != nil {
+		go func() {
+			<-e.ready
+			if e.cs != nil {
+				_ = e.cs.Close()
+			}
+		}()
+	}
+}
+
+func (p *Pool) dropEntry(login uuid.UUID, e *entry) {
+	p.mu.Lock()
+	if p.sessions[login] == e {
+		delete(p.sessions, login)
+	}
+	p.mu.Unlock()
+	<-e.ready
+	if e.cs != nil {
+		_ = e.cs.Close()
+	}
+}
+
+// session returns the login's session, connecting (initialize) when there is none or the endpoint
+// or credentials changed.
+func (p *Pool) session(ctx context.Context, login uuid.UUID, ep Endpoint) (*entry, error) {
+	fp := ep.fingerprint()
+	p.mu.Lock()
+	e := p.sessions[login]
+	if e != nil && e.fp != fp {
+		delete(p.sessions, login)
+		old := e
+		go func() {
+			<-old.ready
+			if old.cs != nil {
+				_ = old.cs.Close()
+			}
+		}()
+		e = nil
+	}
+	if e == nil {
+		e = &entry{fp: fp, ready: make(chan struct{})}
+		p.sessions[login] = e
+		p.mu.Unlock()
+		e.cs, e.err = p.connect(ctx, ep, e)
+		close(e.ready)
+		if e.err != nil {
+			p.mu.Lock()
+			if p.sessions[login] == e {
+				delete(p.sessions, login)
+			}
+			p.mu.Unlock()
+		}
+	} else {
+		p.mu.Unlock()
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if e.err != nil {
+		return e, e.err
+	}
+	return e, nil
+}
+
+func (p *Pool) connect(ctx context.Context, ep Endpoint, e *entry) (*mcp.ClientSession, error) {
+	if _, err := url.Parse(ep.URL); err != nil {
+		return nil, fmt.Errorf("%w: bad URL", ErrAddress)
+	}
+	hc := &http.Client{Transport: &checked{pool: p, next: p.base, header: ep.HeaderName, value: ep.HeaderValue, entry: e}}
+	t := &mcp.StreamableClientTransport{Endpoint: ep.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
+	// The session outlives this request: connect under a context without its cancellation, bounded
+	// by the listing limit.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.ListTimeout)
+	defer cancel()
+	cs, err := p.client.Connect(cctx, t, nil)
+	if err != nil {
+		return nil, p.classify(e, err)
+	}
+	return cs, nil
+}
+
+// classify turns a session error into a Error carrying the endpoint's 401 or 403 when it
+// answered one, or keeps an address refusal.
+func (p *Pool) classify(e *entry, err error) error {
+	if errors.Is(err, ErrAddress) || errors.Is(err, ssrf.ErrForbiddenAddress) {
+		return fmt.Errorf("%w: %v", ErrAddress, err)
+	}
+	var ce *Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if e != nil {
+		if s := e.status.Load(); s != 0 {
+			return &Error{Status: int(s), Message: "the endpoint refused the credentials"}
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Message: "the endpoint did not answer in time"}
+	}
+	return &Error{Message: "the endpoint failed: " + err.Error()}
+}
+
+// Initialize opens (or reuses) the login's session and returns the server's name and instructions:
+// the default validate.
+func (p *Pool) Initialize(ctx context.Context, login uuid.UUID, ep Endpoint) (name, instructions string, err error) {
+	e, err := p.session(ctx, login, ep)
+	if err != nil {
+		return "", "", err
+	}
+	r := e.cs.InitializeResult()
+	if r == nil {
+		return "", "", nil
+	}
+	if r.ServerInfo != nil {
+		name = r.ServerInfo.Name
+	}
+	return name, r.Instructions, nil
+}
+
+// ListTools lists the endpoint's tools within the listing limits.
+func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]Tool, error) {
+	var out []Tool
+	err := p.withSession(ctx, login, ep, p.opts.ListTimeout, func(ctx context.Context, cs *mcp.ClientSession) error {
+		out = nil
+		size := 0
+		cursor := ""
+		for {
+			res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+			if err != nil {
+				return err
+			}
+			b, _ := json.Marshal(res)
+			size += len(b)
+			if size > MaxListingBytes {
+				return &Error{Message: fmt.Sprintf("the listing is over %d bytes", MaxListingBytes)}
+			}
+			for _, t := range res.Tools {
+				if t == nil {
+					continue
+				}
+				ct := Tool{Name: t.Name, Description: t.Description}
+				if t.InputSchema != nil {
+					ct.InputSchema, _ = json.Marshal(t.InputSchema)
+				}
+				if a := t.Annotations; a != nil {
+					ro := a.ReadOnlyHint
+					ct.ReadOnlyHint = &ro
+					ct.DestructiveHint = a.DestructiveHint
+				}
+				out = append(out, ct)
+			}
+			if len(out) > MaxListedTools {
+				return &Error{Message: fmt.Sprintf("the listing has more than %d tools", MaxListedTools)}
+			}
+			if res.NextCursor == "" || res.NextCursor == cursor {
+				return nil
+			}
+			cursor = res.NextCursor
+		}
+	})
+	return out, err
+}
+
+// CallTool calls one tool by its remote name and returns the result as JSON ({"content": [...],
+// "structuredContent": ..., "isError": ...}).
+func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args json.RawMessage) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, func(ctx context.Context, cs *mcp.ClientSession) error {
+		var a any
+		if len(args) > 0 {
+			if err := json.Unmarshal(args, &a); err != nil {
+				return &Error{Message: "arguments are not JSON"}
+			}
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: a})
+		if err != nil {
+			return err
+		}
+		out, err = json.Marshal(res)
+		return err
+	})
+	return out, err
+}
+
+// withSession runs fn on the login's session under timeout. On an error the session is dropped and,
+// unless the endpoint refused the credentials or the address, fn runs once more on a new session (a
+// stale session after the server restarted).
+func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, timeout time.Duration, fn func(context.Context, *mcp.ClientSession) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for attempt := 0; attempt < 2; attempt++ {
+		e, err := p.session(ctx, login, ep)
+		if err != nil {
+			return err
+		}
+		e.status.Store(0)
+		err = fn(ctx, e.cs)
+		if err == nil {
+			return nil
+		}
+		var ce *Error
+		if errors.As(err, &ce) && ce.Status == 0 && e.status.Load() == 0 {
+			return err // our own limit, not the session's fault
+		}
+		last = p.classify(e, err)
+		p.dropEntry(login, e)
+		if Rejected(last) || errors.Is(last, ErrAddress) || ctx.Err() != nil {
+			return last
+		}
+	}
+	return last
+}
+
+// checked sends one request after checking its host's addresses, adds the credential header, and
+// notes a 401 or 403 on its session.
+type checked struct {
+	pool          *Pool
+	next          http.RoundTripper
+	header, value string
+	entry         *entry
+}
+
+func (c *checked) RoundTrip(req *http.Request) (*http.Response, error) {
+	if _, err := Resolve(req.Context(), req.URL.Hostname(), c.pool.opts.AllowLoopback, c.pool.opts.Resolver); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	if c.header != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set(c.header, c.value)
+	}
+	resp, err := c.next.RoundTrip(req)
+	if err == nil && c.entry != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		c.entry.status.Store(int32(resp.StatusCode))
+	}
+	return resp, err
+}

@@ -1,0 +1,254 @@
+// Connectors: the catalog of remote MCP servers and adapter connectors, a connect form built from
+// each connector's auth.fields with the scope the login is owned at, the logins visible to you with
+// their settings (lookup boxes fill x-lookup settings), and each login's tools with the switch at
+// every scope, where the effective value comes from, and drift (a description changed since the
+// tool was switched On).
+
+import { api } from '../api.js';
+import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, ago } from '../dom.js';
+
+export const title = 'Connectors';
+
+const SCOPES = ['organization', 'guild', 'agent'];
+const SCOPE_WORDS = { platform: 'Platform', organization: 'Organization', guild: 'Guild', agent: 'Agent' };
+
+export async function render(ctx, main) {
+  const status = h('div', { class: 'status-slot' });
+  const catalog = h('div', { class: 'grid', 'data-testid': 'catalog' }, h('p', { class: 'muted' }, 'Loading connectors…'));
+  const logins = h('div', { class: 'logins', 'data-testid': 'logins' });
+  replace(main,
+    pageHeader('Connectors', 'Remote MCP servers and connectors your agents reach through search_tools and execute_tools. Each login is owned by your organization, a guild or an agent; switches decide which of its tools each agent sees.'),
+    status,
+    h('h2', { class: 'section-title' }, 'Your logins'), logins,
+    h('h2', { class: 'section-title' }, 'Catalog'), catalog);
+
+  let home, servers;
+  const refresh = async () => {
+    try {
+      home = await api.mcpHome();
+      servers = ((await api.mcpServers()) || {}).servers || [];
+      const q = { agent_id: home.agent_id };
+      if (home.guild_id) q.guild_id = home.guild_id;
+      const list = ((await api.mcpConnections(q)) || {}).connections || [];
+      if (!ctx.current()) return;
+      drawCatalog(ctx, catalog, servers, home, status, refresh);
+      if (list.length === 0) {
+        replace(logins, emptyState('plug', 'No logins yet', h('p', {}, 'Connect a connector from the catalog below.')));
+      } else {
+        const byId = Object.fromEntries(servers.map((s) => [s.id, s]));
+        replace(logins, list.map((l) => loginCard(ctx, l, byId[l.mcp_server_id] || { id: l.mcp_server_id, display_name: l.mcp_server_id }, home, status, refresh)));
+      }
+    } catch (err) { ctx.fail(catalog, err, 'Connectors could not be loaded'); }
+  };
+  await refresh();
+}
+
+function ownerId(home, scope) {
+  return scope === 'organization' ? home.organization_id : scope === 'guild' ? home.guild_id : home.agent_id;
+}
+
+function logo(s) {
+  const initial = h('span', { class: 'logo-initial', 'aria-hidden': 'true' }, (s.display_name || s.id).slice(0, 1).toUpperCase());
+  if (!s.logo_url) return h('div', { class: 'logo' }, initial);
+  const img = h('img', { src: s.logo_url, alt: '', width: 40, height: 40, loading: 'lazy' });
+  const box = h('div', { class: 'logo' }, img);
+  img.addEventListener('error', () => replace(box, initial));
+  return box;
+}
+
+function drawCatalog(ctx, grid, servers, home, status, refresh) {
+  if (servers.length === 0) {
+    replace(grid, emptyState('plug', 'No connectors are installed', h('p', {}, 'This server ships none.')));
+    return;
+  }
+  replace(grid, servers.map((s) => {
+    const slot = h('div', { class: 'form-slot' });
+    const actions = h('div', { class: 'card-actions' });
+    if (!s.enabled) {
+      actions.append(notice('warning', 'Switched off', 'The instance admin has switched this connector off.'));
+    } else if (s.connect_support === 'unsupported') {
+      actions.append(h('p', { class: 'muted small', 'data-testid': 'oauth-later' }, 'Signs in with OAuth, which this server does not offer yet.'));
+    } else {
+      const open = button('Connect', { kind: 'primary', iconName: 'key', testid: 'connect' });
+      open.addEventListener('click', () => {
+        open.hidden = true;
+        replace(slot, connectForm(ctx, s, home, () => { replace(slot); open.hidden = false; }, status, refresh));
+      });
+      actions.append(open);
+    }
+    return h('article', { class: 'card integration', 'data-server': s.id },
+      h('div', { class: 'integration-head' }, logo(s),
+        h('div', { class: 'integration-title' }, h('h2', {}, s.display_name),
+          h('div', { class: 'meta' }, h('span', { class: 'mode' }, s.auth_kind === 'oauth' ? 'OAuth' : s.auth_kind === 'none' ? 'No sign-in' : 'Token'),
+            h('span', { class: 'tag' }, `${s.tool_prefix}_*`), s.verified ? h('span', { class: 'badge badge-ok' }, 'Verified') : null))),
+      h('p', { class: 'description' }, s.description),
+      s.limitations ? h('p', { class: 'muted small' }, s.limitations) : null,
+      s.setup_hint ? h('p', { class: 'muted small' }, s.setup_hint) : null,
+      slot, actions);
+  }));
+}
+
+// settingsFields renders the top-level properties of a settings schema; an x-lookup property gets a
+// search box whose answers fill it. lookup(property, q) returns the options.
+function settingsFields(schema, values, lookup) {
+  const props = (schema && schema.properties) || {};
+  const required = new Set((schema && schema.required) || []);
+  return Object.entries(props).map(([name, p]) => {
+    const input = h('input', { name: `setting:${name}`, type: 'text', value: values && values[name] != null ? String(values[name]) : '', autocomplete: 'off', 'data-testid': `setting-${name}` });
+    const label = h('label', { class: 'field' },
+      h('span', { class: 'field-label' }, p.title || name, required.has(name) ? null : h('span', { class: 'optional' }, ' (optional)')), input);
+    if (!p['x-lookup']) return label;
+    const q = h('input', { type: 'search', placeholder: 'Search…', 'aria-label': `Search ${p.title || name}`, 'data-testid': `lookup-${name}` });
+    const options = h('div', { class: 'lookup-options', 'data-testid': `lookup-options-${name}` });
+    const search = button('Search', { testid: `lookup-go-${name}` });
+    search.addEventListener('click', () => busy(search, async () => {
+      try {
+        const res = await lookup(name, q.value);
+        const opts = (res && res.options) || [];
+        replace(options, opts.length ? opts.map((o) => {
+          const pick = button(o.label || o.value, { kind: 'ghost', testid: 'lookup-option' });
+          pick.addEventListener('click', () => { input.value = o.value; replace(options); });
+          return pick;
+        }) : h('p', { class: 'muted small' }, 'Nothing found.'));
+      } catch (err) { replace(options, notice('error', 'The search failed', err.message)); }
+    }));
+    return h('div', { class: 'lookup' }, label, h('div', { class: 'lookup-row' }, q, search), options);
+  });
+}
+
+function readSettings(form, schema) {
+  const out = {};
+  for (const [name, p] of Object.entries((schema && schema.properties) || {})) {
+    const v = form.elements[`setting:${name}`].value.trim();
+    if (v === '') continue;
+    out[name] = p.type === 'integer' || p.type === 'number' ? Number(v) : p.type === 'boolean' ? v === 'true' : v;
+  }
+  return out;
+}
+
+function connectForm(ctx, s, home, close, status, refresh) {
+  const err = h('div', {});
+  const scopes = SCOPES.filter((sc) => ownerId(home, sc));
+  const scope = h('select', { name: 'owner_scope', 'data-testid': 'owner-scope' },
+    scopes.map((sc) => h('option', { value: sc, selected: sc === 'agent' }, SCOPE_WORDS[sc])));
+  const fields = s.auth_fields || [];
+  const credentials = (form) => Object.fromEntries(fields.map((f) => [f.name, form.elements[f.name].value.trim()]));
+  const form = h('form', { class: 'apikey-form', novalidate: true, 'data-testid': 'connect-form' },
+    h('label', { class: 'field' }, h('span', { class: 'field-label' }, 'Owned by'), scope),
+    fields.map((f) => h('label', { class: 'field' },
+      h('span', { class: 'field-label' }, f.label || f.name, f.optional ? h('span', { class: 'optional' }, ' (optional)') : null),
+      f.multiline
+        ? h('textarea', { name: f.name, placeholder: f.placeholder || null, spellcheck: 'false', 'data-testid': `field-${f.name}` })
+        : h('input', { name: f.name, type: f.secret ? 'password' : 'text', placeholder: f.placeholder || null, autocomplete: 'off', spellcheck: 'false', 'data-testid': `field-${f.name}` }))),
+    s.settings_schema ? h('fieldset', { class: 'settings' }, h('legend', {}, 'Settings'),
+      settingsFields(s.settings_schema, {}, (property, q) => api.mcpLookupServer(s.id, { property, q, credentials: credentials(form) }))) : null,
+    err,
+    h('div', { class: 'form-actions' },
+      button('Cancel', { onclick: close }),
+      button('Connect', { kind: 'primary', type: 'submit', testid: 'connect-submit' })));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const body = { mcp_server_id: s.id, owner_scope: scope.value, owner_id: ownerId(home, scope.value), ...credentials(form) };
+    if (s.settings_schema) body.settings = readSettings(form, s.settings_schema);
+    await busy(form.querySelector('button[type=submit]'), async () => {
+      try {
+        const res = await api.mcpConnect(body);
+        close();
+        const c = res.connection;
+        replace(status, notice('success', `${s.display_name} is ${c.status === 'connected' ? 'connected' : 'signed in'}`,
+          c.needs_settings ? 'Finish its settings to connect it.' : 'Its tools are listed below.'));
+        await refresh();
+      } catch (e2) { ctx.fail(err, e2, `${s.display_name} was not connected`); }
+    });
+  });
+  return form;
+}
+
+function loginCard(ctx, l, s, home, status, refresh) {
+  const body = h('div', { class: 'login-body' }, h('p', { class: 'muted small' }, 'Loading tools…'));
+  const card = h('article', { class: 'card login', 'data-login': l.id, 'data-server': l.mcp_server_id },
+    h('div', { class: 'integration-head' }, logo(s),
+      h('div', { class: 'integration-title' }, h('h2', {}, s.display_name),
+        h('div', { class: 'meta' },
+          h('span', { class: 'mode', 'data-testid': 'owner' }, `${SCOPE_WORDS[l.owner_scope]} login`),
+          h('span', { class: l.status === 'connected' ? 'badge badge-ok' : 'badge badge-warn', 'data-testid': 'login-status' }, l.status),
+          l.account_hint ? h('span', { class: 'tag' }, l.account_hint) : null))),
+    body);
+  drawLogin(ctx, l, s, home, body, status, refresh);
+  return card;
+}
+
+async function drawLogin(ctx, l, s, home, body, status, refresh) {
+  let d;
+  try {
+    d = await api.mcpConnection(l.id, home.agent_id);
+  } catch (err) { ctx.fail(body, err, 'This login could not be read'); return; }
+  const parts = [];
+  if (d.needs_settings || s.settings_schema) {
+    const err = h('div', {});
+    const form = h('form', { class: 'apikey-form', novalidate: true, 'data-testid': 'settings-form' },
+      d.needs_settings ? notice('warning', 'Settings needed', `Missing: ${(d.missing_settings || []).join(', ')}. The login connects once they are saved.`) : null,
+      settingsFields(s.settings_schema, d.settings, (property, q) => api.mcpLookupSaved(l.id, property, q)),
+      err,
+      h('div', { class: 'form-actions' }, button('Save settings', { kind: 'primary', type: 'submit', testid: 'save-settings' })));
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      await busy(form.querySelector('button[type=submit]'), async () => {
+        try {
+          await api.mcpSaveSettings(l.id, readSettings(form, s.settings_schema));
+          replace(status, notice('success', 'Settings saved', `${s.display_name} settings are stored.`));
+          await refresh();
+        } catch (e2) { ctx.fail(err, e2, 'The settings were not saved'); }
+      });
+    });
+    parts.push(form);
+  }
+  const drifted = (d.listings || []).find((x) => x.Diff && (x.Diff.added || x.Diff.removed || x.Diff.description_changed || x.Diff.schema_changed));
+  if (drifted) {
+    const df = drifted.Diff;
+    parts.push(notice('warning', 'The server\'s tools changed', h('span', { 'data-testid': 'drift-summary' },
+      [df.added && `added ${df.added.join(', ')}`, df.removed && `removed ${df.removed.join(', ')}`,
+        df.description_changed && `description changed: ${df.description_changed.join(', ')}`,
+        df.schema_changed && `arguments changed: ${df.schema_changed.join(', ')}`].filter(Boolean).join('; '))));
+  }
+  const scopes = SCOPES.filter((sc) => ownerId(home, sc));
+  const rows = (d.tools || []).map((t) => {
+    const cells = scopes.map((sc) => {
+      const v = t.switches ? t.switches[sc] : undefined;
+      const label = v === true ? 'On' : v === false ? 'Off' : '—';
+      const b = button(label, { kind: v === true ? 'primary' : 'ghost', testid: `switch-${sc}` });
+      b.setAttribute('aria-label', `${t.name} at the ${sc}: ${label}. Press to turn ${v === true ? 'Off' : 'On'}.`);
+      b.addEventListener('click', () => busy(b, async () => {
+        try {
+          await api.mcpSwitch({ owner_scope: sc, owner_id: ownerId(home, sc), mcp_server_id: l.mcp_server_id, tool: t.name, on: v !== true });
+          await drawLogin(ctx, l, s, home, body, status, refresh);
+        } catch (err) { ctx.fail(body, err, 'The switch did not change'); }
+      }));
+      return h('td', {}, b);
+    });
+    const hints = [t.read_only_hint ? 'read-only' : null, t.destructive_hint ? 'destructive' : null].filter(Boolean).join(', ');
+    return h('tr', { 'data-tool': t.name },
+      h('td', {}, h('code', {}, t.name), hints ? h('div', { class: 'muted small' }, hints) : null,
+        t.drift ? h('div', { class: 'badge badge-warn', 'data-testid': 'drift' }, 'Description changed since it was switched On') : null),
+      h('td', { class: 'small' }, t.description),
+      ...cells,
+      h('td', { 'data-testid': 'effective' }, t.on ? 'On' : 'Off', h('div', { class: 'muted small' }, t.from ? `from ${SCOPE_WORDS[t.from].toLowerCase()}${t.rule && t.rule !== 'set' ? ` (${t.rule.replace(/_/g, ' ')})` : ''}` : 'no switch')));
+  });
+  parts.push(rows.length
+    ? h('table', { class: 'tools', 'data-testid': 'tools' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Tool'), h('th', {}, 'Description'), ...scopes.map((sc) => h('th', {}, SCOPE_WORDS[sc])), h('th', {}, 'Your agent'))),
+      h('tbody', {}, rows))
+    : h('p', { class: 'muted small' }, d.status === 'connected' ? 'No tools listed yet.' : 'Tools are listed once the login is connected.'));
+  const relist = button('List again', { testid: 'relist' });
+  relist.addEventListener('click', () => busy(relist, async () => {
+    try { await api.mcpRelist(l.id); await drawLogin(ctx, l, s, home, body, status, refresh); } catch (err) { ctx.fail(body, err, 'The tools could not be listed'); }
+  }));
+  const remove = button('Remove', { kind: 'danger-outline', testid: 'remove' });
+  remove.addEventListener('click', async () => {
+    const ok = await confirmDialog({ title: `Remove this ${s.display_name} login?`, body: [h('p', {}, 'Workbench forgets its credentials. Agents that used it lose its tools.')], confirmLabel: 'Remove' });
+    if (!ok) return;
+    try { await api.mcpRemove(l.id); await refresh(); } catch (err) { ctx.fail(body, err, 'The login was not removed'); }
+  });
+  parts.push(h('p', { class: 'muted small' }, `Listed ${ago(d.listed_at)}.`), h('div', { class: 'card-actions' }, relist, remove));
+  replace(body, parts);
+}

@@ -1,0 +1,188 @@
+// Package connectors projects the connector catalog, logins, their tools and listings, and the tool
+// switches of every scope into read models (migration 0720), and reads the effective set of tools an
+// agent sees: for each connector, the login of the most specific scope in the agent's chain, and for
+// each of its tools the switch of the most specific scope that holds one (platform → organization →
+// guild → agent). Each login row's state is folded with the domain's own Evolve.
+package connectors
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/dbtime"
+	"github.com/workbench/workbench/projections"
+)
+
+// Name is the projection's checkpoint name.
+const Name = "connectors"
+
+// Projection keeps the connector read models.
+type Projection struct {
+	codec *eventstore.JSONCodec[domain.Event]
+}
+
+var _ projections.Projection = (*Projection)(nil)
+
+// New returns the projection.
+func New() *Projection {
+	evs := append(append(connector.Events(), login.Events()...), login.SwitchEvents()...)
+	return &Projection{codec: eventstore.NewJSONCodec(evs...)}
+}
+
+// Handles implements projections.Selective.
+func (*Projection) Handles(t string) bool {
+	return strings.HasPrefix(t, "connector.") || strings.HasPrefix(t, "login.") || strings.HasPrefix(t, "toolswitch.")
+}
+
+// Name implements projections.Projection.
+func (*Projection) Name() string { return Name }
+
+// Reset implements projections.Projection.
+func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
+	return projections.DeleteAll(ctx, tx, "mcp_tool_switches", "mcp_tool_listings", "mcp_tools", "mcp_connections", "connectors")
+}
+
+// Apply implements projections.Projection.
+func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
+	if !p.Handles(env.Type) {
+		return nil
+	}
+	ev, err := p.codec.Decode(env.Type, env.SchemaVersion, env.Data)
+	if err != nil {
+		return err
+	}
+	switch e := ev.(type) {
+	case connector.Installed:
+		_, err = tx.ExecContext(ctx, `INSERT INTO connectors (id, slug, tool_prefix, manifest, digest, source, publisher, version, verified, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (id) DO UPDATE SET slug = $2, manifest = $4, digest = $5, source = $6, publisher = $7, version = $8, verified = $9, updated_at = $10`,
+			e.ID, e.Slug, e.ToolPrefix, string(e.Manifest), e.Digest, e.Source, e.Publisher, e.Version, boolInt(e.Source == "core"), dbtime.Format(e.At))
+		return err
+	case login.SwitchSet:
+		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, "set", e.DescriptionSHA, e.At.Format(dbtime.Layout), true)
+	case login.Connected:
+		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
+	case login.SettingsSaved:
+		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
+	case login.ToolsListed:
+		if err := p.applyLogin(ctx, tx, env, e.LoginID, ev); err != nil {
+			return err
+		}
+		return applyListing(ctx, tx, env, e)
+	case login.Removed:
+		for _, q := range []string{`DELETE FROM mcp_tools WHERE login_id = $1`, `DELETE FROM mcp_tool_listings WHERE login_id = $1`, `DELETE FROM mcp_connections WHERE id = $1`} {
+			if _, err := tx.ExecContext(ctx, q, e.LoginID.String()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (p *Projection) applyLogin(ctx context.Context, tx *sql.Tx, env eventstore.Envelope, id uuid.UUID, ev domain.Event) error {
+	var raw string
+	err := tx.QueryRowContext(ctx, `SELECT state FROM mcp_connections WHERE id = $1`, id.String()).Scan(&raw)
+	found := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	s := login.Initial()
+	if found {
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			return fmt.Errorf("stored state of login %s: %w", id, err)
+		}
+	}
+	s = login.Evolve(s, ev)
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	args := []any{s.LoginID.String(), s.ServerID, string(s.Owner.Scope), s.Owner.ID.String(), string(s.Status), s.AccountHint,
+		boolInt(len(s.NeedsSettings) > 0), dbtime.Nullable(s.ListedAt), dbtime.Format(s.CreatedAt), dbtime.Format(s.UpdatedAt),
+		dbtime.Nullable(s.RotatedAt), env.Version, string(b)}
+	if found {
+		_, err = tx.ExecContext(ctx, `UPDATE mcp_connections SET server_id = $2, owner_scope = $3, owner_id = $4, status = $5, account_hint = $6,
+			needs_settings = $7, listed_at = $8, created_at = $9, updated_at = $10, rotated_at = $11, stream_version = $12, state = $13 WHERE id = $1`, args...)
+	} else {
+		_, err = tx.ExecContext(ctx, `INSERT INTO mcp_connections (id, server_id, owner_scope, owner_id, status, account_hint, needs_settings,
+			listed_at, created_at, updated_at, rotated_at, stream_version, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, args...)
+	}
+	return err
+}
+
+func applyListing(ctx context.Context, tx *sql.Tx, env eventstore.Envelope, e login.ToolsListed) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM mcp_tools WHERE login_id = $1`, e.LoginID.String()); err != nil {
+		return err
+	}
+	for _, t := range e.Tools {
+		schema := string(t.InputSchema)
+		if schema == "" {
+			schema = `{"type":"object"}`
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_tools (login_id, server_id, name, remote_name, description, description_sha, input_schema,
+			read_only_hint, destructive_hint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			e.LoginID.String(), e.ServerID, t.Name, t.Remote, t.Description, login.DescriptionSHA(t.Description), schema,
+			nullBool(t.ReadOnlyHint), nullBool(t.DestructiveHint)); err != nil {
+			return err
+		}
+	}
+	diff, err := json.Marshal(e.Diff)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_tool_listings (login_id, stream_version, server_id, digest, previous_digest, diff, tool_count, listed_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, e.LoginID.String(), env.Version, e.ServerID, e.Digest, e.Previous, string(diff), len(e.Tools), dbtime.Format(e.At)); err != nil {
+		return err
+	}
+	descs := map[string]string{}
+	for _, t := range e.Tools {
+		descs[t.Name] = login.DescriptionSHA(t.Description)
+	}
+	for _, d := range e.Defaults {
+		sha := ""
+		if d.On {
+			sha = descs[d.Tool]
+		}
+		// A later listing leaves an existing switch alone: insert only.
+		if err := setSwitch(ctx, tx, e.Owner, e.ServerID, d.Tool, d.On, d.Rule, sha, dbtime.Format(e.At), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func setSwitch(ctx context.Context, tx *sql.Tx, o login.Owner, server, tool string, on bool, rule, sha, at string, overwrite bool) error {
+	q := `INSERT INTO mcp_tool_switches (scope, scope_id, server_id, tool, is_on, rule, description_sha, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (scope, scope_id, server_id, tool) DO `
+	if overwrite {
+		q += `UPDATE SET is_on = $5, rule = $6, description_sha = $7, updated_at = $8`
+	} else {
+		q += `NOTHING`
+	}
+	_, err := tx.ExecContext(ctx, q, string(o.Scope), o.ID.String(), server, tool, boolInt(on), rule, sha, at)
+	return err
+}
+
+func nullBool(b *bool) sql.NullInt64 {
+	if b == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: int64(boolInt(*b)), Valid: true}
+}

@@ -1,0 +1,124 @@
+// Package organizations projects the organisation events (domain/organization) into the read models
+// the HTTP layer and the connector scopes read: organizations, org_members, org_invitations, guilds,
+// guild_members and agents. Its Reader answers the one question every request asks, which scopes an
+// agent acts in (Chain), and the listings of the organisation and guild pages.
+package organizations
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/dbtime"
+	"github.com/workbench/workbench/projections"
+)
+
+// Name is the projection's checkpoint name.
+const Name = "organizations"
+
+// Projection keeps the organisation read models.
+type Projection struct {
+	codec *eventstore.JSONCodec[domain.Event]
+}
+
+var _ projections.Projection = (*Projection)(nil)
+
+// New returns the projection.
+func New() *Projection {
+	return &Projection{codec: eventstore.NewJSONCodec(organization.Events()...)}
+}
+
+// Handles implements projections.Selective.
+func (*Projection) Handles(eventType string) bool {
+	return strings.HasPrefix(eventType, "organization.")
+}
+
+// Name implements projections.Projection.
+func (*Projection) Name() string { return Name }
+
+// Reset implements projections.Projection.
+func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
+	return projections.DeleteAll(ctx, tx, "agents", "guild_members", "guilds", "org_invitations", "org_members", "organizations")
+}
+
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// nullID stores uuid.Nil as NULL.
+func nullID(id uuid.UUID) sql.NullString {
+	if id == uuid.Nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: id.String(), Valid: true}
+}
+
+// Apply implements projections.Projection.
+func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
+	if !p.Handles(env.Type) {
+		return nil
+	}
+	ev, err := p.codec.Decode(env.Type, env.SchemaVersion, env.Data)
+	if err != nil {
+		return err
+	}
+	exec := func(q string, args ...any) {
+		if err == nil {
+			_, err = tx.ExecContext(ctx, q, args...)
+		}
+	}
+	switch e := ev.(type) {
+	case organization.OrganizationCreated:
+		exec(`INSERT INTO organizations (org_id, name, personal, created_by, created_at) VALUES ($1, $2, $3, $4, $5)`,
+			e.OrganizationID.String(), e.Name, flag(e.Personal), e.CreatedBy.String(), dbtime.Format(e.CreatedAt))
+	case organization.OrganizationRenamed:
+		exec(`UPDATE organizations SET name = $1 WHERE org_id = $2`, e.Name, e.OrganizationID.String())
+	case organization.MemberInvited:
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+		exec(`INSERT INTO org_invitations (org_id, email, role, invited_by, invited_at) VALUES ($1, $2, $3, $4, $5)`,
+			e.OrganizationID.String(), e.Email, string(e.Role), e.InvitedBy.String(), dbtime.Format(e.At))
+	case organization.InvitationRevoked:
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+	case organization.MemberAdded:
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+		exec(`INSERT INTO org_members (org_id, user_id, email, role, added_at) VALUES ($1, $2, $3, $4, $5)`,
+			e.OrganizationID.String(), e.UserID.String(), e.Email, string(e.Role), dbtime.Format(e.At))
+	case organization.MemberRoleChanged:
+		exec(`UPDATE org_members SET role = $1 WHERE org_id = $2 AND user_id = $3`, string(e.Role), e.OrganizationID.String(), e.UserID.String())
+	case organization.MemberRemoved:
+		exec(`DELETE FROM org_members WHERE org_id = $1 AND user_id = $2`, e.OrganizationID.String(), e.UserID.String())
+		exec(`DELETE FROM guild_members WHERE org_id = $1 AND user_id = $2`, e.OrganizationID.String(), e.UserID.String())
+	case organization.GuildCreated:
+		exec(`INSERT INTO guilds (guild_id, org_id, name, created_at) VALUES ($1, $2, $3, $4)`,
+			e.GuildID.String(), e.OrganizationID.String(), e.Name, dbtime.Format(e.At))
+	case organization.GuildRenamed:
+		exec(`UPDATE guilds SET name = $1 WHERE guild_id = $2`, e.Name, e.GuildID.String())
+	case organization.GuildDeleted:
+		exec(`UPDATE agents SET guild_id = NULL WHERE guild_id = $1`, e.GuildID.String())
+		exec(`DELETE FROM guild_members WHERE guild_id = $1`, e.GuildID.String())
+		exec(`DELETE FROM guilds WHERE guild_id = $1`, e.GuildID.String())
+	case organization.GuildMemberAdded:
+		exec(`INSERT INTO guild_members (guild_id, user_id, org_id, added_at) VALUES ($1, $2, $3, $4)`,
+			e.GuildID.String(), e.UserID.String(), e.OrganizationID.String(), dbtime.Format(e.At))
+	case organization.GuildMemberRemoved:
+		exec(`DELETE FROM guild_members WHERE guild_id = $1 AND user_id = $2`, e.GuildID.String(), e.UserID.String())
+	case organization.AgentCreated:
+		exec(`INSERT INTO agents (agent_id, org_id, guild_id, owner_id, name, is_default, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			e.AgentID.String(), e.OrganizationID.String(), nullID(e.GuildID), e.OwnerID.String(), e.Name, flag(e.Default), dbtime.Format(e.At))
+	case organization.AgentRenamed:
+		exec(`UPDATE agents SET name = $1 WHERE agent_id = $2`, e.Name, e.AgentID.String())
+	case organization.AgentMoved:
+		exec(`UPDATE agents SET guild_id = $1 WHERE agent_id = $2`, nullID(e.GuildID), e.AgentID.String())
+	case organization.AgentDeleted:
+		exec(`DELETE FROM agents WHERE agent_id = $1`, e.AgentID.String())
+	}
+	return err
+}
