@@ -46,6 +46,7 @@ func serveInProcess(t *testing.T, env map[string]string) (string, *Main) {
 		t.Fatal(err)
 	}
 	m := NewMain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	m.Getenv = envFunc(env) // the settings read past internal/config (plugin clients, audit sinks) come from env too
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
