@@ -30,6 +30,11 @@ const auditProgressEvery = 2 * time.Second
 
 // cmdAudit: `audit replay [flags]` writes the log's audit records to stdout (see auditUsage).
 func cmdAudit(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		if sub, ok := auditChainCommands[args[0]]; ok {
+			return sub(ctx, args[1:], getenv, stdout, stderr)
+		}
+	}
 	if len(args) == 0 || args[0] != "replay" {
 		fmt.Fprint(stderr, auditUsage)
 		return errUsage

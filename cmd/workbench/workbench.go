@@ -399,6 +399,9 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	goRun("bus relay", relay.Run)
+	if err := m.startAuditSealer(ctx, goRun); err != nil {
+		return err
+	}
 	// Another replica's shred must take effect here at once: forget the subject's cached data keys.
 	onlyShreds := func(_, typ string) bool { return typ == vault.EventSubjectShredded }
 	if _, err := b.SubscribeWhere(bg, bus.EventsTopic, onlyShreds, func(_ context.Context, env eventstore.Envelope) error {
