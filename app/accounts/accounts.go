@@ -102,6 +102,10 @@ func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md 
 		if lerr != nil {
 			return User{}, false, pos, lerr
 		}
+		if st.Erased {
+			// The address's claim is permanent and names the erased user: nobody signs in as them again.
+			return User{}, false, pos, domain.Errorf(domain.CodeForbidden, "the workbench account of this address was erased")
+		}
 		return User{ID: st.UserID, Email: st.Email, DisplayName: st.DisplayName}, false, pos, nil
 	}
 	if err != nil {

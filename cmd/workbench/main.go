@@ -54,6 +54,7 @@ commands:
   audit seal-head [--now]        print the latest signed seal of the chain head (JSON), for anchoring
   audit public-key               print the Ed25519 public key seals verify with
   keys rotate                    re-seal every data key under the current ENCRYPTION_KEY
+  users erase --email EMAIL      erase a user (GDPR art. 17): pseudonymise the read models, shred their keys
   plugins check DIR              validate a plugin folder (or a PLUGINS_DIR) and print every problem
   version                        print the version (also --version)
 
@@ -83,6 +84,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdAudit(ctx, args, getenv, stdout, stderr)
 	case "keys":
 		return cmdKeys(ctx, args, getenv, stdout, stderr)
+	case "users":
+		return cmdUsers(ctx, args, getenv, stdout, stderr)
 	case "plugins":
 		return cmdPlugins(ctx, args, getenv, stdout, stderr)
 	case "version", "--version":

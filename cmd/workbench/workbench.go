@@ -42,6 +42,7 @@ import (
 	"github.com/workbench/workbench/handlers"
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
+	erasurehttp "github.com/workbench/workbench/handlers/erasure"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
@@ -566,6 +567,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
+			r.Method(http.MethodPost, erasurehttp.Path, m.erasureHandler(keys, sessions))
 		},
 	})
 	if err != nil {

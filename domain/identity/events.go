@@ -81,5 +81,6 @@ func Events() []domain.Event {
 		APIKeyMinted{},
 		APIKeyRotated{},
 		APIKeyRevoked{},
+		UserErased{},
 	}
 }

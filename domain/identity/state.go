@@ -41,6 +41,9 @@ type State struct {
 	Email       string
 	DisplayName string
 	CreatedAt   time.Time
+	// Erased is set by identity.user_erased: Email then holds the pseudonym, DisplayName is empty, and no
+	// key is live.
+	Erased bool
 	// Keys holds every key the user ever had, oldest first. At most one is live (the product has one
 	// workbench API key per user), and when one is, it is the last.
 	Keys []APIKey
@@ -100,6 +103,11 @@ func Evolve(s State, ev domain.Event) State {
 		})
 	case APIKeyRevoked:
 		s.Keys = retire(s.Keys, e.KeyID, KeyRevoked, e.RevokedAt)
+	case UserErased:
+		s.Email, s.DisplayName, s.Erased = e.Pseudonym, "", true
+		if live, ok := s.LiveKey(); ok {
+			s.Keys = retire(s.Keys, live.KeyID, KeyRevoked, e.ErasedAt)
+		}
 	}
 	return s
 }

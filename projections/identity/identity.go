@@ -50,7 +50,7 @@ func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
 // Apply implements projections.Projection.
 func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
 	switch env.Type {
-	case identity.TypeUserCreated, identity.TypeAPIKeyMinted, identity.TypeAPIKeyRotated, identity.TypeAPIKeyRevoked:
+	case identity.TypeUserCreated, identity.TypeAPIKeyMinted, identity.TypeAPIKeyRotated, identity.TypeAPIKeyRevoked, identity.TypeUserErased:
 	default:
 		return nil
 	}
@@ -70,6 +70,8 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		}
 	case identity.APIKeyRevoked:
 		err = revokeKey(ctx, tx, e.KeyID, e.RevokedAt)
+	case identity.UserErased:
+		err = eraseUser(ctx, tx, e)
 	}
 	return err
 }
@@ -85,6 +87,17 @@ func insertKey(ctx context.Context, tx *sql.Tx, user, key uuid.UUID, hash, prefi
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (key_id, user_id, hash, prefix, sealed, minted_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		key.String(), user.String(), hash, prefix, sealedJSON, dbtime.Format(at))
+	return err
+}
+
+// eraseUser purges the user's personal data: the email becomes the pseudonym, the display name goes,
+// and every key is revoked with its sealed copy dropped (it was sealed for the shredded subject).
+func eraseUser(ctx context.Context, tx *sql.Tx, e identity.UserErased) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET email = $1, display_name = '' WHERE user_id = $2`, e.Pseudonym, e.UserID.String()); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET sealed = NULL, revoked_at = COALESCE(revoked_at, $1) WHERE user_id = $2`,
+		dbtime.Format(e.ErasedAt), e.UserID.String())
 	return err
 }
 
