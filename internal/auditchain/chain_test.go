@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +20,6 @@ import (
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/auditchain"
-	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
 )
@@ -30,23 +30,43 @@ type backend struct {
 	name    string
 	db      *sql.DB
 	store   eventstore.Store
-	fresh   func(t *testing.T) eventstore.Store
+	fresh   func(t testing.TB) eventstore.Store
 	dialect migrations.Dialect
+	gate    *sqlite.WriteGate // SQLite only
 }
 
-func openSQLite(t *testing.T) backend {
-	s := dbtest.OpenSQLite(t)
-	return backend{name: "sqlite", db: s.DB, store: s.Store, dialect: migrations.SQLite, fresh: func(t *testing.T) eventstore.Store {
-		st, err := sqlite.New(s.DB, nil)
+// gateOf is the write gate the sealer shares with the store (none on PostgreSQL).
+func gateOf(b backend) auditchain.WriteGate {
+	if b.gate == nil {
+		return nil
+	}
+	return b.gate
+}
+
+func openSQLite(t testing.TB) backend {
+	ctx := context.Background()
+	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
+		t.Fatal(err)
+	}
+	// One write gate for every writer of the file, the store and the sealer, as the server has.
+	gate := sqlite.NewWriteGate()
+	open := func(t testing.TB) eventstore.Store {
+		st, err := sqlite.New(db, &sqlite.Options{WriteGate: gate})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
 		return st
-	}}
+	}
+	return backend{name: "sqlite", db: db, store: open(t), dialect: migrations.SQLite, fresh: open, gate: gate}
 }
 
-func openPostgres(t *testing.T) backend {
+func openPostgres(t testing.TB) backend {
 	url := testpg.New(t)
 	ctx := context.Background()
 	db, err := sql.Open("pgx", url)
@@ -57,7 +77,7 @@ func openPostgres(t *testing.T) backend {
 	if _, err := migrations.Apply(ctx, db, migrations.Postgres, nil); err != nil {
 		t.Fatal(err)
 	}
-	open := func(t *testing.T) eventstore.Store {
+	open := func(t testing.TB) eventstore.Store {
 		pool, err := pgxpool.New(ctx, url)
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +127,7 @@ func appendEvents(t *testing.T, b backend, n int) []eventstore.Envelope {
 
 var fixedNow = time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
 
-func newKey(t *testing.T) ed25519.PrivateKey {
+func newKey(t testing.TB) ed25519.PrivateKey {
 	_, priv, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +140,7 @@ func sealed(t *testing.T, b backend) ([]eventstore.Envelope, ed25519.PrivateKey)
 	t.Helper()
 	envs := appendEvents(t, b, 30)
 	key := newKey(t)
-	s, err := auditchain.NewSealer(b.db, b.store, key, &auditchain.SealerOptions{Every: 10, Interval: time.Hour, Now: func() time.Time { return fixedNow }})
+	s, err := auditchain.NewSealer(b.db, b.store, key, &auditchain.SealerOptions{Every: 10, Interval: time.Hour, Gate: gateOf(b), Now: func() time.Time { return fixedNow }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +387,7 @@ func TestSealerFollowsConcurrentAppends(t *testing.T) {
 	forEach(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		key := newKey(t)
-		s, err := auditchain.NewSealer(b.db, b.store, key, &auditchain.SealerOptions{Every: 25, PageSize: 40})
+		s, err := auditchain.NewSealer(b.db, b.store, key, &auditchain.SealerOptions{Every: 25, PageSize: 40, Gate: gateOf(b)})
 		if err != nil {
 			t.Fatal(err)
 		}

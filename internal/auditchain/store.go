@@ -3,6 +3,7 @@ package auditchain
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -129,15 +130,46 @@ func readSeals(ctx context.Context, db *sql.DB, q string, args ...any) ([]Seal, 
 	return out, nil
 }
 
-// writeRows stores rows and seals in one transaction.
-func writeRows(ctx context.Context, db *sql.DB, gate WriteGate, rows []Row, seals []Seal) error {
+// writeRows stores rows and seals in one transaction. On SQLite (relaxed) the transaction commits on a
+// connection of its own with synchronous=NORMAL: in WAL mode that commit is not fsynced by itself but
+// by the next commit of the log (whose connections stay FULL), so the sealer never holds the write gate
+// through an fsync. The chain is derived data: a crash can lose only rows the sealer recomputes from
+// the log when it starts again (it reads where the chain stands from the table).
+func writeRows(ctx context.Context, db *sql.DB, gate WriteGate, relaxed bool, rows []Row, seals []Seal) (err error) {
 	if gate != nil {
 		if err := gate.Lock(ctx); err != nil {
 			return err
 		}
 		defer gate.Unlock()
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	var begin interface {
+		BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+	} = db
+	if relaxed {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("auditchain: connection: %w", err)
+		}
+		var was int
+		if err := conn.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&was); err != nil {
+			conn.Close()
+			return fmt.Errorf("auditchain: read synchronous: %w", err)
+		}
+		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+			conn.Close()
+			return fmt.Errorf("auditchain: synchronous: %w", err)
+		}
+		defer func() {
+			// Back to what the pool's other users expect; a connection that cannot be restored is
+			// discarded rather than returned.
+			if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA synchronous = %d`, was)); rerr != nil {
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+			conn.Close()
+		}()
+		begin = conn
+	}
+	tx, err := begin.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("auditchain: begin: %w", err)
 	}
