@@ -103,7 +103,7 @@ func replayAudit(ctx context.Context, m *Main, f audit.Filter, format string, st
 	}
 	var last time.Duration
 	var final audit.Progress
-	err = audit.Replay(ctx, m.Store, f, w.Write, func(p audit.Progress) {
+	err = audit.ReplayWith(ctx, m.Store, m.Vault, f, w.Write, func(p audit.Progress) {
 		final = p
 		if p.Done || p.Elapsed-last < every {
 			return

@@ -13,7 +13,7 @@ import (
 	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/authn"
-	erasurehttp "github.com/workbench/workbench/handlers/erasure"
+	"github.com/workbench/workbench/handlers/erasure"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/projections/identity"
 )
@@ -70,7 +70,7 @@ func cmdUsers(ctx context.Context, args []string, getenv func(string) string, st
 // erasureHandler is POST /api/admin/users/erase: instance admins (WORKBENCH_ADMIN_EMAIL) erase a user,
 // authenticated by API key or portal session; the answer waits for the read models.
 func (m *Main) erasureHandler(keys *identity.KeyLookup, sessions *websession.Manager) http.Handler {
-	return erasurehttp.Handler(erasurehttp.Options{
+	return erasure.Handler(erasure.Options{
 		Eraser: m.eraser(),
 		Auth: authn.Chain{
 			authn.APIKeys{Reader: keys},

@@ -42,7 +42,7 @@ import (
 	"github.com/workbench/workbench/handlers"
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
-	erasurehttp "github.com/workbench/workbench/handlers/erasure"
+	"github.com/workbench/workbench/handlers/erasure"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
@@ -138,7 +138,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connectionsrm.New(), auditrm.New(), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New()},
+		Projections: []projections.Projection{identity.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New()},
 		Logger:      m.Logger,
 		Registerer:  m.Registry,
 		WriteGate:   m.writeGate,
@@ -567,7 +567,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
-			r.Method(http.MethodPost, erasurehttp.Path, m.erasureHandler(keys, sessions))
+			r.Method(http.MethodPost, erasure.Path, m.erasureHandler(keys, sessions))
 		},
 	})
 	if err != nil {

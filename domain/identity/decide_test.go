@@ -47,7 +47,8 @@ var (
 	revokedA  = identity.APIKeyRevoked{UserID: userID, KeyID: keyA, RevokedAt: t2}
 	rotatedAB = identity.APIKeyRotated{UserID: userID, OldKeyID: keyA, KeyID: keyB, Hash: hashB, Prefix: prefixB, RotatedAt: t2}
 
-	erasedAt3 = identity.UserErased{UserID: userID, Pseudonym: "erased-0123abcd", ErasedAt: t3}
+	sealedProfile = domain.Sealed{Subject: userID.String(), KeyVersion: 1, Blob: []byte("0123456789abcdef0123456789abcdef-profile")}
+	erasedAt3     = identity.UserErased{UserID: userID, Pseudonym: "erased-0123abcd", ErasedAt: t3}
 
 	noUser      []domain.Event
 	justCreated = []domain.Event{created}
@@ -97,6 +98,18 @@ func TestDecide(t *testing.T) {
 			history: noUser,
 			cmd:     identity.CreateUser{UserID: userID, Email: "alice@example.com", DisplayName: "Alice", At: t0.In(time.FixedZone("CET", 3600))},
 			want:    []domain.Event{created},
+		},
+		{
+			name:    "create user: with a sealed profile, nothing in clear",
+			history: noUser,
+			cmd:     identity.CreateUser{UserID: userID, Email: "Alice@Example.com", DisplayName: "Alice", Profile: sealedProfile, At: t0},
+			want:    []domain.Event{identity.UserCreated{UserID: userID, Profile: sealedProfile, CreatedAt: t0}},
+		},
+		{
+			name:    "create user: a profile sealed for someone else",
+			history: noUser,
+			cmd:     identity.CreateUser{UserID: userID, Email: "alice@example.com", Profile: domain.Sealed{Subject: otherID.String(), KeyVersion: 1, Blob: []byte("x")}, At: t0},
+			code:    domain.CodeInvalid,
 		},
 		{name: "create user: twice", history: justCreated, cmd: identity.CreateUser{UserID: userID, Email: "alice@example.com", At: t1}, code: domain.CodeConflict},
 		{name: "create user: twice with keys", history: liveB, cmd: identity.CreateUser{UserID: userID, Email: "alice@example.com", At: t3}, code: domain.CodeConflict},

@@ -74,6 +74,8 @@ func TestEventsSurviveTheLog(t *testing.T) {
 		},
 		{identity.EmailClaimed{Email: "alice@example.com", UserID: userID, ClaimedAt: t0}, []string{"claimed_at", "email", "user_id"}},
 		{erasedAt3, []string{"erased_at", "pseudonym", "user_id"}},
+		{identity.EmailClaimed{UserID: otherID, ClaimedAt: t1}, []string{"claimed_at", "user_id"}},
+		{identity.UserCreated{UserID: otherID, Profile: sealedProfile, CreatedAt: t1}, []string{"created_at", "profile", "user_id"}},
 	}
 	codec := eventstore.NewJSONCodec(identity.Events()...)
 	var original, decoded []domain.Event

@@ -14,6 +14,7 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
+	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/projections"
 )
 
@@ -47,6 +48,13 @@ var (
 
 // New returns the projection.
 func New() *Projection { return &Projection{dec: NewDecoder()} }
+
+// WithOpener gives the projection the vault, to read the emails newer user_created events seal. It
+// returns p.
+func (p *Projection) WithOpener(o profile.Opener) *Projection {
+	p.dec.opener = o
+	return p
+}
 
 // Name implements projections.Projection.
 func (*Projection) Name() string { return Name }

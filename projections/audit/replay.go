@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/profile"
 )
 
 // replayBatch is how many events one ReadAll of the replay asks for.
@@ -47,11 +48,18 @@ func (p Progress) Rate() float64 {
 // with Done set at the end; the caller decides how often to show it. An error from emit stops the
 // replay and is returned wrapped; so is an audited event that cannot be decoded.
 func Replay(ctx context.Context, store eventstore.Store, filter Filter, emit func(Record) error, progress func(Progress)) error {
+	return ReplayWith(ctx, store, nil, filter, emit, progress)
+}
+
+// ReplayWith is Replay with the vault to open the emails newer user_created events seal; without one
+// (nil) their users' records carry no email.
+func ReplayWith(ctx context.Context, store eventstore.Store, opener profile.Opener, filter Filter, emit func(Record) error, progress func(Progress)) error {
 	f, err := filter.normalized()
 	if err != nil {
 		return err
 	}
 	dec := NewDecoder()
+	dec.opener = opener
 	access := newAccessTrail()
 	emails := make(map[uuid.UUID]string)
 	began := time.Now()

@@ -18,6 +18,7 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
+	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/projections"
 )
 
@@ -26,7 +27,15 @@ const Name = "identity"
 
 // Projection keeps users and api_keys.
 type Projection struct {
-	codec *eventstore.JSONCodec[domain.Event]
+	codec  *eventstore.JSONCodec[domain.Event]
+	opener profile.Opener
+}
+
+// WithOpener gives the projection the vault, to read the emails that newer user_created events seal
+// (internal/profile). It returns p.
+func (p *Projection) WithOpener(o profile.Opener) *Projection {
+	p.opener = o
+	return p
 }
 
 var _ projections.Projection = (*Projection)(nil)
@@ -60,8 +69,15 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 	}
 	switch e := ev.(type) {
 	case identity.UserCreated:
+		email, name, oerr := profile.Open(ctx, p.opener, e)
+		if errors.Is(oerr, profile.ErrSealed) {
+			email, name, oerr = profile.Placeholder(e), "", nil
+		}
+		if oerr != nil {
+			return oerr
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO users (user_id, email, display_name, created_at) VALUES ($1, $2, $3, $4)`,
-			e.UserID.String(), e.Email, e.DisplayName, dbtime.Format(e.CreatedAt))
+			e.UserID.String(), email, name, dbtime.Format(e.CreatedAt))
 	case identity.APIKeyMinted:
 		err = insertKey(ctx, tx, e.UserID, e.KeyID, e.Hash, e.Prefix, e.Sealed, e.MintedAt)
 	case identity.APIKeyRotated:
