@@ -29,6 +29,11 @@ type Eraser struct {
 	// PseudonymKey keys the HMAC that turns a user id into its pseudonym (at least 16 bytes; the server
 	// derives it from the master key), so a pseudonym cannot be recomputed from a user id alone.
 	PseudonymKey []byte
+	// Sessions, when set, ends every portal session of the user (app/portalsessions.Service), so a
+	// browser still signed in as them is signed out.
+	Sessions interface {
+		EndAll(ctx context.Context, user uuid.UUID, md eventstore.Metadata) error
+	}
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -53,7 +58,8 @@ func (e *Eraser) Pseudonym(user uuid.UUID) string {
 
 // EraseUser erases the user who owns email: it appends identity.user_erased to the user's stream (the
 // read models then replace the email by the pseudonym, drop the display name and account labels, and
-// revoke the API key), then shreds the user's data key, which makes every secret sealed for them (API
+// revoke the API key), ends the user's portal sessions (when Sessions is set), then shreds the user's
+// data key, which makes every secret sealed for them (API
 // keys, connection credentials, PKCE verifiers) unreadable for good, in the log and in every backup.
 // The log itself is not rewritten, so the audit chain still verifies. md is stamped on the event (the
 // operator); its Time is filled in when zero. Erasing an erased user shreds again and appends nothing.
@@ -89,6 +95,11 @@ func (e *Eraser) EraseUser(ctx context.Context, email string, md eventstore.Meta
 	out.AlreadyErased = len(res.Events) == 0
 	if out.AlreadyErased && res.State.Email != out.Pseudonym {
 		out.Pseudonym = res.State.Email // erased under another pseudonym key: report what the log holds
+	}
+	if e.Sessions != nil {
+		if err := e.Sessions.EndAll(ctx, claim.UserID, md); err != nil {
+			return out, fmt.Errorf("erase user %s: %w", claim.UserID, err)
+		}
 	}
 	// The event is durable; now the keys. A crash in between leaves the user erased in every read model
 	// with the keys still there: running the erasure again shreds them.

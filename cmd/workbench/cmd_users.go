@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/workbench/workbench/app/compliance"
+	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/handlers/erasure"
@@ -27,9 +28,14 @@ credentials) is unreadable for good. The log is not rewritten: the audit chain s
 the audit records keep their counts, times and tools. Prints the erasure as JSON.
 `
 
-// eraser is the erasure use case over m.
-func (m *Main) eraser() *compliance.Eraser {
-	return &compliance.Eraser{Store: m.Store, Vault: m.Vault, PseudonymKey: m.deriveKey("erasure-pseudonym")}
+// eraser is the erasure use case over m. wait is what ending the user's portal sessions waits for: the
+// projections runner in the server; nothing in the CLI, whose read models catch up when the server runs.
+func (m *Main) eraser(wait portalsessions.Waiter) (*compliance.Eraser, error) {
+	sessions, err := portalsessions.New(m.Store, wait, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &compliance.Eraser{Store: m.Store, Vault: m.Vault, Sessions: sessions, PseudonymKey: m.deriveKey("erasure-pseudonym")}, nil
 }
 
 // cmdUsers: `users erase --email E`.
@@ -54,7 +60,11 @@ func cmdUsers(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer m.Close()
-	res, err := m.eraser().EraseUser(ctx, *email, eventstore.Metadata{Actor: "cli", Time: time.Now().UTC()})
+	eraser, err := m.eraser(noWait{})
+	if err != nil {
+		return err
+	}
+	res, err := eraser.EraseUser(ctx, *email, eventstore.Metadata{Actor: "cli", Time: time.Now().UTC()})
 	if err != nil {
 		return fmt.Errorf("users erase: %s", describe(err))
 	}
@@ -69,9 +79,13 @@ func cmdUsers(ctx context.Context, args []string, getenv func(string) string, st
 
 // erasureHandler is POST /api/admin/users/erase: instance admins (WORKBENCH_ADMIN_EMAIL) erase a user,
 // authenticated by API key or portal session; the answer waits for the read models.
-func (m *Main) erasureHandler(keys *identity.KeyLookup, sessions *websession.Manager) http.Handler {
+func (m *Main) erasureHandler(keys *identity.KeyLookup, sessions *websession.Manager) (http.Handler, error) {
+	eraser, err := m.eraser(m.Runner)
+	if err != nil {
+		return nil, err
+	}
 	return erasure.Handler(erasure.Options{
-		Eraser: m.eraser(),
+		Eraser: eraser,
 		Auth: authn.Chain{
 			authn.APIKeys{Reader: keys},
 			authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
@@ -79,5 +93,5 @@ func (m *Main) erasureHandler(keys *identity.KeyLookup, sessions *websession.Man
 		Admins:  []string{m.Config.SignIn.AdminEmail},
 		WaitFor: m.Runner.WaitFor,
 		Logger:  m.Logger,
-	})
+	}), nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/portalsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/config"
@@ -268,6 +269,10 @@ func TestEraseUserAdminAPI(t *testing.T) {
 	u, err := identity.Reader{DB: s.M.DB}.UserByID(context.Background(), carol.ID)
 	if err != nil || u.Email != res.Pseudonym {
 		t.Fatalf("carol right after the answer: %+v %v", u, err)
+	}
+	// Her portal sessions were ended too, by a browser still signed in as her.
+	if ended := s.events(t, portalsession.TypeAllSessionsEnded); len(ended) != 1 || ended[0].Stream != portalsession.StreamName(carol.ID) {
+		t.Fatalf("portal sessions ended: %+v", ended)
 	}
 	if status, _ := post(carol.Key, `{"email":"carol@example.com"}`); status != http.StatusUnauthorized {
 		t.Fatalf("the erased user's key answered %d, want 401", status)

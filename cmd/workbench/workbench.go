@@ -551,6 +551,10 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 func (m *Main) routes(s *services) (http.Handler, error) {
 	mcpServer, curl, oauthServer, creds, sessions := s.mcpServer, s.curl, s.oauthServer, s.creds, s.sessions
 	signIn, keys, jotHandler, app := s.signIn, s.keys, s.jotHandler, s.app
+	eraseUsers, err := m.erasureHandler(keys, sessions)
+	if err != nil {
+		return nil, err
+	}
 	router, err := handlers.NewRouter(handlers.Options{
 		Logger:   m.Logger,
 		Registry: m.Registry,
@@ -567,7 +571,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
-			r.Method(http.MethodPost, erasure.Path, m.erasureHandler(keys, sessions))
+			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 		},
 	})
 	if err != nil {
