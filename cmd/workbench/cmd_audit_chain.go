@@ -119,6 +119,9 @@ func cmdAuditVerify(ctx context.Context, args []string, getenv func(string) stri
 		fmt.Fprintf(stdout, "not yet sealed: %d chained after the last seal, %d not yet chained\n", rep.Unsealed, rep.Unchained)
 	}
 	fmt.Fprintf(stderr, "audit verify: %d events in %s (%.0f events/s)\n", rep.Events, elapsed.Round(time.Millisecond), float64(rep.Events)/elapsed.Seconds())
+	if rep.Events == 0 && rep.Unchained > 0 {
+		fmt.Fprintf(stderr, "audit verify: nothing is chained yet: the server chains and seals the log as it runs (or run 'workbench audit seal-head --now')\n")
+	}
 	if rep.Problem != nil {
 		if !*asJSON {
 			fmt.Fprintf(stdout, "FAILED: %s\n", rep.Problem)
