@@ -20,6 +20,7 @@ import (
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/auditchain"
+	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
 )
@@ -33,6 +34,7 @@ type backend struct {
 	fresh   func(t testing.TB) eventstore.Store
 	dialect migrations.Dialect
 	gate    *sqlite.WriteGate // SQLite only
+	url     string            // PostgreSQL only
 }
 
 // gateOf is the write gate the sealer shares with the store (none on PostgreSQL).
@@ -90,7 +92,7 @@ func openPostgres(t testing.TB) backend {
 		t.Cleanup(func() { st.Close() })
 		return st
 	}
-	return backend{name: "postgres", db: db, store: open(t), dialect: migrations.Postgres, fresh: open}
+	return backend{name: "postgres", db: db, store: open(t), dialect: migrations.Postgres, fresh: open, url: url}
 }
 
 func forEach(t *testing.T, f func(t *testing.T, b backend)) {
@@ -440,6 +442,97 @@ func TestSealerFollowsConcurrentAppends(t *testing.T) {
 		rep := verify(t, b, pubOf(key), auditchain.Range{})
 		if !rep.OK() || rep.Events != writers*each || rep.Unsealed != 0 {
 			t.Fatalf("verify: %+v problem %v", rep, rep.Problem)
+		}
+	})
+}
+
+// TestSealsEveryIntervalWhenSomethingIsNew: below Every events, a seal is made once the last one is
+// Interval old and something new was chained, never for nothing.
+func TestSealsEveryIntervalWhenSomethingIsNew(t *testing.T) {
+	b := openSQLite(t)
+	ctx := context.Background()
+	now := fixedNow
+	s, err := auditchain.NewSealer(b.db, b.store, newKey(t), &auditchain.SealerOptions{Every: 1000, Interval: 10 * time.Second, Gate: gateOf(b), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(events int, advance time.Duration, wantSealed bool, wantSeq int64) {
+		t.Helper()
+		for i := 0; i < events; i++ {
+			if _, err := b.store.Append(ctx, "s", eventstore.Any, event(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		now = now.Add(advance)
+		st, err := s.Sync(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Sealed != wantSealed || st.LastSeal.Seq != wantSeq {
+			t.Fatalf("after %d events and %s: sealed %v, last seal #%d; want %v, #%d", events, advance, st.Sealed, st.LastSeal.Seq, wantSealed, wantSeq)
+		}
+	}
+	step(5, 0, true, 5)               // the first events are sealed at once
+	step(3, time.Second, false, 5)    // 3 new, the last seal 1s old: not yet
+	step(0, 9*time.Second, true, 8)   // 10s: the 3 are sealed
+	step(0, 20*time.Second, false, 8) // nothing new: no seal
+	rep := verify(t, b, s.PublicKey(), auditchain.Range{})
+	if !rep.OK() || rep.Seals != 2 || rep.Unsealed != 0 {
+		t.Fatalf("verify: %+v %v", rep, rep.Problem)
+	}
+}
+
+// TestRunFollowsTheLog: Run chains what is appended while it runs; on PostgreSQL two replicas' sealers
+// run under one advisory lock, so one seals at a time and the chain they leave verifies.
+func TestRunFollowsTheLog(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		key := newKey(t)
+		replicas := 1
+		if b.url != "" {
+			replicas = 2
+		}
+		var wg sync.WaitGroup
+		for i := 0; i < replicas; i++ {
+			opts := &auditchain.SealerOptions{Every: 7, Poll: 5 * time.Millisecond, Gate: gateOf(b)}
+			if b.url != "" {
+				opts.Lock = bus.NewAdvisoryLock(b.url, bus.AdvisoryLockKey("auditchain-test"), 20*time.Millisecond, nil)
+			}
+			s, err := auditchain.NewSealer(b.db, b.store, key, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.Run(ctx); err != context.Canceled {
+					t.Errorf("Run returned %v", err)
+				}
+			}()
+		}
+		const n = 40
+		for i := 0; i < n; i++ {
+			if _, err := b.store.Append(ctx, "run", eventstore.Any, event(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Wait (on the sealer's progress, not a clock) until the chain covers every event.
+		for {
+			var seq int64
+			if err := b.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM audit_chain`).Scan(&seq); err != nil {
+				t.Fatal(err)
+			}
+			if seq == n {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+		wg.Wait()
+		rep := verify(t, b, pubOf(key), auditchain.Range{})
+		if !rep.OK() || rep.Events != n || rep.Seals < n/7 { // seals at most 7 events apart, more when the interval struck
+			t.Fatalf("verify: %+v %v", rep, rep.Problem)
 		}
 	})
 }

@@ -211,3 +211,6 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	}
 }
+
+// PublicKey is the key the sealer's seals verify with.
+func (s *Sealer) PublicKey() ed25519.PublicKey { return s.key.Public().(ed25519.PublicKey) }
