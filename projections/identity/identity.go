@@ -109,7 +109,8 @@ func insertKey(ctx context.Context, tx *sql.Tx, user, key uuid.UUID, hash, prefi
 // eraseUser purges the user's personal data: the email becomes the pseudonym, the display name goes,
 // and every key is revoked with its sealed copy dropped (it was sealed for the shredded subject).
 func eraseUser(ctx context.Context, tx *sql.Tx, e identity.UserErased) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE users SET email = $1, display_name = '' WHERE user_id = $2`, e.Pseudonym, e.UserID.String()); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET email = $1, display_name = '', erased_at = $2 WHERE user_id = $3`,
+		e.Pseudonym, dbtime.Format(e.ErasedAt), e.UserID.String()); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET sealed = NULL, revoked_at = COALESCE(revoked_at, $1) WHERE user_id = $2`,
@@ -149,17 +150,17 @@ var ErrNotFound = errors.New("identity: not found")
 func (r Reader) UserByKeyHash(ctx context.Context, hash string) (User, uuid.UUID, error) {
 	return scanKeyOwner(r.DB.QueryRowContext(ctx, `SELECT u.user_id, u.email, u.display_name, u.created_at, k.key_id
 		FROM api_keys k JOIN users u ON u.user_id = k.user_id
-		WHERE k.hash = $1 AND k.revoked_at IS NULL`, hash))
+		WHERE k.hash = $1 AND k.revoked_at IS NULL AND u.erased_at IS NULL`, hash))
 }
 
-// UserByID returns one user.
+// UserByID returns one user; an erased user is ErrNotFound (so is every lookup below).
 func (r Reader) UserByID(ctx context.Context, id uuid.UUID) (User, error) {
-	return r.user(ctx, `SELECT user_id, email, display_name, created_at FROM users WHERE user_id = $1`, id.String())
+	return r.user(ctx, `SELECT user_id, email, display_name, created_at FROM users WHERE user_id = $1 AND erased_at IS NULL`, id.String())
 }
 
 // UserByEmail returns the user with this normalised email.
 func (r Reader) UserByEmail(ctx context.Context, email string) (User, error) {
-	return r.user(ctx, `SELECT user_id, email, display_name, created_at FROM users WHERE email = $1`, email)
+	return r.user(ctx, `SELECT user_id, email, display_name, created_at FROM users WHERE email = $1 AND erased_at IS NULL`, email)
 }
 
 func (r Reader) user(ctx context.Context, q string, arg any) (User, error) {
@@ -215,7 +216,7 @@ type KeyLookup struct {
 func NewKeyLookup(ctx context.Context, db *sql.DB) (*KeyLookup, error) {
 	stmt, err := db.PrepareContext(ctx, `SELECT u.user_id, u.email, u.display_name, u.created_at, k.key_id
 		FROM api_keys k JOIN users u ON u.user_id = k.user_id
-		WHERE k.hash = $1 AND k.revoked_at IS NULL`)
+		WHERE k.hash = $1 AND k.revoked_at IS NULL AND u.erased_at IS NULL`)
 	if err != nil {
 		return nil, fmt.Errorf("identity: prepare key lookup: %w", err)
 	}
