@@ -117,14 +117,30 @@ func appendEvents(t *testing.T, b backend, n int) []eventstore.Envelope {
 			t.Fatal(err)
 		}
 	}
-	envs, err := b.fresh(t).ReadAll(ctx, eventstore.Start, n+10)
-	if err != nil {
-		t.Fatal(err)
+	return visible(t, b, n)
+}
+
+// visible waits until readers see n events and returns them. On PostgreSQL an event becomes visible only
+// once every transaction older than its own has ended, anywhere on the server (other tests' databases
+// included), so a read right after an append may not see it yet.
+func visible(t testing.TB, b backend, n int) []eventstore.Envelope {
+	t.Helper()
+	ctx := context.Background()
+	st := b.fresh(t)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		envs, err := st.ReadAll(ctx, eventstore.Start, n+10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(envs) == n {
+			return envs
+		}
+		if len(envs) > n || time.Now().After(deadline) {
+			t.Fatalf("readers see %d events, want %d", len(envs), n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	if len(envs) != n {
-		t.Fatalf("read %d events, want %d", len(envs), n)
-	}
-	return envs
 }
 
 var fixedNow = time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
@@ -217,6 +233,7 @@ func TestCleanLogVerifies(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		visible(t, b, 34)
 		rep = verify(t, b, pubOf(key), auditchain.Range{})
 		if !rep.OK() || rep.Events != 30 || rep.Unchained != 4 {
 			t.Fatalf("with an unchained tail: %+v problem %v", rep, rep.Problem)
@@ -432,6 +449,7 @@ func TestSealerFollowsConcurrentAppends(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
+		visible(t, b, writers*each)
 		st, err := s.Sync(ctx, true)
 		if err != nil {
 			t.Fatal(err)
