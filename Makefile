@@ -25,7 +25,8 @@ test:
 # Benchmarks print their own summary lines (append backend=…, rebuild …, mcp_e2e …, jot_flood …, proxy …, browser …, replicas …); PostgreSQL cases
 # run when WORKBENCH_TEST_POSTGRES_URL is set. The end-to-end MCP benchmark measures each phase for
 # WORKBENCH_BENCH_SECONDS (default 10) and writes CPU, block and mutex profiles of its MCP phase into
-# WORKBENCH_BENCH_PROFILE_DIR when set.
+# WORKBENCH_BENCH_PROFILE_DIR when set. The audit chain benchmark verifies WORKBENCH_BENCH_CHAIN_EVENTS events
+# (default 1,000,000) and measures appends with the sealer off and on (the on/off ratio).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./eventstore/benchmarks/
 	$(GO) test -run '^$$' -bench BenchmarkRebuild -benchtime 1x -count 1 -timeout 30m ./projections/
@@ -36,6 +37,7 @@ bench:
 	$(GO) test -run '^$$' -bench BenchmarkProxy -benchtime 1x -count 1 -timeout 10m ./handlers/proxy/
 	$(GO) test -run '^$$' -bench BenchmarkBrowser -benchtime 1x -count 1 -timeout 10m ./app/browser/
 	WORKBENCH_REPLICA_FIGURES=1 $(GO) test -v -run '^TestReplicaFigures$$' -count 1 -timeout 15m ./cmd/workbench/
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./internal/auditchain/
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -14,7 +14,8 @@ var roleName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // CreateServerRole creates, or brings up to date, a PostgreSQL login role for the server with the least
 // privilege it runs with: it may connect to the current database, read and append to the event log
-// (SELECT and INSERT on events, USAGE on its sequence) but never change or remove an event, read
+// (SELECT and INSERT on events, USAGE on its sequence) but never change or remove an event, read and
+// append to the audit chain (audit_chain, audit_seals, audit_seal_keys) but never rewrite it, read
 // schema_migrations, and read and write every other table (read models, the vault's key tables, the
 // bus and jot tables). It owns nothing and may create nothing, so it cannot drop the append-only
 // triggers or run migrations: `workbench migrate` runs as the owner, and is run again with the same
@@ -85,6 +86,9 @@ func CreateServerRole(ctx context.Context, db *sql.DB, name string) (err error) 
 		rights := "SELECT, INSERT, UPDATE, DELETE"
 		switch t {
 		case "events":
+			rights = "SELECT, INSERT"
+		case "audit_chain", "audit_seals", "audit_seal_keys":
+			// The audit chain only grows, like the log it covers (internal/auditchain).
 			rights = "SELECT, INSERT"
 		case "schema_migrations":
 			rights = "SELECT"

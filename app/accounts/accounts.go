@@ -10,6 +10,7 @@ package accounts
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/vault"
 )
 
 // SealPurpose binds a sealed API key to its use, so the blob cannot be opened as anything else.
@@ -103,19 +105,67 @@ func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md 
 	default:
 		pos = claim.Position
 	}
-	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(id), Users,
-		identity.Command(identity.CreateUser{UserID: id, Email: norm, DisplayName: displayName, At: s.now()}), md)
-	if domain.ErrorCode(err) == domain.CodeConflict {
-		st, _, lerr := eventstore.LoadState(ctx, s.Store, identity.StreamName(id), Users)
-		if lerr != nil {
-			return User{}, false, pos, lerr
-		}
-		return User{ID: st.UserID, Email: st.Email, DisplayName: st.DisplayName}, false, pos, nil
-	}
+	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(id), Users)
 	if err != nil {
-		return User{}, false, pos, fmt.Errorf("create user: %w", err)
+		return User{}, false, pos, err
 	}
-	return User{ID: id, Email: res.State.Email, DisplayName: res.State.DisplayName}, true, res.Position, nil
+	if !st.Exists() {
+		name, err := identity.NormalizeDisplayName(displayName)
+		if err != nil {
+			return User{}, false, pos, err
+		}
+		// The address and name go into the log sealed under the user's own data key, so that erasing the
+		// user (shredding the key) leaves nothing readable of them in the log.
+		// (A Service without a vault, which only tests build, records them in clear as before.)
+		var sealed domain.Sealed
+		if s.Vault != nil {
+			profile, err := json.Marshal(identity.ProfileData{Email: norm, DisplayName: name})
+			if err != nil {
+				return User{}, false, pos, err
+			}
+			if sealed, err = s.Vault.Seal(ctx, id.String(), identity.ProfilePurpose, profile); err != nil {
+				return User{}, false, pos, fmt.Errorf("seal profile: %w", err)
+			}
+		}
+		res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(id), Users,
+			identity.Command(identity.CreateUser{UserID: id, Email: norm, DisplayName: displayName, Profile: sealed, At: s.now()}), md)
+		if err == nil {
+			return User{ID: id, Email: norm, DisplayName: name}, true, res.Position, nil
+		}
+		if domain.ErrorCode(err) != domain.CodeConflict {
+			return User{}, false, pos, fmt.Errorf("create user: %w", err)
+		}
+		// A concurrent creator of the same address got there first: use that user.
+		if st, _, err = eventstore.LoadState(ctx, s.Store, identity.StreamName(id), Users); err != nil {
+			return User{}, false, pos, err
+		}
+	}
+	if st.Erased {
+		// The address's claim is permanent and names the erased user: nobody signs in as them again.
+		return User{}, false, pos, domain.Errorf(domain.CodeForbidden, "the workbench account of this address was erased")
+	}
+	u, uerr := s.user(ctx, st)
+	return u, false, pos, uerr
+}
+
+// user is st as a User, its email and name opened from the sealed profile when the log holds them so.
+func (s *Service) user(ctx context.Context, st identity.State) (User, error) {
+	u := User{ID: st.UserID, Email: st.Email, DisplayName: st.DisplayName}
+	if u.Email == "" && !st.Profile.IsZero() && s.Vault != nil {
+		raw, err := s.Vault.Open(ctx, st.Profile, identity.ProfilePurpose)
+		if errors.Is(err, vault.ErrShredded) {
+			return u, nil // shredded: the email and name are gone for good
+		}
+		if err != nil {
+			return User{}, fmt.Errorf("open the profile of user %s: %w", st.UserID, err)
+		}
+		var p identity.ProfileData
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return User{}, fmt.Errorf("profile of user %s: %w", st.UserID, err)
+		}
+		u.Email, u.DisplayName = p.Email, p.DisplayName
+	}
+	return u, nil
 }
 
 // User reads a user from the log, not a read model, so a user created a moment ago on another
@@ -128,7 +178,10 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
 	if !st.Exists() {
 		return User{}, domain.Errorf(domain.CodeNotFound, "there is no workbench user %s", id)
 	}
-	u := User{ID: st.UserID, Email: st.Email, DisplayName: st.DisplayName}
+	u, err := s.user(ctx, st)
+	if err != nil {
+		return User{}, err
+	}
 	if k, ok := st.LiveKey(); ok {
 		u.LiveKey = &KeyInfo{ID: k.KeyID, Prefix: k.Prefix, MintedAt: k.MintedAt}
 	}

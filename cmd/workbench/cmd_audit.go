@@ -33,6 +33,11 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if len(args) > 0 && (args[0] == "asof" || args[0] == "blast-radius" || args[0] == "auditor") {
 		return cmdAuditCompliance(ctx, args[0], args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 {
+		if sub, ok := auditChainCommands[args[0]]; ok {
+			return sub(ctx, args[1:], getenv, stdout, stderr)
+		}
+	}
 	if len(args) == 0 || args[0] != "replay" {
 		fmt.Fprint(stderr, auditUsage, "\n", auditComplianceUsage)
 		return errUsage
@@ -101,7 +106,7 @@ func replayAudit(ctx context.Context, m *Main, f audit.Filter, format string, st
 	}
 	var last time.Duration
 	var final audit.Progress
-	err = audit.Replay(ctx, m.Store, f, w.Write, func(p audit.Progress) {
+	err = audit.ReplayWith(ctx, m.Store, m.Vault, f, w.Write, func(p audit.Progress) {
 		final = p
 		if p.Done || p.Elapsed-last < every {
 			return

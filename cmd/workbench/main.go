@@ -54,7 +54,11 @@ commands:
   projections rebuild [NAME]     rebuild one read model, or all, from position zero
   audit replay [flags]           stream the log's audit records as JSON lines or CSV (-h for flags)
   audit asof TIME                every connection at TIME, folded from the log (also blast-radius, auditor)
+  audit verify [--from --to]     check the hash chain and seals; name the first tampered position
+  audit seal-head [--now]        print the latest signed seal of the chain head (JSON), for anchoring
+  audit public-key               print the Ed25519 public key seals verify with
   keys rotate                    re-seal every data key under the current ENCRYPTION_KEY
+  users erase --email EMAIL      erase a user (GDPR art. 17): pseudonymise the read models, shred their keys
   plugins check DIR              validate a plugin folder (or a PLUGINS_DIR) and print every problem
   doctor [--timeout 5s]          check the settings, database, migrations, key, bus and public URL; changes nothing
   backup --to PATH               SQLite: copy the database, while serving, into a new file (PostgreSQL: pg_dump)
@@ -87,6 +91,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdAudit(ctx, args, getenv, stdout, stderr)
 	case "keys":
 		return cmdKeys(ctx, args, getenv, stdout, stderr)
+	case "users":
+		return cmdUsers(ctx, args, getenv, stdout, stderr)
 	case "plugins":
 		return cmdPlugins(ctx, args, getenv, stdout, stderr)
 	case "doctor":

@@ -98,6 +98,21 @@ func TestMigrateCreateRole(t *testing.T) {
 	if after != before+1 || forged {
 		t.Fatalf("events: %d before, %d after one append; forged %v", before, after, forged)
 	}
+	// The audit chain grows as the role (the sealer creates its key, chains and seals) and, like the
+	// log, is never rewritten by it.
+	if err := run(ctx, []string{"audit", "seal-head", "--now"}, env(roleURL), io.Discard, io.Discard); err != nil {
+		t.Fatalf("audit seal-head --now as %s: %v", name, err)
+	}
+	for _, stmt := range []string{
+		`UPDATE audit_chain SET hash = '\x00'`,
+		`DELETE FROM audit_chain`,
+		`DELETE FROM audit_seals`,
+		`UPDATE audit_seal_keys SET public_key = '\x00'`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err == nil {
+			t.Errorf("%s as %s: succeeded", stmt, name)
+		}
+	}
 	// The read models stay writable: the role is refused on the log only.
 	if _, err := db.ExecContext(ctx, `DELETE FROM vault_shred_checkpoint WHERE id = 0`); err != nil {
 		t.Fatalf("read-model delete as %s: %v", name, err)

@@ -47,6 +47,7 @@ import (
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
 	connectorshttp "github.com/workbench/workbench/handlers/connectors"
+	"github.com/workbench/workbench/handlers/erasure"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
@@ -157,8 +158,8 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New(), connectionsrm.New(), auditrm.New(), jotsrm.New(), oauthrm.New(), mcpsessionsrm.New(), portalsessionsrm.New(),
-			organizationsrm.New(), connectorsrm.New()},
+		Projections: []projections.Projection{identity.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
+			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New(), connectorsrm.New()},
 		Logger:     m.Logger,
 		Registerer: m.Registry,
 		WriteGate:  m.writeGate,
@@ -446,6 +447,9 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	goRun("bus relay", relay.Run)
+	if err := m.startAuditSealer(ctx, goRun); err != nil {
+		return err
+	}
 	// Another replica's shred must take effect here at once: forget the subject's cached data keys.
 	onlyShreds := func(_, typ string) bool { return typ == vault.EventSubjectShredded }
 	if _, err := b.SubscribeWhere(bg, bus.EventsTopic, onlyShreds, func(_ context.Context, env eventstore.Envelope) error {
@@ -612,6 +616,10 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 func (m *Main) routes(s *services) (http.Handler, error) {
 	mcpServer, curl, oauthServer, creds, sessions := s.mcpServer, s.curl, s.oauthServer, s.creds, s.sessions
 	signIn, keys, jotHandler, app := s.signIn, s.keys, s.jotHandler, s.app
+	eraseUsers, err := m.erasureHandler(keys, sessions)
+	if err != nil {
+		return nil, err
+	}
 	router, err := handlers.NewRouter(handlers.Options{
 		Logger:   m.Logger,
 		Registry: m.Registry,
@@ -639,6 +647,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			m.mountCompliance(r, sessions)
 			jotHandler.Mount(r)
 			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger})
+			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 		},
 	})
 	if err != nil {

@@ -79,14 +79,14 @@ func DecideEmailClaim(c EmailClaim, cmd ClaimEmail) ([]domain.Event, error) {
 	}
 	switch {
 	case !c.Claimed():
-		return []domain.Event{EmailClaimed{Email: email, UserID: cmd.UserID, ClaimedAt: at}}, nil
+		return []domain.Event{EmailClaimed{UserID: cmd.UserID, ClaimedAt: at}}, nil
 	case c.UserID == cmd.UserID:
 		return nil, nil
 	default:
 		return nil, &domain.Error{
 			Code:    domain.CodeConflict,
 			Message: "the email address is already in use",
-			Err:     &EmailClaimedError{Email: c.Email, UserID: c.UserID},
+			Err:     &EmailClaimedError{Email: email, UserID: c.UserID},
 		}
 	}
 }

@@ -13,7 +13,10 @@ import (
 )
 
 func TestDecideEmailClaim(t *testing.T) {
-	claimed := identity.EmailClaimed{Email: "alice@example.com", UserID: userID, ClaimedAt: t0}
+	// A claim carries no address: the stream's name is its hash. Claims recorded before that carried it
+	// (oldClaim), and fold the same.
+	claimed := identity.EmailClaimed{UserID: userID, ClaimedAt: t0}
+	oldClaim := identity.EmailClaimed{Email: "alice@example.com", UserID: userID, ClaimedAt: t0}
 	tests := []struct {
 		name    string
 		history []domain.Event
@@ -31,6 +34,13 @@ func TestDecideEmailClaim(t *testing.T) {
 			name:    "claim: again by the same user records nothing",
 			history: []domain.Event{claimed},
 			cmd:     identity.ClaimEmail{Email: "alice@example.com", UserID: userID, At: t1},
+		},
+		{
+			name:    "claim: taken by another user, recorded with the address",
+			history: []domain.Event{oldClaim},
+			cmd:     identity.ClaimEmail{Email: "Alice@Example.com", UserID: otherID, At: t1},
+			code:    domain.CodeConflict,
+			owner:   userID,
 		},
 		{
 			name:    "claim: taken by another user",

@@ -19,7 +19,10 @@ type CreateUser struct {
 	UserID      uuid.UUID
 	Email       string // normalised by Decide
 	DisplayName string // optional; trimmed
-	At          time.Time
+	// Profile, when set, is ProfileData{Email, DisplayName} (normalised as Decide normalises them)
+	// sealed under the user's data key: the event then carries it instead of the two in clear.
+	Profile domain.Sealed
+	At      time.Time
 }
 
 func (c CreateUser) decide(s State) ([]domain.Event, error) {
@@ -41,8 +44,18 @@ func (c CreateUser) decide(s State) ([]domain.Event, error) {
 	if s.Exists() {
 		return nil, domain.Errorf(domain.CodeConflict, "user %s already exists", s.UserID)
 	}
+	if !c.Profile.IsZero() {
+		if c.Profile.Subject != c.UserID.String() {
+			return nil, domain.Errorf(domain.CodeInvalid, "create user: the profile is sealed for %q, not for the user", c.Profile.Subject)
+		}
+		return []domain.Event{UserCreated{UserID: c.UserID, Profile: c.Profile, CreatedAt: at}}, nil
+	}
 	return []domain.Event{UserCreated{UserID: c.UserID, Email: email, DisplayName: name, CreatedAt: at}}, nil
 }
+
+// NormalizeDisplayName is the display name as CreateUser records it (trimmed), or the reason it is
+// refused.
+func NormalizeDisplayName(name string) (string, error) { return normalizeDisplayName(name) }
 
 // normalizeDisplayName trims a display name and refuses control characters, invalid UTF-8 and
 // names longer than MaxDisplayNameLen characters. An empty name is allowed (SSO may not give one).

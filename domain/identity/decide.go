@@ -6,8 +6,8 @@ import (
 	"github.com/workbench/workbench/domain"
 )
 
-// Command is a request to change a user. The commands are CreateUser, MintAPIKey, RotateAPIKey and
-// RevokeAPIKey, one file each; the interface is sealed so that Decide knows them all.
+// Command is a request to change a user. The commands are CreateUser, MintAPIKey, RotateAPIKey,
+// RevokeAPIKey and EraseUser, one file each; the interface is sealed so that Decide knows them all.
 type Command interface {
 	decide(State) ([]domain.Event, error)
 }

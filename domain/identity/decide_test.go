@@ -2,6 +2,7 @@ package identity_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,9 @@ var (
 	mintedA   = identity.APIKeyMinted{UserID: userID, KeyID: keyA, Hash: hashA, Prefix: prefixA, MintedAt: t1}
 	revokedA  = identity.APIKeyRevoked{UserID: userID, KeyID: keyA, RevokedAt: t2}
 	rotatedAB = identity.APIKeyRotated{UserID: userID, OldKeyID: keyA, KeyID: keyB, Hash: hashB, Prefix: prefixB, RotatedAt: t2}
+
+	sealedProfile = domain.Sealed{Subject: userID.String(), KeyVersion: 1, Blob: []byte("0123456789abcdef0123456789abcdef-profile")}
+	erasedAt3     = identity.UserErased{UserID: userID, Pseudonym: "erased-0123abcd", ErasedAt: t3}
 
 	noUser      []domain.Event
 	justCreated = []domain.Event{created}
@@ -95,6 +99,18 @@ func TestDecide(t *testing.T) {
 			cmd:     identity.CreateUser{UserID: userID, Email: "alice@example.com", DisplayName: "Alice", At: t0.In(time.FixedZone("CET", 3600))},
 			want:    []domain.Event{created},
 		},
+		{
+			name:    "create user: with a sealed profile, nothing in clear",
+			history: noUser,
+			cmd:     identity.CreateUser{UserID: userID, Email: "Alice@Example.com", DisplayName: "Alice", Profile: sealedProfile, At: t0},
+			want:    []domain.Event{identity.UserCreated{UserID: userID, Profile: sealedProfile, CreatedAt: t0}},
+		},
+		{
+			name:    "create user: a profile sealed for someone else",
+			history: noUser,
+			cmd:     identity.CreateUser{UserID: userID, Email: "alice@example.com", Profile: domain.Sealed{Subject: otherID.String(), KeyVersion: 1, Blob: []byte("x")}, At: t0},
+			code:    domain.CodeInvalid,
+		},
 		{name: "create user: twice", history: justCreated, cmd: identity.CreateUser{UserID: userID, Email: "alice@example.com", At: t1}, code: domain.CodeConflict},
 		{name: "create user: twice with keys", history: liveB, cmd: identity.CreateUser{UserID: userID, Email: "alice@example.com", At: t3}, code: domain.CodeConflict},
 		{name: "create user: no user id", history: noUser, cmd: identity.CreateUser{Email: "alice@example.com", At: t0}, code: domain.CodeInvalid},
@@ -106,6 +122,20 @@ func TestDecide(t *testing.T) {
 		{name: "create user: name not UTF-8", history: noUser, cmd: identity.CreateUser{UserID: userID, Email: "alice@example.com", DisplayName: "\xff\xfe", At: t0}, code: domain.CodeInvalid},
 		{name: "create user: no time", history: noUser, cmd: identity.CreateUser{UserID: userID, Email: "alice@example.com"}, code: domain.CodeInvalid},
 		{name: "create user: malformed beats exists", history: justCreated, cmd: identity.CreateUser{UserID: userID, Email: "nope", At: t1}, code: domain.CodeInvalid},
+
+		// EraseUser
+		{
+			name:    "erase: a user with a live key",
+			history: liveB,
+			cmd:     identity.EraseUser{Pseudonym: "erased-0123abcd", At: t3},
+			want:    []domain.Event{erasedAt3},
+		},
+		{name: "erase: twice records nothing more", history: append(slices.Clone(liveB), erasedAt3), cmd: identity.EraseUser{Pseudonym: "erased-0123abcd", At: t3}},
+		{name: "erase: no such user", history: noUser, cmd: identity.EraseUser{Pseudonym: "erased-0123abcd", At: t3}, code: domain.CodeNotFound},
+		{name: "erase: not a pseudonym", history: liveB, cmd: identity.EraseUser{Pseudonym: "alice@example.com", At: t3}, code: domain.CodeInvalid},
+		{name: "erase: no time", history: liveB, cmd: identity.EraseUser{Pseudonym: "erased-0123abcd"}, code: domain.CodeInvalid},
+		{name: "mint: the user was erased", history: []domain.Event{created, erasedAt3}, cmd: mintC, code: domain.CodeConflict},
+		{name: "rotate: the user was erased", history: append(slices.Clone(liveB), erasedAt3), cmd: rotateC, code: domain.CodeConflict},
 
 		// MintAPIKey
 		{
@@ -290,5 +320,19 @@ func TestEvolveDoesNotAlias(t *testing.T) {
 	b := identity.Evolve(short, rotatedAB)
 	if a.Keys[0].Retired != identity.KeyRevoked || b.Keys[0].Retired != identity.KeyRotated || short.Keys[0].Retired != identity.KeyLive {
 		t.Fatalf("futures share state: short=%v a=%v b=%v", short.Keys[0].Retired, a.Keys[0].Retired, b.Keys[0].Retired)
+	}
+}
+
+// An erased user keeps its id and the shape of its history, but no email, name or live key.
+func TestEraseFoldsAwayPersonalData(t *testing.T) {
+	s := fold(append(slices.Clone(liveB), erasedAt3))
+	if !s.Erased || s.Email != "erased-0123abcd" || s.DisplayName != "" || s.UserID != userID || len(s.Keys) != 2 {
+		t.Fatalf("erased state: %+v", s)
+	}
+	if _, live := s.LiveKey(); live {
+		t.Fatal("an erased user still has a live key")
+	}
+	if _, ok := s.Authenticate(secretB); ok {
+		t.Fatal("an erased user's key still authenticates")
 	}
 }

@@ -18,19 +18,36 @@ const (
 )
 
 // UserCreated is the first event of a user stream.
+//
+// Users created since erasure exists carry their email and display name only in Profile, sealed under
+// the user's own data key (see doc.go, "Personal data in events"), and leave Email and DisplayName
+// empty; older events carry them in clear. Readers take Email when it is set and open Profile
+// otherwise (OpenProfile beside a vault).
 type UserCreated struct {
 	UserID uuid.UUID `json:"user_id"`
-	// Email is normalised (trimmed, lower case) and valid; see NormalizeEmail.
-	Email       string    `json:"email"`
-	DisplayName string    `json:"display_name,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
+	// Email is normalised (trimmed, lower case) and valid; see NormalizeEmail. Empty when Profile is set.
+	Email       string `json:"email,omitempty"`
+	DisplayName string `json:"display_name,omitempty"`
+	// Profile is the sealed ProfileData (purpose ProfilePurpose, subject the user id).
+	Profile   domain.Sealed `json:"profile,omitzero"`
+	CreatedAt time.Time     `json:"created_at"`
+}
+
+// ProfilePurpose binds a sealed profile to its use.
+const ProfilePurpose = "identity:profile"
+
+// ProfileData is what UserCreated.Profile seals, as JSON.
+type ProfileData struct {
+	Email       string `json:"email"`
+	DisplayName string `json:"display_name,omitempty"`
 }
 
 // EmailClaimed is the only event of an email stream: the address belongs to UserID from now on. It is
 // appended to a stream that must not exist yet, which is what makes addresses unique without a read
-// model (see doc.go for the two-step create).
+// model (see doc.go for the two-step create). Claims recorded since erasure exists leave Email empty:
+// the stream's name (a hash of the address) already says which address it is.
 type EmailClaimed struct {
-	Email     string    `json:"email"`
+	Email     string    `json:"email,omitempty"`
 	UserID    uuid.UUID `json:"user_id"`
 	ClaimedAt time.Time `json:"claimed_at"`
 }
@@ -86,5 +103,6 @@ func Events() []domain.Event {
 		APIKeyMinted{},
 		APIKeyRotated{},
 		APIKeyRevoked{},
+		UserErased{},
 	}
 }

@@ -48,8 +48,8 @@ func TestEvents(t *testing.T) {
 		}
 		seen[typ] = true
 	}
-	if len(seen) != 5 {
-		t.Errorf("Events() has %d types, want 5", len(seen))
+	if len(seen) != 6 {
+		t.Errorf("Events() has %d types, want 6", len(seen))
 	}
 }
 
@@ -73,6 +73,9 @@ func TestEventsSurviveTheLog(t *testing.T) {
 			[]string{"hash", "key_id", "minted_at", "prefix", "sealed", "user_id"},
 		},
 		{identity.EmailClaimed{Email: "alice@example.com", UserID: userID, ClaimedAt: t0}, []string{"claimed_at", "email", "user_id"}},
+		{erasedAt3, []string{"erased_at", "pseudonym", "user_id"}},
+		{identity.EmailClaimed{UserID: otherID, ClaimedAt: t1}, []string{"claimed_at", "user_id"}},
+		{identity.UserCreated{UserID: otherID, Profile: sealedProfile, CreatedAt: t1}, []string{"created_at", "profile", "user_id"}},
 	}
 	codec := eventstore.NewJSONCodec(identity.Events()...)
 	var original, decoded []domain.Event

@@ -36,6 +36,9 @@ func (c RotateAPIKey) decide(s State) ([]domain.Event, error) {
 	if !s.Exists() {
 		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such user", what)
 	}
+	if s.Erased {
+		return nil, domain.Errorf(domain.CodeConflict, "%s: the user was erased", what)
+	}
 	if err := k.sealedFor(what, s.UserID); err != nil {
 		return nil, err
 	}

@@ -44,6 +44,12 @@ type State struct {
 	Email       string
 	DisplayName string
 	CreatedAt   time.Time
+	// Profile is the sealed email and display name of a user created with one (Email and DisplayName
+	// are then empty until someone with the vault opens it).
+	Profile domain.Sealed
+	// Erased is set by identity.user_erased: Email then holds the pseudonym, DisplayName is empty, and no
+	// key is live.
+	Erased bool
 	// Keys holds every key the user ever had, oldest first. At most one per agent is live (each agent
 	// has one workbench API key; a user who made no agent has only the default agent's).
 	Keys []APIKey
@@ -111,6 +117,7 @@ func Evolve(s State, ev domain.Event) State {
 		s.UserID = e.UserID
 		s.Email = e.Email
 		s.DisplayName = e.DisplayName
+		s.Profile = e.Profile
 		s.CreatedAt = e.CreatedAt
 	case APIKeyMinted:
 		s.Keys = append(slices.Clip(s.Keys), APIKey{
@@ -123,6 +130,11 @@ func Evolve(s State, ev domain.Event) State {
 		})
 	case APIKeyRevoked:
 		s.Keys = retire(s.Keys, e.KeyID, KeyRevoked, e.RevokedAt)
+	case UserErased:
+		s.Email, s.DisplayName, s.Profile, s.Erased = e.Pseudonym, "", domain.Sealed{}, true
+		if live, ok := s.LiveKey(); ok {
+			s.Keys = retire(s.Keys, live.KeyID, KeyRevoked, e.ErasedAt)
+		}
 	}
 	return s
 }

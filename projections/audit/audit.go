@@ -14,6 +14,7 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
+	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/projections"
 )
 
@@ -48,13 +49,20 @@ var (
 // New returns the projection.
 func New() *Projection { return &Projection{dec: NewDecoder()} }
 
+// WithOpener gives the projection the vault, to read the emails newer user_created events seal. It
+// returns p.
+func (p *Projection) WithOpener(o profile.Opener) *Projection {
+	p.dec.opener = o
+	return p
+}
+
 // Name implements projections.Projection.
 func (*Projection) Name() string { return Name }
 
 // Handles implements projections.Selective: the audited event types, and identity.user_created for
 // the emails. A batch of anything else costs the runner no write transaction.
 func (*Projection) Handles(eventType string) bool {
-	return eventType == identity.TypeUserCreated || Audited(eventType)
+	return eventType == identity.TypeUserCreated || eventType == identity.TypeUserErased || Audited(eventType)
 }
 
 // Reset implements projections.Projection.
@@ -70,6 +78,9 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 	st, err := p.state(ctx, tx)
 	if err != nil {
 		return err
+	}
+	if env.Type == identity.TypeUserErased {
+		return st.erase(ctx, tx, env)
 	}
 	user, email, ok, err := p.dec.UserCreated(env)
 	if err != nil {
@@ -196,4 +207,50 @@ func (r Reader) ForUser(ctx context.Context, user uuid.UUID, before eventstore.P
 		return nil, fmt.Errorf("audit: list records of %s: %w", user, err)
 	}
 	return out, nil
+}
+
+// erase applies identity.user_erased: the user's email becomes the pseudonym in audit_users and in every
+// record already stored, and the records lose the provider account label. What the records count (kinds,
+// times, tools, outcomes) stays.
+func (st *txState) erase(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
+	var e identity.UserErased
+	if err := json.Unmarshal(env.Data, &e); err != nil || e.UserID == uuid.Nil {
+		return fmt.Errorf("decode %s: %v", env.Type, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE audit_users SET email = $1 WHERE user_id = $2`, e.Pseudonym, e.UserID.String()); err != nil {
+		return err
+	}
+	st.emails[e.UserID] = e.Pseudonym
+	rows, err := tx.QueryContext(ctx, `SELECT event_id, record FROM audit_records WHERE user_id = $1`, e.UserID.String())
+	if err != nil {
+		return err
+	}
+	bodies := map[string]string{}
+	for rows.Next() {
+		var id, body string
+		if err := rows.Scan(&id, &body); err != nil {
+			rows.Close()
+			return err
+		}
+		bodies[id] = body
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for id, body := range bodies {
+		var rec Record
+		if err := json.Unmarshal([]byte(body), &rec); err != nil {
+			return fmt.Errorf("stored record of event %s: %w", id, err)
+		}
+		rec.Email, rec.AccountHint = e.Pseudonym, ""
+		out, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE audit_records SET record = $1 WHERE event_id = $2`, string(out), id); err != nil {
+			return err
+		}
+	}
+	return nil
 }

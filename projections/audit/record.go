@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/internal/vault"
 )
 
@@ -149,6 +152,8 @@ type Record struct {
 // Decoder turns envelopes into records. It is safe for concurrent use.
 type Decoder struct {
 	codec *eventstore.JSONCodec[domain.Event]
+	// opener, when set, opens the sealed profiles of newer user_created events (their emails).
+	opener profile.Opener
 }
 
 // NewDecoder returns a Decoder for every audited event type and identity.user_created.
@@ -173,7 +178,15 @@ func (d *Decoder) UserCreated(env eventstore.Envelope) (user uuid.UUID, email st
 		return uuid.Nil, "", false, decodeError(env, err)
 	}
 	uc := ev.(identity.UserCreated)
-	return uc.UserID, uc.Email, true, nil
+	// The decoder has no context of its own; opening a profile is one key-table read at most.
+	email, _, err = profile.Open(context.Background(), d.opener, uc)
+	if errors.Is(err, profile.ErrSealed) {
+		return uc.UserID, "", true, nil // erased, or no vault: the email is not readable here
+	}
+	if err != nil {
+		return uuid.Nil, "", false, err
+	}
+	return uc.UserID, email, true, nil
 }
 
 // Decode returns the record of an audited event, with Email left empty (the caller resolves it); ok is

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/profile"
 )
 
 // replayBatch is how many events one ReadAll of the replay asks for.
@@ -47,21 +48,28 @@ func (p Progress) Rate() float64 {
 // with Done set at the end; the caller decides how often to show it. An error from emit stops the
 // replay and is returned wrapped; so is an audited event that cannot be decoded.
 func Replay(ctx context.Context, store eventstore.Store, filter Filter, emit func(Record) error, progress func(Progress)) error {
-	return replay(ctx, store, filter, nil, emit, progress)
+	return replay(ctx, store, nil, filter, nil, emit, progress)
+}
+
+// ReplayWith is Replay with the vault to open the emails newer user_created events seal; without one
+// (nil) their users' records carry no email.
+func ReplayWith(ctx context.Context, store eventstore.Store, opener profile.Opener, filter Filter, emit func(Record) error, progress func(Progress)) error {
+	return replay(ctx, store, opener, filter, nil, emit, progress)
 }
 
 // replayEnvelopes is Replay without a filter that also calls seen with every envelope read, before its
 // record (if any) is emitted.
 func replayEnvelopes(ctx context.Context, store eventstore.Store, seen func(eventstore.Envelope), emit func(Record) error) error {
-	return replay(ctx, store, Filter{}, seen, emit, nil)
+	return replay(ctx, store, nil, Filter{}, seen, emit, nil)
 }
 
-func replay(ctx context.Context, store eventstore.Store, filter Filter, seen func(eventstore.Envelope), emit func(Record) error, progress func(Progress)) error {
+func replay(ctx context.Context, store eventstore.Store, opener profile.Opener, filter Filter, seen func(eventstore.Envelope), emit func(Record) error, progress func(Progress)) error {
 	f, err := filter.normalized()
 	if err != nil {
 		return err
 	}
 	dec := NewDecoder()
+	dec.opener = opener
 	access := newAccessTrail()
 	emails := make(map[uuid.UUID]string)
 	began := time.Now()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
 	"github.com/workbench/workbench/projections"
@@ -39,7 +40,9 @@ func New() *Projection {
 }
 
 // Handles implements projections.Selective.
-func (*Projection) Handles(eventType string) bool { return strings.HasPrefix(eventType, "connection.") }
+func (*Projection) Handles(eventType string) bool {
+	return strings.HasPrefix(eventType, "connection.") || eventType == identity.TypeUserErased
+}
 
 // Name implements projections.Projection.
 func (*Projection) Name() string { return Name }
@@ -51,6 +54,9 @@ func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
 
 // Apply implements projections.Projection.
 func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
+	if env.Type == identity.TypeUserErased {
+		return eraseAccountHints(ctx, tx, env)
+	}
 	if !strings.HasPrefix(env.Type, "connection.") {
 		return nil
 	}
@@ -71,6 +77,50 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		return err
 	}
 	return saveAttempt(ctx, tx, ev)
+}
+
+// eraseAccountHints drops the provider account labels of an erased user's connections, in the columns
+// and in the stored state. Their sealed credentials stay as they are: the user's subject key is shredded,
+// so they no longer open.
+func eraseAccountHints(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
+	var e identity.UserErased
+	if err := json.Unmarshal(env.Data, &e); err != nil || e.UserID == uuid.Nil {
+		return fmt.Errorf("decode %s: %v", env.Type, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT integration, state FROM connections WHERE user_id = $1`, e.UserID.String())
+	if err != nil {
+		return err
+	}
+	states := map[string]connection.State{}
+	for rows.Next() {
+		var integration, raw string
+		if err := rows.Scan(&integration, &raw); err != nil {
+			rows.Close()
+			return err
+		}
+		var st connection.State
+		if err := json.Unmarshal([]byte(raw), &st); err != nil {
+			rows.Close()
+			return fmt.Errorf("stored state of %s/%s: %w", e.UserID, integration, err)
+		}
+		states[integration] = st
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for integration, st := range states {
+		st.AccountHint = ""
+		raw, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE connections SET account_hint = '', state = $1 WHERE user_id = $2 AND integration = $3`,
+			string(raw), e.UserID.String(), integration); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func owner(ev domain.Event) (uuid.UUID, string) {

@@ -18,6 +18,7 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
+	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/projections"
 )
 
@@ -26,7 +27,15 @@ const Name = "identity"
 
 // Projection keeps users and api_keys.
 type Projection struct {
-	codec *eventstore.JSONCodec[domain.Event]
+	codec  *eventstore.JSONCodec[domain.Event]
+	opener profile.Opener
+}
+
+// WithOpener gives the projection the vault, to read the emails that newer user_created events seal
+// (internal/profile). It returns p.
+func (p *Projection) WithOpener(o profile.Opener) *Projection {
+	p.opener = o
+	return p
 }
 
 var _ projections.Projection = (*Projection)(nil)
@@ -50,7 +59,7 @@ func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
 // Apply implements projections.Projection.
 func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
 	switch env.Type {
-	case identity.TypeUserCreated, identity.TypeAPIKeyMinted, identity.TypeAPIKeyRotated, identity.TypeAPIKeyRevoked:
+	case identity.TypeUserCreated, identity.TypeAPIKeyMinted, identity.TypeAPIKeyRotated, identity.TypeAPIKeyRevoked, identity.TypeUserErased:
 	default:
 		return nil
 	}
@@ -60,8 +69,15 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 	}
 	switch e := ev.(type) {
 	case identity.UserCreated:
+		email, name, oerr := profile.Open(ctx, p.opener, e)
+		if errors.Is(oerr, profile.ErrSealed) {
+			email, name, oerr = profile.Placeholder(e), "", nil
+		}
+		if oerr != nil {
+			return oerr
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO users (user_id, email, display_name, created_at) VALUES ($1, $2, $3, $4)`,
-			e.UserID.String(), e.Email, e.DisplayName, dbtime.Format(e.CreatedAt))
+			e.UserID.String(), email, name, dbtime.Format(e.CreatedAt))
 	case identity.APIKeyMinted:
 		err = insertKey(ctx, tx, e.UserID, e.AgentID, e.KeyID, e.Hash, e.Prefix, e.Sealed, e.MintedAt)
 	case identity.APIKeyRotated:
@@ -70,6 +86,8 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		}
 	case identity.APIKeyRevoked:
 		err = revokeKey(ctx, tx, e.KeyID, e.RevokedAt)
+	case identity.UserErased:
+		err = eraseUser(ctx, tx, e)
 	}
 	return err
 }
@@ -91,6 +109,18 @@ func insertKey(ctx context.Context, tx *sql.Tx, user, agent, key uuid.UUID, hash
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (key_id, user_id, agent_id, hash, prefix, sealed, minted_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		key.String(), user.String(), agent.String(), hash, prefix, sealedJSON, dbtime.Format(at))
+	return err
+}
+
+// eraseUser purges the user's personal data: the email becomes the pseudonym, the display name goes,
+// and every key is revoked with its sealed copy dropped (it was sealed for the shredded subject).
+func eraseUser(ctx context.Context, tx *sql.Tx, e identity.UserErased) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET email = $1, display_name = '', erased_at = $2 WHERE user_id = $3`,
+		e.Pseudonym, dbtime.Format(e.ErasedAt), e.UserID.String()); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET sealed = NULL, revoked_at = COALESCE(revoked_at, $1) WHERE user_id = $2`,
+		dbtime.Format(e.ErasedAt), e.UserID.String())
 	return err
 }
 
@@ -132,7 +162,7 @@ type KeyOwner struct {
 
 const keyOwnerQuery = `SELECT u.user_id, u.email, u.display_name, u.created_at, k.key_id, k.agent_id
 		FROM api_keys k JOIN users u ON u.user_id = k.user_id
-		WHERE k.hash = $1 AND k.revoked_at IS NULL`
+		WHERE k.hash = $1 AND k.revoked_at IS NULL AND u.erased_at IS NULL`
 
 // UserByKeyHash returns the owner and id of the live (not revoked) key with this hash.
 func (r Reader) UserByKeyHash(ctx context.Context, hash string) (User, uuid.UUID, error) {
@@ -145,14 +175,14 @@ func (r Reader) OwnerByKeyHash(ctx context.Context, hash string) (KeyOwner, erro
 	return scanKeyOwner(r.DB.QueryRowContext(ctx, keyOwnerQuery, hash))
 }
 
-// UserByID returns one user.
+// UserByID returns one user; an erased user is ErrNotFound (so is every lookup below).
 func (r Reader) UserByID(ctx context.Context, id uuid.UUID) (User, error) {
-	return r.user(ctx, `SELECT user_id, email, display_name, created_at FROM users WHERE user_id = $1`, id.String())
+	return r.user(ctx, `SELECT user_id, email, display_name, created_at FROM users WHERE user_id = $1 AND erased_at IS NULL`, id.String())
 }
 
 // UserByEmail returns the user with this normalised email.
 func (r Reader) UserByEmail(ctx context.Context, email string) (User, error) {
-	return r.user(ctx, `SELECT user_id, email, display_name, created_at FROM users WHERE email = $1`, email)
+	return r.user(ctx, `SELECT user_id, email, display_name, created_at FROM users WHERE email = $1 AND erased_at IS NULL`, email)
 }
 
 func (r Reader) user(ctx context.Context, q string, arg any) (User, error) {
