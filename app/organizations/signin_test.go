@@ -25,8 +25,9 @@ func TestSignInMakesThePersonalOrganizationAndAcceptsInvitations(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	db := dbtest.OpenSQLite(t)
+	v := dbtest.Vault(t, db.DB, db.Store)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{identity.New(), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestSignInMakesThePersonalOrganizationAndAcceptsInvitations(t *testing.T) {
 	go func() { done <- runner.Run(rctx) }()
 	defer func() { stop(); <-done }()
 	reader := &organizationsrm.Reader{DB: db.DB}
-	acc := &accounts.Service{Store: db.Store, Vault: dbtest.Vault(t, db.DB, db.Store)}
+	acc := &accounts.Service{Store: db.Store, Vault: v}
 	orgs, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc})
 	if err != nil {
 		t.Fatal(err)

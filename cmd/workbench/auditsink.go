@@ -139,9 +139,11 @@ func (m *Main) mountCompliance(r chi.Router, sessions *websession.Manager) {
 		UserOf: sessions.User, SameOrigin: sessions.SameOrigin,
 		Users: identity.Reader{DB: m.DB}, Roles: m.Compliance, Records: auditrm.Reader{DB: m.DB},
 		AsOf: func(ctx context.Context, q auditrm.AsOfQuery) (auditrm.AsOfResult, error) {
+			q.Opener = m.Vault
 			return auditrm.AsOf(ctx, store, q)
 		},
 		BlastRadius: func(ctx context.Context, q auditrm.BlastQuery) (auditrm.BlastReport, error) {
+			q.Opener = m.Vault
 			return auditrm.BlastRadius(ctx, store, q)
 		},
 		Logger: m.Logger,

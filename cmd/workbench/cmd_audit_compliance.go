@@ -62,6 +62,7 @@ func cmdAuditCompliance(ctx context.Context, sub string, args []string, getenv f
 			if err := m.recordCLIRead(ctx, "asof", url.Values{"at": {args[0]}, "user": {*user}, "integration": {*integration}}); err != nil {
 				return err
 			}
+			q.Opener = m.Vault
 			res, err := auditrm.AsOf(ctx, m.Store, q)
 			if err != nil {
 				return err
@@ -99,6 +100,7 @@ func cmdAuditCompliance(ctx context.Context, sub string, args []string, getenv f
 			if err := m.recordCLIRead(ctx, "blast_radius", url.Values{qs[0].Kind: {qs[0].ID}}); err != nil {
 				return err
 			}
+			qs[0].Opener = m.Vault
 			rep, err := auditrm.BlastRadius(ctx, m.Store, qs[0])
 			if err != nil {
 				return err

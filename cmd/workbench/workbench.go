@@ -411,8 +411,8 @@ type services struct {
 	mcpServer   *mcp.Server
 	app         http.Handler
 	// browser is the users' browser sessions and the browser tools (the live view mounts on it).
-	browser *browser.Service
-	connectors  *connectors.Service
+	browser    *browser.Service
+	connectors *connectors.Service
 }
 
 // buildServices opens the bus and builds every service Serve routes to, starting their background tasks

@@ -46,7 +46,7 @@ func newAdminServer(t *testing.T) *adminServer {
 	sq := dbtest.OpenSQLite(t)
 	v := dbtest.Vault(t, sq.DB, sq.Store)
 	r, err := projections.NewRunner(sq.Store, sq.DB, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{identityrm.New(), auditrm.New()}, BatchSize: 4, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identityrm.New().WithOpener(v), auditrm.New().WithOpener(v)}, BatchSize: 4, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -82,9 +82,11 @@ func newAdminServer(t *testing.T) *adminServer {
 		UserOf: userOf, SameOrigin: func(r *http.Request) bool { return r.Header.Get("X-Test-Same-Origin") != "" },
 		Users: identityrm.Reader{DB: sq.DB}, Roles: roles, Records: auditrm.Reader{DB: sq.DB},
 		AsOf: func(ctx context.Context, q auditrm.AsOfQuery) (auditrm.AsOfResult, error) {
+			q.Opener = v
 			return auditrm.AsOf(ctx, store, q)
 		},
 		BlastRadius: func(ctx context.Context, q auditrm.BlastQuery) (auditrm.BlastReport, error) {
+			q.Opener = v
 			return auditrm.BlastRadius(ctx, store, q)
 		},
 	})

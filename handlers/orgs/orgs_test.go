@@ -43,7 +43,7 @@ func setup(t *testing.T) *harness {
 	db := dbtest.OpenSQLite(t)
 	v := dbtest.Vault(t, db.DB, db.Store)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{identity.New(), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

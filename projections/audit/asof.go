@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/profile"
 )
 
 // Holding is one connection as it stood at an instant, folded from the log (AsOf): who held a
@@ -53,6 +55,9 @@ type AsOfQuery struct {
 	At          time.Time
 	Email       string
 	Integration string
+	// Opener opens the sealed profiles of newer user_created events (the vault); without one their
+	// users' emails are empty and an email filter cannot match them.
+	Opener profile.Opener
 }
 
 // Validate checks the query and normalises the email; its errors are CodeInvalid.
@@ -116,7 +121,14 @@ func AsOf(ctx context.Context, store eventstore.Store, q AsOfQuery) (AsOfResult,
 					return AsOfResult{}, decodeError(env, err)
 				}
 				uc := ev.(identity.UserCreated)
-				emails[uc.UserID] = uc.Email
+				email, _, err := profile.Open(ctx, q.Opener, uc)
+				switch {
+				case errors.Is(err, profile.ErrSealed), errors.Is(err, profile.ErrNoOpener):
+					email = "" // erased, or no vault given: the email is not readable here
+				case err != nil:
+					return AsOfResult{}, fmt.Errorf("audit asof: %w", err)
+				}
+				emails[uc.UserID] = email
 				continue
 			}
 			if !strings.HasPrefix(env.Type, "connection.") || env.Metadata.Time.After(q.At) {

@@ -12,6 +12,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/profile"
 )
 
 // The credentials a blast-radius report can be about.
@@ -25,6 +26,8 @@ const (
 type BlastQuery struct {
 	Kind string // CredentialAPIKey, CredentialOAuthClient or CredentialCurlSession
 	ID   string
+	// Opener opens the sealed profiles of newer user_created events (the vault), for the owner's email.
+	Opener profile.Opener
 }
 
 // Validate checks the kind and the id's form; its errors are CodeInvalid.
@@ -134,7 +137,7 @@ func BlastRadius(ctx context.Context, store eventstore.Store, q BlastQuery) (Bla
 		}
 		return r.ClientID == q.ID && r.Kind != KindAPIKeyMinted
 	}
-	err := replayEnvelopes(ctx, store, func(env eventstore.Envelope) {
+	err := replayEnvelopes(ctx, store, q.Opener, func(env eventstore.Envelope) {
 		rep.Scanned++
 		if env.Type == jot.TypeDeployed && env.Metadata.MCPClient == q.ID {
 			rep.Totals.JotsDeployed++

@@ -59,8 +59,8 @@ func ReplayWith(ctx context.Context, store eventstore.Store, opener profile.Open
 
 // replayEnvelopes is Replay without a filter that also calls seen with every envelope read, before its
 // record (if any) is emitted.
-func replayEnvelopes(ctx context.Context, store eventstore.Store, seen func(eventstore.Envelope), emit func(Record) error) error {
-	return replay(ctx, store, nil, Filter{}, seen, emit, nil)
+func replayEnvelopes(ctx context.Context, store eventstore.Store, opener profile.Opener, seen func(eventstore.Envelope), emit func(Record) error) error {
+	return replay(ctx, store, opener, Filter{}, seen, emit, nil)
 }
 
 func replay(ctx context.Context, store eventstore.Store, opener profile.Opener, filter Filter, seen func(eventstore.Envelope), emit func(Record) error, progress func(Progress)) error {

@@ -59,7 +59,7 @@ func setup(t *testing.T, db *sql.DB, dialect migrations.Dialect) *env {
 		t.Fatal(err)
 	}
 	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{
-		Projections: []projections.Projection{identityrm.New(), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identityrm.New().WithOpener(v), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
