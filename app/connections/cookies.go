@@ -33,6 +33,9 @@ type CookieBundle struct {
 	// when one of them is a session cookie (no expiry), which stays valid as long as the provider
 	// accepts it.
 	ExpiresAt time.Time
+	// Domains are the integration's declared cookie domains (auth.cookie.domains) the bundle was
+	// taken for.
+	Domains []string
 }
 
 // ConnectCookies stores a cookie bundle captured in the user's live browser session (spec, Browser
@@ -68,7 +71,7 @@ func (s *Service) ConnectCookies(ctx context.Context, user uuid.UUID, integratio
 		return CookieBundle{}, fmt.Errorf("connect %s: %w", in.Name, err)
 	}
 	s.log.InfoContext(ctx, "cookie bundle stored", "integration", in.Name, "cookies", len(kept), "expires_at", expires)
-	return CookieBundle{Stored: len(kept), ExpiresAt: expires}, nil
+	return CookieBundle{Stored: len(kept), ExpiresAt: expires, Domains: append([]string(nil), in.Auth.Cookie.Domains...)}, nil
 }
 
 // keepCookies filters a captured jar down to the declared domains' unexpired cookies, checks each,

@@ -9,6 +9,7 @@ import * as apikey from './pages/apikey.js';
 import * as clients from './pages/clients.js';
 import * as activity from './pages/activity.js';
 import * as connect from './pages/connect.js';
+import * as live from './pages/live.js';
 import * as notfound from './pages/notfound.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
@@ -19,6 +20,7 @@ const ROUTES = [
   { re: /^\/clients$/, page: clients, nav: 'clients' },
   { re: /^\/activity$/, page: activity, nav: 'activity' },
   { re: /^\/connect\/([^/]+)$/, page: connect },
+  { re: /^\/portal\/browser\/live$/, page: live },
 ];
 
 const NAV = [

@@ -1,0 +1,147 @@
+// The live view of the user's browser session: /portal/browser/live?t=<token>[&integration=<name>].
+// Frames come down as server-sent events (CDP screencast JPEGs), input goes up in small batches of
+// commands; both carry the signed token of the link, and the server also checks that this browser's
+// portal session is the session's owner. While this page is open the person drives the browser and the
+// agent's browser tools answer HUMAN_IN_CONTROL; "Give control back" (or leaving the page) ends that.
+// With ?integration= (a cookie integration's connect link) "Capture now" stores that integration's
+// cookies once the person has signed in to it here.
+
+import { request } from '../api.js';
+import { h, replace, notice, errorText, button, busy, confirmDialog, pageHeader } from '../dom.js';
+
+export const title = 'Live browser';
+
+// NAMED_KEYS are the keys sent by name; any other single character is typed as text.
+const NAMED_KEYS = new Set(['Enter', 'Tab', 'Backspace', 'Escape', 'Delete', 'ArrowLeft', 'ArrowUp', 'ArrowRight', 'ArrowDown', 'Home', 'End', 'PageUp', 'PageDown']);
+
+export async function render(ctx, main) {
+  const params = new URLSearchParams(location.search);
+  const token = params.get('t') || '';
+  const integration = params.get('integration') || '';
+  const q = '?t=' + encodeURIComponent(token);
+  const status = h('div', { class: 'live-status', 'data-testid': 'live-status' });
+  if (!token) {
+    replace(main, pageHeader('Live browser'), notice('error', 'This link is incomplete', 'Open the whole link you were given, or ask your agent for a new one.'));
+    return;
+  }
+
+  const urlInput = h('input', { type: 'text', class: 'live-url', 'aria-label': 'Address', spellcheck: 'false', 'data-testid': 'live-url' });
+  const screen = h('img', { class: 'live-screen', alt: 'The live browser', tabindex: '0', draggable: 'false', 'data-testid': 'live-screen' });
+  const control = button('Give control back', { testid: 'live-control' });
+  const back = button('Back', { testid: 'live-back' });
+  const reset = button('Reset browser', { kind: 'danger-outline', testid: 'live-reset' });
+  const capture = integration ? button('Capture now', { kind: 'primary', testid: 'live-capture' }) : null;
+  const form = h('form', { class: 'live-bar' }, back, urlInput, button('Go', { type: 'submit', testid: 'live-go' }));
+  replace(main,
+    pageHeader('Live browser', integration
+      ? `Sign in to ${integration} below, then press "Capture now": Workbench keeps that site's cookies, sealed, for your agent's ${integration} tools.`
+      : 'Your agent\'s browser, live. While you drive it, the agent waits.', control, reset, capture),
+    status, h('div', { class: 'card live' }, form, screen));
+
+  let human = true;
+  let size = { width: 1280, height: 800 };
+  let queue = [];
+  let timer = null;
+
+  const showControl = () => {
+    control.querySelector('span').textContent = human ? 'Give control back' : 'Take control';
+    screen.classList.toggle('live-readonly', !human);
+  };
+
+  const flush = async () => {
+    timer = null;
+    if (!queue.length) return;
+    const commands = queue;
+    queue = [];
+    try {
+      const st = await request('POST', '/api/browser-session/live/input' + q, { commands });
+      if (st && st.url && document.activeElement !== urlInput) urlInput.value = st.url;
+    } catch (err) {
+      replace(status, notice('error', 'The browser did not take that', errorText(err)));
+    }
+  };
+  const send = (cmd) => {
+    if (!human) return;
+    queue.push(cmd);
+    if (!timer) timer = setTimeout(flush, 40);
+  };
+  const at = (e) => {
+    const r = screen.getBoundingClientRect();
+    return { x: Math.max(0, (e.clientX - r.left) * size.width / r.width), y: Math.max(0, (e.clientY - r.top) * size.height / r.height) };
+  };
+
+  screen.addEventListener('click', (e) => { screen.focus(); send({ type: 'click', ...at(e) }); });
+  screen.addEventListener('wheel', (e) => { e.preventDefault(); send({ type: 'wheel', ...at(e), dx: e.deltaX, dy: e.deltaY }); }, { passive: false });
+  screen.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (NAMED_KEYS.has(e.key)) send({ type: 'key', key: e.key });
+    else if (e.key.length === 1) send({ type: 'text', text: e.key });
+    else return;
+    e.preventDefault();
+  });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    let u = urlInput.value.trim();
+    if (u && !/^https?:\/\//i.test(u)) u = 'https://' + u;
+    if (u) send({ type: 'navigate', url: u });
+  });
+  back.addEventListener('click', () => send({ type: 'back' }));
+
+  control.addEventListener('click', () => busy(control, async () => {
+    try {
+      const res = await request('POST', '/api/browser-session/live/control' + q, { human: !human });
+      human = res.human;
+      showControl();
+      replace(status, human ? notice('info', 'You are driving', 'The agent waits until you give control back.')
+        : notice('success', 'Control is back with the agent', 'You are watching. Take control to drive again.'));
+    } catch (err) { ctx.fail(status, err, 'Control did not change'); }
+  }));
+  reset.addEventListener('click', async () => {
+    const ok = await confirmDialog({
+      title: 'Reset the browser?',
+      body: [h('p', {}, 'The browser is closed and its profile wiped: every site you are signed in to there is signed out.')],
+      confirmLabel: 'Reset',
+    });
+    if (!ok) return;
+    await busy(reset, async () => {
+      try {
+        await request('POST', '/api/browser-session/reset');
+        replace(status, notice('success', 'The browser was reset', 'It starts again, empty, in a moment.'));
+      } catch (err) { ctx.fail(status, err, 'The browser was not reset'); }
+    });
+  });
+  if (capture) {
+    capture.addEventListener('click', () => busy(capture, async () => {
+      try {
+        const res = await request('POST', '/api/browser-session/capture', { integration });
+        replace(status, notice('success', `${integration} is connected`, `Workbench stored ${res.cookies} cookie${res.cookies === 1 ? '' : 's'}` +
+          (res.expires_at ? `, usable until ${new Date(res.expires_at).toLocaleString()}.` : '.') + ' Your agent can use it now.'));
+      } catch (err) { ctx.fail(status, err, 'Nothing was captured'); }
+    }));
+  }
+
+  const events = new EventSource('/api/browser-session/live/stream' + q);
+  events.addEventListener('state', (e) => {
+    const st = JSON.parse(e.data);
+    human = !!st.human;
+    showControl();
+    if (document.activeElement !== urlInput) urlInput.value = st.url || '';
+  });
+  events.addEventListener('frame', (e) => {
+    const f = JSON.parse(e.data);
+    if (f.width && f.height) size = { width: f.width, height: f.height };
+    screen.src = 'data:image/jpeg;base64,' + f.data;
+    screen.dataset.frames = String(Number(screen.dataset.frames || 0) + 1);
+  });
+  events.addEventListener('error', () => {
+    if (!ctx.current()) return;
+    replace(status, notice('warning', 'The stream was interrupted', 'Reconnecting… If this lasts, the link may have expired: ask your agent for a new one.'));
+  });
+  events.addEventListener('open', () => { if (ctx.current()) replace(status); });
+  // The stream ends when the person leaves the page (the router gives pages no teardown, so it is
+  // checked); the server then gives control back to the agent.
+  const watch = setInterval(() => {
+    if (!ctx.current()) { events.close(); clearInterval(watch); }
+  }, 500);
+  addEventListener('pagehide', () => events.close(), { once: true });
+}
