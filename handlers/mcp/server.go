@@ -68,10 +68,18 @@ type ToolAnnotations struct {
 	OpenWorldHint   *bool `json:"openWorldHint,omitempty"`
 }
 
-// CallResult is what a tool call returns: one text content block.
+// CallResult is what a tool call returns: one text content block, then an image content block per
+// image (a browser screenshot).
 type CallResult struct {
 	Text    string
 	IsError bool
+	Images  []Image
+}
+
+// Image is an image content block: its MIME type and base64 data.
+type Image struct {
+	MIMEType string
+	Data     string
 }
 
 // ToolSet is what the endpoint serves. Tools is called once, at New: the advertised list is fixed.
@@ -415,13 +423,19 @@ func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *r
 			return errorResponse(req.ID, CodeInternalError, "Internal error while running "+name)
 		}
 		type content struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type     string `json:"type"`
+			Text     string `json:"text,omitempty"`
+			MIMEType string `json:"mimeType,omitempty"`
+			Data     string `json:"data,omitempty"`
+		}
+		blocks := []content{{Type: "text", Text: res.Text}}
+		for _, im := range res.Images {
+			blocks = append(blocks, content{Type: "image", MIMEType: im.MIMEType, Data: im.Data})
 		}
 		return response{JSONRPC: "2.0", ID: req.ID, Result: struct {
 			Content []content `json:"content"`
 			IsError bool      `json:"isError,omitempty"`
-		}{Content: []content{{Type: "text", Text: res.Text}}, IsError: res.IsError}}
+		}{Content: blocks, IsError: res.IsError}}
 	default:
 		return errorResponse(req.ID, CodeMethodNotFound, fmt.Sprintf("Method not found: %s", req.Method))
 	}

@@ -692,13 +692,14 @@ func (s *Session) Page(ctx context.Context) (*rod.Page, error) {
 	if !current {
 		in.page = nil
 		if len(pages) > 0 {
-			pg, err := b.PageFromTarget(pages[0])
+			// Pages are made on the browser without the call's context: they outlive the call.
+			pg, err := in.browser.PageFromTarget(pages[0])
 			if err != nil {
 				return nil, fmt.Errorf("browser: open page: %w", err)
 			}
 			in.page = pg.Context(context.Background())
 		} else {
-			pg, err := b.Page(proto.TargetCreateTarget{URL: "about:blank"})
+			pg, err := in.browser.Page(proto.TargetCreateTarget{URL: "about:blank"})
 			if err != nil {
 				return nil, fmt.Errorf("browser: create page: %w", err)
 			}

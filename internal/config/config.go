@@ -75,6 +75,16 @@ type Config struct {
 	// SignIn is how people sign in to the portal: OpenID providers, allowed domains, the user of the
 	// startup link (signin.go).
 	SignIn SignIn
+
+	// Browser sessions (internal/browser): the Chromium executable (WORKBENCH_CHROMIUM), sessions per
+	// server (BROWSER_MAX_SESSIONS), pages per session (BROWSER_MAX_PAGES), memory per session
+	// (BROWSER_MEMORY_LIMIT_MB; zero: the pool's default), and whether browser_evaluate may run
+	// (BROWSER_ALLOW_EVALUATE).
+	Chromium             string
+	BrowserMaxSessions   int
+	BrowserMaxPages      int
+	BrowserMemoryLimitMB int
+	BrowserAllowEvaluate bool
 }
 
 // Defaults used when a variable is unset.
@@ -87,6 +97,9 @@ const (
 	// max_connections of 100 even with a few replicas.
 	DefaultDatabaseMaxConns    = 20
 	DefaultDatabaseConnMaxIdle = 5 * time.Minute
+	DefaultChromium            = "/usr/bin/chromium"
+	DefaultBrowserMaxSessions  = 8
+	DefaultBrowserMaxPages     = 4
 )
 
 // FromEnv reads the configuration through getenv (os.Getenv in production, a map in tests).
@@ -158,6 +171,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("BROWSER_SESSION_TTL_SECONDS=%q: want whole seconds from 10 to 86400", v)
 		}
 		c.BrowserSessionTTL = time.Duration(n) * time.Second
+	}
+	if err := c.readBrowser(getenv); err != nil {
+		return c, err
 	}
 	if c.BusNATSPrefix == "" {
 		c.BusNATSPrefix = "workbench"
@@ -280,4 +296,44 @@ func redactErr(err error, raw string) string {
 		}
 	}
 	return msg
+}
+
+// readBrowser reads the browser session settings.
+func (c *Config) readBrowser(getenv func(string) string) error {
+	c.Chromium, c.BrowserMaxSessions, c.BrowserMaxPages = DefaultChromium, DefaultBrowserMaxSessions, DefaultBrowserMaxPages
+	if v := strings.TrimSpace(getenv("WORKBENCH_CHROMIUM")); v != "" {
+		if !filepath.IsAbs(v) {
+			return fmt.Errorf("WORKBENCH_CHROMIUM=%q: want the absolute path of the Chromium executable, e.g. /usr/bin/chromium", v)
+		}
+		c.Chromium = v
+	}
+	ints := []struct {
+		name     string
+		min, max int
+		dst      *int
+		unit     string
+	}{
+		{"BROWSER_MAX_SESSIONS", 1, 1000, &c.BrowserMaxSessions, "sessions"},
+		{"BROWSER_MAX_PAGES", 1, 100, &c.BrowserMaxPages, "pages"},
+		{"BROWSER_MEMORY_LIMIT_MB", 64, 65536, &c.BrowserMemoryLimitMB, "MiB"},
+	}
+	for _, f := range ints {
+		v := strings.TrimSpace(getenv(f.name))
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < f.min || n > f.max {
+			return fmt.Errorf("%s=%q: want a whole number of %s from %d to %d", f.name, v, f.unit, f.min, f.max)
+		}
+		*f.dst = n
+	}
+	if v := strings.TrimSpace(getenv("BROWSER_ALLOW_EVALUATE")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("BROWSER_ALLOW_EVALUATE=%q: want true or false", v)
+		}
+		c.BrowserAllowEvaluate = b
+	}
+	return nil
 }

@@ -71,6 +71,22 @@ func TestFromEnv(t *testing.T) {
 			}
 		}},
 		{name: "bad browser ttl", env: map[string]string{"BROWSER_SESSION_TTL_SECONDS": "-1"}, wantErr: "BROWSER_SESSION_TTL_SECONDS"},
+		{name: "browser defaults", env: map[string]string{}, check: func(t *testing.T, c Config) {
+			if c.Chromium != "/usr/bin/chromium" || c.BrowserMaxSessions != 8 || c.BrowserMaxPages != 4 || c.BrowserMemoryLimitMB != 0 || c.BrowserAllowEvaluate {
+				t.Errorf("got %q %d %d %d %v", c.Chromium, c.BrowserMaxSessions, c.BrowserMaxPages, c.BrowserMemoryLimitMB, c.BrowserAllowEvaluate)
+			}
+		}},
+		{name: "browser settings", env: map[string]string{"WORKBENCH_CHROMIUM": "/opt/chromium/chrome", "BROWSER_MAX_SESSIONS": "3",
+			"BROWSER_MAX_PAGES": "2", "BROWSER_MEMORY_LIMIT_MB": "512", "BROWSER_ALLOW_EVALUATE": "true"}, check: func(t *testing.T, c Config) {
+			if c.Chromium != "/opt/chromium/chrome" || c.BrowserMaxSessions != 3 || c.BrowserMaxPages != 2 || c.BrowserMemoryLimitMB != 512 || !c.BrowserAllowEvaluate {
+				t.Errorf("got %q %d %d %d %v", c.Chromium, c.BrowserMaxSessions, c.BrowserMaxPages, c.BrowserMemoryLimitMB, c.BrowserAllowEvaluate)
+			}
+		}},
+		{name: "relative chromium", env: map[string]string{"WORKBENCH_CHROMIUM": "chromium"}, wantErr: "WORKBENCH_CHROMIUM"},
+		{name: "bad max sessions", env: map[string]string{"BROWSER_MAX_SESSIONS": "0"}, wantErr: "BROWSER_MAX_SESSIONS"},
+		{name: "bad max pages", env: map[string]string{"BROWSER_MAX_PAGES": "many"}, wantErr: "BROWSER_MAX_PAGES"},
+		{name: "bad memory limit", env: map[string]string{"BROWSER_MEMORY_LIMIT_MB": "10"}, wantErr: "BROWSER_MEMORY_LIMIT_MB"},
+		{name: "bad allow evaluate", env: map[string]string{"BROWSER_ALLOW_EVALUATE": "sure"}, wantErr: "BROWSER_ALLOW_EVALUATE"},
 		{name: "nats bus", env: map[string]string{"BUS_URL": "nats://127.0.0.1:4222"}, check: func(t *testing.T, c Config) {
 			if c.BusURL != "nats://127.0.0.1:4222" || c.BusNATSPrefix != "workbench" {
 				t.Errorf("got %q, prefix %q", c.BusURL, c.BusNATSPrefix)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/handlers/mcp"
+	"github.com/workbench/workbench/plugins"
 )
 
 // Executions is the execute_tools use case (*executions.Service): it runs the calls and records
@@ -24,10 +25,12 @@ type executionArgs struct {
 	} `json:"executions"`
 }
 
-func (s *Set) executeTools(ctx context.Context, p mcp.Principal, user uuid.UUID, raw json.RawMessage) (any, error) {
+// executeTools runs the executions; an image a tool answers (plugins.Image) is taken out of its
+// result and returned apart, to be sent as MCP image content.
+func (s *Set) executeTools(ctx context.Context, p mcp.Principal, user uuid.UUID, raw json.RawMessage) (any, []mcp.Image, error) {
 	var a executionArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	calls := make([]executions.Call, len(a.Executions))
 	for i, ex := range a.Executions {
@@ -35,10 +38,17 @@ func (s *Set) executeTools(ctx context.Context, p mcp.Principal, user uuid.UUID,
 	}
 	outcomes := s.opts.Executions.Run(ctx, executions.Caller{UserID: user, Via: p.Method, ClientID: p.ClientID}, calls)
 	results := make([]any, len(outcomes))
+	var images []mcp.Image
 	for i, o := range outcomes {
+		if o.Code == "" && !o.Withheld {
+			if rest, im, ok := plugins.ExtractImage(o.Result); ok {
+				o.Result = rest
+				images = append(images, mcp.Image{MIMEType: im.MIMEType, Data: im.Data})
+			}
+		}
 		results[i] = s.entry(o)
 	}
-	return map[string]any{"results": results}, nil
+	return map[string]any{"results": results}, images, nil
 }
 
 // entry is one execution's result entry: {"result": …}, or {"error": …} (NOT_CONNECTED with what to

@@ -107,6 +107,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 		return mcp.CallResult{}, fmt.Errorf("principal has no user id: %w", err)
 	}
 	var out any
+	var images []mcp.Image
 	// A meta-tool that fails on its own answers a failed value: a result with isError set.
 	switch name {
 	case "search_tools":
@@ -114,7 +115,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 	case "get_tool_schema":
 		out, err = s.getToolSchema(args)
 	case "execute_tools":
-		out, err = s.executeTools(ctx, p, user, args)
+		out, images, err = s.executeTools(ctx, p, user, args)
 	case "whoami":
 		out = map[string]string{"id": p.UserID, "email": p.Email}
 	case "list_integrations":
@@ -140,7 +141,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 		return mcp.CallResult{}, err
 	}
 	_, isError := out.(failed)
-	return mcp.CallResult{Text: string(b), IsError: isError}, nil
+	return mcp.CallResult{Text: string(b), IsError: isError, Images: images}, nil
 }
 
 // failed is the answer of a meta-tool that could not do its own work ({"error": message, …}); it

@@ -1,0 +1,38 @@
+// Package browser is the browser use case: each user's browser session (one headless Chromium in the
+// internal/browser pool), the log of its lifecycle, the live-view links, and the nine tools of the
+// built-in "browser" integration.
+//
+// # Sessions and events
+//
+// New builds the pool and appends every change the pool reports to the user's stream
+// (domain/browser): BrowserSessionStarted, BrowserSessionStopped (idle, memory_limit, shutdown,
+// crashed) and BrowserSessionReset. Acquire and Reset answer the pool's refusals as application errors:
+// BROWSER_SESSION_BUSY (CodeConflict) while a spawn or a profile reset is in flight or pending,
+// CodeUnavailable at BROWSER_MAX_SESSIONS. HandOver and TakeBack (the live view) record
+// BrowserControlHandedOver and BrowserControlTakenBack before control changes hands; RecordCapture
+// records BrowserCookiesCaptured.
+//
+// # Tools
+//
+// Integration returns the manifest, schemas and Go handlers that the server registers with
+// plugins.Registry.AddInternal under the reserved name "browser", so no plugin can reach a browser.
+// Every call claims the user's session (capture and the live view resolve the same one), refuses with
+// HUMAN_IN_CONTROL while a person drives it, and runs within a time limit (timeout_ms, default 30s,
+// at most 120s; element lookups wait at most 10s unless timeout_ms is given). A missing element names
+// its selector or ref; a timeout names the limit.
+//
+//   - browser_navigate: http and https only; the host must be, or resolve to, public addresses
+//     (loopback only with WORKBENCH_DEV_ALLOW_LOOPBACK); a navigation or redirect the pool's proxy
+//     refused is answered as refused.
+//   - browser_read: URL, title, visible text, and an accessibility snapshot whose refs (e<backend node
+//     id>) stay valid while the element stays on the page; field values are never shown.
+//   - browser_click, browser_type (the text is never logged), browser_wait (selector, ref or text),
+//     browser_back, browser_screenshot (a PNG as plugins.Image, which execute_tools answers as MCP
+//     image content), browser_evaluate (off unless BROWSER_ALLOW_EVALUATE=true).
+//   - browser_live_url: a signed link (internal/signed, label "browser-live", 5 minutes) to
+//     <SERVER_PUBLIC_URL>/portal/browser/live?t=<token>; OpenLiveToken reads it back, and the portal
+//     must still check that the signed-in user is the one it names.
+//
+// Each call is recorded by execute_tools like any tool run (sizes and digests, never page content);
+// the handler logs the tool, the user and the URL host only.
+package browser
