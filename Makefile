@@ -22,7 +22,7 @@ test:
 	$(GO) vet $(PKGS)
 	$(GO) test $(TESTFLAGS) $(PKGS)
 
-# Benchmarks print their own summary lines (append backend=…, rebuild …, mcp_e2e …, jot_flood …, proxy …); PostgreSQL cases
+# Benchmarks print their own summary lines (append backend=…, rebuild …, mcp_e2e …, jot_flood …, proxy …, browser …); PostgreSQL cases
 # run when WORKBENCH_TEST_POSTGRES_URL is set. The end-to-end MCP benchmark measures each phase for
 # WORKBENCH_BENCH_SECONDS (default 10) and writes CPU, block and mutex profiles of its MCP phase into
 # WORKBENCH_BENCH_PROFILE_DIR when set.
@@ -32,6 +32,7 @@ bench:
 	$(GO) test -run '^$$' -bench BenchmarkMCPEndToEnd -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkMCPUnderJotPasswordFlood -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkProxy -benchtime 1x -count 1 -timeout 10m ./handlers/proxy/
+	$(GO) test -run '^$$' -bench BenchmarkBrowser -benchtime 1x -count 1 -timeout 10m ./app/browser/
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -51,7 +51,7 @@ const form = `<!doctype html><html><head><title>Form</title></head><body>
 <form action="/hello"><label for="name">Name</label><input id="name" name="name" value="old"></form>
 </body></html>`
 
-func site(t *testing.T) *httptest.Server {
+func site(t testing.TB) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, home) })
@@ -68,13 +68,13 @@ func site(t *testing.T) *httptest.Server {
 }
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	svc   *browser.Service
 	store eventstore.Store
 	reg   *plugins.Registry
 }
 
-func newEnv(t *testing.T, o browser.Options) *env {
+func newEnv(t testing.TB, o browser.Options) *env {
 	t.Helper()
 	db := dbtest.OpenSQLite(t)
 	o.Store = db.Store

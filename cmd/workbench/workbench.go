@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/browser"
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/app/executions"
@@ -378,6 +379,8 @@ type services struct {
 	keys        *identity.KeyLookup
 	mcpServer   *mcp.Server
 	app         http.Handler
+	// browser is the users' browser sessions and the browser tools (the live view mounts on it).
+	browser *browser.Service
 }
 
 // buildServices opens the bus and builds every service Serve routes to, starting their background tasks
@@ -454,6 +457,10 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	goRun("jot blob collector", jotService.RunCollector)
+	browserService, err := m.openBrowser(goRun)
+	if err != nil {
+		return err
+	}
 	curlKey := m.deriveKey("curl-session")
 	curlTokens, err := proxy.NewIssuer(curlKey)
 	if err != nil {
@@ -538,7 +545,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	}
 	*s = services{
 		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
-		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app,
+		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app, browser: browserService,
 	}
 	return nil
 }
