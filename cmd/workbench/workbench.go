@@ -43,6 +43,7 @@ import (
 	"github.com/workbench/workbench/handlers"
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
+	browserhttp "github.com/workbench/workbench/handlers/browser"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
@@ -361,6 +362,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	if err := m.buildServices(ctx, bg, goRun, &s); err != nil {
 		return err
 	}
+	s.done = ctx.Done()
 	root, err := m.routes(&s)
 	if err != nil {
 		return err
@@ -381,6 +383,9 @@ type services struct {
 	app         http.Handler
 	// browser is the users' browser sessions and the browser tools (the live view mounts on it).
 	browser *browser.Service
+	// done is closed when Serve's ctx ends: long-lived streams (the live browser view) end then, so
+	// the drain does not wait on them.
+	done <-chan struct{}
 }
 
 // buildServices opens the bus and builds every service Serve routes to, starting their background tasks
@@ -570,6 +575,11 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			jotHandler.Mount(r)
+			// The live view of each user's browser session, its reset, and cookie capture (handlers/browser).
+			browserhttp.Mount(r, browserhttp.Deps{
+				Sessions: sessions, PublicURL: m.Config.ServerPublicURL, Browser: s.browser,
+				Capture: browser.NewCapture(s.browser, creds, nil), Logger: m.Logger, Done: s.done,
+			})
 		},
 	})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	browserdom "github.com/workbench/workbench/domain/browser"
+	"github.com/workbench/workbench/domain/browser"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins"
 )
@@ -110,8 +110,8 @@ func TestCaptureFromALiveLogin(t *testing.T) {
 		if strings.Contains(string(ev.Data), "session-of-ada") || strings.Contains(string(ev.Data), "sid=") {
 			t.Fatalf("the cookie is in the log in clear: %s %s", ev.Type, ev.Data)
 		}
-		if ev.Type == browserdom.TypeCookiesCaptured {
-			var cc browserdom.BrowserCookiesCaptured
+		if ev.Type == browser.TypeCookiesCaptured {
+			var cc browser.BrowserCookiesCaptured
 			if err := json.Unmarshal(ev.Data, &cc); err != nil {
 				t.Fatal(err)
 			}
@@ -174,13 +174,13 @@ func TestBusyWhileAResetWaits(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	recs, err := e.db.Store.Load(e.ctx, browserdom.StreamName(user), 0)
+	recs, err := e.db.Store.Load(e.ctx, browser.StreamName(user), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var resets int
 	for _, r := range recs {
-		if r.Type == browserdom.TypeSessionReset {
+		if r.Type == browser.TypeSessionReset {
 			resets++
 		}
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	browserhttp "github.com/workbench/workbench/handlers/browser"
 	"github.com/workbench/workbench/handlers/websession"
-	ibrowser "github.com/workbench/workbench/internal/browser"
 	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
@@ -38,7 +37,7 @@ func chromium(t testing.TB) string {
 	t.Helper()
 	bin := os.Getenv("WORKBENCH_CHROMIUM")
 	if bin == "" {
-		bin = ibrowser.DefaultBin
+		bin = "/usr/bin/chromium"
 	}
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -173,8 +172,9 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.browser, err = browser.New(browser.Options{Store: e.db.Store, PublicURL: e.srv.URL, LiveKey: bytes.Repeat([]byte("v"), 32),
-		Pool: ibrowser.Config{Bin: bin, DataDir: t.TempDir(), AllowLoopback: true, ReapInterval: -1}})
+	opts := browser.Options{Store: e.db.Store, PublicURL: e.srv.URL, LiveKey: bytes.Repeat([]byte("v"), 32)}
+	opts.Pool.Bin, opts.Pool.DataDir, opts.Pool.AllowLoopback, opts.Pool.ReapInterval = bin, t.TempDir(), true, -1
+	e.browser, err = browser.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	browserdom "github.com/workbench/workbench/domain/browser"
+	"github.com/workbench/workbench/domain/browser"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -96,13 +96,13 @@ func (e *env) humanInControl(user uuid.UUID) bool {
 // controlEvents lists the hand-over and take-back events of the user's browser session stream.
 func (e *env) controlEvents(user uuid.UUID) []string {
 	e.t.Helper()
-	recs, err := e.db.Store.Load(e.ctx, browserdom.StreamName(user), 0)
+	recs, err := e.db.Store.Load(e.ctx, browser.StreamName(user), 0)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	var out []string
 	for _, r := range recs {
-		if r.Type == browserdom.TypeControlHandedOver || r.Type == browserdom.TypeControlTakenBack {
+		if r.Type == browser.TypeControlHandedOver || r.Type == browser.TypeControlTakenBack {
 			out = append(out, r.Type)
 		}
 	}
@@ -187,7 +187,7 @@ func TestLiveViewStreamsAndTakesInput(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	want := []string{browserdom.TypeControlHandedOver, browserdom.TypeControlTakenBack, browserdom.TypeControlHandedOver, browserdom.TypeControlTakenBack}
+	want := []string{browser.TypeControlHandedOver, browser.TypeControlTakenBack, browser.TypeControlHandedOver, browser.TypeControlTakenBack}
 	if got := e.controlEvents(user); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("control events %v, want %v", got, want)
 	}

@@ -64,6 +64,9 @@ type Deps struct {
 	Logger    *slog.Logger
 	// Keepalive is how often an idle stream sends a comment (default 15s).
 	Keepalive time.Duration
+	// Done, when closed, ends every open stream (the server is shutting down: a stream would otherwise
+	// hold the drain until the browser hangs up).
+	Done <-chan struct{}
 }
 
 type routes struct {

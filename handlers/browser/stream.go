@@ -1,10 +1,12 @@
 package browser
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
@@ -29,10 +31,11 @@ type frame struct {
 	Height float64 `json:"height"`
 }
 
-// state is the session's page and who drives it.
+// state is the session's page, whether it is loading, and who drives it.
 type state struct {
-	URL   string `json:"url"`
-	Human bool   `json:"human"`
+	URL     string `json:"url"`
+	Loading bool   `json:"loading"`
+	Human   bool   `json:"human"`
 }
 
 // stream is the SSE stream of the user's browser: "frame" events (frame), "state" events (state)
@@ -72,15 +75,27 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 	}()
 
 	frames := make(chan frame, 1)
-	urls := make(chan string, 1)
-	latest := func(ch chan string, v string) {
+	// The page's navigation state, set by CDP events and read by the loop below when signalled.
+	var navMu sync.Mutex
+	nav := state{}
+	if info, err := page.Info(); err == nil {
+		nav.URL = info.URL
+	}
+	navChanged := make(chan struct{}, 1)
+	setNav := func(f func(*state)) {
+		navMu.Lock()
+		f(&nav)
+		navMu.Unlock()
 		select {
-		case <-ch:
+		case navChanged <- struct{}{}:
 		default:
 		}
-		ch <- v
 	}
-	p := page.Context(ctx)
+	// The CDP subscription lives as long as this stream, which may end before the request's context
+	// does (the server shutting down).
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	p := page.Context(sctx)
 	wait := p.EachEvent(func(e *proto.PageScreencastFrame) {
 		// Acknowledge at once: Chromium sends the next frame only after this one is taken. A frame the
 		// client has not read yet is replaced by the newer one.
@@ -96,8 +111,10 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		frames <- f
 	}, func(e *proto.PageFrameNavigated) {
 		if e.Frame != nil && e.Frame.ParentID == "" {
-			latest(urls, e.Frame.URL)
+			setNav(func(st *state) { st.URL, st.Loading = e.Frame.URL, true })
 		}
+	}, func(*proto.PageLoadEventFired) {
+		setNav(func(st *state) { st.Loading = false })
 	})
 	_ = proto.PageEnable{}.Call(p)
 	if err := (proto.PageStartScreencast{Format: proto.PageStartScreencastFormatJpeg, Quality: ptr(frameQuality),
@@ -108,7 +125,11 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 	done := make(chan struct{})
 	go func() { wait(); close(done) }()
 	defer func() {
-		_ = proto.PageStopScreencast{}.Call(page)
+		// Stopped with a context of its own: the request's may already be gone (the client hung up).
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = proto.PageStopScreencast{}.Call(page.Context(stopCtx))
+		cancel()
+		stop()
 		<-done
 	}()
 
@@ -127,10 +148,10 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		flusher.Flush()
 		return true
 	}
-	cur := state{Human: s.HumanInControl()}
-	if info, err := page.Info(); err == nil {
-		cur.URL = info.URL
-	}
+	navMu.Lock()
+	cur := nav
+	navMu.Unlock()
+	cur.Human = s.HumanInControl()
 	if !send("state", cur) {
 		return
 	}
@@ -142,6 +163,8 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		select {
 		case <-ctx.Done():
 			return
+		case <-h.Done:
+			return
 		case <-done:
 			// The page went away (closed, crashed, the session stopped): the client reconnects.
 			return
@@ -149,9 +172,13 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 			if !send("frame", f) {
 				return
 			}
-		case u := <-urls:
-			if u != cur.URL {
-				cur.URL = u
+		case <-navChanged:
+			navMu.Lock()
+			next := nav
+			navMu.Unlock()
+			next.Human = cur.Human
+			if next != cur {
+				cur = next
 				if !send("state", cur) {
 					return
 				}

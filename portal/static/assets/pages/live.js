@@ -65,9 +65,15 @@ export async function render(ctx, main) {
     queue.push(cmd);
     if (!timer) timer = setTimeout(flush, 40);
   };
+  // at maps a pointer event on the screen to the session's viewport: the frame is drawn scaled to fit
+  // (object-fit: contain), centred, so the bars around it are not part of the page.
   const at = (e) => {
     const r = screen.getBoundingClientRect();
-    return { x: Math.max(0, (e.clientX - r.left) * size.width / r.width), y: Math.max(0, (e.clientY - r.top) * size.height / r.height) };
+    const scale = Math.min(r.width / size.width, r.height / size.height) || 1;
+    const left = r.left + (r.width - size.width * scale) / 2;
+    const top = r.top + (r.height - size.height * scale) / 2;
+    const clamp = (v, max) => Math.min(Math.max(0, v), max);
+    return { x: clamp((e.clientX - left) / scale, size.width), y: clamp((e.clientY - top) / scale, size.height) };
   };
 
   screen.addEventListener('click', (e) => { screen.focus(); send({ type: 'click', ...at(e) }); });
@@ -126,6 +132,8 @@ export async function render(ctx, main) {
     human = !!st.human;
     showControl();
     if (document.activeElement !== urlInput) urlInput.value = st.url || '';
+    urlInput.dataset.loading = st.loading ? 'true' : 'false';
+    screen.setAttribute('aria-busy', st.loading ? 'true' : 'false');
   });
   events.addEventListener('frame', (e) => {
     const f = JSON.parse(e.data);
