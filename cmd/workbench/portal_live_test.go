@@ -21,6 +21,8 @@ import (
 
 	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/workbench/workbench/eventstore"
 )
 
 // cookieSite is the target service of the cookie integration, on 127.0.0.1.
@@ -212,5 +214,24 @@ func TestLiveViewInThePortal(t *testing.T) {
 	}
 	if n := len(srv.events(t, "browser.cookies_captured")); n != 1 {
 		t.Fatalf("%d captures recorded, want 1", n)
+	}
+
+	// Reset from the live view: the view itself holds the browser, so the reset waits for it (BUSY);
+	// the page lets go, the profile is wiped, and the view comes back on a fresh, empty browser. The
+	// captured bundle is the connection's and stays.
+	tb.click(`[data-testid=live-reset]`, "")
+	tb.click(`[data-testid=dialog-confirm]`, "")
+	tb.el(`.notice`, `Resetting the browser|The browser was reset`)
+	srv.eventsUntil(t, "browser.session_reset", func(evs []eventstore.Envelope) bool { return len(evs) == 1 })
+	deadline = time.Now().Add(time.Minute)
+	for tb.value(`[data-testid=live-url]`) != "about:blank" {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the reset the view shows %q, want a fresh about:blank", tb.value(`[data-testid=live-url]`))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	call(t, cs, "execute_tools", map[string]any{"executions": []any{ex("intranet_me", nil)}}, &after)
+	if _, ok := after.Results[0]["result"]; !ok {
+		t.Fatalf("intranet_me after the reset: %s", after.Results[0])
 	}
 }

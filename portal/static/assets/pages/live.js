@@ -113,7 +113,14 @@ export async function render(ctx, main) {
       try {
         await request('POST', '/api/browser-session/reset');
         replace(status, notice('success', 'The browser was reset', 'It starts again, empty, in a moment.'));
-      } catch (err) { ctx.fail(status, err, 'The browser was not reset'); }
+      } catch (err) {
+        if (err.code !== 'BROWSER_SESSION_BUSY') { ctx.fail(status, err, 'The browser was not reset'); return; }
+        // This view (and perhaps a tool call of the agent) holds the browser: the reset waits for it to
+        // be let go. Let go, and come back once the browser has restarted.
+        disconnect();
+        replace(status, notice('info', 'Resetting the browser', 'It restarts, empty, as soon as nothing else is using it.'));
+        retry(1000);
+      }
     });
   });
   if (capture) {
@@ -126,30 +133,49 @@ export async function render(ctx, main) {
     }));
   }
 
-  const events = new EventSource('/api/browser-session/live/stream' + q);
-  events.addEventListener('state', (e) => {
-    const st = JSON.parse(e.data);
-    human = !!st.human;
-    showControl();
-    if (document.activeElement !== urlInput) urlInput.value = st.url || '';
-    urlInput.dataset.loading = st.loading ? 'true' : 'false';
-    screen.setAttribute('aria-busy', st.loading ? 'true' : 'false');
-  });
-  events.addEventListener('frame', (e) => {
-    const f = JSON.parse(e.data);
-    if (f.width && f.height) size = { width: f.width, height: f.height };
-    screen.src = 'data:image/jpeg;base64,' + f.data;
-    screen.dataset.frames = String(Number(screen.dataset.frames || 0) + 1);
-  });
-  events.addEventListener('error', () => {
-    if (!ctx.current()) return;
-    replace(status, notice('warning', 'The stream was interrupted', 'Reconnecting… If this lasts, the link may have expired: ask your agent for a new one.'));
-  });
-  events.addEventListener('open', () => { if (ctx.current()) replace(status); });
+  // The stream: reconnected by hand, since a refused stream (the browser starting or being reset, 409)
+  // is closed for good by EventSource.
+  let events = null;
+  let pending = null;
+  let interrupted = false;
+  const disconnect = () => { if (events) { events.close(); events = null; } clearTimeout(pending); };
+  const retry = (ms) => { clearTimeout(pending); pending = setTimeout(() => { if (ctx.current()) connect(); }, ms); };
+  const connect = () => {
+    disconnect();
+    const es = new EventSource('/api/browser-session/live/stream' + q);
+    events = es;
+    es.addEventListener('state', (e) => {
+      const st = JSON.parse(e.data);
+      human = !!st.human;
+      showControl();
+      if (document.activeElement !== urlInput) urlInput.value = st.url || '';
+      urlInput.dataset.loading = st.loading ? 'true' : 'false';
+      screen.setAttribute('aria-busy', st.loading ? 'true' : 'false');
+    });
+    es.addEventListener('frame', (e) => {
+      const f = JSON.parse(e.data);
+      if (f.width && f.height) size = { width: f.width, height: f.height };
+      screen.src = 'data:image/jpeg;base64,' + f.data;
+      screen.dataset.frames = String(Number(screen.dataset.frames || 0) + 1);
+    });
+    es.addEventListener('open', () => {
+      if (interrupted && ctx.current()) replace(status);
+      interrupted = false;
+    });
+    es.addEventListener('error', () => {
+      if (!ctx.current() || events !== es) return;
+      if (!interrupted) {
+        interrupted = true;
+        replace(status, notice('warning', 'The stream was interrupted', 'Reconnecting… If this lasts, the link may have expired: ask your agent for a new one.'));
+      }
+      if (es.readyState === EventSource.CLOSED) retry(2000);
+    });
+  };
+  connect();
   // The stream ends when the person leaves the page (the router gives pages no teardown, so it is
   // checked); the server then gives control back to the agent.
   const watch = setInterval(() => {
-    if (!ctx.current()) { events.close(); clearInterval(watch); }
+    if (!ctx.current()) { disconnect(); clearInterval(watch); }
   }, 500);
-  addEventListener('pagehide', () => events.close(), { once: true });
+  addEventListener('pagehide', disconnect, { once: true });
 }
