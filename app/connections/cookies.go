@@ -81,7 +81,7 @@ func keepCookies(in *plugins.Integration, cookies []Cookie, now time.Time) ([]Co
 	sessionCookie := false
 	var latest time.Time
 	for _, c := range cookies {
-		if !CookieDomainDeclared(in, c.Domain) {
+		if !cookieDomainDeclared(in, c.Domain) {
 			continue
 		}
 		if !c.Expires.IsZero() && !now.Before(c.Expires) {
@@ -122,9 +122,9 @@ func keepCookies(in *plugins.Integration, cookies []Cookie, now time.Time) ([]Co
 	return kept, latest, nil
 }
 
-// CookieDomainDeclared reports whether a cookie of domain d (a leading dot ignored) belongs to one of
+// cookieDomainDeclared reports whether a cookie of domain d (a leading dot ignored) belongs to one of
 // the integration's declared cookie domains: the domain itself or a subdomain of it.
-func CookieDomainDeclared(in *plugins.Integration, d string) bool {
+func cookieDomainDeclared(in *plugins.Integration, d string) bool {
 	if in.Auth.Cookie == nil {
 		return false
 	}
