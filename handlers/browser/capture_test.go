@@ -58,7 +58,8 @@ func TestCaptureFromALiveLogin(t *testing.T) {
 		t.Fatalf("connect: %+v %v", started, err)
 	}
 	q := c.liveQuery("intranet")
-	if _, st := c.stream(q); st != http.StatusOK {
+	stream, st := c.stream(q)
+	if st != http.StatusOK {
 		t.Fatalf("stream: %d", st)
 	}
 	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": []map[string]any{
@@ -69,6 +70,7 @@ func TestCaptureFromALiveLogin(t *testing.T) {
 	}}, nil); st != http.StatusOK {
 		t.Fatalf("sign in: %d", st)
 	}
+	stream.loaded(t, e.site.srv.URL+"/home") // the form was posted, and the page it led to has loaded
 	if got := e.pageText(user, "#hello"); got != "Hello, ada" {
 		t.Fatalf("after signing in the page says %q", got)
 	}

@@ -90,7 +90,14 @@ func newSite(t *testing.T) *site {
 			return
 		}
 		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "session-of-" + user, Path: "/", MaxAge: 3600, HttpOnly: true})
-		fmt.Fprintf(w, "<!doctype html><title>Home</title><p id=hello>Hello, %s</p>", strings.ReplaceAll(user, "<", ""))
+		http.Redirect(w, r, "/home", http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET /home", func(w http.ResponseWriter, r *http.Request) {
+		name := "nobody"
+		if c, err := r.Cookie("sid"); err == nil {
+			name = strings.TrimPrefix(c.Value, "session-of-")
+		}
+		fmt.Fprintf(w, "<!doctype html><title>Home</title><p id=hello>Hello, %s</p>", strings.ReplaceAll(name, "<", ""))
 	})
 	mux.HandleFunc("/api/me", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -330,6 +337,23 @@ func (c *client) stream(q string) (*sse, int) {
 func (s *sse) close() {
 	s.cancel()
 	s.resp.Body.Close()
+}
+
+// loaded waits for a state event saying the page at u has loaded.
+func (s *sse) loaded(t *testing.T, u string) {
+	t.Helper()
+	for {
+		var st struct {
+			URL     string `json:"url"`
+			Loading bool   `json:"loading"`
+		}
+		if err := json.Unmarshal([]byte(s.next(t, "state").data), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.URL == u && !st.Loading {
+			return
+		}
+	}
 }
 
 // next returns the next event named name, skipping others, within a minute.
