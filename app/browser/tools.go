@@ -185,6 +185,7 @@ func (s *Service) tool(name string, work func(*call) (any, error)) plugins.Handl
 			return nil, c.fail(err)
 		}
 		out, err := work(c)
+		plugins.NoteTarget(ctx, c.host)
 		if err != nil {
 			return nil, c.fail(err)
 		}
@@ -381,19 +382,61 @@ func (c *call) click() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := el.Click(proto.InputMouseButtonLeft, 1); err != nil {
+	if err := c.act(func() error { return el.Click(proto.InputMouseButtonLeft, 1) }); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, toolError(domain.CodeUnavailable, c.tool, "%s did not become clickable within %s (the call's time limit)", c.target(), c.limit)
+			return nil, toolError(domain.CodeUnavailable, c.tool, "%s did not become clickable, or its page did not load, within %s (the call's time limit)", c.target(), c.limit)
 		}
 		return nil, err
 	}
-	_ = c.page.Context(c.ctx).WaitLoad()
 	st, err := c.state()
 	if err != nil {
 		return nil, err
 	}
 	st["clicked"] = c.target()
 	return st, nil
+}
+
+// navGrace is how long after a click or an Enter a navigation of the page must have started for the
+// tool to wait for it to load.
+const navGrace = 300 * time.Millisecond
+
+// act runs an action that may start a navigation (a click on a link, Enter in a form). When the main
+// frame starts loading within navGrace of it, act waits for the load, within the call's time limit, so
+// the tool answers the new page's URL and title rather than a page half gone.
+func (c *call) act(do func() error) error {
+	evCtx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	started, loaded := make(chan struct{}, 1), make(chan struct{}, 1)
+	signal := func(ch chan struct{}) {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	wait := c.page.Context(evCtx).EachEvent(func(e *proto.PageFrameStartedLoading) {
+		if e.FrameID == c.page.FrameID {
+			signal(started)
+		}
+	}, func(*proto.PageLoadEventFired) { signal(loaded) })
+	go wait()
+	if err := do(); err != nil {
+		return err
+	}
+	grace := time.NewTimer(navGrace)
+	defer grace.Stop()
+	select {
+	case <-started:
+	case <-grace.C:
+		return nil
+	case <-c.ctx.Done():
+		return c.ctx.Err()
+	}
+	select {
+	case <-loaded:
+		return nil
+	case <-c.ctx.Done():
+		return c.ctx.Err()
+	}
 }
 
 func (c *call) typeText() (any, error) {
@@ -416,10 +459,9 @@ func (c *call) typeText() (any, error) {
 		return nil, err
 	}
 	if c.a.Submit {
-		if err := c.page.Keyboard.Type(input.Enter); err != nil {
+		if err := c.act(func() error { return c.page.Keyboard.Type(input.Enter) }); err != nil {
 			return nil, err
 		}
-		_ = c.page.Context(c.ctx).WaitLoad()
 	}
 	st, err := c.state()
 	if err != nil {

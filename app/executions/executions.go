@@ -174,7 +174,9 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 		UserID: caller.UserID.String(), Injector: access.Injector, GetToken: access.GetToken, Credential: access.Credential,
 		Logger: s.log, Transport: s.opts.Transport,
 	})
-	result, err := s.opts.Registry.Execute(ctx, t, rc, validated)
+	noted, note := plugins.WithAuditNote(ctx)
+	result, err := s.opts.Registry.Execute(noted, t, rc, validated)
+	rec.Target = note.Target()
 	if err != nil {
 		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: safeMessage(err)})
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,6 +97,17 @@ func TestBrowserToolsEndToEnd(t *testing.T) {
 	audited := srv.settledEvents(t, "execution.tool_executed", 3)
 	if len(audited) != 3 {
 		t.Fatalf("%d tool executions recorded, want 3", len(audited))
+	}
+	// The record names the host reached, never the page or the URL's path.
+	host := strings.TrimPrefix(page.URL, "http://")
+	for _, ev := range audited {
+		var rec struct {
+			Tool   string `json:"tool"`
+			Target string `json:"target"`
+		}
+		if err := json.Unmarshal(ev.Data, &rec); err != nil || rec.Target != host || strings.Contains(string(ev.Data), "Served locally") {
+			t.Errorf("audit record of %s: %s", rec.Tool, ev.Data)
+		}
 	}
 	started := srv.events(t, "browser.session_started")
 	if len(started) != 1 {

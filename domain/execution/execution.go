@@ -46,6 +46,10 @@ type ToolExecuted struct {
 	ResultSize        int       `json:"result_size"`
 	ResultSHA256      string    `json:"result_sha256,omitempty"`
 	At                time.Time `json:"at"`
+
+	// Target is the host the call reached when its tool reports one (a browser tool's URL host); never
+	// a path or content.
+	Target string `json:"target,omitempty"`
 }
 
 // EventType implements domain.Event.

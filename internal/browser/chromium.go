@@ -32,8 +32,10 @@ type instance struct {
 	guard   *guard
 	stderr  *tail
 
+	pageMu sync.Mutex // held while the current page is found or made
+	page   *rod.Page
+
 	mu      sync.Mutex
-	page    *rod.Page
 	stopped bool // stop was called: an exit is not a crash
 }
 
@@ -111,7 +113,7 @@ func (t *tail) String() string {
 // start launches Chromium on profile behind g and connects to it.
 func start(ctx context.Context, bin, profile string, g *guard) (*instance, error) {
 	cmd := exec.Command(bin, launchArgs(profile, g.addr(), os.Geteuid() == 0)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = procAttr()
 	cmd.Env = append(os.Environ(), "HOME="+profile)
 	st := newTail()
 	cmd.Stdout = st

@@ -22,7 +22,10 @@
 // launcher only formats its flags, and the process is started here, so no browser is ever downloaded.
 // Each Chromium leads its own process group. Stopping one asks it to close over CDP (it flushes the
 // profile's cookies and ends its children), then kills the group and waits until the leader is reaped
-// and no process of the group is left; Close does so for every session.
+// and no process of the group is left; Close does so for every session. So that the renderers of a
+// killed Chromium are reaped even under an init that never reaps (a container's PID 1), the first spawn
+// makes this process a child subreaper (Linux, prctl PR_SET_CHILD_SUBREAPER): orphans of its descendants are
+// reparented here, and the pool reaps those of its Chromiums and their crash handlers.
 //
 // # Containment
 //

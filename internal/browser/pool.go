@@ -122,8 +122,10 @@ type Pool struct {
 	users  map[string]*entry
 	closed bool
 
-	// beforeStart, when set (tests), runs at the start of every spawn, outside the lock.
+	// beforeStart and beforeWipe, when set (tests), run at the start of every spawn and before a reset
+	// wipes a profile, outside the lock.
 	beforeStart func(userID string)
+	beforeWipe  func(userID string)
 
 	quit     chan struct{}
 	reaperWG sync.WaitGroup
@@ -190,7 +192,6 @@ func NewPool(cfg Config) (*Pool, error) {
 	if err := os.Chmod(filepath.Join(cfg.DataDir, "browser"), 0o700); err != nil {
 		return nil, fmt.Errorf("browser: profile directory: %w", err)
 	}
-	subreaper()
 	p := &Pool{cfg: cfg, log: log, users: map[string]*entry{}, quit: make(chan struct{})}
 	if cfg.ReapInterval > 0 {
 		p.reaperWG.Add(1)
@@ -321,6 +322,7 @@ func (p *Pool) launch(ctx context.Context, e *entry) (*instance, error) {
 	if p.beforeStart != nil {
 		p.beforeStart(e.userID)
 	}
+	subreaper()
 	if err := os.MkdirAll(e.profile, 0o700); err != nil {
 		return nil, fmt.Errorf("browser: create profile: %w", err)
 	}
@@ -416,6 +418,9 @@ func (p *Pool) reset(ctx context.Context, e *entry) error {
 	if inst != nil {
 		pid = inst.pid
 		inst.stop(3 * time.Second)
+	}
+	if p.beforeWipe != nil {
+		p.beforeWipe(e.userID)
 	}
 	err := os.RemoveAll(e.profile)
 	p.mu.Lock()
@@ -576,8 +581,9 @@ func (p *Pool) Close() error {
 	wg.Wait()
 	// Spawns, stops and resets in flight finish (a spawn that completes after closed stops its Chromium).
 	p.work.Wait()
-	// Chromium's crash handlers exit on their own once their browser is gone: reap them.
-	for range 300 {
+	// Chromium's crash handlers exit on their own once their browser is gone: reap them (waiting at
+	// most a second: a handler of a Chromium started by other code of this process may outlive us).
+	for range 100 {
 		sweepZombies()
 		if len(chromiumChildren()) == 0 {
 			break
@@ -668,8 +674,8 @@ func (s *Session) Page(ctx context.Context) (*rod.Page, error) {
 	if !in.alive() {
 		return nil, errNotRunning
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
+	in.pageMu.Lock()
+	defer in.pageMu.Unlock()
 	b := in.browser.Context(ctx)
 	targets, err := proto.TargetGetTargets{}.Call(b)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-rod/rod/lib/proto"
 )
 
 // chromium returns the machine's Chromium, skipping (failing under CI=true) when there is none.
@@ -329,11 +331,62 @@ func TestBusyLimitIsolation(t *testing.T) {
 	if alice.PID() == bob.PID() {
 		t.Fatal("two users share one Chromium")
 	}
+
+	// Pages over MaxPages (default 4) are closed, the one the tools drive kept.
+	current, err := bob.Page(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, err := bob.Browser().Page(proto.TargetCreateTarget{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := bob.Page(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.TargetID != current.TargetID {
+		t.Fatal("the current page changed when extra pages were closed")
+	}
+	// Closing a target is asynchronous: wait for Chromium to list the pages left.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		pages, err := bob.Browser().Pages()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pages) == DefaultMaxPages {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pages open after the limit was applied, want %d", len(pages), DefaultMaxPages)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	pids := []int{alice.PID(), bob.PID()}
+
+	// BUSY while a reset runs: for Acquire and for another Reset.
+	alice.Release()
+	wiping, wiped := make(chan struct{}), make(chan struct{})
+	p.beforeWipe = func(string) { close(wiping); <-wiped }
+	resetc := make(chan error, 1)
+	go func() { resetc <- p.Reset(ctx, "alice") }()
+	<-wiping
+	if _, err := p.Acquire(ctx, "alice"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("acquire during a reset: %v, want ErrBusy", err)
+	}
+	if err := p.Reset(ctx, "alice"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("reset during a reset: %v, want ErrBusy", err)
+	}
+	close(wiped)
+	if err := <-resetc; err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t, EventReset, "alice", "")
+
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rec.wait(t, EventStopped, "alice", ReasonShutdown)
 	rec.wait(t, EventStopped, "bob", ReasonShutdown)
 	noProcessLeft(t, pids...)
 	if left := chromiumChildren(); len(left) > 0 {
@@ -348,7 +401,7 @@ func TestContainment(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("loopback refused by default", func(t *testing.T) {
-		p, _ := newTestPool(t, Config{})
+		p, rec := newTestPool(t, Config{})
 		s, err := p.Acquire(ctx, "dave")
 		if err != nil {
 			t.Fatal(err)
@@ -362,6 +415,15 @@ func TestContainment(t *testing.T) {
 		if len(refused) == 0 || hostOnly(refused[0].Host) != "127.0.0.1" {
 			t.Fatalf("refusals: %+v", refused)
 		}
+
+		// Over its memory limit, the session is closed at the next check, claimed or not.
+		p.cfg.MemoryLimitBytes = 1 << 20
+		pid := s.PID()
+		p.Reap()
+		if ev := rec.wait(t, EventStopped, "dave", ReasonMemoryLimit); ev.MemoryBytes <= 1<<20 {
+			t.Fatalf("stopped for memory at %d bytes", ev.MemoryBytes)
+		}
+		noProcessLeft(t, pid)
 	})
 	t.Run("metadata refused always", func(t *testing.T) {
 		p, _ := newTestPool(t, Config{AllowLoopback: true})

@@ -141,7 +141,21 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
+	// Flushed as it arrives: a streamed response (server-sent events, long polls) must not wait in a buffer.
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // hopHeaders are connection-level headers a proxy does not forward.

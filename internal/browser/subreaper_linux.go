@@ -12,6 +12,11 @@ import (
 
 var subreaperOnce sync.Once
 
+// procAttr starts Chromium as the leader of its own process group, killed if this process dies.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
 // subreaper makes this process the child subreaper of its descendants (prctl PR_SET_CHILD_SUBREAPER):
 // when a Chromium dies, its renderers are reparented here rather than to PID 1, so instance.kill can
 // reap them. Containers whose init never reaps would otherwise collect a zombie per renderer.
@@ -22,8 +27,9 @@ func subreaper() {
 	})
 }
 
-// chromiumChildren lists this process's children that are Chromium's (the crash handler Chromium starts
-// in a session of its own ends up here once its parent exits): pid and whether it is a zombie.
+// chromiumChildren lists this process's children that are Chromium crash handlers (Chromium starts one
+// in a session of its own; it ends up here once its parent exits, and exits itself soon after its
+// browser): pid and whether it is a zombie.
 func chromiumChildren() map[int]bool {
 	self := os.Getpid()
 	entries, err := os.ReadDir("/proc")
@@ -46,7 +52,7 @@ func chromiumChildren() map[int]bool {
 		}
 		comm := string(b[open+1 : end])
 		fields := strings.Fields(string(b[end+1:]))
-		if len(fields) < 2 || !strings.HasPrefix(comm, "chrom") {
+		if len(fields) < 2 || !strings.HasPrefix(comm, "chrome_crashpad") {
 			continue
 		}
 		if ppid, err := strconv.Atoi(fields[1]); err == nil && ppid == self {
@@ -56,7 +62,7 @@ func chromiumChildren() map[int]bool {
 	return out
 }
 
-// sweepZombies reaps the Chromium children of this process that have exited.
+// sweepZombies reaps the crash handlers of this process's Chromiums that have exited.
 func sweepZombies() {
 	for pid, zombie := range chromiumChildren() {
 		if zombie {
