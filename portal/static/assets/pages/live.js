@@ -6,7 +6,7 @@
 // With ?integration= (a cookie integration's connect link) "Capture now" stores that integration's
 // cookies once the person has signed in to it here.
 
-import { request } from '../api.js';
+import { api, request } from '../api.js';
 import { h, replace, notice, errorText, button, busy, confirmDialog, pageHeader } from '../dom.js';
 
 export const title = 'Live browser';
@@ -16,9 +16,29 @@ const NAMED_KEYS = new Set(['Enter', 'Tab', 'Backspace', 'Escape', 'Delete', 'Ar
 
 export async function render(ctx, main) {
   const params = new URLSearchParams(location.search);
-  const token = params.get('t') || '';
+  let token = params.get('t') || '';
   const integration = params.get('integration') || '';
-  const q = '?t=' + encodeURIComponent(token);
+  let q = '?t=' + encodeURIComponent(token);
+  // A live link is short-lived. Once it has opened this person's own browser (the server checked it
+  // against their session), an expired one is replaced by a fresh link minted for the same session.
+  let opened = false;
+  const renew = async () => {
+    const minted = await api.liveURL(integration);
+    const u = new URL(minted.url, location.href);
+    token = u.searchParams.get('t') || '';
+    q = '?t=' + encodeURIComponent(token);
+    history.replaceState(null, '', u.pathname + u.search);
+  };
+  // live sends a request of the view, renewing the link once if it has expired.
+  const live = async (path, body) => {
+    try {
+      return await request('POST', path + q, body);
+    } catch (err) {
+      if (err.code !== 'INVALID_LINK' || !opened) throw err;
+      await renew();
+      return request('POST', path + q, body);
+    }
+  };
   const status = h('div', { class: 'live-status', 'data-testid': 'live-status' });
   if (!token) {
     replace(main, pageHeader('Live browser'), notice('error', 'This link is incomplete', 'Open the whole link you were given, or ask your agent for a new one.'));
@@ -54,7 +74,7 @@ export async function render(ctx, main) {
     const commands = queue;
     queue = [];
     try {
-      const st = await request('POST', '/api/browser-session/live/input' + q, { commands });
+      const st = await live('/api/browser-session/live/input', { commands });
       if (st && st.url && document.activeElement !== urlInput) urlInput.value = st.url;
     } catch (err) {
       replace(status, notice('error', 'The browser did not take that', errorText(err)));
@@ -95,7 +115,7 @@ export async function render(ctx, main) {
 
   control.addEventListener('click', () => busy(control, async () => {
     try {
-      const res = await request('POST', '/api/browser-session/live/control' + q, { human: !human });
+      const res = await live('/api/browser-session/live/control', { human: !human });
       human = res.human;
       showControl();
       replace(status, human ? notice('info', 'You are driving', 'The agent waits until you give control back.')
@@ -159,6 +179,7 @@ export async function render(ctx, main) {
       screen.dataset.frames = String(Number(screen.dataset.frames || 0) + 1);
     });
     es.addEventListener('open', () => {
+      opened = true;
       if (interrupted && ctx.current()) replace(status);
       interrupted = false;
     });
@@ -168,7 +189,11 @@ export async function render(ctx, main) {
         interrupted = true;
         replace(status, notice('warning', 'The stream was interrupted', 'Reconnecting… If this lasts, the link may have expired: ask your agent for a new one.'));
       }
-      if (es.readyState === EventSource.CLOSED) retry(2000);
+      if (es.readyState !== EventSource.CLOSED) return;
+      // Refused: the browser is starting or being reset, or the link has expired. A fresh link is asked
+      // for (it also answers BUSY while the browser is not ready); failing that, try again shortly.
+      if (opened) renew().then(() => retry(0), () => retry(2000));
+      else retry(2000);
     });
   };
   connect();
