@@ -128,6 +128,7 @@ func (h *routes) input(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 			return
 		}
 	}
+	defer h.inputTurn(user)()
 	s, ok := h.acquire(w, r, user, http.StatusConflict)
 	if !ok {
 		return

@@ -74,7 +74,15 @@ type routes struct {
 	origin string
 
 	mu      sync.Mutex
-	streams map[uuid.UUID]int // open live streams per user
+	streams map[uuid.UUID]int        // open live streams per user
+	inputs  map[uuid.UUID]*inputTurn // the batch of input each user's browser is running
+}
+
+// inputTurn serialises a user's input batches: two tabs (or one page's overlapping requests) never
+// interleave their commands.
+type inputTurn struct {
+	sync.Mutex
+	waiters int
 }
 
 // Mount adds the routes to r.
@@ -85,7 +93,7 @@ func Mount(r chi.Router, d Deps) {
 	if d.Keepalive <= 0 {
 		d.Keepalive = 15 * time.Second
 	}
-	h := &routes{Deps: d, origin: originOf(d.PublicURL), streams: map[uuid.UUID]int{}}
+	h := &routes{Deps: d, origin: originOf(d.PublicURL), streams: map[uuid.UUID]int{}, inputs: map[uuid.UUID]*inputTurn{}}
 	r.Post("/api/browser-session/live-url", h.portal(h.liveURL))
 	r.Post("/api/browser-session/reset", h.portal(h.reset))
 	r.Post("/api/browser-session/capture", h.portal(h.capture))
@@ -303,6 +311,27 @@ func (h *routes) closeStream(user uuid.UUID) int {
 		delete(h.streams, user)
 	}
 	return n
+}
+
+// inputTurn takes the user's input turn; the returned function gives it up.
+func (h *routes) inputTurn(user uuid.UUID) func() {
+	h.mu.Lock()
+	t := h.inputs[user]
+	if t == nil {
+		t = &inputTurn{}
+		h.inputs[user] = t
+	}
+	t.waiters++
+	h.mu.Unlock()
+	t.Lock()
+	return func() {
+		t.Unlock()
+		h.mu.Lock()
+		if t.waiters--; t.waiters == 0 {
+			delete(h.inputs, user)
+		}
+		h.mu.Unlock()
+	}
 }
 
 // detached is a context for the work that must finish after the request has gone (giving control

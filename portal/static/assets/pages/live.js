@@ -68,9 +68,13 @@ export async function render(ctx, main) {
     screen.classList.toggle('live-readonly', !human);
   };
 
+  // Input goes up in batches, one request at a time, so the browser gets it in the order it was made
+  // (a click that focuses a field before the keys typed into it).
+  let sending = false;
   const flush = async () => {
     timer = null;
-    if (!queue.length) return;
+    if (sending || !queue.length) return;
+    sending = true;
     const commands = queue;
     queue = [];
     try {
@@ -78,6 +82,9 @@ export async function render(ctx, main) {
       if (st && st.url && document.activeElement !== urlInput) urlInput.value = st.url;
     } catch (err) {
       replace(status, notice('error', 'The browser did not take that', errorText(err)));
+    } finally {
+      sending = false;
+      if (queue.length && !timer) timer = setTimeout(flush, 0);
     }
   };
   const send = (cmd) => {
