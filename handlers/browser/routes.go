@@ -54,7 +54,7 @@ type Capturer interface {
 	Capture(ctx context.Context, user uuid.UUID, integration string) (connections.CookieBundle, error)
 }
 
-// Deps is what the routes need; all are required.
+// Deps is what the routes need; Sessions, PublicURL, Browser and Capture are required.
 type Deps struct {
 	Sessions Sessions
 	// PublicURL is SERVER_PUBLIC_URL; its origin is the only one the routes accept.
