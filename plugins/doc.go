@@ -70,6 +70,8 @@
 //	                                    // map of literals); see "Checking an API key" below
 //	    },
 //	    "cookie": {"domains": ["example.com"]}
+//	                                    // the sites whose cookies a capture keeps; see "Cookie
+//	                                    // integrations" below
 //	  }
 //	}
 //
@@ -106,6 +108,24 @@
 // credentials; any other type is refused at connect. A rotated token is refreshed with its own
 // refresh token (Slack answers the new token at the top level with its type), and the other token is
 // kept as it was; the connection's expiry is the injected token's.
+//
+// # Cookie integrations
+//
+// A service with no usable OAuth app or API key can still be reached with the session its website
+// keeps in cookies. auth.mode "cookie" with auth.cookie.domains names the sites that session lives
+// on: each entry is a domain name (no scheme, port or path), and covers its subdomains too
+// ("reddit.com" keeps the cookies of .reddit.com and www.reddit.com). connect() of such an
+// integration returns a workbench link like any other; once the person who opens it is signed in to
+// the portal as the account the link was made for, it opens the live view of their browser session,
+// where they sign in to the service and press "Capture now" (or the portal's "Sign in live" on the
+// integration's card). The capture reads the browser profile's cookies and keeps only the unexpired
+// ones of the declared domains, sealed like any credential; the rest of the jar is never stored. The
+// integration counts as connected while at least one kept cookie is unexpired (a session cookie,
+// without an expiry, counts as unexpired until a new capture replaces it), and its tool calls then
+// carry, on every request to a host of a declared domain, a Cookie header with the kept cookies of
+// that host (Secure ones on https only); once the last cookie has expired they answer NOT_CONNECTED
+// and the person captures again. Declare the domains the API's base_url lives on: a cookie of another
+// domain is never sent. plugins/examples/reddit-web is a complete example.
 //
 // # Checking an API key
 //

@@ -118,8 +118,8 @@ func (s *Service) Redeem(ctx context.Context, sessionUser uuid.UUID, token strin
 	}
 	res := RedeemResult{Type: string(a.AuthMode), ConnectionID: a.ID, Integration: in.Name}
 	if a.AuthMode != connection.AuthOAuth2 {
-		// An API-key or cookie connect goes on in the portal (workbench-how-it-works.md); the cookie
-		// capture in a live browser session is not built yet.
+		// An API-key or cookie connect goes on in the portal (workbench-how-it-works.md): a cookie
+		// link opens the live browser view, where the user signs in and captures (ConnectCookies).
 		return res, nil
 	}
 	if in.Auth.OAuth2 == nil {

@@ -31,7 +31,8 @@
 //     attempts past their link and prunes those that ended over an hour ago;
 //   - tool-call access (Access): the credential injector of each auth mode and getToken, which
 //     refreshes lazily when the token expires within 30 seconds;
-//   - the portal's direct connects (ConnectAPIKey) and Disconnect; Connected for list_integrations.
+//   - the portal's direct connects (ConnectAPIKey, and ConnectCookies for a bundle captured in the
+//     live browser session, cookies.go) and Disconnect; Connected for list_integrations.
 //
 // # Nothing in memory only
 //

@@ -31,7 +31,8 @@ type Document struct {
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	// Fields are an API key's values by manifest field name.
 	Fields map[string]string `json:"fields,omitempty"`
-	// Cookies are a captured cookie bundle (captured in a live browser session, workbench-concepts.md "Browser session"; not built yet).
+	// Cookies are a captured cookie bundle (captured in the user's live browser session,
+	// workbench-concepts.md "Browser session"; ConnectCookies stores it).
 	Cookies []Cookie `json:"cookies,omitempty"`
 	// AuthedUser is the second token some providers issue beside the main one: Slack's user token,
 	// from the token response's authed_user object (its own refresh token and expiry when token

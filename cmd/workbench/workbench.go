@@ -46,6 +46,7 @@ import (
 	"github.com/workbench/workbench/handlers"
 	audithttp "github.com/workbench/workbench/handlers/audit"
 	"github.com/workbench/workbench/handlers/authn"
+	browserhttp "github.com/workbench/workbench/handlers/browser"
 	connectorshttp "github.com/workbench/workbench/handlers/connectors"
 	"github.com/workbench/workbench/handlers/erasure"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
@@ -392,6 +393,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	if err := m.buildServices(ctx, bg, goRun, &s); err != nil {
 		return err
 	}
+	s.done = ctx.Done()
 	root, err := m.routes(&s)
 	if err != nil {
 		return err
@@ -413,6 +415,9 @@ type services struct {
 	// browser is the users' browser sessions and the browser tools (the live view mounts on it).
 	browser    *browser.Service
 	connectors *connectors.Service
+	// done is closed when Serve's ctx ends: long-lived streams (the live browser view) end then, so
+	// the drain does not wait on them.
+	done <-chan struct{}
 }
 
 // buildServices opens the bus and builds every service Serve routes to, starting their background tasks
@@ -648,6 +653,11 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			jotHandler.Mount(r)
 			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger})
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
+			// The live view of each user's browser session, its reset, and cookie capture (handlers/browser).
+			browserhttp.Mount(r, browserhttp.Deps{
+				Sessions: sessions, PublicURL: m.Config.ServerPublicURL, Browser: s.browser,
+				Capture: browser.NewCapture(s.browser, creds, nil), Logger: m.Logger, Done: s.done,
+			})
 		},
 	})
 	if err != nil {

@@ -72,6 +72,7 @@ export const api = {
   saveAPIKey: (name, fields) => request('POST', `/api/integrations/${encodeURIComponent(name)}/apikey`, { fields }),
   disconnect: (name) => request('DELETE', `/api/integrations/${encodeURIComponent(name)}`),
   redeem: (token) => request('POST', '/api/connect/redeem', { token }),
+  liveURL: (integration) => request('POST', '/api/browser-session/live-url', integration ? { integration } : undefined),
 
   mcpClients: () => request('GET', '/api/mcp-clients'),
   revokeClient: (id) => request('DELETE', `/api/mcp-clients/${encodeURIComponent(id)}`),

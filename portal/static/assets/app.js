@@ -13,6 +13,7 @@ import * as audit from './pages/audit.js';
 import * as orgs from './pages/orgs.js';
 import * as connect from './pages/connect.js';
 import * as connectors from './pages/connectors.js';
+import * as live from './pages/live.js';
 import * as notfound from './pages/notfound.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
@@ -29,6 +30,7 @@ const ROUTES = [
   { re: /^\/orgs\/([0-9a-f-]{36})$/, page: orgs.org, nav: 'orgs' },
   { re: /^\/orgs\/([0-9a-f-]{36})\/guilds\/([0-9a-f-]{36})$/, page: orgs.guild, nav: 'orgs' },
   { re: /^\/connect\/([^/]+)$/, page: connect },
+  { re: /^\/portal\/browser\/live$/, page: live },
 ];
 
 const NAV = [

@@ -26,6 +26,19 @@ export async function render(ctx, main, token) {
     location.assign(res.url);
     return;
   }
+  if (res && res.type === 'cookie') {
+    // A cookie integration: the person signs in to the service in their live browser session, then
+    // captures its cookies there.
+    try {
+      const live = await api.liveURL(res.integration);
+      if (!ctx.current()) return;
+      const u = new URL(live.url, location.href);
+      ctx.navigate(u.pathname + u.search, { replace: true });
+    } catch (err) {
+      if (ctx.current()) replace(body, notice('error', 'The live browser could not start', errorText(err)));
+    }
+    return;
+  }
   replace(body, notice('success', 'Nothing more to do here', 'This connection needs no consent page.'),
     h('p', {}, h('a', { href: '/integrations', 'data-link': true }, 'See your integrations')));
 }

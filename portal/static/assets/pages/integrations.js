@@ -136,7 +136,15 @@ function card(ctx, i, status, refresh) {
     });
     actions.append(open);
   } else if (i.auth_mode === 'cookie') {
-    actions.append(h('p', { class: 'muted small' }, 'Connect this one by asking your agent to call connect and opening the link it gives you.'));
+    const open = button(i.connected ? 'Sign in again' : 'Sign in live', { kind: i.connected ? 'secondary' : 'primary', iconName: 'external', testid: 'connect' });
+    open.addEventListener('click', () => busy(open, async () => {
+      try {
+        const live = await api.liveURL(i.name);
+        const u = new URL(live.url, location.href);
+        ctx.navigate(u.pathname + u.search);
+      } catch (err) { ctx.fail(inline, err, `The live browser for ${name} could not start`); }
+    }));
+    actions.append(open, h('p', { class: 'muted small' }, 'Sign in to it in your live browser session, then capture its cookies there.'));
   }
   if (i.auth_mode === 'none') {
     actions.append(h('p', { class: 'muted small' }, 'Always available: it needs no account.'));
