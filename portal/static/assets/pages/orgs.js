@@ -116,13 +116,17 @@ function orgPage(ctx, page, status, secret, reload) {
   const admin = manages(o.role);
   const emails = new Map(page.members.map((m) => [m.user_id, m.email]));
   const guildNames = new Map(page.guilds.map((g) => [g.id, g.name]));
+  // act runs a change, then reloads the page, then says it is done: a notice on screen means the
+  // page already shows the change.
   const act = (what, fn, done) => async () => {
+    let msg;
     try {
       await fn();
-      replace(secret);
-      if (done) replace(status, notice('success', typeof done === 'function' ? done() : done));
-      await reload();
-    } catch (err) { ctx.fail(status, err, what); }
+      msg = typeof done === 'function' ? done() : done;
+    } catch (err) { ctx.fail(status, err, what); return; }
+    replace(secret);
+    await reload();
+    if (msg) replace(status, notice('success', msg));
   };
 
   // Members.
@@ -153,12 +157,14 @@ function orgPage(ctx, page, status, secret, reload) {
   const inviteEmail = h('input', { type: 'text', name: 'email', placeholder: 'name@example.com', 'aria-label': 'Email address', 'data-testid': 'invite-email' });
   const inviteRole = roleSelect('member', 'invite-role', o.role === 'owner');
   const invite = admin ? inlineForm('invite', 'Invite', [inviteEmail, inviteRole], async () => {
+    let res;
     try {
-      const res = await orgsApi.invite(o.id, inviteEmail.value, inviteRole.value);
-      replace(status, notice('success', res.status === 'added' ? `${res.email} is now a member` : `${res.email} is invited`,
-        res.status === 'added' ? 'They already had a Workbench account.' : 'They join when they first sign in with that address.'));
-      await reload();
-    } catch (err) { ctx.fail(status, err, 'The invitation was not sent'); }
+      res = await orgsApi.invite(o.id, inviteEmail.value, inviteRole.value);
+    } catch (err) { ctx.fail(status, err, 'The invitation was not sent'); return; }
+    replace(secret);
+    await reload();
+    replace(status, notice('success', res.status === 'added' ? `${res.email} is now a member` : `${res.email} is invited`,
+      res.status === 'added' ? 'They already had a Workbench account.' : 'They join when they first sign in with that address.'));
   }) : null;
   const invitations = admin && page.invitations.length ? table(['Invited address', 'Role', 'Invited', ''], page.invitations.map((inv) => {
     const revoke = button('Withdraw', { kind: 'danger-outline', testid: 'revoke-invitation' });
@@ -208,13 +214,14 @@ function agentsTable(ctx, o, agents, guilds, emails, guildNames, status, secret,
           if (!ok) return;
         }
         await busy(mint, async () => {
+          let k;
           try {
-            const k = await orgsApi.mintKey(o.id, a.id);
-            replace(status);
-            replace(secret, notice('success', `The API key of ${a.name} is ready`, 'Copy it now: it is shown once. Use it as a Bearer token at ', h('code', {}, location.origin + '/mcp'), '.'),
-              secretField(k.key, `API key of ${a.name}`));
+            k = await orgsApi.mintKey(o.id, a.id);
           } catch (err) { ctx.fail(status, err, 'The key was not made'); return; }
           await reload();
+          replace(status);
+          replace(secret, notice('success', `The API key of ${a.name} is ready`, 'Copy it now: it is shown once. Use it as a Bearer token at ', h('code', {}, location.origin + '/mcp'), '.'),
+            secretField(k.key, `API key of ${a.name}`));
         });
       });
       actions.push(mint);
@@ -290,9 +297,9 @@ function guildPage(ctx, page, orgPage, status, reload) {
   const act = (what, fn, done) => async () => {
     try {
       await fn();
-      if (done) replace(status, notice('success', done));
-      await reload();
-    } catch (err) { ctx.fail(status, err, what); }
+    } catch (err) { ctx.fail(status, err, what); return; }
+    await reload();
+    if (done) replace(status, notice('success', done));
   };
   const members = page.members.length ? table(['Member', 'Role in the organisation', ''], page.members.map((m) => {
     const remove = admin || m.user_id === me ? button(m.user_id === me ? 'Leave guild' : 'Remove', { kind: 'danger-outline', testid: 'remove-guild-member' }) : null;
