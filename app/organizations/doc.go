@@ -8,6 +8,11 @@
 // for the organizations read model to apply them when a Waiter is configured, so a page reloaded after
 // a change shows it.
 //
+// Deleting an agent (DeleteAgent, or RemoveMember for each agent of the member) also retires its
+// credentials through Options.Keys (app/accounts: its API key) and Options.Grants (app/oauthclients:
+// its OAuth grants, access tokens included), waiting for their read models, so the agent's credentials
+// are refused by the time the deletion is answered.
+//
 // # Upgrading
 //
 // Users who existed before this package have no organisation events. Nothing breaks meanwhile: their

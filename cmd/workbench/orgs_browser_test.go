@@ -90,6 +90,10 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		if invs, err := srv.M.Organizations.Reader().Invitations(ctx, acme); err != nil || len(invs) != 1 || invs[0].Email != "carol@example.com" {
 			t.Fatalf("invitations after the withdrawal: %+v %v", invs, err)
 		}
+		tb.choose(`[data-member="bob@example.com"] [data-testid=member-role-select]`, `^member$`)
+		tb.el(`.notice-success`, `bob@example\.com is now member`)
+		tb.choose(`[data-member="bob@example.com"] [data-testid=member-role-select]`, `^admin$`)
+		tb.el(`.notice-success`, `bob@example\.com is now admin`)
 		m, err := srv.M.Organizations.Reader().Membership(ctx, acme, bob.ID)
 		if err != nil || m.Role != organization.RoleAdmin {
 			t.Fatalf("bob's membership: %+v %v", m, err)
@@ -151,10 +155,19 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		}
 	})
 
-	t.Run("deleting the agent stops its key", func(t *testing.T) {
+	t.Run("move the agent out of the guild", func(t *testing.T) {
 		tb.t = t
 		tb.click(`a.btn`, `Back to Acme`)
 		tb.waitURL(`^/orgs/` + acme.String() + `$`)
+		tb.choose(`[data-agent-name=crawler] [data-testid=agent-guild-select]`, `^No guild$`)
+		tb.el(`.notice-success`, `crawler is in no guild now`)
+		if c, err := srv.M.Organizations.Reader().Chain(ctx, crawler); err != nil || c.GuildID != uuid.Nil || c.OrganizationID != acme {
+			t.Fatalf("chain after the move: %+v %v", c, err)
+		}
+	})
+
+	t.Run("deleting the agent stops its key", func(t *testing.T) {
+		tb.t = t
 		tb.click(`[data-agent-name=crawler] [data-testid=agent-delete]`, "")
 		tb.click(`[data-testid=dialog-confirm]`, "")
 		tb.el(`.notice-success`, `crawler was deleted`)

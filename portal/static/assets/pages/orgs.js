@@ -116,13 +116,17 @@ function orgPage(ctx, page, status, secret, reload) {
   const admin = manages(o.role);
   const emails = new Map(page.members.map((m) => [m.user_id, m.email]));
   const guildNames = new Map(page.guilds.map((g) => [g.id, g.name]));
+  // act runs a change, then reloads the page, then says it is done: a notice on screen means the
+  // page already shows the change.
   const act = (what, fn, done) => async () => {
+    let msg;
     try {
       await fn();
-      replace(secret);
-      if (done) replace(status, notice('success', done));
-      await reload();
-    } catch (err) { ctx.fail(status, err, what); }
+      msg = typeof done === 'function' ? done() : done;
+    } catch (err) { ctx.fail(status, err, what); return; }
+    replace(secret);
+    await reload();
+    if (msg) replace(status, notice('success', msg));
   };
 
   // Members.
@@ -130,7 +134,7 @@ function orgPage(ctx, page, status, secret, reload) {
     let roleCell = h('span', { class: 'tag', 'data-testid': 'member-role' }, m.role);
     if (admin && m.user_id !== me) {
       const sel = roleSelect(m.role, 'member-role-select', o.role === 'owner');
-      sel.addEventListener('change', act(`The role of ${m.email} was not changed`, () => orgsApi.setRole(o.id, m.user_id, sel.value), `${m.email} is now ${sel.value}`));
+      sel.addEventListener('change', act(`The role of ${m.email} was not changed`, () => orgsApi.setRole(o.id, m.user_id, sel.value), () => `${m.email} is now ${sel.value}`));
       roleCell = sel;
     }
     const canRemove = (admin || m.user_id === me) && !(o.personal && m.role === 'owner');
@@ -153,12 +157,14 @@ function orgPage(ctx, page, status, secret, reload) {
   const inviteEmail = h('input', { type: 'text', name: 'email', placeholder: 'name@example.com', 'aria-label': 'Email address', 'data-testid': 'invite-email' });
   const inviteRole = roleSelect('member', 'invite-role', o.role === 'owner');
   const invite = admin ? inlineForm('invite', 'Invite', [inviteEmail, inviteRole], async () => {
+    let res;
     try {
-      const res = await orgsApi.invite(o.id, inviteEmail.value, inviteRole.value);
-      replace(status, notice('success', res.status === 'added' ? `${res.email} is now a member` : `${res.email} is invited`,
-        res.status === 'added' ? 'They already had a Workbench account.' : 'They join when they first sign in with that address.'));
-      await reload();
-    } catch (err) { ctx.fail(status, err, 'The invitation was not sent'); }
+      res = await orgsApi.invite(o.id, inviteEmail.value, inviteRole.value);
+    } catch (err) { ctx.fail(status, err, 'The invitation was not sent'); return; }
+    replace(secret);
+    await reload();
+    replace(status, notice('success', res.status === 'added' ? `${res.email} is now a member` : `${res.email} is invited`,
+      res.status === 'added' ? 'They already had a Workbench account.' : 'They join when they first sign in with that address.'));
   }) : null;
   const invitations = admin && page.invitations.length ? table(['Invited address', 'Role', 'Invited', ''], page.invitations.map((inv) => {
     const revoke = button('Withdraw', { kind: 'danger-outline', testid: 'revoke-invitation' });
@@ -190,11 +196,11 @@ function orgPage(ctx, page, status, secret, reload) {
     card('Members', table(['Member', 'Role', 'Joined', ''], memberRows, 'members'), invite, invitations),
     card('Guilds', guilds, newGuild),
     card('Agents', h('p', { class: 'muted small' }, 'An agent is what an MCP credential acts as: its API key, or the MCP clients you approve for it. Its logins and tool switches come from this organisation, then its guild, then the agent itself.'),
-      agentsTable(ctx, o, page.agents, emails, guildNames, status, secret, act, reload), newAgent),
+      agentsTable(ctx, o, page.agents, page.guilds, emails, guildNames, status, secret, act, reload), newAgent),
   ];
 }
 
-function agentsTable(ctx, o, agents, emails, guildNames, status, secret, act, reload) {
+function agentsTable(ctx, o, agents, guilds, emails, guildNames, status, secret, act, reload) {
   const me = ctx.me.id;
   if (!agents.length) return h('p', { class: 'muted' }, 'No agents yet.');
   return table(['Agent', 'Owner', 'Guild', 'Credentials', ''], agents.map((a) => {
@@ -208,13 +214,14 @@ function agentsTable(ctx, o, agents, emails, guildNames, status, secret, act, re
           if (!ok) return;
         }
         await busy(mint, async () => {
+          let k;
           try {
-            const k = await orgsApi.mintKey(o.id, a.id);
-            replace(status);
-            replace(secret, notice('success', `The API key of ${a.name} is ready`, 'Copy it now: it is shown once. Use it as a Bearer token at ', h('code', {}, location.origin + '/mcp'), '.'),
-              secretField(k.key, `API key of ${a.name}`));
+            k = await orgsApi.mintKey(o.id, a.id);
           } catch (err) { ctx.fail(status, err, 'The key was not made'); return; }
           await reload();
+          replace(status);
+          replace(secret, notice('success', `The API key of ${a.name} is ready`, 'Copy it now: it is shown once. Use it as a Bearer token at ', h('code', {}, location.origin + '/mcp'), '.'),
+            secretField(k.key, `API key of ${a.name}`));
         });
       });
       actions.push(mint);
@@ -236,13 +243,27 @@ function agentsTable(ctx, o, agents, emails, guildNames, status, secret, act, re
       h('td', {}, h('span', { class: 'strong' }, a.name), a.default ? h('span', { class: 'tag' }, 'default') : null,
         a.default ? h('div', { class: 'muted small' }, 'Keys and MCP clients made before agents existed act as this agent.') : null),
       h('td', {}, emails.get(a.owner_id) || a.owner_id),
-      h('td', { 'data-testid': 'agent-guild' }, a.guild_id ? (guildNames.get(a.guild_id) || a.guild_id) : h('span', { class: 'muted' }, 'none')),
+      h('td', { 'data-testid': 'agent-guild' }, guildCell(o, a, mine, guilds, guildNames, act)),
       h('td', {}, a.api_key ? h('code', { 'data-testid': 'agent-key-prefix', title: 'made ' + formatTime(a.api_key.minted_at) }, a.api_key.prefix)
         : h('span', { class: 'muted', 'data-testid': 'agent-key-prefix' }, 'none'),
       (a.oauth_clients || []).length ? h('div', { class: 'small', 'data-testid': 'agent-clients' }, 'MCP clients: ',
         a.oauth_clients.map((c) => h('span', { class: 'tag', title: 'last used ' + formatTime(c.last_used_at) }, c.client_name || c.client_id))) : null),
       h('td', { class: 'right' }, h('div', { class: 'actions' }, actions)));
   }), 'agents');
+}
+
+// guildCell shows an agent's guild, as a select that moves it when the person may (its owner, an
+// owner or an admin; the server checks that the agent's owner is in the guild unless a manager moves it).
+function guildCell(o, a, mine, guilds, guildNames, act) {
+  if (!(mine || manages(o.role)) || guilds.length === 0) {
+    return a.guild_id ? (guildNames.get(a.guild_id) || a.guild_id) : h('span', { class: 'muted' }, 'none');
+  }
+  const sel = h('select', { 'aria-label': `Guild of ${a.name}`, 'data-testid': 'agent-guild-select' },
+    h('option', { value: '', selected: !a.guild_id }, 'No guild'),
+    guilds.map((g) => h('option', { value: g.id, selected: g.id === a.guild_id }, g.name)));
+  sel.addEventListener('change', act(`${a.name} was not moved`, () => orgsApi.updateAgent(o.id, a.id, { guild_id: sel.value || null }),
+    () => (sel.value ? `${a.name} is now in ${guildNames.get(sel.value)}` : `${a.name} is in no guild now`)));
+  return sel;
 }
 
 // --- one guild ---
@@ -276,9 +297,9 @@ function guildPage(ctx, page, orgPage, status, reload) {
   const act = (what, fn, done) => async () => {
     try {
       await fn();
-      if (done) replace(status, notice('success', done));
-      await reload();
-    } catch (err) { ctx.fail(status, err, what); }
+    } catch (err) { ctx.fail(status, err, what); return; }
+    await reload();
+    if (done) replace(status, notice('success', done));
   };
   const members = page.members.length ? table(['Member', 'Role in the organisation', ''], page.members.map((m) => {
     const remove = admin || m.user_id === me ? button(m.user_id === me ? 'Leave guild' : 'Remove', { kind: 'danger-outline', testid: 'remove-guild-member' }) : null;
