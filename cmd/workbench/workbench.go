@@ -394,11 +394,13 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if m.Config.Database == config.Postgres {
 		relayCfg.Lock = bus.NewAdvisoryLock(m.Config.DatabaseURL, bus.AdvisoryLockKey("workbench-relay"), 5*time.Second, m.Logger)
 	}
+	// The relay publishes only the events some subscription of this process asks for (every replica
+	// subscribes alike); it starts at the end, once every subscription below is made.
+	relayCfg.Select = func(stream, typ string) bool { return b.Wants(bus.EventsTopic, stream, typ) }
 	relay, err := bus.NewRelay(relayCfg)
 	if err != nil {
 		return err
 	}
-	goRun("bus relay", relay.Run)
 	// Another replica's shred must take effect here at once: forget the subject's cached data keys.
 	onlyShreds := func(_, typ string) bool { return typ == vault.EventSubjectShredded }
 	if _, err := b.SubscribeWhere(bg, bus.EventsTopic, onlyShreds, func(_ context.Context, env eventstore.Envelope) error {
@@ -540,6 +542,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
 		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app,
 	}
+	goRun("bus relay", relay.Run)
 	return nil
 }
 
