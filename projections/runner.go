@@ -275,14 +275,32 @@ func (r *Runner) follow(ctx context.Context, pr *proc) error {
 			}
 		}
 		timer.Reset(r.poll)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-pr.wake:
-		case <-pr.resume:
-		case <-timer.C:
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-pr.wake:
+				if r.upToDate(pr) {
+					// Applied already, in the append's own transaction (InTransaction): a step
+					// would read nothing, and would keep the next batch's hook out meanwhile.
+					continue
+				}
+			case <-pr.resume:
+			case <-timer.C:
+			}
+			break wait
 		}
 	}
+}
+
+// upToDate reports whether pr has applied every event the runner's subscription has seen and has
+// caught up since the runner started.
+func (r *Runner) upToDate(pr *proc) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	head, seen := r.window.head()
+	return seen && pr.caughtUp && pr.failure == nil && !pr.pos.Less(head)
 }
 
 // step reads one batch after pr's checkpoint and applies it. more says the loop should go on at once

@@ -146,6 +146,11 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Runner = runner
+	if s, ok := m.rawStore.(*sqlite.Store); ok {
+		// On SQLite the audit read model is written in the append's own transaction: an audited
+		// call costs one fsync, not a second one for its record.
+		s.SetInTransaction(runner.InTransaction)
+	}
 	m.Accounts = &accounts.Service{Store: m.Store, Vault: m.Vault}
 	reg, problems := plugins.Load(ctx, plugins.Options{Logger: m.Logger, PluginsDir: m.Config.PluginsDir, AllowInsecureHTTP: m.Config.DevAllowLoopback})
 	// Load logged each problem once, with its source; here only the count.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -35,15 +36,6 @@ type Options struct {
 	// WriteGate, when set, is held around every batch's write transaction; give the same gate to
 	// every other writer of the database file (see WriteGate).
 	WriteGate *WriteGate
-	// InTransaction, when set, is called inside every batch's transaction that writes events, after
-	// they are inserted and before COMMIT, with the position of the last event before the batch and
-	// the batch's events in commit order (their Data is the appenders' and must not be kept). It may
-	// write through conn (a projection kept in the append's own transaction: projections.Runner's
-	// InTransaction); it must leave the transaction open and usable, and whatever it cannot do it
-	// leaves to be done later, since the batch commits whatever it returns. The function it returns,
-	// when not nil, is called once the transaction has ended, with whether it committed. It runs on the
-	// single writer goroutine, with the write lock held: it must be quick and must not append.
-	InTransaction func(ctx context.Context, conn *sql.Conn, before eventstore.Position, envs []eventstore.Envelope) (after func(committed bool))
 }
 
 // Store is the SQLite event store. It does not own the *sql.DB it is given: Close stops the store,
@@ -52,7 +44,7 @@ type Store struct {
 	db       *sql.DB
 	log      *slog.Logger
 	onCommit func([]eventstore.Envelope)
-	inTx     func(context.Context, *sql.Conn, eventstore.Position, []eventstore.Envelope) func(bool)
+	inTx     atomic.Pointer[InTransaction]
 	poll     time.Duration
 	gate     *WriteGate
 
@@ -86,7 +78,6 @@ func New(db *sql.DB, opts *Options) (*Store, error) {
 		db:       db,
 		log:      opts.Logger,
 		onCommit: opts.OnCommit,
-		inTx:     opts.InTransaction,
 		poll:     opts.PollInterval,
 		gate:     opts.WriteGate,
 		notify:   eventstore.NewNotifier(),
@@ -107,6 +98,26 @@ func New(db *sql.DB, opts *Options) (*Store, error) {
 	s.tail = &tail{head: head}
 	s.batcher = eventstore.NewBatcher(s.commit, &eventstore.BatcherOptions{MaxBatch: opts.MaxBatch, AfterCommit: s.afterCommit})
 	return s, nil
+}
+
+// InTransaction is called inside every batch's transaction that writes events, after they are
+// inserted and before COMMIT, with the position of the last event before the batch and the batch's
+// events in commit order (their Data is the appenders' and must not be kept). It may write through
+// conn: a read model kept in the append's own transaction, durable with the same fsync
+// (projections.Runner.InTransaction). It must leave the transaction open and usable and must not
+// fail it: whatever it cannot do it leaves to be done later, since the batch commits either way. The
+// function it returns, when not nil, is called once the transaction has ended, with whether it
+// committed. It runs on the single writer goroutine with the write lock held: it must be quick and
+// must not append.
+type InTransaction func(ctx context.Context, conn *sql.Conn, before eventstore.Position, envs []eventstore.Envelope) (after func(committed bool))
+
+// SetInTransaction installs fn (nil removes it) for the batches that start from now on.
+func (s *Store) SetInTransaction(fn InTransaction) {
+	if fn == nil {
+		s.inTx.Store(nil)
+		return
+	}
+	s.inTx.Store(&fn)
 }
 
 func (s *Store) isClosed() bool {
@@ -317,8 +328,8 @@ func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) (o
 	if err != nil {
 		return nil, err
 	}
-	if s.inTx != nil && len(w.rows) > 0 {
-		after = s.inTx(ctx, conn, position(w.rows[0].pos-1), envelopes(w.rows, false))
+	if inTx := s.inTx.Load(); inTx != nil && len(w.rows) > 0 {
+		after = (*inTx)(ctx, conn, position(w.rows[0].pos-1), envelopes(w.rows, false))
 	}
 	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
 		return nil, fmt.Errorf("eventstore/sqlite: commit: %w", err)
