@@ -67,6 +67,9 @@ func (r *Runner) InTransaction(ctx context.Context, conn *sql.Conn, before event
 	}
 	return func(committed bool) {
 		if committed {
+			for _, pr := range done {
+				r.afterApply(pr, envs)
+			}
 			now := time.Now()
 			r.mu.Lock()
 			for _, pr := range done {

@@ -2,6 +2,7 @@ package projections_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,13 +14,18 @@ import (
 
 // With the runner installed as the SQLite store's in-transaction hook, concurrent appends are applied
 // exactly once, whether in the append's transaction or by the projection's own loop (when it was busy
-// at that moment), and the checkpoint ends at the last event.
+// at that moment), the checkpoint ends at the last event, and AfterApply has seen every event by the
+// time WaitFor reports it applied.
 func TestInlineExactlyOnce(t *testing.T) {
 	b := openSQLite(t)
 	ctx := testCtx(t)
 	ledger := b.ledger(t, "inline")
 	r := b.runner(t, &projections.Options{PollInterval: time.Hour}, ledger)
 	b.store.(*sqlite.Store).SetInTransaction(r.InTransaction)
+	var seen atomic.Int64
+	if err := r.AfterApply("inline", func(envs []eventstore.Envelope) { seen.Add(int64(len(envs))) }); err != nil {
+		t.Fatal(err)
+	}
 	start(t, r)
 	var w workload
 	appendMovements(ctx, t, b.store, &w, 480, 2, 8)
@@ -27,6 +33,10 @@ func TestInlineExactlyOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLedger(ctx, t, b.db, "inline", &w)
+	// AfterApply saw every event before its position showed in WaitFor.
+	if n := seen.Load(); n != int64(w.count) {
+		t.Errorf("AfterApply saw %d events by the time WaitFor returned, want %d", n, w.count)
+	}
 	if st := statusOf(t, r, "inline"); st.Position != w.last || st.Err != nil {
 		t.Errorf("status = %+v; want at %s with no failure", st, w.last)
 	}

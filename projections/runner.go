@@ -67,6 +67,8 @@ type proc struct {
 	failure     *Failure
 	retrying    error
 	applied     uint64
+	// after are the AfterApply functions of the projection.
+	after []func([]eventstore.Envelope)
 }
 
 // NewRunner returns a runner that feeds the events of store to the projections in opts, keeping their
@@ -453,6 +455,7 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, envs []eventstore.En
 		// conditional checkpoint update fails if this commit did land, and the checkpoint is reloaded.
 		return 0, nil, fmt.Errorf("commit %d events up to %s: %w", len(envs), to, err)
 	}
+	r.afterApply(pr, envs)
 	r.mu.Lock()
 	pr.pos, pr.persisted, pr.persistedAt = to, to, time.Now()
 	pr.applied += uint64(len(envs))
@@ -460,6 +463,31 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, envs []eventstore.En
 	r.notifyLocked()
 	r.mu.Unlock()
 	return 0, nil, nil
+}
+
+// AfterApply registers fn to be called with every batch of events the named projection has applied,
+// once the batch's transaction has committed and before its new position shows in WaitFor and
+// Status: a cache of what the read model says drops what the batch may have changed, and whoever
+// waited for the batch's position finds it dropped. fn runs on the projection's loop (or the event
+// store's writer, for an Inline projection): it must be quick.
+func (r *Runner) AfterApply(name string, fn func(envs []eventstore.Envelope)) error {
+	pr, err := r.lookup(name)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	pr.after = append(pr.after, fn)
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *Runner) afterApply(pr *proc, envs []eventstore.Envelope) {
+	r.mu.Lock()
+	fns := pr.after
+	r.mu.Unlock()
+	for _, fn := range fns {
+		fn(envs)
+	}
 }
 
 // applyOne calls Apply, turning a panic into an error so that one broken projection cannot take the

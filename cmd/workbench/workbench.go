@@ -505,6 +505,12 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	m.closers = append(m.closers, keys.Close)
+	// Key owners are cached; the identity read model's every batch that may change one empties the
+	// cache before its position is reported applied, so a rotated or revoked key is refused from then on.
+	keyOwners := identity.NewKeyCache(keys, nil)
+	if err := m.Runner.AfterApply(identity.Name, keyOwners.Forget); err != nil {
+		return err
+	}
 	// Ended MCP sessions: heard from the bus while running (subscribed before the read model is loaded,
 	// so nothing ended in between is missed), preloaded from the read model at start.
 	endedSessions := mcpsessions.New(m.Store, m.Now)
@@ -521,7 +527,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		Sessions: endedSessions,
 		Now:      m.Now,
 		Auth: authn.Chain{
-			authn.APIKeys{Reader: keys},
+			authn.APIKeys{Reader: keyOwners},
 			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
 			authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
 		},

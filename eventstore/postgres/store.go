@@ -259,3 +259,6 @@ func (s *Store) listenOnce(ctx context.Context) (bool, error) {
 		s.wake.Broadcast()
 	}
 }
+
+// Stats returns the group commits made so far and the events they carried.
+func (s *Store) Stats() eventstore.BatchStats { return s.batcher.Stats() }

@@ -736,3 +736,6 @@ func isConstraint(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
 }
+
+// Stats returns the group commits made so far and the events they carried.
+func (s *Store) Stats() eventstore.BatchStats { return s.batcher.Stats() }
