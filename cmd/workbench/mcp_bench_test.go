@@ -227,13 +227,18 @@ type mcpTarget struct {
 }
 
 func newMCPTarget(b *testing.B, backend, databaseURL string, client *http.Client, body, want []byte) mcpTarget {
+	return newMCPTargetFor(b, backend, databaseURL, benchClients, client, body, want)
+}
+
+// newMCPTargetFor serves Workbench on databaseURL with clients initialized MCP sessions.
+func newMCPTargetFor(b *testing.B, backend, databaseURL string, clients int, client *http.Client, body, want []byte) mcpTarget {
 	b.Helper()
 	srv := startE2E(b, databaseURL, nil, slog.LevelWarn)
 	user := srv.user(b, "bench@example.com")
 	endpoint := srv.Base + "/mcp"
 	// Every client initializes its own session.
-	headers := make([]http.Header, benchClients)
-	for c := range benchClients {
+	headers := make([]http.Header, clients)
+	for c := range clients {
 		h := http.Header{}
 		h.Set("Content-Type", "application/json")
 		h.Set("Accept", "application/json, text/event-stream")
