@@ -361,3 +361,46 @@ func TestCommitFreshV7Streams(t *testing.T) {
 		t.Errorf("a fresh stream sent the batch request by request")
 	}
 }
+
+// The writer connection never checkpoints in a commit; the background checkpoint copies the WAL back
+// (PASSIVE), and past MaxWALPages waits for readers (RESTART) so the WAL is started over.
+func TestBackgroundCheckpoint(t *testing.T) {
+	s := newTestStore(t)
+	ctx := context.Background()
+	if _, err := s.Append(ctx, "a", eventstore.NoStream, ev("x")); err != nil {
+		t.Fatal(err)
+	}
+	var auto int
+	if err := s.w.conn.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&auto); err != nil || auto != 0 {
+		t.Fatalf("writer wal_autocheckpoint = %d, %v; want 0", auto, err)
+	}
+	for i := range 50 {
+		if _, err := s.Append(ctx, "a", eventstore.Exact(int64(i+1)), ev("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walPages := func() (logPages, copied int) {
+		t.Helper()
+		var busy int
+		if err := s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logPages, &copied); err != nil {
+			t.Fatal(err)
+		}
+		return logPages, copied
+	}
+	if err := s.checkpoint(ctx); err != nil {
+		t.Fatalf("checkpoint: %v", err)
+	}
+	if logPages, copied := walPages(); copied != logPages {
+		t.Errorf("after the checkpoint %d of %d WAL pages are copied back", copied, logPages)
+	}
+	s.maxWALPages = 1
+	if _, err := s.Append(ctx, "a", eventstore.Exact(51), ev("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.checkpoint(ctx); err != nil {
+		t.Fatalf("checkpoint past MaxWALPages: %v", err)
+	}
+	if logPages, copied := walPages(); copied != logPages {
+		t.Errorf("after a RESTART checkpoint %d of %d WAL pages are copied back", copied, logPages)
+	}
+}

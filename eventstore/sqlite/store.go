@@ -36,6 +36,13 @@ type Options struct {
 	// WriteGate, when set, is held around every batch's write transaction; give the same gate to
 	// every other writer of the database file (see WriteGate).
 	WriteGate *WriteGate
+	// CheckpointEvery is how many events are appended between two background WAL checkpoints
+	// (default 1000); see checkpointer.
+	CheckpointEvery int
+	// MaxWALPages is the WAL size, in pages, past which the background checkpoint waits for the
+	// readers to finish it (RESTART) instead of copying what it can alongside them (default 16384,
+	// 64 MiB of 4 KiB pages).
+	MaxWALPages int
 }
 
 // Store is the SQLite event store. It does not own the *sql.DB it is given: Close stops the store,
@@ -52,6 +59,14 @@ type Store struct {
 	notify  *eventstore.Notifier
 	closed  chan struct{}
 	once    sync.Once
+
+	// The background WAL checkpoint (checkpointer): written counts the events appended since the
+	// last one (batcher goroutine only), kick wakes it, checkpointDone closes when it has stopped.
+	written         int
+	checkpointEvery int
+	maxWALPages     int
+	kick            chan struct{}
+	checkpointDone  chan struct{}
 
 	// rows holds what the batch being committed stored (for the tail and OnCommit, whose envelopes
 	// afterCommit builds once the write gate is released). Only the batcher's goroutine touches it:
@@ -82,6 +97,17 @@ func New(db *sql.DB, opts *Options) (*Store, error) {
 		gate:     opts.WriteGate,
 		notify:   eventstore.NewNotifier(),
 		closed:   make(chan struct{}),
+
+		checkpointEvery: opts.CheckpointEvery,
+		maxWALPages:     opts.MaxWALPages,
+		kick:            make(chan struct{}, 1),
+		checkpointDone:  make(chan struct{}),
+	}
+	if s.checkpointEvery <= 0 {
+		s.checkpointEvery = 1000
+	}
+	if s.maxWALPages <= 0 {
+		s.maxWALPages = 16384
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -97,6 +123,7 @@ func New(db *sql.DB, opts *Options) (*Store, error) {
 	}
 	s.tail = &tail{head: head}
 	s.batcher = eventstore.NewBatcher(s.commit, &eventstore.BatcherOptions{MaxBatch: opts.MaxBatch, AfterCommit: s.afterCommit})
+	go s.checkpointer()
 	return s, nil
 }
 
@@ -153,6 +180,7 @@ func (s *Store) Close() error {
 		err = nil
 		close(s.closed)
 		s.batcher.Close()
+		<-s.checkpointDone
 		s.dropWriter()      // the batcher has stopped: no batch uses it any more
 		s.tail.head.Close() //nolint:errcheck // a read racing this falls back to SQLite and its error
 	})
@@ -256,6 +284,54 @@ func (s *Store) afterCommit([]eventstore.AppendRequest, []eventstore.AppendOutco
 		s.onCommit(envelopes(rows, true))
 	}
 	s.notify.Broadcast()
+	if s.written += len(rows); s.written >= s.checkpointEvery {
+		s.written = 0
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// checkpointer copies the WAL back into the database file in the background, every CheckpointEvery
+// events appended, instead of SQLite's automatic checkpoint, which runs inside the commit that
+// crosses its threshold and so on the appenders' time (the writer connection has it turned off).
+// A PASSIVE checkpoint copies what it can without waiting for anyone; the next writer then starts
+// the WAL over from its beginning once every frame is copied and no reader needs them. Should the
+// WAL still be past MaxWALPages with frames left uncopied (readers keeping old frames alive), a
+// RESTART checkpoint, under the write gate, waits for the readers and has the WAL started over:
+// the WAL stays bounded.
+func (s *Store) checkpointer() {
+	defer close(s.checkpointDone)
+	for {
+		select {
+		case <-s.closed:
+			return
+		case <-s.kick:
+		}
+		if err := s.checkpoint(context.Background()); err != nil {
+			s.log.Warn("eventstore/sqlite: background WAL checkpoint failed; the next one retries", "err", err)
+		}
+	}
+}
+
+// checkpoint runs one background checkpoint (see checkpointer).
+func (s *Store) checkpoint(ctx context.Context) error {
+	var busy, logPages, copied int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logPages, &copied); err != nil {
+		return fmt.Errorf("passive checkpoint: %w", err)
+	}
+	if logPages <= s.maxWALPages || copied >= logPages {
+		return nil
+	}
+	if err := s.gate.Lock(ctx); err != nil {
+		return err
+	}
+	defer s.gate.Unlock()
+	if err := s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &logPages, &copied); err != nil {
+		return fmt.Errorf("restart checkpoint: %w", err)
+	}
+	return nil
 }
 
 // commit is the Batcher's CommitFunc: one IMMEDIATE transaction for the whole batch, as lean as the
@@ -358,6 +434,11 @@ func (s *Store) writer(ctx context.Context) (*writer, error) {
 		return nil, fmt.Errorf("eventstore/sqlite: connect: %w", err)
 	}
 	w := &writer{conn: conn}
+	// The writer never checkpoints inside a commit: checkpointer does, in the background.
+	if _, err := conn.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("eventstore/sqlite: turn off the writer's automatic checkpoint: %w", err)
+	}
 	for _, st := range []struct {
 		stmt **sql.Stmt
 		sql  string
@@ -380,6 +461,8 @@ func (s *Store) writer(ctx context.Context) (*writer, error) {
 // dropWriter closes the writer connection and its statements, if any.
 func (s *Store) dropWriter() {
 	if s.w != nil {
+		// The connection goes back to the pool: as the others, it checkpoints automatically again.
+		s.w.conn.ExecContext(context.Background(), `PRAGMA wal_autocheckpoint = 1000`) //nolint:errcheck // a broken connection is discarded anyway
 		s.w.close()
 		s.w = nil
 	}
