@@ -30,13 +30,13 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
-	auditrm "github.com/workbench/workbench/projections/audit"
-	connectionsrm "github.com/workbench/workbench/projections/connections"
-	identityrm "github.com/workbench/workbench/projections/identity"
-	jotsrm "github.com/workbench/workbench/projections/jots"
-	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
-	oauthrm "github.com/workbench/workbench/projections/oauth"
-	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
+	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/connections"
+	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/jots"
+	"github.com/workbench/workbench/projections/mcpsessions"
+	"github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/portalsessions"
 )
 
 var scaleClients = []int{1, 8, 32, 128}
@@ -125,7 +125,7 @@ func preloadLog(tb testing.TB, backend, target string, n int) time.Duration {
 		now = `now()`
 	}
 	pad := func(v uint64) string { return fmt.Sprintf("%020d", v) }
-	for _, name := range []string{identityrm.Name, connectionsrm.Name, auditrm.Name, jotsrm.Name, oauthrm.Name, mcpsessionsrm.Name, portalsessionsrm.Name} {
+	for _, name := range []string{identity.Name, connections.Name, audit.Name, jots.Name, oauth.Name, mcpsessions.Name, portalsessions.Name} {
 		if _, err := db.ExecContext(ctx, `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at) VALUES ($1, $2, $3, `+now+`)`,
 			name, pad(commit), pad(prepare)); err != nil {
 			tb.Fatal(err)

@@ -11,19 +11,19 @@ import (
 
 	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/projections/identity"
+	identityrm "github.com/workbench/workbench/projections/identity"
 )
 
 // fakeOwners answers from a map and counts the lookups; block, when set, holds a lookup until closed.
 type fakeOwners struct {
 	mu      sync.Mutex
-	owners  map[string]identity.User
+	owners  map[string]identityrm.User
 	calls   int
 	entered chan struct{}
 	block   chan struct{}
 }
 
-func (f *fakeOwners) UserByKeyHash(_ context.Context, hash string) (identity.User, uuid.UUID, error) {
+func (f *fakeOwners) UserByKeyHash(_ context.Context, hash string) (identityrm.User, uuid.UUID, error) {
 	f.mu.Lock()
 	f.calls++
 	u, ok := f.owners[hash]
@@ -34,12 +34,12 @@ func (f *fakeOwners) UserByKeyHash(_ context.Context, hash string) (identity.Use
 		<-block
 	}
 	if !ok {
-		return identity.User{}, uuid.Nil, identity.ErrNotFound
+		return identityrm.User{}, uuid.Nil, identityrm.ErrNotFound
 	}
 	return u, uuid.NewSHA1(uuid.Nil, []byte(hash)), nil
 }
 
-func (f *fakeOwners) set(hash string, u *identity.User) {
+func (f *fakeOwners) set(hash string, u *identityrm.User) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if u == nil {
@@ -65,11 +65,11 @@ func batch(types ...string) []eventstore.Envelope {
 
 func TestKeyCache(t *testing.T) {
 	ctx := context.Background()
-	ada := identity.User{ID: uuid.New(), Email: "ada@example.com"}
-	src := &fakeOwners{owners: map[string]identity.User{"h1": ada}}
+	ada := identityrm.User{ID: uuid.New(), Email: "ada@example.com"}
+	src := &fakeOwners{owners: map[string]identityrm.User{"h1": ada}}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := identity.NewKeyCache(src, &identity.KeyCacheOptions{MaxAge: time.Minute, Now: func() time.Time { return now }})
-	lookup := func() (identity.User, error) {
+	c := identityrm.NewKeyCache(src, &identityrm.KeyCacheOptions{MaxAge: time.Minute, Now: func() time.Time { return now }})
+	lookup := func() (identityrm.User, error) {
 		t.Helper()
 		u, _, err := c.UserByKeyHash(ctx, "h1")
 		return u, err
@@ -92,7 +92,7 @@ func TestKeyCache(t *testing.T) {
 	}
 	src.set("h1", nil)
 	c.Forget(batch(identitydom.TypeEmailClaimed, identitydom.TypeAPIKeyRevoked))
-	if _, err := lookup(); !errors.Is(err, identity.ErrNotFound) {
+	if _, err := lookup(); !errors.Is(err, identityrm.ErrNotFound) {
 		t.Fatalf("revoked key: %v, want ErrNotFound", err)
 	}
 	// Unknown keys are not kept: once the key is live again, it is found.
