@@ -22,16 +22,19 @@ test:
 	$(GO) vet $(PKGS)
 	$(GO) test $(TESTFLAGS) $(PKGS)
 
-# Benchmarks print their own summary lines (append backend=…, rebuild …, mcp_e2e …, jot_flood …, proxy …, browser …, replicas …); PostgreSQL cases
-# run when WORKBENCH_TEST_POSTGRES_URL is set. The end-to-end MCP benchmark measures each phase for
-# WORKBENCH_BENCH_SECONDS (default 10) and writes CPU, block and mutex profiles of its MCP phase into
-# WORKBENCH_BENCH_PROFILE_DIR when set. The audit chain benchmark verifies WORKBENCH_BENCH_CHAIN_EVENTS events
-# (default 1,000,000) and measures appends with the sealer off and on (the on/off ratio).
+# Benchmarks print their own summary lines (append backend=…, rebuild …, mcp_e2e …, mcp_scale …, jot_flood …, proxy …,
+# browser …, replicas …); PostgreSQL cases run when WORKBENCH_TEST_POSTGRES_URL is set. The end-to-end MCP benchmark
+# measures each phase for WORKBENCH_BENCH_SECONDS (default 10) and writes CPU, block and mutex profiles of its MCP
+# phase into WORKBENCH_BENCH_PROFILE_DIR when set. The scaling table (1-128 clients on logs of 1k, 100k and 1M events)
+# measures each cell for WORKBENCH_BENCH_SCALE_SECONDS (default 2); WORKBENCH_BENCH_SCALE_EVENTS picks the log sizes.
+# The audit chain benchmark verifies WORKBENCH_BENCH_CHAIN_EVENTS events (default 1,000,000) and measures appends
+# with the sealer off and on (the on/off ratio).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./eventstore/benchmarks/
 	$(GO) test -run '^$$' -bench BenchmarkRebuild -benchtime 1x -count 1 -timeout 30m ./projections/
 	$(GO) test -run '^$$' -bench BenchmarkAsOf -benchtime 3x -count 1 -timeout 30m ./projections/audit/
 	$(GO) test -run '^$$' -bench BenchmarkMCPEndToEnd -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
+	$(GO) test -run '^$$' -bench BenchmarkMCPScaling -benchtime 1x -count 1 -timeout 20m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkMCPUnderJotPasswordFlood -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkConnectorRemoteCall -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkProxy -benchtime 1x -count 1 -timeout 10m ./handlers/proxy/

@@ -40,6 +40,8 @@ type Batcher struct {
 	inflight atomic.Int64
 	// lastSize is the size of the previous batch (loop goroutine only).
 	lastSize int
+	// commits and events count the batches committed and the events they wrote (Stats).
+	commits, events atomic.Int64
 
 	queue chan *pending
 	stop  chan struct{}
@@ -107,6 +109,18 @@ func (b *Batcher) Append(ctx context.Context, req AppendRequest) (Position, erro
 	b.mu.RUnlock()
 	out := <-p.reply
 	return out.Position, out.Err
+}
+
+// BatchStats counts a Batcher's work since it started.
+type BatchStats struct {
+	Commits int64 // batches committed
+	Events  int64 // events appended by them (idempotent retries included)
+}
+
+// Stats returns the batches committed so far and the events they carried: Events/Commits is the
+// group commit's mean size.
+func (b *Batcher) Stats() BatchStats {
+	return BatchStats{Commits: b.commits.Load(), Events: b.events.Load()}
 }
 
 // Close refuses new appends, commits every append already queued, and stops the writer.
@@ -193,6 +207,16 @@ func (b *Batcher) run(batch []*pending) {
 	outcomes, err := b.commit(context.Background(), reqs)
 	if err == nil && len(outcomes) != len(reqs) {
 		panic("eventstore: CommitFunc returned the wrong number of outcomes")
+	}
+	if err == nil {
+		n := 0
+		for i, o := range outcomes {
+			if o.Err == nil {
+				n += len(reqs[i].Events)
+			}
+		}
+		b.commits.Add(1)
+		b.events.Add(int64(n))
 	}
 	if err == nil && b.after != nil {
 		b.after(reqs, outcomes)

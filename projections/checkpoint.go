@@ -93,8 +93,9 @@ func (q queries) loadCheckpoint(ctx context.Context, db querier, name string) (s
 	return cp, nil
 }
 
-// advance moves the checkpoint from `from` to `to` inside tx, or returns errCheckpointMoved.
-func (q queries) advance(ctx context.Context, tx *sql.Tx, name string, from, to eventstore.Position) error {
+// advance moves the checkpoint from `from` to `to` inside tx (a transaction, or a connection inside
+// one), or returns errCheckpointMoved.
+func (q queries) advance(ctx context.Context, tx querier, name string, from, to eventstore.Position) error {
 	res, err := tx.ExecContext(ctx, q.advanceSQL, name, encodePos(to.Commit), encodePos(to.Prepare), encodePos(from.Commit), encodePos(from.Prepare))
 	if err != nil {
 		return fmt.Errorf("move checkpoint of %q to %s: %w", name, to, err)

@@ -25,6 +25,17 @@
 // event in the log, from which the lag metrics are computed. A slow poll (Options.PollInterval) remains
 // as a fallback should the subscription fail.
 //
+// # In the append's own transaction
+//
+// On SQLite, a projection that implements Inline (the audit read model) is also applied inside the
+// event store's batch transaction (Runner.InTransaction, installed with the store's
+// SetInTransaction): its rows and its checkpoint commit with the events and the same fsync, instead of
+// a transaction of their own after them. It is applied there only when it is exactly at the batch's
+// start and its loop is idle, each projection in a savepoint; otherwise, or when it fails, the loop
+// applies the events as it does for any projection. AfterApply registers a function called with
+// every batch a projection has applied, once committed and before WaitFor reports it (the API-key
+// cache of projections/identity empties itself there).
+//
 // # Reading your own writes
 //
 // WaitFor(ctx, pos) returns once every projection has applied everything up to pos, typically the

@@ -67,6 +67,8 @@ type proc struct {
 	failure     *Failure
 	retrying    error
 	applied     uint64
+	// after are the AfterApply functions of the projection.
+	after []func([]eventstore.Envelope)
 }
 
 // NewRunner returns a runner that feeds the events of store to the projections in opts, keeping their
@@ -275,14 +277,32 @@ func (r *Runner) follow(ctx context.Context, pr *proc) error {
 			}
 		}
 		timer.Reset(r.poll)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-pr.wake:
-		case <-pr.resume:
-		case <-timer.C:
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-pr.wake:
+				if r.upToDate(pr) {
+					// Applied already, in the append's own transaction (InTransaction): a step
+					// would read nothing, and would keep the next batch's hook out meanwhile.
+					continue
+				}
+			case <-pr.resume:
+			case <-timer.C:
+			}
+			break wait
 		}
 	}
+}
+
+// upToDate reports whether pr has applied every event the runner's subscription has seen and has
+// caught up since the runner started.
+func (r *Runner) upToDate(pr *proc) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	head, seen := r.window.head()
+	return seen && pr.caughtUp && pr.failure == nil && !pr.pos.Less(head)
 }
 
 // step reads one batch after pr's checkpoint and applies it. more says the loop should go on at once
@@ -435,6 +455,7 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, envs []eventstore.En
 		// conditional checkpoint update fails if this commit did land, and the checkpoint is reloaded.
 		return 0, nil, fmt.Errorf("commit %d events up to %s: %w", len(envs), to, err)
 	}
+	r.afterApply(pr, envs)
 	r.mu.Lock()
 	pr.pos, pr.persisted, pr.persistedAt = to, to, time.Now()
 	pr.applied += uint64(len(envs))
@@ -442,6 +463,33 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, envs []eventstore.En
 	r.notifyLocked()
 	r.mu.Unlock()
 	return 0, nil, nil
+}
+
+// AfterApply registers fn to be called with every batch of events the named projection has applied,
+// once the batch's transaction has committed and before its new position shows in WaitFor and
+// Status: a cache of what the read model says drops what the batch may have changed, and whoever
+// waited for the batch's position finds it dropped. fn runs on the projection's loop (or the event
+// store's writer, for an Inline projection): it must be quick. fn is called with a nil batch when
+// another runner (another replica over the same database) moved the read model past events this one
+// never saw: whatever fn caches must then be dropped whole.
+func (r *Runner) AfterApply(name string, fn func(envs []eventstore.Envelope)) error {
+	pr, err := r.lookup(name)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	pr.after = append(pr.after, fn)
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *Runner) afterApply(pr *proc, envs []eventstore.Envelope) {
+	r.mu.Lock()
+	fns := pr.after
+	r.mu.Unlock()
+	for _, fn := range fns {
+		fn(envs)
+	}
 }
 
 // applyOne calls Apply, turning a panic into an error so that one broken projection cannot take the
@@ -462,6 +510,9 @@ func (r *Runner) reload(ctx context.Context, pr *proc) error {
 		return err
 	}
 	r.log.Info("projection checkpoint moved by another runner; continuing from it", "projection", pr.name, "position", cp.pos.String())
+	// The read model changed under us by events we did not apply: caches of it drop everything, before
+	// the new position shows in WaitFor (AfterApply).
+	r.afterApply(pr, nil)
 	r.mu.Lock()
 	pr.pos, pr.persisted = cp.pos, cp.pos
 	r.notifyLocked()

@@ -143,6 +143,10 @@ const withheldMessage = "The audit record of this execution could not be written
 // Run runs the calls, up to Options.Concurrency at a time, and returns their outcomes index-aligned
 // with calls. It never fails as a whole: everything that goes wrong is an Outcome.
 func (s *Service) Run(ctx context.Context, caller Caller, calls []Call) []Outcome {
+	if len(calls) == 1 {
+		// The common case runs on the caller's goroutine: no goroutine, semaphore or wait group.
+		return []Outcome{s.runOne(ctx, caller, calls[0].Tool, calls[0].Args)}
+	}
 	out := make([]Outcome, len(calls))
 	sem := make(chan struct{}, s.opts.Concurrency)
 	var wg sync.WaitGroup

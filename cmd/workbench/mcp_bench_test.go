@@ -10,8 +10,13 @@ package main
 //
 // It prints one summary line per backend:
 //
-//	mcp_e2e backend=sqlite clients=32 calls_per_s=… p50_ms=… p99_ms=… baseline_calls_per_s=… baseline_p50_ms=… baseline_p99_ms=… ratio=…
-//	mcp_e2e backend=postgres clients=32 calls_per_s=… … ratio=… vs_sqlite=…
+//	mcp_e2e backend=sqlite clients=32 calls_per_s=… p50_ms=… p99_ms=… baseline_calls_per_s=… baseline_p50_ms=… baseline_p99_ms=… ratio=… cpu_us_per_call=… baseline_cpu_us_per_call=… server_cpu_us_per_call=… events_per_commit=…
+//	mcp_e2e backend=postgres clients=32 calls_per_s=… … ratio=… … vs_sqlite=…
+//
+// cpu_us_per_call is the CPU time of the whole process (server and load clients) per call;
+// server_cpu_us_per_call takes away what the same clients cost per call against the echo baseline
+// (their client work and the echo's), so it approximates the server's own CPU per call.
+// events_per_commit is the mean size of the event store's group commits during the phase.
 //
 // WORKBENCH_BENCH_SECONDS sets each measured phase's length (default 10); WORKBENCH_BENCH_PROFILE_DIR,
 // when set, receives CPU, block and mutex profiles of the process during each MCP phase (mcp_*.pprof
@@ -33,10 +38,12 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testpg"
 )
 
@@ -48,6 +55,19 @@ type loadResult struct {
 	elapsed time.Duration
 	p50     time.Duration
 	p99     time.Duration
+	cpu     time.Duration // CPU time of the whole process (server and load clients) during the phase
+}
+
+// cpuPerCall is the process's CPU time per call, in microseconds.
+func (r loadResult) cpuPerCall() float64 { return float64(r.cpu.Microseconds()) / float64(r.calls) }
+
+// processCPU returns the CPU time (user and system) the process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func (r loadResult) perSecond() float64 { return float64(r.calls) / r.elapsed.Seconds() }
@@ -65,7 +85,7 @@ func runLoad(clients int, d time.Duration, do func(client, seq int) error) (load
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	for c := range clients {
 		wg.Add(1)
 		go func() {
@@ -90,7 +110,7 @@ func runLoad(clients int, d time.Duration, do func(client, seq int) error) (load
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	if firstErr != nil {
 		return loadResult{}, firstErr
 	}
@@ -99,7 +119,7 @@ func runLoad(clients int, d time.Duration, do func(client, seq int) error) (load
 	}
 	slices.Sort(all)
 	pct := func(p float64) time.Duration { return all[min(len(all)-1, int(float64(len(all))*p))] }
-	return loadResult{calls: len(all), elapsed: elapsed, p50: pct(0.50), p99: pct(0.99)}, nil
+	return loadResult{calls: len(all), elapsed: elapsed, p50: pct(0.50), p99: pct(0.99), cpu: cpu}, nil
 }
 
 // post sends body and returns the status and the response body.
@@ -207,13 +227,18 @@ type mcpTarget struct {
 }
 
 func newMCPTarget(b *testing.B, backend, databaseURL string, client *http.Client, body, want []byte) mcpTarget {
+	return newMCPTargetFor(b, backend, databaseURL, benchClients, client, body, want)
+}
+
+// newMCPTargetFor serves Workbench on databaseURL with clients initialized MCP sessions.
+func newMCPTargetFor(b *testing.B, backend, databaseURL string, clients int, client *http.Client, body, want []byte) mcpTarget {
 	b.Helper()
 	srv := startE2E(b, databaseURL, nil, slog.LevelWarn)
 	user := srv.user(b, "bench@example.com")
 	endpoint := srv.Base + "/mcp"
 	// Every client initializes its own session.
-	headers := make([]http.Header, benchClients)
-	for c := range benchClients {
+	headers := make([]http.Header, clients)
+	for c := range clients {
 		h := http.Header{}
 		h.Set("Content-Type", "application/json")
 		h.Set("Accept", "application/json, text/event-stream")
@@ -297,7 +322,9 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 				prefix = "mcp_" + t.backend + "_"
 			}
 			stop := startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), prefix, d)
+			before := t.srv.commitStats()
 			got, err := runLoad(benchClients, d, t.call)
+			after := t.srv.commitStats()
 			stop()
 			if err != nil {
 				b.Fatalf("%s mcp: %v", t.backend, err)
@@ -311,8 +338,13 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 			}
 
 			ratio := got.perSecond() / base.perSecond()
-			line := fmt.Sprintf("mcp_e2e backend=%s clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f baseline_calls_per_s=%.0f baseline_p50_ms=%.2f baseline_p99_ms=%.2f ratio=%.2f",
-				t.backend, benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio)
+			perCommit := 0.0
+			if n := after.Commits - before.Commits; n > 0 {
+				perCommit = float64(after.Events-before.Events) / float64(n)
+			}
+			line := fmt.Sprintf("mcp_e2e backend=%s clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f baseline_calls_per_s=%.0f baseline_p50_ms=%.2f baseline_p99_ms=%.2f ratio=%.2f cpu_us_per_call=%.0f baseline_cpu_us_per_call=%.0f server_cpu_us_per_call=%.0f events_per_commit=%.1f",
+				t.backend, benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio,
+				got.cpuPerCall(), base.cpuPerCall(), got.cpuPerCall()-base.cpuPerCall(), perCommit)
 			unit := ""
 			if t.backend == "sqlite" {
 				sqlitePerSecond = got.perSecond()
@@ -327,6 +359,16 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 			b.ReportMetric(ms(got.p50), unit+"p50_ms")
 			b.ReportMetric(ms(got.p99), unit+"p99_ms")
 			b.ReportMetric(ratio, unit+"ratio")
+			b.ReportMetric(got.cpuPerCall()-base.cpuPerCall(), unit+"server_cpu_us/call")
+			b.ReportMetric(perCommit, unit+"events/commit")
 		}
 	}
+}
+
+// commitStats returns the event store's group-commit counts (zero for a store that keeps none).
+func (e *e2eServer) commitStats() eventstore.BatchStats {
+	if s, ok := e.M.rawStore.(interface{ Stats() eventstore.BatchStats }); ok {
+		return s.Stats()
+	}
+	return eventstore.BatchStats{}
 }

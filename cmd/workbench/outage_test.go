@@ -54,6 +54,11 @@ func TestOAuthAndMCPDuringDatabaseOutage(t *testing.T) {
 		{"portal API", c.portal(cookie, "/api/mcp-clients")},
 		{"readyz", c.get("/readyz")},
 	} {
+		if tc.name == "mcp with API key" && tc.res.status == http.StatusOK {
+			// The key's owner was looked up a moment ago and is cached (identity.KeyCache, for at
+			// most a minute), and initialize needs nothing else of the database: served.
+			continue
+		}
 		if tc.res.status != http.StatusServiceUnavailable || tc.res.header.Get("Retry-After") == "" {
 			t.Errorf("%s during the outage: %d Retry-After %q %s", tc.name, tc.res.status, tc.res.header.Get("Retry-After"), tc.res.body)
 		}

@@ -169,6 +169,11 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Runner = runner
+	if s, ok := m.rawStore.(*sqlite.Store); ok {
+		// On SQLite the audit read model is written in the append's own transaction: an audited
+		// call costs one fsync, not a second one for its record.
+		s.SetInTransaction(runner.InTransaction)
+	}
 	m.Accounts = &accounts.Service{Store: m.Store, Vault: m.Vault}
 	if err := m.openCompliance(); err != nil {
 		return err
@@ -447,11 +452,13 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		relayCfg.Lock = bus.NewAdvisoryLock(m.Config.DatabaseURL, bus.AdvisoryLockKey("workbench-relay"), 5*time.Second, m.Logger)
 	}
 	relayCfg.Lock = m.relayLeaderLock(relayCfg.Lock)
+	// The relay publishes only the events some subscription of this process asks for (every replica
+	// subscribes alike); it starts at the end, once every subscription below is made.
+	relayCfg.Select = func(stream, typ string) bool { return b.Wants(bus.EventsTopic, stream, typ) }
 	relay, err := bus.NewRelay(relayCfg)
 	if err != nil {
 		return err
 	}
-	goRun("bus relay", relay.Run)
 	if err := m.startAuditSealer(ctx, goRun); err != nil {
 		return err
 	}
@@ -571,6 +578,12 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	m.closers = append(m.closers, keys.Close)
+	// Key owners are cached; the identity read model's every batch that may change one empties the
+	// cache before its position is reported applied, so a rotated or revoked key is refused from then on.
+	keyOwners := identity.NewKeyCache(keys, nil)
+	if err := m.Runner.AfterApply(identity.Name, keyOwners.Forget); err != nil {
+		return err
+	}
 	// Ended MCP sessions: heard from the bus while running (subscribed before the read model is loaded,
 	// so nothing ended in between is missed), preloaded from the read model at start.
 	endedSessions := mcpsessions.New(m.Store, m.Now)
@@ -587,7 +600,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		Sessions: endedSessions,
 		Now:      m.Now,
 		Auth: tracedAuth{authn.Chain{
-			authn.APIKeys{Reader: keys},
+			authn.APIKeys{Reader: keyOwners},
 			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
 			authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
 		}},
@@ -614,6 +627,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app, browser: browserService,
 		connectors: connectorSvc,
 	}
+	goRun("bus relay", relay.Run)
 	return nil
 }
 

@@ -71,7 +71,11 @@ type figures struct {
 // connection, with the store's payload, spread over as many streams as the case has appenders (see
 // newRawStreams). It prints one line per case:
 //
-//	append backend=<b> appenders=<n> events_per_s=<x> raw_single_per_s=<y> raw_batch100_per_s=<z>
+//	append backend=<b> appenders=<n> events_per_s=<x> raw_single_per_s=<y> raw_batch100_per_s=<z> vs_raw_single=<x/y> vs_raw_batch100=<x/z> events_per_commit=<c>
+//
+// The figures the store is held to are vs_raw_single at one appender (an append costs what a bare
+// single-row insert costs) and vs_raw_batch100 at 64 (group commit comes close to hand-batched
+// transactions). events_per_commit is 0 where the backend does not report its commits.
 //
 // Each figure is measured over a fixed time whatever b.N is, once per case, the three in turns (see
 // rounds).
@@ -83,8 +87,8 @@ func BenchmarkAppend(b *testing.B) {
 				if got == nil {
 					f := measure(b, be, appenders)
 					got = &f
-					fmt.Printf("append backend=%s appenders=%d events_per_s=%.0f raw_single_per_s=%.0f raw_batch100_per_s=%.0f\n",
-						be.name, appenders, f.events, f.rawSingle, f.rawBatch)
+					fmt.Printf("append backend=%s appenders=%d events_per_s=%.0f raw_single_per_s=%.0f raw_batch100_per_s=%.0f vs_raw_single=%.2f vs_raw_batch100=%.2f events_per_commit=%.1f\n",
+						be.name, appenders, f.events, f.rawSingle, f.rawBatch, f.events/f.rawSingle, f.events/f.rawBatch, f.perBatch)
 				}
 				b.ReportMetric(got.events, "events/s")
 				b.ReportMetric(got.rawSingle, "raw_single/s")

@@ -18,8 +18,10 @@ import (
 	"github.com/workbench/workbench/eventstore"
 )
 
-// The statements of one batch transaction. Two round trips: the first locks the batch's streams and
-// reads what the decisions need, the second writes, notifies and commits.
+// The statements of one batch transaction. A batch whose requests all name their stream's version,
+// each on a stream of its own, is first tried in one round trip (fastInsertSQL: begin, insert,
+// notify, commit). Otherwise, or when that is refused, two round trips: the first locks the batch's
+// streams and reads what the decisions need, the second writes, notifies and commits.
 const (
 	// lockStreamsSQL takes a transaction-scoped advisory lock per distinct stream, in key order, so two
 	// replicas locking overlapping sets cannot deadlock (PostgreSQL would detect it, and the batch would
@@ -44,8 +46,29 @@ FROM unnest($1::text[]) AS s`
 SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::bytea[], $7::json[])
 RETURNING id, xid, position`
 
+	// fastInsertSQL is the one-round-trip form of a batch whose every request names its stream's
+	// version (NoStream or Exact) on a stream no other request of the batch names: each event's
+	// version follows from the expected one, so nothing is read first. The UNIQUE (stream, version)
+	// and (id) indexes refuse an append to a stream that is further on, or a reused id; the first
+	// row of each request is written only if its stream has the version before it (a NULL version
+	// otherwise, which NOT NULL refuses), so a stream that is not as far as expected is refused too.
+	// Any refusal fails the statement and the batch is decided again the two-round-trip way.
+	fastInsertSQL = `INSERT INTO events (id, stream, version, type, schema_version, data, metadata)
+SELECT u.id, u.stream,
+	CASE WHEN u.version = 1 OR NOT u.first OR EXISTS (SELECT 1 FROM events e WHERE e.stream = u.stream AND e.version = u.version - 1)
+	THEN u.version END,
+	u.type, u.sv, u.data, u.md
+FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::bytea[], $7::json[], $8::bool[])
+	WITH ORDINALITY AS u(id, stream, version, type, sv, data, md, first, n)
+ORDER BY u.n
+RETURNING id, xid, position`
+
 	notifySQL = `SELECT pg_notify($1, '')`
 )
+
+// errFastRefused says the one-round-trip insert was refused (see fastInsertSQL): the batch is to be
+// decided again with the streams locked and read.
+var errFastRefused = errors.New("postgres: append: the optimistic insert was refused")
 
 // maxBatchAttempts bounds how often one batch is retried after a deadlock, a serialization failure or
 // a unique violation caused by a writer that raced past the locks.
@@ -53,8 +76,15 @@ const maxBatchAttempts = 4
 
 // commit is the Batcher's CommitFunc.
 func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) ([]eventstore.AppendOutcome, error) {
+	fast := true
 	for attempt := 1; ; attempt++ {
-		outcomes, envs, err := s.commitOnce(ctx, batch)
+		outcomes, envs, err := s.commitOnce(ctx, batch, fast)
+		if errors.Is(err, errFastRefused) {
+			fast = false
+			attempt--
+			continue
+		}
+		fast = false
 		if err == nil {
 			if len(envs) > 0 {
 				if s.onCommit != nil {
@@ -103,6 +133,7 @@ type planned struct {
 	schemas  []int32
 	data     [][]byte
 	metadata [][]byte
+	first    []bool // the first event of its request (fastInsertSQL only)
 }
 
 func (p *planned) add(stream string, version int64, ev *eventstore.EventData, meta []byte) int {
@@ -117,14 +148,20 @@ func (p *planned) add(stream string, version int64, ev *eventstore.EventData, me
 	return len(p.ids) - 1
 }
 
-// commitOnce runs one batch transaction in two round trips: readHeads (begin, lock the streams, read their
+// commitOnce runs one batch transaction: in one round trip when tryFast and planFast can take the
+// batch (commitFast), otherwise in two: readHeads (begin, lock the streams, read their
 // versions and the batch's known event ids), then, once plan has decided every request against those,
 // insertAndCommit (insert, notify, commit). It returns the outcomes and, when anything was written, the
 // envelopes in global order.
-func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest) ([]eventstore.AppendOutcome, []eventstore.Envelope, error) {
+func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest, tryFast bool) ([]eventstore.AppendOutcome, []eventstore.Envelope, error) {
 	outcomes, metas, streams, ids := precheck(batch)
 	if len(streams) == 0 {
 		return outcomes, nil, nil
+	}
+	if tryFast {
+		if rows, lastRow, ok := planFast(batch, outcomes, metas, len(streams)); ok {
+			return s.commitFast(ctx, batch, outcomes, rows, lastRow)
+		}
 	}
 
 	conn, err := s.pool.Acquire(ctx)
@@ -151,12 +188,63 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 		}
 		return outcomes, nil, nil
 	}
-	positions, err := s.insertAndCommit(ctx, conn, &rows)
+	positions, err := s.insertAndCommit(ctx, conn, &rows, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	inTx = false
 
+	for i := range batch {
+		if lastRow[i] >= 0 {
+			outcomes[i].Position = positions[lastRow[i]]
+		}
+	}
+	return outcomes, envelopes(&rows, positions), nil
+}
+
+// planFast plans a batch for fastInsertSQL when it can take it: every request that passed precheck
+// names a version (NoStream or Exact) and a stream of its own in the batch (streams is how many
+// distinct streams they name).
+func planFast(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome, metas [][][]byte, streams int) (planned, []int, bool) {
+	var rows planned
+	lastRow := make([]int, len(batch))
+	n := 0
+	for i, req := range batch {
+		lastRow[i] = -1
+		if outcomes[i].Err != nil {
+			continue
+		}
+		if req.Expected == eventstore.Any {
+			return planned{}, nil, false
+		}
+		n++
+		for j := range req.Events {
+			lastRow[i] = rows.add(req.Stream, int64(req.Expected)+int64(j)+1, &req.Events[j], metas[i][j])
+			rows.first = append(rows.first, j == 0)
+		}
+	}
+	return rows, lastRow, n == streams
+}
+
+// commitFast writes a batch planned by planFast in one round trip: begin, insert, notify, commit.
+// errFastRefused means the insert was refused and nothing was written.
+func (s *Store) commitFast(ctx context.Context, batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome, rows planned, lastRow []int) ([]eventstore.AppendOutcome, []eventstore.Envelope, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("postgres: append: acquire connection: %w", err)
+	}
+	defer conn.Release()
+	positions, err := s.insertAndCommit(ctx, conn, &rows, true)
+	if err != nil {
+		abort(conn)
+		s.slowAfterFast.Add(1)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "23502") {
+			return nil, nil, errFastRefused
+		}
+		return nil, nil, err
+	}
+	s.fast.Add(1)
 	for i := range batch {
 		if lastRow[i] >= 0 {
 			outcomes[i].Position = positions[lastRow[i]]
@@ -295,15 +383,25 @@ func plan(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome,
 // insertAndCommit is round trip 2: insert the planned rows, notify, commit. It returns each row's
 // position. When the connection fails while COMMIT is on its way it asks the server what became of the
 // transaction; an error means the transaction is not known to have committed (the caller aborts it).
-func (s *Store) insertAndCommit(ctx context.Context, conn *pgxpool.Conn, rows *planned) ([]eventstore.Position, error) {
+func (s *Store) insertAndCommit(ctx context.Context, conn *pgxpool.Conn, rows *planned, fast bool) ([]eventstore.Position, error) {
 	b := &pgx.Batch{}
-	b.Queue(insertSQL, rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata)
+	if fast {
+		b.Queue("BEGIN")
+		b.Queue(fastInsertSQL, rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata, rows.first)
+	} else {
+		b.Queue(insertSQL, rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata)
+	}
 	b.Queue(notifySQL, NotifyChannel)
 	b.Queue("COMMIT")
 	positions := make([]eventstore.Position, len(rows.ids))
 	var xid uint64
 	br := conn.SendBatch(ctx, b)
 	err := func() error {
+		if fast {
+			if _, err := br.Exec(); err != nil {
+				return fmt.Errorf("begin: %w", err)
+			}
+		}
 		rs, err := br.Query()
 		if err != nil {
 			return fmt.Errorf("insert: %w", err)

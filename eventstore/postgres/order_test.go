@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -195,4 +196,65 @@ func TestReadAllLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A batch whose appends name their streams' versions commits in one round trip; one the optimistic
+// insert cannot take (a stream further on, or not as far, as expected; a retried id) is decided again
+// with the streams locked and read, and answered as before.
+func TestFastPath(t *testing.T) {
+	s := openStore(t, migratedDB(t), nil)
+	ctx := testCtx(t)
+	ev := func() eventstore.EventData {
+		return eventstore.EventData{ID: uuid.Must(uuid.NewV7()), Type: "t", SchemaVersion: 1, Data: []byte(`{}`), Metadata: eventstore.Metadata{Actor: "a"}}
+	}
+	first := ev()
+	if _, err := s.Append(ctx, "f-1", eventstore.NoStream, first, ev()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(ctx, "f-1", eventstore.Exact(2), ev()); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.fast.Load(); got != 2 || s.slowAfterFast.Load() != 0 {
+		t.Fatalf("fast batches %d, refused %d; want 2, 0", got, s.slowAfterFast.Load())
+	}
+	for _, tc := range []struct {
+		name     string
+		expected eventstore.ExpectedVersion
+		events   []eventstore.EventData
+		conflict bool
+	}{
+		{"no stream on an existing stream", eventstore.NoStream, []eventstore.EventData{ev()}, true},
+		{"behind", eventstore.Exact(1), []eventstore.EventData{ev()}, true},
+		{"ahead", eventstore.Exact(5), []eventstore.EventData{ev()}, true},
+		{"retry", eventstore.NoStream, nil, false},
+	} {
+		refused := s.slowAfterFast.Load()
+		var err error
+		if tc.events == nil {
+			// The first event of the first append, again: an idempotent retry of it.
+			if _, err = s.Append(ctx, "f-1", tc.expected, first); err != nil {
+				t.Errorf("%s: %v, want the retry answered", tc.name, err)
+			}
+		} else {
+			_, err = s.Append(ctx, "f-1", tc.expected, tc.events...)
+			if ce, ok := errors.AsType[*eventstore.ConflictError](err); !ok || ce.Actual != 3 {
+				t.Errorf("%s: %v, want a conflict at version 3", tc.name, err)
+			}
+		}
+		if s.slowAfterFast.Load() != refused+1 {
+			t.Errorf("%s: the optimistic insert was not refused", tc.name)
+		}
+	}
+	if got := mustLoadVersions(t, s, "f-1"); got != 3 {
+		t.Errorf("stream f-1 holds %d events, want 3", got)
+	}
+}
+
+func mustLoadVersions(t *testing.T, s *Store, stream string) int {
+	t.Helper()
+	envs, err := s.Load(testCtx(t), stream, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(envs)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,7 +41,10 @@ type Store struct {
 	poll     time.Duration
 
 	batcher *eventstore.Batcher
-	wake    *eventstore.Notifier
+	// fast counts the batches committed in one round trip, slowAfterFast those whose one-round-trip
+	// insert was refused (tests read them).
+	fast, slowAfterFast atomic.Int64
+	wake                *eventstore.Notifier
 
 	closed       chan struct{}
 	closeOnce    sync.Once
@@ -259,3 +263,6 @@ func (s *Store) listenOnce(ctx context.Context) (bool, error) {
 		s.wake.Broadcast()
 	}
 }
+
+// Stats returns the group commits made so far and the events they carried.
+func (s *Store) Stats() eventstore.BatchStats { return s.batcher.Stats() }

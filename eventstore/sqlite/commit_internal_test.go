@@ -131,8 +131,8 @@ func TestCommitRequestFailsAlone(t *testing.T) {
 	if got, want := logIDs(t, s), []uuid.UUID{a1.ID, a2.ID, a3.ID, c1.ID}; !sameIDs(got, want) {
 		t.Errorf("log = %v; want %v", got, want)
 	}
-	if len(s.written) != 4 {
-		t.Errorf("the batch reports %d written events for OnCommit; want 4", len(s.written))
+	if len(s.rows) != 4 {
+		t.Errorf("the batch reports %d written events for OnCommit; want 4", len(s.rows))
 	}
 }
 
@@ -153,8 +153,8 @@ func TestCommitTransactionLost(t *testing.T) {
 	if _, err := s.commit(context.Background(), batch); err == nil || !strings.Contains(err.Error(), "transaction doomed") {
 		t.Fatalf("commit = %v; want the batch to fail with the trigger's message", err)
 	}
-	if s.written != nil {
-		t.Errorf("a failed batch still reports %d written events", len(s.written))
+	if s.rows != nil {
+		t.Errorf("a failed batch still reports %d written events", len(s.rows))
 	}
 	if got, want := logIDs(t, s), []uuid.UUID{before.ID}; !sameIDs(got, want) {
 		t.Errorf("log = %v; want only the event before the failed batch %v", got, want)
@@ -283,12 +283,124 @@ func TestCommitDecisions(t *testing.T) {
 			if got := logIDs(t, s); !sameIDs(got, want) {
 				t.Errorf("log = %v; want %v", got, want)
 			}
-			if len(s.written) != len(tc.log) {
-				t.Errorf("the batch reports %d written events for OnCommit; want %d", len(s.written), len(tc.log))
+			if len(s.rows) != len(tc.log) {
+				t.Errorf("the batch reports %d written events for OnCommit; want %d", len(s.rows), len(tc.log))
 			}
 			if got := s.oneByOne - before; got != tc.oneByOne {
 				t.Errorf("batch written request by request %d times; want %d", got, tc.oneByOne)
 			}
 		})
+	}
+}
+
+// TestCommitFreshV7Streams: a NoStream append to a stream named after a UUIDv7 has its version taken
+// to be 0 without a read; when the stream exists after all, the UNIQUE index refuses the row and the
+// batch, written again request by request, answers that append with a conflict (or, for a retry of
+// the append that created it, its position) and commits the rest.
+func TestCommitFreshV7Streams(t *testing.T) {
+	s := newTestStore(t)
+	ctx := context.Background()
+	exec := "execution-" + uuid.Must(uuid.NewV7()).String()
+	seed := ev("seed")
+	if _, err := s.Append(ctx, exec, eventstore.NoStream, seed); err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+	fresh := "execution-" + uuid.Must(uuid.NewV7()).String()
+	x, y := ev("x"), ev("y")
+	before := s.oneByOne
+	out, err := s.commit(ctx, []eventstore.AppendRequest{
+		req(fresh, eventstore.NoStream, x),
+		req(exec, eventstore.NoStream, ev("again")),
+		req(exec, eventstore.NoStream, seed),
+		req("plain", eventstore.NoStream, y),
+	})
+	if err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	if out[0].Err != nil || out[0].Position != position(2) {
+		t.Errorf("fresh stream: %s, %v; want position 2", out[0].Position, out[0].Err)
+	}
+	if ce, ok := errors.AsType[*eventstore.ConflictError](out[1].Err); !ok || ce.Actual != 1 || ce.Stream != exec {
+		t.Errorf("existing v7 stream: %v; want a conflict at version 1", out[1].Err)
+	}
+	if out[2].Err != nil || out[2].Position != position(1) {
+		t.Errorf("retry of the seed: %s, %v; want its position 1", out[2].Position, out[2].Err)
+	}
+	if out[3].Err != nil || out[3].Position != position(3) {
+		t.Errorf("plain stream: %s, %v; want position 3", out[3].Position, out[3].Err)
+	}
+	if got := s.oneByOne - before; got != 1 {
+		t.Errorf("batch written request by request %d times; want 1", got)
+	}
+	if got, want := logIDs(t, s), []uuid.UUID{seed.ID, x.ID, y.ID}; !sameIDs(got, want) {
+		t.Errorf("log = %v; want %v", got, want)
+	}
+	// An Any append of UUIDv7 ids is not looked up in the first pass: a retry of one meets the
+	// UNIQUE index there and is answered as a retry by the second.
+	v7 := func() eventstore.EventData { e := ev("v7"); e.ID = uuid.Must(uuid.NewV7()); return e }
+	p1, p2 := v7(), v7()
+	out, err = s.commit(ctx, []eventstore.AppendRequest{req("session-s", eventstore.Any, p1)})
+	if err != nil || out[0].Err != nil || out[0].Position != position(4) {
+		t.Fatalf("Any append of a v7 id: %v %v", err, out)
+	}
+	before = s.oneByOne
+	out, err = s.commit(ctx, []eventstore.AppendRequest{req("session-s", eventstore.Any, p2), req("session-s", eventstore.Any, p1)})
+	if err != nil || out[0].Err != nil || out[0].Position != position(5) || out[1].Err != nil || out[1].Position != position(4) {
+		t.Fatalf("a new Any append and a retry of one: %v %v; want positions 5 and 4", err, out)
+	}
+	if got := s.oneByOne - before; got != 1 {
+		t.Errorf("batch written request by request %d times; want 1", got)
+	}
+	// Alone, the fresh streams of a batch cost no version read and no second pass.
+	before = s.oneByOne
+	z := ev("z")
+	if out, err := s.commit(ctx, []eventstore.AppendRequest{req("execution-"+uuid.Must(uuid.NewV7()).String(), eventstore.NoStream, z)}); err != nil || out[0].Err != nil {
+		t.Fatalf("commit of a fresh stream: %v %v", err, out)
+	}
+	if s.oneByOne != before {
+		t.Errorf("a fresh stream sent the batch request by request")
+	}
+}
+
+// The writer connection never checkpoints in a commit; the background checkpoint copies the WAL back
+// (PASSIVE), and past MaxWALPages waits for readers (RESTART) so the WAL is started over.
+func TestBackgroundCheckpoint(t *testing.T) {
+	s := newTestStore(t)
+	ctx := context.Background()
+	if _, err := s.Append(ctx, "a", eventstore.NoStream, ev("x")); err != nil {
+		t.Fatal(err)
+	}
+	var auto int
+	if err := s.w.conn.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&auto); err != nil || auto != 0 {
+		t.Fatalf("writer wal_autocheckpoint = %d, %v; want 0", auto, err)
+	}
+	for i := range 50 {
+		if _, err := s.Append(ctx, "a", eventstore.Exact(int64(i+1)), ev("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walPages := func() (logPages, copied int) {
+		t.Helper()
+		var busy int
+		if err := s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logPages, &copied); err != nil {
+			t.Fatal(err)
+		}
+		return logPages, copied
+	}
+	if err := s.checkpoint(ctx); err != nil {
+		t.Fatalf("checkpoint: %v", err)
+	}
+	if logPages, copied := walPages(); copied != logPages {
+		t.Errorf("after the checkpoint %d of %d WAL pages are copied back", copied, logPages)
+	}
+	s.maxWALPages = 1
+	if _, err := s.Append(ctx, "a", eventstore.Exact(51), ev("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.checkpoint(ctx); err != nil {
+		t.Fatalf("checkpoint past MaxWALPages: %v", err)
+	}
+	if logPages, copied := walPages(); copied != logPages {
+		t.Errorf("after a RESTART checkpoint %d of %d WAL pages are copied back", copied, logPages)
 	}
 }

@@ -14,6 +14,14 @@
 // database refuses a row is the batch rolled back and written again request by request in savepoints,
 // so that the refused request fails alone.
 //
+// Batches are written on one connection, held from batch to batch with its statements prepared once.
+// A NoStream append to a stream named after a UUIDv7, and an Any append of UUIDv7 event ids, skip the
+// version read and the id lookup respectively: the UNIQUE indexes catch what those would have found,
+// and the request-by-request pass answers it. SetInTransaction lets a read model be written inside
+// the batch's transaction (projections.Runner.InTransaction). The writer never checkpoints the WAL in a
+// commit: a background checkpoint runs every Options.CheckpointEvery events and keeps the WAL bounded
+// (Options.MaxWALPages).
+//
 // Durability: synchronous=FULL, and SQLite syncs with fsync(2). modernc.org/sqlite can switch the whole
 // process to fdatasync(2) (sqlite.Fdatasync), which is as durable (it flushes the data and the metadata
 // needed to read it back, the size included) and what SQLite's own Linux builds use; the store leaves

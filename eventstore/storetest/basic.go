@@ -93,18 +93,24 @@ func testExpectedVersion(t *testing.T, h Harness) {
 		existing int // events already in the stream
 		expected eventstore.ExpectedVersion
 		conflict bool
+		v7       bool // the stream is named after a UUIDv7, as executions are (a backend may take it to be new)
 	}{
-		{"no stream on a new stream", 0, eventstore.NoStream, false},
-		{"no stream on an existing stream", 2, eventstore.NoStream, true},
-		{"exact right", 2, eventstore.Exact(2), false},
-		{"exact behind", 2, eventstore.Exact(1), true},
-		{"exact ahead", 2, eventstore.Exact(5), true},
-		{"exact on a new stream", 0, eventstore.Exact(1), true},
-		{"any on a new stream", 0, eventstore.Any, false},
-		{"any on an existing stream", 3, eventstore.Any, false},
+		{"no stream on a new stream", 0, eventstore.NoStream, false, false},
+		{"no stream on an existing stream", 2, eventstore.NoStream, true, false},
+		{"no stream on a new v7-named stream", 0, eventstore.NoStream, false, true},
+		{"no stream on an existing v7-named stream", 2, eventstore.NoStream, true, true},
+		{"exact right", 2, eventstore.Exact(2), false, false},
+		{"exact behind", 2, eventstore.Exact(1), true, false},
+		{"exact ahead", 2, eventstore.Exact(5), true, false},
+		{"exact on a new stream", 0, eventstore.Exact(1), true, false},
+		{"any on a new stream", 0, eventstore.Any, false, false},
+		{"any on an existing stream", 3, eventstore.Any, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stream := "ev-" + string(rune('a'+i))
+			if tc.v7 {
+				stream = "execution-" + uuid.Must(uuid.NewV7()).String()
+			}
 			if tc.existing > 0 {
 				mustAppend(t, s, stream, eventstore.NoStream, newEvents("seed", 0, tc.existing)...)
 			}
@@ -134,6 +140,17 @@ func testExpectedVersion(t *testing.T, h Harness) {
 			checkLogLen(t, s, before, "refused append")
 		})
 	}
+	t.Run("no stream retried on a v7-named stream", func(t *testing.T) {
+		stream := "execution-" + uuid.Must(uuid.NewV7()).String()
+		evs := newEvents("first", 0, 2)
+		pos := mustAppend(t, s, stream, eventstore.NoStream, evs...)
+		before := len(readAll(t, s, eventstore.Start))
+		again, err := s.Append(ctxFor(t), stream, eventstore.NoStream, evs...)
+		if err != nil || again != pos {
+			t.Fatalf("retried Append = %s, %v; want the first append's %s", again, err, pos)
+		}
+		checkLogLen(t, s, before, "retried append")
+	})
 }
 
 func testBadInput(t *testing.T, h Harness) {

@@ -136,6 +136,7 @@ type Server struct {
 	toolsList []byte // the encoded tools/list result, built once
 	initInfo  map[string]any
 	levels    *levels
+	verified  verifiedIDs // session ids whose signature was checked
 }
 
 // New checks opts and builds the handler.

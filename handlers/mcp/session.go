@@ -47,17 +47,56 @@ func (s *Server) newSession(p Principal, version string) (string, error) {
 // checkSession verifies a session id's signature and expiry, that it was minted for the same user, and
 // that it was not ended.
 func (s *Server) checkSession(ctx context.Context, sid string, p Principal) (session, bool) {
-	sess, exp, err := s.ids.Open(sid)
-	if err != nil || sess.UserID != p.UserID {
+	sess, ok := s.verified.get(sid, s.now())
+	if !ok {
+		var exp time.Time
+		var err error
+		if sess, exp, err = s.ids.Open(sid); err != nil {
+			return session{}, false
+		}
+		sess.Expires = exp
+		s.verified.put(sid, sess)
+	}
+	if sess.UserID != p.UserID {
 		return session{}, false
 	}
-	sess.Expires = exp
 	ended, err := s.sessions.Ended(ctx, sess.ID)
 	if err != nil {
 		s.log.ErrorContext(ctx, "session store", "err", err)
 		return session{}, false
 	}
 	return sess, !ended
+}
+
+// verifiedIDs remembers the session ids whose signature checked out, with what they carry, so that a
+// session's every request does not verify its id again; an id is answered from here only until it
+// expires. Whether the session was ended is asked every time.
+type verifiedIDs struct {
+	mu  sync.Mutex
+	ids map[string]session
+}
+
+// maxVerifiedIDs bounds verifiedIDs; when full it starts over.
+const maxVerifiedIDs = 10000
+
+func (v *verifiedIDs) get(sid string, now time.Time) (session, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	sess, ok := v.ids[sid]
+	if ok && !now.Before(sess.Expires) {
+		delete(v.ids, sid)
+		return session{}, false
+	}
+	return sess, ok
+}
+
+func (v *verifiedIDs) put(sid string, sess session) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ids == nil || len(v.ids) >= maxVerifiedIDs {
+		v.ids = make(map[string]session)
+	}
+	v.ids[sid] = sess
 }
 
 // MemorySessions is a SessionStore in process memory. It suits one replica; with several, give the

@@ -86,6 +86,7 @@ type Proxy struct {
 	now       func() time.Time
 
 	access accessCache
+	tokens verifiedTokens
 	rp     *httputil.ReverseProxy
 	bufs   sync.Pool
 }

@@ -135,7 +135,16 @@ func (p *Proxy) authenticate(r *http.Request) (Claims, error) {
 	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
 		return Claims{}, errors.New("send the curl_session token as Authorization: Bearer <token>")
 	}
-	return p.signer.verify(strings.TrimSpace(tok))
+	tok = strings.TrimSpace(tok)
+	now := p.now().Unix()
+	if c, ok := p.tokens.get(tok, now); ok {
+		return c, nil
+	}
+	c, err := p.signer.verify(tok)
+	if err == nil {
+		p.tokens.put(tok, c)
+	}
+	return c, err
 }
 
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {

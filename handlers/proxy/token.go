@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -84,4 +85,37 @@ func (s signer) verify(token string) (Claims, error) {
 	}
 	c.ExpiresAt = exp.Unix()
 	return c, nil
+}
+
+// verifiedTokens remembers the tokens whose signature checked out, with their claims, so that the
+// requests of one curl session do not verify its token again; a token is answered from here only
+// until it expires, exactly as long as its signature would make it valid (a token is not revoked
+// earlier).
+type verifiedTokens struct {
+	mu     sync.Mutex
+	tokens map[string]Claims
+}
+
+// maxVerifiedTokens bounds verifiedTokens; when full it starts over.
+const maxVerifiedTokens = 10000
+
+// get returns the claims of a token verified before that has not expired at now (Unix seconds).
+func (v *verifiedTokens) get(token string, now int64) (Claims, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	c, ok := v.tokens[token]
+	if ok && now >= c.ExpiresAt {
+		delete(v.tokens, token)
+		return Claims{}, false
+	}
+	return c, ok
+}
+
+func (v *verifiedTokens) put(token string, c Claims) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.tokens == nil || len(v.tokens) >= maxVerifiedTokens {
+		v.tokens = make(map[string]Claims)
+	}
+	v.tokens[token] = c
 }

@@ -86,6 +86,9 @@ type Bus struct {
 	subs    map[*Subscription]struct{}
 	durable map[string]bool // topics with an active durable subscription
 	wg      sync.WaitGroup
+	// wanted holds, per topic, the match of every subscription ever made on this Bus (a nil match
+	// wants everything; see Wants).
+	wanted map[string][]Match
 }
 
 // Open connects to the bus that url names:
@@ -117,7 +120,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Bus, error) {
 	}
 	wlog := watermill.NewSlogLoggerWithLevelMapping(o.Logger, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
 
-	b := &Bus{log: o.Logger, name: o.Name, retry: o.RetryDelay, subs: map[*Subscription]struct{}{}, durable: map[string]bool{}}
+	b := &Bus{log: o.Logger, name: o.Name, retry: o.RetryDelay, subs: map[*Subscription]struct{}{}, durable: map[string]bool{}, wanted: map[string][]Match{}}
 	var err error
 	switch scheme := schemeOf(url); {
 	case url == "":
@@ -296,6 +299,7 @@ func (b *Bus) SubscribeWhere(ctx context.Context, topic string, match Match, fn 
 	}
 	// Registered before the transport subscribes, so a Close that runs meanwhile cancels it.
 	b.subs[sub] = struct{}{}
+	b.wanted[topic] = append(b.wanted[topic], match)
 	b.wg.Add(1)
 	b.mu.Unlock()
 
@@ -316,6 +320,21 @@ func (b *Bus) SubscribeWhere(ctx context.Context, topic string, match Match, fn 
 		b.deliver(ctx, topic, msgs, match, fn)
 	}()
 	return sub, nil
+}
+
+// Wants reports whether a subscription made on this Bus to topic, running or since stopped, accepts
+// an event of this stream and type (one without a Match accepts every event). A Relay given it as its
+// Select publishes only what some subscriber of the process asks for; every replica runs the same
+// subscriptions, so one that publishes for another publishes what that one wants too.
+func (b *Bus) Wants(topic, stream, eventType string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.wanted[topic] {
+		if m == nil || m(stream, eventType) {
+			return true
+		}
+	}
+	return false
 }
 
 // release forgets a subscription that has stopped.

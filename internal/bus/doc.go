@@ -16,6 +16,8 @@
 //     to topic "workbench.events". It reads the log, never the append path, so nothing is published
 //     before it commits and nothing committed is missed, even what was appended while no relay ran.
 //     With several replicas on one PostgreSQL, an advisory lock lets one relay publish at a time.
+//     Given a Select (the server passes Bus.Wants), it publishes only the events some subscription
+//     asks for; the checkpoint moves past the others all the same.
 //     A stop lets the batch on its way finish before the last checkpoint is saved, so a clean restart
 //     publishes nothing twice; a crash may, and consumers drop the repeats.
 //   - BUS_NATS_PREFIX (Options.NATSPrefix): on NATS, the topic's "workbench" namespace is replaced by

@@ -30,9 +30,16 @@ type RelayConfig struct {
 	SaveInterval time.Duration
 	Backoff      time.Duration // first wait after a failure, doubling up to 30s (default 500ms)
 	Logger       *slog.Logger
+
+	// Select, when set, picks the events to publish by their stream and type; the others are not
+	// encoded or sent, and the checkpoint moves past them all the same. Wiring passes a function of
+	// Bus.Wants, so that only events some subscriber asks for cost a publish. nil publishes every
+	// event.
+	Select Match
 }
 
-// Relay publishes every committed event of the log to the bus, in commit order, at least once.
+// Relay publishes every committed event of the log (or those RelayConfig.Select accepts) to the bus,
+// in commit order, at least once.
 //
 // It follows the log with Store.Subscribe from its checkpoint, publishes what it reads in batches,
 // and saves the checkpoint once a batch is on the bus, at most every SaveInterval (a checkpoint write
@@ -151,6 +158,20 @@ func (r *Relay) publish(ctx, run context.Context, batch []eventstore.Envelope) e
 		}
 	}()
 	return r.cfg.Bus.Publish(pctx, r.cfg.Topic, batch...)
+}
+
+// selected keeps, in place, the events of batch that Select accepts (all of them without Select).
+func (r *Relay) selected(batch []eventstore.Envelope) []eventstore.Envelope {
+	if r.cfg.Select == nil {
+		return batch
+	}
+	out := batch[:0]
+	for _, env := range batch {
+		if r.cfg.Select(env.Stream, env.Type) {
+			out = append(out, env)
+		}
+	}
+	return out
 }
 
 // runOnce takes the lock, then publishes from the checkpoint until something fails. It reports
@@ -276,10 +297,13 @@ func (r *Relay) runOnce(ctx context.Context) (published bool, err error) {
 		if run.Err() != nil { // stopping: start no new batch (select picks among ready cases at random)
 			continue
 		}
-		if err := r.publish(ctx, run, batch); err != nil {
-			return published, err
+		last := batch[len(batch)-1].Position
+		if send := r.selected(batch); len(send) > 0 {
+			if err := r.publish(ctx, run, send); err != nil {
+				return published, err
+			}
 		}
-		unsaved, dirty, published = batch[len(batch)-1].Position, true, true
+		unsaved, dirty, published = last, true, true
 		switch wait := r.cfg.SaveInterval - time.Since(lastSave); {
 		case wait <= 0:
 			if err := save(run); err != nil {

@@ -313,3 +313,61 @@ func TestRelayStopsWhenTheStoreCloses(t *testing.T) {
 		t.Error("NewRelay without a bus: no error")
 	}
 }
+
+// TestRelaySelect: the relay publishes the events Select accepts, in order, and none of the others,
+// and its checkpoint still reaches the end of the log; Bus.Wants, what wiring selects with, follows
+// the matches of the bus's subscriptions.
+func TestRelaySelect(t *testing.T) {
+	noLeaks(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	topic := uniqueTopic(t)
+	store := memory.New(nil)
+	t.Cleanup(func() { store.Close() })
+	b := open(t, ctx, "", nil)
+	if b.Wants(topic, "thing-1", "thing.happened") {
+		t.Fatal("Wants with no subscription: true")
+	}
+	// Only stream thing-1 is asked for; a second subscriber's tally sees every message published.
+	only1 := func(stream, _ string) bool { return stream == "thing-1" }
+	c := newCollector()
+	if _, err := b.SubscribeWhere(ctx, topic, only1, c.handle); err != nil {
+		t.Fatal(err)
+	}
+	if !b.Wants(topic, "thing-1", "thing.happened") || b.Wants(topic, "thing-0", "thing.happened") || b.Wants("other.topic", "thing-1", "thing.happened") {
+		t.Fatal("Wants does not follow the subscriptions' matches")
+	}
+	// A second subscriber's match sees every message published (Wants is not asked below).
+	var published atomic.Int64
+	if _, err := b.SubscribeWhere(ctx, topic, func(string, string) bool { published.Add(1); return false }, func(context.Context, eventstore.Envelope) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint := bus.NewMemoryCheckpoint(eventstore.Start)
+	r, err := bus.NewRelay(bus.RelayConfig{Store: store, Bus: b, Checkpoint: checkpoint, Topic: topic, BatchSize: 4, SaveInterval: -1, Select: only1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendEvents(t, ctx, store, 30, 3, 0)
+	runRelay(t, ctx, r)
+	got := c.wait(t, 10)
+	var want []eventstore.Envelope
+	all := readLog(t, ctx, store)
+	for _, env := range all {
+		if env.Stream == "thing-1" {
+			want = append(want, env)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("subscriber received (-want +got):\n%s", diff)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for (r.Position() != all[len(all)-1].Position || published.Load() < int64(len(want))) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if p := r.Position(); p != all[len(all)-1].Position {
+		t.Errorf("relay position %s, want the last event's %s", p, all[len(all)-1].Position)
+	}
+	if n := published.Load(); n != int64(len(want)) {
+		t.Errorf("%d messages published, want the %d selected", n, len(want))
+	}
+}

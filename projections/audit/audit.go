@@ -28,6 +28,10 @@ type Projection struct {
 	mu sync.Mutex
 	tx *sql.Tx
 	st *txState
+	// inline is ApplyInline's state: statements prepared on the connection it was last given, kept
+	// from one call to the next while that connection lasts.
+	inline     *txState
+	inlineConn *sql.Conn
 }
 
 // txState is what Apply keeps for the transaction it last ran in. The statements are prepared on its
@@ -44,6 +48,7 @@ type txState struct {
 var (
 	_ projections.Projection = (*Projection)(nil)
 	_ projections.Selective  = (*Projection)(nil)
+	_ projections.Inline     = (*Projection)(nil)
 )
 
 // New returns the projection.
@@ -79,8 +84,41 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 	if err != nil {
 		return err
 	}
+	return p.apply(ctx, st, tx, env)
+}
+
+// ApplyInline implements projections.Inline: the records of a batch of events written in the
+// append's own transaction (SQLite), so that a tool call's audit record costs no fsync of its own.
+// The statements stay prepared on conn; the email cache is started afresh for every batch.
+func (p *Projection) ApplyInline(ctx context.Context, conn *sql.Conn, envs []eventstore.Envelope) error {
+	var st *txState
+	for _, env := range envs {
+		if !p.Handles(env.Type) {
+			continue
+		}
+		if st == nil {
+			var err error
+			if st, err = p.inlineState(ctx, conn); err != nil {
+				return err
+			}
+		}
+		if err := p.apply(ctx, st, conn, env); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execQuerier is the transaction (Apply) or connection (ApplyInline) an erasure rewrites records on.
+type execQuerier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// apply applies one event the projection handles with the statements of st (and q, for an erasure).
+func (p *Projection) apply(ctx context.Context, st *txState, q execQuerier, env eventstore.Envelope) error {
 	if env.Type == identity.TypeUserErased {
-		return st.erase(ctx, tx, env)
+		return st.erase(ctx, q, env)
 	}
 	user, email, ok, err := p.dec.UserCreated(env)
 	if err != nil {
@@ -122,6 +160,40 @@ func (p *Projection) state(ctx context.Context, tx *sql.Tx) (*txState, error) {
 		return p.st, nil
 	}
 	p.tx, p.st = nil, nil
+	st, err := prepareState(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	p.tx, p.st = tx, st
+	return st, nil
+}
+
+// inlineState returns ApplyInline's statements on conn, prepared on the first call with it, and an
+// empty email cache: audit_users may have been emptied by a rebuild since the last batch.
+func (p *Projection) inlineState(ctx context.Context, conn *sql.Conn) (*txState, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.inlineConn != conn || p.inline == nil {
+		if p.inline != nil {
+			p.inline.close()
+		}
+		p.inline, p.inlineConn = nil, nil
+		st, err := prepareState(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		p.inline, p.inlineConn = st, conn
+	}
+	clear(p.inline.emails)
+	return p.inline, nil
+}
+
+// preparer is a transaction or a connection.
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+func prepareState(ctx context.Context, tx preparer) (*txState, error) {
 	st := &txState{emails: map[uuid.UUID]string{}}
 	for _, s := range []struct {
 		stmt **sql.Stmt
@@ -134,12 +206,21 @@ func (p *Projection) state(ctx context.Context, tx *sql.Tx) (*txState, error) {
 	} {
 		stmt, err := tx.PrepareContext(ctx, s.sql)
 		if err != nil {
+			st.close()
 			return nil, fmt.Errorf("prepare %q: %w", s.sql, err)
 		}
 		*s.stmt = stmt
 	}
-	p.tx, p.st = tx, st
 	return st, nil
+}
+
+// close closes the statements prepared so far.
+func (st *txState) close() {
+	for _, s := range []*sql.Stmt{st.addUser, st.emailOf, st.addRecord} {
+		if s != nil {
+			s.Close()
+		}
+	}
 }
 
 // email returns the user's email from audit_users ("" when the log has not named the user yet).
@@ -212,7 +293,7 @@ func (r Reader) ForUser(ctx context.Context, user uuid.UUID, before eventstore.P
 // erase applies identity.user_erased: the user's email becomes the pseudonym in audit_users and in every
 // record already stored, and the records lose the provider account label. What the records count (kinds,
 // times, tools, outcomes) stays.
-func (st *txState) erase(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
+func (st *txState) erase(ctx context.Context, tx execQuerier, env eventstore.Envelope) error {
 	var e identity.UserErased
 	if err := json.Unmarshal(env.Data, &e); err != nil || e.UserID == uuid.Nil {
 		return fmt.Errorf("decode %s: %v", env.Type, err)

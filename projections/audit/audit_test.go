@@ -34,6 +34,9 @@ type backend struct {
 	dialect migrations.Dialect
 	store   eventstore.Store
 	db      *sql.DB
+	// inline: the runner is the SQLite store's in-transaction hook, so the records are written in
+	// the appends' own transactions, as the server does.
+	inline bool
 }
 
 var backends = []struct {
@@ -41,6 +44,7 @@ var backends = []struct {
 	open func(testing.TB) backend
 }{
 	{"sqlite", openSQLite},
+	{"sqlite-inline", func(t testing.TB) backend { b := openSQLite(t); b.inline = true; return b }},
 	{"postgres", openPostgres},
 }
 
@@ -66,7 +70,7 @@ func openSQLite(t testing.TB) backend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return backend{migrations.SQLite, store, db}
+	return backend{dialect: migrations.SQLite, store: store, db: db}
 }
 
 func openPostgres(t testing.TB) backend {
@@ -91,7 +95,7 @@ func openPostgres(t testing.TB) backend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return backend{migrations.Postgres, store, db}
+	return backend{dialect: migrations.Postgres, store: store, db: db}
 }
 
 func (b backend) vault(t testing.TB) *vault.Vault {
@@ -116,6 +120,9 @@ func (b backend) running(t testing.TB) *projections.Runner {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if b.inline {
+		b.store.(*sqlite.Store).SetInTransaction(r.InTransaction)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -60,6 +60,8 @@ type Ledger struct {
 	// once per event saves most of SQLite's per-event cost (parsing dominates a small upsert).
 	tx                *sql.Tx
 	upsert, recordApp *sql.Stmt
+	// inlineBatches counts the ApplyInline calls that applied their events.
+	inlineBatches int64
 }
 
 var validName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,40}$`)
@@ -114,6 +116,48 @@ func (l *Ledger) Name() string { return l.name }
 
 // Apply implements projections.Projection.
 func (l *Ledger) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
+	return l.apply(ctx, env, func() (*sql.Stmt, *sql.Stmt, error) { return l.statements(ctx, tx) })
+}
+
+// ApplyInline implements projections.Inline: the same writes as Apply, through the connection of the
+// append's transaction (statements prepared for each call).
+func (l *Ledger) ApplyInline(ctx context.Context, conn *sql.Conn, envs []eventstore.Envelope) error {
+	var upsert, recordApp *sql.Stmt
+	defer func() {
+		for _, st := range []*sql.Stmt{upsert, recordApp} {
+			if st != nil {
+				st.Close()
+			}
+		}
+	}()
+	for _, env := range envs {
+		err := l.apply(ctx, env, func() (*sql.Stmt, *sql.Stmt, error) {
+			if upsert == nil {
+				var err error
+				if upsert, recordApp, err = l.prepare(ctx, conn); err != nil {
+					return nil, nil, err
+				}
+			}
+			return upsert, recordApp, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	l.mu.Lock()
+	l.inlineBatches++
+	l.mu.Unlock()
+	return nil
+}
+
+// InlineBatches returns how many batches ApplyInline has applied.
+func (l *Ledger) InlineBatches() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.inlineBatches
+}
+
+func (l *Ledger) apply(ctx context.Context, env eventstore.Envelope, statements func() (*sql.Stmt, *sql.Stmt, error)) error {
 	l.mu.Lock()
 	hook := l.hook
 	l.mu.Unlock()
@@ -138,7 +182,7 @@ func (l *Ledger) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope)
 	if m.Account == "" {
 		return fmt.Errorf("%s without an account", env.Type)
 	}
-	upsert, recordApp, err := l.statements(ctx, tx)
+	upsert, recordApp, err := statements()
 	if err != nil {
 		return err
 	}
@@ -160,6 +204,17 @@ func (l *Ledger) statements(ctx context.Context, tx *sql.Tx) (upsert, recordApp 
 		return l.upsert, l.recordApp, nil
 	}
 	l.tx, l.upsert, l.recordApp = nil, nil, nil
+	if upsert, recordApp, err = l.prepare(ctx, tx); err != nil {
+		return nil, nil, err
+	}
+	l.tx, l.upsert, l.recordApp = tx, upsert, recordApp
+	return upsert, recordApp, nil
+}
+
+// prepare prepares Apply's statements on tx (a transaction or a connection).
+func (l *Ledger) prepare(ctx context.Context, tx interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}) (upsert, recordApp *sql.Stmt, err error) {
 	upsert, err = tx.PrepareContext(ctx, `INSERT INTO `+l.name+`_accounts (account, balance, movements, last_event) VALUES ($1, $2, 1, $3)
 		ON CONFLICT (account) DO UPDATE SET balance = `+l.name+`_accounts.balance + excluded.balance,
 		movements = `+l.name+`_accounts.movements + 1, last_event = excluded.last_event`)
@@ -169,9 +224,9 @@ func (l *Ledger) statements(ctx context.Context, tx *sql.Tx) (upsert, recordApp 
 	recordApp, err = tx.PrepareContext(ctx, `INSERT INTO `+l.name+`_applied (event_id, stream, version, event_type, position, applications) VALUES ($1, $2, $3, $4, $5, 1)
 		ON CONFLICT (event_id) DO UPDATE SET applications = `+l.name+`_applied.applications + 1`)
 	if err != nil {
+		upsert.Close()
 		return nil, nil, fmt.Errorf("prepare event record: %w", err)
 	}
-	l.tx, l.upsert, l.recordApp = tx, upsert, recordApp
 	return upsert, recordApp, nil
 }
 

@@ -1,0 +1,199 @@
+package main
+
+// BenchmarkMCPScaling is the scaling table of the end-to-end MCP benchmark: the same audited
+// execute_tools call (see BenchmarkMCPEndToEnd) at 1, 8, 32 and 128 concurrent clients, on a log that
+// already holds 1k, 100k and 1M events, on SQLite and (when WORKBENCH_TEST_POSTGRES_URL is set)
+// PostgreSQL. The events are bulk-inserted by one SQL statement before the server starts, and every
+// projection, the bus relay and the vault's shred sweep are checkpointed at the end of them, as on a
+// server that has run for a while: what is measured is a call's cost with that much log behind it,
+// not a catch-up. It prints one line per cell:
+//
+//	mcp_scale backend=<b> events=<n> clients=<c> calls_per_s=… p50_ms=… p99_ms=… cpu_us_per_call=… events_per_commit=…
+//
+// and, per backend and log size, the throughput at 32 clients relative to the 1k log
+// (vs_1k_at_32_clients=…): the cost of a call must not grow with the log. Each cell is measured for
+// WORKBENCH_BENCH_SCALE_SECONDS (default 2) after a short warm-up; WORKBENCH_BENCH_SCALE_EVENTS
+// (comma-separated, default 1000,100000,1000000) picks the log sizes.
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/workbench/workbench/eventstore/sqlite"
+	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/connections"
+	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/jots"
+	"github.com/workbench/workbench/projections/mcpsessions"
+	"github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/portalsessions"
+)
+
+var scaleClients = []int{1, 8, 32, 128}
+
+func scaleSizes(tb testing.TB) []int {
+	v := os.Getenv("WORKBENCH_BENCH_SCALE_EVENTS")
+	if v == "" {
+		return []int{1000, 100_000, 1_000_000}
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			tb.Fatalf("WORKBENCH_BENCH_SCALE_EVENTS=%q: want comma-separated positive counts", v)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func scaleDuration(tb testing.TB) time.Duration {
+	v := os.Getenv("WORKBENCH_BENCH_SCALE_SECONDS")
+	if v == "" {
+		return 2 * time.Second
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n <= 0 {
+		tb.Fatalf("WORKBENCH_BENCH_SCALE_SECONDS=%q: want a positive number of seconds", v)
+	}
+	return time.Duration(n * float64(time.Second))
+}
+
+// preloadLog migrates the database at target (a SQLite path or a PostgreSQL URL) and fills its log
+// with n filler events (100 per stream, of a type no projection handles) in one statement, then
+// checkpoints every projection, the relay and the shred sweep at the last of them.
+func preloadLog(tb testing.TB, backend, target string, n int) time.Duration {
+	tb.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	var (
+		db      *sql.DB
+		err     error
+		dialect migrations.Dialect
+	)
+	if backend == "sqlite" {
+		db, err = sqlite.OpenDB(ctx, target)
+		dialect = migrations.SQLite
+	} else {
+		db, err = sql.Open("pgx", target)
+		dialect = migrations.Postgres
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := migrations.Apply(ctx, db, dialect, nil); err != nil {
+		tb.Fatal(err)
+	}
+	const md = `{"actor":"bench","time":"2026-01-01T00:00:00Z"}`
+	var commit, prepare uint64
+	if backend == "sqlite" {
+		_, err = db.ExecContext(ctx, `WITH RECURSIVE g(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM g WHERE n + 1 < $1)
+			INSERT INTO events (position, id, stream, version, type, schema_version, data, metadata)
+			SELECT n + 1, printf('%08x-0000-4000-8000-%012x', n, n), 'filler-' || (n / 100), (n % 100) + 1, 'bench.filler', 1, '{"n":1}', '`+md+`' FROM g`, n)
+		if err == nil {
+			err = db.QueryRowContext(ctx, `SELECT MAX(position) FROM events`).Scan(&commit)
+			prepare = commit
+		}
+	} else {
+		_, err = db.ExecContext(ctx, `INSERT INTO events (id, stream, version, type, schema_version, data, metadata)
+			SELECT md5(g::text)::uuid, 'filler-' || (g / 100), (g % 100) + 1, 'bench.filler', 1, convert_to('{"n":1}', 'UTF8'), '`+md+`'::jsonb
+			FROM generate_series(0, $1 - 1) AS g ORDER BY g`, n)
+		if err == nil {
+			var xid string
+			err = db.QueryRowContext(ctx, `SELECT xid::text, position FROM events ORDER BY xid DESC, position DESC LIMIT 1`).Scan(&xid, &prepare)
+			if err == nil {
+				commit, err = strconv.ParseUint(xid, 10, 64)
+			}
+		}
+	}
+	if err != nil {
+		tb.Fatalf("preload %d events on %s: %v", n, backend, err)
+	}
+	now := `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`
+	if backend != "sqlite" {
+		now = `now()`
+	}
+	pad := func(v uint64) string { return fmt.Sprintf("%020d", v) }
+	for _, name := range []string{identity.Name, connections.Name, audit.Name, jots.Name, oauth.Name, mcpsessions.Name, portalsessions.Name} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at) VALUES ($1, $2, $3, `+now+`)`,
+			name, pad(commit), pad(prepare)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO bus_relay_checkpoints (name, commit_position, prepare_position, updated_at) VALUES ('events', $1, $2, '2026-01-01T00:00:00Z')`,
+		int64(commit), int64(prepare)); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO vault_shred_checkpoint (id, commit_pos, prepare_pos) VALUES (1, $1, $2)`, int64(commit), int64(prepare)); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+func BenchmarkMCPScaling(b *testing.B) {
+	d := scaleDuration(b)
+	warmup := min(d/4, time.Second)
+	maxClients := scaleClients[len(scaleClients)-1]
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * maxClients, MaxIdleConnsPerHost: 2 * maxClients, DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	message := "benchmark message of a typical short tool argument, 64 bytes...."
+	body := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"utils_echo","args":{"message":%q}}]}}}`, message))
+	want := []byte(`{\"message\":\"` + message + `\"}`)
+
+	backends := []string{"sqlite"}
+	if os.Getenv(testpg.EnvVar) != "" {
+		backends = append(backends, "postgres")
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, backend := range backends {
+			at32 := map[int]float64{}
+			for _, n := range scaleSizes(b) {
+				// A sub-benchmark per log size, so that its server and database go when it ends.
+				b.Run(fmt.Sprintf("backend=%s/events=%d", backend, n), func(b *testing.B) {
+					target := filepath.Join(b.TempDir(), "wb.db")
+					if backend != "sqlite" {
+						target = testpg.New(b)
+					}
+					took := preloadLog(b, backend, target, n)
+					t := newMCPTargetFor(b, backend, target, maxClients, client, body, want)
+					fmt.Printf("mcp_scale backend=%s events=%d preload_s=%.1f\n", backend, n, took.Seconds())
+					for _, clients := range scaleClients {
+						if _, err := runLoad(clients, warmup, t.call); err != nil {
+							b.Fatalf("%s %d events %d clients warm-up: %v", backend, n, clients, err)
+						}
+						before := t.srv.commitStats()
+						got, err := runLoad(clients, d, t.call)
+						if err != nil {
+							b.Fatalf("%s %d events %d clients: %v", backend, n, clients, err)
+						}
+						after := t.srv.commitStats()
+						perCommit := 0.0
+						if c := after.Commits - before.Commits; c > 0 {
+							perCommit = float64(after.Events-before.Events) / float64(c)
+						}
+						fmt.Printf("mcp_scale backend=%s events=%d clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f cpu_us_per_call=%.0f events_per_commit=%.1f\n",
+							backend, n, clients, got.perSecond(), ms(got.p50), ms(got.p99), got.cpuPerCall(), perCommit)
+						if clients == 32 {
+							at32[n] = got.perSecond()
+						}
+					}
+				})
+				if base, ok := at32[1000]; ok && n != 1000 {
+					fmt.Printf("mcp_scale backend=%s events=%d vs_1k_at_32_clients=%.2f\n", backend, n, at32[n]/base)
+				}
+			}
+		}
+	}
+}
