@@ -14,6 +14,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
+	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/projections/audit"
 )
 
@@ -52,6 +53,9 @@ type Options struct {
 	// Emails resolves a user's email for records whose user_created event came before the sink's
 	// checkpoint (projections/audit.Reader.EmailOf); nil leaves such emails empty.
 	Emails func(ctx context.Context, user uuid.UUID) (string, error)
+	// Opener opens the sealed profiles (emails) of newer user_created events: the vault. Without one,
+	// a sealed profile stops the sink (an audit record must not go out with a wrong email).
+	Opener profile.Opener
 	// BatchSize caps the records in one batch (default 100); ReadSize the events read at once (1000).
 	BatchSize, ReadSize int
 	// PollInterval is how long the sink waits at the end of the log before reading again (500ms).
@@ -104,7 +108,7 @@ func New(o Options) (*Sink, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Sink{o: o, dec: audit.NewDecoder(), emails: map[uuid.UUID]string{}}
+	s := &Sink{o: o, dec: audit.NewDecoder().WithOpener(o.Opener), emails: map[uuid.UUID]string{}}
 	labels := prometheus.Labels{"sink": o.Name}
 	s.delivered = prometheus.NewCounter(prometheus.CounterOpts{Name: "workbench_audit_sink_delivered_total",
 		Help: "Audit records the SIEM sink's destination acknowledged.", ConstLabels: labels})

@@ -93,7 +93,7 @@ func (m *Main) startAuditSinks(ctx context.Context, getenv func(string) string, 
 	}
 	for _, d := range dests {
 		o := auditsink.Options{
-			Store: m.Store, DB: m.DB, Name: d.name, Destination: d.d, Emails: auditrm.Reader{DB: m.DB}.EmailOf,
+			Store: m.Store, DB: m.DB, Name: d.name, Destination: d.d, Emails: auditrm.Reader{DB: m.DB}.EmailOf, Opener: m.Vault,
 			BatchSize: batch, RetryMin: time.Duration(rmin) * time.Second, RetryMax: time.Duration(rmax) * time.Second,
 			Registerer: m.Registry, Logger: m.Logger,
 		}

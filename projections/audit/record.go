@@ -167,6 +167,13 @@ func NewDecoder() *Decoder {
 	return &Decoder{codec: eventstore.NewJSONCodec(events...)}
 }
 
+// WithOpener gives the decoder the vault, to read the emails newer user_created events seal. It
+// returns d.
+func (d *Decoder) WithOpener(o profile.Opener) *Decoder {
+	d.opener = o
+	return d
+}
+
 // UserCreated returns the user and email of an identity.user_created event; ok is false for any other
 // event type.
 func (d *Decoder) UserCreated(env eventstore.Envelope) (user uuid.UUID, email string, ok bool, err error) {
