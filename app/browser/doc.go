@@ -31,7 +31,11 @@
 //     image content), browser_evaluate (off unless BROWSER_ALLOW_EVALUATE=true).
 //   - browser_live_url: a signed link (internal/signed, label "browser-live", 5 minutes) to
 //     <SERVER_PUBLIC_URL>/portal/browser/live?t=<token>; OpenLiveToken reads it back, and the portal
-//     must still check that the signed-in user is the one it names.
+//     must still check that the signed-in user is the one it names. With {"action": "take_back"} it
+//     ends the person's control instead (TakeBack, recorded as BrowserControlTakenBack; a take-back
+//     while the agent already drives records nothing): the tools work at once, the live view's state
+//     stream turns to "the agent drives" within its half-second poll, and the person's input is
+//     refused (NOT_IN_CONTROL) until they take control again from the page.
 //
 // Each call is recorded by execute_tools like any tool run (sizes and digests, never page content);
 // the handler logs the tool, the user and the URL host only.
