@@ -97,7 +97,17 @@ func (s *Service) Integration() (plugins.Manifest, []plugins.ToolSpec, map[strin
 	for i := range tools {
 		tools[i].Handler = plugins.HandlerGo
 	}
-	handlers := map[string]plugins.Handler{
+	handlers := s.localHandlers()
+	for name, h := range handlers {
+		handlers[name] = s.routed(name, h)
+	}
+	return m, tools, handlers
+}
+
+// localHandlers are the tools' handlers on this replica's pool (Integration routes each call to the
+// replica that holds the session first).
+func (s *Service) localHandlers() map[string]plugins.Handler {
+	return map[string]plugins.Handler{
 		"browser_navigate":   s.tool("browser_navigate", (*call).navigate),
 		"browser_screenshot": s.tool("browser_screenshot", (*call).screenshot),
 		"browser_click":      s.tool("browser_click", (*call).click),
@@ -108,7 +118,6 @@ func (s *Service) Integration() (plugins.Manifest, []plugins.ToolSpec, map[strin
 		"browser_evaluate":   s.evaluateTool,
 		"browser_live_url":   s.liveURLTool,
 	}
-	return m, tools, handlers
 }
 
 // args are the arguments the tools share; each reads those it declares.

@@ -40,16 +40,20 @@ type State struct {
 	HumanInControl bool
 	// Starts counts the Chromiums ever started for the user.
 	Starts int
+	// Holder is the replica whose Chromium runs the session (BrowserSessionStarted.Replica) while
+	// Running; empty otherwise, or when the start did not name one.
+	Holder string
 }
 
 // Evolve folds one event into the state.
 func Evolve(s State, e domain.Event) State {
-	switch e.(type) {
+	switch e := e.(type) {
 	case BrowserSessionStarted:
 		s.Running = true
 		s.Starts++
+		s.Holder = e.Replica
 	case BrowserSessionStopped, BrowserSessionReset:
-		s.Running, s.HumanInControl = false, false
+		s.Running, s.HumanInControl, s.Holder = false, false, ""
 	case BrowserControlHandedOver:
 		s.HumanInControl = true
 	case BrowserControlTakenBack:

@@ -39,6 +39,10 @@ type BrowserSessionStarted struct {
 	Restart bool      `json:"restart,omitempty"`
 	SpawnMS int64     `json:"spawn_ms"`
 	At      time.Time `json:"at"`
+	// Replica is the base URL of the replica whose Chromium holds the session (WORKBENCH_REPLICA_URL);
+	// the other replicas forward the user's browser calls there. Empty in events from before it was
+	// recorded.
+	Replica string `json:"replica,omitempty"`
 }
 
 // BrowserSessionStopped: the user's Chromium was closed (idle, memory_limit, shutdown) or died (crashed).
@@ -112,6 +116,8 @@ func (e BrowserSessionStarted) Validate() error {
 		return invalid("session started", "no process id")
 	case e.SpawnMS < 0:
 		return invalid("session started", "negative spawn time")
+	case len(e.Replica) > 2048:
+		return invalid("session started", "replica URL too long")
 	case e.At.IsZero():
 		return invalid("session started", "no time")
 	}
