@@ -1,9 +1,10 @@
 package main
 
-// A user's browser session is pinned to the replica whose Chromium holds it: two replicas as
+// A user's browser session is pinned to the replica whose Chromium holds it: three replicas as
 // processes (the built binary, one PostgreSQL database, NATS), with real Chromium. A browser tool call
 // through B drives the session a call through A started; the live view opened on B streams A's
-// browser and its input reaches it; once A stops, B starts the session itself.
+// browser and its input reaches it; once A stops, B starts the session itself (and C forwards to B);
+// once B is killed, C finds it unreachable and starts the session itself.
 
 import (
 	"bufio"
@@ -98,18 +99,20 @@ func TestBrowserSessionPinnedToItsReplica(t *testing.T) {
 	defer page.Close()
 	counter := page.URL + "/counter"
 
-	c := newCluster(t, 2, map[string]string{"WORKBENCH_DEV_ALLOW_LOOPBACK": "true", "WORKBENCH_CHROMIUM": bin})
+	c := newCluster(t, 3, map[string]string{"WORKBENCH_DEV_ALLOW_LOOPBACK": "true", "WORKBENCH_CHROMIUM": bin})
 	ada := c.user("ada@example.com")
 	// Each replica keeps its browser profiles in a directory of its own, as on separate machines.
 	for _, r := range c.replicas {
 		c.env["WORKBENCH_DATA_DIR"] = t.TempDir()
 		c.startReady(r)
 	}
-	a, b := c.replicas[0], c.replicas[1]
+	a, b, cr := c.replicas[0], c.replicas[1], c.replicas[2]
 	csA, _ := c.mcp(0).connectSDK(t, ada.Key)
 	defer csA.Close()
 	csB, _ := c.mcp(1).connectSDK(t, ada.Key)
 	defer csB.Close()
+	csC, _ := c.mcp(2).connectSDK(t, ada.Key)
+	defer csC.Close()
 
 	// Started through A; driven through B: the same page, the same state.
 	mustBrowserCall(t, csA, "browser_navigate", map[string]any{"url": counter})
@@ -258,5 +261,22 @@ func TestBrowserSessionPinnedToItsReplica(t *testing.T) {
 	}
 	if read = mustBrowserCall(t, csB, "browser_read", map[string]any{"selector": "#n"}); read["text"] != "0" {
 		t.Fatalf("a fresh page on B reads %v", read)
+	}
+	mustBrowserCall(t, csC, "browser_click", map[string]any{"selector": "#inc"})
+	if read = mustBrowserCall(t, csB, "browser_read", map[string]any{"selector": "#n"}); read["text"] != "1" {
+		t.Fatalf("after a click through C, B reads %v", read)
+	}
+
+	// B is killed (no stop is recorded): C finds it unreachable, starts the session and holds it.
+	if err := b.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-b.done
+	mustBrowserCall(t, csC, "browser_navigate", map[string]any{"url": counter})
+	if got := sessionStarts(t, c, ada.ID); len(got) != 3 || got[2] != cr.base {
+		t.Fatalf("session starts %v, want A's, B's then C's (%s)", got, cr.base)
+	}
+	if read = mustBrowserCall(t, csC, "browser_read", map[string]any{"selector": "#n"}); read["text"] != "0" {
+		t.Fatalf("a fresh page on C reads %v", read)
 	}
 }
