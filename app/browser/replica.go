@@ -15,8 +15,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	browserdom "github.com/workbench/workbench/domain/browser"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/replicaauth"
 	"github.com/workbench/workbench/plugins"
 )
@@ -64,7 +62,7 @@ func (s *Service) Holder(ctx context.Context, user uuid.UUID) (string, error) {
 	if s.opts.ReplicaURL == "" || s.opts.Replicas == nil || s.pool.Holds(user.String()) {
 		return "", nil
 	}
-	st, _, err := eventstore.LoadState(ctx, s.opts.Store, browserdom.StreamName(user), s.agg)
+	st, err := s.sessionState(ctx, user)
 	if err != nil {
 		return "", &domain.Error{Code: domain.CodeUnavailable, Message: "the browser session's record could not be read; retry shortly", Err: err}
 	}

@@ -157,6 +157,12 @@ func (s *Service) poolEvent(ev browser.Event) {
 	}
 }
 
+// sessionState folds the user's session stream.
+func (s *Service) sessionState(ctx context.Context, user uuid.UUID) (browserdom.State, error) {
+	st, _, err := eventstore.LoadState(ctx, s.opts.Store, browserdom.StreamName(user), s.agg)
+	return st, err
+}
+
 func (s *Service) execute(ctx context.Context, user uuid.UUID, cmd browserdom.Command, md eventstore.Metadata) error {
 	_, err := eventstore.Execute(ctx, s.opts.Store, browserdom.StreamName(user), s.agg, cmd, md)
 	return err
