@@ -40,7 +40,8 @@
 // # Replicas
 //
 // With several replicas a user's session lives in one replica's Chromium, the holder. New records
-// the replica's own URL (Options.ReplicaURL, WORKBENCH_REPLICA_URL) in every BrowserSessionStarted;
+// the replica's own URL (Options.ReplicaURL, WORKBENCH_REPLICA_URL) in every BrowserSessionStarted
+// and BrowserSessionStopped (a stop on a replica that is not the recorded holder leaves the holder's);
 // Holder folds the user's session stream (the log itself, so another replica's start is seen at once)
 // and names the holder while it runs elsewhere. Each tool handler Integration returns is routed: when
 // another replica holds the session the call is POSTed to its ToolPath, signed for the user with

@@ -144,7 +144,7 @@ func (s *Service) poolEvent(ev browser.Event) {
 	case browser.EventStarted:
 		cmd = browserdom.RecordStart{Event: browserdom.BrowserSessionStarted{UserID: user, PID: ev.PID, Restart: ev.Restart, SpawnMS: ev.SpawnDuration.Milliseconds(), At: at, Replica: s.opts.ReplicaURL}}
 	case browser.EventStopped:
-		cmd = browserdom.RecordStop{Event: browserdom.BrowserSessionStopped{UserID: user, Reason: ev.Reason, MemoryBytes: ev.MemoryBytes, At: at}}
+		cmd = browserdom.RecordStop{Event: browserdom.BrowserSessionStopped{UserID: user, Reason: ev.Reason, MemoryBytes: ev.MemoryBytes, At: at, Replica: s.opts.ReplicaURL}}
 	case browser.EventReset:
 		cmd = browserdom.RecordReset{Event: browserdom.BrowserSessionReset{UserID: user, At: at}}
 	default:

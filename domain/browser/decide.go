@@ -52,7 +52,14 @@ func Evolve(s State, e domain.Event) State {
 		s.Running = true
 		s.Starts++
 		s.Holder = e.Replica
-	case BrowserSessionStopped, BrowserSessionReset:
+	case BrowserSessionStopped:
+		// A stop on a replica that is not the recorded holder (two replicas started the session at once)
+		// leaves the holder's session running.
+		if e.Replica != "" && s.Holder != "" && e.Replica != s.Holder {
+			return s
+		}
+		s.Running, s.HumanInControl, s.Holder = false, false, ""
+	case BrowserSessionReset:
 		s.Running, s.HumanInControl, s.Holder = false, false, ""
 	case BrowserControlHandedOver:
 		s.HumanInControl = true

@@ -95,6 +95,15 @@ func TestState(t *testing.T) {
 	if s = fold(onA, stopped, onB); s.Holder != onB.Replica {
 		t.Fatalf("after a start on B: %+v", s)
 	}
+	// A stop on a replica that is not the holder leaves the holder's session running.
+	stoppedOnA := stopped
+	stoppedOnA.Replica = onA.Replica
+	if s = fold(onA, onB, stoppedOnA); !s.Running || s.Holder != onB.Replica {
+		t.Fatalf("after A's stop with B holding: %+v", s)
+	}
+	if s = fold(onA, stoppedOnA); s.Running || s.Holder != "" {
+		t.Fatalf("after the holder's stop: %+v", s)
+	}
 	if s = fold(onB, reset); s.Holder != "" {
 		t.Fatalf("after a reset: %+v", s)
 	}

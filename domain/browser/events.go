@@ -53,6 +53,9 @@ type BrowserSessionStopped struct {
 	// MemoryBytes is what the session held when it was closed for memory_limit.
 	MemoryBytes int64     `json:"memory_bytes,omitempty"`
 	At          time.Time `json:"at"`
+	// Replica is the replica whose Chromium stopped (WORKBENCH_REPLICA_URL); empty in events from
+	// before it was recorded.
+	Replica string `json:"replica,omitempty"`
 }
 
 // BrowserSessionReset: the user's Chromium was closed and its profile (cookies, storage) wiped.
@@ -131,6 +134,8 @@ func (e BrowserSessionStopped) Validate() error {
 		return invalid("session stopped", "no user")
 	case e.Reason != StopIdle && e.Reason != StopMemoryLimit && e.Reason != StopShutdown && e.Reason != StopCrashed:
 		return invalid("session stopped", "reason must be idle, memory_limit, shutdown or crashed")
+	case len(e.Replica) > 2048:
+		return invalid("session stopped", "replica URL too long")
 	case e.At.IsZero():
 		return invalid("session stopped", "no time")
 	}
