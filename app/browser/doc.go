@@ -31,7 +31,26 @@
 //     image content), browser_evaluate (off unless BROWSER_ALLOW_EVALUATE=true).
 //   - browser_live_url: a signed link (internal/signed, label "browser-live", 5 minutes) to
 //     <SERVER_PUBLIC_URL>/portal/browser/live?t=<token>; OpenLiveToken reads it back, and the portal
-//     must still check that the signed-in user is the one it names.
+//     must still check that the signed-in user is the one it names. With {"action": "take_back"} it
+//     ends the person's control instead (TakeBack, recorded as BrowserControlTakenBack; a take-back
+//     while the agent already drives records nothing): the tools work at once, the live view's state
+//     stream turns to "the agent drives" within its half-second poll, and the person's input is
+//     refused (NOT_IN_CONTROL) until they take control again from the page.
+//
+// # Replicas
+//
+// With several replicas a user's session lives in one replica's Chromium, the holder. New records
+// the replica's own URL (Options.ReplicaURL, WORKBENCH_REPLICA_URL) in every BrowserSessionStarted
+// and BrowserSessionStopped (a stop on a replica that is not the recorded holder leaves the holder's);
+// Holder folds the user's session stream (the log itself, so another replica's start is seen at once)
+// and names the holder while it runs elsewhere. Each tool handler Integration returns is routed: when
+// another replica holds the session the call is POSTed to its ToolPath, signed for the user with
+// Options.Replicas (internal/replicaauth, a key derived from the root key; no credential of the user
+// travels), and RunForwarded runs it there on the local pool and never forwards again. A holder that
+// cannot be reached (dial failure, or an address answering 401/404 as no replica of this server) is
+// gone: the call runs here, the session starts here, and this replica is recorded as the holder. A
+// holder that answers but fails is reported as unavailable (the call is not run twice).
+// handlers/browser proxies the portal's live-view routes to the holder the same way.
 //
 // Each call is recorded by execute_tools like any tool run (sizes and digests, never page content);
 // the handler logs the tool, the user and the URL host only.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	browserdom "github.com/workbench/workbench/domain/browser"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/browser"
+	"github.com/workbench/workbench/internal/replicaauth"
 	"github.com/workbench/workbench/internal/signed"
 )
 
@@ -47,6 +49,14 @@ type Options struct {
 	Logger      *slog.Logger
 	// Now is the clock events and live tokens are stamped with (default time.Now).
 	Now func() time.Time
+	// ReplicaURL is this replica's own base URL, reachable by the other replicas
+	// (WORKBENCH_REPLICA_URL); it is recorded in BrowserSessionStarted. With Replicas it turns on
+	// forwarding: a browser call for a session another replica holds is sent there.
+	ReplicaURL string
+	// Replicas signs the calls forwarded to other replicas (a key derived from the root key).
+	Replicas *replicaauth.Signer
+	// ReplicaClient sends forwarded calls (default: a client without proxy, 3s dial).
+	ReplicaClient *http.Client
 }
 
 // LiveClaim is what a live-view token carries: whose session it opens.
@@ -62,6 +72,8 @@ type Service struct {
 	pool *browser.Pool
 	live *signed.Sealer[LiveClaim]
 	agg  eventstore.Aggregate[browserdom.State, browserdom.Command, domain.Event]
+	// client sends calls forwarded to the replica holding a session.
+	client *http.Client
 }
 
 // New checks opts and builds the service and its pool (no Chromium starts until a session is used).
@@ -79,6 +91,10 @@ func New(opts Options) (*Service, error) {
 		opts.LiveURLTTL = DefaultLiveURLTTL
 	}
 	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
+	opts.ReplicaURL = strings.TrimRight(opts.ReplicaURL, "/")
+	if opts.ReplicaClient == nil {
+		opts.ReplicaClient = newReplicaClient()
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -87,7 +103,7 @@ func New(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("app/browser: live-view key: %w", err)
 	}
-	s := &Service{opts: opts, log: log, live: live, agg: eventstore.Aggregate[browserdom.State, browserdom.Command, domain.Event]{
+	s := &Service{opts: opts, log: log, live: live, client: opts.ReplicaClient, agg: eventstore.Aggregate[browserdom.State, browserdom.Command, domain.Event]{
 		Initial: func() browserdom.State { return browserdom.State{} },
 		Evolve:  browserdom.Evolve,
 		Decide:  browserdom.Decide,
@@ -126,9 +142,9 @@ func (s *Service) poolEvent(ev browser.Event) {
 	var cmd browserdom.Command
 	switch ev.Kind {
 	case browser.EventStarted:
-		cmd = browserdom.RecordStart{Event: browserdom.BrowserSessionStarted{UserID: user, PID: ev.PID, Restart: ev.Restart, SpawnMS: ev.SpawnDuration.Milliseconds(), At: at}}
+		cmd = browserdom.RecordStart{Event: browserdom.BrowserSessionStarted{UserID: user, PID: ev.PID, Restart: ev.Restart, SpawnMS: ev.SpawnDuration.Milliseconds(), At: at, Replica: s.opts.ReplicaURL}}
 	case browser.EventStopped:
-		cmd = browserdom.RecordStop{Event: browserdom.BrowserSessionStopped{UserID: user, Reason: ev.Reason, MemoryBytes: ev.MemoryBytes, At: at}}
+		cmd = browserdom.RecordStop{Event: browserdom.BrowserSessionStopped{UserID: user, Reason: ev.Reason, MemoryBytes: ev.MemoryBytes, At: at, Replica: s.opts.ReplicaURL}}
 	case browser.EventReset:
 		cmd = browserdom.RecordReset{Event: browserdom.BrowserSessionReset{UserID: user, At: at}}
 	default:
@@ -139,6 +155,12 @@ func (s *Service) poolEvent(ev browser.Event) {
 	if err := s.execute(ctx, user, cmd, eventstore.Metadata{Actor: "system:browser"}); err != nil {
 		s.log.Error("browser session event not recorded", "user", ev.UserID, "kind", ev.Kind, "err", err)
 	}
+}
+
+// sessionState folds the user's session stream.
+func (s *Service) sessionState(ctx context.Context, user uuid.UUID) (browserdom.State, error) {
+	st, _, err := eventstore.LoadState(ctx, s.opts.Store, browserdom.StreamName(user), s.agg)
+	return st, err
 }
 
 func (s *Service) execute(ctx context.Context, user uuid.UUID, cmd browserdom.Command, md eventstore.Metadata) error {

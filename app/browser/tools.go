@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/browser"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/plugins"
@@ -89,13 +90,24 @@ func (s *Service) Integration() (plugins.Manifest, []plugins.ToolSpec, map[strin
 		{Name: "browser_evaluate", Description: evaluate,
 			InputSchema: obj(`"expression"`, `"expression":{"type":"string","minLength":1,"maxLength":100000,"description":"A JavaScript expression."}`)},
 		{Name: "browser_live_url", Description: "Get a short-lived link that opens a live view of this browser session in the Workbench portal, for the user only. " +
-			"Give it to the user when they must act themselves (sign in, solve a challenge); while they drive, the browser tools answer HUMAN_IN_CONTROL.",
-			InputSchema: obj("")},
+			"Give it to the user when they must act themselves (sign in, solve a challenge); while they drive, the browser tools answer HUMAN_IN_CONTROL. " +
+			`With action "take_back" it takes control back from the user instead (their live view shows that the agent drives again) and the tools work at once.`,
+			InputSchema: obj("", `"action":{"type":"string","enum":["open","take_back"],"description":"open (default): mint the live-view link; take_back: end the person's control of the browser."}`)},
 	}
 	for i := range tools {
 		tools[i].Handler = plugins.HandlerGo
 	}
-	handlers := map[string]plugins.Handler{
+	handlers := s.localHandlers()
+	for name, h := range handlers {
+		handlers[name] = s.routed(name, h)
+	}
+	return m, tools, handlers
+}
+
+// localHandlers are the tools' handlers on this replica's pool (Integration routes each call to the
+// replica that holds the session first).
+func (s *Service) localHandlers() map[string]plugins.Handler {
+	return map[string]plugins.Handler{
 		"browser_navigate":   s.tool("browser_navigate", (*call).navigate),
 		"browser_screenshot": s.tool("browser_screenshot", (*call).screenshot),
 		"browser_click":      s.tool("browser_click", (*call).click),
@@ -106,7 +118,6 @@ func (s *Service) Integration() (plugins.Manifest, []plugins.ToolSpec, map[strin
 		"browser_evaluate":   s.evaluateTool,
 		"browser_live_url":   s.liveURLTool,
 	}
-	return m, tools, handlers
 }
 
 // args are the arguments the tools share; each reads those it declares.
@@ -121,6 +132,7 @@ type args struct {
 	MaxChars   int    `json:"max_chars"`
 	Expression string `json:"expression"`
 	TimeoutMS  int    `json:"timeout_ms"`
+	Action     string `json:"action"`
 }
 
 // call is one browser tool call on a claimed session.
@@ -617,6 +629,22 @@ func (s *Service) liveURLTool(ctx context.Context, rc plugins.Context, raw json.
 	}
 	defer done()
 	user, _ := uuid.Parse(c.sess.UserID())
+	switch c.a.Action {
+	case "", "open":
+	case "take_back":
+		was := c.sess.HumanInControl()
+		if err := s.TakeBack(c.ctx, c.sess, eventstore.Metadata{Actor: user.String()}); err != nil {
+			return nil, c.fail(err)
+		}
+		s.log.InfoContext(ctx, "browser tool", "tool", "browser_live_url", "action", "take_back", "user", rc.UserID(), "was_human", was)
+		msg := "Control is back with you: the browser tools work again, and the user's live view shows that the agent drives."
+		if !was {
+			msg = "No person had control: the browser tools work as they did."
+		}
+		return map[string]any{"human_in_control": false, "taken_back": was, "message": msg}, nil
+	default:
+		return nil, toolError(domain.CodeInvalid, "browser_live_url", `action must be "open" or "take_back", not %q`, c.a.Action)
+	}
 	u, exp, err := s.LiveURL(user)
 	if err != nil {
 		return nil, err
@@ -624,6 +652,6 @@ func (s *Service) liveURLTool(ctx context.Context, rc plugins.Context, raw json.
 	return map[string]any{
 		"url": u, "expires_at": exp.UTC().Format(time.RFC3339),
 		"how_to_use": fmt.Sprintf("Give this link to the user: it opens this browser live in the Workbench portal, for them only, and works until %s. "+
-			"While they drive, the browser tools answer HUMAN_IN_CONTROL; they give control back from the page.", exp.UTC().Format(time.RFC3339)),
+			"While they drive, the browser tools answer HUMAN_IN_CONTROL; they give control back from the page, or you take it back with action \"take_back\".", exp.UTC().Format(time.RFC3339)),
 	}, nil
 }

@@ -255,11 +255,17 @@ func TestTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.fails(user, "browser_read", `{}`, "HUMAN_IN_CONTROL")
-	if err := e.svc.TakeBack(context.Background(), sess, md); err != nil {
-		t.Fatal(err)
-	}
 	sess.Release()
+	// The agent takes control back itself (browser_live_url, action take_back).
+	e.fails(user, "browser_live_url", `{"action":"grab"}`, "take_back")
+	if out = e.must(user, "browser_live_url", `{"action":"take_back"}`); out["taken_back"] != true || out["human_in_control"] != false {
+		t.Fatalf("take back: %v", out)
+	}
 	e.must(user, "browser_read", `{}`)
+	// Taking back when the agent already drives records nothing more.
+	if out = e.must(user, "browser_live_url", `{"action":"take_back"}`); out["taken_back"] != false {
+		t.Fatalf("second take back: %v", out)
+	}
 
 	// Containment: only http(s), only public addresses (loopback allowed here by the test setting).
 	e.fails(user, "browser_navigate", `{"url":"http://169.254.169.254/latest/meta-data/"}`, "refused", "169.254.169.254")

@@ -671,6 +671,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			browserhttp.Mount(r, browserhttp.Deps{
 				Sessions: sessions, PublicURL: m.Config.ServerPublicURL, Browser: s.browser,
 				Capture: browser.NewCapture(s.browser, creds, nil), Logger: m.Logger, Done: s.done,
+				Replicas: s.browser.ReplicaSigner(), Holders: s.browser,
 			})
 		},
 	})

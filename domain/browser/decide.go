@@ -40,16 +40,27 @@ type State struct {
 	HumanInControl bool
 	// Starts counts the Chromiums ever started for the user.
 	Starts int
+	// Holder is the replica whose Chromium runs the session (BrowserSessionStarted.Replica) while
+	// Running; empty otherwise, or when the start did not name one.
+	Holder string
 }
 
 // Evolve folds one event into the state.
 func Evolve(s State, e domain.Event) State {
-	switch e.(type) {
+	switch e := e.(type) {
 	case BrowserSessionStarted:
 		s.Running = true
 		s.Starts++
-	case BrowserSessionStopped, BrowserSessionReset:
-		s.Running, s.HumanInControl = false, false
+		s.Holder = e.Replica
+	case BrowserSessionStopped:
+		// A stop on a replica that is not the recorded holder (two replicas started the session at once)
+		// leaves the holder's session running.
+		if e.Replica != "" && s.Holder != "" && e.Replica != s.Holder {
+			return s
+		}
+		s.Running, s.HumanInControl, s.Holder = false, false, ""
+	case BrowserSessionReset:
+		s.Running, s.HumanInControl, s.Holder = false, false, ""
 	case BrowserControlHandedOver:
 		s.HumanInControl = true
 	case BrowserControlTakenBack:

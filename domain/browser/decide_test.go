@@ -16,7 +16,7 @@ import (
 var (
 	user    = uuid.MustParse("0190c7e4-0000-7000-8000-000000000001")
 	t0      = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	started = browser.BrowserSessionStarted{UserID: user, PID: 4242, SpawnMS: 310, At: t0}
+	started = browser.BrowserSessionStarted{UserID: user, PID: 4242, SpawnMS: 310, At: t0, Replica: "http://10.0.0.1:8080"}
 	stopped = browser.BrowserSessionStopped{UserID: user, Reason: browser.StopIdle, At: t0.Add(time.Minute)}
 	reset   = browser.BrowserSessionReset{UserID: user, At: t0.Add(2 * time.Minute)}
 	handed  = browser.BrowserControlHandedOver{UserID: user, At: t0.Add(3 * time.Minute)}
@@ -82,6 +82,36 @@ func TestState(t *testing.T) {
 	}
 	if s = fold(started, handed, reset); s.Running || s.HumanInControl {
 		t.Fatalf("after a reset: %+v", s)
+	}
+	// The holder is the replica of the last start, until a stop or a reset.
+	onA, onB := started, started
+	onA.Replica, onB.Replica = "http://10.0.0.1:8080", "http://10.0.0.2:8080"
+	if s = fold(onA); s.Holder != onA.Replica {
+		t.Fatalf("after a start on A: %+v", s)
+	}
+	if s = fold(onA, stopped); s.Holder != "" || s.Running {
+		t.Fatalf("after a stop: %+v", s)
+	}
+	if s = fold(onA, stopped, onB); s.Holder != onB.Replica {
+		t.Fatalf("after a start on B: %+v", s)
+	}
+	// A stop on a replica that is not the holder leaves the holder's session running.
+	stoppedOnA := stopped
+	stoppedOnA.Replica = onA.Replica
+	if s = fold(onA, onB, stoppedOnA); !s.Running || s.Holder != onB.Replica {
+		t.Fatalf("after A's stop with B holding: %+v", s)
+	}
+	if s = fold(onA, stoppedOnA); s.Running || s.Holder != "" {
+		t.Fatalf("after the holder's stop: %+v", s)
+	}
+	if s = fold(onB, reset); s.Holder != "" {
+		t.Fatalf("after a reset: %+v", s)
+	}
+	// A start from before the replica was recorded decodes with none.
+	codec := eventstore.NewJSONCodec(browser.Events()...)
+	ev, err := codec.Decode(browser.TypeSessionStarted, 1, []byte(`{"user_id":"`+user.String()+`","pid":7,"spawn_ms":1,"at":"2026-03-01T09:00:00Z"}`))
+	if err != nil || ev.(browser.BrowserSessionStarted).Replica != "" {
+		t.Fatalf("an old start: %+v %v", ev, err)
 	}
 }
 

@@ -39,6 +39,10 @@ type BrowserSessionStarted struct {
 	Restart bool      `json:"restart,omitempty"`
 	SpawnMS int64     `json:"spawn_ms"`
 	At      time.Time `json:"at"`
+	// Replica is the base URL of the replica whose Chromium holds the session (WORKBENCH_REPLICA_URL);
+	// the other replicas forward the user's browser calls there. Empty in events from before it was
+	// recorded.
+	Replica string `json:"replica,omitempty"`
 }
 
 // BrowserSessionStopped: the user's Chromium was closed (idle, memory_limit, shutdown) or died (crashed).
@@ -49,6 +53,9 @@ type BrowserSessionStopped struct {
 	// MemoryBytes is what the session held when it was closed for memory_limit.
 	MemoryBytes int64     `json:"memory_bytes,omitempty"`
 	At          time.Time `json:"at"`
+	// Replica is the replica whose Chromium stopped (WORKBENCH_REPLICA_URL); empty in events from
+	// before it was recorded.
+	Replica string `json:"replica,omitempty"`
 }
 
 // BrowserSessionReset: the user's Chromium was closed and its profile (cookies, storage) wiped.
@@ -112,6 +119,8 @@ func (e BrowserSessionStarted) Validate() error {
 		return invalid("session started", "no process id")
 	case e.SpawnMS < 0:
 		return invalid("session started", "negative spawn time")
+	case len(e.Replica) > 2048:
+		return invalid("session started", "replica URL too long")
 	case e.At.IsZero():
 		return invalid("session started", "no time")
 	}
@@ -125,6 +134,8 @@ func (e BrowserSessionStopped) Validate() error {
 		return invalid("session stopped", "no user")
 	case e.Reason != StopIdle && e.Reason != StopMemoryLimit && e.Reason != StopShutdown && e.Reason != StopCrashed:
 		return invalid("session stopped", "reason must be idle, memory_limit, shutdown or crashed")
+	case len(e.Replica) > 2048:
+		return invalid("session stopped", "replica URL too long")
 	case e.At.IsZero():
 		return invalid("session stopped", "no time")
 	}

@@ -26,6 +26,7 @@ import (
 	browserhttp "github.com/workbench/workbench/handlers/browser"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/replicaauth"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
@@ -133,6 +134,8 @@ type env struct {
 	sess    *websession.Manager
 	srv     *httptest.Server
 	db      dbtest.SQLite
+	// replicas signs requests between replicas (the test plays the other replica).
+	replicas *replicaauth.Signer
 }
 
 func newEnv(t *testing.T) *env {
@@ -179,7 +182,12 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := browser.Options{Store: e.db.Store, PublicURL: e.srv.URL, LiveKey: bytes.Repeat([]byte("v"), 32)}
+	e.replicas, err = replicaauth.New(bytes.Repeat([]byte("r"), 32), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := browser.Options{Store: e.db.Store, PublicURL: e.srv.URL, LiveKey: bytes.Repeat([]byte("v"), 32),
+		ReplicaURL: e.srv.URL, Replicas: e.replicas}
 	opts.Pool.Bin, opts.Pool.DataDir, opts.Pool.AllowLoopback, opts.Pool.ReapInterval = bin, t.TempDir(), true, -1
 	e.browser, err = browser.New(opts)
 	if err != nil {
@@ -195,7 +203,8 @@ func newEnv(t *testing.T) *env {
 	}
 	r := chi.NewRouter()
 	browserhttp.Mount(r, browserhttp.Deps{Sessions: e.sess, PublicURL: e.srv.URL, Browser: e.browser,
-		Capture: browser.NewCapture(e.browser, e.conns, nil), Keepalive: time.Second})
+		Capture: browser.NewCapture(e.browser, e.conns, nil), Keepalive: time.Second,
+		Replicas: e.replicas, Holders: e.browser})
 	h = r
 	return e
 }

@@ -245,3 +245,71 @@ func TestLiveViewRefusals(t *testing.T) {
 		t.Errorf("refused requests changed control: %v", got)
 	}
 }
+
+// The agent takes control back while the human drives (browser_live_url, action take_back): the live
+// view's state stream says the agent drives, the human's input is refused, the tools work, and the
+// change is recorded as BrowserControlTakenBack.
+func TestAgentTakesControlBack(t *testing.T) {
+	e := newEnv(t)
+	user := uuid.New()
+	c := e.client(user)
+	q := c.liveQuery("")
+	s, st := c.stream(q)
+	if st != http.StatusOK {
+		t.Fatalf("stream: %d", st)
+	}
+	var state liveState
+	if err := json.Unmarshal([]byte(s.next(t, "state").data), &state); err != nil || !state.Human {
+		t.Fatalf("first state %+v (%v), want the human in control", state, err)
+	}
+	if !e.humanInControl(user) {
+		t.Fatal("the tools do not see the human in control while the live view is open")
+	}
+
+	tl, ok := e.catalog.Tool("browser_live_url")
+	if !ok {
+		t.Fatal("no browser_live_url")
+	}
+	args, err := plugins.ValidateArgs(tl, json.RawMessage(`{"action":"take_back"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.catalog.Execute(e.ctx, tl, plugins.NewContext(tl.Owner(), plugins.ContextOptions{UserID: user.String()}), args)
+	if err != nil {
+		t.Fatalf("take back: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil || m["taken_back"] != true {
+		t.Fatalf("take back answered %v", out)
+	}
+	for {
+		var st liveState
+		if err := json.Unmarshal([]byte(s.next(t, "state").data), &st); err != nil {
+			t.Fatal(err)
+		}
+		if !st.Human {
+			break
+		}
+	}
+	var refusal struct{ Error string }
+	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": []map[string]any{{"type": "back"}}}, &refusal); st != http.StatusConflict || refusal.Error != "NOT_IN_CONTROL" {
+		t.Fatalf("input after the agent took control back: %d %+v", st, refusal)
+	}
+	if e.humanInControl(user) {
+		t.Fatal("the tools still see the human in control")
+	}
+	// Closing the live view now records nothing more: the agent already drives.
+	s.close()
+	want := []string{browser.TypeControlHandedOver, browser.TypeControlTakenBack}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got := e.controlEvents(user)
+		if strings.Join(got, ",") == strings.Join(want, ",") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("control events %v, want %v", got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/browser"
+	"github.com/workbench/workbench/internal/replicaauth"
 )
 
 // Error codes of these routes beyond the application codes (handlers.ErrorBody.Error).
@@ -67,11 +68,18 @@ type Deps struct {
 	// Done, when closed, ends every open stream (the server is shutting down: a stream would otherwise
 	// hold the drain until the browser hangs up).
 	Done <-chan struct{}
+	// Replicas and Holders, both set, turn on replica routing (replica.go): requests for a session
+	// another replica holds are proxied there, and the signed internal routes are mounted.
+	Replicas *replicaauth.Signer
+	Holders  Holders
+	// ReplicaTransport reaches the other replicas (default: no proxy, 3s dial).
+	ReplicaTransport http.RoundTripper
 }
 
 type routes struct {
 	Deps
-	origin string
+	origin           string
+	replicaTransport http.RoundTripper
 
 	mu      sync.Mutex
 	streams map[uuid.UUID]int        // open live streams per user
@@ -94,12 +102,19 @@ func Mount(r chi.Router, d Deps) {
 		d.Keepalive = 15 * time.Second
 	}
 	h := &routes{Deps: d, origin: originOf(d.PublicURL), streams: map[uuid.UUID]int{}, inputs: map[uuid.UUID]*inputTurn{}}
-	r.Post("/api/browser-session/live-url", h.portal(h.liveURL))
-	r.Post("/api/browser-session/reset", h.portal(h.reset))
-	r.Post("/api/browser-session/capture", h.portal(h.capture))
-	r.Get("/api/browser-session/live/stream", h.live(h.stream))
-	r.Post("/api/browser-session/live/input", h.live(h.input))
-	r.Post("/api/browser-session/live/control", h.live(h.control))
+	h.replicaTransport = d.ReplicaTransport
+	if h.replicaTransport == nil {
+		h.replicaTransport = defaultReplicaTransport()
+	}
+	r.Post("/api/browser-session/live-url", h.portal(h.routed(h.liveURL)))
+	r.Post("/api/browser-session/reset", h.portal(h.routed(h.reset)))
+	r.Post("/api/browser-session/capture", h.portal(h.routed(h.capture)))
+	r.Get("/api/browser-session/live/stream", h.live(h.routed(h.stream)))
+	r.Post("/api/browser-session/live/input", h.live(h.routed(h.input)))
+	r.Post("/api/browser-session/live/control", h.live(h.routed(h.control)))
+	if d.Replicas != nil && d.Holders != nil {
+		h.mountInternal(r)
+	}
 }
 
 // originOf is scheme://host[:port] of a URL, lowercased.

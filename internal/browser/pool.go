@@ -593,6 +593,14 @@ func (p *Pool) Close() error {
 	return nil
 }
 
+// Holds reports whether this pool runs, or is starting, the user's Chromium.
+func (p *Pool) Holds(userID string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.users[userID]
+	return e != nil && (e.inst != nil || e.spawning)
+}
+
 // PIDs returns the Chromium process ids running now, by user (tests and the benchmark read it).
 func (p *Pool) PIDs() map[string]int {
 	p.mu.Lock()

@@ -85,6 +85,10 @@ type Config struct {
 	BrowserMaxPages      int
 	BrowserMemoryLimitMB int
 	BrowserAllowEvaluate bool
+	// ReplicaURL (WORKBENCH_REPLICA_URL) is this replica's own base URL as the other replicas reach
+	// it, recorded with each browser session it starts so they forward the user's browser calls here.
+	// Empty: derived from the listen address (cmd/workbench).
+	ReplicaURL string
 	// ConnectorsDir is a directory of extra connector folders (<slug>/connector.json) loaded at boot
 	// beside the shipped ones, as source "local" (CONNECTORS_DIR).
 	ConnectorsDir string
@@ -331,6 +335,12 @@ func (c *Config) readBrowser(getenv func(string) string) error {
 			return fmt.Errorf("%s=%q: want a whole number of %s from %d to %d", f.name, v, f.unit, f.min, f.max)
 		}
 		*f.dst = n
+	}
+	if v := strings.TrimRight(strings.TrimSpace(getenv("WORKBENCH_REPLICA_URL")), "/"); v != "" {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return fmt.Errorf("WORKBENCH_REPLICA_URL=%q: want this replica's base URL as the other replicas reach it, http:// or https:// with no path, e.g. http://10.0.0.12:8080", v)
+		}
+		c.ReplicaURL = v
 	}
 	if v := strings.TrimSpace(getenv("BROWSER_ALLOW_EVALUATE")); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -146,6 +146,13 @@ func TestFromEnv(t *testing.T) {
 			}
 		}},
 		{name: "bad host", env: map[string]string{"HOST": "http://0.0.0.0"}, wantErr: "HOST"},
+		{name: "replica url", env: map[string]string{"WORKBENCH_REPLICA_URL": "http://10.0.0.12:8080/"}, check: func(t *testing.T, c Config) {
+			if c.ReplicaURL != "http://10.0.0.12:8080" {
+				t.Errorf("got %q", c.ReplicaURL)
+			}
+		}},
+		{name: "replica url with a path", env: map[string]string{"WORKBENCH_REPLICA_URL": "http://10.0.0.12:8080/x"}, wantErr: "WORKBENCH_REPLICA_URL"},
+		{name: "replica url not http", env: map[string]string{"WORKBENCH_REPLICA_URL": "ftp://10.0.0.12"}, wantErr: "WORKBENCH_REPLICA_URL"},
 		{name: "bad conn cap", env: map[string]string{"MAX_CONNS_PER_CLIENT": "-1"}, wantErr: "MAX_CONNS_PER_CLIENT"},
 		{name: "bad read timeout", env: map[string]string{"HTTP_READ_TIMEOUT_SECONDS": "0"}, wantErr: "HTTP_READ_TIMEOUT_SECONDS"},
 		{name: "jots per user", env: map[string]string{"JOTS_MAX_PER_USER": "7", "JOTS_QUOTA_BYTES": "1048576"}, check: func(t *testing.T, c Config) {

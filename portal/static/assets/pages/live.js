@@ -173,8 +173,11 @@ export async function render(ctx, main) {
     events = es;
     es.addEventListener('state', (e) => {
       const st = JSON.parse(e.data);
+      const was = human;
       human = !!st.human;
       showControl();
+      // The agent took control back (browser_live_url take_back) while the person drove.
+      if (was && !human) replace(status, notice('info', 'The agent took control back', 'You are watching. Take control to drive again.'));
       if (document.activeElement !== urlInput) urlInput.value = st.url || '';
       urlInput.dataset.loading = st.loading ? 'true' : 'false';
       screen.setAttribute('aria-busy', st.loading ? 'true' : 'false');
