@@ -121,14 +121,10 @@ func (m *Main) getenv() func(string) string {
 	return os.Getenv
 }
 
-// openCompliance builds the auditor role's service; its admins are WORKBENCH_ADMINS, else the
-// WORKBENCH_ADMIN_EMAIL user.
+// openCompliance builds the auditor role's service; its admins are Config.Admins (WORKBENCH_ADMINS,
+// else the WORKBENCH_ADMIN_EMAIL user).
 func (m *Main) openCompliance() error {
-	admins, err := compliance.ParseAdmins(m.getenv()(compliance.EnvAdmins), m.Config.SignIn.AdminEmail)
-	if err != nil {
-		return err
-	}
-	m.Compliance = &compliance.Service{Store: m.Store, Admins: admins}
+	m.Compliance = &compliance.Service{Store: m.Store, Admins: m.Config.Admins}
 	return nil
 }
 
