@@ -100,6 +100,9 @@ type Record struct {
 	// OAuth client id or API key id it came through.
 	Via      string `json:"via,omitempty"`
 	ClientID string `json:"client_id,omitempty"`
+	// AgentID is the agent a tool execution names (replay only; uuid.Nil for the user's default agent
+	// and for records made before executions named their agent).
+	AgentID uuid.UUID `json:"agent_id,omitzero"`
 	// ClientName is the name the OAuth client registered with, beside its id (replay only; empty for
 	// an API key id or a client the log has not registered before the record).
 	ClientName string `json:"client_name,omitempty"`
@@ -229,7 +232,7 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 	case execution.ToolExecuted:
 		rec.UserID, rec.Integration, rec.Tool, rec.ExecutionID = e.UserID, e.Integration, e.Tool, e.ExecutionID
 		rec.Success, rec.ErrorCode, rec.DurationMS = &e.Success, e.ErrorCode, &e.DurationMS
-		rec.Via, rec.ConnectionVersion = e.Via, e.ConnectionVersion
+		rec.Via, rec.ConnectionVersion, rec.AgentID = e.Via, e.ConnectionVersion, e.AgentID
 		if e.ClientID != "" {
 			rec.ClientID = e.ClientID
 		}
