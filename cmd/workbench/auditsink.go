@@ -17,7 +17,9 @@ import (
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	auditrm "github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/connectors"
 	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/organizations"
 )
 
 // The SIEM feed's settings (app/auditsink): AUDIT_SINK_URL (https webhook) with AUDIT_SINK_SECRET (HMAC
@@ -128,6 +130,12 @@ func (m *Main) openCompliance() error {
 	return nil
 }
 
+// whatIf is projections/audit.WhatIf over the log with the organisations and connectors read models.
+func (m *Main) whatIf(ctx context.Context, q auditrm.WhatIfQuery) (auditrm.WhatIfReport, error) {
+	q.Opener, q.Scopes, q.Current = m.Vault, &organizations.Reader{DB: m.DB}, connectors.Reader{DB: m.DB}
+	return auditrm.WhatIf(ctx, m.Store, q)
+}
+
 // mountCompliance mounts the compliance API and the usage receipts (handlers/audit) for portal users.
 func (m *Main) mountCompliance(r chi.Router, sessions *websession.Manager) {
 	store := m.Store
@@ -142,6 +150,7 @@ func (m *Main) mountCompliance(r chi.Router, sessions *websession.Manager) {
 			q.Opener = m.Vault
 			return auditrm.BlastRadius(ctx, store, q)
 		},
+		WhatIf: m.whatIf,
 		Logger: m.Logger,
 	})
 	audithttp.MountReceipts(r, sessions.User, auditrm.Reader{DB: m.DB}, m.Logger)

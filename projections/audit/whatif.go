@@ -142,7 +142,7 @@ type WhatIfQuery struct {
 	MaxCalls int // blocked calls listed per agent (default 100; the counts are always whole)
 }
 
-// Validate checks the query; its errors are CodeInvalid.
+// Validate checks the switches and the window and fills the defaults; its errors are CodeInvalid.
 func (q *WhatIfQuery) Validate() error {
 	if len(q.Switches) == 0 {
 		return domain.Errorf(domain.CodeInvalid, "name at least one switch: <scope>:<tool>=off")
@@ -161,9 +161,6 @@ func (q *WhatIfQuery) Validate() error {
 	}
 	if q.MaxCalls <= 0 {
 		q.MaxCalls = 100
-	}
-	if q.Scopes == nil || q.Current == nil {
-		return errors.New("audit what-if: Scopes and Current are required")
 	}
 	return nil
 }
@@ -216,6 +213,9 @@ type WhatIfReport struct {
 func WhatIf(ctx context.Context, store eventstore.Store, q WhatIfQuery) (WhatIfReport, error) {
 	if err := q.Validate(); err != nil {
 		return WhatIfReport{}, err
+	}
+	if q.Scopes == nil || q.Current == nil {
+		return WhatIfReport{}, errors.New("audit what-if: Scopes and Current are required")
 	}
 	until := q.Now.UTC()
 	since := until.Add(-time.Duration(q.Days) * 24 * time.Hour)
