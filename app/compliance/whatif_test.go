@@ -11,21 +11,25 @@ import (
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/audit"
-	"github.com/workbench/workbench/projections/organizations"
+	organizationsrm "github.com/workbench/workbench/projections/organizations"
 )
 
 // chains answers audit.WhatIfScopes from the connectors test node's agents (Agent in Guild of Org,
 // Other in Org only).
 type chains struct{ s *connectorstest.Scopes }
 
-func (c chains) ChainFor(ctx context.Context, _, agent uuid.UUID) (organizations.Chain, error) {
+func (c chains) ChainFor(ctx context.Context, _, agent uuid.UUID) (organizationsrm.Chain, error) {
 	ch, err := c.s.Chain(ctx, agent)
 	if err != nil {
-		return organizations.Chain{}, organizations.ErrNotFound
+		return organizationsrm.Chain{}, organizationsrm.ErrNotFound
 	}
-	return organizations.Chain(ch), nil
+	return organizationsrm.Chain(ch), nil
 }
 
 func TestWhatIfSQLite(t *testing.T)   { testWhatIf(t, false) }
@@ -148,5 +152,77 @@ func TestParseSwitch(t *testing.T) {
 		if _, err := audit.ParseSwitch(in); err == nil {
 			t.Errorf("ParseSwitch(%q) was accepted", in)
 		}
+	}
+}
+
+func TestWhatIfOrganizationsSQLite(t *testing.T)   { testWhatIfOrganizations(t, false) }
+func TestWhatIfOrganizationsPostgres(t *testing.T) { testWhatIfOrganizations(t, true) }
+
+// testWhatIfOrganizations resolves the agents through the organisations read model itself: an
+// organisation made with app/organizations, a guild, an agent in it and one outside it; a guild-wide
+// Off reaches only the guild's agent.
+func testWhatIfOrganizations(t *testing.T, pg bool) {
+	const tok = "tok-whatif-orgs-123456"
+	ctx := context.Background()
+	r := connectorstest.NewRemote(t, tok)
+	e := connectorstest.Open(t, connectorstest.Options{Postgres: pg, FS: connectorstest.ManifestFS(r.URL(), nil)})
+	dialect := migrations.SQLite
+	if pg {
+		dialect = migrations.Postgres
+	}
+	runner, err := projections.NewRunner(e.Store, e.DB, dialect, &projections.Options{Projections: []projections.Projection{organizationsrm.New()}, PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(runCtx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	reader := &organizationsrm.Reader{DB: e.DB}
+	orgs, err := organizations.New(organizations.Options{Store: e.Store, Reader: reader, Projections: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := eventstore.Metadata{Actor: connectorstest.User.String()}
+	org, err := orgs.Create(ctx, connectorstest.User, "ada@example.com", "Acme", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guild, err := orgs.CreateGuild(ctx, connectorstest.User, org, "Ops", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inGuild, err := orgs.CreateAgent(ctx, connectorstest.User, org, "ops-bot", guild, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside, err := orgs.CreateAgent(ctx, connectorstest.User, org, "docs-bot", uuid.Nil, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The connectors node resolves callers through its own stand-in; it is told the same chains.
+	e.Scopes.Chains[inGuild] = connectors.Chain{OrganizationID: org, GuildID: guild, AgentID: inGuild}
+	e.Scopes.Chains[outside] = connectors.Chain{OrganizationID: org, AgentID: outside}
+	if _, err := e.Service.Connect(ctx, connectorstest.User, connectors.ConnectRequest{ServerID: "mcp_remote",
+		Owner: login.Owner{Scope: login.ScopeOrganization, ID: org}, Fields: map[string]string{"token": tok}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []uuid.UUID{inGuild, outside, inGuild} {
+		o := e.Executions.Run(ctx, executions.Caller{UserID: connectorstest.User, Via: "api_key", ClientID: "k1", AgentID: agent},
+			[]executions.Call{{Tool: "remote_echo", Args: json.RawMessage(`{"text":"hi"}`)}})[0]
+		if o.Code != "" {
+			t.Fatalf("echo as %s: %+v", agent, o)
+		}
+	}
+	p, err := audit.ParseSwitch("guild:" + guild.String() + ":remote_echo=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := audit.WhatIf(ctx, e.Store, audit.WhatIfQuery{Switches: []audit.ProposedSwitch{p}, Scopes: reader, Current: e.Reader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (audit.WhatIfTotals{Executions: 3, Matched: 2, Blocked: 2, Agents: 1}); rep.Totals != want || len(rep.Agents) != 1 || rep.Agents[0].AgentID != inGuild {
+		t.Fatalf("guild off: totals %+v (want %+v), agents %+v", rep.Totals, want, rep.Agents)
 	}
 }
