@@ -14,9 +14,6 @@ import (
 	"github.com/workbench/workbench/eventstore"
 )
 
-// EnvAdmins names the instance admins' emails, comma separated.
-const EnvAdmins = "WORKBENCH_ADMINS"
-
 // Roles is the auditor role's aggregate: one "auditor-<uuid>" stream per user, and one
 // "audit-read-<uuid>" stream per recorded read.
 var Roles = eventstore.Aggregate[identity.AuditorRole, identity.RoleCommand, domain.Event]{
@@ -24,28 +21,6 @@ var Roles = eventstore.Aggregate[identity.AuditorRole, identity.RoleCommand, dom
 	Evolve:  identity.EvolveRole,
 	Decide:  identity.DecideRole,
 	Codec:   eventstore.NewJSONCodec(identity.RoleEvents()...),
-}
-
-// ParseAdmins reads WORKBENCH_ADMINS (comma separated emails), falling back to fallback (the
-// WORKBENCH_ADMIN_EMAIL user) when it is empty. A malformed address is an error naming it.
-func ParseAdmins(list, fallback string) ([]string, error) {
-	if strings.TrimSpace(list) == "" {
-		list = fallback
-	}
-	var out []string
-	for _, part := range strings.Split(list, ",") {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		e, err := identity.NormalizeEmail(part)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s", EnvAdmins, domain.ErrorMessage(err))
-		}
-		if !slices.Contains(out, e) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
 }
 
 // Principal is who asks: a signed-in user (ID and Email), or the command line (CLI set).
@@ -65,7 +40,7 @@ func (p Principal) actor() string {
 // Service runs the role's use cases.
 type Service struct {
 	Store eventstore.Store
-	// Admins are the instance admins' normalised emails (ParseAdmins).
+	// Admins are the instance admins' normalised emails (internal/config Config.Admins, WORKBENCH_ADMINS).
 	Admins []string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -86,7 +61,7 @@ func (s *Service) IsAdmin(p Principal) bool {
 
 func (s *Service) requireAdmin(p Principal, what string) error {
 	if !s.IsAdmin(p) {
-		return domain.Errorf(domain.CodeForbidden, "%s: only an instance admin (%s) may do this", what, EnvAdmins)
+		return domain.Errorf(domain.CodeForbidden, "%s: only an instance admin (WORKBENCH_ADMINS) may do this", what)
 	}
 	return nil
 }

@@ -13,19 +13,6 @@ import (
 	"github.com/workbench/workbench/internal/dbtest"
 )
 
-func TestParseAdmins(t *testing.T) {
-	got, err := compliance.ParseAdmins(" Ada@Example.com, bob@example.com,,ada@example.com", "x@example.com")
-	if err != nil || len(got) != 2 || got[0] != "ada@example.com" || got[1] != "bob@example.com" {
-		t.Fatalf("ParseAdmins = %v, %v", got, err)
-	}
-	if got, err := compliance.ParseAdmins("", "Root@Example.com"); err != nil || len(got) != 1 || got[0] != "root@example.com" {
-		t.Fatalf("fallback = %v, %v", got, err)
-	}
-	if _, err := compliance.ParseAdmins("not-an-email", ""); err == nil {
-		t.Fatal("a malformed admin was accepted")
-	}
-}
-
 // TestAuditorRole: only an admin grants and revokes; only an auditor reads; every read is an
 // identity.audit_read event in the log before AuthorizeRead returns.
 func TestAuditorRole(t *testing.T) {

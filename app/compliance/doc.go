@@ -4,7 +4,8 @@
 // recorded here (identity.audit_read, one stream per read) before a single record is served, so a read
 // is never answered without its own audit record being durable.
 //
-// Instance admins are the emails of WORKBENCH_ADMINS (comma separated); when that is unset, the user of
-// WORKBENCH_ADMIN_EMAIL (the startup sign-in link's user) is the one admin. Admins are not auditors by
+// Instance admins are Service.Admins, which the server fills from internal/config's Config.Admins: the
+// emails of WORKBENCH_ADMINS (comma separated), or, when that is unset, the user of WORKBENCH_ADMIN_EMAIL
+// (the startup sign-in link's user); the erasure API checks the same list. Admins are not auditors by
 // being admins: an admin who wants to read the log grants the role to themselves, which the log shows.
 package compliance

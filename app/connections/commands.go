@@ -40,7 +40,12 @@ func (s *Service) md(user uuid.UUID) eventstore.Metadata {
 // execute runs one connection command and waits until the read models hold its events, so that the
 // caller's next read (list_integrations, a tool call, a wait) sees them on this replica.
 func (s *Service) execute(ctx context.Context, user uuid.UUID, integration string, cmd connection.Command) (eventstore.Result[connection.State, domain.Event], error) {
-	res, err := eventstore.Execute(ctx, s.store, connection.StreamName(user, integration), connectionAggregate, cmd, s.md(user))
+	return s.executeWith(ctx, user, integration, cmd, s.md(user))
+}
+
+// executeWith is execute with the events' metadata given (a connect that names its MCP client).
+func (s *Service) executeWith(ctx context.Context, user uuid.UUID, integration string, cmd connection.Command, md eventstore.Metadata) (eventstore.Result[connection.State, domain.Event], error) {
+	res, err := eventstore.Execute(ctx, s.store, connection.StreamName(user, integration), connectionAggregate, cmd, md)
 	if err != nil {
 		return res, err
 	}

@@ -29,6 +29,14 @@ type ConnectResult struct {
 // API-key integrations are connected from the portal only; none integrations are always connected;
 // both are refused with CodeInvalid. An unknown integration is CodeNotFound naming it.
 func (s *Service) Connect(ctx context.Context, user uuid.UUID, integration string) (ConnectResult, error) {
+	return s.ConnectFrom(ctx, user, integration, "")
+}
+
+// ConnectFrom is Connect asked for by an agent through the MCP client mcpClient (the OAuth client id
+// or API key id it authenticated with): the connection.started event's metadata names the client
+// (eventstore.Metadata.MCPClient), which is what the audit's asof ("created_via") and blast radius
+// ("connections started") read. An empty mcpClient is Connect.
+func (s *Service) ConnectFrom(ctx context.Context, user uuid.UUID, integration, mcpClient string) (ConnectResult, error) {
 	in, err := s.integration(integration)
 	if err != nil {
 		return ConnectResult{}, err
@@ -52,9 +60,11 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, integration strin
 	now := s.clock()
 	attempt := uuid.New()
 	expires := now.Add(s.linkTTL)
-	if _, err := s.execute(ctx, user, in.Name, connection.Start{
+	md := s.md(user)
+	md.MCPClient = mcpClient
+	if _, err := s.executeWith(ctx, user, in.Name, connection.Start{
 		AttemptID: attempt, UserID: user, Integration: in.Name, AuthMode: mode, At: now, ExpiresAt: expires,
-	}); err != nil {
+	}, md); err != nil {
 		return ConnectResult{}, fmt.Errorf("connect %s: %w", in.Name, err)
 	}
 	token, err := s.mintLink(claim{Attempt: attempt, User: user, Integration: in.Name}, expires)

@@ -168,7 +168,7 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	rec := execution.ToolExecuted{ExecutionID: uuid.Must(uuid.NewV7()), UserID: caller.UserID, Via: caller.Via, ClientID: caller.ClientID, Tool: name}
+	rec := execution.ToolExecuted{ExecutionID: uuid.Must(uuid.NewV7()), UserID: caller.UserID, Via: caller.Via, ClientID: caller.ClientID, AgentID: caller.AgentID, Tool: name}
 	rec.ArgsSize, rec.ArgsSHA256 = execution.Digest(args)
 	// The span ends last (deferred first), with the outcome a panic may still set below.
 	ctx, span := tracing.Start(ctx, "tool "+name, attribute.String("workbench.tool", name), attribute.String("workbench.execution_id", rec.ExecutionID.String()))

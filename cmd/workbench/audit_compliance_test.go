@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/app/auditsink"
+	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/projections/audit"
 	"github.com/workbench/workbench/projections/audit/audittest"
 )
 
-// TestAuditComplianceCommands: `audit asof`, `audit blast-radius` and `audit auditor` on the audittest
+// TestAuditComplianceCommands: `audit asof`, `audit blast-radius`, `audit what-if` and `audit auditor` on the audittest
 // log, each read recorded in the log as an audit read by the command line.
 func TestAuditComplianceCommands(t *testing.T) {
 	env, m := auditEnv(t, 0)
@@ -51,6 +52,17 @@ func TestAuditComplianceCommands(t *testing.T) {
 		!strings.Contains(html, "github_create_issue") {
 		t.Fatalf("html: %.200s", html)
 	}
+	rep = audit.BlastReport{}
+	if err := json.Unmarshal([]byte(runOK("audit", "blast-radius", "--agent", identity.DefaultAgentID(audittest.Ada).String())), &rep); err != nil ||
+		rep.Kind != audit.CredentialAgent || rep.Totals.ToolRuns != 5 {
+		t.Fatalf("blast radius of ada's default agent: %+v %v", rep.Totals, err)
+	}
+	var wi audit.WhatIfReport
+	sw := "agent:" + identity.DefaultAgentID(audittest.Ada).String() + ":github_list_repos=off"
+	if err := json.Unmarshal([]byte(runOK("audit", "what-if", "--switch", sw, "--switch", "platform:utils_uuid=off", "--days", "3")), &wi); err != nil ||
+		len(wi.Switches) != 2 || wi.Switches[0] != sw || wi.Until.Sub(wi.Since) != 72*time.Hour {
+		t.Fatalf("what-if: %+v %v", wi, err)
+	}
 	if out := runOK("audit", "auditor", "grant", "--email", "eve@example.com"); !strings.Contains(out, "granted for eve@example.com") {
 		t.Fatalf("grant: %q", out)
 	}
@@ -60,6 +72,7 @@ func TestAuditComplianceCommands(t *testing.T) {
 	for _, bad := range [][]string{
 		{"audit", "asof"}, {"audit", "asof", "yesterday"}, {"audit", "blast-radius"}, {"audit", "blast-radius", "--agent", "x"},
 		{"audit", "blast-radius", "--api-key", "x", "--session", "y"}, {"audit", "auditor", "promote", "--email", "a@example.com"},
+		{"audit", "what-if"}, {"audit", "what-if", "--switch", "team:x=off"}, {"audit", "what-if", "--switch", "platform:x=off", "--days", "0"},
 	} {
 		var errOut bytes.Buffer
 		if err := run(ctx, bad, envFunc(env), &bytes.Buffer{}, &errOut); !errors.Is(err, errUsage) {
@@ -68,8 +81,8 @@ func TestAuditComplianceCommands(t *testing.T) {
 	}
 	// The reads are in the log, and in the records a replay gives.
 	out := runOK("audit", "replay")
-	if n := strings.Count(out, `"kind":"audit_read"`); n != 4 {
-		t.Errorf("%d audit_read records in the replay, want 4 (two asof, two blast-radius)", n)
+	if n := strings.Count(out, `"kind":"audit_read"`); n != 6 {
+		t.Errorf("%d audit_read records in the replay, want 6 (two asof, three blast-radius, one what-if)", n)
 	}
 	if !strings.Contains(out, `"kind":"auditor_granted"`) || !strings.Contains(out, `"kind":"auditor_revoked"`) {
 		t.Error("the role changes are not in the replay")

@@ -17,7 +17,9 @@ import (
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 	auditrm "github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/connectors"
 	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/organizations"
 )
 
 // The SIEM feed's settings (app/auditsink): AUDIT_SINK_URL (https webhook) with AUDIT_SINK_SECRET (HMAC
@@ -121,15 +123,17 @@ func (m *Main) getenv() func(string) string {
 	return os.Getenv
 }
 
-// openCompliance builds the auditor role's service; its admins are WORKBENCH_ADMINS, else the
-// WORKBENCH_ADMIN_EMAIL user.
+// openCompliance builds the auditor role's service; its admins are Config.Admins (WORKBENCH_ADMINS,
+// else the WORKBENCH_ADMIN_EMAIL user).
 func (m *Main) openCompliance() error {
-	admins, err := compliance.ParseAdmins(m.getenv()(compliance.EnvAdmins), m.Config.SignIn.AdminEmail)
-	if err != nil {
-		return err
-	}
-	m.Compliance = &compliance.Service{Store: m.Store, Admins: admins}
+	m.Compliance = &compliance.Service{Store: m.Store, Admins: m.Config.Admins}
 	return nil
+}
+
+// whatIf is projections/audit.WhatIf over the log with the organisations and connectors read models.
+func (m *Main) whatIf(ctx context.Context, q auditrm.WhatIfQuery) (auditrm.WhatIfReport, error) {
+	q.Opener, q.Scopes, q.Current = m.Vault, &organizations.Reader{DB: m.DB}, connectors.Reader{DB: m.DB}
+	return auditrm.WhatIf(ctx, m.Store, q)
 }
 
 // mountCompliance mounts the compliance API and the usage receipts (handlers/audit) for portal users.
@@ -146,6 +150,7 @@ func (m *Main) mountCompliance(r chi.Router, sessions *websession.Manager) {
 			q.Opener = m.Vault
 			return auditrm.BlastRadius(ctx, store, q)
 		},
+		WhatIf: m.whatIf,
 		Logger: m.Logger,
 	})
 	audithttp.MountReceipts(r, sessions.User, auditrm.Reader{DB: m.DB}, m.Logger)

@@ -30,7 +30,7 @@ const auditProgressEvery = 2 * time.Second
 
 // cmdAudit: `audit replay [flags]` writes the log's audit records to stdout (see auditUsage).
 func cmdAudit(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && (args[0] == "asof" || args[0] == "blast-radius" || args[0] == "auditor") {
+	if len(args) > 0 && (args[0] == "asof" || args[0] == "blast-radius" || args[0] == "what-if" || args[0] == "auditor") {
 		return cmdAuditCompliance(ctx, args[0], args[1:], getenv, stdout, stderr)
 	}
 	if len(args) > 0 {

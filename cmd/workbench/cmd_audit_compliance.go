@@ -21,16 +21,20 @@ const auditComplianceUsage = `usage:
       every connection as it stood at TIME (RFC 3339, or a date meaning its last instant, UTC), folded
       from the log: state, credential generation, scopes, account hint, who made it and through which
       client. JSON on stdout.
-  workbench audit blast-radius --api-key ID | --oauth-client ID | --session ID [--format json|html]
+  workbench audit blast-radius --api-key ID | --oauth-client ID | --session ID | --agent ID [--format json|html]
       everything that credential did from issue to revocation, with totals (--session: a curl session;
-      there are no agent identities yet, so there is no --agent).
+      --agent: everything done by the agent's API keys and OAuth grants, and every record naming it).
+  workbench audit what-if --switch SCOPE:TOOL=off [--switch ...] [--days 30]
+      replay the tool executions of the last DAYS days against the current tool switches with these
+      laid over them, and list per agent the calls that would have been blocked. SCOPE is platform,
+      org:ID, guild:ID or agent:ID; TOOL is the tool's name as agents call it (e.g. github_create_issue).
   workbench audit auditor grant|revoke --email EMAIL
       grant or revoke the auditor role (recorded as an event; the command line acts as an instance admin).
 
-Every asof and blast-radius run is recorded in the log as an audit read by "cli".
+Every asof, blast-radius and what-if run is recorded in the log as an audit read by "cli".
 `
 
-// cmdAuditCompliance runs the compliance subcommands of `audit` (asof, blast-radius, auditor).
+// cmdAuditCompliance runs the compliance subcommands of `audit` (asof, blast-radius, what-if, auditor).
 func cmdAuditCompliance(ctx context.Context, sub string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audit "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -73,22 +77,20 @@ func cmdAuditCompliance(ctx context.Context, sub string, args []string, getenv f
 		key := fs.String("api-key", "", "an API key id")
 		client := fs.String("oauth-client", "", "an OAuth client id")
 		session := fs.String("session", "", "a curl session id")
-		agent := fs.String("agent", "", "not available: there are no agent identities yet")
+		agent := fs.String("agent", "", "an agent id")
 		format := fs.String("format", "json", "json or html")
 		if err := fs.Parse(args); err != nil {
 			return errUsage
 		}
-		if *agent != "" {
-			return bad("--agent: Workbench has no agent identities yet; name an --api-key, --oauth-client or --session")
-		}
 		var qs []auditrm.BlastQuery
-		for _, c := range []struct{ v, kind string }{{*key, auditrm.CredentialAPIKey}, {*client, auditrm.CredentialOAuthClient}, {*session, auditrm.CredentialCurlSession}} {
+		for _, c := range []struct{ v, kind string }{{*key, auditrm.CredentialAPIKey}, {*client, auditrm.CredentialOAuthClient},
+			{*session, auditrm.CredentialCurlSession}, {*agent, auditrm.CredentialAgent}} {
 			if c.v != "" {
 				qs = append(qs, auditrm.BlastQuery{Kind: c.kind, ID: c.v})
 			}
 		}
 		if len(qs) != 1 {
-			return bad("name exactly one of --api-key, --oauth-client, --session")
+			return bad("name exactly one of --api-key, --oauth-client, --session, --agent")
 		}
 		if err := qs[0].Validate(); err != nil {
 			return bad(describe(err))
@@ -107,6 +109,40 @@ func cmdAuditCompliance(ctx context.Context, sub string, args []string, getenv f
 			}
 			if *format == "html" {
 				return audithttp.WriteBlastHTML(stdout, rep)
+			}
+			return writeIndented(stdout, rep)
+		}
+	case "what-if":
+		var switches []string
+		fs.Func("switch", "a proposed switch, SCOPE:TOOL=off (repeatable)", func(v string) error { switches = append(switches, v); return nil })
+		days := fs.Int("days", auditrm.DefaultWhatIfDays, "how many days of executions to replay")
+		if err := fs.Parse(args); err != nil {
+			return errUsage
+		}
+		if fs.NArg() > 0 {
+			return bad(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+		}
+		q := auditrm.WhatIfQuery{Days: *days}
+		for _, sw := range switches {
+			p, err := auditrm.ParseSwitch(sw)
+			if err != nil {
+				return bad(describe(err))
+			}
+			q.Switches = append(q.Switches, p)
+		}
+		if *days < 1 {
+			return bad("--days must be at least 1")
+		}
+		if err := q.Validate(); err != nil {
+			return bad(describe(err))
+		}
+		run = func(m *Main) error {
+			if err := m.recordCLIRead(ctx, "what_if", url.Values{"switch": switches, "days": {fmt.Sprint(*days)}}); err != nil {
+				return err
+			}
+			rep, err := m.whatIf(ctx, q)
+			if err != nil {
+				return err
 			}
 			return writeIndented(stdout, rep)
 		}

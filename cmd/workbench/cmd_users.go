@@ -77,7 +77,7 @@ func cmdUsers(ctx context.Context, args []string, getenv func(string) string, st
 	return json.NewEncoder(stdout).Encode(res)
 }
 
-// erasureHandler is POST /api/admin/users/erase: instance admins (WORKBENCH_ADMIN_EMAIL) erase a user,
+// erasureHandler is POST /api/admin/users/erase: instance admins (Config.Admins: WORKBENCH_ADMINS, else WORKBENCH_ADMIN_EMAIL) erase a user,
 // authenticated by API key or portal session; the answer waits for the read models.
 func (m *Main) erasureHandler(keys *identity.KeyLookup, sessions *websession.Manager) (http.Handler, error) {
 	eraser, err := m.eraser(m.Runner)
@@ -90,7 +90,7 @@ func (m *Main) erasureHandler(keys *identity.KeyLookup, sessions *websession.Man
 			authn.APIKeys{Reader: keys},
 			authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
 		},
-		Admins:  []string{m.Config.SignIn.AdminEmail},
+		Admins:  m.Config.Admins,
 		WaitFor: m.Runner.WaitFor,
 		Logger:  m.Logger,
 	}), nil

@@ -53,7 +53,7 @@ commands:
   events tail [--from POS] [-f]  print the event log as JSON lines (-f: keep following)
   projections rebuild [NAME]     rebuild one read model, or all, from position zero
   audit replay [flags]           stream the log's audit records as JSON lines or CSV (-h for flags)
-  audit asof TIME                every connection at TIME, folded from the log (also blast-radius, auditor)
+  audit asof TIME                every connection at TIME, folded from the log (also blast-radius, what-if, auditor)
   audit verify [--from --to]     check the hash chain and seals; name the first tampered position
   audit seal-head [--now]        print the latest signed seal of the chain head (JSON), for anchoring
   audit public-key               print the Ed25519 public key seals verify with

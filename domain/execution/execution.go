@@ -30,11 +30,14 @@ type ToolExecuted struct {
 	UserID      uuid.UUID `json:"user_id"`
 	// Via is how the agent authenticated: api_key, oauth or session; ClientID is the API key id or the
 	// OAuth client id it came through.
-	Via         string `json:"via"`
-	ClientID    string `json:"client_id,omitempty"`
-	Integration string `json:"integration"`
-	Tool        string `json:"tool"`
-	Success     bool   `json:"success"`
+	Via      string `json:"via"`
+	ClientID string `json:"client_id,omitempty"`
+	// AgentID is the agent the credential belongs to; uuid.Nil (absent from the JSON, as in every
+	// record made before it was added) is the user's default agent, identity.DefaultAgentID(UserID).
+	AgentID     uuid.UUID `json:"agent_id,omitzero"`
+	Integration string    `json:"integration"`
+	Tool        string    `json:"tool"`
+	Success     bool      `json:"success"`
 	// ErrorCode is empty on success: NOT_CONNECTED, INVALID_ARGUMENTS, TOOL_ERROR, UNKNOWN_TOOL, ...
 	ErrorCode  string `json:"error_code,omitempty"`
 	DurationMS int64  `json:"duration_ms"`

@@ -57,7 +57,10 @@ type AdminOptions struct {
 	Records     Lister
 	AsOf        func(context.Context, audit.AsOfQuery) (audit.AsOfResult, error)
 	BlastRadius func(context.Context, audit.BlastQuery) (audit.BlastReport, error)
-	Logger      *slog.Logger
+	// WhatIf tries proposed tool switches on the recorded executions (projections/audit.WhatIf with
+	// the scopes and switches read models bound); nil leaves GET /api/admin/audit/what-if unmounted.
+	WhatIf func(context.Context, audit.WhatIfQuery) (audit.WhatIfReport, error)
+	Logger *slog.Logger
 }
 
 // The formats of GET /api/admin/audit.
@@ -79,7 +82,8 @@ type ListPage struct {
 //
 //	GET    /api/admin/audit                 every user's records, filtered, in log order (auditors)
 //	GET    /api/admin/audit/asof            every connection at an instant, folded from the log (auditors)
-//	GET    /api/admin/audit/blast-radius    what one credential did, JSON or HTML (auditors)
+//	GET    /api/admin/audit/blast-radius    what one credential or agent did, JSON or HTML (auditors)
+//	GET    /api/admin/audit/what-if         calls proposed tool switches would have blocked (auditors)
 //	GET    /api/admin/audit/me              whether the signed-in user is an admin and an auditor
 //	POST   /api/admin/auditors              {"email": ...} grants the auditor role (instance admins)
 //	DELETE /api/admin/auditors/{email}      revokes it (instance admins)
@@ -94,6 +98,9 @@ func MountAdmin(r chi.Router, o AdminOptions) {
 	r.Get("/api/admin/audit", a.list)
 	r.Get("/api/admin/audit/asof", a.asof)
 	r.Get("/api/admin/audit/blast-radius", a.blast)
+	if o.WhatIf != nil {
+		r.Get("/api/admin/audit/what-if", a.whatIf)
+	}
 	r.Get("/api/admin/audit/me", a.me)
 	r.Post("/api/admin/auditors", a.grant)
 	r.Delete("/api/admin/auditors/{email}", a.revoke)
@@ -302,23 +309,21 @@ func ParseInstant(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// blast: GET /api/admin/audit/blast-radius?api_key=ID | oauth_client=ID | session=ID [&format=html].
+// blast: GET /api/admin/audit/blast-radius?api_key=ID | oauth_client=ID | session=ID | agent=ID
+// [&format=html].
 func (a *admin) blast(w http.ResponseWriter, r *http.Request) {
 	v := r.URL.Query()
 	var qs []audit.BlastQuery
 	for _, k := range []struct{ param, kind string }{
 		{"api_key", audit.CredentialAPIKey}, {"oauth_client", audit.CredentialOAuthClient}, {"session", audit.CredentialCurlSession},
+		{"agent", audit.CredentialAgent},
 	} {
 		if v.Has(k.param) {
 			qs = append(qs, audit.BlastQuery{Kind: k.kind, ID: v.Get(k.param)})
 		}
 	}
-	if v.Has("agent") {
-		handlers.WriteError(w, r, a.Logger, invalid("agent: Workbench has no agent identities yet; name an api_key, oauth_client or session"))
-		return
-	}
 	if len(qs) != 1 {
-		handlers.WriteError(w, r, a.Logger, invalid("name exactly one credential: api_key, oauth_client or session"))
+		handlers.WriteError(w, r, a.Logger, invalid("name exactly one credential: api_key, oauth_client, session or agent"))
 		return
 	}
 	q := qs[0]
@@ -348,6 +353,43 @@ func (a *admin) blast(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	handlers.WriteJSON(w, http.StatusOK, rep)
+}
+
+// whatIf: GET /api/admin/audit/what-if?switch=<scope>:<tool>=off[&switch=...][&days=30], the scope
+// platform, org:<id>, guild:<id> or agent:<id> (projections/audit.ParseSwitch).
+func (a *admin) whatIf(w http.ResponseWriter, r *http.Request) {
+	v := r.URL.Query()
+	var q audit.WhatIfQuery
+	for _, s := range v["switch"] {
+		p, err := audit.ParseSwitch(s)
+		if err != nil {
+			handlers.WriteError(w, r, a.Logger, err)
+			return
+		}
+		q.Switches = append(q.Switches, p)
+	}
+	if d := v.Get("days"); d != "" {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 1 {
+			handlers.WriteError(w, r, a.Logger, invalid("days must be a whole number of days, not %q", d))
+			return
+		}
+		q.Days = n
+	}
+	if err := q.Validate(); err != nil {
+		handlers.WriteError(w, r, a.Logger, err)
+		return
+	}
+	if !a.authorize(w, r, "what_if") {
+		return
+	}
+	rep, err := a.WhatIf(r.Context(), q)
+	if err != nil {
+		handlers.WriteError(w, r, a.Logger, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
 	handlers.WriteJSON(w, http.StatusOK, rep)
 }
 

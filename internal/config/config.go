@@ -75,6 +75,9 @@ type Config struct {
 	// SignIn is how people sign in to the portal: OpenID providers, allowed domains, the user of the
 	// startup link (signin.go).
 	SignIn SignIn
+	// Admins are the instance admins' normalised emails (WORKBENCH_ADMINS, comma separated; default the
+	// WORKBENCH_ADMIN_EMAIL user): the one list every admin check reads (admins.go).
+	Admins []string
 
 	// Browser sessions (internal/browser): the Chromium executable (WORKBENCH_CHROMIUM), sessions per
 	// server (BROWSER_MAX_SESSIONS), pages per session (BROWSER_MAX_PAGES), memory per session
@@ -267,6 +270,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.SignIn = signIn
+	if c.Admins, err = readAdmins(getenv, signIn.AdminEmail); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 

@@ -45,6 +45,7 @@ type accessTrail struct {
 type grant struct {
 	client string
 	user   uuid.UUID
+	agent  uuid.UUID
 }
 
 func newAccessTrail() *accessTrail {
@@ -75,11 +76,11 @@ func (a *accessTrail) record(env eventstore.Envelope) (rec Record, ok bool, err 
 		a.clients[e.ClientID] = e.ClientName
 		rec.ClientID, rec.Scopes, at = e.ClientID, e.Scopes, e.RegisteredAt
 	case oauth.CodeIssued:
-		a.grants[e.RequestID] = grant{client: e.ClientID, user: e.UserID}
-		rec.UserID, rec.ClientID, rec.Scopes, at = e.UserID, e.ClientID, e.Scopes, e.IssuedAt
+		a.grants[e.RequestID] = grant{client: e.ClientID, user: e.UserID, agent: e.AgentID}
+		rec.UserID, rec.ClientID, rec.Scopes, rec.AgentID, at = e.UserID, e.ClientID, e.Scopes, e.AgentID, e.IssuedAt
 	case oauth.RefreshTokensRevoked:
 		g := a.grants[e.RequestID]
-		rec.UserID, rec.ClientID, rec.Reason, at = g.user, g.client, e.Reason, e.RevokedAt
+		rec.UserID, rec.ClientID, rec.Reason, rec.AgentID, at = g.user, g.client, e.Reason, g.agent, e.RevokedAt
 	}
 	if at.IsZero() {
 		at = env.Metadata.Time

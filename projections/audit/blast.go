@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/profile"
@@ -20,6 +21,7 @@ const (
 	CredentialAPIKey      = "api_key"      // a workbench API key (its key id)
 	CredentialOAuthClient = "oauth_client" // an MCP client registered over OAuth (its client id)
 	CredentialCurlSession = "session"      // a curl session (its session id)
+	CredentialAgent       = "agent"        // an agent (its id): all its API keys and OAuth grants
 )
 
 // BlastQuery names one credential.
@@ -34,7 +36,7 @@ type BlastQuery struct {
 func (q *BlastQuery) Validate() error {
 	q.ID = strings.TrimSpace(q.ID)
 	switch q.Kind {
-	case CredentialAPIKey, CredentialCurlSession:
+	case CredentialAPIKey, CredentialCurlSession, CredentialAgent:
 		id, err := uuid.Parse(q.ID)
 		if err != nil || id == uuid.Nil {
 			return domain.Errorf(domain.CodeInvalid, "%s: %q is not an id (a UUID)", q.Kind, q.ID)
@@ -45,7 +47,7 @@ func (q *BlastQuery) Validate() error {
 			return domain.Errorf(domain.CodeInvalid, "oauth_client: a client id is required")
 		}
 	default:
-		return domain.Errorf(domain.CodeInvalid, "name one credential: api_key, oauth_client or session (agents do not exist yet)")
+		return domain.Errorf(domain.CodeInvalid, "name one credential: api_key, oauth_client, session or agent")
 	}
 	return nil
 }
@@ -83,7 +85,7 @@ type BlastReport struct {
 	IssuedAt  time.Time `json:"issued_at,omitzero"`
 	RevokedAt time.Time `json:"revoked_at,omitzero"`
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
-	// Owner is the user the credential belongs to (API keys and curl sessions).
+	// Owner is the user the credential belongs to (API keys, curl sessions and agents).
 	Owner         uuid.UUID           `json:"owner,omitzero"`
 	OwnerEmail    string              `json:"owner_email,omitempty"`
 	Totals        BlastTotals         `json:"totals"`
@@ -100,7 +102,13 @@ type BlastReport struct {
 // session the credential minted (or is, for CredentialCurlSession). Jots deployed are counted from the
 // jots integration's deploy_jot tool runs and from jot.deployed events whose metadata names the client.
 // Connections started are counted when the connection.started event names the client in its
-// metadata; app/connections does not record the MCP client today, so that count is 0 until it does.
+// metadata (app/connections records the MCP client of a connect made over MCP).
+//
+// For CredentialAgent a record is the agent's when it names the agent (tool runs, API key mints and
+// rotations, OAuth grants: uuid.Nil there is the user's default agent), when its client is one of the
+// agent's API keys or an OAuth client the same user granted to the agent, or when it was made under a
+// curl session one of those minted. A tool run that names neither an agent nor a known client (a
+// record from before executions named their agent) is the user's default agent's.
 func BlastRadius(ctx context.Context, store eventstore.Store, q BlastQuery) (BlastReport, error) {
 	if err := q.Validate(); err != nil {
 		return BlastReport{}, err
@@ -121,8 +129,54 @@ func BlastRadius(ctx context.Context, store eventstore.Store, q BlastQuery) (Bla
 		}
 		return t
 	}
+	var agent uuid.UUID
+	if q.Kind == CredentialAgent {
+		agent = uuid.MustParse(q.ID)
+	}
+	keyAgent := map[string]uuid.UUID{}   // API key id → agent
+	grantAgent := map[string]uuid.UUID{} // OAuth client id + user → agent
+	effective := func(id, user uuid.UUID) uuid.UUID {
+		if id == uuid.Nil && user != uuid.Nil {
+			return identity.DefaultAgentID(user)
+		}
+		return id
+	}
+	agentOf := func(r Record) uuid.UUID {
+		switch r.Kind {
+		case KindAPIKeyMinted, KindAPIKeyRotated:
+			a := effective(r.AgentID, r.UserID)
+			keyAgent[r.KeyID.String()] = a
+			return a
+		case KindAPIKeyRevoked:
+			return keyAgent[r.KeyID.String()]
+		case KindOAuthGranted:
+			a := effective(r.AgentID, r.UserID)
+			grantAgent[r.ClientID+"\x00"+r.UserID.String()] = a
+			return a
+		case KindOAuthTokensRevoked:
+			return effective(r.AgentID, r.UserID)
+		}
+		if r.AgentID != uuid.Nil {
+			return r.AgentID
+		}
+		if a, ok := keyAgent[r.ClientID]; ok {
+			return a
+		}
+		if a, ok := grantAgent[r.ClientID+"\x00"+r.UserID.String()]; ok {
+			return a
+		}
+		if r.Kind == KindToolExecuted {
+			return effective(uuid.Nil, r.UserID)
+		}
+		return uuid.Nil
+	}
 	mine := func(r Record) bool {
 		switch q.Kind {
+		case CredentialAgent:
+			if agentOf(r) == agent {
+				return true
+			}
+			return r.SessionID != uuid.Nil && sessions[r.SessionID]
 		case CredentialAPIKey:
 			if r.KeyID.String() == q.ID || r.OldKeyID.String() == q.ID {
 				return true
@@ -139,7 +193,8 @@ func BlastRadius(ctx context.Context, store eventstore.Store, q BlastQuery) (Bla
 	}
 	err := replayEnvelopes(ctx, store, q.Opener, func(env eventstore.Envelope) {
 		rep.Scanned++
-		if env.Type == jot.TypeDeployed && env.Metadata.MCPClient == q.ID {
+		if env.Type == jot.TypeDeployed && env.Metadata.MCPClient != "" && (env.Metadata.MCPClient == q.ID ||
+			(q.Kind == CredentialAgent && keyAgent[env.Metadata.MCPClient] == agent)) {
 			rep.Totals.JotsDeployed++
 		}
 	}, func(r Record) error {
@@ -151,19 +206,30 @@ func BlastRadius(ctx context.Context, store eventstore.Store, q BlastQuery) (Bla
 		}
 		switch r.Kind {
 		case KindAPIKeyMinted:
+			if q.Kind == CredentialAgent {
+				rep.Owner, rep.OwnerEmail = r.UserID, r.Email
+				break
+			}
 			rep.IssuedAt, rep.Owner, rep.OwnerEmail = r.Time, r.UserID, r.Email
 		case KindAPIKeyRotated:
+			if q.Kind == CredentialAgent {
+				break
+			}
 			if r.KeyID.String() == q.ID {
 				rep.IssuedAt, rep.Owner, rep.OwnerEmail = r.Time, r.UserID, r.Email
 			} else {
 				rep.RevokedAt = r.Time
 			}
 		case KindAPIKeyRevoked:
-			rep.RevokedAt = r.Time
+			if q.Kind != CredentialAgent {
+				rep.RevokedAt = r.Time
+			}
 		case KindOAuthClientRegistered:
 			rep.IssuedAt, rep.Name = r.Time, r.ClientName
 		case KindOAuthTokensRevoked:
-			rep.RevokedAt = r.Time
+			if q.Kind != CredentialAgent {
+				rep.RevokedAt = r.Time
+			}
 		case KindCurlSessionMinted:
 			sessions[r.SessionID] = true
 			rep.Totals.CurlSessions++

@@ -18,7 +18,10 @@
 // connection stream with the connection decider's own Evolve up to an instant (an event counts when its
 // metadata time is at or before it; the whole log is read, since times are not monotonic in it), and
 // never consults a current table; BlastRadius replays the log (the same replay as Replay, records and
-// access trail alike) and gathers what one API key, OAuth client or curl session did, with totals.
+// access trail alike) and gathers what one API key, OAuth client, curl session or agent did, with
+// totals. WhatIf replays the tool executions of a recent window against proposed tool switches laid
+// over the current ones (the connectors and organisations read models) and lists, per agent, the
+// calls they would have blocked.
 //
 // # One package for the record and its read model
 //

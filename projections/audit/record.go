@@ -100,6 +100,9 @@ type Record struct {
 	// OAuth client id or API key id it came through.
 	Via      string `json:"via,omitempty"`
 	ClientID string `json:"client_id,omitempty"`
+	// AgentID is the agent a tool execution, an API key's mint or rotation, or an OAuth grant names
+	// (replay only; uuid.Nil for the user's default agent and for records made before they named one).
+	AgentID uuid.UUID `json:"agent_id,omitzero"`
 	// ClientName is the name the OAuth client registered with, beside its id (replay only; empty for
 	// an API key id or a client the log has not registered before the record).
 	ClientName string `json:"client_name,omitempty"`
@@ -236,7 +239,7 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 	case execution.ToolExecuted:
 		rec.UserID, rec.Integration, rec.Tool, rec.ExecutionID = e.UserID, e.Integration, e.Tool, e.ExecutionID
 		rec.Success, rec.ErrorCode, rec.DurationMS = &e.Success, e.ErrorCode, &e.DurationMS
-		rec.Via, rec.ConnectionVersion = e.Via, e.ConnectionVersion
+		rec.Via, rec.ConnectionVersion, rec.AgentID = e.Via, e.ConnectionVersion, e.AgentID
 		if e.ClientID != "" {
 			rec.ClientID = e.ClientID
 		}
@@ -268,10 +271,10 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 		rec.ConnectionVersion = env.Version
 		return e.At
 	case identity.APIKeyMinted:
-		rec.UserID, rec.KeyID = e.UserID, e.KeyID
+		rec.UserID, rec.KeyID, rec.AgentID = e.UserID, e.KeyID, e.AgentID
 		return e.MintedAt
 	case identity.APIKeyRotated:
-		rec.UserID, rec.KeyID, rec.OldKeyID = e.UserID, e.KeyID, e.OldKeyID
+		rec.UserID, rec.KeyID, rec.OldKeyID, rec.AgentID = e.UserID, e.KeyID, e.OldKeyID, e.AgentID
 		return e.RotatedAt
 	case identity.APIKeyRevoked:
 		rec.UserID, rec.KeyID = e.UserID, e.KeyID

@@ -29,8 +29,9 @@ type (
 type Credentials interface {
 	// Connected reports, per integration name, whether the user counts as connected.
 	Connected(ctx context.Context, user uuid.UUID) (map[string]bool, error)
-	// Connect starts a connect attempt and returns the claim link.
-	Connect(ctx context.Context, user uuid.UUID, integration string) (ConnectResult, error)
+	// ConnectFrom starts a connect attempt asked for through the MCP client mcpClient (recorded in the
+	// event's metadata) and returns the claim link.
+	ConnectFrom(ctx context.Context, user uuid.UUID, integration, mcpClient string) (ConnectResult, error)
 	// WaitForConnection blocks until the attempt ends or timeout passes: CONNECTED, TIMEOUT or EXPIRED;
 	// an unknown attempt (or another user's) is a domain.CodeNotFound error.
 	WaitForConnection(ctx context.Context, user, attempt uuid.UUID, timeout time.Duration) (string, error)
@@ -135,7 +136,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 	case "list_integrations":
 		out, err = s.listIntegrations(ctx, user)
 	case "connect", "get_auth_url":
-		out, err = s.connect(ctx, user, args, name == "get_auth_url")
+		out, err = s.connect(ctx, p.ClientID, user, args, name == "get_auth_url")
 	case "wait_for_connection":
 		out, err = s.waitForConnection(ctx, user, args)
 	case "curl_session":
@@ -294,7 +295,7 @@ func (s *Set) listIntegrations(ctx context.Context, user uuid.UUID) (any, error)
 	return map[string]any{"integrations": out}, nil
 }
 
-func (s *Set) connect(ctx context.Context, user uuid.UUID, raw json.RawMessage, deprecated bool) (any, error) {
+func (s *Set) connect(ctx context.Context, client string, user uuid.UUID, raw json.RawMessage, deprecated bool) (any, error) {
 	var a struct {
 		Integration string `json:"integration"`
 	}
@@ -305,7 +306,7 @@ func (s *Set) connect(ctx context.Context, user uuid.UUID, raw json.RawMessage, 
 		// Nothing for the agent to start: the answer is where the user goes.
 		return map[string]any{"type": string(in.Auth.Mode), "integration": in.Name, "url": s.portalURL(), "instructions": s.portalNote(in)}, nil
 	}
-	res, err := s.opts.Credentials.Connect(ctx, user, a.Integration)
+	res, err := s.opts.Credentials.ConnectFrom(ctx, user, a.Integration, client)
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,8 @@ type fakeCredentials struct {
 	access    func(in *plugins.Integration) (Access, error)
 	connect   func(integration string) (ConnectResult, error)
 	wait      func(attempt uuid.UUID, timeout time.Duration) (string, error)
+	// client is the MCP client the last connect named.
+	client string
 }
 
 func (f *fakeCredentials) Connected(context.Context, uuid.UUID) (map[string]bool, error) {
@@ -39,7 +41,8 @@ func (f *fakeCredentials) Connected(context.Context, uuid.UUID) (map[string]bool
 func (f *fakeCredentials) Access(_ context.Context, _ uuid.UUID, in *plugins.Integration) (Access, error) {
 	return f.access(in)
 }
-func (f *fakeCredentials) Connect(_ context.Context, _ uuid.UUID, integration string) (ConnectResult, error) {
+func (f *fakeCredentials) ConnectFrom(_ context.Context, _ uuid.UUID, integration, client string) (ConnectResult, error) {
+	f.client = client
 	return f.connect(integration)
 }
 func (f *fakeCredentials) WaitForConnection(_ context.Context, _, attempt uuid.UUID, timeout time.Duration) (string, error) {
@@ -239,6 +242,9 @@ func TestConnectAndWait(t *testing.T) {
 	out := call(t, e.set, "connect", `{"integration":"github"}`)
 	if out["connectionId"] != attempt.String() || out["type"] != "oauth2" || out["url"] != "https://wb.example.com/connect/tok" {
 		t.Fatalf("connect: %v", out)
+	}
+	if e.creds.client != ada.ClientID {
+		t.Fatalf("connect named the MCP client %q, want the caller's %q", e.creds.client, ada.ClientID)
 	}
 	if out = call(t, e.set, "get_auth_url", `{"integration":"github"}`); out["deprecated"] == nil || out["url"] == nil {
 		t.Fatalf("get_auth_url: %v", out)
