@@ -38,6 +38,8 @@ const (
 type Sealer interface {
 	Seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error)
 	Open(ctx context.Context, sealed domain.Sealed, purpose string) ([]byte, error)
+	// Shred destroys a subject's keys: everything sealed for it opens to vault.ErrShredded.
+	Shred(ctx context.Context, subject string, md eventstore.Metadata) error
 }
 
 // Projections is the runner, for reading this replica's own writes.
@@ -112,6 +114,10 @@ var (
 	}
 	switchAggregate = eventstore.Aggregate[login.SwitchState, login.SetSwitch, domain.Event]{
 		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideSwitch,
+		Codec: eventstore.NewJSONCodec(login.SwitchEvents()...),
+	}
+	clearAggregate = eventstore.Aggregate[login.SwitchState, login.ClearSwitches, domain.Event]{
+		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideClear,
 		Codec: eventstore.NewJSONCodec(login.SwitchEvents()...),
 	}
 	connectorAggregate = eventstore.Aggregate[connectordom.State, connectordom.Install, domain.Event]{

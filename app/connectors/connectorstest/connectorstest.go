@@ -212,6 +212,7 @@ type Env struct {
 	Pool       *mcpclient.Pool
 	Scopes     *Scopes
 	Reader     connectorsrm.Reader
+	Vault      *vault.Vault
 	now        atomic.Pointer[time.Time]
 }
 
@@ -277,7 +278,7 @@ func Open(t testing.TB, o Options) *Env {
 	if len(problems) > 0 {
 		t.Fatalf("connectors: %v", problems)
 	}
-	e := &Env{DB: db, Store: store, Runner: runner, Reader: connectorsrm.Reader{DB: db}}
+	e := &Env{DB: db, Store: store, Runner: runner, Reader: connectorsrm.Reader{DB: db}, Vault: v}
 	now := o.Now
 	if now.IsZero() {
 		now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
