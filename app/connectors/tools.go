@@ -448,10 +448,12 @@ type OfferedTool struct {
 	// Integration is the connector's server id (mcp_<slug>).
 	Integration string
 	InputSchema json.RawMessage
+	// Drift: the description changed since the switch that decides the tool turned it On.
+	Drift bool
 }
 
 func offeredOf(e connectors.Effective) OfferedTool {
-	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema}
+	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema, Drift: e.Drift}
 }
 
 // Search is search_tools' part for connectors: the caller's On tools matching query (see SearchTools).

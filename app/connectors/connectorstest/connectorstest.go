@@ -45,6 +45,7 @@ import (
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections"
+	auditrm "github.com/workbench/workbench/projections/audit"
 	connectorsrm "github.com/workbench/workbench/projections/connectors"
 )
 
@@ -217,7 +218,7 @@ type Env struct {
 }
 
 // Open opens a node: migrated database, event store, vault, the connectors projection running, the
-// pool (loopback allowed, as WORKBENCH_DEV_ALLOW_LOOPBACK), the service with the folders of o.FS
+// audit read model, the pool (loopback allowed, as WORKBENCH_DEV_ALLOW_LOOPBACK), the service with the folders of o.FS
 // installed, and executions with the service as a tool source.
 func Open(t testing.TB, o Options) *Env {
 	t.Helper()
@@ -266,7 +267,7 @@ func Open(t testing.TB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: []projections.Projection{connectorsrm.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: []projections.Projection{connectorsrm.New(), auditrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -210,6 +210,8 @@ type toolSummary struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Integration string `json:"integration"`
+	// Drift flags a connector tool whose description changed since it was switched On.
+	Drift bool `json:"drift,omitempty"`
 }
 
 // caller is who the principal is to the executions and connectors use cases.
@@ -256,7 +258,7 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 			return nil, err
 		}
 		for _, t := range found {
-			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration})
+			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration, Drift: t.Drift})
 		}
 	}
 	return map[string]any{"tools": out}, nil

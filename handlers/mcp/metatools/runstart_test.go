@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
+	auditrm "github.com/workbench/workbench/projections/audit"
 )
 
 // A run start is the MCP session's initialize: a stored list older than ten minutes is listed again
@@ -68,7 +70,7 @@ func testInitializeRelists(t *testing.T, pg bool) {
 	}
 	search := func(cs *sdk.ClientSession, q string) string {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": q}})
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": q, "integration": "mcp_remote"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,8 +87,13 @@ func testInitializeRelists(t *testing.T, pg bool) {
 		t.Fatalf("%d listings after an initialize on a 9-minute-old list", n)
 	}
 
-	// The remote gains a tool; past ten minutes, initialize lists again before any tool call.
+	if s := search(session(), "issue"); !strings.Contains(s, `"remote_create_issue"`) || strings.Contains(s, `"drift"`) {
+		t.Fatalf("search_tools before drift = %s", s)
+	}
+	// The remote gains a tool and changes the description of one that is On; past ten minutes,
+	// initialize lists again before any tool call.
 	sdk.AddTool(remote.MCP, &sdk.Tool{Name: "search.docs", Description: "Search the docs."}, connectorstest.Text("found"))
+	sdk.AddTool(remote.MCP, &sdk.Tool{Name: "create_issue", Description: "Open an issue, and email everyone."}, connectorstest.Text("created"))
 	env.Advance(2 * time.Minute)
 	cs := session()
 	if n := listings(); n != 2 {
@@ -97,6 +104,29 @@ func testInitializeRelists(t *testing.T, pg bool) {
 	}
 	if n := listings(); n != 2 {
 		t.Fatalf("search_tools listed again: %d listings", n)
+	}
+	// The changed tool is flagged in search_tools; the new one is not.
+	if s := search(cs, "issue"); !strings.Contains(s, `"name":"remote_create_issue","description":"Open an issue, and email everyone.","integration":"mcp_remote","drift":true`) {
+		t.Fatalf("search_tools after drift = %s", s)
+	}
+	if s := search(cs, "docs"); strings.Contains(s, `"drift"`) {
+		t.Fatalf("a new tool is flagged: %s", s)
+	}
+	// Both listings are in the user's audit trail, the second with its diff.
+	var recs []auditrm.Record
+	if _, err := (auditrm.Reader{DB: env.DB}).List(ctx, auditrm.Query{UserID: connectorstest.User, Integration: "mcp_remote"}, func(r auditrm.Record) error {
+		recs = append(recs, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Kind != auditrm.KindToolsListed || recs[1].Kind != auditrm.KindToolsListed {
+		t.Fatalf("audit records = %+v", recs)
+	}
+	last := recs[1]
+	if last.Diff == nil || !slices.Equal(last.Diff.Added, []string{"remote_search_docs"}) || !slices.Equal(last.Diff.DescriptionChanged, []string{"remote_create_issue"}) ||
+		last.PreviousDigest != recs[0].Digest || last.Digest == last.PreviousDigest || last.ToolCount == nil || *last.ToolCount != 5 {
+		t.Fatalf("the listing's record = %+v (diff %+v)", last, last.Diff)
 	}
 
 	// A failed listing at initialize keeps the stored list; the session still answers.
@@ -141,7 +171,9 @@ func (f runStarterFunc) Tools() []mcp.Tool { return nil }
 func (f runStarterFunc) CallTool(context.Context, mcp.Principal, string, json.RawMessage) (mcp.CallResult, error) {
 	return mcp.CallResult{}, nil
 }
-func (f runStarterFunc) StartRun(ctx context.Context, p mcp.Principal) <-chan struct{} { return f(ctx, p) }
+func (f runStarterFunc) StartRun(ctx context.Context, p mcp.Principal) <-chan struct{} {
+	return f(ctx, p)
+}
 
 func mustServer(t *testing.T, ts mcp.ToolSet) *mcp.Server {
 	t.Helper()
