@@ -45,7 +45,7 @@ import (
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections"
-	auditrm "github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/audit"
 	connectorsrm "github.com/workbench/workbench/projections/connectors"
 )
 
@@ -267,7 +267,7 @@ func Open(t testing.TB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: []projections.Projection{connectorsrm.New(), auditrm.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: []projections.Projection{connectorsrm.New(), audit.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
