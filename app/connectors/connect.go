@@ -9,6 +9,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectors"
@@ -156,7 +157,7 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 	if r.State.Status == login.StatusConnected {
 		if err := s.list(ctx, user.String(), srv, m, r.State, creds); err != nil {
 			if rejected(err) && !cur.Exists() {
-				if _, rerr := s.executeLogin(ctx, user.String(), stream, login.Remove{LoginID: loginID, Reason: "the listing was refused", At: s.opts.Now()}); rerr != nil {
+				if rerr := s.removeLogin(ctx, user.String(), r.State, "the listing was refused"); rerr != nil {
 					s.log.ErrorContext(ctx, "remove a login whose listing was refused", "login", loginID, "err", rerr)
 				}
 				s.opts.Pool.Drop(loginID)
@@ -192,7 +193,11 @@ func (s *Service) loadLogin(ctx context.Context, stream string) (login.State, er
 	return st, err
 }
 
-// Remove deletes a login (its switches stay with their scopes).
+// Remove deletes a login and the bindings that point at it: the switches of its connector at the
+// login owner's scope go first (toolswitch.cleared), then the login's vault subject is shredded (its
+// sealed credential, in the log and in every copy of it, opens to vault.ErrShredded), then the login
+// (login.removed). Each step may be repeated, so a failed removal is retried whole. Switches other
+// scopes hold for the connector stay with those scopes.
 func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
 	l, err := s.reader.Login(ctx, loginID)
 	if err != nil {
@@ -204,8 +209,25 @@ func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
 	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
 		return err
 	}
-	_, err = s.executeLogin(ctx, user.String(), login.StreamName(l.ServerID, l.Owner), login.Remove{LoginID: loginID, Reason: "removed", At: s.opts.Now()})
-	s.opts.Pool.Drop(loginID)
+	return s.removeLogin(ctx, user.String(), l.State, "removed")
+}
+
+// removeLogin clears the login's switches at its owner's scope, shreds its credential and removes it.
+func (s *Service) removeLogin(ctx context.Context, actor string, l login.State, reason string) error {
+	clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason, At: s.opts.Now()}}
+	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(l.Owner), clearAggregate, clear, s.md(actor))
+	if err != nil {
+		return err
+	}
+	if err := s.wait(ctx, res.Position, len(res.Events)); err != nil {
+		return err
+	}
+	if err := s.opts.Vault.Shred(ctx, credentialSubject(l.LoginID), s.md(actor)); err != nil {
+		return err
+	}
+	_, err = s.executeLogin(ctx, actor, login.StreamName(l.ServerID, l.Owner), login.Remove{LoginID: l.LoginID, Reason: reason, At: s.opts.Now()})
+	s.opts.Pool.Drop(l.LoginID)
+	s.hot.invalidate()
 	return err
 }
 

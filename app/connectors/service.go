@@ -29,12 +29,17 @@ const (
 	RelistAfter = 10 * time.Minute
 	// MaxTestResultBytes caps a test call's result.
 	MaxTestResultBytes = 64 << 10
+	// RunStartTimeout bounds a run start's listings (a remote tools/list is 15 s; an adapter's list
+	// and the append come on top).
+	RunStartTimeout = 30 * time.Second
 )
 
 // Sealer seals and opens credentials (*vault.Vault).
 type Sealer interface {
 	Seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error)
 	Open(ctx context.Context, sealed domain.Sealed, purpose string) ([]byte, error)
+	// Shred destroys a subject's keys: everything sealed for it opens to vault.ErrShredded.
+	Shred(ctx context.Context, subject string, md eventstore.Metadata) error
 }
 
 // Projections is the runner, for reading this replica's own writes.
@@ -98,6 +103,8 @@ type Service struct {
 	hot       *hot
 	mu        sync.Mutex
 	manifests map[string]*connector.Manifest // by catalog digest: a manifest is read once
+	flights   map[uuid.UUID]chan struct{}    // run-start listings under way, by login
+	failedAt  map[uuid.UUID]time.Time        // the last failed run-start listing of a login
 }
 
 var (
@@ -107,6 +114,10 @@ var (
 	}
 	switchAggregate = eventstore.Aggregate[login.SwitchState, login.SetSwitch, domain.Event]{
 		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideSwitch,
+		Codec: eventstore.NewJSONCodec(login.SwitchEvents()...),
+	}
+	clearAggregate = eventstore.Aggregate[login.SwitchState, login.ClearSwitches, domain.Event]{
+		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideClear,
 		Codec: eventstore.NewJSONCodec(login.SwitchEvents()...),
 	}
 	connectorAggregate = eventstore.Aggregate[connectordom.State, connectordom.Install, domain.Event]{
@@ -136,7 +147,8 @@ func New(opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{}, hot: newHot(opts.CacheTTL)}
+	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{},
+		flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(opts.CacheTTL)}
 	for _, c := range opts.Connectors {
 		s.bySlug[c.Manifest.Slug] = c
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 
@@ -136,8 +135,11 @@ func (s *Service) effectiveOf(ctx context.Context, user, agentID uuid.UUID) ([]c
 	return s.reader.Effective(ctx, chain)
 }
 
-// StartRun is a run start (an MCP session's initialize): every login the agent uses whose stored list
-// is older than RelistAfter lists again; a failure keeps the stored list and logs.
+// StartRun is a run start (an MCP session's initialize, see BeginRun; search_tools calls it too): every
+// connected login the agent uses whose stored list is older than RelistAfter lists again, and StartRun
+// returns when those listings end or ctx ends. A listing already under way for a login is joined, not
+// started twice. A failure keeps the stored list and logs, and the login is not tried again before
+// RelistAfter has passed on this replica.
 func (s *Service) StartRun(ctx context.Context, caller executions.Caller) {
 	agent, err := s.agentOf(ctx, caller)
 	if err != nil {
@@ -152,20 +154,70 @@ func (s *Service) StartRun(ctx context.Context, caller executions.Caller) {
 	if err != nil {
 		return
 	}
-	var wg sync.WaitGroup
+	var waits []<-chan struct{}
 	for _, l := range logins {
 		if l.Status != login.StatusConnected || s.opts.Now().Sub(l.ListedAt) < s.opts.RelistAfter {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.Relist(ctx, caller.UserID.String(), l.LoginID); err != nil {
-				s.log.WarnContext(ctx, "run start listing failed; the stored list stays", "login", l.LoginID, "err", err)
-			}
-		}()
+		if done := s.relistFlight(ctx, caller.UserID.String(), l.LoginID); done != nil {
+			waits = append(waits, done)
+		}
 	}
-	wg.Wait()
+	for _, done := range waits {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// BeginRun starts StartRun in the background, detached from ctx's cancellation and bounded by
+// RunStartTimeout, and returns a channel closed when it ends: initialize answers without waiting for
+// the listings beyond its own small budget.
+func (s *Service) BeginRun(ctx context.Context, caller executions.Caller) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RunStartTimeout)
+		defer cancel()
+		s.StartRun(ctx, caller)
+	}()
+	return done
+}
+
+// relistFlight joins the listing of a login under way, or starts one; nil when the login failed to
+// list within RelistAfter. The listing runs detached from ctx's cancellation (others may join it),
+// bounded by RunStartTimeout.
+func (s *Service) relistFlight(ctx context.Context, actor string, loginID uuid.UUID) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if done, ok := s.flights[loginID]; ok {
+		return done
+	}
+	if at, ok := s.failedAt[loginID]; ok && s.opts.Now().Sub(at) < s.opts.RelistAfter {
+		return nil
+	}
+	done := make(chan struct{})
+	s.flights[loginID] = done
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RunStartTimeout)
+		defer cancel()
+		err := s.Relist(ctx, actor, loginID)
+		if err != nil {
+			s.log.WarnContext(ctx, "run start listing failed; the stored list stays", "login", loginID, "err", err)
+		}
+		s.mu.Lock()
+		delete(s.flights, loginID)
+		if err != nil {
+			s.failedAt[loginID] = s.opts.Now()
+		} else {
+			delete(s.failedAt, loginID)
+		}
+		s.mu.Unlock()
+		close(done)
+	}()
+	return done
 }
 
 // OfferedTools are the On tools the caller's agent sees, by name.
@@ -396,10 +448,12 @@ type OfferedTool struct {
 	// Integration is the connector's server id (mcp_<slug>).
 	Integration string
 	InputSchema json.RawMessage
+	// Drift: the description changed since the switch that decides the tool turned it On.
+	Drift bool
 }
 
 func offeredOf(e connectors.Effective) OfferedTool {
-	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema}
+	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema, Drift: e.Drift}
 }
 
 // Search is search_tools' part for connectors: the caller's On tools matching query (see SearchTools).

@@ -17,7 +17,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -27,7 +29,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/app/jots/jotstest"
+	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/config"
@@ -286,8 +290,19 @@ func TestThreeReplicas(t *testing.T) {
 	p := newOAuthProvider(t)
 	plugDir := t.TempDir()
 	writeAcmePlugin(t, plugDir, p)
+	// A connector whose endpoint is a real MCP server (the Go SDK's) on loopback.
+	const remoteToken = "tok-replicas-remote-0123"
+	remote := connectorstest.NewRemote(t, remoteToken)
+	connDir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(connDir, "remote"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(connDir, "remote", "connector.json"), []byte(fmt.Sprintf(
+		`{"slug":"remote","display_name":"Remote","endpoint":{"url":%q},"auth":{"kind":"token"}}`, remote.URL())), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c := newCluster(t, 3, map[string]string{
-		"PLUGINS_DIR": plugDir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true",
+		"PLUGINS_DIR": plugDir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true", "CONNECTORS_DIR": connDir,
 		"ACME_CLIENT_ID": acmeClientID, "ACME_CLIENT_SECRET": acmeClientSecret,
 	})
 	p.redirectURI = c.public + "/api/auth/plugin/acme/callback"
@@ -401,6 +416,39 @@ func TestThreeReplicas(t *testing.T) {
 				}
 				return nil
 			})
+		}
+	})
+
+	t.Run("a connector login made on A is usable on C", func(t *testing.T) {
+		// A token login at the API key's agent, connected through A's portal API.
+		body, _ := json.Marshal(map[string]string{"mcp_server_id": "mcp_remote", "owner_scope": "agent",
+			"owner_id": organization.DefaultAgentID(ada.ID).String(), "token": remoteToken})
+		req, _ := http.NewRequest(http.MethodPost, c.replicas[0].base+"/api/mcp/connections", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", c.public)
+		resp, err := c.browser(ada).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+			t.Fatalf("connect through A: %d %s", resp.StatusCode, b)
+		}
+		if bytes.Contains(b, []byte(remoteToken)) {
+			t.Fatalf("the connect answer holds the credential: %s", b)
+		}
+		// The tool, run through execute_tools on C once C's read model holds the login.
+		before := remote.Calls.Load()
+		eventually(t, "remote_echo through execute_tools on C", 15*time.Second, func() error {
+			res := execute(t, sessions[2], ex("remote_echo", map[string]any{"text": "from C"}))
+			if r := string(res.Results[0]["result"]); !strings.Contains(r, "echo: from C") {
+				return fmt.Errorf("%s", res.Results[0])
+			}
+			return nil
+		})
+		if remote.Calls.Load() == before {
+			t.Fatal("the remote server was not called")
 		}
 	})
 

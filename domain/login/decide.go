@@ -260,3 +260,21 @@ func DecideSwitch(_ SwitchState, c SetSwitch) ([]domain.Event, error) {
 	ev.At = ev.At.UTC()
 	return []domain.Event{ev}, nil
 }
+
+// ClearSwitches deletes the switches of one connector at one scope (a login's removal).
+type ClearSwitches struct {
+	Event SwitchesCleared
+}
+
+// DecideClear validates a ClearSwitches.
+func DecideClear(_ SwitchState, c ClearSwitches) ([]domain.Event, error) {
+	ev := c.Event
+	if err := checkOwner("clear switches", ev.Owner); err != nil {
+		return nil, err
+	}
+	if ev.ServerID == "" || ev.At.IsZero() {
+		return nil, domain.Errorf(domain.CodeInvalid, "clear switches: no connector or time")
+	}
+	ev.At = ev.At.UTC()
+	return []domain.Event{ev}, nil
+}

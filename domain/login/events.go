@@ -11,11 +11,12 @@ import (
 
 // Event type names, never changed once stored.
 const (
-	TypeConnected     = "login.connected"
-	TypeSettingsSaved = "login.settings_saved"
-	TypeToolsListed   = "login.tools_listed"
-	TypeRemoved       = "login.removed"
-	TypeSwitchSet     = "toolswitch.set"
+	TypeConnected       = "login.connected"
+	TypeSettingsSaved   = "login.settings_saved"
+	TypeToolsListed     = "login.tools_listed"
+	TypeRemoved         = "login.removed"
+	TypeSwitchSet       = "toolswitch.set"
+	TypeSwitchesCleared = "toolswitch.cleared"
 )
 
 // Owner is who a login or a switch belongs to.
@@ -97,7 +98,9 @@ type ToolsListed struct {
 	At       time.Time `json:"at"`
 }
 
-// Removed deletes a login (the switches stay: they belong to scopes, not to the login).
+// Removed deletes a login. The service first clears the switches of the login's connector at the
+// login owner's scope (SwitchesCleared: the bindings that point at the login) and shreds the login's
+// vault subject; switches other scopes hold stay with those scopes.
 type Removed struct {
 	LoginID  uuid.UUID `json:"login_id"`
 	ServerID string    `json:"server_id"`
@@ -118,6 +121,18 @@ type SwitchSet struct {
 	At             time.Time `json:"at"`
 }
 
+// SwitchesCleared deletes every switch of one connector at one scope: the bindings of a login that is
+// being removed (the login owner's scope).
+type SwitchesCleared struct {
+	Owner    Owner     `json:"owner"`
+	ServerID string    `json:"server_id"`
+	LoginID  uuid.UUID `json:"login_id"`
+	Reason   string    `json:"reason"`
+	At       time.Time `json:"at"`
+}
+
+func (SwitchesCleared) EventType() string { return TypeSwitchesCleared }
+
 func (Connected) EventType() string     { return TypeConnected }
 func (SettingsSaved) EventType() string { return TypeSettingsSaved }
 func (ToolsListed) EventType() string   { return TypeToolsListed }
@@ -130,4 +145,4 @@ func Events() []domain.Event {
 }
 
 // SwitchEvents lists the switch stream's event types.
-func SwitchEvents() []domain.Event { return []domain.Event{SwitchSet{}} }
+func SwitchEvents() []domain.Event { return []domain.Event{SwitchSet{}, SwitchesCleared{}} }

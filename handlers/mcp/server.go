@@ -96,6 +96,17 @@ type ToolSet interface {
 	CallTool(ctx context.Context, p Principal, name string, args json.RawMessage) (CallResult, error)
 }
 
+// RunStarter is implemented by a ToolSet that does work at a run start (an MCP session's initialize):
+// the connectors relist the stale tool lists of the caller's agent. StartRun must not block; it returns
+// a channel closed when the work ends. initialize waits for it at most Options.RunStartBudget, and the
+// work goes on after the answer.
+type RunStarter interface {
+	StartRun(ctx context.Context, p Principal) <-chan struct{}
+}
+
+// DefaultRunStartBudget is how long initialize waits for a run start's work before it answers.
+const DefaultRunStartBudget = 250 * time.Millisecond
+
 // ParamsError is a -32602 Invalid params answer.
 type ParamsError struct{ Message string }
 
@@ -124,6 +135,9 @@ type Options struct {
 	Logger        *slog.Logger
 	// MaxBodyBytes caps a request body (default 4 MiB).
 	MaxBodyBytes int64
+	// RunStartBudget is how long initialize waits for the Tools' run start (RunStarter) before it
+	// answers (default DefaultRunStartBudget; negative: not at all).
+	RunStartBudget time.Duration
 }
 
 // Server is the /mcp handler.
@@ -472,6 +486,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 		s.reply(w, r, errorResponse(req.ID, CodeInternalError, "Internal error: could not start a session"))
 		return
 	}
+	s.startRun(r, p)
 	result := map[string]any{
 		"protocolVersion": version,
 		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}, "logging": map[string]any{}},
@@ -482,6 +497,29 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 	}
 	w.Header().Set("Mcp-Session-Id", sid)
 	s.reply(w, r, response{JSONRPC: "2.0", ID: req.ID, Result: result})
+}
+
+// startRun starts the Tools' run-start work for a new session and waits for it at most the budget.
+func (s *Server) startRun(r *http.Request, p Principal) {
+	rs, ok := s.opts.Tools.(RunStarter)
+	if !ok {
+		return
+	}
+	done := rs.StartRun(context.WithoutCancel(r.Context()), p)
+	budget := s.opts.RunStartBudget
+	if budget == 0 {
+		budget = DefaultRunStartBudget
+	}
+	if budget < 0 {
+		return
+	}
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-r.Context().Done():
+	}
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {

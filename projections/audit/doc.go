@@ -8,7 +8,9 @@
 // model (migration 0023) that keeps the same records per user (Projection, Reader). The per-user
 // `/api/audit` HTTP handler over that read model is handlers/audit's. The auditor role's grants and
 // revocations and every read an auditor makes of the compliance API are records too (auditor_granted,
-// auditor_revoked, audit_read; app/compliance writes them).
+// auditor_revoked, audit_read; app/compliance writes them). Every listing of a connector login's tools
+// is a tools_listed record (login.tools_listed: digest, previous digest, tool count and the diff, so a
+// tool whose description changed is visible in the trail), kept for the user the listing ran for.
 //
 // # The compliance readers
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/internal/vault"
@@ -40,6 +41,10 @@ const (
 	KindAuditorGranted          Kind = "auditor_granted"          // identity.auditor_granted
 	KindAuditorRevoked          Kind = "auditor_revoked"          // identity.auditor_revoked
 	KindAuditRead               Kind = "audit_read"               // identity.audit_read: an auditor read the compliance API
+	// KindToolsListed is one listing of a connector login's tools (login.tools_listed): its digest,
+	// the previous one and the diff between them (drift), recorded for the user on whose authority
+	// the listing ran (who connected, or whose session's run start listed again).
+	KindToolsListed Kind = "tools_listed"
 )
 
 // kindOf maps the audited event types to their kinds; every other type is not audited.
@@ -61,6 +66,7 @@ var kindOf = map[string]Kind{
 	identity.TypeAuditorGranted:            KindAuditorGranted,
 	identity.TypeAuditorRevoked:            KindAuditorRevoked,
 	identity.TypeAuditRead:                 KindAuditRead,
+	login.TypeToolsListed:                  KindToolsListed,
 }
 
 // Audited reports whether events of this type become records.
@@ -150,6 +156,15 @@ type Record struct {
 	// to the request_proxied record of its outcome. A request_forwarded without its request_proxied
 	// is a request whose outcome was lost (the process died while it was under way).
 	RequestID uuid.UUID `json:"request_id,omitzero"`
+
+	// LoginID, Digest, PreviousDigest, ToolCount and Diff describe a connector login's listing
+	// (Integration is the connector's server id): Diff names the tools added, removed, or whose
+	// description or schema changed since the previous listing. The tools themselves are not copied.
+	LoginID        uuid.UUID   `json:"login_id,omitzero"`
+	Digest         string      `json:"digest,omitempty"`
+	PreviousDigest string      `json:"previous_digest,omitempty"`
+	ToolCount      *int        `json:"tool_count,omitempty"`
+	Diff           *login.Diff `json:"diff,omitempty"`
 }
 
 // Decoder turns envelopes into records. It is safe for concurrent use.
@@ -167,6 +182,7 @@ func NewDecoder() *Decoder {
 	events = append(events, connection.Events()...)
 	events = append(events, identity.Events()...)
 	events = append(events, identity.RoleEvents()...)
+	events = append(events, login.Events()...)
 	return &Decoder{codec: eventstore.NewJSONCodec(events...)}
 }
 
@@ -295,6 +311,15 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 	case identity.AuditRead:
 		// The reader is the user; what they asked is in Reason (view) and Path (the query as asked).
 		rec.UserID, rec.Reason, rec.Path = e.AuditorID, e.View, e.Query
+		return e.At
+	case login.ToolsListed:
+		// The actor is the user the listing ran for; a listing with no user actor is recorded for no one.
+		if id, err := uuid.Parse(env.Metadata.Actor); err == nil {
+			rec.UserID = id
+		}
+		n, diff := len(e.Tools), e.Diff
+		rec.Integration, rec.LoginID, rec.Digest, rec.PreviousDigest = e.ServerID, e.LoginID, e.Digest, e.Previous
+		rec.ToolCount, rec.Diff = &n, &diff
 		return e.At
 	case curlsession.RequestForwarded:
 		rec.UserID, rec.SessionID, rec.Integration, rec.RequestID = e.UserID, e.SessionID, e.Integration, e.RequestID

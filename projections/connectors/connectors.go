@@ -68,6 +68,10 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 			ON CONFLICT (id) DO UPDATE SET slug = $2, manifest = $4, digest = $5, source = $6, publisher = $7, version = $8, verified = $9, updated_at = $10`,
 			e.ID, e.Slug, e.ToolPrefix, string(e.Manifest), e.Digest, e.Source, e.Publisher, e.Version, boolInt(e.Source == "core"), dbtime.Format(e.At))
 		return err
+	case login.SwitchesCleared:
+		_, err = tx.ExecContext(ctx, `DELETE FROM mcp_tool_switches WHERE scope = $1 AND scope_id = $2 AND server_id = $3`,
+			string(e.Owner.Scope), e.Owner.ID.String(), e.ServerID)
+		return err
 	case login.SwitchSet:
 		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, "set", e.DescriptionSHA, e.At.Format(dbtime.Layout), true)
 	case login.Connected:

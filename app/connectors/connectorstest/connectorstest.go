@@ -45,6 +45,7 @@ import (
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections"
+	"github.com/workbench/workbench/projections/audit"
 	connectorsrm "github.com/workbench/workbench/projections/connectors"
 )
 
@@ -212,11 +213,12 @@ type Env struct {
 	Pool       *mcpclient.Pool
 	Scopes     *Scopes
 	Reader     connectorsrm.Reader
+	Vault      *vault.Vault
 	now        atomic.Pointer[time.Time]
 }
 
 // Open opens a node: migrated database, event store, vault, the connectors projection running, the
-// pool (loopback allowed, as WORKBENCH_DEV_ALLOW_LOOPBACK), the service with the folders of o.FS
+// audit read model, the pool (loopback allowed, as WORKBENCH_DEV_ALLOW_LOOPBACK), the service with the folders of o.FS
 // installed, and executions with the service as a tool source.
 func Open(t testing.TB, o Options) *Env {
 	t.Helper()
@@ -265,7 +267,7 @@ func Open(t testing.TB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: []projections.Projection{connectorsrm.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: []projections.Projection{connectorsrm.New(), audit.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +279,7 @@ func Open(t testing.TB, o Options) *Env {
 	if len(problems) > 0 {
 		t.Fatalf("connectors: %v", problems)
 	}
-	e := &Env{DB: db, Store: store, Runner: runner, Reader: connectorsrm.Reader{DB: db}}
+	e := &Env{DB: db, Store: store, Runner: runner, Reader: connectorsrm.Reader{DB: db}, Vault: v}
 	now := o.Now
 	if now.IsZero() {
 		now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)

@@ -57,8 +57,11 @@ type Options struct {
 
 // ConnectorTools is what the meta-tools need of the connectors use case (*connectors.Service).
 type ConnectorTools interface {
-	// StartRun relists the logins the caller's agent uses whose stored list is stale.
+	// StartRun relists the logins the caller's agent uses whose stored list is stale, joining a
+	// listing already under way, and returns when they end.
 	StartRun(ctx context.Context, caller executions.Caller)
+	// BeginRun is StartRun in the background (initialize's run start); the channel closes when it ends.
+	BeginRun(ctx context.Context, caller executions.Caller) <-chan struct{}
 	Search(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]connectors.OfferedTool, error)
 	Schema(ctx context.Context, caller executions.Caller, name string) (connectors.OfferedTool, bool, error)
 	IsConnector(ctx context.Context, id string) bool
@@ -102,6 +105,20 @@ func New(opts Options) (*Set, error) {
 		s.tools = append(s.tools, t)
 	}
 	return s, nil
+}
+
+var _ mcp.RunStarter = (*Set)(nil)
+
+// StartRun implements mcp.RunStarter: a session's initialize relists, in the background, the connector
+// logins of the caller's agent whose stored list is older than ten minutes.
+func (s *Set) StartRun(ctx context.Context, p mcp.Principal) <-chan struct{} {
+	user, err := uuid.Parse(p.UserID)
+	if s.opts.Connectors == nil || err != nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return s.opts.Connectors.BeginRun(ctx, caller(p, user))
 }
 
 // Tools implements mcp.ToolSet.
@@ -194,6 +211,8 @@ type toolSummary struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Integration string `json:"integration"`
+	// Drift flags a connector tool whose description changed since it was switched On.
+	Drift bool `json:"drift,omitempty"`
 }
 
 // caller is who the principal is to the executions and connectors use cases.
@@ -226,7 +245,10 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 		}
 	}
 	if s.opts.Connectors != nil && (a.Integration == "" || connectorOnly) && (a.Limit <= 0 || len(out) < a.Limit) {
-		// Run start: the first search of a session relists the logins whose stored list is stale.
+		// initialize started the run's listings (StartRun) and answered within a small budget; the
+		// search joins a listing still under way so that it sees the fresh list, and lists what is
+		// still stale (a session whose initialize went to another replica, or a client that sends
+		// tool calls on a session it did not initialize here). A fresh list costs one read.
 		s.opts.Connectors.StartRun(ctx, c)
 		limit := 0
 		if a.Limit > 0 {
@@ -237,7 +259,7 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 			return nil, err
 		}
 		for _, t := range found {
-			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration})
+			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration, Drift: t.Drift})
 		}
 	}
 	return map[string]any{"tools": out}, nil
