@@ -96,7 +96,7 @@ func randomString(n int) string {
 
 // stateSealer is the signer of sign-in states.
 func (s *Service) stateSealer() (*signed.Sealer[oauthState], error) {
-	return signed.New[oauthState](s.opts.OAuthStateKey, "mcp-oauth-state", nil)
+	return signed.New[oauthState](s.opts.OAuthStateKey, "mcp-oauth-state", &signed.Options{Now: s.opts.Now})
 }
 
 // RedirectURI is the callback of a sign-in: the public URL's, else the request's own base.

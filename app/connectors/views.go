@@ -127,7 +127,7 @@ func (s *Service) serverView(r connectors.Server, m *connector.Manifest) ServerV
 	case connector.AuthOAuth:
 		v.ConnectSupport = "unsupported"
 		if m.Auth.OAuth != nil && m.Auth.OAuth.Strategy == "dynamic" {
-			v.ConnectSupport, v.AuthFields = "oauth", []connector.Field{}
+			v.ConnectSupport = "oauth"
 		}
 	case connector.AuthNone:
 		v.ConnectSupport = "none"
