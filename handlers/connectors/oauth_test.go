@@ -40,12 +40,12 @@ type authServer struct {
 	mu sync.Mutex
 	// What the metadata documents say (a test changes them to lie).
 	Issuer, Resource, ResourceMetadataURL, AuthServerInPRM string
-	NoRegistration, Deny                                  bool
-	clients                                               map[string][]string // client_id → redirect URIs
-	codes                                                 map[string]grant
-	access                                                map[string]bool
-	refresh                                               map[string]string // refresh token → client_id
-	Registrations, Refreshes, Unauthorized                int
+	NoRegistration, Deny                                   bool
+	clients                                                map[string][]string // client_id → redirect URIs
+	codes                                                  map[string]grant
+	access                                                 map[string]bool
+	refresh                                                map[string]string // refresh token → client_id
+	Registrations, Refreshes, Unauthorized                 int
 }
 
 type grant struct {
@@ -232,7 +232,11 @@ func (a *authServer) RevokeAll() {
 
 func (a *authServer) set(f func(a *authServer)) { a.mu.Lock(); f(a); a.mu.Unlock() }
 
-func (a *authServer) count(f func(a *authServer) int) int { a.mu.Lock(); defer a.mu.Unlock(); return f(a) }
+func (a *authServer) count(f func(a *authServer) int) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return f(a)
+}
 
 func contains(xs []string, x string) bool {
 	for _, v := range xs {
