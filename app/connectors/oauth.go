@@ -192,7 +192,7 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	return res, err
 }
 
-// fetchJSON GETs (or POSTs body as JSON) url through the address check and reads a JSON reply.
+// oauthDo sends one request of the OAuth flow through the address check and reads its reply, capped.
 func (s *Service) oauthDo(ctx context.Context, method, u string, body io.Reader, contentType string) (*http.Response, []byte, error) {
 	if err := mcpclient.CheckURL(ctx, u, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
 		return nil, nil, domain.Errorf(domain.CodeUnprocessable, "oauth: %s", err.Error())
@@ -584,10 +584,7 @@ func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifes
 	tok, err := s.tokenRequest(ctx, creds[credTokenURL], url.Values{"grant_type": {"refresh_token"}, "refresh_token": {creds[credRefresh]},
 		"client_id": {creds[credClient]}, "resource": {creds[credResource]}})
 	if errors.Is(err, errInvalidGrant) {
-		if derr := s.disconnect(ctx, l, "the refresh was refused (invalid_grant)"); derr != nil {
-			return nil, derr
-		}
-		return nil, err
+		return nil, s.disconnect(ctx, l, "the refresh was refused (invalid_grant)")
 	}
 	if err != nil {
 		return nil, err
@@ -607,6 +604,7 @@ func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifes
 	return next, nil
 }
 
+// disconnect marks the login disconnected and answers why (or the store's failure): never nil.
 func (s *Service) disconnect(ctx context.Context, l login.State, reason string) error {
 	_, err := s.executeLogin(ctx, "system", login.StreamName(l.ServerID, l.Owner), login.Disconnect{LoginID: l.LoginID, Reason: reason, At: s.opts.Now()})
 	s.opts.Pool.Drop(l.LoginID)
