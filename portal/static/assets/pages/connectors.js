@@ -21,6 +21,15 @@ export async function render(ctx, main) {
     status,
     h('h2', { class: 'section-title' }, 'Your logins'), logins,
     h('h2', { class: 'section-title' }, 'Catalog'), catalog);
+  // Back from an OAuth sign-in: the callback names what happened.
+  const back = new URLSearchParams(location.search);
+  if (back.get('oauth') === 'connected') {
+    replace(status, notice('success', 'Signed in', back.get('listing_error') ? `Connected, but its tools could not be listed: ${back.get('listing_error')}` : 'The login is connected; its tools are listed below.'));
+  } else if (back.get('oauth') === 'denied') {
+    replace(status, notice('warning', 'Sign-in denied', 'Nothing was connected.'));
+  } else if (back.get('oauth') === 'failed') {
+    replace(status, notice('error', 'Sign-in failed', back.get('message') || 'Connect again.'));
+  }
 
   let home, servers;
   const refresh = async () => {
