@@ -205,7 +205,11 @@ func (s *Service) oauthDo(ctx context.Context, method, u string, body io.Reader,
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := s.opts.Pool.HTTPClient().Do(req)
+	// A metadata, registration or token request never follows a redirect: the URL that passed the
+	// checks is the one that answers.
+	client := s.opts.Pool.HTTPClient()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
 	if err != nil {
 		if errors.Is(err, mcpclient.ErrAddress) {
 			return nil, nil, domain.Errorf(domain.CodeUnprocessable, "oauth: %s", err.Error())
