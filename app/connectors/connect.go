@@ -24,6 +24,9 @@ type ConnectRequest struct {
 	// Settings, when sent, are checked against the settings_schema and stored.
 	Settings   json.RawMessage
 	OnExisting login.OnExisting
+	// RequestBase is the scheme and host the request came in on: the OAuth callback's base when
+	// PublicURL is not set.
+	RequestBase string
 }
 
 // ConnectResult is what a connect did.
@@ -33,6 +36,9 @@ type ConnectResult struct {
 	// ListingError is set when the login connected but its first listing failed (the stored list
 	// stays empty until a listing succeeds).
 	ListingError string
+	// AuthorizationURL and AuthorizationHost are where an OAuth sign-in goes.
+	AuthorizationURL  string
+	AuthorizationHost string
 }
 
 // Connect runs token connect exactly as the spec's steps (connectors.md, Token logins): read the
@@ -60,7 +66,7 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 		return res, domain.Errorf(domain.CodeUnprocessable, "%s is switched off in this catalog", m.DisplayName)
 	}
 	if m.Auth.Kind == connector.AuthOAuth {
-		return res, domain.Errorf(domain.CodeUnprocessable, "%s signs in with OAuth, which connect does not support yet", m.DisplayName)
+		return s.connectOAuth(ctx, user, req, srv.ID, m)
 	}
 	// 1. The inputs auth.fields names.
 	creds := Creds{}

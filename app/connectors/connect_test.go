@@ -1,6 +1,7 @@
 package connectors_test
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 func TestTokenConnectStatusPaths(t *testing.T) {
 	const tok = "tok-aaaaaaaa"
 	at := owner(login.ScopeAgent, agent)
-	oauthFolder := map[string]string{"hosted/connector.json": `{"slug":"hosted","display_name":"Hosted","endpoint":{"url":"https://mcp.example.com/mcp"},"auth":{"kind":"oauth","oauth":{"strategy":"dynamic"}}}`}
+	oauthFolder := map[string]string{"hosted/connector.json": `{"slug":"hosted","display_name":"Hosted","endpoint":{"url":"https://mcp.example.com/mcp"},"auth":{"kind":"oauth","oauth":{"strategy":"configured"}}}`}
 
 	t.Run("a missing field is a 422 naming it", func(t *testing.T) {
 		r := newRemote(t, tok)
@@ -36,11 +37,11 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
-	t.Run("an OAuth connector answers that OAuth connect is not supported yet", func(t *testing.T) {
+	t.Run("an OAuth strategy other than dynamic answers that it is not supported yet", func(t *testing.T) {
 		r := newRemote(t, tok)
 		w := newWorld(t, world0{fs: manifestFS(r.URL(), oauthFolder)})
 		_, err := w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_hosted", Owner: at})
-		if codeOf(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "OAuth") {
+		if codeOf(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "OAuth") || !errors.Is(err, connectors.ErrOAuthUnsupported) {
 			t.Fatalf("err = %v", err)
 		}
 	})

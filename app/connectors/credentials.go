@@ -75,6 +75,9 @@ func (c Creds) equal(o Creds) bool {
 // token is the value that travels to the endpoint: the field named token, else the first secret
 // field, else the first field.
 func token(m *connector.Manifest, c Creds) string {
+	if isOAuth(m) {
+		return c[credAccess]
+	}
 	fields := m.TokenFields()
 	for _, f := range fields {
 		if f.Name == "token" {

@@ -9,6 +9,13 @@
 // OrganizationScopes reads them from the organisations read model; PersonalScopes, a stand-in that
 // makes every user one organization and one agent with the user's own id, serves where there is none.
 //
+// OAuth (oauth.go): the dynamic strategy discovers the endpoint's protected-resource metadata (RFC
+// 9728) and its authorization server's metadata (RFC 8414), refusing documents whose resource or
+// issuer do not match; registers a public client (RFC 7591) stored on the connector as an event; and
+// signs in with the authorization code, PKCE S256 and prompt=consent, the state signed and bound to
+// the user and the login. Tokens are refreshed before any call or listing when they expire within a
+// minute; a 401 gets one refresh and one retry; invalid_grant disconnects the login.
+//
 // Credentials are sealed with the vault under the subject "mcp-login:<login id>" and are opened only
 // to call the endpoint or the adapter; their values are redacted from every tool result and error.
 package connectors

@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -88,6 +89,11 @@ type Options struct {
 	Now           func() time.Time
 	Logger        *slog.Logger
 	RelistAfter   time.Duration
+	// PublicURL is SERVER_PUBLIC_URL, the base of the OAuth callback (empty: the request's own base).
+	PublicURL string
+	// OAuthStateKey signs OAuth sign-in states (at least signed.MinSecretLen bytes; empty: a random
+	// key of this process, enough for one replica).
+	OAuthStateKey []byte
 	// CacheTTL bounds how long the tool-call path reuses its reads (default DefaultCacheTTL; negative
 	// turns the cache off).
 	CacheTTL time.Duration
@@ -105,6 +111,8 @@ type Service struct {
 	manifests map[string]*connector.Manifest // by catalog digest: a manifest is read once
 	flights   map[uuid.UUID]chan struct{}    // run-start listings under way, by login
 	failedAt  map[uuid.UUID]time.Time        // the last failed run-start listing of a login
+	// refreshing serialises the token refreshes of each OAuth login on this replica.
+	refreshing map[uuid.UUID]*sync.Mutex
 }
 
 var (
@@ -139,6 +147,12 @@ func New(opts Options) (*Service, error) {
 	}
 	if opts.CacheTTL == 0 {
 		opts.CacheTTL = DefaultCacheTTL
+	}
+	if len(opts.OAuthStateKey) == 0 {
+		opts.OAuthStateKey = make([]byte, 32)
+		if _, err := rand.Read(opts.OAuthStateKey); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Reserved == nil {
 		opts.Reserved = func(string) bool { return false }

@@ -19,7 +19,18 @@ import (
 // list lists a login's tools (the adapter's list, else the endpoint's tools/list, else the manifest's
 // tools) and records the listing: digest, diff, and the default switches of new tools.
 func (s *Service) list(ctx context.Context, actor string, srv connectors.Server, m *connector.Manifest, l login.State, creds Creds) error {
+	creds, err := s.fresh(ctx, l, m, creds, false)
+	if err != nil {
+		return err
+	}
 	listed, err := s.fetchTools(ctx, m, l, creds)
+	if err != nil && isOAuth(m) && rejected(err) {
+		// A 401 gets one refresh and one retry.
+		if creds, err = s.fresh(ctx, l, m, creds, true); err != nil {
+			return err
+		}
+		listed, err = s.fetchTools(ctx, m, l, creds)
+	}
 	if err != nil {
 		return err
 	}
@@ -300,6 +311,19 @@ func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name s
 	}}, true, nil
 }
 
+// callWith runs one tool with creds: the adapter's call, else the endpoint's tools/call.
+func (s *Service) callWith(ctx context.Context, l connectors.Login, m *connector.Manifest, creds Creds, remote string, args json.RawMessage) (json.RawMessage, error) {
+	c := s.bySlug[m.Slug]
+	ep, hasEndpoint := endpoint(m, creds)
+	switch {
+	case c != nil && isCaller(c.Adapter):
+		return c.Adapter.(connector.Caller).Call(ctx, remote, args, creds, s.adapterContext(l.LoginID, m, creds, l.Settings))
+	case hasEndpoint:
+		return s.opts.Pool.CallTool(ctx, l.LoginID, ep, remote, args)
+	}
+	return nil, domain.Errorf(domain.CodeUnprocessable, "%s has no way to call %s", m.DisplayName, remote)
+}
+
 // call runs one tool of a login by its remote name.
 func (s *Service) call(ctx context.Context, l connectors.Login, remote string, args json.RawMessage) (json.RawMessage, error) {
 	srv, err := s.cachedServer(ctx, l.ServerID)
@@ -317,21 +341,22 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 	if err != nil {
 		return nil, err
 	}
-	red := newRedactor(creds)
+	// An OAuth login's tokens are refreshed before any adapter code or remote call.
+	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+		return nil, err
+	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	var out json.RawMessage
-	c := s.bySlug[m.Slug]
-	ep, hasEndpoint := endpoint(m, creds)
-	switch {
-	case c != nil && isCaller(c.Adapter):
-		out, err = c.Adapter.(connector.Caller).Call(ctx, remote, args, creds, s.adapterContext(l.LoginID, m, creds, l.Settings))
-	case hasEndpoint:
-		out, err = s.opts.Pool.CallTool(ctx, l.LoginID, ep, remote, args)
-	default:
-		return nil, domain.Errorf(domain.CodeUnprocessable, "%s has no way to call %s", m.DisplayName, remote)
+	out, err := s.callWith(ctx, l, m, creds, remote, args)
+	if err != nil && isOAuth(m) && rejected(err) {
+		// A 401 gets one refresh and one retry.
+		if creds, err = s.fresh(ctx, l.State, m, creds, true); err != nil {
+			return nil, err
+		}
+		out, err = s.callWith(ctx, l, m, creds, remote, args)
 	}
+	red := newRedactor(creds)
 	if err != nil {
 		return nil, providerError(remote, err, red)
 	}

@@ -126,6 +126,9 @@ func (s *Service) serverView(r connectors.Server, m *connector.Manifest) ServerV
 	switch m.Auth.Kind {
 	case connector.AuthOAuth:
 		v.ConnectSupport = "unsupported"
+		if m.Auth.OAuth != nil && m.Auth.OAuth.Strategy == "dynamic" {
+			v.ConnectSupport = "oauth"
+		}
 	case connector.AuthNone:
 		v.ConnectSupport = "none"
 	}

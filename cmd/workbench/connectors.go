@@ -35,6 +35,8 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 	svc, err := connectors.New(connectors.Options{
 		Store: m.Store, DB: m.DB, Projections: m.Runner, Vault: m.Vault, Pool: pool, Scopes: connectors.OrganizationScopes{Reader: &organizations.Reader{DB: m.DB}},
 		Connectors: folders, Reserved: func(p string) bool { return reserved[p] }, AllowLoopback: m.Config.DevAllowLoopback, Logger: m.Logger,
+		// The OAuth callback lives under SERVER_PUBLIC_URL; its signed state's key is derived from the master key.
+		PublicURL: m.Config.ServerPublicURL, OAuthStateKey: m.deriveKey("mcp-oauth-state"),
 	})
 	if err != nil {
 		return nil, err

@@ -36,6 +36,15 @@ func TestConnectorsPageInChromium(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "remote", "connector.json"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An OAuth connector (the dynamic strategy) on an authorization server and MCP server of the test.
+	oauth := connectorstest.NewOAuthServer(t)
+	if err := os.MkdirAll(filepath.Join(dir, "hosted"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hosted := fmt.Sprintf(`{"slug":"hosted","display_name":"Hosted","description":"An OAuth MCP server in the test.","endpoint":{"url":%q},"auth":{"kind":"oauth","oauth":{"strategy":"dynamic"}}}`, oauth.Resource)
+	if err := os.WriteFile(filepath.Join(dir, "hosted", "connector.json"), []byte(hosted), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	srv := startE2EWith(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"CONNECTORS_DIR": dir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true"}, slog.LevelInfo,
 		func(m *Main) { m.ConnectorAdapters = map[string]connector.Adapter{"todoist": todoist.New(fake.URL)} })
 	tb := openTab(t, browser, srv.Base)
@@ -55,7 +64,8 @@ func TestConnectorsPageInChromium(t *testing.T) {
 		tb.click(`nav a`, `Connectors`)
 		tb.waitURL(`^/connectors$`)
 		tb.el(`article[data-server=mcp_remote] h2`, `Remote`)
-		tb.el(`article[data-server=mcp_sentry] [data-testid=oauth-later]`, `OAuth`)
+		tb.el(`article[data-server=mcp_sentry] .mode`, `OAuth`)
+		tb.el(`article[data-server=mcp_sentry] [data-testid=connect]`, `Connect`)
 		tb.el(`[data-testid=logins] .empty`, `No logins yet`)
 		tb.shot("connectors-catalog")
 	})
@@ -111,6 +121,19 @@ func TestConnectorsPageInChromium(t *testing.T) {
 		tb.el(`tr[data-tool=todoist_list_tasks] [data-testid=effective]`, `On`)
 		tb.el(`tr[data-tool=todoist_create_task] [data-testid=effective]`, `Off\s*from agent \(mutating\)`)
 		tb.shot("connectors-todoist")
+	})
+	t.Run("an OAuth connector's Connect goes to its authorization server and back", func(t *testing.T) {
+		tb.t = t
+		tb.click(`article[data-server=mcp_hosted] [data-testid=connect]`, "")
+		tb.click(`[data-testid=connect-submit]`, "")
+		tb.waitURL(`^/connectors\?connection=[0-9a-f-]+&oauth=connected$`)
+		tb.el(`.notice-success`, `Signed in`)
+		tb.el(`article.login[data-server=mcp_hosted] [data-testid=login-status]`, `connected`)
+		tb.el(`tr[data-tool=hosted_echo] [data-testid=effective]`, `On`)
+		if n := oauth.Count(func(a *connectorstest.OAuthServer) int { return a.Registrations }); n != 1 {
+			t.Fatalf("%d client registrations", n)
+		}
+		tb.shot("connectors-oauth")
 	})
 	_ = proto.InputMouseButtonLeft
 	_ = context.Background

@@ -34,11 +34,13 @@ type Installed struct {
 func (Installed) EventType() string { return TypeInstalled }
 
 // Events lists the event types, for a codec.
-func Events() []domain.Event { return []domain.Event{Installed{}} }
+func Events() []domain.Event { return []domain.Event{Installed{}, ClientRegistered{}} }
 
 // State is a connector stream folded.
 type State struct {
 	ID, ToolPrefix, Digest, Source string
+	// Clients are the dynamic OAuth clients registered, kept across installs.
+	Clients []ClientRegistered
 }
 
 // Initial is the state of no stream.
@@ -46,8 +48,11 @@ func Initial() State { return State{} }
 
 // Evolve folds one event.
 func Evolve(s State, e domain.Event) State {
-	if ev, ok := e.(Installed); ok {
+	switch ev := e.(type) {
+	case Installed:
 		s.ID, s.ToolPrefix, s.Digest, s.Source = ev.ID, ev.ToolPrefix, ev.Digest, ev.Source
+	case ClientRegistered:
+		s.Clients = append(s.Clients, ev)
 	}
 	return s
 }

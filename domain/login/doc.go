@@ -7,6 +7,11 @@
 // Every listing of its tools is an event holding the list's digest and its diff against the previous
 // list, and the switches the listing wrote for tools seen for the first time.
 //
+// An OAuth login (oauth.go) opens with OAuthStarted, holding the sealed PKCE verifier and the nonce
+// the signed state carries; the callback completes it (Connected), or closes it (a new login removed,
+// a disconnected one left disconnected); refreshed tokens are a Connected of the same status, and a
+// refused refresh is Disconnected.
+//
 // A tool switch is On or Off for one prefixed tool name at one scope (platform, organization, guild,
 // agent); its stream is the scope's (SwitchStreamName). Switches inherit platform → organization →
 // guild → agent: the most specific scope that holds a switch decides.

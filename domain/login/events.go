@@ -141,7 +141,7 @@ func (SwitchSet) EventType() string     { return TypeSwitchSet }
 
 // Events lists the login stream's event types, for a codec.
 func Events() []domain.Event {
-	return []domain.Event{Connected{}, SettingsSaved{}, ToolsListed{}, Removed{}}
+	return []domain.Event{Connected{}, SettingsSaved{}, ToolsListed{}, Removed{}, OAuthStarted{}, Disconnected{}}
 }
 
 // SwitchEvents lists the switch stream's event types.

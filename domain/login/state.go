@@ -67,6 +67,9 @@ type State struct {
 	Tools         []Tool          `json:"tools,omitempty"`
 	Digest        string          `json:"digest,omitempty"`
 	ListedAt      time.Time       `json:"listed_at,omitzero"`
+	// OAuthPending is the sealed verifier of an open OAuth sign-in; OAuthNonce finds it at the callback.
+	OAuthPending domain.Sealed `json:"oauth_pending,omitzero"`
+	OAuthNonce   string        `json:"oauth_nonce,omitempty"`
 	// Seen are the tool names this owner's switches were written for (a later listing leaves them).
 	Seen []string `json:"seen,omitempty"`
 }
@@ -79,6 +82,9 @@ func (s State) Exists() bool { return s.LoginID != uuid.Nil }
 
 // Evolve folds one event.
 func Evolve(s State, e domain.Event) State {
+	if next, ok := evolveOAuth(s, e); ok {
+		return next
+	}
 	switch ev := e.(type) {
 	case Connected:
 		if s.LoginID != ev.LoginID {
@@ -93,6 +99,7 @@ func Evolve(s State, e domain.Event) State {
 			s.Settings = ev.Settings
 		}
 		s.NeedsSettings, s.Status, s.UpdatedAt = ev.NeedsSettings, ev.Status, ev.At
+		s.OAuthPending, s.OAuthNonce = domain.Sealed{}, ""
 	case SettingsSaved:
 		s.Settings, s.NeedsSettings, s.Status, s.UpdatedAt = ev.Settings, ev.NeedsSettings, ev.Status, ev.At
 		if ev.AccountHint != "" {

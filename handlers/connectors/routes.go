@@ -52,6 +52,7 @@ func Mount(r chi.Router, d Deps) {
 	r.Get("/api/mcp/connections/{id}/lookup", h.user(h.lookupSaved))
 	r.Put("/api/mcp/connections/{id}/settings", h.user(h.settings))
 	r.Put("/api/mcp/switches", h.user(h.setSwitch))
+	r.Get(connectors.CallbackPath, h.user(h.oauthCallback))
 }
 
 type routes struct{ Deps }
@@ -181,7 +182,7 @@ func (h *routes) connect(w http.ResponseWriter, r *http.Request, user uuid.UUID)
 		return s
 	}
 	req := connectors.ConnectRequest{ServerID: str("mcp_server_id"), Owner: login.Owner{Scope: login.Scope(str("owner_scope"))},
-		Fields: map[string]string{}, Settings: body["settings"], OnExisting: login.OnExisting{Mode: login.OnExistingRefuse}}
+		Fields: map[string]string{}, Settings: body["settings"], OnExisting: login.OnExisting{Mode: login.OnExistingRefuse}, RequestBase: requestBase(r)}
 	if req.Owner.Scope != login.ScopePlatform {
 		id, err := uuid.Parse(str("owner_id"))
 		if err != nil {
@@ -202,10 +203,13 @@ func (h *routes) connect(w http.ResponseWriter, r *http.Request, user uuid.UUID)
 	}
 	res, err := h.Connectors.Connect(r.Context(), user, req)
 	if err != nil {
-		h.fail(w, r, err)
+		h.failConnect(w, r, err)
 		return
 	}
 	out := map[string]any{"connection": res.Login, "outcome": res.Outcome}
+	if res.AuthorizationURL != "" {
+		out["authorization_url"], out["authorization_host"] = res.AuthorizationURL, res.AuthorizationHost
+	}
 	if res.ListingError != "" {
 		out["listing_error"] = res.ListingError
 	}

@@ -2,8 +2,8 @@
 // Where connectors come from): each folder under this directory is one connector, its connector.json
 // and logo.svg embedded here, its Go adapter (if any) registered by slug in Adapters.
 //
-// Shipped: sentry (Sentry's hosted MCP server, dynamic OAuth; connecting it answers that OAuth connect
-// is not supported yet), github-mcp (GitHub's remote MCP server with a personal access token), and
+// Shipped: sentry (Sentry's hosted MCP server, dynamic OAuth: connecting it registers a client and
+// signs in through the browser), github-mcp (GitHub's remote MCP server with a personal access token), and
 // todoist (adapter-only, Todoist's REST API with an API token and a project lookup).
 package connectors
 

@@ -78,6 +78,10 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
 	case login.SettingsSaved:
 		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
+	case login.OAuthStarted:
+		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
+	case login.Disconnected:
+		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
 	case login.ToolsListed:
 		if err := p.applyLogin(ctx, tx, env, e.LoginID, ev); err != nil {
 			return err

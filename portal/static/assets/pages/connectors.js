@@ -21,6 +21,15 @@ export async function render(ctx, main) {
     status,
     h('h2', { class: 'section-title' }, 'Your logins'), logins,
     h('h2', { class: 'section-title' }, 'Catalog'), catalog);
+  // Back from an OAuth sign-in: the callback names what happened.
+  const back = new URLSearchParams(location.search);
+  if (back.get('oauth') === 'connected') {
+    replace(status, notice('success', 'Signed in', back.get('listing_error') ? `Connected, but its tools could not be listed: ${back.get('listing_error')}` : 'The login is connected; its tools are listed below.'));
+  } else if (back.get('oauth') === 'denied') {
+    replace(status, notice('warning', 'Sign-in denied', 'Nothing was connected.'));
+  } else if (back.get('oauth') === 'failed') {
+    replace(status, notice('error', 'Sign-in failed', back.get('message') || 'Connect again.'));
+  }
 
   let home, servers;
   const refresh = async () => {
@@ -131,7 +140,7 @@ function connectForm(ctx, s, home, close, status, refresh) {
   const scopes = SCOPES.filter((sc) => ownerId(home, sc));
   const scope = h('select', { name: 'owner_scope', 'data-testid': 'owner-scope' },
     scopes.map((sc) => h('option', { value: sc, selected: sc === 'agent' }, SCOPE_WORDS[sc])));
-  const fields = s.auth_fields || [];
+  const fields = s.connect_support === 'oauth' ? [] : (s.auth_fields || []);
   const credentials = (form) => Object.fromEntries(fields.map((f) => [f.name, form.elements[f.name].value.trim()]));
   const form = h('form', { class: 'apikey-form', novalidate: true, 'data-testid': 'connect-form' },
     h('label', { class: 'field' }, h('span', { class: 'field-label' }, 'Owned by'), scope),
@@ -153,6 +162,13 @@ function connectForm(ctx, s, home, close, status, refresh) {
     await busy(form.querySelector('button[type=submit]'), async () => {
       try {
         const res = await api.mcpConnect(body);
+        if (res.authorization_url) {
+          // An OAuth connector: the sign-in happens at its authorization server, which comes back to
+          // /api/mcp/oauth/callback and from there to this page.
+          replace(status, notice('info', `Signing in to ${s.display_name}`, `Opening ${res.authorization_host}…`));
+          window.location.assign(res.authorization_url);
+          return;
+        }
         close();
         const c = res.connection;
         replace(status, notice('success', `${s.display_name} is ${c.status === 'connected' ? 'connected' : 'signed in'}`,
