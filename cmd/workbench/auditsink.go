@@ -2,10 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -22,51 +18,15 @@ import (
 	"github.com/workbench/workbench/projections/organizations"
 )
 
-// The SIEM feed's settings (app/auditsink): AUDIT_SINK_URL (https webhook) with AUDIT_SINK_SECRET (HMAC
-// key, at least 16 bytes), and/or AUDIT_SINK_NATS_SUBJECT on AUDIT_SINK_NATS_URL (default BUS_URL when
-// that is nats://). AUDIT_SINK_BATCH (records per batch, default 100), AUDIT_SINK_RETRY_MIN_SECONDS (1)
-// and AUDIT_SINK_RETRY_MAX_SECONDS (300) tune delivery.
-const (
-	envAuditSinkURL         = "AUDIT_SINK_URL"
-	envAuditSinkSecret      = "AUDIT_SINK_SECRET"
-	envAuditSinkNATSSubject = "AUDIT_SINK_NATS_SUBJECT"
-	envAuditSinkNATSURL     = "AUDIT_SINK_NATS_URL"
-	envAuditSinkBatch       = "AUDIT_SINK_BATCH"
-	envAuditSinkRetryMin    = "AUDIT_SINK_RETRY_MIN_SECONDS"
-	envAuditSinkRetryMax    = "AUDIT_SINK_RETRY_MAX_SECONDS"
-)
-
 // startAuditSinks builds the configured SIEM sinks and runs them with goRun. None configured: nothing.
-func (m *Main) startAuditSinks(ctx context.Context, getenv func(string) string, goRun func(string, func(context.Context) error)) error {
-	num := func(name string, def int) (int, error) {
-		v := getenv(name)
-		if v == "" {
-			return def, nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("%s must be a whole number of at least 1, not %q", name, v)
-		}
-		return n, nil
-	}
-	batch, err := num(envAuditSinkBatch, 100)
-	if err != nil {
-		return err
-	}
-	rmin, err := num(envAuditSinkRetryMin, 1)
-	if err != nil {
-		return err
-	}
-	rmax, err := num(envAuditSinkRetryMax, 300)
-	if err != nil {
-		return err
-	}
+func (m *Main) startAuditSinks(ctx context.Context, goRun func(string, func(context.Context) error)) error {
+	cfg := m.Config.AuditSink
 	var dests []struct {
 		name string
 		d    auditsink.Destination
 	}
-	if u := getenv(envAuditSinkURL); u != "" {
-		wh, err := auditsink.NewWebhook(auditsink.WebhookOptions{URL: u, Secret: []byte(getenv(envAuditSinkSecret)), AllowLoopback: m.Config.DevAllowLoopback})
+	if cfg.URL != "" {
+		wh, err := auditsink.NewWebhook(auditsink.WebhookOptions{URL: cfg.URL, Secret: []byte(cfg.Secret), AllowLoopback: m.Config.DevAllowLoopback})
 		if err != nil {
 			return err
 		}
@@ -75,15 +35,8 @@ func (m *Main) startAuditSinks(ctx context.Context, getenv func(string) string, 
 			d    auditsink.Destination
 		}{"webhook", wh})
 	}
-	if subj := getenv(envAuditSinkNATSSubject); subj != "" {
-		u := getenv(envAuditSinkNATSURL)
-		if u == "" && strings.HasPrefix(m.Config.BusURL, "nats://") {
-			u = m.Config.BusURL
-		}
-		if u == "" {
-			return fmt.Errorf("%s is set but neither %s nor BUS_URL names a NATS server", envAuditSinkNATSSubject, envAuditSinkNATSURL)
-		}
-		n, err := auditsink.NewNATS(ctx, u, subj)
+	if cfg.NATSSubject != "" {
+		n, err := auditsink.NewNATS(ctx, cfg.NATSURL, cfg.NATSSubject)
 		if err != nil {
 			return err
 		}
@@ -96,7 +49,7 @@ func (m *Main) startAuditSinks(ctx context.Context, getenv func(string) string, 
 	for _, d := range dests {
 		o := auditsink.Options{
 			Store: m.Store, DB: m.DB, Name: d.name, Destination: d.d, Emails: auditrm.Reader{DB: m.DB}.EmailOf, Opener: m.Vault,
-			BatchSize: batch, RetryMin: time.Duration(rmin) * time.Second, RetryMax: time.Duration(rmax) * time.Second,
+			BatchSize: cfg.Batch, RetryMin: cfg.RetryMin, RetryMax: cfg.RetryMax,
 			Registerer: m.Registry, Logger: m.Logger,
 		}
 		if m.writeGate != nil {
@@ -113,14 +66,6 @@ func (m *Main) startAuditSinks(ctx context.Context, getenv func(string) string, 
 		goRun("audit sink "+d.name, sink.Run)
 	}
 	return nil
-}
-
-// getenv is m.Getenv, or os.Getenv when unset.
-func (m *Main) getenv() func(string) string {
-	if m.Getenv != nil {
-		return m.Getenv
-	}
-	return os.Getenv
 }
 
 // openCompliance builds the auditor role's service; its admins are Config.Admins (WORKBENCH_ADMINS,

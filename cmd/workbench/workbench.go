@@ -429,7 +429,7 @@ type services struct {
 // with goRun (they run on bg until Serve returns).
 func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f func(context.Context) error), s *services) error {
 	goRun("projections", m.Runner.Run)
-	if err := m.startAuditSinks(ctx, m.getenv(), goRun); err != nil {
+	if err := m.startAuditSinks(ctx, goRun); err != nil {
 		return err
 	}
 	// Users from before organisations existed get their personal organisation once the read models

@@ -78,6 +78,8 @@ type Config struct {
 	// Admins are the instance admins' normalised emails (WORKBENCH_ADMINS, comma separated; default the
 	// WORKBENCH_ADMIN_EMAIL user): the one list every admin check reads (admins.go).
 	Admins []string
+	// AuditSink is the SIEM feed (auditsink.go); zero URL and NATSSubject: no feed.
+	AuditSink AuditSink
 
 	// Browser sessions (internal/browser): the Chromium executable (WORKBENCH_CHROMIUM), sessions per
 	// server (BROWSER_MAX_SESSIONS), pages per session (BROWSER_MAX_PAGES), memory per session
@@ -271,6 +273,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.SignIn = signIn
 	if c.Admins, err = readAdmins(getenv, signIn.AdminEmail); err != nil {
+		return c, err
+	}
+	if c.AuditSink, err = readAuditSink(getenv, c.BusURL); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -71,6 +71,24 @@ func TestFromEnv(t *testing.T) {
 			}
 		}},
 		{name: "bad browser ttl", env: map[string]string{"BROWSER_SESSION_TTL_SECONDS": "-1"}, wantErr: "BROWSER_SESSION_TTL_SECONDS"},
+		{name: "audit sink defaults", env: map[string]string{}, check: func(t *testing.T, c Config) {
+			want := AuditSink{Batch: 100, RetryMin: time.Second, RetryMax: 300 * time.Second}
+			if c.AuditSink != want {
+				t.Errorf("got %+v, want %+v", c.AuditSink, want)
+			}
+		}},
+		{name: "audit sink settings", env: map[string]string{"AUDIT_SINK_URL": " https://siem.example.com/in ", "AUDIT_SINK_SECRET": "s3cret-of-16-bytes!",
+			"AUDIT_SINK_NATS_SUBJECT": "audit", "BUS_URL": "nats://10.0.0.9:4222", "AUDIT_SINK_BATCH": "20",
+			"AUDIT_SINK_RETRY_MIN_SECONDS": "2", "AUDIT_SINK_RETRY_MAX_SECONDS": "60"}, check: func(t *testing.T, c Config) {
+			want := AuditSink{URL: "https://siem.example.com/in", Secret: "s3cret-of-16-bytes!", NATSSubject: "audit", NATSURL: "nats://10.0.0.9:4222",
+				Batch: 20, RetryMin: 2 * time.Second, RetryMax: time.Minute}
+			if c.AuditSink != want {
+				t.Errorf("got %+v, want %+v", c.AuditSink, want)
+			}
+		}},
+		{name: "audit sink nats subject without a nats server", env: map[string]string{"AUDIT_SINK_NATS_SUBJECT": "audit"}, wantErr: "AUDIT_SINK_NATS_URL"},
+		{name: "bad audit sink batch", env: map[string]string{"AUDIT_SINK_BATCH": "0"}, wantErr: "AUDIT_SINK_BATCH"},
+		{name: "audit sink retry bounds reversed", env: map[string]string{"AUDIT_SINK_RETRY_MIN_SECONDS": "10", "AUDIT_SINK_RETRY_MAX_SECONDS": "5"}, wantErr: "AUDIT_SINK_RETRY_MAX_SECONDS"},
 		{name: "browser defaults", env: map[string]string{}, check: func(t *testing.T, c Config) {
 			if c.Chromium != "/usr/bin/chromium" || c.BrowserMaxSessions != 8 || c.BrowserMaxPages != 4 || c.BrowserMemoryLimitMB != 0 || c.BrowserAllowEvaluate {
 				t.Errorf("got %q %d %d %d %v", c.Chromium, c.BrowserMaxSessions, c.BrowserMaxPages, c.BrowserMemoryLimitMB, c.BrowserAllowEvaluate)
