@@ -281,6 +281,14 @@ func (c *call) target() string {
 	return strconv.Quote(c.a.Selector)
 }
 
+// targetField is the element a result names, as data: the selector as given, or "ref eN".
+func (c *call) targetField() string {
+	if c.a.Ref != "" {
+		return "ref " + c.a.Ref
+	}
+	return c.a.Selector
+}
+
 // state is the page's URL and title.
 func (c *call) state() (map[string]any, error) {
 	info, err := c.page.Info()
@@ -404,7 +412,7 @@ func (c *call) click() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st["clicked"] = c.target()
+	st["clicked"] = c.targetField()
 	return st, nil
 }
 
@@ -480,7 +488,7 @@ func (c *call) typeText() (any, error) {
 		return nil, err
 	}
 	st["typed_chars"] = len([]rune(c.a.Text))
-	st["into"] = c.target()
+	st["into"] = c.targetField()
 	return st, nil
 }
 

@@ -202,11 +202,11 @@ func TestTools(t *testing.T) {
 	e.fails(user, "browser_click", `{"selector":"##"}`, `"##"`)
 
 	// click a link, type into a form and submit, go back.
-	if out = e.must(user, "browser_click", `{"selector":"#go"}`); !strings.HasSuffix(out["url"].(string), "/form") {
+	if out = e.must(user, "browser_click", `{"selector":"#go"}`); !strings.HasSuffix(out["url"].(string), "/form") || out["clicked"] != "#go" {
 		t.Fatalf("click #go: %v", out)
 	}
 	e.must(user, "browser_wait", `{"selector":"#name"}`)
-	if out = e.must(user, "browser_type", `{"selector":"#name","text":"Ada","clear":true,"submit":true}`); out["typed_chars"] != float64(3) {
+	if out = e.must(user, "browser_type", `{"selector":"#name","text":"Ada","clear":true,"submit":true}`); out["typed_chars"] != float64(3) || out["into"] != "#name" {
 		t.Fatalf("type: %v", out)
 	}
 	e.must(user, "browser_wait", `{"text":"Hello, Ada"}`)
