@@ -78,7 +78,9 @@ type Options struct {
 	Projections Projections
 	Vault       Sealer
 	Pool        Pool
-	Scopes      Scopes
+	// PlatformKeys reads the platform keys (platformkeys.go); nil: none is set.
+	PlatformKeys PlatformKeys
+	Scopes       Scopes
 	// Connectors are the loaded folders (plugins/connectors.Builtin and any extra).
 	Connectors []*connector.Connector
 	// Reserved reports a tool prefix that may not be used (a plugin's integration name, a meta-tool).

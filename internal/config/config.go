@@ -80,6 +80,8 @@ type Config struct {
 	Admins []string
 	// AuditSink is the SIEM feed (auditsink.go); zero URL and NATSSubject: no feed.
 	AuditSink AuditSink
+	// OrgLimits is the policy every organisation runs under (WORKBENCH_ORG_LIMITS, orglimits.go).
+	OrgLimits OrgLimits
 
 	// Browser sessions (internal/browser): the Chromium executable (WORKBENCH_CHROMIUM), sessions per
 	// server (BROWSER_MAX_SESSIONS), pages per session (BROWSER_MAX_PAGES), memory per session
@@ -276,6 +278,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.AuditSink, err = readAuditSink(getenv, c.BusURL); err != nil {
+		return c, err
+	}
+	if c.OrgLimits, err = readOrgLimits(getenv); err != nil {
 		return c, err
 	}
 	return c, nil
