@@ -71,6 +71,7 @@ func (d *doctor) run(ctx context.Context, getenv func(string) string, timeout ti
 	d.ok("settings", "the environment parses (database %s, event store %s)", cfg.Database, cfg.EventStore)
 	d.publicURL(cfg, getenv)
 	d.exposure(cfg)
+	d.replica(cfg)
 	current, previous, keyOK := d.key(cfg)
 	db, dialect := d.database(ctx, cfg, timeout)
 	if db != nil {
@@ -123,6 +124,25 @@ func (d *doctor) exposure(cfg config.Config) {
 	if cfg.DevAllowLoopback {
 		d.warn("outbound", "WORKBENCH_DEV_ALLOW_LOOPBACK is true: tool calls and the curl proxy may reach this machine's loopback services (development only)")
 	}
+}
+
+// replica: on PostgreSQL several replicas may serve one database, and a user's browser calls are
+// relayed to the replica whose Chromium holds the session, at the URL it recorded. Unset, that URL is
+// derived from HOST and PORT (or the machine's host name), which the others may not reach.
+func (d *doctor) replica(cfg config.Config) {
+	const what = "replica URL"
+	if cfg.Database != config.Postgres {
+		return
+	}
+	if cfg.ReplicaURL == "" {
+		d.warn(what, "WORKBENCH_REPLICA_URL is unset: browser calls relayed from other replicas go to an address derived from HOST and PORT; set it to this replica's base URL as the others reach it (a different one on each replica)")
+		return
+	}
+	if u, err := url.Parse(cfg.ReplicaURL); err == nil && isLocalHost(u.Hostname()) {
+		d.warn(what, "WORKBENCH_REPLICA_URL=%s is a loopback address: only replicas on this machine reach it", cfg.ReplicaURL)
+		return
+	}
+	d.ok(what, "%s", cfg.ReplicaURL)
 }
 
 // key parses ENCRYPTION_KEY (and the previous keys), or finds the generated key file on SQLite.

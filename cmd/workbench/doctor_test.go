@@ -74,7 +74,7 @@ func TestDoctorSQLite(t *testing.T) {
 // and a never-migrated database; then a served one with NATS passes.
 func TestDoctorPostgres(t *testing.T) {
 	url := testpg.New(t)
-	env := map[string]string{"DATABASE_URL": url, "ENCRYPTION_KEY": testEncryptionKey, "SERVER_PUBLIC_URL": "https://wb.example.com", "METRICS_TOKEN": "0123456789abcdef0123", "JOTS_ORIGIN": "https://jots.example.com"}
+	env := map[string]string{"DATABASE_URL": url, "ENCRYPTION_KEY": testEncryptionKey, "SERVER_PUBLIC_URL": "https://wb.example.com", "METRICS_TOKEN": "0123456789abcdef0123", "JOTS_ORIGIN": "https://jots.example.com", "WORKBENCH_REPLICA_URL": "http://10.0.0.12:8080"}
 	with := func(k, v string) map[string]string {
 		m := map[string]string{}
 		for a, b := range env {
@@ -92,6 +92,8 @@ func TestDoctorPostgres(t *testing.T) {
 		t.Fatalf("doctor printed the database password:\n%s", out)
 	}
 	wantDoctor(t, with("ENCRYPTION_KEY", ""), false, "FAIL  encryption key", "ENCRYPTION_KEY is required")
+	wantDoctor(t, with("WORKBENCH_REPLICA_URL", ""), true, "warn  replica URL", "WORKBENCH_REPLICA_URL is unset")
+	wantDoctor(t, with("WORKBENCH_REPLICA_URL", "http://127.0.0.1:8080"), true, "warn  replica URL", "loopback")
 	// Never migrated: pending migrations are applied by serve, a warning.
 	wantDoctor(t, env, true, "warn  migrations", "pending", "warn  bus", "BUS_URL is unset")
 
@@ -99,7 +101,7 @@ func TestDoctorPostgres(t *testing.T) {
 	env["BUS_URL"] = natsURL
 	env["BUS_NATS_PREFIX"] = natsPrefix(t, natsURL)
 	startE2E(t, url, env, 0)
-	out = wantDoctor(t, env, true, "ok    database", "ok    migrations", "opens the database's key check", "ok    bus")
+	out = wantDoctor(t, env, true, "ok    database", "ok    migrations", "opens the database's key check", "ok    bus", "ok    replica URL", "http://10.0.0.12:8080")
 	if strings.Contains(out, "warn  ") {
 		t.Errorf("warnings on a complete deployment:\n%s", out)
 	}
