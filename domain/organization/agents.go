@@ -22,17 +22,11 @@ type CreateAgent struct {
 
 func (c CreateAgent) decide(s State) ([]domain.Event, error) {
 	const what = "create agent"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	if c.AgentID == uuid.Nil {
-		return nil, domain.Errorf(domain.CodeInvalid, "%s: no agent id", what)
-	}
-	name, err := normalizeName(what, "agent", c.Name)
+	at, err := checkCommand(what, c.Actor, c.At, idOf{"agent", c.AgentID})
 	if err != nil {
 		return nil, err
 	}
-	at, err := checkTime(what, c.At)
+	name, err := normalizeName(what, "agent", c.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -63,14 +57,11 @@ type RenameAgent struct {
 
 func (c RenameAgent) decide(s State) ([]domain.Event, error) {
 	const what = "rename agent"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	name, err := normalizeName(what, "agent", c.Name)
+	at, err := checkCommand(what, c.Actor, c.At)
 	if err != nil {
 		return nil, err
 	}
-	at, err := checkTime(what, c.At)
+	name, err := normalizeName(what, "agent", c.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -98,10 +89,7 @@ type MoveAgent struct {
 
 func (c MoveAgent) decide(s State) ([]domain.Event, error) {
 	const what = "move agent"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	at, err := checkTime(what, c.At)
+	at, err := checkCommand(what, c.Actor, c.At)
 	if err != nil {
 		return nil, err
 	}
@@ -128,10 +116,7 @@ type DeleteAgent struct {
 
 func (c DeleteAgent) decide(s State) ([]domain.Event, error) {
 	const what = "delete agent"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	at, err := checkTime(what, c.At)
+	at, err := checkCommand(what, c.Actor, c.At)
 	if err != nil {
 		return nil, err
 	}

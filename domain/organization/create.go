@@ -74,14 +74,11 @@ type RenameOrganization struct {
 
 func (c RenameOrganization) decide(s State) ([]domain.Event, error) {
 	const what = "rename organisation"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	name, err := normalizeName(what, "organisation", c.Name)
+	at, err := checkCommand(what, c.Actor, c.At)
 	if err != nil {
 		return nil, err
 	}
-	at, err := checkTime(what, c.At)
+	name, err := normalizeName(what, "organisation", c.Name)
 	if err != nil {
 		return nil, err
 	}

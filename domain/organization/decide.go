@@ -77,6 +77,19 @@ func (s State) member(what string, actor uuid.UUID) (Member, error) {
 	return m, nil
 }
 
+// selfOrManager returns the actor's membership when the actor acts on themselves or manages the
+// organisation; refused names what only a manager may do to another member.
+func (s State) selfOrManager(what string, actor, user uuid.UUID, refused string) (Member, error) {
+	m, err := s.member(what, actor)
+	if err != nil {
+		return Member{}, err
+	}
+	if actor != user && !m.Role.manages() {
+		return Member{}, domain.Errorf(domain.CodeForbidden, "%s: only an owner or an admin may %s", what, refused)
+	}
+	return m, nil
+}
+
 // manager returns the actor's membership when their role manages the organisation (owner or admin).
 func (s State) manager(what string, actor uuid.UUID) (Member, error) {
 	m, err := s.member(what, actor)
@@ -157,4 +170,24 @@ func (s State) guildNameTaken(name string, except uuid.UUID) bool {
 		}
 	}
 	return false
+}
+
+// idOf is an id a command must carry, named for the error.
+type idOf struct {
+	kind string
+	id   uuid.UUID
+}
+
+// checkCommand checks what every command carries: its actor, each id it names, and its time, which it
+// returns in UTC.
+func checkCommand(what string, actor uuid.UUID, at time.Time, ids ...idOf) (time.Time, error) {
+	if err := checkActor(what, actor); err != nil {
+		return time.Time{}, err
+	}
+	for _, id := range ids {
+		if id.id == uuid.Nil {
+			return time.Time{}, domain.Errorf(domain.CodeInvalid, "%s: no %s id", what, id.kind)
+		}
+	}
+	return checkTime(what, at)
 }

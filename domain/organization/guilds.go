@@ -19,17 +19,11 @@ type CreateGuild struct {
 
 func (c CreateGuild) decide(s State) ([]domain.Event, error) {
 	const what = "create guild"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	if c.GuildID == uuid.Nil {
-		return nil, domain.Errorf(domain.CodeInvalid, "%s: no guild id", what)
-	}
-	name, err := normalizeName(what, "guild", c.Name)
+	at, err := checkCommand(what, c.Actor, c.At, idOf{"guild", c.GuildID})
 	if err != nil {
 		return nil, err
 	}
-	at, err := checkTime(what, c.At)
+	name, err := normalizeName(what, "guild", c.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -55,14 +49,11 @@ type RenameGuild struct {
 
 func (c RenameGuild) decide(s State) ([]domain.Event, error) {
 	const what = "rename guild"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	name, err := normalizeName(what, "guild", c.Name)
+	at, err := checkCommand(what, c.Actor, c.At)
 	if err != nil {
 		return nil, err
 	}
-	at, err := checkTime(what, c.At)
+	name, err := normalizeName(what, "guild", c.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -91,10 +82,7 @@ type DeleteGuild struct {
 
 func (c DeleteGuild) decide(s State) ([]domain.Event, error) {
 	const what = "delete guild"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	at, err := checkTime(what, c.At)
+	at, err := checkCommand(what, c.Actor, c.At)
 	if err != nil {
 		return nil, err
 	}
@@ -125,13 +113,7 @@ type AddGuildMember struct {
 
 func (c AddGuildMember) decide(s State) ([]domain.Event, error) {
 	const what = "add guild member"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	if c.UserID == uuid.Nil {
-		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
-	}
-	at, err := checkTime(what, c.At)
+	at, err := checkCommand(what, c.Actor, c.At, idOf{"user", c.UserID})
 	if err != nil {
 		return nil, err
 	}
@@ -162,22 +144,12 @@ type RemoveGuildMember struct {
 
 func (c RemoveGuildMember) decide(s State) ([]domain.Event, error) {
 	const what = "remove guild member"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	if c.UserID == uuid.Nil {
-		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
-	}
-	at, err := checkTime(what, c.At)
+	at, err := checkCommand(what, c.Actor, c.At, idOf{"user", c.UserID})
 	if err != nil {
 		return nil, err
 	}
-	actor, err := s.member(what, c.Actor)
-	if err != nil {
+	if _, err := s.selfOrManager(what, c.Actor, c.UserID, "take another member out of a guild"); err != nil {
 		return nil, err
-	}
-	if c.Actor != c.UserID && !actor.Role.manages() {
-		return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner or an admin may do this", what)
 	}
 	g, err := s.liveGuild(what, c.GuildID)
 	if err != nil {

@@ -32,14 +32,11 @@ type InviteMember struct {
 
 func (c InviteMember) decide(s State) ([]domain.Event, error) {
 	const what = "invite member"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	email, err := identity.NormalizeEmail(c.Email)
+	at, err := checkCommand(what, c.Actor, c.At)
 	if err != nil {
 		return nil, err
 	}
-	at, err := checkTime(what, c.At)
+	email, err := identity.NormalizeEmail(c.Email)
 	if err != nil {
 		return nil, err
 	}
@@ -70,14 +67,11 @@ type RevokeInvitation struct {
 
 func (c RevokeInvitation) decide(s State) ([]domain.Event, error) {
 	const what = "revoke invitation"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	email, err := identity.NormalizeEmail(c.Email)
+	at, err := checkCommand(what, c.Actor, c.At)
 	if err != nil {
 		return nil, err
 	}
-	at, err := checkTime(what, c.At)
+	email, err := identity.NormalizeEmail(c.Email)
 	if err != nil {
 		return nil, err
 	}
@@ -107,17 +101,11 @@ type AddMember struct {
 
 func (c AddMember) decide(s State) ([]domain.Event, error) {
 	const what = "add member"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	if c.UserID == uuid.Nil {
-		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
-	}
-	email, err := identity.NormalizeEmail(c.Email)
+	at, err := checkCommand(what, c.Actor, c.At, idOf{"user", c.UserID})
 	if err != nil {
 		return nil, err
 	}
-	at, err := checkTime(what, c.At)
+	email, err := identity.NormalizeEmail(c.Email)
 	if err != nil {
 		return nil, err
 	}
@@ -181,13 +169,7 @@ type ChangeRole struct {
 
 func (c ChangeRole) decide(s State) ([]domain.Event, error) {
 	const what = "change role"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	if c.UserID == uuid.Nil {
-		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
-	}
-	at, err := checkTime(what, c.At)
+	at, err := checkCommand(what, c.Actor, c.At, idOf{"user", c.UserID})
 	if err != nil {
 		return nil, err
 	}
@@ -230,22 +212,13 @@ type RemoveMember struct {
 
 func (c RemoveMember) decide(s State) ([]domain.Event, error) {
 	const what = "remove member"
-	if err := checkActor(what, c.Actor); err != nil {
-		return nil, err
-	}
-	if c.UserID == uuid.Nil {
-		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
-	}
-	at, err := checkTime(what, c.At)
+	at, err := checkCommand(what, c.Actor, c.At, idOf{"user", c.UserID})
 	if err != nil {
 		return nil, err
 	}
-	actor, err := s.member(what, c.Actor)
+	actor, err := s.selfOrManager(what, c.Actor, c.UserID, "remove another member")
 	if err != nil {
 		return nil, err
-	}
-	if c.Actor != c.UserID && !actor.Role.manages() {
-		return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner or an admin may remove another member", what)
 	}
 	target, ok := s.Members[c.UserID]
 	if !ok {
