@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,24 +19,12 @@ import (
 	"github.com/workbench/workbench/domain"
 	browserdom "github.com/workbench/workbench/domain/browser"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/chromiumtest"
 	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/plugins"
 )
 
-func chromium(t testing.TB) string {
-	t.Helper()
-	bin := os.Getenv("WORKBENCH_CHROMIUM")
-	if bin == "" {
-		bin = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no Chromium at %s in CI: %v", bin, err)
-		}
-		t.Skipf("no Chromium at %s: %v", bin, err)
-	}
-	return bin
-}
+func chromium(t testing.TB) string { return chromiumtest.Bin(t) }
 
 const home = `<!doctype html><html><head><title>Home</title></head><body>
 <h1>Welcome</h1>

@@ -27,39 +27,14 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/internal/chromiumtest"
 )
 
 // launchChromium starts the machine's Chromium headless, or skips when there is none.
-func launchChromium(t *testing.T) *rod.Browser {
-	t.Helper()
-	bin := os.Getenv("WORKBENCH_CHROMIUM")
-	if bin == "" {
-		bin = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no Chromium at %s in CI (.ci/run installs it): %v", bin, err)
-		}
-		t.Skipf("no Chromium at %s (install the Debian chromium package or set WORKBENCH_CHROMIUM): %v", bin, err)
-	}
-	// Bin is always set, so rod never downloads a browser (the machine's network is closed).
-	l := launcher.New().Bin(bin).NoSandbox(true).Headless(true).Leakless(false).
-		Set("disable-background-networking").Set("disable-component-update").Set("disable-sync")
-	u, err := l.Launch()
-	if err != nil {
-		t.Fatalf("launch %s: %v", bin, err)
-	}
-	t.Cleanup(func() { l.Kill(); l.Cleanup() })
-	b := rod.New().ControlURL(u)
-	if err := b.Connect(); err != nil {
-		t.Fatalf("connect to Chromium: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
-}
+func launchChromium(t *testing.T) *rod.Browser { return chromiumtest.Launch(t) }
 
 // tab is one browser page with the test's helpers. It records every script error, CSP or Trusted
 // Types violation the page reports, and the test fails on any.

@@ -14,7 +14,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -23,24 +22,12 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/domain/browser"
+	"github.com/workbench/workbench/internal/chromiumtest"
 )
 
 // chromiumOrSkip is WORKBENCH_CHROMIUM (or /usr/bin/chromium); missing, the test is skipped, and
 // fails under CI=true.
-func chromiumOrSkip(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("WORKBENCH_CHROMIUM")
-	if bin == "" {
-		bin = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no Chromium at %s in CI: %v", bin, err)
-		}
-		t.Skipf("no Chromium at %s: %v", bin, err)
-	}
-	return bin
-}
+func chromiumOrSkip(t *testing.T) string { return chromiumtest.Bin(t) }
 
 // browserCall runs one browser tool through cs: its result, or the error execute_tools answered.
 func browserCall(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (json.RawMessage, string) {

@@ -25,6 +25,7 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	browserhttp "github.com/workbench/workbench/handlers/browser"
 	"github.com/workbench/workbench/handlers/websession"
+	"github.com/workbench/workbench/internal/chromiumtest"
 	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/internal/replicaauth"
 	"github.com/workbench/workbench/migrations"
@@ -34,20 +35,7 @@ import (
 )
 
 // chromium is the machine's Chromium; without it the test is skipped, and fails under CI=true.
-func chromium(t testing.TB) string {
-	t.Helper()
-	bin := os.Getenv("WORKBENCH_CHROMIUM")
-	if bin == "" {
-		bin = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no Chromium at %s in CI: %v", bin, err)
-		}
-		t.Skipf("no Chromium at %s (install Debian's chromium or set WORKBENCH_CHROMIUM): %v", bin, err)
-	}
-	return bin
-}
+func chromium(t testing.TB) string { return chromiumtest.Bin(t) }
 
 // settable is a clock the test moves.
 type settable struct {

@@ -3,7 +3,6 @@ package jots_test
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -11,12 +10,12 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/app/jots/jotstest"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
+	"github.com/workbench/workbench/internal/chromiumtest"
 )
 
 // The app's secrets the hostile jot goes after.
@@ -83,29 +82,7 @@ func (a *appServer) routes(r chi.Router) {
 
 func launch(t *testing.T) *rod.Browser {
 	t.Helper()
-	bin := os.Getenv("WORKBENCH_CHROMIUM")
-	if bin == "" {
-		bin = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no Chromium at %s in CI (.ci/run installs it): %v", bin, err)
-		}
-		t.Skipf("no Chromium at %s (set WORKBENCH_CHROMIUM): %v", bin, err)
-	}
-	// Never let rod download a browser: Bin is always set, and the machine's network is closed.
-	l := launcher.New().Bin(bin).NoSandbox(true).Leakless(false).
-		Set("disable-background-networking").Set("disable-component-update").Set("disable-sync").Headless(true)
-	u, err := l.Launch()
-	if err != nil {
-		t.Fatalf("launch %s: %v", bin, err)
-	}
-	t.Cleanup(func() { l.Kill(); l.Cleanup() })
-	b := rod.New().ControlURL(u)
-	if err := b.Connect(); err != nil {
-		t.Fatalf("connect to Chromium: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
+	b := chromiumtest.Launch(t)
 	// Keep one page open throughout: closing a browser's last page may drop its session cookies,
 	// and the app's cookie must be there when the jot goes looking for it.
 	if _, err := b.Page(proto.TargetCreateTarget{URL: "about:blank"}); err != nil {

@@ -14,23 +14,12 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/workbench/workbench/internal/chromiumtest"
 )
 
 // chromium returns the machine's Chromium, skipping (failing under CI=true) when there is none.
-func chromium(t testing.TB) string {
-	t.Helper()
-	bin := os.Getenv("WORKBENCH_CHROMIUM")
-	if bin == "" {
-		bin = DefaultBin
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no Chromium at %s in CI: %v", bin, err)
-		}
-		t.Skipf("no Chromium at %s (install Debian's chromium or set WORKBENCH_CHROMIUM): %v", bin, err)
-	}
-	return bin
-}
+func chromium(t testing.TB) string { return chromiumtest.Bin(t) }
 
 // clock is a settable clock.
 type clock struct {
