@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -35,8 +36,13 @@ type cachedAccess struct {
 	access connections.Access
 	// rt is the plugin runtime's guarded transport for this user and integration: it refuses any
 	// origin but the integration's own and injects access's credential into its copy of a request.
-	rt    http.RoundTripper
-	until time.Time
+	rt http.RoundTripper
+	// base is the integration's proxy base URL resolved with access's credential values
+	// ({credential.<key>}), or baseErr why it could not be: it depends on nothing but the two, so it
+	// is resolved once per credential rather than once per request. Read only (joinTarget copies).
+	base    *url.URL
+	baseErr error
+	until   time.Time
 }
 
 func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integration) (cachedAccess, error) {
@@ -79,5 +85,8 @@ func (p *Proxy) resolve(ctx context.Context, user uuid.UUID, in *plugins.Integra
 	rt := plugins.NewContext(in, plugins.ContextOptions{
 		UserID: user.String(), Injector: a.Injector, GetToken: a.GetToken, Transport: p.transport,
 	}).HTTP().Transport
-	return cachedAccess{access: a, rt: rt}, nil
+	// The base may hold values learned after consent ({credential.cloud_id}); the origin stays the
+	// manifest's.
+	base, baseErr := in.ResolveProxyBaseURL(a.Credential)
+	return cachedAccess{access: a, rt: rt, base: base, baseErr: baseErr}, nil
 }
