@@ -20,11 +20,21 @@ const DefaultCredentialTTL = 2 * time.Second
 // of proxied requests reads the connection and opens the sealed credential once rather than once per
 // request. It holds what connections.Access returned: an OAuth injector still asks getToken on every
 // request, which refreshes lazily as ever. The price is that a disconnect (or a new key) reaches the
-// proxy up to the TTL late; a refusal (NOT_CONNECTED) is never kept.
+// proxy up to the TTL late; a refusal (NOT_CONNECTED) is never kept. When an entry expires, the
+// requests that need it meanwhile wait for one resolution instead of each making its own.
 type accessCache struct {
 	ttl time.Duration
 	mu  sync.Mutex
 	m   map[accessKey]cachedAccess
+	// resolving holds the resolution under way for a key (see accessFor).
+	resolving map[accessKey]*resolution
+}
+
+// resolution is one resolve that other requests for the same key wait for.
+type resolution struct {
+	done chan struct{}
+	a    cachedAccess
+	err  error
 }
 
 type accessKey struct {
@@ -54,13 +64,32 @@ func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integ
 	now := p.now()
 	c.mu.Lock()
 	e, ok := c.m[k]
-	c.mu.Unlock()
 	if ok && now.Before(e.until) {
+		c.mu.Unlock()
 		return e, nil
 	}
-	a, err := p.resolve(ctx, user, in)
+	if r, ok := c.resolving[k]; ok {
+		c.mu.Unlock()
+		select {
+		case <-r.done:
+			return r.a, r.err
+		case <-ctx.Done():
+			return cachedAccess{}, ctx.Err()
+		}
+	}
+	r := &resolution{done: make(chan struct{})}
+	if c.resolving == nil {
+		c.resolving = map[accessKey]*resolution{}
+	}
+	c.resolving[k] = r
+	c.mu.Unlock()
+	// Others wait for this answer: the caller leaving must not cut it short for them.
+	a, err := p.resolve(context.WithoutCancel(ctx), user, in)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	delete(c.resolving, k)
+	r.a, r.err = a, err
+	close(r.done)
 	if err != nil {
 		delete(c.m, k)
 		return a, err
