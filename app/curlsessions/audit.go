@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -152,12 +153,12 @@ func (s *Service) encodeRequests(evs []curlsession.RequestProxied) ([]eventstore
 		if err := ev.Validate(); err != nil {
 			return nil, err
 		}
-		typ, sv, data, err := s.codec.Encode(ev)
+		data, err := encodeProxied(ev)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("encode %s: %w", curlsession.TypeRequestProxied, err)
 		}
 		md := eventstore.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
-		out = append(out, eventstore.EventData{ID: ev.RequestID, Type: typ, SchemaVersion: sv, Data: data, Metadata: md})
+		out = append(out, eventstore.EventData{ID: ev.RequestID, Type: curlsession.TypeRequestProxied, SchemaVersion: 1, Data: data, Metadata: md})
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no records")
@@ -192,12 +193,12 @@ func (s *Service) Forwarded(ctx context.Context, ev curlsession.RequestForwarded
 	if err := ev.Validate(); err != nil {
 		return err
 	}
-	typ, sv, data, err := s.codec.Encode(ev)
+	data, err := encodeForwarded(ev)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", typ, err)
+		return fmt.Errorf("encode %s: %w", curlsession.TypeRequestForwarded, err)
 	}
 	md := eventstore.Metadata{Actor: ev.UserID.String(), CorrelationID: ev.SessionID.String(), CausationID: ev.RequestID.String(), Time: ev.At}
-	return s.appendNow(ctx, ev.SessionID, []eventstore.EventData{{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: data, Metadata: md}})
+	return s.appendNow(ctx, ev.SessionID, []eventstore.EventData{{ID: uuid.Must(uuid.NewV7()), Type: curlsession.TypeRequestForwarded, SchemaVersion: 1, Data: data, Metadata: md}})
 }
 
 // Refused makes the RequestProxied record of a request refused before it was forwarded durable,
@@ -220,11 +221,46 @@ func (s *Service) Proxied(ctx context.Context, ev curlsession.RequestProxied) {
 	}
 }
 
-// appendNow appends to the session's stream and waits until it is durable, or AuditTimeout. It
-// outlives the caller's connection: what it records has happened.
+// appendNow appends to the session's stream and waits until it is durable, or AuditTimeout (give or
+// take deadlineStep, see deadlines). It outlives the caller's connection: what it records has
+// happened. It keeps the caller's context values (the trace the append's span belongs to).
 func (s *Service) appendNow(ctx context.Context, session uuid.UUID, data []eventstore.EventData) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AuditTimeout)
-	defer cancel()
-	_, err := s.store.Append(ctx, curlsession.SessionStreamName(session), eventstore.Any, data...)
+	_, err := s.store.Append(withDeadline{Context: s.deadlines.get(), values: ctx}, curlsession.SessionStreamName(session), eventstore.Any, data...)
 	return err
 }
+
+// deadlineStep is how long one shared deadline context is handed out (see deadlines).
+const deadlineStep = 50 * time.Millisecond
+
+// deadlines gives the synchronous appends (Forwarded, Refused) their AuditTimeout without a timer
+// each: every append that starts within one deadlineStep shares a context that ends AuditTimeout
+// after the first of them, so one gives up between AuditTimeout-deadlineStep and AuditTimeout after
+// it started. A context is never cancelled early (others may hold it); it ends at its deadline.
+type deadlines struct {
+	cur atomic.Pointer[sharedDeadline]
+}
+
+type sharedDeadline struct {
+	ctx    context.Context
+	cancel context.CancelFunc // kept only so the context's resources are owned; it ends by itself
+	made   time.Time
+}
+
+func (d *deadlines) get() context.Context {
+	now := time.Now()
+	if c := d.cur.Load(); c != nil && now.Sub(c.made) < deadlineStep {
+		return c.ctx
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), now.Add(AuditTimeout))
+	d.cur.Store(&sharedDeadline{ctx: ctx, cancel: cancel, made: now}) // racing makers: either one serves
+	return ctx
+}
+
+// withDeadline is a shared deadline context carrying one caller's values (as context.WithoutCancel
+// would, with the deadline added).
+type withDeadline struct {
+	context.Context
+	values context.Context
+}
+
+func (c withDeadline) Value(key any) any { return c.values.Value(key) }

@@ -24,8 +24,8 @@ const (
 )
 
 // AuditTimeout bounds the wait for a record that must be durable before an answer or a forward
-// (Forwarded, Refused): a log that cannot commit within it is treated as down, rather than holding
-// the caller.
+// (Forwarded, Refused): a log that cannot commit within it (less at most 50 ms, as the waits share
+// their deadlines) is treated as down, rather than holding the caller.
 const AuditTimeout = 5 * time.Second
 
 // Catalog is the part of the plugin registry minting reads.
@@ -93,6 +93,7 @@ type Service struct {
 	codec     *eventstore.JSONCodec[domain.Event]
 	queue     chan curlsession.RequestProxied
 	workers   int
+	deadlines deadlines
 }
 
 // New checks opts and returns a Service.

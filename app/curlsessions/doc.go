@@ -27,10 +27,14 @@
 //
 // Both synchronous appends go through the store's group commit (eventstore.Batcher): concurrent
 // requests share one transaction and one fsync, so the price is about one commit of latency per
-// request, not one commit each. If the append fails or takes longer than 5 s (AuditTimeout), Forwarded
-// or Refused returns the error, the caller gets 503 AUDIT_UNAVAILABLE with Retry-After from the proxy
-// (handlers/proxy) and nothing is sent to the provider; that answer is the one request not recorded
-// (the log is what failed), and it is logged at warn level.
+// request, not one commit each. If the append fails or takes longer than 5 s (AuditTimeout; the waits
+// share one deadline per 50 ms, so at least 4.95 s), Forwarded or Refused returns the error, the
+// caller gets 503 AUDIT_UNAVAILABLE with Retry-After from the proxy (handlers/proxy) and nothing is
+// sent to the provider; that answer is the one request not recorded (the log is what failed), and it
+// is logged at warn level. That wait for the group commit is what a proxied request adds to the
+// provider's own time (BenchmarkProxy prints it as audit_wait_p50_ms): it is not overlapped with the
+// upstream request, since a request sent while its record might still be lost would break the
+// bound below.
 //
 // The decision, and why: the guarantee is "a request with a valid token that was sent to a provider
 // with the user's credential, or answered with anything but that 503, has a durable record", with a

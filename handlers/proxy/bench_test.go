@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,11 +13,14 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/domain/curlsession"
+	"github.com/workbench/workbench/eventstore"
 )
 
 const benchClients = 32
@@ -104,6 +108,9 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // each. A bare httputil.ReverseProxy that swaps the header (no token, credential service or audit)
 // is measured in the same turns: vs_bare_reverse_proxy is the proxy's rate over it, cpu_us_above_bare
 // the proxy's CPU per request above it, added_p50_vs_bare_ms its median latency above it.
+// audit_wait_p50_ms is the median time a request waits for its RequestForwarded record to be durable
+// (its group commit) before it leaves for the provider, and events_per_commit the group commit's mean
+// size over the proxy's turns.
 //
 //	go test -run '^$' -bench BenchmarkProxy -benchtime 1x -count 1 ./handlers/proxy/
 func BenchmarkProxy(b *testing.B) {
@@ -119,7 +126,12 @@ func BenchmarkProxy(b *testing.B) {
 	if s, err := strconv.Atoi(os.Getenv("WORKBENCH_BENCH_PROVIDER_MS")); err == nil && s >= 0 {
 		delays = []time.Duration{time.Duration(s) * time.Millisecond}
 	}
-	e := newEnv(b, envOptions{})
+	// The time each request's RequestForwarded record takes to be durable (its group commit), which
+	// every request waits for before it leaves: audit_wait_p50_ms beside added_p50_vs_bare_ms says how
+	// much of the added latency it is.
+	waits := &forwardedWaits{}
+	e := newEnv(b, envOptions{wrapStore: func(a curlsessions.Appender) curlsessions.Appender { waits.next = a; return waits }})
+	stats := e.store.(interface{ Stats() eventstore.BatchStats })
 	s, err := e.sessions.Mint(e.ctx, mintFor(e))
 	if err != nil {
 		b.Fatal(err)
@@ -182,16 +194,22 @@ func BenchmarkProxy(b *testing.B) {
 				b.Fatalf("bare proxy warm-up: %v", err)
 			}
 			var base, got, floor load
+			var commits, written int64
+			waits.reset()
 			for range rounds {
 				l, err := runLoad(benchClients, d/rounds, direct)
 				if err != nil {
 					b.Fatalf("direct: %v", err)
 				}
 				base.add(l)
+				waits.start()
+				st0 := stats.Stats()
 				if l, err = runLoad(benchClients, d/rounds, viaProxy); err != nil {
 					b.Fatalf("proxy: %v", err)
 				}
+				st1 := stats.Stats()
 				got.add(l)
+				commits, written = commits+st1.Commits-st0.Commits, written+st1.Events-st0.Events
 				if l, err = runLoad(benchClients, d/rounds, viaBare); err != nil {
 					b.Fatalf("bare proxy: %v", err)
 				}
@@ -207,10 +225,11 @@ func BenchmarkProxy(b *testing.B) {
 			}
 			ratio := got.perSecond() / base.perSecond()
 			added := ms(got.quantile(0.5)) - ms(base.quantile(0.5))
-			fmt.Printf("proxy clients=%d provider_ms=%d rps=%.0f p50_ms=%.2f p99_ms=%.2f direct_rps=%.0f direct_p50_ms=%.2f direct_p99_ms=%.2f ratio=%.2f added_p50_ms=%.2f cpu_us_per_req=%.0f direct_cpu_us_per_req=%.0f bare_rps=%.0f bare_p50_ms=%.2f bare_ratio=%.2f bare_cpu_us_per_req=%.0f vs_bare_reverse_proxy=%.2f cpu_us_above_bare=%.0f added_p50_vs_bare_ms=%.2f\n",
+			fmt.Printf("proxy clients=%d provider_ms=%d rps=%.0f p50_ms=%.2f p99_ms=%.2f direct_rps=%.0f direct_p50_ms=%.2f direct_p99_ms=%.2f ratio=%.2f added_p50_ms=%.2f cpu_us_per_req=%.0f direct_cpu_us_per_req=%.0f bare_rps=%.0f bare_p50_ms=%.2f bare_ratio=%.2f bare_cpu_us_per_req=%.0f vs_bare_reverse_proxy=%.2f cpu_us_above_bare=%.0f added_p50_vs_bare_ms=%.2f audit_wait_p50_ms=%.2f events_per_commit=%.1f\n",
 				benchClients, delay.Milliseconds(), got.perSecond(), ms(got.quantile(0.5)), ms(got.quantile(0.99)), base.perSecond(), ms(base.quantile(0.5)), ms(base.quantile(0.99)), ratio, added, got.cpuPerCall(), base.cpuPerCall(),
 				floor.perSecond(), ms(floor.quantile(0.5)), floor.perSecond()/base.perSecond(), floor.cpuPerCall(),
-				got.perSecond()/floor.perSecond(), got.cpuPerCall()-floor.cpuPerCall(), ms(got.quantile(0.5))-ms(floor.quantile(0.5)))
+				got.perSecond()/floor.perSecond(), got.cpuPerCall()-floor.cpuPerCall(), ms(got.quantile(0.5))-ms(floor.quantile(0.5)),
+				ms(waits.p50()), float64(written)/float64(max(commits, 1)))
 			unit := "_provider" + strconv.FormatInt(delay.Milliseconds(), 10) + "ms"
 			b.ReportMetric(got.perSecond(), "req/s"+unit)
 			b.ReportMetric(ms(got.quantile(0.5)), "p50_ms"+unit)
@@ -220,4 +239,46 @@ func BenchmarkProxy(b *testing.B) {
 			b.ReportMetric(got.perSecond()/floor.perSecond(), "vs_bare_reverse_proxy"+unit)
 		}
 	}
+}
+
+// forwardedWaits times the appends of RequestForwarded records while the proxy's load runs.
+type forwardedWaits struct {
+	next curlsessions.Appender
+	on   atomic.Bool
+	mu   sync.Mutex
+	all  []time.Duration
+}
+
+func (f *forwardedWaits) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...eventstore.EventData) (eventstore.Position, error) {
+	if !f.on.Load() || len(events) != 1 || events[0].Type != curlsession.TypeRequestForwarded {
+		return f.next.Append(ctx, stream, expected, events...)
+	}
+	t0 := time.Now()
+	pos, err := f.next.Append(ctx, stream, expected, events...)
+	d := time.Since(t0)
+	f.mu.Lock()
+	f.all = append(f.all, d)
+	f.mu.Unlock()
+	return pos, err
+}
+
+// start times the appends from now on; stop is implied by the next phase's reset or p50.
+func (f *forwardedWaits) start() { f.on.Store(true) }
+
+func (f *forwardedWaits) reset() {
+	f.on.Store(false)
+	f.mu.Lock()
+	f.all = f.all[:0]
+	f.mu.Unlock()
+}
+
+func (f *forwardedWaits) p50() time.Duration {
+	f.on.Store(false)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.all) == 0 {
+		return 0
+	}
+	slices.Sort(f.all)
+	return f.all[len(f.all)/2]
 }

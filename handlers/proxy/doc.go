@@ -24,10 +24,14 @@
 //   - the upstream is the manifest's origin only: the URL is built from the proxy base URL, the
 //     Host header is the upstream's, and the plugin runtime's guarded transport refuses any other
 //     origin before a byte leaves;
+//   - connections to the provider are kept and reused, in a pool of the proxy's own cloned from the
+//     transport Main gives it (internal/ssrf's): a reused connection is not resolved again, and every
+//     new one is resolved and its address checked before it is dialled;
 //   - the credential comes from connections.Access (an expiring OAuth token is refreshed lazily by
 //     its injector, on every request); a credential no longer usable is 409 NOT_CONNECTED. The
 //     resolved credential is reused for Options.CredentialTTL (2s) across requests, so a disconnect
-//     reaches a proxy that has just used it at most that late;
+//     reaches a proxy that has just used it at most that late (requests arriving while it is being
+//     resolved wait for that one resolution);
 //   - no inbound credential reaches the provider: Authorization (the token), Cookie,
 //     Proxy-Authorization, X-Workbench-*, Forwarded, X-Forwarded-* and every hop-by-hop header
 //     (RFC 9110 section 7.6.1) are dropped;

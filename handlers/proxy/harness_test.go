@@ -130,6 +130,10 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Clear-Site-Data", `"*"`)
 		w.Header().Set("X-Provider", "kept")
 		_, _ = w.Write([]byte("<html><script>alert(1)</script></html>"))
+	case "/base/close":
+		// The provider ends the connection after this answer (RFC 9112 section 9.6).
+		w.Header().Set("Connection", "close")
+		_, _ = w.Write([]byte("bye"))
 	case "/base/big":
 		w.Header().Set("Content-Length", strconv.Itoa(2048))
 		_, _ = w.Write(make([]byte, 2048))
@@ -254,6 +258,11 @@ type envOptions struct {
 	maxRequest, maxResponse int64
 	// wrapStore, when set, wraps the store the proxy appends to (to make it fail).
 	wrapStore func(curlsessions.Appender) curlsessions.Appender
+	// apiHost, when set, names the fake provider in the manifests by this host name instead of
+	// 127.0.0.1 (the transport must then resolve it: see transport).
+	apiHost string
+	// transport, when set, is the proxy's Options.Transport.
+	transport http.RoundTripper
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -276,9 +285,13 @@ func newEnv(t testing.TB, o envOptions) *env {
 			t.Fatal(err)
 		}
 	}
+	apiURL := e.api.srv.URL
+	if o.apiHost != "" {
+		apiURL = strings.Replace(apiURL, "127.0.0.1", o.apiHost, 1)
+	}
 	apikey := `"auth":{"mode":"apikey","apikey":{"fields":[{"name":"api_key","label":"API key","secret":true}],"inject":{"in":"header","name":"X-Api-Key"}}}`
 	write("keyed", fmt.Sprintf(`{"name":"keyed","version":"1","display_name":"Keyed","description":"test","base_url":%q,
-		"headers":{"Accept":"application/vnd.keyed+json"},"proxy":{"base_url":%q},%s}`, e.api.srv.URL, e.api.srv.URL+"/base", apikey))
+		"headers":{"Accept":"application/vnd.keyed+json"},"proxy":{"base_url":%q},%s}`, apiURL, apiURL+"/base", apikey))
 	write("other", fmt.Sprintf(`{"name":"other","version":"1","display_name":"Other","description":"test","base_url":%q,"proxy":{},%s}`, e.api.srv.URL, apikey))
 	write("noproxy", fmt.Sprintf(`{"name":"noproxy","version":"1","display_name":"No proxy","description":"test","base_url":%q,%s}`, e.api.srv.URL, apikey))
 	write("free", fmt.Sprintf(`{"name":"free","version":"1","display_name":"Free","description":"test","base_url":%q,"proxy":{},"auth":{"mode":"none"}}`, e.api.srv.URL+"/base"))
@@ -333,7 +346,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	e.sessions = newSessions(t, e, appender)
 	e.proxy, err = proxy.New(proxy.Options{
 		Catalog: reg, Credentials: e.creds, Sessions: e.sessions, Key: e.key, PublicURL: e.srv.URL,
-		MaxRequestBytes: o.maxRequest, MaxResponseBytes: o.maxResponse, Now: e.clock.now,
+		MaxRequestBytes: o.maxRequest, MaxResponseBytes: o.maxResponse, Now: e.clock.now, Transport: o.transport,
 	})
 	if err != nil {
 		t.Fatal(err)

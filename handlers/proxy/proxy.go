@@ -61,8 +61,10 @@ type Options struct {
 	// MaxResponseBytes caps an upstream response body (default DefaultMaxResponseBytes): a larger
 	// declared length is 502 before anything is relayed; a stream that grows past it is cut.
 	MaxResponseBytes int64
-	// Transport sends the upstream requests (default: a transport that keeps idle connections to the
-	// providers and never decompresses, so bodies pass through as sent).
+	// Transport sends the upstream requests. An *http.Transport (Main's SSRF-guarded one) is cloned
+	// with its dialer, so that the proxy keeps idle connections to the providers of its own and never
+	// decompresses, so bodies pass through as sent; nil is http.DefaultTransport's settings, cloned
+	// the same way (see upstreamTransport).
 	Transport http.RoundTripper
 	// CredentialTTL is how long a user's resolved credential is reused across requests (default
 	// DefaultCredentialTTL; negative: resolved on every request). A disconnect reaches the proxy at
@@ -117,9 +119,7 @@ func New(opts Options) (*Proxy, error) {
 	if p.maxResp <= 0 {
 		p.maxResp = DefaultMaxResponseBytes
 	}
-	if p.transport == nil {
-		p.transport = defaultTransport()
-	}
+	p.transport = upstreamTransport(p.transport)
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -145,14 +145,38 @@ func New(opts Options) (*Proxy, error) {
 	return p, nil
 }
 
-// defaultTransport is http.DefaultTransport's settings with more idle connections per provider host
-// (every user's traffic to one provider shares them) and no transparent decompression.
-func defaultTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 256
-	t.MaxIdleConnsPerHost = 64
+// Idle connections the proxy keeps to the providers (see upstreamTransport).
+const (
+	maxIdleConns        = 256
+	maxIdleConnsPerHost = 64
+)
+
+// upstreamTransport is what the proxy sends with. Given an *http.Transport (Main gives its SSRF-guarded
+// one, shared with tool calls and token requests), the proxy sends through a clone of it: the same
+// dialer, so every new connection is still resolved and checked (internal/ssrf), but a pool of its own
+// with room for many concurrent requests to one provider (every user's traffic to a provider shares
+// it), so a busy proxy reuses its connections rather than closing the surplus and dialling (and
+// resolving) again, and no transparent decompression, so bodies pass through as the provider sent
+// them. Without one, it is http.DefaultTransport's settings with the same changes. Any other
+// RoundTripper (a test's) is used as given.
+func upstreamTransport(rt http.RoundTripper) http.RoundTripper {
+	var t *http.Transport
+	switch given := rt.(type) {
+	case nil:
+		t = http.DefaultTransport.(*http.Transport).Clone()
+	case *http.Transport:
+		t = given.Clone()
+	default:
+		return rt
+	}
+	if t.MaxIdleConns != 0 { // 0 is no limit
+		t.MaxIdleConns = max(t.MaxIdleConns, maxIdleConns)
+	}
+	t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, maxIdleConnsPerHost)
 	t.DisableCompression = true
-	t.ResponseHeaderTimeout = 60 * time.Second
+	if t.ResponseHeaderTimeout == 0 {
+		t.ResponseHeaderTimeout = 60 * time.Second
+	}
 	return t
 }
 

@@ -78,6 +78,9 @@ type call struct {
 	respBody *cappedBody
 	status   int
 	errCode  string
+	// queryKeys are the request's query parameter names (queryKeys), read once for both records.
+	queryKeys []string
+	keysRead  bool
 	// forwarded: the RequestForwarded record is durable and the request went to the ReverseProxy;
 	// its outcome is queued when it is over. recorded: the proxy refused the request and its whole
 	// RequestProxied record is durable already. Neither: the audit log failed and the caller got 503.
@@ -186,15 +189,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	c.access, c.rt = a.access, a.rt
-	// The base may hold values learned after consent ({credential.cloud_id}); the origin stays the
-	// manifest's.
-	base, err := in.ResolveProxyBaseURL(a.access.Credential)
-	if err != nil {
-		p.credentialError(w, r, c, err)
+	if a.baseErr != nil {
+		p.credentialError(w, r, c, a.baseErr)
 		return
 	}
-	c.base = base
-	if c.target, err = joinTarget(base, c.rest, r.URL.RawQuery); err != nil {
+	c.base = a.base
+	if c.target, err = joinTarget(c.base, c.rest, r.URL.RawQuery); err != nil {
 		p.writeError(w, r, c, http.StatusBadRequest, codeBadPath, "The path does not decode.")
 		return
 	}
@@ -363,7 +363,7 @@ func (p *Proxy) auditUnavailable(w http.ResponseWriter, r *http.Request, c *call
 func (p *Proxy) appendForwarded(r *http.Request, c *call) error {
 	ev := curlsession.RequestForwarded{
 		RequestID: c.id, SessionID: c.claims.SessionID, UserID: c.claims.UserID, Integration: c.name,
-		Method: c.method, Path: c.rest, QueryKeys: queryKeys(r.URL.RawQuery),
+		Method: c.method, Path: c.rest, QueryKeys: c.keys(r),
 		ConnectionVersion: c.access.ConnectionVersion, At: p.now().UTC(),
 	}
 	if ev.Path == "" {
@@ -377,7 +377,7 @@ func (p *Proxy) outcome(r *http.Request, c *call) curlsession.RequestProxied {
 	end := p.now()
 	ev := curlsession.RequestProxied{
 		RequestID: c.id, SessionID: c.claims.SessionID, UserID: c.claims.UserID, Integration: c.name,
-		Method: c.method, Path: c.rest, QueryKeys: queryKeys(r.URL.RawQuery), Status: c.status, ErrorCode: c.errCode,
+		Method: c.method, Path: c.rest, QueryKeys: c.keys(r), Status: c.status, ErrorCode: c.errCode,
 		ConnectionVersion: c.access.ConnectionVersion, DurationMS: end.Sub(c.start).Milliseconds(), At: end.UTC(),
 	}
 	if ev.Path == "" {
@@ -403,6 +403,14 @@ func (p *Proxy) recordOutcome(r *http.Request, c *call) {
 		return
 	}
 	p.sessions.Proxied(r.Context(), p.outcome(r, c))
+}
+
+// keys returns the names of r's query parameters (queryKeys), read on the first call.
+func (c *call) keys(r *http.Request) []string {
+	if !c.keysRead {
+		c.queryKeys, c.keysRead = queryKeys(r.URL.RawQuery), true
+	}
+	return c.queryKeys
 }
 
 // queryKeys are the names of the query parameters, sorted and without duplicates; values are never
