@@ -8,9 +8,14 @@ package main
 // the remote and audits with a ToolExecuted event). It runs twice: with the remote answering at once,
 // and answering each call after 50 ms as a real provider would. It prints per case:
 //
-//	connector_e2e remote_latency_ms=… clients=32 calls_per_s=… p50_ms=… p99_ms=… direct_calls_per_s=… direct_p50_ms=… direct_p99_ms=… ratio=…
+//	connector_e2e remote_latency_ms=… clients=32 calls_per_s=… p50_ms=… p99_ms=… direct_calls_per_s=… direct_p50_ms=… direct_p99_ms=… ratio=… cpu_us_per_call=… direct_cpu_us_per_call=… cpu_ratio=…
 //
-// WORKBENCH_BENCH_SECONDS sets each measured phase's length (default 10).
+// cpu_us_per_call is the process's CPU time (client, Workbench and remote together) per call in the
+// phase; cpu_ratio, direct over via, is the ratio the phases would reach on a machine busy with nothing
+// else (throughput on a shared machine follows the CPU share this process gets).
+//
+// WORKBENCH_BENCH_SECONDS sets each measured phase's length (default 10); WORKBENCH_BENCH_PROFILE_DIR,
+// when set, receives CPU, block and mutex profiles of every measured phase (connector_direct_0ms_cpu.pprof, …).
 
 import (
 	"bytes"
@@ -148,7 +153,9 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 			if _, err := runLoad(benchClients, warmup, callDirect); err != nil {
 				b.Fatalf("direct warm-up: %v", err)
 			}
+			stop := startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), fmt.Sprintf("connector_direct_%dms_", latency.Milliseconds()), d)
 			base, err := runLoad(benchClients, d, callDirect)
+			stop()
 			if err != nil {
 				b.Fatalf("direct: %v", err)
 			}
@@ -156,7 +163,9 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 			if err != nil {
 				b.Fatalf("warm-up: %v", err)
 			}
+			stop = startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), fmt.Sprintf("connector_via_%dms_", latency.Milliseconds()), d)
 			got, err := runLoad(benchClients, d, callVia)
+			stop()
 			if err != nil {
 				b.Fatalf("via workbench: %v", err)
 			}
@@ -165,12 +174,15 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 				b.Fatalf("%d calls answered but %d ToolExecuted events appended", answered, n)
 			}
 			ratio := got.perSecond() / base.perSecond()
-			fmt.Printf("connector_e2e remote_latency_ms=%d clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f direct_calls_per_s=%.0f direct_p50_ms=%.2f direct_p99_ms=%.2f ratio=%.2f\n",
-				latency.Milliseconds(), benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio)
+			fmt.Printf("connector_e2e remote_latency_ms=%d clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f direct_calls_per_s=%.0f direct_p50_ms=%.2f direct_p99_ms=%.2f ratio=%.2f cpu_us_per_call=%.0f direct_cpu_us_per_call=%.0f cpu_ratio=%.2f\n",
+				latency.Milliseconds(), benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio,
+				got.cpuPerCall(), base.cpuPerCall(), base.cpuPerCall()/got.cpuPerCall())
 			unit := fmt.Sprintf("latency%dms_", latency.Milliseconds())
 			b.ReportMetric(got.perSecond(), unit+"calls/s")
 			b.ReportMetric(base.perSecond(), unit+"direct_calls/s")
 			b.ReportMetric(ratio, unit+"ratio")
+			b.ReportMetric(got.cpuPerCall(), unit+"cpu_us/call")
+			b.ReportMetric(base.cpuPerCall(), unit+"direct_cpu_us/call")
 		}
 	}
 }
