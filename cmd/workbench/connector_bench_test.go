@@ -198,7 +198,9 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 			if _, err := runLoad(benchClients, warmup, callRelay); err != nil {
 				b.Fatalf("relay warm-up: %v", err)
 			}
+			stop = startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), fmt.Sprintf("connector_relay_%dms_", latency.Milliseconds()), d)
 			relay, err := runLoad(benchClients, d, callRelay)
+			stop()
 			if err != nil {
 				b.Fatalf("relay: %v", err)
 			}
