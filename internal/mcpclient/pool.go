@@ -315,7 +315,7 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 }
 
 // CallTool calls one tool by its remote name and returns the result as JSON ({"content": [...],
-// "structuredContent": ..., "isError": ...}).
+// "structuredContent": ..., "isError": ...}). args are sent as given (they must be JSON).
 func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args json.RawMessage) (json.RawMessage, error) {
 	var out json.RawMessage
 	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, func(ctx context.Context, cs *mcp.ClientSession) error {
