@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,10 +154,12 @@ func (r redactor) text(s string) string {
 }
 
 func (r redactor) json(b []byte) []byte {
-	if len(r) == 0 {
-		return b
+	for _, v := range r {
+		if bytes.Contains(b, []byte(v)) {
+			return []byte(r.text(string(b)))
+		}
 	}
-	return []byte(r.text(string(b)))
+	return b // nothing to redact: no copy
 }
 
 // providerError turns an adapter's or endpoint's failure into the answer: a refused key is 422, an

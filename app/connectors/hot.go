@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/projections/connectors"
 )
@@ -23,7 +24,7 @@ type hot struct {
 	mu      sync.Mutex
 	ttl     time.Duration
 	gen     uint64
-	agents  map[uuid.UUID]hotEntry[[]connectors.Effective]
+	agents  map[uuid.UUID]hotEntry[hotAgent]
 	servers map[string]hotEntry[connectors.Server]
 	creds   map[uuid.UUID]hotCreds
 }
@@ -33,9 +34,26 @@ type hotEntry[T any] struct {
 	at time.Time
 }
 
+// hotAgent is an agent's effective tools and, by name, the index of each On one (the first of a name).
+type hotAgent struct {
+	all []connectors.Effective
+	on  map[string]int
+}
+
+func newHotAgent(all []connectors.Effective) hotAgent {
+	a := hotAgent{all: all, on: make(map[string]int, len(all))}
+	for i, e := range all {
+		if _, dup := a.on[e.Name]; e.On && !dup {
+			a.on[e.Name] = i
+		}
+	}
+	return a
+}
+
 type hotCreds struct {
 	version int64
 	creds   Creds
+	red     redactor // of creds
 	at      time.Time
 }
 
@@ -47,7 +65,7 @@ func newHot(ttl time.Duration) *hot {
 
 func (h *hot) clearLocked() {
 	h.gen++
-	h.agents = map[uuid.UUID]hotEntry[[]connectors.Effective]{}
+	h.agents = map[uuid.UUID]hotEntry[hotAgent]{}
 	h.servers = map[string]hotEntry[connectors.Server]{}
 	h.creds = map[uuid.UUID]hotCreds{}
 }
@@ -63,6 +81,11 @@ func fresh(at time.Time, ttl time.Duration) bool { return ttl > 0 && time.Since(
 
 // cachedEffective is the agent's effective tools, cached.
 func (s *Service) cachedEffective(ctx context.Context, user, agent uuid.UUID) ([]connectors.Effective, error) {
+	a, err := s.cachedAgent(ctx, user, agent)
+	return a.all, err
+}
+
+func (s *Service) cachedAgent(ctx context.Context, user, agent uuid.UUID) (hotAgent, error) {
 	h := s.hot
 	h.mu.Lock()
 	e, ok := h.agents[agent]
@@ -74,14 +97,32 @@ func (s *Service) cachedEffective(ctx context.Context, user, agent uuid.UUID) ([
 	at := time.Now()
 	v, err := s.effectiveOf(ctx, user, agent)
 	if err != nil {
-		return nil, err
+		return hotAgent{}, err
 	}
+	a := newHotAgent(v)
 	h.mu.Lock()
 	if h.gen == gen { // no write since the read began: the answer is current
-		h.agents[agent] = hotEntry[[]connectors.Effective]{v: v, at: at}
+		h.agents[agent] = hotEntry[hotAgent]{v: a, at: at}
 	}
 	h.mu.Unlock()
-	return v, nil
+	return a, nil
+}
+
+// offeredTool is the caller's On tool named name (ToolSchema without copying the On tools out).
+func (s *Service) offeredTool(ctx context.Context, caller executions.Caller, name string) (connectors.Effective, bool, error) {
+	agent, err := s.agentOf(ctx, caller)
+	if err != nil {
+		return connectors.Effective{}, false, err
+	}
+	a, err := s.cachedAgent(ctx, caller.UserID, agent)
+	if err != nil {
+		return connectors.Effective{}, false, err
+	}
+	i, ok := a.on[name]
+	if !ok {
+		return connectors.Effective{}, false, nil
+	}
+	return a.all[i], true, nil
 }
 
 // cachedServer is a catalog row, cached.
@@ -124,8 +165,21 @@ func (s *Service) cachedCreds(ctx context.Context, loginID uuid.UUID, version in
 	}
 	h.mu.Lock()
 	if h.gen == gen {
-		h.creds[loginID] = hotCreds{version: version, creds: c, at: at}
+		h.creds[loginID] = hotCreds{version: version, creds: c, red: newRedactor(c), at: at}
 	}
 	h.mu.Unlock()
 	return c, nil
+}
+
+// redactorFor is the redactor of a login's creds: the one made when they were opened while they are
+// still the cached ones, else a new one (an OAuth refresh gave other tokens, or the cache is off).
+func (s *Service) redactorFor(loginID uuid.UUID, creds Creds) redactor {
+	h := s.hot
+	h.mu.Lock()
+	e, ok := h.creds[loginID]
+	h.mu.Unlock()
+	if ok && e.creds.equal(creds) {
+		return e.red
+	}
+	return newRedactor(creds)
 }

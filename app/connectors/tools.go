@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sort"
@@ -302,7 +303,7 @@ func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name s
 	if !strings.Contains(name, "_") {
 		return executions.SourceTool{}, false, nil
 	}
-	t, ok, err := s.ToolSchema(ctx, caller, name)
+	t, ok, err := s.offeredTool(ctx, caller, name)
 	if err != nil || !ok {
 		return executions.SourceTool{}, false, err
 	}
@@ -356,7 +357,7 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 		}
 		out, err = s.callWith(ctx, l, m, creds, remote, args)
 	}
-	red := newRedactor(creds)
+	red := s.redactorFor(l.LoginID, creds)
 	if err != nil {
 		return nil, providerError(remote, err, red)
 	}
@@ -368,7 +369,7 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	if json.Unmarshal(out, &r) == nil && r.IsError {
+	if bytes.Contains(out, []byte(`"isError"`)) && json.Unmarshal(out, &r) == nil && r.IsError {
 		var parts []string
 		for _, c := range r.Content {
 			if c.Type == "text" {

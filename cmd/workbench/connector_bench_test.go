@@ -8,9 +8,17 @@ package main
 // the remote and audits with a ToolExecuted event). It runs twice: with the remote answering at once,
 // and answering each call after 50 ms as a real provider would. It prints per case:
 //
-//	connector_e2e remote_latency_ms=… clients=32 calls_per_s=… p50_ms=… p99_ms=… direct_calls_per_s=… direct_p50_ms=… direct_p99_ms=… ratio=…
+//	connector_e2e remote_latency_ms=… clients=32 calls_per_s=… p50_ms=… p99_ms=… direct_calls_per_s=… direct_p50_ms=… direct_p99_ms=… ratio=… cpu_us_per_call=… direct_cpu_us_per_call=… cpu_ratio=… relay_calls_per_s=… relay_cpu_us_per_call=… relay_ratio=… relay_cpu_ratio=…
 //
-// WORKBENCH_BENCH_SECONDS sets each measured phase's length (default 10).
+// cpu_us_per_call is the process's CPU time (client, Workbench and remote together) per call in the
+// phase; cpu_ratio, direct over via, is the ratio the phases would reach on a machine busy with nothing
+// else (throughput on a shared machine follows the CPU share this process gets). A third phase sends
+// the direct calls through a bare reverse proxy (net/http/httputil) on loopback: relay_ratio and
+// relay_cpu_ratio are what a gateway that does nothing but forward reaches, the ceiling for
+// Workbench, which adds the same HTTP server and HTTP client on the same cores.
+//
+// WORKBENCH_BENCH_SECONDS sets each measured phase's length (default 10); WORKBENCH_BENCH_PROFILE_DIR,
+// when set, receives CPU, block and mutex profiles of every measured phase (connector_direct_0ms_cpu.pprof, …).
 
 import (
 	"bytes"
@@ -19,6 +27,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,6 +74,26 @@ func benchRemote(tb testing.TB, token string, delay *atomic.Int64) string {
 	go srv.Serve(ln) //nolint:errcheck // ends with Close
 	tb.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String() + "/mcp"
+}
+
+// benchRelay serves a reverse proxy to target that does nothing else: what any gateway in the path
+// costs at least (one more HTTP server and one more HTTP client on the same cores).
+func benchRelay(tb testing.TB, target string) string {
+	tb.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	rp.Transport = &http.Transport{MaxIdleConns: 8 * benchClients, MaxIdleConnsPerHost: 4 * benchClients, DisableCompression: true}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // ends with Close
+	tb.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + u.Path
 }
 
 // mcpSessions initializes benchClients sessions on endpoint with auth and returns their headers.
@@ -127,6 +157,17 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 		}
 		return nil
 	}
+	relayURL := benchRelay(b, remoteURL)
+	callRelay := func(c, _ int) error {
+		status, _, rb, err := post(client, relayURL, direct[c], directBody)
+		if err != nil {
+			return err
+		}
+		if status != http.StatusOK || !bytes.Contains(rb, []byte(message)) {
+			return fmt.Errorf("relay: status %d: %s", status, rb)
+		}
+		return nil
+	}
 	via := mcpSessions(b, client, srv.Base+"/mcp", "Bearer "+user.Key)
 	viaBody := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"benchremote_echo","args":{"message":%q}}]}}}`, message))
 	answered := 0
@@ -148,15 +189,28 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 			if _, err := runLoad(benchClients, warmup, callDirect); err != nil {
 				b.Fatalf("direct warm-up: %v", err)
 			}
+			stop := startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), fmt.Sprintf("connector_direct_%dms_", latency.Milliseconds()), d)
 			base, err := runLoad(benchClients, d, callDirect)
+			stop()
 			if err != nil {
 				b.Fatalf("direct: %v", err)
+			}
+			if _, err := runLoad(benchClients, warmup, callRelay); err != nil {
+				b.Fatalf("relay warm-up: %v", err)
+			}
+			stop = startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), fmt.Sprintf("connector_relay_%dms_", latency.Milliseconds()), d)
+			relay, err := runLoad(benchClients, d, callRelay)
+			stop()
+			if err != nil {
+				b.Fatalf("relay: %v", err)
 			}
 			warm, err := runLoad(benchClients, warmup, callVia)
 			if err != nil {
 				b.Fatalf("warm-up: %v", err)
 			}
+			stop = startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), fmt.Sprintf("connector_via_%dms_", latency.Milliseconds()), d)
 			got, err := runLoad(benchClients, d, callVia)
+			stop()
 			if err != nil {
 				b.Fatalf("via workbench: %v", err)
 			}
@@ -165,12 +219,17 @@ func BenchmarkConnectorRemoteCall(b *testing.B) {
 				b.Fatalf("%d calls answered but %d ToolExecuted events appended", answered, n)
 			}
 			ratio := got.perSecond() / base.perSecond()
-			fmt.Printf("connector_e2e remote_latency_ms=%d clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f direct_calls_per_s=%.0f direct_p50_ms=%.2f direct_p99_ms=%.2f ratio=%.2f\n",
-				latency.Milliseconds(), benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio)
+			fmt.Printf("connector_e2e remote_latency_ms=%d clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f direct_calls_per_s=%.0f direct_p50_ms=%.2f direct_p99_ms=%.2f ratio=%.2f cpu_us_per_call=%.0f direct_cpu_us_per_call=%.0f cpu_ratio=%.2f relay_calls_per_s=%.0f relay_cpu_us_per_call=%.0f relay_ratio=%.2f relay_cpu_ratio=%.2f\n",
+				latency.Milliseconds(), benchClients, got.perSecond(), ms(got.p50), ms(got.p99), base.perSecond(), ms(base.p50), ms(base.p99), ratio,
+				got.cpuPerCall(), base.cpuPerCall(), base.cpuPerCall()/got.cpuPerCall(),
+				relay.perSecond(), relay.cpuPerCall(), relay.perSecond()/base.perSecond(), base.cpuPerCall()/relay.cpuPerCall())
 			unit := fmt.Sprintf("latency%dms_", latency.Milliseconds())
 			b.ReportMetric(got.perSecond(), unit+"calls/s")
 			b.ReportMetric(base.perSecond(), unit+"direct_calls/s")
 			b.ReportMetric(ratio, unit+"ratio")
+			b.ReportMetric(got.cpuPerCall(), unit+"cpu_us/call")
+			b.ReportMetric(base.cpuPerCall(), unit+"direct_cpu_us/call")
+			b.ReportMetric(relay.perSecond()/base.perSecond(), unit+"relay_ratio")
 		}
 	}
 }

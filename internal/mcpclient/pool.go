@@ -315,15 +315,17 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 }
 
 // CallTool calls one tool by its remote name and returns the result as JSON ({"content": [...],
-// "structuredContent": ..., "isError": ...}).
+// "structuredContent": ..., "isError": ...}). args are sent as given (they must be JSON).
 func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args json.RawMessage) (json.RawMessage, error) {
 	var out json.RawMessage
 	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, func(ctx context.Context, cs *mcp.ClientSession) error {
+		// The arguments travel as they came (checked, not decoded and encoded again).
 		var a any
 		if len(args) > 0 {
-			if err := json.Unmarshal(args, &a); err != nil {
+			if !json.Valid(args) {
 				return &Error{Message: "arguments are not JSON"}
 			}
+			a = args
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: a})
 		if err != nil {
