@@ -18,6 +18,7 @@ import (
 	connectordom "github.com/workbench/workbench/domain/connector"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/plugins/connector"
@@ -80,6 +81,15 @@ type Options struct {
 	Pool        Pool
 	// PlatformKeys reads the platform keys (platformkeys.go); nil: none is set.
 	PlatformKeys PlatformKeys
+	// Integrations finds the server's integrations (*plugins.Registry): a configured OAuth connector
+	// with a provider signs in with that integration's endpoints (strategy.go).
+	Integrations IntegrationLookup
+	// IntegrationClients are the <PLUGIN>_CLIENT_ID and _CLIENT_SECRET clients, by integration: the
+	// fallback when no platform key integration:<slug> is set.
+	IntegrationClients map[string]config.OAuthClient
+	// GitHubURL and GitHubAPIURL are GitHub's web and REST API bases for the github_app strategy
+	// (empty: DefaultGitHubURL and DefaultGitHubAPIURL).
+	GitHubURL, GitHubAPIURL string
 	Scopes       Scopes
 	// Connectors are the loaded folders (plugins/connectors.Builtin and any extra).
 	Connectors []*connector.Connector
@@ -115,6 +125,8 @@ type Service struct {
 	failedAt  map[uuid.UUID]time.Time        // the last failed run-start listing of a login
 	// refreshing serialises the token refreshes of each OAuth login on this replica.
 	refreshing map[uuid.UUID]*sync.Mutex
+	// installTokens are the GitHub App installation access tokens this replica holds, by login.
+	installTokens map[uuid.UUID]installToken
 }
 
 var (
