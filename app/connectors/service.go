@@ -81,15 +81,6 @@ type Options struct {
 	Pool        Pool
 	// PlatformKeys reads the platform keys (platformkeys.go); nil: none is set.
 	PlatformKeys PlatformKeys
-	// Integrations finds the server's integrations (*plugins.Registry): a configured OAuth connector
-	// with a provider signs in with that integration's endpoints (strategy.go).
-	Integrations IntegrationLookup
-	// IntegrationClients are the <PLUGIN>_CLIENT_ID and _CLIENT_SECRET clients, by integration: the
-	// fallback when no platform key integration:<slug> is set.
-	IntegrationClients map[string]config.OAuthClient
-	// GitHubURL and GitHubAPIURL are GitHub's web and REST API bases for the github_app strategy
-	// (empty: DefaultGitHubURL and DefaultGitHubAPIURL).
-	GitHubURL, GitHubAPIURL string
 	Scopes       Scopes
 	// Connectors are the loaded folders (plugins/connectors.Builtin and any extra).
 	Connectors []*connector.Connector
@@ -109,6 +100,16 @@ type Options struct {
 	// CacheTTL bounds how long the tool-call path reuses its reads (default DefaultCacheTTL; negative
 	// turns the cache off).
 	CacheTTL time.Duration
+
+	// Integrations finds the server's integrations (*plugins.Registry): a configured OAuth connector
+	// with a provider signs in with that integration's endpoints (strategy.go).
+	Integrations IntegrationLookup
+	// IntegrationClients are the <PLUGIN>_CLIENT_ID and _CLIENT_SECRET clients, by integration: the
+	// fallback when no platform key integration:<slug> is set.
+	IntegrationClients map[string]config.OAuthClient
+	// GitHubURL and GitHubAPIURL are GitHub's web and REST API bases for the github_app strategy
+	// (empty: DefaultGitHubURL and DefaultGitHubAPIURL).
+	GitHubURL, GitHubAPIURL string
 }
 
 // Service is the connectors use case. It is safe for concurrent use.
