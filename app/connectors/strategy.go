@@ -186,7 +186,12 @@ func (s *Service) planProvider(ctx context.Context, m *connector.Manifest) (sign
 		return signInPlan{}, err
 	}
 	o := in.Auth.OAuth2
-	for _, u := range []string{o.AuthorizeURL, o.TokenURL} {
+	urls := []string{o.AuthorizeURL, o.TokenURL}
+	if m.Endpoint != nil {
+		// The save-time address check of the endpoint the tokens will travel to.
+		urls = append(urls, m.Endpoint.URL)
+	}
+	for _, u := range urls {
 		if err := mcpclient.CheckURL(ctx, u, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
 			return signInPlan{}, domain.Errorf(domain.CodeUnprocessable, "oauth: %s", err.Error())
 		}
