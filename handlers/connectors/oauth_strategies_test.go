@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,8 @@ import (
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/plugins/connectors/github"
 )
 
 // platformKeys is the test's stand-in of the platform key store (Admin, Platform keys).
@@ -69,10 +72,17 @@ func noRedirects() *http.Client {
 // service's options changed by configure, behind the real routes on a portal session.
 func newNode(t *testing.T, pg bool, files map[string]string, configure func(*connectors.Options), resolver *connectorstest.Resolver) *oauthNode {
 	t.Helper()
-	o := connectorstest.Options{Postgres: pg, FS: connectorstest.ManifestFS("https://unused.example/mcp", files), Configure: configure}
+	o := connectorstest.Options{Postgres: pg, Configure: configure}
 	if resolver != nil {
 		o.Resolver = resolver
 	}
+	return newNodeWith(t, o, files)
+}
+
+// newNodeWith is newNode on the node options o (adapters, a resolver, ...).
+func newNodeWith(t *testing.T, o connectorstest.Options, files map[string]string) *oauthNode {
+	t.Helper()
+	o.FS = connectorstest.ManifestFS("https://unused.example/mcp", files)
 	env := connectorstest.Open(t, o)
 	sessions, err := websession.New(bytes.Repeat([]byte("k"), 32), "http://wb.test", nil)
 	if err != nil {
@@ -394,5 +404,55 @@ func TestOAuthGitHubApp(t *testing.T) {
 				t.Fatalf("an installation without user authorization: %s", back)
 			}
 		})
+	}
+}
+
+// The shipped github connector (plugins/connectors/github: adapter only, github_app) against the
+// GitHub fake: installed, its manifest's tools listed, and its adapter calling the REST API with the
+// installation token, a 401 renewing it once.
+func TestOAuthGitHubAppShippedConnector(t *testing.T) {
+	manifest, err := os.ReadFile("../../plugins/connectors/github/connector.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := &platformKeys{}
+	var n *oauthNode
+	gh := connectorstest.NewGitHub(t, func() time.Time { return n.env.Now() }, connectorstest.NewRemote(t, "unused"))
+	keys.set("github_app", gh.Key())
+	n = newNodeWith(t, connectorstest.Options{Adapters: map[string]connector.Adapter{"github": github.New(gh.API.URL)},
+		Configure: func(o *connectors.Options) {
+			o.PlatformKeys, o.GitHubURL, o.GitHubAPIURL = keys, gh.Web.URL, gh.API.URL
+		}},
+		map[string]string{"github/connector.json": string(manifest)})
+	gh.Set(func(g *connectorstest.GitHub) { g.Callback = n.c.base + connectors.CallbackPath })
+	code, b := n.connectTo("mcp_github", "organization", connectorstest.Org.String())
+	if code != 201 {
+		t.Fatalf("connect: %d %v", code, b)
+	}
+	id := b["connection"].(map[string]any)["id"].(string)
+	if back := n.signIn(t, b["authorization_url"].(string)); back.Query().Get("oauth") != "connected" {
+		t.Fatalf("callback sent the browser to %s", back)
+	}
+	_, _, d := n.c.do("GET", "/api/mcp/connections/"+id, nil, false)
+	if tools, _ := d["tools"].([]any); d["status"] != "connected" || len(tools) != 3 || d["account_hint"] != "octo-org-40000001" {
+		t.Fatalf("after the installation: %v", d)
+	}
+	call := func(tool string, args map[string]any) (int, map[string]any) {
+		code, _, b := n.c.do("POST", "/api/mcp/connections/"+id+"/call", map[string]any{"tool": tool, "arguments": args}, true)
+		return code, b
+	}
+	if code, b := call("list_repositories", map[string]any{}); code != 200 || !strings.Contains(fmt.Sprint(b), "octo-org-40000001/demo") {
+		t.Fatalf("list_repositories: %d %v", code, b)
+	}
+	gh.RevokeTokens()
+	if code, b := call("list_issues", map[string]any{"repository": "octo-org-40000001/demo"}); code != 200 || !strings.Contains(fmt.Sprint(b), "First") ||
+		gh.Count(func(g *connectorstest.GitHub) int { return g.TokensIssued }) != 2 {
+		t.Fatalf("list_issues after a 401: %d %v", code, b)
+	}
+	if code, b := call("create_issue", map[string]any{"repository": "octo-org-40000001/demo", "title": "From the agent"}); code != 200 || !strings.Contains(fmt.Sprint(b), "issues/2") {
+		t.Fatalf("create_issue: %d %v", code, b)
+	}
+	if got := gh.Count(func(g *connectorstest.GitHub) int { return len(g.Created) }); got != 1 {
+		t.Fatalf("%d issues created", got)
 	}
 }

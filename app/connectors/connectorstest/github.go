@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"mime"
@@ -52,10 +53,12 @@ type GitHub struct {
 	NoCode bool
 	// TokensIssued counts installation access tokens; JWTs counts requests authenticated as the app.
 	TokensIssued, JWTs int
-	next               int64
-	codes              map[string]int64   // code → the installation its user made
-	users              map[string][]int64 // user access token → installations it reaches
-	tokens             map[string]int64   // installation access token → installation
+	// Created are the titles of the issues created.
+	Created []string
+	next    int64
+	codes   map[string]int64   // code → the installation its user made
+	users   map[string][]int64 // user access token → installations it reaches
+	tokens  map[string]int64   // installation access token → installation
 }
 
 // NewGitHub starts GitHub on loopback with an app whose key it generates.
@@ -105,6 +108,7 @@ func (g *GitHub) RevokeTokens() {
 	defer g.mu.Unlock()
 	for tok := range g.tokens {
 		g.Remote.Revoke(tok)
+		delete(g.tokens, tok)
 	}
 }
 
@@ -201,6 +205,10 @@ func (g *GitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if len(parts) > 0 && (parts[0] == "installation" || parts[0] == "repos") {
+		g.serveInstallationAPI(w, r, parts)
+		return
+	}
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/user/installations":
 		reach, ok := g.users[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
@@ -246,6 +254,39 @@ func (g *GitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 		g.TokensIssued++
 		writeJSON(w, 201, map[string]any{"token": tok, "expires_at": g.Now().Add(time.Hour).UTC().Format(time.RFC3339), "permissions": map[string]string{"issues": "write"},
 			"repository_selection": "all"})
+	default:
+		writeJSON(w, 404, map[string]string{"message": "Not Found"})
+	}
+}
+
+// serveInstallationAPI answers what a connector's adapter calls with an installation access token:
+// GET /installation/repositories, GET and POST /repos/{owner}/{repo}/issues.
+func (g *GitHub) serveInstallationAPI(w http.ResponseWriter, r *http.Request, parts []string) {
+	id, ok := g.tokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
+	if !ok {
+		writeJSON(w, 401, map[string]string{"message": "Bad credentials"})
+		return
+	}
+	acct := g.Installations[id]
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/installation/repositories":
+		writeJSON(w, 200, map[string]any{"total_count": 1, "repositories": []map[string]any{{"full_name": acct + "/demo", "private": true, "description": "The demo.", "default_branch": "main"}}})
+	case len(parts) == 4 && parts[3] == "issues" && parts[1] == acct && r.Method == http.MethodGet:
+		writeJSON(w, 200, []map[string]any{{"number": 1, "title": "First", "state": "open", "user": map[string]string{"login": "octocat"}, "labels": []any{},
+			"html_url": "https://github.com/" + parts[1] + "/" + parts[2] + "/issues/1"}})
+	case len(parts) == 4 && parts[3] == "issues" && parts[1] == acct && r.Method == http.MethodPost:
+		var in struct {
+			Title string `json:"title"`
+			Body  string `json:"body"`
+		}
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if mt != "application/json" || json.NewDecoder(r.Body).Decode(&in) != nil || in.Title == "" {
+			g.errorf("create issue: %s, %+v", mt, in)
+			writeJSON(w, 422, map[string]string{"message": "Validation Failed"})
+			return
+		}
+		g.Created = append(g.Created, in.Title)
+		writeJSON(w, 201, map[string]any{"number": 1 + len(g.Created), "html_url": fmt.Sprintf("https://github.com/%s/%s/issues/%d", parts[1], parts[2], 1+len(g.Created))})
 	default:
 		writeJSON(w, 404, map[string]string{"message": "Not Found"})
 	}
