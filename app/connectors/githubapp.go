@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -255,12 +254,10 @@ func (s *Service) userReaches(ctx context.Context, userToken, id string) (bool, 
 		if status/100 != 2 {
 			return false, domain.Errorf(domain.CodeUpstream, "github: listing your installations answered %d", status)
 		}
-		if slices.ContainsFunc(list.Installations, func(in struct {
-			ID int64 `json:"id"`
-		}) bool {
-			return strconv.FormatInt(in.ID, 10) == id
-		}) {
-			return true, nil
+		for _, in := range list.Installations {
+			if strconv.FormatInt(in.ID, 10) == id {
+				return true, nil
+			}
 		}
 		if len(list.Installations) < 100 {
 			return false, nil
