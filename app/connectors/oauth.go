@@ -446,7 +446,7 @@ func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callbac
 		_, err := s.executeLogin(ctx, user.String(), stream, login.AbandonOAuth{LoginID: st.Login, Nonce: st.Nonce, Reason: reason, At: s.opts.Now()})
 		return err
 	}
-	if denied != "" || (code == "" && cb.InstallationID == "") {
+	if denied != "" || (code == "" && cb.InstallationID == "" && cb.SetupAction == "") {
 		res.Denied = true
 		return res, abandon("the sign-in was denied")
 	}

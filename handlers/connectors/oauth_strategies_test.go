@@ -411,6 +411,18 @@ func TestOAuthGitHubApp(t *testing.T) {
 			if back := n.signIn(t, b["authorization_url"].(string)); back.Query().Get("oauth") != "failed" || !strings.Contains(back.Query().Get("message"), "user authorization") {
 				t.Fatalf("an installation without user authorization: %s", back)
 			}
+			// A user who may only request the installation: it awaits an owner's approval.
+			gh.Set(func(g *connectorstest.GitHub) { g.NoCode, g.Request = false, true })
+			code, b = n.connectTo("mcp_gh", "guild", connectorstest.Guild.String())
+			if code != 201 {
+				t.Fatalf("connect: %d %v", code, b)
+			}
+			if back := n.signIn(t, b["authorization_url"].(string)); back.Query().Get("oauth") != "failed" || !strings.Contains(back.Query().Get("message"), "approve") {
+				t.Fatalf("an installation request: %s", back)
+			}
+			if code, _, _ := n.c.do("GET", "/api/mcp/connections/"+b["connection"].(map[string]any)["id"].(string), nil, false); code != 404 {
+				t.Fatalf("a refused installation request left its login: %d", code)
+			}
 		})
 	}
 }

@@ -51,6 +51,9 @@ type GitHub struct {
 	// it made (an installation id the browser cannot prove); NoCode sends no code.
 	Forge  int64
 	NoCode bool
+	// Request makes the installation page answer as for a user who may only request an
+	// installation: setup_action=request, no installation.
+	Request bool
 	// TokensIssued counts installation access tokens; JWTs counts requests authenticated as the app.
 	TokensIssued, JWTs int
 	// Created are the titles of the issues created.
@@ -120,6 +123,10 @@ func (g *GitHub) serveWeb(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/apps/"+g.Slug+"/installations/new":
 		// The operator picks an account and installs; GitHub sends the browser to the callback.
+		if g.Request {
+			http.Redirect(w, r, g.Callback+"?"+url.Values{"setup_action": {"request"}, "state": {r.URL.Query().Get("state")}}.Encode(), http.StatusFound)
+			return
+		}
 		g.next++
 		id := g.next
 		g.Installations[id] = fmt.Sprintf("octo-org-%d", id)
