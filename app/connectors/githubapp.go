@@ -19,6 +19,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/plugins/connector"
 )
 
@@ -150,6 +151,13 @@ func (s *Service) planGitHubApp(ctx context.Context, _ *connector.Manifest) (sig
 	app, err := s.githubApp(ctx)
 	if err != nil {
 		return signInPlan{}, err
+	}
+	// Both of GitHub's bases are reached from the server later (the user authorization's token
+	// exchange, the REST API): they pass the address check now.
+	for _, u := range []string{s.githubURL(), s.githubAPIURL()} {
+		if err := mcpclient.CheckURL(ctx, u, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+			return signInPlan{}, domain.Errorf(domain.CodeUnprocessable, "github: %s", err.Error())
+		}
 	}
 	return signInPlan{Strategy: StrategyGitHubApp, AuthorizeURL: s.githubURL() + "/apps/" + url.PathEscape(app.Slug) + "/installations/new",
 		TokenURL: s.githubURL() + "/login/oauth/access_token", Client: oauthClient{ID: app.ClientID, Key: githubAppKey}}, nil

@@ -476,3 +476,36 @@ func TestOAuthGitHubAppShippedConnector(t *testing.T) {
 		t.Fatalf("%d issues created", got)
 	}
 }
+
+// GitHub's bases pass the address check at connect: a metadata address is refused even with
+// loopback allowed, and no login is left.
+func TestOAuthGitHubAppAddressCheck(t *testing.T) {
+	for _, tc := range []struct{ name, web, api string }{
+		{"web", "http://169.254.169.254", ""},
+		{"api", "", "http://169.254.169.254/api"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keys := &platformKeys{}
+			var n *oauthNode
+			gh := connectorstest.NewGitHub(t, func() time.Time { return n.env.Now() }, connectorstest.NewRemote(t, "unused"))
+			keys.set("github_app", gh.Key())
+			web, api := gh.Web.URL, gh.API.URL
+			if tc.web != "" {
+				web = tc.web
+			}
+			if tc.api != "" {
+				api = tc.api
+			}
+			n = newNode(t, false, map[string]string{"gh/connector.json": fmt.Sprintf(`{"slug":"gh","display_name":"GitHub","endpoint":{"url":%q},
+				"auth":{"kind":"oauth","oauth":{"strategy":"github_app"}}}`, gh.Remote.URL())},
+				func(o *connectors.Options) { o.PlatformKeys, o.GitHubURL, o.GitHubAPIURL = keys, web, api }, nil)
+			code, b := n.connectTo("mcp_gh", "agent", connectorstest.Agent.String())
+			if code != 422 || !strings.Contains(fmt.Sprint(b), "169.254.169.254") {
+				t.Fatalf("connect: %d %v", code, b)
+			}
+			if _, _, l := n.c.do("GET", "/api/mcp/connections?agent_id="+connectorstest.Agent.String(), nil, false); len(l["connections"].([]any)) != 0 {
+				t.Fatalf("a refused connect left a login: %v", l)
+			}
+		})
+	}
+}
