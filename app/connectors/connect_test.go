@@ -37,11 +37,11 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
-	t.Run("an OAuth strategy other than dynamic answers that it is not supported yet", func(t *testing.T) {
+	t.Run("a configured OAuth connector whose client is not set answers that it is not set up, before any request", func(t *testing.T) {
 		r := newRemote(t, tok)
 		w := newWorld(t, world0{fs: manifestFS(r.URL(), oauthFolder)})
-		_, err := w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_hosted", Owner: at})
-		if codeOf(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "OAuth") || !errors.Is(err, connectors.ErrOAuthUnsupported) {
+		_, err := w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_hosted", Owner: at, RequestBase: "http://127.0.0.1:1"})
+		if codeOf(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "connector:hosted") || !errors.Is(err, connectors.ErrOAuthNotSetUp) {
 			t.Fatalf("err = %v", err)
 		}
 	})

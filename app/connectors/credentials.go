@@ -127,8 +127,10 @@ type redactor []string
 
 func newRedactor(c Creds) redactor {
 	var r redactor
-	for _, v := range c {
-		if len(v) < 4 {
+	for k, v := range c {
+		if len(v) < 4 || k == credInstallation {
+			// A GitHub App installation id is a public number, not a secret: redacting it would
+			// blank it wherever it appears in a result (an account name, an issue number).
 			continue
 		}
 		r = append(r, v)

@@ -16,6 +16,14 @@
 // the user and the login. Tokens are refreshed before any call or listing when they expire within a
 // minute; a 401 gets one refresh and one retry; invalid_grant disconnects the login.
 //
+// The strategy seam (strategy.go) decides where a sign-in's client and endpoints come from: dynamic as
+// above; configured with a provider, the integration's manifest endpoints and its client (platform
+// key integration:<slug>, else <PLUGIN>_CLIENT_ID); configured without one, the connector's platform
+// key connector:<slug> and discovery, never registering; github_app (githubapp.go), the GitHub App
+// install flow, the installation checked against the installing user's, and installation access
+// tokens cached per replica until a minute before expiry. A client's secret is read at call time and
+// never stored on a login. A client nobody has set up is ErrOAuthNotSetUp (setup_state not_set_up).
+//
 // Credentials are sealed with the vault under the subject "mcp-login:<login id>" and are opened only
 // to call the endpoint or the adapter; their values are redacted from every tool result and error.
 package connectors

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -74,16 +73,23 @@ type pendingOAuth struct {
 	TokenURL    string `json:"token_endpoint"`
 	Resource    string `json:"resource"`
 	RedirectURI string `json:"redirect_uri"`
+	// Strategy is the connector's (empty: dynamic, as a sign-in started before strategies were).
+	Strategy string `json:"strategy,omitempty"`
+	// ClientKey and TokenAuth are a configured client's origin and token authentication
+	// (strategy.go); its secret is read again at the callback, never stored.
+	ClientKey string `json:"client_key,omitempty"`
+	TokenAuth string `json:"token_auth,omitempty"`
 }
 
 // authServer is what discovery found.
 type authServer struct {
-	Issuer        string
-	AuthorizeURL  string
-	TokenURL      string
-	RegisterURL   string
-	Resource      string
-	ScopesOffered []string
+	Issuer           string
+	AuthorizeURL     string
+	TokenURL         string
+	RegisterURL      string
+	Resource         string
+	ScopesOffered    []string
+	TokenAuthMethods []string
 }
 
 func isOAuth(m *connector.Manifest) bool { return m.Auth.Kind == connector.AuthOAuth }
@@ -108,16 +114,11 @@ func (s *Service) RedirectURI(requestBase string) string {
 	return strings.TrimRight(base, "/") + CallbackPath
 }
 
-// connectOAuth starts a dynamic OAuth sign-in: discovery, registration when no client is stored for
-// this redirect URI, the pending login holding the PKCE verifier, and the authorization URL.
+// connectOAuth starts an OAuth sign-in: the strategy's plan (strategy.go: for dynamic, discovery and
+// registration when no client is stored for this redirect URI), the pending login holding the PKCE
+// verifier, and the authorization URL.
 func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectRequest, srvID string, m *connector.Manifest) (ConnectResult, error) {
 	var res ConnectResult
-	if m.Auth.OAuth == nil || m.Auth.OAuth.Strategy != "dynamic" {
-		return res, &domain.Error{Code: domain.CodeUnprocessable, Message: fmt.Sprintf("%s signs in with an OAuth strategy this server does not support yet", m.DisplayName), Err: ErrOAuthUnsupported}
-	}
-	if m.Endpoint == nil {
-		return res, domain.Errorf(domain.CodeUnprocessable, "%s has no endpoint to sign in to", m.DisplayName)
-	}
 	redirect := s.RedirectURI(req.RequestBase)
 	if _, err := url.Parse(redirect); err != nil || !strings.HasPrefix(redirect, "http") {
 		return res, domain.Errorf(domain.CodeInvalid, "the callback address %q is not an absolute URL", redirect)
@@ -130,11 +131,7 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	if cur.Exists() && cur.Status == login.StatusConnected {
 		return res, domain.Errorf(domain.CodeConflict, "a connected login to %s exists at this %s; remove it first", srvID, req.Owner.Scope)
 	}
-	as, err := s.discover(ctx, m.Endpoint.URL)
-	if err != nil {
-		return res, err
-	}
-	clientID, err := s.clientFor(ctx, user, srvID, as, redirect)
+	plan, err := s.planSignIn(ctx, user, srvID, m, redirect)
 	if err != nil {
 		return res, err
 	}
@@ -143,7 +140,8 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 		loginID = uuid.Must(uuid.NewV7())
 	}
 	verifier := randomString(48)
-	pending, err := json.Marshal(pendingOAuth{Verifier: verifier, ClientID: clientID, TokenURL: as.TokenURL, Resource: as.Resource, RedirectURI: redirect})
+	pending, err := json.Marshal(pendingOAuth{Verifier: verifier, ClientID: plan.Client.ID, TokenURL: plan.TokenURL, Resource: plan.Resource, RedirectURI: redirect,
+		Strategy: plan.Strategy, ClientKey: plan.Client.Key, TokenAuth: plan.Client.Auth})
 	if err != nil {
 		return res, err
 	}
@@ -163,37 +161,21 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	if _, err := s.executeLogin(ctx, user.String(), stream, login.StartOAuth{NewLoginID: loginID, ServerID: srvID, Owner: req.Owner, Pending: sealed, Nonce: nonce, At: s.opts.Now()}); err != nil {
 		return res, err
 	}
-	sum := sha256.Sum256([]byte(verifier))
-	q := url.Values{
-		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {redirect},
-		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
-		"state": {state}, "resource": {as.Resource}, "prompt": {"consent"},
+	if plan.Strategy == StrategyGitHubApp {
+		res.AuthorizationURL = plan.installURL(state)
+	} else {
+		res.AuthorizationURL = plan.authorizationURL(redirect, state, verifier)
 	}
-	scopes := m.Auth.OAuth.Scopes
-	if len(scopes) == 0 {
-		scopes = as.ScopesOffered
-	}
-	if len(scopes) > 0 {
-		q.Set("scope", strings.Join(scopes, " "))
-	}
-	au, _ := url.Parse(as.AuthorizeURL)
-	if au.RawQuery != "" {
-		extra, _ := url.ParseQuery(au.RawQuery)
-		for k, v := range extra {
-			if _, ok := q[k]; !ok {
-				q[k] = v
-			}
-		}
-	}
-	au.RawQuery = q.Encode()
-	res.AuthorizationURL, res.AuthorizationHost = au.String(), au.Host
+	au, _ := url.Parse(res.AuthorizationURL)
+	res.AuthorizationHost = au.Host
 	res.Outcome = login.OutcomeCreated
 	res.Login, err = s.view(ctx, loginID)
 	return res, err
 }
 
-// oauthDo sends one request of the OAuth flow through the address check and reads its reply, capped.
-func (s *Service) oauthDo(ctx context.Context, method, u string, body io.Reader, contentType string) (*http.Response, []byte, error) {
+// oauthDo sends one request of the OAuth flow through the address check and reads its reply, capped;
+// edit adds to the request (a client's authentication, a provider's headers).
+func (s *Service) oauthDo(ctx context.Context, method, u string, body io.Reader, contentType string, edit ...func(*http.Request)) (*http.Response, []byte, error) {
 	if err := mcpclient.CheckURL(ctx, u, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
 		return nil, nil, domain.Errorf(domain.CodeUnprocessable, "oauth: %s", err.Error())
 	}
@@ -204,6 +186,9 @@ func (s *Service) oauthDo(ctx context.Context, method, u string, body io.Reader,
 	req.Header.Set("Accept", "application/json")
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	for _, e := range edit {
+		e(req)
 	}
 	// A metadata, registration or token request never follows a redirect: the URL that passed the
 	// checks is the one that answers.
@@ -328,6 +313,7 @@ func (s *Service) discover(ctx context.Context, endpointURL string) (authServer,
 		TokenEndpoint         string   `json:"token_endpoint"`
 		RegistrationEndpoint  string   `json:"registration_endpoint"`
 		CodeChallengeMethods  []string `json:"code_challenge_methods_supported"`
+		TokenAuthMethods      []string `json:"token_endpoint_auth_methods_supported"`
 	}
 	found = false
 	for _, c := range slices.Compact([]string{wellKnown(iu, "oauth-authorization-server"), wellKnown(iu, "openid-configuration")}) {
@@ -358,7 +344,7 @@ func (s *Service) discover(ctx context.Context, endpointURL string) (authServer,
 		}
 	}
 	return authServer{Issuer: md.Issuer, AuthorizeURL: md.AuthorizationEndpoint, TokenURL: md.TokenEndpoint, RegisterURL: md.RegistrationEndpoint,
-		Resource: prm.Resource, ScopesOffered: prm.ScopesSupported}, nil
+		Resource: prm.Resource, ScopesOffered: prm.ScopesSupported, TokenAuthMethods: md.TokenAuthMethods}, nil
 }
 
 var clientAggregate = eventstore.Aggregate[connectordom.State, connectordom.RegisterClient, domain.Event]{
@@ -413,11 +399,31 @@ type CallbackResult struct {
 	ListingError string
 }
 
-// CompleteOAuth handles the callback: the signed state bound to the user who started the sign-in;
+// Callback is what the authorization server (or GitHub, after an installation) sent the operator's
+// browser back with.
+type Callback struct {
+	State string
+	Code  string
+	// Error is the authorization server's error parameter (access_denied, ...).
+	Error string
+	// InstallationID and SetupAction come back from a GitHub App installation (githubapp.go).
+	InstallationID string
+	SetupAction    string
+}
+
+// CompleteOAuth handles the callback of an authorization code sign-in (CompleteSignIn with a code or
+// an error).
+func (s *Service) CompleteOAuth(ctx context.Context, user uuid.UUID, state, code, denied string) (CallbackResult, error) {
+	return s.CompleteSignIn(ctx, user, Callback{State: state, Code: code, Error: denied})
+}
+
+// CompleteSignIn handles the callback: the signed state bound to the user who started the sign-in;
 // an error parameter closes it (a new login is removed, a disconnected one stays disconnected); a
 // code is exchanged with the verifier, the tokens stored sealed, the login connected, the tools listed.
-func (s *Service) CompleteOAuth(ctx context.Context, user uuid.UUID, state, code, denied string) (CallbackResult, error) {
+// A GitHub App installation completes in completeInstallation.
+func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callback) (CallbackResult, error) {
 	var res CallbackResult
+	state, code, denied := cb.State, cb.Code, cb.Error
 	sealer, err := s.stateSealer()
 	if err != nil {
 		return res, err
@@ -440,7 +446,7 @@ func (s *Service) CompleteOAuth(ctx context.Context, user uuid.UUID, state, code
 		_, err := s.executeLogin(ctx, user.String(), stream, login.AbandonOAuth{LoginID: st.Login, Nonce: st.Nonce, Reason: reason, At: s.opts.Now()})
 		return err
 	}
-	if denied != "" || code == "" {
+	if denied != "" || (code == "" && cb.InstallationID == "" && cb.SetupAction == "") {
 		res.Denied = true
 		return res, abandon("the sign-in was denied")
 	}
@@ -455,8 +461,27 @@ func (s *Service) CompleteOAuth(ctx context.Context, user uuid.UUID, state, code
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return res, fmt.Errorf("read the pending sign-in: %w", err)
 	}
-	tok, err := s.tokenRequest(ctx, p.TokenURL, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {p.RedirectURI},
-		"client_id": {p.ClientID}, "code_verifier": {p.Verifier}, "resource": {p.Resource}})
+	_, m, err := s.serverFor(ctx, st.Server)
+	if err != nil {
+		return res, err
+	}
+	if p.Strategy == StrategyGitHubApp {
+		return s.completeInstallation(ctx, user, st, cur, p, m, cb, abandon)
+	}
+	if code == "" {
+		res.Denied = true
+		return res, abandon("the sign-in was denied")
+	}
+	client, err := s.clientOf(ctx, m, p.ClientID, p.ClientKey, p.TokenAuth)
+	if err != nil {
+		if aerr := abandon("the OAuth client cannot be read"); aerr != nil {
+			s.log.ErrorContext(ctx, "close a failed sign-in", "login", st.Login, "err", aerr)
+		}
+		res.Denied = true
+		return res, err
+	}
+	tok, err := s.tokenRequest(ctx, p.TokenURL, withoutEmpty(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {p.RedirectURI},
+		"code_verifier": {p.Verifier}, "resource": {p.Resource}}), client)
 	if err != nil {
 		if aerr := abandon("the token request failed"); aerr != nil {
 			s.log.ErrorContext(ctx, "close a failed sign-in", "login", st.Login, "err", aerr)
@@ -464,7 +489,14 @@ func (s *Service) CompleteOAuth(ctx context.Context, user uuid.UUID, state, code
 		res.Denied = true
 		return res, err
 	}
-	creds := tok.creds(p, s.opts.Now())
+	return s.finishSignIn(ctx, user, st, cur, tok.creds(p, s.opts.Now()), "")
+}
+
+// finishSignIn stores a successful sign-in's credentials sealed, connects the login (pending while a
+// required setting is missing), and lists its tools.
+func (s *Service) finishSignIn(ctx context.Context, user uuid.UUID, st oauthState, cur login.State, creds Creds, hint string) (CallbackResult, error) {
+	res := CallbackResult{LoginID: st.Login}
+	stream := login.StreamName(st.Server, login.Owner{Scope: login.Scope(st.Scope), ID: st.Owner})
 	srv, m, err := s.serverFor(ctx, st.Server)
 	if err != nil {
 		return res, err
@@ -485,7 +517,7 @@ func (s *Service) CompleteOAuth(ctx context.Context, user uuid.UUID, state, code
 	if err != nil {
 		return res, err
 	}
-	r, err := s.executeLogin(ctx, user.String(), stream, login.CompleteOAuth{LoginID: st.Login, Nonce: st.Nonce, Credential: sealed, NeedsSettings: needs, At: s.opts.Now()})
+	r, err := s.executeLogin(ctx, user.String(), stream, login.CompleteOAuth{LoginID: st.Login, Nonce: st.Nonce, Credential: sealed, NeedsSettings: needs, AccountHint: hint, At: s.opts.Now()})
 	if err != nil {
 		return res, err
 	}
@@ -509,6 +541,9 @@ type tokenReply struct {
 
 func (t tokenReply) creds(p pendingOAuth, now time.Time) Creds {
 	c := Creds{credAccess: t.AccessToken, credClient: p.ClientID, credTokenURL: p.TokenURL, credResource: p.Resource}
+	if p.ClientKey != "" {
+		c[credClientKey], c[credTokenAuth] = p.ClientKey, p.TokenAuth
+	}
 	if t.RefreshToken != "" {
 		c[credRefresh] = t.RefreshToken
 	}
@@ -521,10 +556,22 @@ func (t tokenReply) creds(p pendingOAuth, now time.Time) Creds {
 // errInvalidGrant is a refresh the authorization server refused for good.
 var errInvalidGrant = errors.New("oauth: invalid_grant")
 
-// tokenRequest posts a token request (RFC 6749 section 4.1.3 and 6) and reads the reply.
-func (s *Service) tokenRequest(ctx context.Context, tokenURL string, form url.Values) (tokenReply, error) {
+// withoutEmpty drops the parameters with an empty value (a resource a provider does not take).
+func withoutEmpty(v url.Values) url.Values {
+	for k, vs := range v {
+		if len(vs) == 0 || vs[0] == "" {
+			delete(v, k)
+		}
+	}
+	return v
+}
+
+// tokenRequest posts a token request (RFC 6749 section 4.1.3 and 6), the client authenticated as it
+// authenticates, and reads the reply.
+func (s *Service) tokenRequest(ctx context.Context, tokenURL string, form url.Values, client oauthClient) (tokenReply, error) {
 	var t tokenReply
-	resp, raw, err := s.oauthDo(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	auth := client.authenticate(form)
+	resp, raw, err := s.oauthDo(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()), "application/x-www-form-urlencoded", auth)
 	if err != nil {
 		return t, err
 	}
@@ -559,6 +606,9 @@ func cleanOAuthCode(s string) string {
 // fresh refreshes an OAuth login's tokens when they expire within RefreshBefore, or always with
 // force (a 401 from the remote); invalid_grant marks the login disconnected. Other logins pass.
 func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifest, creds Creds, force bool) (Creds, error) {
+	if strategyOf(m) == StrategyGitHubApp {
+		return s.installationCreds(ctx, l, creds, force)
+	}
 	if !isOAuth(m) || creds[credTokenURL] == "" {
 		return creds, nil
 	}
@@ -585,15 +635,22 @@ func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifes
 	if creds[credRefresh] == "" {
 		return nil, s.disconnect(ctx, l, "the access token expired and there is no refresh token")
 	}
-	tok, err := s.tokenRequest(ctx, creds[credTokenURL], url.Values{"grant_type": {"refresh_token"}, "refresh_token": {creds[credRefresh]},
-		"client_id": {creds[credClient]}, "resource": {creds[credResource]}})
+	client, err := s.clientOf(ctx, m, creds[credClient], creds[credClientKey], creds[credTokenAuth])
+	if errors.Is(err, errInvalidGrant) {
+		return nil, s.disconnect(ctx, l, "the OAuth client changed since the sign-in")
+	}
+	if err != nil {
+		return nil, err
+	}
+	tok, err := s.tokenRequest(ctx, creds[credTokenURL], withoutEmpty(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {creds[credRefresh]},
+		"resource": {creds[credResource]}}), client)
 	if errors.Is(err, errInvalidGrant) {
 		return nil, s.disconnect(ctx, l, "the refresh was refused (invalid_grant)")
 	}
 	if err != nil {
 		return nil, err
 	}
-	next := tok.creds(pendingOAuth{ClientID: creds[credClient], TokenURL: creds[credTokenURL], Resource: creds[credResource]}, s.opts.Now())
+	next := tok.creds(pendingOAuth{ClientID: creds[credClient], TokenURL: creds[credTokenURL], Resource: creds[credResource], ClientKey: creds[credClientKey], TokenAuth: creds[credTokenAuth]}, s.opts.Now())
 	if next[credRefresh] == "" {
 		next[credRefresh] = creds[credRefresh]
 	}

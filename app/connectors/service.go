@@ -18,6 +18,7 @@ import (
 	connectordom "github.com/workbench/workbench/domain/connector"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/plugins/connector"
@@ -99,6 +100,16 @@ type Options struct {
 	// CacheTTL bounds how long the tool-call path reuses its reads (default DefaultCacheTTL; negative
 	// turns the cache off).
 	CacheTTL time.Duration
+
+	// Integrations finds the server's integrations (*plugins.Registry): a configured OAuth connector
+	// with a provider signs in with that integration's endpoints (strategy.go).
+	Integrations IntegrationLookup
+	// IntegrationClients are the <PLUGIN>_CLIENT_ID and _CLIENT_SECRET clients, by integration: the
+	// fallback when no platform key integration:<slug> is set.
+	IntegrationClients map[string]config.OAuthClient
+	// GitHubURL and GitHubAPIURL are GitHub's web and REST API bases for the github_app strategy
+	// (empty: DefaultGitHubURL and DefaultGitHubAPIURL).
+	GitHubURL, GitHubAPIURL string
 }
 
 // Service is the connectors use case. It is safe for concurrent use.
@@ -115,6 +126,8 @@ type Service struct {
 	failedAt  map[uuid.UUID]time.Time        // the last failed run-start listing of a login
 	// refreshing serialises the token refreshes of each OAuth login on this replica.
 	refreshing map[uuid.UUID]*sync.Mutex
+	// installTokens are the GitHub App installation access tokens this replica holds, by login.
+	installTokens map[uuid.UUID]installToken
 }
 
 var (

@@ -46,6 +46,11 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 	if err != nil {
 		return View{}, err
 	}
+	// An OAuth login's tokens are refreshed (a GitHub App login's installation token got) before any
+	// adapter code runs.
+	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+		return View{}, err
+	}
 	red := newRedactor(creds)
 	if err := schema.Validate(settings); err != nil {
 		return View{}, domain.Errorf(domain.CodeUnprocessable, "%s", red.text(err.Error()))
@@ -88,6 +93,9 @@ func (s *Service) LookupSaved(ctx context.Context, user, loginID uuid.UUID, prop
 	}
 	creds, err := s.open(ctx, l.Credential)
 	if err != nil {
+		return nil, err
+	}
+	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
 		return nil, err
 	}
 	return s.lookup(ctx, loginID, m, property, q, creds, l.Settings)

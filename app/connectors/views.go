@@ -126,7 +126,7 @@ func (s *Service) serverView(r connectors.Server, m *connector.Manifest) ServerV
 	switch m.Auth.Kind {
 	case connector.AuthOAuth:
 		v.ConnectSupport = "unsupported"
-		if m.Auth.OAuth != nil && m.Auth.OAuth.Strategy == "dynamic" {
+		if m.Auth.OAuth != nil && (m.Auth.OAuth.Strategy == StrategyDynamic || m.Auth.OAuth.Strategy == StrategyConfigured || m.Auth.OAuth.Strategy == StrategyGitHubApp) {
 			v.ConnectSupport = "oauth"
 		}
 	case connector.AuthNone:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 
 	"github.com/workbench/workbench/app/connectors"
@@ -37,6 +38,8 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		Connectors: folders, Reserved: func(p string) bool { return reserved[p] }, AllowLoopback: m.Config.DevAllowLoopback, Logger: m.Logger,
 		// The OAuth callback lives under SERVER_PUBLIC_URL; its signed state's key is derived from the master key.
 		PublicURL: m.Config.ServerPublicURL, OAuthStateKey: m.deriveKey("mcp-oauth-state"),
+		// The configured OAuth strategy with a provider signs in with an integration's endpoints and client.
+		Integrations: m.Plugins, IntegrationClients: m.pluginClients(m.getenv()),
 	})
 	if err != nil {
 		return nil, err
@@ -45,4 +48,12 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		return nil, err
 	}
 	return svc, nil
+}
+
+// getenv is Getenv, else os.Getenv.
+func (m *Main) getenv() func(string) string {
+	if m.Getenv != nil {
+		return m.Getenv
+	}
+	return os.Getenv
 }

@@ -110,7 +110,10 @@ type CompleteOAuth struct {
 	Nonce         string
 	Credential    domain.Sealed
 	NeedsSettings []string
-	At            time.Time
+	// AccountHint, when set, names the account signed in to (the GitHub App installation's account);
+	// empty keeps the login's hint.
+	AccountHint string
+	At          time.Time
 }
 
 func (c CompleteOAuth) decide(s State) ([]domain.Event, error) {
@@ -124,7 +127,11 @@ func (c CompleteOAuth) decide(s State) ([]domain.Event, error) {
 	if len(c.NeedsSettings) > 0 {
 		status = StatusPending
 	}
-	return []domain.Event{Connected{LoginID: s.LoginID, ServerID: s.ServerID, Owner: s.Owner, Credential: c.Credential, AccountHint: s.AccountHint,
+	hint := s.AccountHint
+	if c.AccountHint != "" {
+		hint = c.AccountHint
+	}
+	return []domain.Event{Connected{LoginID: s.LoginID, ServerID: s.ServerID, Owner: s.Owner, Credential: c.Credential, AccountHint: hint,
 		Settings: s.Settings, NeedsSettings: c.NeedsSettings, Status: status, At: c.At.UTC()}}, nil
 }
 

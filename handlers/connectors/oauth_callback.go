@@ -23,19 +23,22 @@ func requestBase(r *http.Request) string {
 }
 
 // failConnect answers a connect error; an OAuth connector this server cannot sign in to carries
-// setup_state unsupported.
+// setup_state unsupported, one whose client an instance admin has not entered yet not_set_up.
 func (h *routes) failConnect(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, connectors.ErrOAuthUnsupported) {
-		handlers.WriteJSON(w, http.StatusUnprocessableEntity, map[string]string{
-			"error": string(domain.ErrorCode(err)), "message": domain.ErrorMessage(err), "setup_state": "unsupported",
-		})
-		return
+	for sentinel, state := range map[error]string{connectors.ErrOAuthUnsupported: "unsupported", connectors.ErrOAuthNotSetUp: "not_set_up"} {
+		if errors.Is(err, sentinel) {
+			handlers.WriteJSON(w, http.StatusUnprocessableEntity, map[string]string{
+				"error": string(domain.ErrorCode(err)), "message": domain.ErrorMessage(err), "setup_state": state,
+			})
+			return
+		}
 	}
 	h.fail(w, r, err)
 }
 
 // oauthCallback is GET /api/mcp/oauth/callback: the authorization server sends the operator's browser
-// back here with code and state, or error and state. It answers a redirect to the connectors page
+// back here with code and state, or error and state; GitHub, after an installation of the GitHub App,
+// with installation_id, setup_action, state and code. It answers a redirect to the connectors page
 // naming the login and what happened.
 func (h *routes) oauthCallback(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	q := r.URL.Query()
@@ -44,7 +47,8 @@ func (h *routes) oauthCallback(w http.ResponseWriter, r *http.Request, user uuid
 		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "the callback carries no state"))
 		return
 	}
-	res, err := h.Connectors.CompleteOAuth(r.Context(), user, state, q.Get("code"), q.Get("error"))
+	res, err := h.Connectors.CompleteSignIn(r.Context(), user, connectors.Callback{State: state, Code: q.Get("code"), Error: q.Get("error"),
+		InstallationID: q.Get("installation_id"), SetupAction: q.Get("setup_action")})
 	back := url.Values{}
 	switch {
 	case err != nil && res.LoginID == uuid.Nil:

@@ -1,12 +1,10 @@
 package connectors_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -14,11 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/workbench/workbench/app/connectors/connectorstest"
-	"github.com/workbench/workbench/handlers/connectors"
-	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/testpg"
 )
 
@@ -40,24 +34,9 @@ func dialects(t *testing.T) []bool {
 
 func newOAuthNode(t *testing.T, pg bool, endpoint string) *oauthNode {
 	t.Helper()
-	fsys := connectorstest.ManifestFS("https://unused.example/mcp", map[string]string{
+	return newNode(t, pg, map[string]string{
 		"hosted/connector.json": fmt.Sprintf(`{"slug":"hosted","display_name":"Hosted","description":"An OAuth MCP server in the tests.","endpoint":{"url":%q},"auth":{"kind":"oauth","oauth":{"strategy":"dynamic"}}}`, endpoint),
-	})
-	env := connectorstest.Open(t, connectorstest.Options{Postgres: pg, FS: fsys})
-	sessions, err := websession.New(bytes.Repeat([]byte("k"), 32), "http://wb.test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := chi.NewRouter()
-	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service})
-	srv := httptest.NewServer(r)
-	t.Cleanup(srv.Close)
-	cookie, err := sessions.Cookie(connectorstest.User)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &oauthNode{env: env, c: client{t: t, base: srv.URL, cookie: cookie},
-		browser: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	}, nil, nil)
 }
 
 // signIn goes where Connect sent the operator, and back to the callback with the portal cookie; it

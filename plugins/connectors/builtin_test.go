@@ -14,7 +14,7 @@ func TestShippedFoldersLoad(t *testing.T) {
 			t.Errorf("%s has no logo", c.Manifest.Slug)
 		}
 	}
-	for _, want := range []string{"sentry", "github-mcp", "todoist"} {
+	for _, want := range []string{"sentry", "github-mcp", "todoist", "github"} {
 		if !got[want] {
 			t.Errorf("%s did not load", want)
 		}

@@ -201,6 +201,9 @@ type Options struct {
 	Resolver ssrf.Resolver
 	// Now starts the clock (default 2026-12-01 09:00 UTC); Env.Advance moves it.
 	Now time.Time
+	// Configure, when set, changes the service's options before it is made (platform keys, an
+	// integration lookup, GitHub's URLs).
+	Configure func(*connectors.Options)
 }
 
 // Env is one Workbench node.
@@ -291,8 +294,12 @@ func Open(t testing.TB, o Options) *Env {
 	}, Deny: map[login.Owner]bool{}, Defaults: map[uuid.UUID]uuid.UUID{User: Agent}}
 	e.Pool = mcpclient.New(mcpclient.Options{AllowLoopback: true, Resolver: o.Resolver})
 	t.Cleanup(e.Pool.Close)
-	if e.Service, err = connectors.New(connectors.Options{Store: store, DB: db, Projections: runner, Vault: v, Pool: e.Pool, Scopes: e.Scopes, Connectors: cs,
-		AllowLoopback: true, Resolver: o.Resolver, Now: func() time.Time { return *e.now.Load() }, Reserved: func(p string) bool { return p == "github" }}); err != nil {
+	so := connectors.Options{Store: store, DB: db, Projections: runner, Vault: v, Pool: e.Pool, Scopes: e.Scopes, Connectors: cs,
+		AllowLoopback: true, Resolver: o.Resolver, Now: e.Now, Reserved: func(p string) bool { return p == "github" }}
+	if o.Configure != nil {
+		o.Configure(&so)
+	}
+	if e.Service, err = connectors.New(so); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Service.Install(ctx); err != nil {
@@ -307,6 +314,9 @@ func Open(t testing.TB, o Options) *Env {
 	}
 	return e
 }
+
+// Now is the node's clock.
+func (e *Env) Now() time.Time { return *e.now.Load() }
 
 // Advance moves the node's clock.
 func (e *Env) Advance(d time.Duration) {

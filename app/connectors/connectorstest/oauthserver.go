@@ -39,6 +39,15 @@ type OAuthServer struct {
 	access                                                 map[string]bool
 	refresh                                                map[string]string // refresh token → client_id
 	Registrations, Refreshes, Unauthorized                 int
+
+	// NoResource makes it a provider that takes no RFC 8707 resource (Google): a resource parameter
+	// is then an error.
+	NoResource bool
+	// AuthMethods is the metadata's token_endpoint_auth_methods_supported.
+	AuthMethods []string
+	// ClientAuth is how the last token request authenticated its client: none, basic or post.
+	ClientAuth string
+	secrets    map[string]string // client_id → secret, for confidential clients (AddClient)
 }
 
 type grant struct {
@@ -51,7 +60,8 @@ func (a *OAuthServer) errorf(format string, args ...any) {
 
 // NewOAuthServer starts the authorization server and its resource server on loopback.
 func NewOAuthServer(t testing.TB) *OAuthServer {
-	a := &OAuthServer{t: t, clients: map[string][]string{}, codes: map[string]grant{}, access: map[string]bool{}, refresh: map[string]string{}}
+	a := &OAuthServer{t: t, clients: map[string][]string{}, secrets: map[string]string{}, codes: map[string]grant{}, access: map[string]bool{}, refresh: map[string]string{},
+		AuthMethods: []string{"none"}}
 	a.AS = httptest.NewServer(http.HandlerFunc(a.serveAS))
 	t.Cleanup(a.AS.Close)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "oauth-remote", Version: "1"}, nil)
@@ -113,7 +123,7 @@ func (a *OAuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 	case "/.well-known/oauth-authorization-server":
 		doc := map[string]any{"issuer": a.Issuer, "authorization_endpoint": a.AS.URL + "/authorize", "token_endpoint": a.AS.URL + "/token",
 			"response_types_supported": []string{"code"}, "grant_types_supported": []string{"authorization_code", "refresh_token"},
-			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"}}
+			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": a.AuthMethods}
 		if !a.NoRegistration {
 			doc["registration_endpoint"] = a.AS.URL + "/register"
 		}
@@ -151,8 +161,12 @@ func (a *OAuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "bad client", 400)
 			return
 		}
+		wantResource := a.RS.URL + "/mcp"
+		if a.NoResource {
+			wantResource = ""
+		}
 		if q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || len(q.Get("code_challenge")) != 43 || q.Get("state") == "" ||
-			q.Get("prompt") != "consent" || q.Get("resource") != a.RS.URL+"/mcp" {
+			q.Get("prompt") != "consent" || q.Get("resource") != wantResource {
 			a.errorf("authorize request breaks the profile: %v", q)
 			http.Error(w, "bad request", 400)
 			return
@@ -176,12 +190,17 @@ func (a *OAuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f := r.PostForm
+		client, ok := a.authenticate(r)
+		if !ok {
+			writeJSON(w, 401, map[string]string{"error": "invalid_client"})
+			return
+		}
 		switch f.Get("grant_type") {
 		case "authorization_code":
 			g, ok := a.codes[f.Get("code")]
 			delete(a.codes, f.Get("code"))
 			sum := sha256.Sum256([]byte(f.Get("code_verifier")))
-			if !ok || g.client != f.Get("client_id") || g.redirect != f.Get("redirect_uri") || g.resource != f.Get("resource") {
+			if !ok || g.client != client || g.redirect != f.Get("redirect_uri") || g.resource != f.Get("resource") {
 				a.errorf("token: the code's client, redirect or resource differ")
 				writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
 				return
@@ -193,8 +212,8 @@ func (a *OAuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 			}
 			a.issue(w, g.client)
 		case "refresh_token":
-			client, ok := a.refresh[f.Get("refresh_token")]
-			if !ok || client != f.Get("client_id") {
+			owner, ok := a.refresh[f.Get("refresh_token")]
+			if !ok || owner != client {
 				writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
 				return
 			}
@@ -207,6 +226,49 @@ func (a *OAuthServer) serveAS(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// authenticate finds the client of a token request (RFC 6749 section 2.3.1): a confidential client
+// by HTTP Basic (its id and secret form-encoded) or by client_id and client_secret in the body, never
+// both; a public client by its client_id alone. A wrong secret, or a confidential client that does
+// not authenticate, fails.
+func (a *OAuthServer) authenticate(r *http.Request) (string, bool) {
+	f := r.PostForm
+	if u, p, ok := r.BasicAuth(); ok {
+		id, err1 := url.QueryUnescape(u)
+		secret, err2 := url.QueryUnescape(p)
+		if err1 != nil || err2 != nil || f.Get("client_secret") != "" || a.secrets[id] == "" || a.secrets[id] != secret {
+			a.errorf("token: HTTP Basic client authentication failed for %q", id)
+			return "", false
+		}
+		a.ClientAuth = "basic"
+		return id, true
+	}
+	id := f.Get("client_id")
+	if secret, confidential := a.secrets[id]; confidential {
+		if f.Get("client_secret") != secret {
+			a.errorf("token: client %q did not authenticate", id)
+			return "", false
+		}
+		a.ClientAuth = "post"
+		return id, true
+	}
+	if f.Get("client_secret") != "" {
+		a.errorf("token: a public client sent a secret")
+		return "", false
+	}
+	a.ClientAuth = "none"
+	return id, true
+}
+
+// AddClient registers a confidential client for redirect by hand (as an operator does at a provider's
+// console) and returns its id and secret.
+func (a *OAuthServer) AddClient(redirect string) (id, secret string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	id, secret = "conf-"+random(9), "secret/"+random(12)+"+=&"
+	a.clients[id], a.secrets[id] = []string{redirect}, secret
+	return id, secret
 }
 
 func (a *OAuthServer) issue(w http.ResponseWriter, client string) {
