@@ -34,13 +34,17 @@ type Installed struct {
 func (Installed) EventType() string { return TypeInstalled }
 
 // Events lists the event types, for a codec.
-func Events() []domain.Event { return []domain.Event{Installed{}, ClientRegistered{}} }
+func Events() []domain.Event {
+	return append([]domain.Event{Installed{}, ClientRegistered{}}, CatalogEvents()...)
+}
 
 // State is a connector stream folded.
 type State struct {
 	ID, ToolPrefix, Digest, Source string
 	// Clients are the dynamic OAuth clients registered, kept across installs.
 	Clients []ClientRegistered
+	// Catalog is what the catalog edits fold (catalog.go).
+	Catalog
 }
 
 // Initial is the state of no stream.
@@ -53,6 +57,8 @@ func Evolve(s State, e domain.Event) State {
 		s.ID, s.ToolPrefix, s.Digest, s.Source = ev.ID, ev.ToolPrefix, ev.Digest, ev.Source
 	case ClientRegistered:
 		s.Clients = append(s.Clients, ev)
+	default:
+		s = evolveCatalog(s, e)
 	}
 	return s
 }

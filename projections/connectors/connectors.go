@@ -87,6 +87,8 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 			return err
 		}
 		return applyListing(ctx, tx, env, e)
+	case connector.Switched, connector.OverridesSet, connector.ToolOverridesSet, connector.Added, connector.Updated, connector.Removed:
+		return applyCatalog(ctx, tx, ev)
 	case login.Removed:
 		for _, q := range []string{`DELETE FROM mcp_tools WHERE login_id = $1`, `DELETE FROM mcp_tool_listings WHERE login_id = $1`, `DELETE FROM mcp_connections WHERE id = $1`} {
 			if _, err := tx.ExecContext(ctx, q, e.LoginID.String()); err != nil {
