@@ -114,7 +114,7 @@ func (s *Service) adminEntry(ctx context.Context, r connectors.Server) (AdminEnt
 	if err != nil {
 		return AdminEntry{}, err
 	}
-	e := AdminEntry{CatalogEntry: ce, Local: r.Source == connectordom.SourceLocal, Overrides: r.Overrides, Tools: []AdminTool{},
+	e := AdminEntry{CatalogEntry: ce, Local: s.handMade(r), Overrides: r.Overrides, Tools: []AdminTool{},
 		Original: map[string]string{"display_name": raw.DisplayName, "description": raw.Description, "limitations": raw.Limitations, "setup_hint": raw.SetupHint}}
 	if len(e.Overrides) == 0 {
 		e.Overrides = json.RawMessage("null")
@@ -173,7 +173,7 @@ func (s *Service) editRow(ctx context.Context, actor string, srv connectors.Serv
 			return err
 		}
 	}
-	local := srv.Source == connectordom.SourceLocal
+	local := s.handMade(srv)
 	if !local && (edit.URL != nil || edit.Auth != nil) {
 		return domain.Errorf(domain.CodeUnprocessable, "the endpoint and auth of %s come from its manifest; only its copy is edited here", srv.ID)
 	}
@@ -237,6 +237,13 @@ func (s *Service) editRow(ctx context.Context, actor string, srv connectors.Serv
 		}
 	}
 	return nil
+}
+
+// handMade reports a row added by hand (a local row with no folder: its row is its source of truth),
+// as opposed to a folder's, whose manifest the folder writes at every boot (CONNECTORS_DIR's folders
+// are source local too).
+func (s *Service) handMade(srv connectors.Server) bool {
+	return srv.OwnerOrgID != "" || (srv.Source == connectordom.SourceLocal && s.bySlug[srv.Slug] == nil)
 }
 
 // checkCopy checks one copy key of an edit: a string within the manifest's length, or null.

@@ -258,7 +258,7 @@ func (s *Service) removeServer(ctx context.Context, actor string, srv connectors
 // fillCopy fills a local row's blank display name and description from the server's initialize reply
 // (serverInfo's name and the instructions) after a Connect. A failure logs and changes nothing.
 func (s *Service) fillCopy(ctx context.Context, actor string, srv connectors.Server, m *connector.Manifest, creds Creds) {
-	if srv.Source != connectordom.SourceLocal || (m.DisplayName != "" && m.Description != "") {
+	if !s.handMade(srv) || (m.DisplayName != "" && m.Description != "") {
 		return
 	}
 	ep, ok := endpoint(m, creds)

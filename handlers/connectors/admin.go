@@ -13,12 +13,12 @@ import (
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
-	identityrm "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/identity"
 )
 
 // Users finds a signed-in user's email, to tell an instance admin (identity.Reader).
 type Users interface {
-	UserByID(ctx context.Context, id uuid.UUID) (identityrm.User, error)
+	UserByID(ctx context.Context, id uuid.UUID) (identity.User, error)
 }
 
 // mountAdmin adds the instance admin's catalog routes (spec connectors.md, The catalog in Admin).
@@ -52,7 +52,7 @@ func (h *routes) isAdmin(ctx context.Context, user uuid.UUID) (bool, error) {
 		return false, nil
 	}
 	u, err := h.Users.UserByID(ctx, user)
-	if errors.Is(err, identityrm.ErrNotFound) {
+	if errors.Is(err, identity.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
