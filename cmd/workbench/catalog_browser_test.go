@@ -162,6 +162,11 @@ func TestConnectorCatalogPagesInChromium(t *testing.T) {
 		tb.el(`[data-testid=tools-status] .notice-success`, `wiki was added`)
 		tb.el(`[data-testid=org-servers] article[data-slug=wiki] .tag`, `This organisation’s`)
 		tb.shot("org-tools")
+		// Its card on the Connectors page reads This organisation's.
+		tb.click(`nav a`, `Connectors`)
+		tb.el(`article.integration[data-server^=mcp_wiki_] [data-testid=own]`, `This organisation’s`)
+		tb.el(`article.integration[data-server=mcp_keyed] [data-testid=not-set-up]`, `Not set up`)
+		tb.open("/orgs/" + organization.PersonalOrganizationID(user).String())
 		// Its members see it on the Connectors page as the organisation's own.
 		es, err := srv.M.Connectors.Catalog(ctx, user, organization.PersonalOrganizationID(user))
 		if err != nil {

@@ -1,7 +1,9 @@
 // Package connector is the write side of the connector catalog: a connector row is installed from its
 // folder at boot (spec connectors.md, Where connectors come from). Each install replaces the manifest
 // and source and keeps the switch, the OAuth client, the overrides and the tool prefix given at the
-// first install. Stream: connector-<id>.
+// first install. Stream: connector-<id>. The catalog's edits (catalog.go: the switch, the overrides,
+// the rows added by hand) fold on the same stream; slugs and prefixes of rows added by hand are claimed
+// on connector-catalog (slugs.go).
 package connector
 
 import (

@@ -2,7 +2,10 @@
 // switches of every scope into read models (migration 0720), and reads the effective set of tools an
 // agent sees: for each connector, the login of the most specific scope in the agent's chain, and for
 // each of its tools the switch of the most specific scope that holds one (platform → organization →
-// guild → agent). Each login row's state is folded with the domain's own Evolve.
+// guild → agent). Each login row's state is folded with the domain's own Evolve. The catalog's edits
+// (catalog.go, migration 0760) set a row's switch and overrides and add, edit and remove the rows
+// added by hand; a switched-off connector's tools leave the effective set, and a catalog is read per
+// organisation (the platform's rows and its own).
 package connectors
 
 import (
