@@ -1,7 +1,11 @@
 package connectors_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -16,6 +20,7 @@ import (
 	connectordom "github.com/workbench/workbench/domain/connector"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
 )
 
@@ -417,5 +422,98 @@ func TestDisabledConnector(t *testing.T) {
 	}
 	if n := len(w.events(connectordom.TypeSwitched)); n != 2 {
 		t.Fatalf("%d connector.switched", n)
+	}
+}
+
+// Adds racing on one slug or on the cap: the claims stream decides them one after another, so one
+// organisation never holds a slug twice nor passes maxMcpServers, and no prefix is given twice.
+func TestOrgServerAddsRace(t *testing.T) {
+	w := newWorld(t, world0{fs: manifestFS("https://93.184.216.34/mcp", nil)})
+	capped := w.serviceWith(nil, 3)
+	const n = 6
+	race := func(slug func(i int) string) (ok int) {
+		t.Helper()
+		errs := make(chan error, n)
+		for i := 0; i < n; i++ {
+			go func(i int) {
+				_, err := capped.AddOrgServer(w.ctx, user, org, connectors.AddRequest{Slug: slug(i), URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "none"}})
+				errs <- err
+			}(i)
+		}
+		for i := 0; i < n; i++ {
+			err := <-errs
+			switch {
+			case err == nil:
+				ok++
+			case domain.ErrorCode(err) == domain.CodeConflict, errors.Is(err, eventstore.ErrConflict):
+			default:
+				t.Errorf("a racing add: %v", err)
+			}
+		}
+		return ok
+	}
+	if ok := race(func(int) string { return "same" }); ok != 1 {
+		t.Fatalf("%d adds of one slug passed", ok)
+	}
+	if ok := race(func(i int) string { return fmt.Sprintf("s%d", i) }); ok != 2 {
+		t.Fatalf("%d adds passed with room for 2 under a cap of 3", ok)
+	}
+	rows, err := w.reader.Rows(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefixes, mine := map[string]bool{}, 0
+	for _, r := range rows {
+		if prefixes[r.ToolPrefix] {
+			t.Fatalf("prefix %s given twice", r.ToolPrefix)
+		}
+		prefixes[r.ToolPrefix] = true
+		if r.OwnerOrgID == org.String() {
+			mine++
+		}
+	}
+	if mine != 3 {
+		t.Fatalf("the organisation holds %d servers, cap 3", mine)
+	}
+}
+
+type keys map[string]bool
+
+func (k keys) PlatformKey(_ context.Context, name string) (map[string]string, bool, error) {
+	return map[string]string{}, k[name], nil
+}
+
+// A connector is Not set up while a platform key it needs is unset, and set up once it is.
+func TestNotSetUpFollowsPlatformKeys(t *testing.T) {
+	w := newWorld(t, world0{fs: manifestFS("https://93.184.216.34/mcp", map[string]string{
+		"gmailish/connector.json": `{"slug":"gmailish","display_name":"G","endpoint":{"url":"https://93.184.216.34/mcp"},"auth":{"kind":"oauth","oauth":{"strategy":"configured","provider":"google"}}}`,
+		"ghish/connector.json":    `{"slug":"ghish","display_name":"GH","endpoint":{"url":"https://93.184.216.34/mcp"},"auth":{"kind":"oauth","oauth":{"strategy":"github_app"}}}`,
+		"search/connector.json":   `{"slug":"search","display_name":"S","endpoint":{"url":"https://93.184.216.34/mcp"},"auth":{"kind":"token","instance":{"integration":"web-search","field":"api_key"}}}`,
+	})})
+	state := func(k keys) map[string]string {
+		t.Helper()
+		svc, err := connectors.New(connectors.Options{Store: w.Store, DB: w.DB, Projections: w.Runner, Vault: w.Vault, Pool: w.Pool, Scopes: w.scopes, PlatformKeys: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := svc.Catalog(w.ctx, user, uuid.Nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, e := range es {
+			out[e.Slug] = e.PlatformKey
+			if e.SetUp != (e.PlatformKey == "") || (e.SetupState == "not_set_up") == e.SetUp {
+				t.Fatalf("%s: %+v", e.Slug, e)
+			}
+		}
+		return out
+	}
+	want := map[string]string{"gmailish": "integration:google", "ghish": "github_app", "search": "integration:web-search", "remote": ""}
+	if got := state(nil); !maps.Equal(got, want) {
+		t.Fatalf("no keys: %v", got)
+	}
+	if got := state(keys{"integration:google": true, "github_app": true, "integration:web-search": true}); !maps.Equal(got, map[string]string{"gmailish": "", "ghish": "", "search": "", "remote": ""}) {
+		t.Fatalf("every key: %v", got)
 	}
 }
