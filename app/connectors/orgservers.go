@@ -297,3 +297,27 @@ func (s *Service) fillCopy(ctx context.Context, actor string, srv connectors.Ser
 		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
 	}
 }
+
+// FillFromServer fills a hand-added server's blank display name and description from its initialize
+// reply once a browser login of it is connected (the OAuth callback; token Connect does it itself).
+// Failures log and change nothing.
+func (s *Service) FillFromServer(ctx context.Context, actor string, loginID uuid.UUID) {
+	l, err := s.reader.Login(ctx, loginID)
+	if err != nil || l.Status != login.StatusConnected {
+		return
+	}
+	srv, m, err := s.serverFor(ctx, l.ServerID)
+	if err != nil || !s.handMade(srv) || (m.DisplayName != "" && m.Description != "") {
+		return
+	}
+	creds, err := s.open(ctx, l.Credential)
+	if err != nil {
+		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		return
+	}
+	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		return
+	}
+	s.fillCopy(ctx, actor, srv, m, creds)
+}

@@ -242,3 +242,33 @@ func TestCatalogRoutes(t *testing.T) {
 		t.Fatalf("delete twice: %d", code)
 	}
 }
+
+// An organisation's OAuth server registers its client dynamically at its first Connect, and the
+// callback fills its blank display name from the server's initialize reply.
+func TestOrgOAuthServerFillsItsName(t *testing.T) {
+	a := connectorstest.NewOAuthServer(t)
+	n := newOAuthNode(t, false, a.Resource)
+	orgPath := "/api/orgs/" + connectorstest.Org.String() + "/mcp/servers"
+	code, _, b := n.c.do("POST", orgPath, map[string]any{"slug": "team", "url": a.Resource, "auth": "oauth"}, true)
+	if code != 201 {
+		t.Fatalf("add: %d %v", code, b)
+	}
+	id := b["server"].(map[string]any)["id"].(string)
+	if b["server"].(map[string]any)["display_name"] != "team" {
+		t.Fatalf("before Connect the card shows %v", b["server"])
+	}
+	code, _, b = n.c.do("POST", "/api/mcp/connections", map[string]any{"mcp_server_id": id, "owner_scope": "agent", "owner_id": connectorstest.Agent.String()}, true)
+	if code != 201 {
+		t.Fatalf("connect: %d %v", code, b)
+	}
+	if back := n.signIn(t, b["authorization_url"].(string)); back.Query().Get("oauth") != "connected" {
+		t.Fatalf("callback: %s", back)
+	}
+	if n := a.Count(func(a *connectorstest.OAuthServer) int { return a.Registrations }); n != 1 {
+		t.Fatalf("%d client registrations", n)
+	}
+	code, _, b = n.c.do("GET", orgPath, nil, false)
+	if s := b["servers"].([]any)[0].(map[string]any); code != 200 || s["display_name"] != "oauth-remote" {
+		t.Fatalf("after the callback: %d %v", code, b)
+	}
+}
