@@ -62,6 +62,9 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 	if err := s.opts.Scopes.MayManage(ctx, user, req.Owner); err != nil {
 		return res, err
 	}
+	if err := s.visibleAt(ctx, user, srv, req.Owner); err != nil {
+		return res, err
+	}
 	if !srv.Enabled {
 		return res, domain.Errorf(domain.CodeUnprocessable, "%s is switched off in this catalog", m.DisplayName)
 	}
@@ -172,6 +175,9 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 			res.ListingError = providerError("list tools", err, red).(*domain.Error).Message
 			s.log.WarnContext(ctx, "first listing failed", "login", loginID, "server", srv.ID, "err", red.text(err.Error()))
 		}
+	}
+	if r.State.Status == login.StatusConnected {
+		s.fillCopy(ctx, user.String(), srv, m, creds)
 	}
 	res.Login, err = s.view(ctx, loginID)
 	return res, err

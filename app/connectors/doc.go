@@ -24,6 +24,16 @@
 // tokens cached per replica until a minute before expiry. A client's secret is read at call time and
 // never stored on a login. A client nobody has set up is ErrOAuthNotSetUp (setup_state not_set_up).
 //
+// The catalog (catalog.go, admin.go, orgservers.go): the instance admin's switch, copy overrides
+// (null clears a key), per-tool overrides (description and schema taken at the next listing, the
+// default deciding rule 1 of what starts Off) and export in the connector.json format; servers added
+// by hand, by the admin (platform rows) or by an organisation's owners and admins (its own, visible to
+// it alone: another organisation's id is not found at Connect, at a switch and at its routes). Slugs
+// and tool prefixes are claimed on the catalog stream before a row is added (domain/connector's
+// slugs.go), so racing adds cannot collide. Deleting a server removes its logins and every switch
+// that names it, each an event. A switched-off connector refuses Connect and offers no tools. Whether
+// a connector is set up reads the platform keys it needs (PlatformKeys; nil: none is set).
+//
 // Credentials are sealed with the vault under the subject "mcp-login:<login id>" and are opened only
 // to call the endpoint or the adapter; their values are redacted from every tool result and error.
 package connectors

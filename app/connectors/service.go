@@ -97,6 +97,8 @@ type Options struct {
 	// OAuthStateKey signs OAuth sign-in states (at least signed.MinSecretLen bytes; empty: a random
 	// key of this process, enough for one replica).
 	OAuthStateKey []byte
+	// MaxMCPServers caps the MCP servers an organisation adds of its own (Config.OrgLimits; 0: no cap).
+	MaxMCPServers int
 	// CacheTTL bounds how long the tool-call path reuses its reads (default DefaultCacheTTL; negative
 	// turns the cache off).
 	CacheTTL time.Duration

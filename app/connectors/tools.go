@@ -35,6 +35,7 @@ func (s *Service) list(ctx context.Context, actor string, srv connectors.Server,
 	if err != nil {
 		return err
 	}
+	listed = overrideListed(srv, listed)
 	tools := make([]login.Tool, 0, len(listed))
 	seen := map[string]bool{}
 	for _, t := range listed {
@@ -432,7 +433,7 @@ func (s *Service) SetSwitch(ctx context.Context, user uuid.UUID, owner login.Own
 	if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
 		return err
 	}
-	if _, err := s.reader.Server(ctx, serverID); err != nil {
+	if _, err := s.serverAt(ctx, user, owner, serverID); err != nil {
 		return err
 	}
 	sha := ""

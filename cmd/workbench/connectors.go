@@ -40,6 +40,7 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		PublicURL: m.Config.ServerPublicURL, OAuthStateKey: m.deriveKey("mcp-oauth-state"),
 		// The configured OAuth strategy with a provider signs in with an integration's endpoints and client.
 		Integrations: m.Plugins, IntegrationClients: m.pluginClients(m.getenv()),
+		MaxMCPServers: m.Config.OrgLimits.MaxMCPServers,
 	})
 	if err != nil {
 		return nil, err

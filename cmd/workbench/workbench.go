@@ -665,7 +665,8 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			m.mountCompliance(r, sessions)
 			jotHandler.Mount(r)
-			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger})
+			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger,
+				Admins: m.Config.Admins, Users: identity.Reader{DB: m.DB}})
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 			// The live view of each user's browser session, its reset, and cookie capture (handlers/browser).
 			browserhttp.Mount(r, browserhttp.Deps{

@@ -1,7 +1,9 @@
 // Package connector is the write side of the connector catalog: a connector row is installed from its
 // folder at boot (spec connectors.md, Where connectors come from). Each install replaces the manifest
 // and source and keeps the switch, the OAuth client, the overrides and the tool prefix given at the
-// first install. Stream: connector-<id>.
+// first install. Stream: connector-<id>. The catalog's edits (catalog.go: the switch, the overrides,
+// the rows added by hand) fold on the same stream; slugs and prefixes of rows added by hand are claimed
+// on connector-catalog (slugs.go).
 package connector
 
 import (
@@ -34,13 +36,17 @@ type Installed struct {
 func (Installed) EventType() string { return TypeInstalled }
 
 // Events lists the event types, for a codec.
-func Events() []domain.Event { return []domain.Event{Installed{}, ClientRegistered{}} }
+func Events() []domain.Event {
+	return append([]domain.Event{Installed{}, ClientRegistered{}}, CatalogEvents()...)
+}
 
 // State is a connector stream folded.
 type State struct {
 	ID, ToolPrefix, Digest, Source string
 	// Clients are the dynamic OAuth clients registered, kept across installs.
 	Clients []ClientRegistered
+	// Catalog is what the catalog edits fold (catalog.go).
+	Catalog
 }
 
 // Initial is the state of no stream.
@@ -53,6 +59,8 @@ func Evolve(s State, e domain.Event) State {
 		s.ID, s.ToolPrefix, s.Digest, s.Source = ev.ID, ev.ToolPrefix, ev.Digest, ev.Source
 	case ClientRegistered:
 		s.Clients = append(s.Clients, ev)
+	default:
+		s = evolveCatalog(s, e)
 	}
 	return s
 }

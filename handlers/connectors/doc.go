@@ -4,6 +4,11 @@
 // OAuth callback (GET /api/mcp/oauth/callback, which redirects to the connectors page; a GitHub App
 // installation comes back there too, with installation_id), a login's metadata, tools and
 // switches, its settings and lookups, test calls, and removal. Every route needs a signed-in portal
-// user; state-changing routes also need a same-origin request. The admin and organisation catalogs
-// are still to come.
+// user; state-changing routes also need a same-origin request.
+//
+// The catalog in Admin (admin.go): /api/admin/mcp/servers and its switch, overrides, per-tool
+// overrides, export and add by hand, for instance admins alone (Deps.Admins, matched by the signed-in
+// user's email through Deps.Users; anyone else is a 403). An organisation's own servers
+// (orgservers.go): /api/orgs/{org}/mcp/servers, written by the organisation's owners and admins (a
+// member is a 403, anyone else a 404, as is another organisation's server id).
 package connectors

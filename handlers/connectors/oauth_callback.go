@@ -65,6 +65,7 @@ func (h *routes) oauthCallback(w http.ResponseWriter, r *http.Request, user uuid
 		back.Set("oauth", "denied")
 	default:
 		back.Set("oauth", "connected")
+		h.Connectors.FillFromServer(r.Context(), user.String(), res.LoginID) // a hand-added server's blank copy (orgservers.go)
 		if res.ListingError != "" {
 			back.Set("listing_error", res.ListingError)
 		}

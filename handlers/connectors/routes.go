@@ -28,6 +28,10 @@ type Deps struct {
 	Sessions   Sessions
 	Connectors *connectors.Service
 	Logger     *slog.Logger
+	// Admins are the instance admins' emails (Config.Admins) and Users finds a user's email: the
+	// admin catalog routes (admin.go) answer them alone.
+	Admins []string
+	Users  Users
 }
 
 // maxBody bounds request bodies.
@@ -53,6 +57,8 @@ func Mount(r chi.Router, d Deps) {
 	r.Put("/api/mcp/connections/{id}/settings", h.user(h.settings))
 	r.Put("/api/mcp/switches", h.user(h.setSwitch))
 	r.Get(connectors.CallbackPath, h.user(h.oauthCallback))
+	h.mountAdmin(r)
+	h.mountOrgServers(r)
 }
 
 type routes struct{ Deps }
@@ -99,8 +105,13 @@ func pathID(r *http.Request) (uuid.UUID, error) {
 	return id, nil
 }
 
-func (h *routes) servers(w http.ResponseWriter, r *http.Request, _ uuid.UUID) {
-	s, err := h.Connectors.Servers(r.Context())
+func (h *routes) servers(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	org, err := optionalID(r, "organization_id")
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	s, err := h.Connectors.Catalog(r.Context(), user, org)
 	if err != nil {
 		h.fail(w, r, err)
 		return

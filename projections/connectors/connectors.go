@@ -2,7 +2,10 @@
 // switches of every scope into read models (migration 0720), and reads the effective set of tools an
 // agent sees: for each connector, the login of the most specific scope in the agent's chain, and for
 // each of its tools the switch of the most specific scope that holds one (platform → organization →
-// guild → agent). Each login row's state is folded with the domain's own Evolve.
+// guild → agent). Each login row's state is folded with the domain's own Evolve. The catalog's edits
+// (catalog.go, migration 0760) set a row's switch and overrides and add, edit and remove the rows
+// added by hand; a switched-off connector's tools leave the effective set, and a catalog is read per
+// organisation (the platform's rows and its own).
 package connectors
 
 import (
@@ -87,6 +90,8 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 			return err
 		}
 		return applyListing(ctx, tx, env, e)
+	case connector.Switched, connector.OverridesSet, connector.ToolOverridesSet, connector.Added, connector.Updated, connector.Removed:
+		return applyCatalog(ctx, tx, ev)
 	case login.Removed:
 		for _, q := range []string{`DELETE FROM mcp_tools WHERE login_id = $1`, `DELETE FROM mcp_tool_listings WHERE login_id = $1`, `DELETE FROM mcp_connections WHERE id = $1`} {
 			if _, err := tx.ExecContext(ctx, q, e.LoginID.String()); err != nil {

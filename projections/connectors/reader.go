@@ -330,9 +330,13 @@ func (r Reader) Effective(ctx context.Context, c Chain) ([]Effective, error) {
 	if err != nil {
 		return nil, err
 	}
+	off, err := r.disabled(ctx)
+	if err != nil {
+		return nil, err
+	}
 	chosen := map[string]Login{}
 	for _, l := range logins { // sorted least to most specific per connector: the last wins
-		if l.Status == login.StatusConnected {
+		if l.Status == login.StatusConnected && !off[l.ServerID] { // a switched-off connector offers nothing
 			chosen[l.ServerID] = l
 		}
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
@@ -160,6 +161,8 @@ type Scopes struct {
 	Chains   map[uuid.UUID]connectors.Chain
 	Deny     map[login.Owner]bool
 	Defaults map[uuid.UUID]uuid.UUID
+	// Roles are the users' roles by organisation (orgroles.go); nil: the user is Org's owner.
+	Roles map[uuid.UUID]map[uuid.UUID]organization.Role
 }
 
 // Chain implements connectors.Scopes.

@@ -5,6 +5,7 @@
 
 import { request } from '../api.js';
 import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, formatTime, ago, secretField } from '../dom.js';
+import { orgTools } from './orgtools.js';
 
 const enc = encodeURIComponent;
 const orgsApi = {
@@ -197,6 +198,7 @@ function orgPage(ctx, page, status, secret, reload) {
     card('Guilds', guilds, newGuild),
     card('Agents', h('p', { class: 'muted small' }, 'An agent is what an MCP credential acts as: its API key, or the MCP clients you approve for it. Its logins and tool switches come from this organisation, then its guild, then the agent itself.'),
       agentsTable(ctx, o, page.agents, page.guilds, emails, guildNames, status, secret, act, reload), newAgent),
+    admin ? orgTools(o) : null,
   ];
 }
 

@@ -1,0 +1,323 @@
+package connectors
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain"
+	connectordom "github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/projections/connectors"
+)
+
+// Servers added by hand (spec connectors.md, The catalog in Admin: POST /api/admin/mcp/servers; An
+// organisation's own servers). Each is a local row whose manifest is its source of truth. Its slug and
+// tool prefix are claimed on the catalog stream (domain/connector/slugs.go) before the row is added.
+
+// slugPattern is the manifest schema's slug.
+var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,47}$`)
+
+// AddRequest is a remote MCP server added by hand.
+type AddRequest struct {
+	Slug        string   `json:"slug"`
+	URL         string   `json:"url"`
+	DisplayName string   `json:"display_name"`
+	Description string   `json:"description"`
+	Auth        AuthSpec `json:"auth"`
+}
+
+// AddServer is the instance admin's POST /api/admin/mcp/servers: a platform connector.
+func (s *Service) AddServer(ctx context.Context, actor string, req AddRequest) (AdminEntry, error) {
+	id, err := s.addLocal(ctx, actor, uuid.Nil, req)
+	if err != nil {
+		return AdminEntry{}, err
+	}
+	return s.AdminServer(ctx, id)
+}
+
+// addLocal checks a request, claims its slug and prefix, and adds the row (on at creation).
+func (s *Service) addLocal(ctx context.Context, actor string, org uuid.UUID, req AddRequest) (string, error) {
+	req.Slug = strings.TrimSpace(req.Slug)
+	if !slugPattern.MatchString(req.Slug) {
+		return "", domain.Errorf(domain.CodeUnprocessable, "slug must be 1 to 48 lowercase letters, digits and dashes, starting with a letter or digit")
+	}
+	if err := s.checkEndpoint(ctx, req.URL); err != nil {
+		return "", err
+	}
+	doc := map[string]any{"slug": req.Slug, "endpoint": map[string]any{"url": req.URL}}
+	for k, v := range map[string]string{"display_name": req.DisplayName, "description": req.Description} {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		if utf8.RuneCountInString(v) > copyKeys[k] {
+			return "", domain.Errorf(domain.CodeUnprocessable, "%s is longer than %d characters", k, copyKeys[k])
+		}
+		doc[k] = v
+	}
+	if req.Auth.Kind == "" {
+		return "", domain.Errorf(domain.CodeUnprocessable, "auth must be none, token or oauth")
+	}
+	auth, err := authDoc(req.Auth, org != uuid.Nil)
+	if err != nil {
+		return "", err
+	}
+	doc["auth"] = auth
+	raw, err := checkedManifest(req.Slug, doc)
+	if err != nil {
+		return "", err
+	}
+	id := "mcp_" + req.Slug
+	owner := ""
+	if org != uuid.Nil {
+		// Two organisations may each use one slug: an organisation's row gets an id of its own.
+		b := make([]byte, 4)
+		if _, err := rand.Read(b); err != nil {
+			return "", err
+		}
+		id, owner = "mcp_"+req.Slug+"_"+hex.EncodeToString(b), org.String()
+	}
+	rows, err := s.reader.Rows(ctx)
+	if err != nil {
+		return "", err
+	}
+	claim := connectordom.Claim{ID: id, Slug: req.Slug, OwnerOrgID: owner, Installed: rows, MaxPerOrg: s.opts.MaxMCPServers, At: s.opts.Now(),
+		Prefix: func(taken func(string) bool) string {
+			return connector.ToolPrefix(req.Slug, func(p string) bool { return taken(p) || s.opts.Reserved(p) })
+		}}
+	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.CatalogStream, claimsAggregate, connectordom.ClaimCommand(claim), s.md(actor))
+	if err != nil {
+		return "", err
+	}
+	prefix := res.State.Rows[id].ToolPrefix
+	ev := connectordom.Added{ID: id, Slug: req.Slug, ToolPrefix: prefix, OwnerOrgID: owner, Manifest: raw, Digest: digest(raw), By: actor, At: s.opts.Now()}
+	if _, err := s.executeCatalog(ctx, actor, id, connectordom.Add{Event: ev}); err != nil {
+		s.release(ctx, actor, id)
+		return "", err
+	}
+	return id, nil
+}
+
+// release frees a claim (after a failed add, or a removal).
+func (s *Service) release(ctx context.Context, actor, id string) {
+	rel := connectordom.Release{ID: id, At: s.opts.Now()}
+	if _, err := eventstore.Execute(ctx, s.opts.Store, connectordom.CatalogStream, claimsAggregate, connectordom.ClaimCommand(rel), s.md(actor)); err != nil {
+		s.log.ErrorContext(ctx, "release a connector's slug", "server", id, "err", err)
+	}
+}
+
+// mayEditOrg lets an organisation's owners and admins through; a member is refused (403), anyone else
+// does not see the organisation (404).
+func (s *Service) mayEditOrg(ctx context.Context, user, org uuid.UUID) error {
+	role, err := s.orgRole(ctx, org, user)
+	if err != nil {
+		return err
+	}
+	switch role {
+	case organization.RoleOwner, organization.RoleAdmin:
+		return nil
+	case "":
+		return domain.Errorf(domain.CodeNotFound, "no organization %s", org)
+	}
+	return domain.Errorf(domain.CodeForbidden, "only the organization's owners and admins manage its MCP servers")
+}
+
+// orgServer reads an organisation's own row: any other row, another organisation's among them, is not
+// found.
+func (s *Service) orgServer(ctx context.Context, org uuid.UUID, id string) (connectors.Server, error) {
+	srv, err := s.reader.Server(ctx, id)
+	if err != nil {
+		return srv, err
+	}
+	if srv.OwnerOrgID != org.String() {
+		return srv, domain.Errorf(domain.CodeNotFound, "no MCP server %s in this organization", id)
+	}
+	return srv, nil
+}
+
+// OrgServers lists an organisation's own servers (every member may read them).
+func (s *Service) OrgServers(ctx context.Context, user, org uuid.UUID) ([]CatalogEntry, error) {
+	role, err := s.orgRole(ctx, org, user)
+	if err != nil {
+		return nil, err
+	}
+	if role == "" {
+		return nil, domain.Errorf(domain.CodeNotFound, "no organization %s", org)
+	}
+	all, err := s.reader.ServersFor(ctx, org.String())
+	if err != nil {
+		return nil, err
+	}
+	out := []CatalogEntry{}
+	for _, r := range all {
+		if r.OwnerOrgID != org.String() {
+			continue
+		}
+		e, err := s.catalogEntry(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// AddOrgServer is POST /api/orgs/{org}/mcp/servers: the organisation's own server, on at creation,
+// visible to it alone; an OAuth server registers its client dynamically at its first Connect.
+func (s *Service) AddOrgServer(ctx context.Context, user, org uuid.UUID, req AddRequest) (CatalogEntry, error) {
+	if err := s.mayEditOrg(ctx, user, org); err != nil {
+		return CatalogEntry{}, err
+	}
+	id, err := s.addLocal(ctx, user.String(), org, req)
+	if err != nil {
+		return CatalogEntry{}, err
+	}
+	srv, err := s.reader.Server(ctx, id)
+	if err != nil {
+		return CatalogEntry{}, err
+	}
+	return s.catalogEntry(ctx, srv)
+}
+
+// EditOrgServer is PATCH /api/orgs/{org}/mcp/servers/{id}: its copy (null clears), url, auth and switch.
+func (s *Service) EditOrgServer(ctx context.Context, user, org uuid.UUID, id string, edit ServerEdit) (CatalogEntry, error) {
+	if err := s.mayEditOrg(ctx, user, org); err != nil {
+		return CatalogEntry{}, err
+	}
+	srv, err := s.orgServer(ctx, org, id)
+	if err != nil {
+		return CatalogEntry{}, err
+	}
+	if err := s.editRow(ctx, user.String(), srv, edit); err != nil {
+		return CatalogEntry{}, err
+	}
+	if srv, err = s.reader.Server(ctx, id); err != nil {
+		return CatalogEntry{}, err
+	}
+	return s.catalogEntry(ctx, srv)
+}
+
+// DeleteOrgServer is DELETE /api/orgs/{org}/mcp/servers/{id}: the server with its logins and the
+// switches that name it, each removal its own event.
+func (s *Service) DeleteOrgServer(ctx context.Context, user, org uuid.UUID, id string) error {
+	if err := s.mayEditOrg(ctx, user, org); err != nil {
+		return err
+	}
+	srv, err := s.orgServer(ctx, org, id)
+	if err != nil {
+		return err
+	}
+	return s.removeServer(ctx, user.String(), srv)
+}
+
+// removeServer removes a local row: every login of it (its switches at the login's scope cleared,
+// its credential shredded, login.removed), the switches other scopes hold for it (toolswitch.cleared),
+// the row (connector.removed), and its claim. Each step may be repeated: a failed removal is retried whole.
+func (s *Service) removeServer(ctx context.Context, actor string, srv connectors.Server) error {
+	logins, err := s.reader.ServerLogins(ctx, srv.ID)
+	if err != nil {
+		return err
+	}
+	for _, l := range logins {
+		if err := s.removeLogin(ctx, actor, l.State, "the server was deleted"); err != nil {
+			return err
+		}
+	}
+	owners, err := s.reader.SwitchOwners(ctx, srv.ID)
+	if err != nil {
+		return err
+	}
+	for _, sw := range owners {
+		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: sw.Owner, ServerID: srv.ID, Reason: "the server was deleted", At: s.opts.Now()}}
+		res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(sw.Owner), clearAggregate, clear, s.md(actor))
+		if err != nil {
+			return err
+		}
+		if err := s.wait(ctx, res.Position, len(res.Events)); err != nil {
+			return err
+		}
+	}
+	ev := connectordom.Removed{ID: srv.ID, Reason: "deleted", By: actor, At: s.opts.Now()}
+	if _, err := s.executeCatalog(ctx, actor, srv.ID, connectordom.Remove{Event: ev}); err != nil {
+		return err
+	}
+	s.release(ctx, actor, srv.ID)
+	return nil
+}
+
+// fillCopy fills a local row's blank display name and description from the server's initialize reply
+// (serverInfo's name and the instructions) after a Connect. A failure logs and changes nothing.
+func (s *Service) fillCopy(ctx context.Context, actor string, srv connectors.Server, m *connector.Manifest, creds Creds) {
+	if !s.handMade(srv) || (m.DisplayName != "" && m.Description != "") {
+		return
+	}
+	ep, ok := endpoint(m, creds)
+	if !ok {
+		return
+	}
+	probe := uuid.New()
+	defer s.opts.Pool.Drop(probe)
+	name, instructions, err := s.opts.Pool.Initialize(ctx, probe, ep)
+	if err != nil {
+		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		return
+	}
+	edit := ServerEdit{Copy: map[string]json.RawMessage{}}
+	set := func(k, v string, max int) {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return
+		}
+		if r := []rune(v); len(r) > max {
+			v = string(r[:max])
+		}
+		b, _ := json.Marshal(v)
+		edit.Copy[k] = b
+	}
+	if m.DisplayName == "" {
+		set("display_name", name, copyKeys["display_name"])
+	}
+	if m.Description == "" {
+		set("description", instructions, copyKeys["description"])
+	}
+	if len(edit.Copy) == 0 {
+		return
+	}
+	if err := s.editRow(ctx, actor, srv, edit); err != nil {
+		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+	}
+}
+
+// FillFromServer fills a hand-added server's blank display name and description from its initialize
+// reply once a browser login of it is connected (the OAuth callback; token Connect does it itself).
+// Failures log and change nothing.
+func (s *Service) FillFromServer(ctx context.Context, actor string, loginID uuid.UUID) {
+	l, err := s.reader.Login(ctx, loginID)
+	if err != nil || l.Status != login.StatusConnected {
+		return
+	}
+	srv, m, err := s.serverFor(ctx, l.ServerID)
+	if err != nil || !s.handMade(srv) || (m.DisplayName != "" && m.Description != "") {
+		return
+	}
+	creds, err := s.open(ctx, l.Credential)
+	if err != nil {
+		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		return
+	}
+	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		return
+	}
+	s.fillCopy(ctx, actor, srv, m, creds)
+}
