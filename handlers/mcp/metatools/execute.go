@@ -1,7 +1,6 @@
 package metatools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,54 +34,65 @@ type executionArgs struct {
 }
 
 // decodeExecutions reads execute_tools' arguments into the calls they ask for, checking them against
-// the meta-tool's schema in the same pass: one decode of the document (numbers kept as written) and one
-// encoding of each execution's args. Each call's Args are those args re-encoded canonically (members
-// sorted, compact, encoding/json's escapes), byte for byte what the schema validator's re-encoding
-// gave before this path existed, so the audit record's args_sha256 of the same arguments is the same.
+// the meta-tool's schema in the same pass (canonical.go walks the document once json.Valid has
+// accepted it). Each call's Args are its args re-encoded canonically (members sorted, compact,
+// encoding/json's escapes), byte for byte what the schema validator's re-encoding gave before this
+// path existed, so the audit record's args_sha256 of the same arguments is the same.
 //
 // ok is false when raw is anything this decoder does not accept; the caller then runs the generic
 // validator, which refuses the document with the error that names its problem (or, should it accept
-// it, runs it the generic way). Member names are matched exactly (a map, never a case-folding struct).
+// it, runs it the generic way). Member names are matched exactly, never case-folded.
 func decodeExecutions(raw json.RawMessage) (calls []executions.Call, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var doc map[string]any
-	if err := dec.Decode(&doc); err != nil || len(bytes.TrimSpace(raw[dec.InputOffset():])) != 0 {
+	if !json.Valid(raw) {
 		return nil, false
 	}
-	list, ok := doc["executions"].([]any)
-	if !ok || len(doc) != 1 || len(list) < 1 || len(list) > maxExecutions {
+	w := jsonWalk{b: raw}
+	top, ok := w.members(make([]member, 0, 1))
+	if !ok || len(top) != 1 || top[0].name != "executions" {
 		return nil, false
 	}
-	calls = make([]executions.Call, len(list))
-	for i, item := range list {
-		ex, ok := item.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		tool, ok := ex["tool"].(string)
-		if n := utf8.RuneCountInString(tool); !ok || n < 1 || n > maxToolNameLen {
-			return nil, false
-		}
-		members := 1
-		if a, present := ex["args"]; present {
-			args, ok := a.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			b, err := json.Marshal(args)
-			if err != nil {
-				return nil, false
-			}
-			calls[i].Args = b
-			members++
-		}
-		if len(ex) != members {
-			return nil, false // a member the schema does not allow
-		}
-		calls[i].Tool = tool
+	list := jsonWalk{b: top[0].value}
+	if list.next() != '[' {
+		return nil, false
 	}
-	return calls, true
+	list.i++
+	if list.next() == ']' {
+		return nil, false // minItems 1
+	}
+	calls = make([]executions.Call, 0, 1)
+	ms := make([]member, 0, 2)
+	for {
+		if len(calls) == maxExecutions {
+			return nil, false
+		}
+		if ms, ok = list.members(ms[:0]); !ok {
+			return nil, false
+		}
+		var call executions.Call
+		tool, args := false, false
+		for _, m := range ms {
+			switch {
+			case m.name == "tool" && !tool && m.value[0] == '"':
+				tool, call.Tool = true, stringValue(m.value)
+			case m.name == "args" && !args && m.value[0] == '{':
+				args = true
+				if call.Args, ok = appendCanonical(make([]byte, 0, len(m.value)), m.value); !ok {
+					return nil, false
+				}
+			default: // a member the schema does not allow, a repeated one, or one of the wrong type
+				return nil, false
+			}
+		}
+		if n := utf8.RuneCountInString(call.Tool); !tool || n < 1 || n > maxToolNameLen {
+			return nil, false
+		}
+		calls = append(calls, call)
+		c := list.next()
+		list.i++
+		if c == ']' {
+			return calls, true
+		}
+	}
 }
 
 // callsOf reads arguments the schema validator has accepted (and re-encoded) into calls.

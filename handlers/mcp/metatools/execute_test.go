@@ -9,8 +9,9 @@ import (
 )
 
 // TestDecodeExecutionsAgreesWithTheSchema runs execute_tools' documents through decodeExecutions and
-// through the schema validator the generic path uses: both accept the same documents, and accepted
-// ones give the same calls, args byte for byte (the digests of the audit records depend on them).
+// through the schema validator the generic path uses: both accept the same documents (but those that
+// repeat a member name, which decodeExecutions leaves to the validator), and accepted ones give the
+// same calls, args byte for byte (the digests of the audit records depend on them).
 func TestDecodeExecutionsAgreesWithTheSchema(t *testing.T) {
 	e := newEnv(t, nil)
 	v := e.set.validators["execute_tools"]
@@ -45,12 +46,22 @@ func TestDecodeExecutionsAgreesWithTheSchema(t *testing.T) {
 		"array":               `[{"tool":"x"}]`,
 		"trailing data":       `{"executions":[{"tool":"x"}]} {}`,
 		"not JSON":            `{"executions":[{"tool":"x"}`,
-		"duplicate last wins": `{"executions":[{"tool":"x","tool":"y"}]}`,
+		"duplicate tool":      `{"executions":[{"tool":"x","tool":"y"}]}`,
+		"duplicate in args":   `{"executions":[{"tool":"x","args":{"a":{"b":1,"b":2}}}]}`,
+		"duplicate top":       `{"executions":[{"tool":"x"}],"executions":[{"tool":"y"}]}`,
 	}
+	// A document that repeats a member name is left to the validator (which keeps the last).
+	declined := map[string]bool{"duplicate tool": true, "duplicate in args": true, "duplicate top": true}
 	for name, doc := range docs {
 		t.Run(name, func(t *testing.T) {
 			got, ok := decodeExecutions([]byte(doc))
 			validated, err := v.Validate([]byte(doc))
+			if declined[name] {
+				if ok || err != nil {
+					t.Fatalf("decodeExecutions ok=%v, the validator says %v; want it declined and accepted", ok, err)
+				}
+				return
+			}
 			if ok != (err == nil) {
 				t.Fatalf("decodeExecutions ok=%v, the validator says %v", ok, err)
 			}
@@ -66,4 +77,36 @@ func TestDecodeExecutionsAgreesWithTheSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDecodeExecutions checks decodeExecutions against the schema validator on any document: what it
+// takes, the validator takes too, with the same calls, args byte for byte.
+func FuzzDecodeExecutions(f *testing.F) {
+	for _, tc := range argsDigests {
+		args := tc.args
+		if args == "" {
+			args = "{}"
+		}
+		f.Add(`{"executions":[{"tool":"x","args":` + args + `}]}`)
+	}
+	f.Add(`{"executions":[{"tool":"a"},{"args":{"z":[{"b":1,"a":"<\u2028>"}]},"tool":"b"}]}`)
+	e := newEnv(f, nil)
+	v := e.set.validators["execute_tools"]
+	f.Fuzz(func(t *testing.T, doc string) {
+		got, ok := decodeExecutions([]byte(doc))
+		validated, err := v.Validate([]byte(doc))
+		if !ok {
+			return
+		}
+		if err != nil {
+			t.Fatalf("decodeExecutions took %q, the validator refuses it: %v", doc, err)
+		}
+		want, err := callsOf(validated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%q: calls (-validator +decodeExecutions):\n%s", doc, diff)
+		}
+	})
 }
