@@ -20,7 +20,8 @@ package main
 //
 // WORKBENCH_BENCH_SECONDS sets each measured phase's length (default 10); WORKBENCH_BENCH_PROFILE_DIR,
 // when set, receives CPU, block and mutex profiles of the process during each MCP phase (mcp_*.pprof
-// for SQLite, mcp_postgres_*.pprof for PostgreSQL).
+// for SQLite, mcp_postgres_*.pprof for PostgreSQL), and allocation profiles at its start and end
+// (allocs_start.pprof, allocs.pprof: the second with -base the first is the phase's allocations).
 
 import (
 	"bytes"
@@ -188,6 +189,19 @@ func startProfiles(tb testing.TB, dir, prefix string, d time.Duration) func() {
 	if err := pprof.StartCPUProfile(cpu); err != nil {
 		tb.Fatal(err)
 	}
+	// The allocation profile counts from the process start: one is taken now and one at the end, and
+	// `go tool pprof -base <prefix>allocs_start.pprof <prefix>allocs.pprof` shows the phase's own.
+	writeAllocs := func(name string) {
+		f, err := os.Create(filepath.Join(dir, prefix+name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	writeAllocs("allocs_start.pprof")
 	runtime.SetBlockProfileRate(int(time.Microsecond))
 	runtime.SetMutexProfileFraction(5)
 	snap := time.AfterFunc(d/2, func() {
@@ -202,6 +216,7 @@ func startProfiles(tb testing.TB, dir, prefix string, d time.Duration) func() {
 		snap.Stop()
 		pprof.StopCPUProfile()
 		cpu.Close()
+		writeAllocs("allocs.pprof")
 		for _, name := range []string{"block", "mutex"} {
 			f, err := os.Create(filepath.Join(dir, prefix+name+".pprof"))
 			if err != nil {

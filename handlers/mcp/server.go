@@ -419,15 +419,11 @@ func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *r
 	case "logging/setLevel":
 		return s.setLevel(sess, req)
 	case "tools/call":
-		var name string
-		m, err := members(req.Params)
-		if err == nil {
-			err = json.Unmarshal(m["name"], &name)
-		}
-		if err != nil || name == "" {
+		name, args, ok := toolCallParams(req.Params)
+		if !ok {
 			return errorResponse(req.ID, CodeInvalidParams, `Invalid params: tools/call needs {"name": string, "arguments": object}`)
 		}
-		args := bytes.TrimSpace(m["arguments"])
+		args = bytes.TrimSpace(args)
 		if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 			args = []byte("{}")
 		}

@@ -23,4 +23,13 @@
 // back index-aligned with the request. If that append fails, the outcome is withheld and the entry is
 // an error instead of its result: no tool result leaves the server without its audit record (see
 // app/executions for the rule).
+//
+// execute_tools is the hot path, and is read once: decodeExecutions walks the arguments a single time
+// (after json.Valid), checks them against the meta-tool's schema by hand, and writes each execution's
+// args out canonically as it goes; the result's text is encoded once, without maps. The canonical args
+// are byte for byte what the schema validator's decode and re-encode gave (members sorted, compact,
+// numbers as written, encoding/json's escapes), so an execution's args_sha256 is the same value for the
+// same arguments as before (digest_test.go pins it for a table of documents). A document the walk does
+// not take (a repeated member name, anything the schema refuses) goes through the schema validator as
+// every other meta-tool's arguments do, and gets its error from it.
 package metatools

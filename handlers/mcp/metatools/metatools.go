@@ -126,6 +126,16 @@ func (s *Set) Tools() []mcp.Tool { return s.tools }
 
 // CallTool implements mcp.ToolSet.
 func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw json.RawMessage) (mcp.CallResult, error) {
+	if name == "execute_tools" {
+		// The hot path: decoded and checked in one pass, its result encoded once.
+		if calls, ok := decodeExecutions(raw); ok {
+			user, err := uuid.Parse(p.UserID)
+			if err != nil {
+				return mcp.CallResult{}, fmt.Errorf("%w: %w", errNoUser, err)
+			}
+			return s.executeTools(ctx, p, user, calls)
+		}
+	}
 	v, ok := s.validators[name]
 	if !ok {
 		return mcp.CallResult{}, &mcp.ParamsError{Message: fmt.Sprintf("Unknown tool: %s. This server offers the meta-tools %s; integration tools are run through execute_tools.", name, s.names())}
@@ -136,10 +146,9 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 	}
 	user, err := uuid.Parse(p.UserID)
 	if err != nil {
-		return mcp.CallResult{}, fmt.Errorf("principal has no user id: %w", err)
+		return mcp.CallResult{}, fmt.Errorf("%w: %w", errNoUser, err)
 	}
 	var out any
-	var images []mcp.Image
 	// A meta-tool that fails on its own answers a failed value: a result with isError set.
 	switch name {
 	case "search_tools":
@@ -147,7 +156,12 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 	case "get_tool_schema":
 		out, err = s.getToolSchema(ctx, caller(p, user), args)
 	case "execute_tools":
-		out, images, err = s.executeTools(ctx, p, user, args)
+		// Arguments decodeExecutions did not take but the schema accepts.
+		calls, err := callsOf(args)
+		if err != nil {
+			return mcp.CallResult{}, err
+		}
+		return s.executeTools(ctx, p, user, calls)
 	case "whoami":
 		out = map[string]string{"id": p.UserID, "email": p.Email}
 	case "list_integrations":
@@ -173,7 +187,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 		return mcp.CallResult{}, err
 	}
 	_, isError := out.(failed)
-	return mcp.CallResult{Text: string(b), IsError: isError, Images: images}, nil
+	return mcp.CallResult{Text: string(b), IsError: isError}, nil
 }
 
 // failed is the answer of a meta-tool that could not do its own work ({"error": message, …}); it

@@ -57,7 +57,7 @@ func notConnected(in *plugins.Integration) (Access, error) {
 }
 
 // slowPlugin writes a plugin folder whose one tool blocks in a Go handler, to observe concurrency.
-func slowPlugin(t *testing.T) string {
+func slowPlugin(t testing.TB) string {
 	dir := filepath.Join(t.TempDir(), "plugins")
 	p := filepath.Join(dir, "slowpoke")
 	if err := os.MkdirAll(p, 0o755); err != nil {
@@ -76,13 +76,13 @@ type env struct {
 	peak     atomic.Int32
 }
 
-func newEnv(t *testing.T, appender executions.Appender) *env {
+func newEnv(t testing.TB, appender executions.Appender) *env {
 	t.Helper()
 	return newEnvTransport(t, appender, nil)
 }
 
 // newEnvTransport is newEnv with the plugin tools' HTTP sent through transport.
-func newEnvTransport(t *testing.T, appender executions.Appender, transport http.RoundTripper) *env {
+func newEnvTransport(t testing.TB, appender executions.Appender, transport http.RoundTripper) *env {
 	t.Helper()
 	e := &env{store: memory.New(nil)}
 	t.Cleanup(func() { e.store.Close() })
