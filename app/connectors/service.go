@@ -99,6 +99,9 @@ type Options struct {
 	// CacheTTL bounds how long the tool-call path reuses its reads (default DefaultCacheTTL; negative
 	// turns the cache off).
 	CacheTTL time.Duration
+	// MonthlyCap is the cap on an organisation's platform-login calls of a connector slug in one UTC
+	// month (config.OrgLimits.MonthlyCap); nil: none is capped (platformlogins.go).
+	MonthlyCap func(slug string) (int, bool)
 }
 
 // Service is the connectors use case. It is safe for concurrent use.
@@ -115,6 +118,8 @@ type Service struct {
 	failedAt  map[uuid.UUID]time.Time        // the last failed run-start listing of a login
 	// refreshing serialises the token refreshes of each OAuth login on this replica.
 	refreshing map[uuid.UUID]*sync.Mutex
+	// syncs asks the platform login sync to run (platformlogins.go).
+	syncs chan struct{}
 }
 
 var (
@@ -164,7 +169,8 @@ func New(opts Options) (*Service, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{},
-		flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(opts.CacheTTL)}
+		flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(opts.CacheTTL),
+		syncs: make(chan struct{}, 1)}
 	for _, c := range opts.Connectors {
 		s.bySlug[c.Manifest.Slug] = c
 	}

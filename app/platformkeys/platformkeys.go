@@ -40,11 +40,13 @@ type Projections interface {
 // Integrations are the loaded plugins (*plugins.Registry).
 type Integrations interface {
 	Integration(name string) (*plugins.Integration, bool)
+	Integrations() []*plugins.Integration
 }
 
 // Catalog reads the connector catalog (projections/connectors.Reader).
 type Catalog interface {
 	Server(ctx context.Context, id string) (connectors.Server, error)
+	Servers(ctx context.Context) ([]connectors.Server, error)
 }
 
 // Principal is who asks: a signed-in user with their email.
@@ -66,6 +68,8 @@ type Options struct {
 	Admins []string
 	// AfterWrite runs after every write this replica makes (the platform login sync); nil: nothing.
 	AfterWrite func(ctx context.Context) error
+	// MonthlyCap is the cap of a connector slug (config.OrgLimits.MonthlyCap), shown beside the usage.
+	MonthlyCap func(slug string) (int, bool)
 	Now        func() time.Time
 }
 
@@ -271,7 +275,6 @@ func (s *Service) after(ctx context.Context, pos eventstore.Position, prev platf
 	return nil
 }
 
-
 // View is a key as the admin API shows it: never its values.
 type View struct {
 	Name   string    `json:"name"`
@@ -337,4 +340,100 @@ func (s *Service) Forget(_ []eventstore.Envelope) {
 	s.gen++
 	s.cache = map[string]cached{}
 	s.mu.Unlock()
+}
+
+// Slot is one key name the box knows, with the fields it declares and whether it is set: the rows of
+// Admin, Platform keys. Values are never part of it.
+type Slot struct {
+	View
+	Declared []Field `json:"declared"`
+	// UsedBy are the connectors whose platform login or OAuth client reads the key.
+	UsedBy []string `json:"used_by,omitempty"`
+}
+
+// Slots lists every key name the box knows (its integrations that take a key, its connectors that run
+// on their own key or a configured OAuth client without a provider, the GitHub App) and every key set
+// under another name, by name.
+func (s *Service) Slots(ctx context.Context, p Principal) ([]Slot, error) {
+	set, err := s.List(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	slots := map[string]*Slot{}
+	add := func(name string) *Slot {
+		if sl, ok := slots[name]; ok {
+			return sl
+		}
+		sl := &Slot{View: View{Name: name, Fields: []string{}}}
+		sl.Declared, _ = s.Declared(ctx, name)
+		slots[name] = sl
+		return sl
+	}
+	add(platformkey.GitHubApp)
+	for _, in := range s.opts.Integrations.Integrations() {
+		if in.Auth.APIKey != nil || in.Auth.OAuth2 != nil {
+			add("integration:" + in.Name)
+		}
+	}
+	servers, err := s.opts.Catalog.Servers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, srv := range servers {
+		var m connector.Manifest
+		if json.Unmarshal(srv.Manifest, &m) != nil {
+			continue
+		}
+		switch {
+		case m.Auth.Instance != nil:
+			sl := add(m.KeyName())
+			sl.UsedBy = append(sl.UsedBy, m.Slug)
+		case m.Auth.OAuth != nil && m.Auth.OAuth.Strategy == "configured" && m.Auth.OAuth.Provider == "":
+			sl := add("connector:" + m.Slug)
+			sl.UsedBy = append(sl.UsedBy, m.Slug)
+		}
+	}
+	for _, v := range set {
+		add(v.Name).View = v
+	}
+	out := make([]Slot, 0, len(slots))
+	for _, sl := range slots {
+		out = append(out, *sl)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Usage is one organisation's calls on one connector's platform login in one UTC month, beside the
+// connector's cap.
+type Usage struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+	ServerID       string    `json:"server_id"`
+	Slug           string    `json:"slug"`
+	Month          string    `json:"month"`
+	Calls          int       `json:"calls"`
+	// Cap is the monthly cap (nil: uncapped).
+	Cap *int `json:"cap"`
+}
+
+// Usage lists the counted calls, newest month first, with each connector's cap.
+func (s *Service) Usage(ctx context.Context, p Principal) ([]Usage, error) {
+	if err := s.requireAdmin(p); err != nil {
+		return nil, err
+	}
+	rows, err := s.opts.Reader.Usage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Usage, 0, len(rows))
+	for _, r := range rows {
+		u := Usage{OrganizationID: r.OrgID, ServerID: r.ServerID, Slug: r.Slug, Month: r.Month, Calls: r.Calls}
+		if s.opts.MonthlyCap != nil {
+			if c, ok := s.opts.MonthlyCap(r.Slug); ok {
+				u.Cap = &c
+			}
+		}
+		out = append(out, u)
+	}
+	return out, nil
 }
