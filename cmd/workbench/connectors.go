@@ -32,16 +32,24 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		reserved[strings.ReplaceAll(in.Name, "-", "")] = true
 		reserved[strings.ReplaceAll(in.Name, "-", "_")] = true
 	}
+	keys, err := m.openPlatformKeys()
+	if err != nil {
+		return nil, err
+	}
 	svc, err := connectors.New(connectors.Options{
 		Store: m.Store, DB: m.DB, Projections: m.Runner, Vault: m.Vault, Pool: pool, Scopes: connectors.OrganizationScopes{Reader: &organizations.Reader{DB: m.DB}},
 		Connectors: folders, Reserved: func(p string) bool { return reserved[p] }, AllowLoopback: m.Config.DevAllowLoopback, Logger: m.Logger,
 		// The OAuth callback lives under SERVER_PUBLIC_URL; its signed state's key is derived from the master key.
 		PublicURL: m.Config.ServerPublicURL, OAuthStateKey: m.deriveKey("mcp-oauth-state"),
+		PlatformKeys: keys, MonthlyCap: m.Config.OrgLimits.MonthlyCap,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if err := svc.Install(ctx); err != nil {
+		return nil, err
+	}
+	if err := m.startPlatformLogins(ctx, svc); err != nil {
 		return nil, err
 	}
 	return svc, nil
