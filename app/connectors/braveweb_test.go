@@ -12,7 +12,7 @@ import (
 
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/plugins/connectors"
-	braveweb "github.com/workbench/workbench/plugins/connectors/brave-web"
+	"github.com/workbench/workbench/plugins/connectors/brave-web"
 )
 
 // fakeBrave is the Brave Search API's web search as documented: GET /res/v1/web/search with q and

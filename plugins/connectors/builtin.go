@@ -14,7 +14,7 @@ import (
 	"io/fs"
 
 	"github.com/workbench/workbench/plugins/connector"
-	braveweb "github.com/workbench/workbench/plugins/connectors/brave-web"
+	"github.com/workbench/workbench/plugins/connectors/brave-web"
 	"github.com/workbench/workbench/plugins/connectors/todoist"
 )
 

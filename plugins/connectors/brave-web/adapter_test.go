@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/workbench/workbench/plugins/connector"
-	braveweb "github.com/workbench/workbench/plugins/connectors/brave-web"
+	"github.com/workbench/workbench/plugins/connectors/brave-web"
 )
 
 // The adapter calls the web search as Brave documents it and maps a refused key to a rejection.
