@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -41,6 +42,15 @@ func Mount(r chi.Router, d Deps) {
 }
 
 type routes struct{ Deps }
+
+// keyName is the {name} of the path, unescaped (the portal sends integration%3Abrave-search).
+func keyName(r *http.Request) string {
+	n := chi.URLParam(r, "name")
+	if u, err := url.PathUnescape(n); err == nil {
+		return u
+	}
+	return n
+}
 
 func (h *routes) principal(w http.ResponseWriter, r *http.Request) (platformkeys.Principal, bool) {
 	w.Header().Set("Cache-Control", "no-store")
@@ -96,7 +106,7 @@ func (h *routes) set(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeUnprocessable, "fields is required"))
 		return
 	}
-	v, err := h.Keys.Set(r.Context(), p, chi.URLParam(r, "name"), body.Fields)
+	v, err := h.Keys.Set(r.Context(), p, keyName(r), body.Fields)
 	if err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
@@ -109,7 +119,7 @@ func (h *routes) remove(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.Keys.Remove(r.Context(), p, chi.URLParam(r, "name")); err != nil {
+	if err := h.Keys.Remove(r.Context(), p, keyName(r)); err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}

@@ -118,7 +118,7 @@ func TestAdminRoutes(t *testing.T) {
 	if !found {
 		t.Fatalf("brave-search key not listed as set: %s", body)
 	}
-	if st, _ := do(adminID, "DELETE", "/api/admin/platform-keys/integration:brave-search", ""); st != http.StatusNoContent {
+	if st, _ := do(adminID, "DELETE", "/api/admin/platform-keys/integration%3Abrave-search", ""); st != http.StatusNoContent {
 		t.Fatalf("delete: %d", st)
 	}
 	if st, _ := do(adminID, "DELETE", "/api/admin/platform-keys/integration:brave-search", ""); st != http.StatusNotFound {

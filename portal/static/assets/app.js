@@ -14,6 +14,7 @@ import * as orgs from './pages/orgs.js';
 import * as connect from './pages/connect.js';
 import * as connectors from './pages/connectors.js';
 import * as live from './pages/live.js';
+import * as admin from './pages/admin.js';
 import * as notfound from './pages/notfound.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
@@ -31,6 +32,8 @@ const ROUTES = [
   { re: /^\/orgs\/([0-9a-f-]{36})\/guilds\/([0-9a-f-]{36})$/, page: orgs.guild, nav: 'orgs' },
   { re: /^\/connect\/([^/]+)$/, page: connect },
   { re: /^\/portal\/browser\/live$/, page: live },
+  { re: /^\/admin\/platform-keys$/, page: admin.keys, nav: 'admin' },
+  { re: /^\/admin\/caps$/, page: admin.caps, nav: 'admin' },
 ];
 
 const NAV = [
@@ -42,6 +45,7 @@ const NAV = [
   { id: 'receipts', href: '/receipts', label: 'Usage receipts', icon: 'search' },
   { id: 'audit', href: '/audit', label: 'Audit', icon: 'eye' },
   { id: 'orgs', href: '/orgs', label: 'Organisations', icon: 'users' },
+  { id: 'admin', href: '/admin/platform-keys', label: 'Admin', icon: 'key', admin: true },
 ];
 
 const root = document.getElementById('app');
@@ -106,7 +110,7 @@ function layout(nav, main) {
     h('aside', { class: 'sidebar' },
       h('a', { class: 'brand', href: '/', 'data-link': true }, h('span', { class: 'brand-mark' }, 'W'), h('span', {}, 'Workbench')),
       h('nav', { 'aria-label': 'Main' },
-        NAV.map((n) => h('a', { href: n.href, 'data-link': true, class: n.id === nav ? 'active' : null, 'aria-current': n.id === nav ? 'page' : null },
+        NAV.filter((n) => !n.admin || me.admin).map((n) => h('a', { href: n.href, 'data-link': true, class: n.id === nav ? 'active' : null, 'aria-current': n.id === nav ? 'page' : null },
           icon(n.icon), h('span', {}, n.label)))),
       h('div', { class: 'account', 'data-testid': 'signed-in-as' },
         h('div', { class: 'account-label' }, 'Signed in as'),
@@ -134,6 +138,8 @@ async function render() {
   if (!route.public && !me) {
     try {
       me = await api.me();
+      // Admin pages are linked for instance admins only (the server refuses everyone else anyway).
+      try { me.admin = (await api.auditMe()).admin === true; } catch { me.admin = false; }
     } catch (err) {
       if (gen !== generation) return;
       if (err.status === 401) {
