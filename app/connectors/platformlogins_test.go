@@ -2,6 +2,7 @@ package connectors_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/connectorstest"
+	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/app/platformkeys"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connector"
@@ -292,4 +294,32 @@ func newWorldAt(t *testing.T, o world0, now time.Time) *world {
 	e := connectorstest.Open(t, connectorstest.Options{Postgres: o.pg, FS: o.fs, Adapters: o.adapters, Now: now,
 		Admins: o.admins, MonthlyCap: o.caps, NoSyncAfterWrite: o.noSync})
 	return &world{Env: e, t: t, ctx: context.Background(), svc: e.Service, reader: e.Reader, scopes: e.Scopes}
+}
+
+// Concurrent calls never overshoot the cap: each count is appended with the version it read, so of
+// eight calls racing for three places exactly three reach the provider.
+func TestConcurrentPlatformCallsStopAtTheCap(t *testing.T) {
+	r := newRemote(t, platKey)
+	caps := func(string) (int, bool) { return 3, true }
+	w := newWorld(t, world0{fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}, caps: caps})
+	w.setKey(platKey)
+	calls := make([]executions.Call, 8)
+	for i := range calls {
+		calls[i] = executions.Call{Tool: "webplat_echo", Args: json.RawMessage(`{"text":"hi"}`)}
+	}
+	outs := w.Executions.Run(w.ctx, executions.Caller{UserID: user, Via: "api_key", AgentID: agent}, calls)
+	ok, capped := 0, 0
+	for _, o := range outs {
+		switch {
+		case o.Code == "":
+			ok++
+		case o.Message == platformcall.LimitMessage("webplat"):
+			capped++
+		default:
+			t.Errorf("outcome %+v", o)
+		}
+	}
+	if ok != 3 || capped != 5 || r.Calls.Load() != 3 {
+		t.Fatalf("%d ran, %d capped, provider saw %d; want 3, 5, 3", ok, capped, r.Calls.Load())
+	}
 }
