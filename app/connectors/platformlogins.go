@@ -97,6 +97,8 @@ func (s *Service) platformKey(ctx context.Context, srv connectors.Server, m *con
 // idempotent and several replicas may run it at once. A newly connected login lists its tools with
 // the key; a listing that fails is logged, and the next run start lists again.
 func (s *Service) SyncPlatformLogins(ctx context.Context) error {
+	s.syncing.Lock()
+	defer s.syncing.Unlock()
 	servers, err := s.reader.Servers(ctx)
 	if err != nil {
 		return err

@@ -118,8 +118,10 @@ type Service struct {
 	failedAt  map[uuid.UUID]time.Time        // the last failed run-start listing of a login
 	// refreshing serialises the token refreshes of each OAuth login on this replica.
 	refreshing map[uuid.UUID]*sync.Mutex
-	// syncs asks the platform login sync to run (platformlogins.go).
-	syncs chan struct{}
+	// syncs asks the platform login sync to run; syncing serialises the syncs of this replica
+	// (platformlogins.go).
+	syncs   chan struct{}
+	syncing sync.Mutex
 }
 
 var (

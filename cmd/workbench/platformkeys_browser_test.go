@@ -1,7 +1,7 @@
 package main
 
 // Admin, Platform keys and Caps usage in real headless Chromium: an instance admin sees the Admin
-// link, sets the brave-search integration's key (never shown back), the shipped brave-web connector
+// link, sets the brave-search integration's key (never shown back), the shipped brave connector
 // gets its platform login at once and a call on it shows in the caps usage against
 // WORKBENCH_ORG_LIMITS; the key is removed. Someone who is not an instance admin sees no Admin link,
 // and the page tells them it is the admins'.
@@ -18,7 +18,7 @@ import (
 
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/connectors/brave-web"
+	"github.com/workbench/workbench/plugins/connectors/brave"
 )
 
 func TestPlatformKeysPagesInChromium(t *testing.T) {
@@ -33,9 +33,9 @@ func TestPlatformKeysPagesInChromium(t *testing.T) {
 	}))
 	defer fake.Close()
 	srv := startE2EWith(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{
-		"WORKBENCH_DEV_ALLOW_LOOPBACK": "true", "WORKBENCH_ORG_LIMITS": `{"monthly_connector_calls":{"brave-web":5}}`,
+		"WORKBENCH_DEV_ALLOW_LOOPBACK": "true", "WORKBENCH_ORG_LIMITS": `{"monthly_connector_calls":{"brave":5}}`,
 	}, slog.LevelInfo, func(m *Main) {
-		m.ConnectorAdapters = map[string]connector.Adapter{"brave-web": braveweb.New(fake.URL)}
+		m.ConnectorAdapters = map[string]connector.Adapter{"brave": brave.New(fake.URL)}
 	})
 	tb := openTab(t, browser, srv.Base)
 	tb.open(startupSignInLink(t, srv)[len(srv.Base):])
@@ -47,7 +47,7 @@ func TestPlatformKeysPagesInChromium(t *testing.T) {
 		tb.waitURL(`^/admin/platform-keys$`)
 		row := `tr[data-key="integration:brave-search"]`
 		tb.el(row+` [data-testid=key-state]`, `Not set`)
-		tb.el(row, `Used by brave-web`)
+		tb.el(row, `Used by brave`)
 		tb.fill(row+` input[data-field=api_key]`, key)
 		tb.click(row+` [data-testid=save-key]`, "")
 		tb.el(`.notice-success`, `integration:brave-search is set`)
@@ -65,7 +65,7 @@ func TestPlatformKeysPagesInChromium(t *testing.T) {
 		ctx := context.Background()
 		caller := executions.Caller{UserID: user, Via: "session"}
 		prefix := ""
-		srvRow, err := srv.M.Connectors.Reader().Server(ctx, "mcp_brave-web")
+		srvRow, err := srv.M.Connectors.Reader().Server(ctx, "mcp_brave")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestPlatformKeysPagesInChromium(t *testing.T) {
 			t.Fatalf("run = %s, %v", out, err)
 		}
 		tb.open("/admin/caps")
-		tb.el(`[data-testid=caps-usage] tr td`, `brave-web`)
+		tb.el(`[data-testid=caps-usage] tr td`, `brave`)
 		tb.el(`[data-testid=caps-usage] [data-testid=calls]`, `^1$`)
 		tb.el(`[data-testid=caps-usage] [data-testid=cap]`, `^5$`)
 		tb.shot("admin-caps-usage")

@@ -13,8 +13,8 @@ func TestSyncPlatformConnectsAndDisconnects(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	id := uuid.New()
 	empty := domain.Sealed{Subject: "mcp-login:" + id.String(), Blob: []byte("sealed {}")}
-	on := SyncPlatform{NewLoginID: id, ServerID: "mcp_brave-web", KeySet: true, Credential: empty, At: at}
-	off := SyncPlatform{ServerID: "mcp_brave-web", Reason: "platform key unset", At: at}
+	on := SyncPlatform{NewLoginID: id, ServerID: "mcp_brave", KeySet: true, Credential: empty, At: at}
+	off := SyncPlatform{ServerID: "mcp_brave", Reason: "platform key unset", At: at}
 
 	// Given nothing, unset records nothing; set connects at the platform.
 	if evs, err := Decide(Initial(), off); err != nil || len(evs) != 0 {

@@ -11,7 +11,7 @@ import (
 
 func TestCountUpToTheCap(t *testing.T) {
 	at := time.Date(2026, 12, 31, 23, 59, 0, 0, time.UTC)
-	c := Count{OrgID: uuid.New(), ServerID: "mcp_brave-web", Slug: "brave-web", Capped: true, Cap: 2, At: at}
+	c := Count{OrgID: uuid.New(), ServerID: "mcp_brave", Slug: "brave", Capped: true, Cap: 2, At: at}
 	s := Initial()
 	for i := 1; i <= 2; i++ {
 		evs, err := Decide(s, c)
@@ -25,7 +25,7 @@ func TestCountUpToTheCap(t *testing.T) {
 		s = Evolve(s, ev)
 	}
 	_, err := Decide(s, c)
-	if domain.ErrorCode(err) != domain.CodeConflict || domain.ErrorMessage(err) != "ERROR: platform limit reached: brave-web calls this month" {
+	if domain.ErrorCode(err) != domain.CodeConflict || domain.ErrorMessage(err) != "ERROR: platform limit reached: brave calls this month" {
 		t.Fatalf("third call: %v", err)
 	}
 	// Uncapped counts on.

@@ -12,7 +12,7 @@ var t0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 func TestParseNames(t *testing.T) {
 	for name, want := range map[string][2]string{
 		"integration:brave-search": {KindIntegration, "brave-search"},
-		"connector:brave-web":      {KindConnector, "brave-web"},
+		"connector:brave":          {KindConnector, "brave"},
 		"github_app":               {KindGitHubApp, ""},
 	} {
 		k, s, err := Parse(name)
@@ -30,7 +30,7 @@ func TestParseNames(t *testing.T) {
 func TestSetThenRemove(t *testing.T) {
 	sealed := domain.Sealed{Subject: "platform-key:x", KeyVersion: 1, Blob: []byte("0123456789abcdef0123456789abcdef!")}
 	// Given no key, when it is set, then Set carries the sorted field names and the sealed value.
-	evs, err := Decide(Initial(), SetKey{Name: "connector:brave-web", Fields: []string{"b", "a"}, Sealed: sealed, By: "admin", At: t0})
+	evs, err := Decide(Initial(), SetKey{Name: "connector:brave", Fields: []string{"b", "a"}, Sealed: sealed, By: "admin", At: t0})
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("set: %v, %v", evs, err)
 	}
@@ -43,12 +43,12 @@ func TestSetThenRemove(t *testing.T) {
 		t.Fatal("not set after Set")
 	}
 	// When it is removed, then Removed; removing again is not found.
-	evs, err = Decide(s, RemoveKey{Name: "connector:brave-web", By: "admin", At: t0})
+	evs, err = Decide(s, RemoveKey{Name: "connector:brave", By: "admin", At: t0})
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("remove: %v, %v", evs, err)
 	}
 	s = Evolve(s, evs[0])
-	if _, err := Decide(s, RemoveKey{Name: "connector:brave-web", By: "admin", At: t0}); domain.ErrorCode(err) != domain.CodeNotFound {
+	if _, err := Decide(s, RemoveKey{Name: "connector:brave", By: "admin", At: t0}); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Errorf("second remove: %v, want CodeNotFound", err)
 	}
 }

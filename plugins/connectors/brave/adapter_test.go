@@ -1,4 +1,4 @@
-package braveweb_test
+package brave_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/connectors/brave-web"
+	"github.com/workbench/workbench/plugins/connectors/brave"
 )
 
 // The adapter calls the web search as Brave documents it and maps a refused key to a rejection.
@@ -25,14 +25,14 @@ func TestWebSearch(t *testing.T) {
 		_, _ = w.Write([]byte(`{"web":{"results":[{"title":"The Go Programming Language","url":"https://go.dev/","description":"Go is","age":"x"}]}}`))
 	}))
 	defer srv.Close()
-	a := braveweb.New(srv.URL)
+	a := brave.New(srv.URL)
 	ac := connector.Context{HTTP: srv.Client()}
 	out, err := a.Call(context.Background(), "web_search", json.RawMessage(`{"query":"golang","count":5}`), map[string]string{"api_key": "good"}, ac)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var r struct {
-		Results []braveweb.Result `json:"results"`
+		Results []brave.Result `json:"results"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil || len(r.Results) != 1 || r.Results[0].URL != "https://go.dev/" {
 		t.Fatalf("out = %s, %v", out, err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/plugins/connectors"
-	"github.com/workbench/workbench/plugins/connectors/brave-web"
+	"github.com/workbench/workbench/plugins/connectors/brave"
 )
 
 // fakeBrave is the Brave Search API's web search as documented: GET /res/v1/web/search with q and
@@ -39,13 +39,13 @@ func fakeBrave(t *testing.T, key string, calls *atomic.Int64) *httptest.Server {
 	return srv
 }
 
-// braveFS is the shipped brave-web folder.
+// braveFS is the shipped brave folder.
 func braveFS(t *testing.T) fs.FS {
-	raw, err := fs.ReadFile(connectors.FS(), "brave-web/connector.json")
+	raw, err := fs.ReadFile(connectors.FS(), "brave/connector.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fstest.MapFS{"brave-web/connector.json": {Data: raw}}
+	return fstest.MapFS{"brave/connector.json": {Data: raw}}
 }
 
 // The shipped Brave Web Search connector runs on the brave-search integration's platform key: set
@@ -55,8 +55,8 @@ func TestBraveWebRunsOnThePlatformKey(t *testing.T) {
 	const key = "BSA-platform-key-0042"
 	var calls atomic.Int64
 	fake := fakeBrave(t, key, &calls)
-	w := newWorld(t, world0{fs: braveFS(t), adapters: map[string]connector.Adapter{"brave-web": braveweb.New(fake.URL)}, admins: []string{adminEmail}})
-	srv, err := w.reader.Server(w.ctx, "mcp_brave-web")
+	w := newWorld(t, world0{fs: braveFS(t), adapters: map[string]connector.Adapter{"brave": brave.New(fake.URL)}, admins: []string{adminEmail}})
+	srv, err := w.reader.Server(w.ctx, "mcp_brave")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestBraveWebRunsOnThePlatformKey(t *testing.T) {
 		t.Fatalf("search = %+v, provider calls %d", o, calls.Load())
 	}
 	res := string(o.Result)
-	if strings.Contains(res, key) || !strings.Contains(res, "searched with [REDACTED:platform_brave-web_api_key]") || !strings.Contains(res, "Result for go") {
+	if strings.Contains(res, key) || !strings.Contains(res, "searched with [REDACTED:platform_brave_api_key]") || !strings.Contains(res, "Result for go") {
 		t.Fatalf("result = %s", res)
 	}
 }
