@@ -216,7 +216,7 @@ func (s *Service) Set(ctx context.Context, p Principal, name string, fields map[
 	if err != nil {
 		return View{}, fmt.Errorf("seal platform key: %w", err)
 	}
-	prev, _, err := s.opts.Reader.Key(ctx, name)
+	prev, err := s.current(ctx, name)
 	if err != nil {
 		return View{}, err
 	}
@@ -240,7 +240,7 @@ func (s *Service) Remove(ctx context.Context, p Principal, name string) error {
 	if _, _, err := platformkey.Parse(name); err != nil {
 		return err
 	}
-	prev, _, err := s.opts.Reader.Key(ctx, name)
+	prev, err := s.current(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -257,15 +257,26 @@ func (s *Service) md(p Principal) eventstore.Metadata {
 	return eventstore.Metadata{Actor: p.ID.String(), Time: s.opts.Now().UTC()}
 }
 
+// current is the sealed value the key's stream holds now (zero when unset), read from the stream
+// itself rather than the read model, which may not hold another replica's write yet. A write racing
+// another may still find its predecessor replaced by then; its values then stay sealed in the log.
+func (s *Service) current(ctx context.Context, name string) (domain.Sealed, error) {
+	st, _, err := eventstore.LoadState(ctx, s.opts.Store, platformkey.StreamName(name), aggregate)
+	if err != nil || !st.IsSet {
+		return domain.Sealed{}, err
+	}
+	return st.Last.Sealed, nil
+}
+
 // after waits for the read model, shreds the values the write replaced (prev), and runs AfterWrite.
-func (s *Service) after(ctx context.Context, pos eventstore.Position, prev platform.Key, md eventstore.Metadata) error {
+func (s *Service) after(ctx context.Context, pos eventstore.Position, prev domain.Sealed, md eventstore.Metadata) error {
 	if err := s.opts.Projections.WaitFor(ctx, pos); err != nil {
 		return fmt.Errorf("wait for the read models: %w", err)
 	}
 	s.Forget(nil)
-	if prev.Sealed.Subject != "" {
+	if prev.Subject != "" {
 		// The values this write replaced or removed open to nothing from now on, in every copy.
-		if err := s.opts.Vault.Shred(ctx, prev.Sealed.Subject, md); err != nil {
+		if err := s.opts.Vault.Shred(ctx, prev.Subject, md); err != nil {
 			return fmt.Errorf("shred the previous platform key: %w", err)
 		}
 	}
