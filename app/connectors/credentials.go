@@ -122,10 +122,15 @@ func (s *Service) adapterContext(loginID uuid.UUID, m *connector.Manifest, c Cre
 }
 
 // redactor replaces every credential value (four characters or more) in a text, raw and as it
-// appears inside a JSON string.
-type redactor []string
+// appears inside a JSON string: with Redacted, or with a platform key's label (platformlogins.go).
+type redactor []redaction
 
-func newRedactor(c Creds) redactor {
+type redaction struct{ value, with string }
+
+func newRedactor(c Creds) redactor { return labelledRedactor(c, nil) }
+
+// labelledRedactor replaces the value of field k of c with labels[k], Redacted when it has none.
+func labelledRedactor(c Creds, labels map[string]string) redactor {
 	var r redactor
 	for k, v := range c {
 		if len(v) < 4 || k == credInstallation {
@@ -133,15 +138,19 @@ func newRedactor(c Creds) redactor {
 			// blank it wherever it appears in a result (an account name, an issue number).
 			continue
 		}
-		r = append(r, v)
+		with := Redacted
+		if l, ok := labels[k]; ok {
+			with = l
+		}
+		r = append(r, redaction{v, with})
 		if b, err := json.Marshal(v); err == nil {
 			if esc := string(b[1 : len(b)-1]); esc != v {
-				r = append(r, esc)
+				r = append(r, redaction{esc, with})
 			}
 		}
 	}
 	// Longest first, so a value containing another is replaced whole.
-	sort.Slice(r, func(i, j int) bool { return len(r[i]) > len(r[j]) })
+	sort.Slice(r, func(i, j int) bool { return len(r[i].value) > len(r[j].value) })
 	return r
 }
 
@@ -150,14 +159,14 @@ const Redacted = "[REDACTED]"
 
 func (r redactor) text(s string) string {
 	for _, v := range r {
-		s = strings.ReplaceAll(s, v, Redacted)
+		s = strings.ReplaceAll(s, v.value, v.with)
 	}
 	return s
 }
 
 func (r redactor) json(b []byte) []byte {
 	for _, v := range r {
-		if bytes.Contains(b, []byte(v)) {
+		if bytes.Contains(b, []byte(v.value)) {
 			return []byte(r.text(string(b)))
 		}
 	}

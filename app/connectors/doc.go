@@ -34,6 +34,14 @@
 // that names it, each an event. A switched-off connector refuses Connect and offers no tools. Whether
 // a connector is set up reads the platform keys it needs (PlatformKeys; nil: none is set).
 //
+// Platform logins (platformlogins.go): a connector whose manifest names auth.instance gets one login
+// owned by the platform while its platform key is set (PlatformKeys), connected with an empty sealed
+// payload, its default switches at the platform scope; SyncPlatformLogins keeps it so (at boot, after a
+// key write, and from RunPlatformSync when CatalogChanged or PlatformKeysChanged see an event). A call on
+// it reads the key at call time, is redacted as [REDACTED:platform_<slug>_<field>], and is counted per
+// organisation, connector and UTC month on its own stream (domain/platformcall), refused past
+// Options.MonthlyCap before it reaches the provider. An organisation's own login is more specific and wins.
+//
 // Credentials are sealed with the vault under the subject "mcp-login:<login id>" and are opened only
 // to call the endpoint or the adapter; their values are redacted from every tool result and error.
 package connectors

@@ -86,7 +86,7 @@ func (s *Service) githubAPIURL() string {
 // githubApp reads the platform key github_app; a key not set, or set without what an installation
 // needs, is not set up.
 func (s *Service) githubApp(ctx context.Context) (githubApp, error) {
-	f, ok, err := s.platformKey(ctx, githubAppKey)
+	f, ok, err := s.readPlatformKey(ctx, githubAppKey)
 	if err != nil {
 		return githubApp{}, err
 	}

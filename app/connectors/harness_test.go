@@ -45,6 +45,10 @@ type world0 struct {
 	pg       bool
 	fs       fs.FS
 	adapters map[string]connector.Adapter
+	// Platform keys and caps (platformlogins_test.go).
+	admins []string
+	caps   func(slug string) (int, bool)
+	noSync bool
 }
 
 // world is one node with the helpers the tests speak in.
@@ -59,7 +63,8 @@ type world struct {
 
 func newWorld(t *testing.T, o world0) *world {
 	t.Helper()
-	e := connectorstest.Open(t, connectorstest.Options{Postgres: o.pg, FS: o.fs, Adapters: o.adapters})
+	e := connectorstest.Open(t, connectorstest.Options{Postgres: o.pg, FS: o.fs, Adapters: o.adapters,
+		Admins: o.admins, MonthlyCap: o.caps, NoSyncAfterWrite: o.noSync})
 	return &world{Env: e, t: t, ctx: context.Background(), svc: e.Service, reader: e.Reader, scopes: e.Scopes}
 }
 

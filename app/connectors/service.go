@@ -112,6 +112,9 @@ type Options struct {
 	// GitHubURL and GitHubAPIURL are GitHub's web and REST API bases for the github_app strategy
 	// (empty: DefaultGitHubURL and DefaultGitHubAPIURL).
 	GitHubURL, GitHubAPIURL string
+	// MonthlyCap is the cap on an organisation's platform-login calls of a connector slug in one UTC
+	// month (config.OrgLimits.MonthlyCap); nil: none is capped (platformlogins.go).
+	MonthlyCap func(slug string) (int, bool)
 }
 
 // Service is the connectors use case. It is safe for concurrent use.
@@ -130,6 +133,10 @@ type Service struct {
 	refreshing map[uuid.UUID]*sync.Mutex
 	// installTokens are the GitHub App installation access tokens this replica holds, by login.
 	installTokens map[uuid.UUID]installToken
+	// syncs asks the platform login sync to run; syncing serialises the syncs of this replica
+	// (platformlogins.go).
+	syncs   chan struct{}
+	syncing sync.Mutex
 }
 
 var (
@@ -179,7 +186,8 @@ func New(opts Options) (*Service, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{},
-		flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(opts.CacheTTL)}
+		flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(opts.CacheTTL),
+		syncs: make(chan struct{}, 1)}
 	for _, c := range opts.Connectors {
 		s.bySlug[c.Manifest.Slug] = c
 	}

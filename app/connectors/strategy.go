@@ -229,7 +229,7 @@ func (s *Service) integrationClient(ctx context.Context, in *plugins.Integration
 		auth = tokenAuthPost
 	}
 	key := "integration:" + in.Name
-	fields, ok, err := s.platformKey(ctx, key)
+	fields, ok, err := s.readPlatformKey(ctx, key)
 	if err != nil {
 		return oauthClient{}, err
 	}
@@ -252,7 +252,7 @@ func (s *Service) integrationClient(ctx context.Context, in *plugins.Integration
 // connectorClient is a configured connector's own client, the platform key connector:<slug>.
 func (s *Service) connectorClient(ctx context.Context, m *connector.Manifest) (oauthClient, error) {
 	key := "connector:" + m.Slug
-	fields, ok, err := s.platformKey(ctx, key)
+	fields, ok, err := s.readPlatformKey(ctx, key)
 	if err != nil {
 		return oauthClient{}, err
 	}
@@ -263,8 +263,8 @@ func (s *Service) connectorClient(ctx context.Context, m *connector.Manifest) (o
 	return oauthClient{ID: strings.TrimSpace(fields["client_id"]), Secret: strings.TrimSpace(fields["client_secret"]), Key: key}, nil
 }
 
-// platformKey reads a platform key at call time; a store that cannot answer is 503.
-func (s *Service) platformKey(ctx context.Context, name string) (map[string]string, bool, error) {
+// readPlatformKey reads a platform key at call time; a store that cannot answer is 503.
+func (s *Service) readPlatformKey(ctx context.Context, name string) (map[string]string, bool, error) {
 	if s.opts.PlatformKeys == nil {
 		return nil, false, nil
 	}

@@ -110,6 +110,16 @@ func (s *Service) Relist(ctx context.Context, actor string, loginID uuid.UUID) e
 	if err != nil {
 		return err
 	}
+	if l.Owner.Scope == login.ScopePlatform { // a platform login lists with the platform key
+		pc, _, ok, err := s.platformKey(ctx, srv, m)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return domain.Errorf(domain.CodeNotConnected, "%s runs on a platform key that is not set", m.DisplayName)
+		}
+		creds = pc
+	}
 	if err := s.list(ctx, actor, srv, m, l.State, creds); err != nil {
 		return providerError("list tools", err, newRedactor(creds))
 	}
@@ -309,7 +319,7 @@ func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name s
 		return executions.SourceTool{}, false, err
 	}
 	return executions.SourceTool{Integration: t.ServerID, Run: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		return s.call(ctx, t.Login, t.Remote, args)
+		return s.call(withCaller(ctx, caller), t.Login, t.Remote, args)
 	}}, true, nil
 }
 
@@ -343,6 +353,14 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 	if err != nil {
 		return nil, err
 	}
+	// A platform login calls with the platform key, counted against the cap (platformlogins.go).
+	plat, err := s.platformCall(ctx, l, srv, m)
+	if err != nil {
+		return nil, err
+	}
+	if plat != nil {
+		creds = plat.creds
+	}
 	// An OAuth login's tokens are refreshed before any adapter code or remote call.
 	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
 		return nil, err
@@ -359,6 +377,9 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 		out, err = s.callWith(ctx, l, m, creds, remote, args)
 	}
 	red := s.redactorFor(l.LoginID, creds)
+	if plat != nil {
+		red = plat.red
+	}
 	if err != nil {
 		return nil, providerError(remote, err, red)
 	}

@@ -33,6 +33,10 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		reserved[strings.ReplaceAll(in.Name, "-", "")] = true
 		reserved[strings.ReplaceAll(in.Name, "-", "_")] = true
 	}
+	keys, err := m.openPlatformKeys()
+	if err != nil {
+		return nil, err
+	}
 	svc, err := connectors.New(connectors.Options{
 		Store: m.Store, DB: m.DB, Projections: m.Runner, Vault: m.Vault, Pool: pool, Scopes: connectors.OrganizationScopes{Reader: &organizations.Reader{DB: m.DB}},
 		Connectors: folders, Reserved: func(p string) bool { return reserved[p] }, AllowLoopback: m.Config.DevAllowLoopback, Logger: m.Logger,
@@ -41,11 +45,15 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		// The configured OAuth strategy with a provider signs in with an integration's endpoints and client.
 		Integrations: m.Plugins, IntegrationClients: m.pluginClients(m.getenv()),
 		MaxMCPServers: m.Config.OrgLimits.MaxMCPServers,
+		PlatformKeys: keys, MonthlyCap: m.Config.OrgLimits.MonthlyCap,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if err := svc.Install(ctx); err != nil {
+		return nil, err
+	}
+	if err := m.startPlatformLogins(ctx, svc); err != nil {
 		return nil, err
 	}
 	return svc, nil

@@ -35,6 +35,7 @@ import (
 	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/app/organizations"
+	"github.com/workbench/workbench/app/platformkeys"
 	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain/mcpsession"
@@ -76,6 +77,7 @@ import (
 	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
 	organizationsrm "github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/platform"
 	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
 )
 
@@ -118,6 +120,8 @@ type Main struct {
 
 	// Connectors is the connectors use case, once Serve has started.
 	Connectors *connectors.Service
+	// PlatformKeys are the platform keys (Admin, Platform keys), once Serve has started.
+	PlatformKeys *platformkeys.Service
 	// ConnectorAdapters, when set before Open, replaces the shipped connectors' adapters by slug
 	// (tests point an adapter at a fake provider).
 	ConnectorAdapters map[string]connector.Adapter
@@ -160,7 +164,8 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
 		Projections: []projections.Projection{identity.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
-			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New(), connectorsrm.New()},
+			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New(), connectorsrm.New(),
+			platform.NewKeys(), platform.NewCalls()},
 		Logger:     m.Logger,
 		Registerer: m.Registry,
 		WriteGate:  m.writeGate,
@@ -545,6 +550,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	m.Connectors = connectorSvc
+	goRun("platform login sync", connectorSvc.RunPlatformSync)
 	// Tool requests to providers are client spans (the trace context goes upstream only when the
 	// integration's manifest opts in).
 	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger,
@@ -667,6 +673,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			jotHandler.Mount(r)
 			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger,
 				Admins: m.Config.Admins, Users: identity.Reader{DB: m.DB}})
+			m.mountPlatformKeys(r, sessions)
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 			// The live view of each user's browser session, its reset, and cookie capture (handlers/browser).
 			browserhttp.Mount(r, browserhttp.Deps{

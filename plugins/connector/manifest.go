@@ -58,6 +58,27 @@ type Auth struct {
 	Fields []Field `json:"fields,omitempty"`
 	Header *Header `json:"header,omitempty"`
 	OAuth  *OAuth  `json:"oauth,omitempty"`
+	// Instance makes the connector run on a platform key for every organisation without a login of
+	// its own (spec connectors.md, Platform logins).
+	Instance *Instance `json:"instance,omitempty"`
+}
+
+// Instance is auth.instance, in one of two forms: {integration, field}, that field of one of the
+// box's integrations (only a connector the box ships, source core, may use it), or {own: true}, the
+// token connector's own auth.fields held as the platform key connector:<slug>.
+type Instance struct {
+	Integration string `json:"integration,omitempty"`
+	Field       string `json:"field,omitempty"`
+	Own         bool   `json:"own,omitempty"`
+}
+
+// KeyName is the platform key the instance form reads: integration:<plugin slug>, or
+// connector:<slug> for {own: true}.
+func (m *Manifest) KeyName() string {
+	if i := m.Auth.Instance; i != nil && !i.Own {
+		return "integration:" + i.Integration
+	}
+	return "connector:" + m.Slug
 }
 
 // Field is one input of a token login.
@@ -201,6 +222,10 @@ func Load(fsys fs.FS, source string, adapters map[string]Adapter) ([]*Connector,
 			problems = append(problems, Problem{Folder: e.Name(), Reasons: reasons})
 			continue
 		}
+		if i := c.Manifest.Auth.Instance; i != nil && i.Integration != "" && source != "core" {
+			problems = append(problems, Problem{Folder: e.Name(), Reasons: []string{"auth.instance {integration, field} is for a connector the box ships (source core); use {own: true}"}})
+			continue
+		}
 		c.Source = source
 		out = append(out, c)
 	}
@@ -257,6 +282,7 @@ func Parse(folder string, raw []byte, adapter Adapter) (*Connector, []string) {
 	if m.Auth.Kind != AuthToken && len(m.Auth.Fields) > 0 {
 		reasons = append(reasons, "auth.fields are for auth.kind token")
 	}
+	reasons = append(reasons, checkInstance(&m)...)
 	seen := map[string]bool{}
 	for _, f := range m.Auth.Fields {
 		if seen[f.Name] {
@@ -322,4 +348,24 @@ func flatten(ve *jsonschema.ValidationError) []string {
 		out = append(out, flatten(c)...)
 	}
 	return out
+}
+
+// checkInstance is auth.instance's load-time rules: exactly one form; {integration, field} names both
+// and the login has one token to carry it; {own: true} is for a token connector.
+func checkInstance(m *Manifest) []string {
+	i := m.Auth.Instance
+	if i == nil {
+		return nil
+	}
+	var reasons []string
+	switch {
+	case i.Own && (i.Integration != "" || i.Field != ""):
+		reasons = append(reasons, "auth.instance is either {integration, field} or {own: true}, not both")
+	case !i.Own && (i.Integration == "" || i.Field == ""):
+		reasons = append(reasons, "auth.instance {integration, field} needs both, or {own: true}")
+	}
+	if m.Auth.Kind != AuthToken {
+		reasons = append(reasons, "auth.instance is for auth.kind token")
+	}
+	return reasons
 }

@@ -4,9 +4,10 @@
 //
 // Shipped: sentry (Sentry's hosted MCP server, dynamic OAuth: connecting it registers a client and
 // signs in through the browser), github-mcp (GitHub's remote MCP server with a personal access token), and
-// todoist (adapter-only, Todoist's REST API with an API token and a project lookup), and github
+// todoist (adapter-only, Todoist's REST API with an API token and a project lookup), github
 // (adapter-only, GitHub's REST API as an installation of the box's GitHub App: the github_app OAuth
-// strategy).
+// strategy), and brave (adapter-only, the Brave Search API's web search, on the platform's
+// brave-search key through auth.instance, or an organisation's own key).
 package connectors
 
 import (
@@ -14,6 +15,7 @@ import (
 	"io/fs"
 
 	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/plugins/connectors/brave"
 	"github.com/workbench/workbench/plugins/connectors/github"
 	"github.com/workbench/workbench/plugins/connectors/todoist"
 )
@@ -27,7 +29,7 @@ func FS() fs.FS { return folders }
 // Adapters returns the shipped adapters by slug, a fresh map each call so a caller (a test) may
 // replace one.
 func Adapters() map[string]connector.Adapter {
-	return map[string]connector.Adapter{"todoist": todoist.New(""), "github": github.New("")}
+	return map[string]connector.Adapter{"todoist": todoist.New(""), "github": github.New(""), "brave": brave.New("")}
 }
 
 // Load loads the shipped folders with adapters (Adapters() when nil).

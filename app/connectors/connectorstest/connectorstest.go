@@ -32,6 +32,7 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/app/platformkeys"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
@@ -48,6 +49,7 @@ import (
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/audit"
 	connectorsrm "github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/platform"
 )
 
 // Remote is a real MCP server on loopback behind a check of the bearer token as a provider makes
@@ -207,6 +209,12 @@ type Options struct {
 	// Configure, when set, changes the service's options before it is made (platform keys, an
 	// integration lookup, GitHub's URLs).
 	Configure func(*connectors.Options)
+	// Admins are the instance admins' emails of Env.Keys (the platform keys).
+	Admins []string
+	// MonthlyCap caps platform-login calls by connector slug (nil: none).
+	MonthlyCap func(slug string) (int, bool)
+	// NoSyncAfterWrite leaves the platform login sync out of a key write (a test drives it itself).
+	NoSyncAfterWrite bool
 }
 
 // Env is one Workbench node.
@@ -220,7 +228,10 @@ type Env struct {
 	Scopes     *Scopes
 	Reader     connectorsrm.Reader
 	Vault      *vault.Vault
-	now        atomic.Pointer[time.Time]
+	// Keys are the platform keys (app/platformkeys), the service's PlatformKeys.
+	Keys     *platformkeys.Service
+	Registry *plugins.Registry
+	now      atomic.Pointer[time.Time]
 }
 
 // Open opens a node: migrated database, event store, vault, the connectors projection running, the
@@ -273,7 +284,7 @@ func Open(t testing.TB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: []projections.Projection{connectorsrm.New(), audit.New()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: []projections.Projection{connectorsrm.New(), audit.New(), platform.NewKeys(), platform.NewCalls()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,8 +308,27 @@ func Open(t testing.TB, o Options) *Env {
 	}, Deny: map[login.Owner]bool{}, Defaults: map[uuid.UUID]uuid.UUID{User: Agent}}
 	e.Pool = mcpclient.New(mcpclient.Options{AllowLoopback: true, Resolver: o.Resolver})
 	t.Cleanup(e.Pool.Close)
+	reg, problems2 := plugins.Load(ctx, plugins.Options{})
+	if len(problems2) > 0 {
+		t.Fatalf("plugins: %v", problems2)
+	}
+	e.Registry = reg
+	clock := func() time.Time { return *e.now.Load() }
+	if e.Keys, err = platformkeys.New(platformkeys.Options{Store: store, Reader: platform.Reader{DB: db}, Projections: runner, Vault: v,
+		Integrations: reg, Catalog: e.Reader, Admins: o.Admins, Now: clock, AfterWrite: func(ctx context.Context) error {
+			if o.NoSyncAfterWrite {
+				return nil
+			}
+			return e.Service.SyncPlatformLogins(ctx)
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.AfterApply(platform.KeysName, e.Keys.Forget); err != nil {
+		t.Fatal(err)
+	}
 	so := connectors.Options{Store: store, DB: db, Projections: runner, Vault: v, Pool: e.Pool, Scopes: e.Scopes, Connectors: cs,
-		AllowLoopback: true, Resolver: o.Resolver, Now: e.Now, Reserved: func(p string) bool { return p == "github" }}
+		AllowLoopback: true, Resolver: o.Resolver, Now: clock, Reserved: func(p string) bool { return p == "github" },
+		PlatformKeys: e.Keys, MonthlyCap: o.MonthlyCap}
 	if o.Configure != nil {
 		o.Configure(&so)
 	}
@@ -307,10 +337,6 @@ func Open(t testing.TB, o Options) *Env {
 	}
 	if err := e.Service.Install(ctx); err != nil {
 		t.Fatal(err)
-	}
-	reg, problems2 := plugins.Load(ctx, plugins.Options{})
-	if len(problems2) > 0 {
-		t.Fatalf("plugins: %v", problems2)
 	}
 	if e.Executions, err = executions.New(executions.Options{Registry: reg, Credentials: NoCredentials{}, Store: store, Sources: []executions.ToolSource{e.Service}}); err != nil {
 		t.Fatal(err)

@@ -88,4 +88,10 @@ export const api = {
   auditBlast: (params) => request('GET', '/api/admin/audit/blast-radius?' + new URLSearchParams(params)),
   grantAuditor: (email) => request('POST', '/api/admin/auditors', { email }),
   revokeAuditor: (email) => request('DELETE', `/api/admin/auditors/${encodeURIComponent(email)}`),
+
+  // Admin: platform keys and the caps usage (instance admins).
+  platformKeys: () => request('GET', '/api/admin/platform-keys'),
+  setPlatformKey: (name, fields) => request('PUT', `/api/admin/platform-keys/${encodeURIComponent(name)}`, { fields }),
+  removePlatformKey: (name) => request('DELETE', `/api/admin/platform-keys/${encodeURIComponent(name)}`),
+  connectorCalls: () => request('GET', '/api/admin/connector-calls'),
 };

@@ -15,6 +15,7 @@ import * as connect from './pages/connect.js';
 import * as connectors from './pages/connectors.js';
 import * as live from './pages/live.js';
 import * as catalog from './pages/catalog.js';
+import * as admin from './pages/admin.js';
 import * as notfound from './pages/notfound.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
@@ -33,6 +34,8 @@ const ROUTES = [
   { re: /^\/connect\/([^/]+)$/, page: connect },
   { re: /^\/portal\/browser\/live$/, page: live },
   { re: /^\/admin\/catalog$/, page: catalog, nav: 'admin-catalog' },
+  { re: /^\/admin\/platform-keys$/, page: admin.keys, nav: 'admin' },
+  { re: /^\/admin\/caps$/, page: admin.caps, nav: 'admin' },
 ];
 
 const NAV = [
@@ -46,6 +49,7 @@ const NAV = [
   { id: 'orgs', href: '/orgs', label: 'Organisations', icon: 'users' },
   // admin: shown to instance admins alone (me.admin).
   { id: 'admin-catalog', href: '/admin/catalog', label: 'Connector catalog', icon: 'plug', admin: true },
+  { id: 'admin', href: '/admin/platform-keys', label: 'Platform keys', icon: 'key', admin: true },
 ];
 
 const root = document.getElementById('app');
