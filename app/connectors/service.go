@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -99,6 +100,11 @@ type Options struct {
 	// CacheTTL bounds how long the tool-call path reuses its reads (default DefaultCacheTTL; negative
 	// turns the cache off).
 	CacheTTL time.Duration
+	// StateBudget bounds a run start's state hooks, all together (default DefaultStateBudget; state.go).
+	StateBudget time.Duration
+	// Registry is the connector registry an instance admin installs from (CONNECTOR_REGISTRY_DIR;
+	// registry.go); nil: none.
+	Registry fs.FS
 }
 
 // Service is the connectors use case. It is safe for concurrent use.

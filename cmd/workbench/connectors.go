@@ -37,6 +37,7 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		Connectors: folders, Reserved: func(p string) bool { return reserved[p] }, AllowLoopback: m.Config.DevAllowLoopback, Logger: m.Logger,
 		// The OAuth callback lives under SERVER_PUBLIC_URL; its signed state's key is derived from the master key.
 		PublicURL: m.Config.ServerPublicURL, OAuthStateKey: m.deriveKey("mcp-oauth-state"),
+		Registry: connectorRegistry(m.Config.ConnectorRegistry),
 	})
 	if err != nil {
 		return nil, err

@@ -28,7 +28,9 @@ type Installed struct {
 	Source     string          `json:"source"`
 	Version    string          `json:"version,omitempty"`
 	Publisher  string          `json:"publisher,omitempty"`
-	At         time.Time       `json:"at"`
+	// Verified: the registry vouches for it (registry.go); a core folder is verified by being core.
+	Verified bool      `json:"verified,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 func (Installed) EventType() string { return TypeInstalled }

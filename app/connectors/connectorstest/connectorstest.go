@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -201,6 +202,11 @@ type Options struct {
 	Resolver ssrf.Resolver
 	// Now starts the clock (default 2026-12-01 09:00 UTC); Env.Advance moves it.
 	Now time.Time
+	// StateBudget is the service's state-hook budget (zero: the default); Logger its logger.
+	StateBudget time.Duration
+	Logger      *slog.Logger
+	// Registry is the connector registry (nil: none).
+	Registry fs.FS
 }
 
 // Env is one Workbench node.
@@ -292,7 +298,8 @@ func Open(t testing.TB, o Options) *Env {
 	e.Pool = mcpclient.New(mcpclient.Options{AllowLoopback: true, Resolver: o.Resolver})
 	t.Cleanup(e.Pool.Close)
 	if e.Service, err = connectors.New(connectors.Options{Store: store, DB: db, Projections: runner, Vault: v, Pool: e.Pool, Scopes: e.Scopes, Connectors: cs,
-		AllowLoopback: true, Resolver: o.Resolver, Now: func() time.Time { return *e.now.Load() }, Reserved: func(p string) bool { return p == "github" }}); err != nil {
+		AllowLoopback: true, Resolver: o.Resolver, Now: func() time.Time { return *e.now.Load() }, Reserved: func(p string) bool { return p == "github" },
+		StateBudget: o.StateBudget, Logger: o.Logger, Registry: o.Registry}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Service.Install(ctx); err != nil {
