@@ -1,7 +1,8 @@
 // Package connector is the write side of the connector catalog: a connector row is installed from its
 // folder at boot (spec connectors.md, Where connectors come from). Each install replaces the manifest
 // and source and keeps the switch, the OAuth client, the overrides and the tool prefix given at the
-// first install. Stream: connector-<id>.
+// first install. A connector installed from the registry (InstallFromRegistry, registry.go) only ever
+// creates its row: a second install of the slug is a conflict. Stream: connector-<id>.
 package connector
 
 import (

@@ -5,4 +5,8 @@
 // switches, its settings and lookups, test calls, and removal. Every route needs a signed-in portal
 // user; state-changing routes also need a same-origin request. The admin and organisation catalogs
 // are still to come.
+//
+// The connector registry (registry.go, MountRegistry): GET /api/admin/mcp/registry and
+// POST /api/admin/mcp/registry/{slug}/install, for instance admins only (Config.Admins; anyone else
+// signed in is a 403).
 package connectors

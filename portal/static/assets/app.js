@@ -14,6 +14,7 @@ import * as orgs from './pages/orgs.js';
 import * as connect from './pages/connect.js';
 import * as connectors from './pages/connectors.js';
 import * as live from './pages/live.js';
+import * as registry from './pages/registry.js';
 import * as notfound from './pages/notfound.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
@@ -31,6 +32,7 @@ const ROUTES = [
   { re: /^\/orgs\/([0-9a-f-]{36})\/guilds\/([0-9a-f-]{36})$/, page: orgs.guild, nav: 'orgs' },
   { re: /^\/connect\/([^/]+)$/, page: connect },
   { re: /^\/portal\/browser\/live$/, page: live },
+  { re: /^\/admin\/registry$/, page: registry },
 ];
 
 const NAV = [
