@@ -25,5 +25,5 @@ func DecideRegistry(s State, c InstallFromRegistry) ([]domain.Event, error) {
 	if ev.Source != SourceRegistry {
 		return nil, domain.Errorf(domain.CodeInvalid, "install from the registry: source is %q", ev.Source)
 	}
-	return Decide(s, Install(c))
+	return Decide(s, Install{Event: ev})
 }
