@@ -33,10 +33,14 @@ func registryFS(u string) fstest.MapFS {
 // records a registry row (verified, publisher, version) that connects like any other; the refusals
 // are 404 for an unknown slug, 409 naming the existing connector, and 422 naming the manifest's
 // problems; and the row outlives a restart that has no registry at all, because it is an event.
-func TestRegistryInstall(t *testing.T) {
+func TestRegistryInstallSQLite(t *testing.T) { testRegistryInstall(t, false) }
+
+func TestRegistryInstallPostgres(t *testing.T) { testRegistryInstall(t, true) }
+
+func testRegistryInstall(t *testing.T, pg bool) {
 	const tok = "tok-registry-0123456789"
 	r := newRemote(t, tok)
-	e := connectorstest.Open(t, connectorstest.Options{FS: manifestFS(r.URL(), nil), Registry: registryFS(r.URL())})
+	e := connectorstest.Open(t, connectorstest.Options{Postgres: pg, FS: manifestFS(r.URL(), nil), Registry: registryFS(r.URL())})
 	ctx := t.Context()
 	entries, err := e.Service.Registry(ctx)
 	if err != nil {
