@@ -44,4 +44,14 @@
 //
 // Credentials are sealed with the vault under the subject "mcp-login:<login id>" and are opened only
 // to call the endpoint or the adapter; their values are redacted from every tool result and error.
+//
+// State hooks (state.go): at a run start (an MCP session's initialize) RunContext runs the state hooks
+// of the connectors the agent has On, in parallel under one budget (Options.StateBudget, 5 s), each
+// value measured (32,000 serialised bytes), redacted against its login's credentials, or replaced by
+// {"unavailable": reason}; core keys (connector.ReservedStateKeys) are dropped. Instructions renders the
+// state's intros and values and the offered connectors' prompt.guidance for the session's instructions.
+//
+// The connector registry (registry.go): Options.Registry (CONNECTOR_REGISTRY_DIR) lists connectors an
+// instance admin installs as registry rows (a connector.installed event with source registry, verified,
+// publisher and version), refused when the slug is taken (409), unknown (404) or does not load (422).
 package connectors

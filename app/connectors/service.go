@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -115,6 +116,11 @@ type Options struct {
 	// MonthlyCap is the cap on an organisation's platform-login calls of a connector slug in one UTC
 	// month (config.OrgLimits.MonthlyCap); nil: none is capped (platformlogins.go).
 	MonthlyCap func(slug string) (int, bool)
+	// StateBudget bounds a run start's state hooks, all together (default DefaultStateBudget; state.go).
+	StateBudget time.Duration
+	// Registry is the connector registry an instance admin installs from (CONNECTOR_REGISTRY_DIR;
+	// registry.go); nil: none.
+	Registry fs.FS
 }
 
 // Service is the connectors use case. It is safe for concurrent use.

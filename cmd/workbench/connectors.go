@@ -45,7 +45,8 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		// The configured OAuth strategy with a provider signs in with an integration's endpoints and client.
 		Integrations: m.Plugins, IntegrationClients: m.pluginClients(m.getenv()),
 		MaxMCPServers: m.Config.OrgLimits.MaxMCPServers,
-		PlatformKeys: keys, MonthlyCap: m.Config.OrgLimits.MonthlyCap,
+		PlatformKeys:  keys, MonthlyCap: m.Config.OrgLimits.MonthlyCap,
+		Registry: connectorRegistry(m.Config.ConnectorRegistry),
 	})
 	if err != nil {
 		return nil, err

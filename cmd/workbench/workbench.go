@@ -674,6 +674,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger,
 				Admins: m.Config.Admins, Users: identity.Reader{DB: m.DB}})
 			m.mountPlatformKeys(r, sessions)
+			connectorshttp.MountRegistry(r, connectorshttp.RegistryDeps{Sessions: sessions, Connectors: s.connectors, Users: identity.Reader{DB: m.DB}, Admins: m.Config.Admins, Logger: m.Logger})
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 			// The live view of each user's browser session, its reset, and cookie capture (handlers/browser).
 			browserhttp.Mount(r, browserhttp.Deps{

@@ -3,7 +3,8 @@
 // and source and keeps the switch, the OAuth client, the overrides and the tool prefix given at the
 // first install. Stream: connector-<id>. The catalog's edits (catalog.go: the switch, the overrides,
 // the rows added by hand) fold on the same stream; slugs and prefixes of rows added by hand are claimed
-// on connector-catalog (slugs.go).
+// on connector-catalog (slugs.go). A connector installed from the registry (InstallFromRegistry,
+// registry.go) only ever creates its row: a second install of the slug is a conflict.
 package connector
 
 import (
@@ -30,7 +31,9 @@ type Installed struct {
 	Source     string          `json:"source"`
 	Version    string          `json:"version,omitempty"`
 	Publisher  string          `json:"publisher,omitempty"`
-	At         time.Time       `json:"at"`
+	// Verified: the registry vouches for it (registry.go); a core folder is verified by being core.
+	Verified bool      `json:"verified,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 func (Installed) EventType() string { return TypeInstalled }

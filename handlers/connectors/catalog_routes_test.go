@@ -2,7 +2,6 @@ package connectors_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,18 +18,7 @@ import (
 	"github.com/workbench/workbench/handlers/connectors"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/identity"
 )
-
-type users map[uuid.UUID]string
-
-func (u users) UserByID(_ context.Context, id uuid.UUID) (identity.User, error) {
-	e, ok := u[id]
-	if !ok {
-		return identity.User{}, identity.ErrNotFound
-	}
-	return identity.User{ID: id, Email: e}, nil
-}
 
 // The admin catalog and organisation server routes over HTTP on real portal sessions: every route
 // refuses a non-admin (403) or a non-owner (member 403, stranger 404), another organisation's id is

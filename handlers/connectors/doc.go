@@ -11,4 +11,8 @@
 // user's email through Deps.Users; anyone else is a 403). An organisation's own servers
 // (orgservers.go): /api/orgs/{org}/mcp/servers, written by the organisation's owners and admins (a
 // member is a 403, anyone else a 404, as is another organisation's server id).
+//
+// The connector registry (registry.go, MountRegistry): GET /api/admin/mcp/registry and
+// POST /api/admin/mcp/registry/{slug}/install, for instance admins only (Config.Admins; anyone else
+// signed in is a 403).
 package connectors

@@ -28,4 +28,8 @@
 // arguments that fail their schema; -32601 for an unknown method; -32001 with HTTP 401 for a missing or bad
 // credential; tool failures are the ToolSet's business and come back as results (CallResult.IsError
 // sets isError).
+//
+// A ToolSet that implements RunInstructor adds, per session, to Options.Instructions in the initialize
+// result (the connectors' state and guidance, instructions.go); initialize waits for it beside the run
+// start's other work, and the ToolSet bounds its time (5 s for the connectors' state hooks).
 package mcp

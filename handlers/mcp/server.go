@@ -482,14 +482,15 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 		s.reply(w, r, errorResponse(req.ID, CodeInternalError, "Internal error: could not start a session"))
 		return
 	}
+	instructions := s.beginInstructions(r, p)
 	s.startRun(r, p)
 	result := map[string]any{
 		"protocolVersion": version,
 		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}, "logging": map[string]any{}},
 		"serverInfo":      s.initInfo,
 	}
-	if s.opts.Instructions != "" {
-		result["instructions"] = s.opts.Instructions
+	if text := instructions(); text != "" {
+		result["instructions"] = text
 	}
 	w.Header().Set("Mcp-Session-Id", sid)
 	s.reply(w, r, response{JSONRPC: "2.0", ID: req.ID, Result: result})

@@ -82,6 +82,8 @@ type Config struct {
 	AuditSink AuditSink
 	// OrgLimits is the policy every organisation runs under (WORKBENCH_ORG_LIMITS, orglimits.go).
 	OrgLimits OrgLimits
+	// ConnectorRegistry is where instance admins install connectors from (CONNECTOR_REGISTRY_DIR, registry.go).
+	ConnectorRegistry ConnectorRegistry
 
 	// Browser sessions (internal/browser): the Chromium executable (WORKBENCH_CHROMIUM), sessions per
 	// server (BROWSER_MAX_SESSIONS), pages per session (BROWSER_MAX_PAGES), memory per session
@@ -281,6 +283,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.OrgLimits, err = readOrgLimits(getenv); err != nil {
+		return c, err
+	}
+	if c.ConnectorRegistry, err = readConnectorRegistry(getenv); err != nil {
 		return c, err
 	}
 	return c, nil

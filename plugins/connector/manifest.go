@@ -45,6 +45,9 @@ type Manifest struct {
 	Tools          []ManifestTool  `json:"tools,omitempty"`
 	Policy         Policy          `json:"policy,omitzero"`
 	SettingsSchema json.RawMessage `json:"settings_schema,omitempty"`
+	// State and Prompt feed the agent's instructions at a run start (state.go).
+	State  *StateSpec `json:"state,omitempty"`
+	Prompt *Prompt    `json:"prompt,omitempty"`
 }
 
 // Endpoint is the remote MCP server.
@@ -306,6 +309,7 @@ func Parse(folder string, raw []byte, adapter Adapter) (*Connector, []string) {
 			}
 		}
 	}
+	reasons = append(reasons, checkState(&m, adapter)...)
 	if len(m.SettingsSchema) > 0 {
 		if _, err := ParseSettingsSchema(m.SettingsSchema); err != nil {
 			reasons = append(reasons, "settings_schema: "+err.Error())

@@ -69,7 +69,7 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		_, err = tx.ExecContext(ctx, `INSERT INTO connectors (id, slug, tool_prefix, manifest, digest, source, publisher, version, verified, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (id) DO UPDATE SET slug = $2, manifest = $4, digest = $5, source = $6, publisher = $7, version = $8, verified = $9, updated_at = $10`,
-			e.ID, e.Slug, e.ToolPrefix, string(e.Manifest), e.Digest, e.Source, e.Publisher, e.Version, boolInt(e.Source == "core"), dbtime.Format(e.At))
+			e.ID, e.Slug, e.ToolPrefix, string(e.Manifest), e.Digest, e.Source, e.Publisher, e.Version, boolInt(e.Source == "core" || e.Verified), dbtime.Format(e.At))
 		return err
 	case login.SwitchesCleared:
 		_, err = tx.ExecContext(ctx, `DELETE FROM mcp_tool_switches WHERE scope = $1 AND scope_id = $2 AND server_id = $3`,

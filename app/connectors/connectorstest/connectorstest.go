@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -215,6 +216,11 @@ type Options struct {
 	MonthlyCap func(slug string) (int, bool)
 	// NoSyncAfterWrite leaves the platform login sync out of a key write (a test drives it itself).
 	NoSyncAfterWrite bool
+	// StateBudget is the service's state-hook budget (zero: the default); Logger its logger.
+	StateBudget time.Duration
+	Logger      *slog.Logger
+	// Registry is the connector registry (nil: none).
+	Registry fs.FS
 }
 
 // Env is one Workbench node.
@@ -328,7 +334,8 @@ func Open(t testing.TB, o Options) *Env {
 	}
 	so := connectors.Options{Store: store, DB: db, Projections: runner, Vault: v, Pool: e.Pool, Scopes: e.Scopes, Connectors: cs,
 		AllowLoopback: true, Resolver: o.Resolver, Now: clock, Reserved: func(p string) bool { return p == "github" },
-		PlatformKeys: e.Keys, MonthlyCap: o.MonthlyCap}
+		PlatformKeys: e.Keys, MonthlyCap: o.MonthlyCap,
+		StateBudget: o.StateBudget, Logger: o.Logger, Registry: o.Registry}
 	if o.Configure != nil {
 		o.Configure(&so)
 	}

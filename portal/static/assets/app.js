@@ -16,6 +16,7 @@ import * as connectors from './pages/connectors.js';
 import * as live from './pages/live.js';
 import * as catalog from './pages/catalog.js';
 import * as admin from './pages/admin.js';
+import * as registry from './pages/registry.js';
 import * as notfound from './pages/notfound.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
@@ -36,6 +37,7 @@ const ROUTES = [
   { re: /^\/admin\/catalog$/, page: catalog, nav: 'admin-catalog' },
   { re: /^\/admin\/platform-keys$/, page: admin.keys, nav: 'admin' },
   { re: /^\/admin\/caps$/, page: admin.caps, nav: 'admin' },
+  { re: /^\/admin\/registry$/, page: registry, nav: 'admin-registry' },
 ];
 
 const NAV = [
@@ -50,6 +52,7 @@ const NAV = [
   // admin: shown to instance admins alone (me.admin).
   { id: 'admin-catalog', href: '/admin/catalog', label: 'Connector catalog', icon: 'plug', admin: true },
   { id: 'admin', href: '/admin/platform-keys', label: 'Platform keys', icon: 'key', admin: true },
+  { id: 'admin-registry', href: '/admin/registry', label: 'Connector registry', icon: 'plug', admin: true },
 ];
 
 const root = document.getElementById('app');
