@@ -32,7 +32,11 @@
 // SetInTransaction): its rows and its checkpoint commit with the events and the same fsync, instead of
 // a transaction of their own after them. It is applied there only when it is exactly at the batch's
 // start and its loop is idle, each projection in a savepoint; otherwise, or when it fails, the loop
-// applies the events as it does for any projection. AfterApply registers a function called with
+// applies the events as it does for any projection. On PostgreSQL the same hook is installed with
+// eventstore/postgres.Store's SetInTransaction; that store calls it only when it can tell the position
+// right before the batch (no transaction below the batch's own xid still running), so the checkpoint
+// never passes an event that commits later, and replicas sharing the database keep one checkpoint
+// row between them as they do for the loops. AfterApply registers a function called with
 // every batch a projection has applied, once committed and before WaitFor reports it (the API-key
 // cache of projections/identity empties itself there).
 //

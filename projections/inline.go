@@ -24,7 +24,7 @@ type Inline interface {
 // inlineSavepoint encloses one projection's inline writes, so that a failure undoes them alone.
 const inlineSavepoint = "projection_inline"
 
-// InTransaction is the SQLite event store's in-transaction hook (eventstore/sqlite.Store's
+// InTransaction is the SQLite and PostgreSQL event stores' in-transaction hook (their
 // SetInTransaction): it applies envs, the events a batch is about to commit, to every Inline
 // projection that is exactly at before (the log's last position ahead of the batch), and moves its
 // checkpoint to the batch's last event, all inside the append's transaction, each projection within

@@ -179,6 +179,11 @@ func (m *Main) Open(ctx context.Context) error {
 		// call costs one fsync, not a second one for its record.
 		s.SetInTransaction(runner.InTransaction)
 	}
+	if s, ok := m.rawStore.(*postgres.Store); ok {
+		// On PostgreSQL too, when the store can tell where the log stood before a batch (no
+		// transaction below it still running); otherwise the projection's loop writes it.
+		s.SetInTransaction(runner.InTransaction)
+	}
 	m.Accounts = &accounts.Service{Store: m.Store, Vault: m.Vault}
 	if err := m.openCompliance(); err != nil {
 		return err

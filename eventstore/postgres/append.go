@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/workbench/workbench/eventstore"
 )
@@ -53,9 +52,16 @@ RETURNING id, xid, position`
 	// row of each request is written only if its stream has the version before it (a NULL version
 	// otherwise, which NOT NULL refuses), so a stream that is not as far as expected is refused too.
 	// Any refusal fails the statement and the batch is decided again the two-round-trip way.
+	//
+	// The version check is a scalar subquery (at most one row: (stream, version) is unique), not
+	// EXISTS: PostgreSQL may plan an EXISTS in an expression as a hashed subplan, and on a table not
+	// yet analyzed it did: every batch read the whole events table to build the hash (seen with
+	// auto_explain; a 64-event batch took 15 ms on a log of 2,500 events and grew with the log). A
+	// scalar subquery is never hashed, so each first row costs one probe of the (stream, version)
+	// index, whatever the log's size or statistics.
 	fastInsertSQL = `INSERT INTO events (id, stream, version, type, schema_version, data, metadata)
 SELECT u.id, u.stream,
-	CASE WHEN u.version = 1 OR NOT u.first OR EXISTS (SELECT 1 FROM events e WHERE e.stream = u.stream AND e.version = u.version - 1)
+	CASE WHEN u.version = 1 OR NOT u.first OR (SELECT true FROM events e WHERE e.stream = u.stream AND e.version = u.version - 1)
 	THEN u.version END,
 	u.type, u.sv, u.data, u.md
 FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::bytea[], $7::json[], $8::bool[])
@@ -64,6 +70,30 @@ ORDER BY u.n
 RETURNING id, xid, position`
 
 	notifySQL = `SELECT pg_notify($1, '')`
+
+	// beforeSQL, run in a batch's transaction after its insert, tells where the log stands before the
+	// batch: blocked says a transaction of this database whose xid is below the batch's own may still
+	// be running (it may yet write events that order before the batch), and (xid, position) is the
+	// last event ordered before the batch (NULL for an empty log). A transaction below the batch's xid
+	// may be running if the statement's snapshot lists it, or if its xid is at or past the snapshot's
+	// xmax (the newest completed xid plus one: every xid from there up to the batch's own has not
+	// completed). Those that pg_stat_activity places in another database are left out, as readAllSQL
+	// does. When blocked is false, every transaction below the batch's has ended and all of their
+	// events are visible to this statement, so that event is exactly the one a reader meets before the
+	// batch's first.
+	beforeSQL = `WITH s AS (SELECT pg_current_snapshot() AS snap, pg_current_xact_id() AS cur)
+SELECT EXISTS (
+	SELECT 1 FROM (
+		SELECT x FROM s, pg_snapshot_xip(s.snap) AS x WHERE x < s.cur
+		UNION ALL
+		SELECT g::text::xid8 FROM s, generate_series(pg_snapshot_xmax(s.snap)::text::bigint, s.cur::text::bigint - 1) AS g
+	) AS r(x)
+	WHERE r.x::text::bigint % 4294967296 NOT IN (
+		SELECT backend_xid::text::bigint FROM pg_stat_activity
+		WHERE backend_xid IS NOT NULL
+		  AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))),
+	b.xid, b.position
+FROM s LEFT JOIN LATERAL (SELECT xid, position FROM events WHERE xid < s.cur ORDER BY xid DESC, position DESC LIMIT 1) AS b ON true`
 )
 
 // errFastRefused says the one-round-trip insert was refused (see fastInsertSQL): the batch is to be
@@ -164,11 +194,12 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 		}
 	}
 
-	conn, err := s.pool.Acquire(ctx)
+	bc, err := s.acquire(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("postgres: append: acquire connection: %w", err)
 	}
-	defer conn.Release()
+	defer bc.release()
+	conn := bc.conn
 	inTx := true
 	defer func() {
 		if inTx {
@@ -184,11 +215,11 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 	if len(rows.ids) == 0 {
 		inTx = false
 		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
-			conn.Conn().Close(context.Background()) //nolint:errcheck // the pool discards it either way
+			conn.Close(context.Background()) //nolint:errcheck // the pool discards it either way
 		}
 		return outcomes, nil, nil
 	}
-	positions, err := s.insertAndCommit(ctx, conn, &rows, false)
+	positions, err := s.insertAndCommit(ctx, bc, &rows, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,14 +260,14 @@ func planFast(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutc
 // commitFast writes a batch planned by planFast in one round trip: begin, insert, notify, commit.
 // errFastRefused means the insert was refused and nothing was written.
 func (s *Store) commitFast(ctx context.Context, batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome, rows planned, lastRow []int) ([]eventstore.AppendOutcome, []eventstore.Envelope, error) {
-	conn, err := s.pool.Acquire(ctx)
+	bc, err := s.acquire(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("postgres: append: acquire connection: %w", err)
 	}
-	defer conn.Release()
-	positions, err := s.insertAndCommit(ctx, conn, &rows, true)
+	defer bc.release()
+	positions, err := s.insertAndCommit(ctx, bc, &rows, true)
 	if err != nil {
-		abort(conn)
+		abort(bc.conn)
 		s.slowAfterFast.Add(1)
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "23502") {
@@ -288,7 +319,7 @@ func precheck(batch []eventstore.AppendRequest) (outcomes []eventstore.AppendOut
 
 // readHeads is round trip 1: begin, lock the streams, read their versions and where the batch's event ids
 // already live.
-func readHeads(ctx context.Context, conn *pgxpool.Conn, streams []string, ids []uuid.UUID) (map[string]int64, map[uuid.UUID]stored, error) {
+func readHeads(ctx context.Context, conn *pgx.Conn, streams []string, ids []uuid.UUID) (map[string]int64, map[uuid.UUID]stored, error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(lockStreamsSQL, streams)
@@ -383,7 +414,18 @@ func plan(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome,
 // insertAndCommit is round trip 2: insert the planned rows, notify, commit. It returns each row's
 // position. When the connection fails while COMMIT is on its way it asks the server what became of the
 // transaction; an error means the transaction is not known to have committed (the caller aborts it).
-func (s *Store) insertAndCommit(ctx context.Context, conn *pgxpool.Conn, rows *planned, fast bool) ([]eventstore.Position, error) {
+//
+// When an in-transaction hook is installed (SetInTransaction), the insert and the notify-and-commit go
+// in two round trips, and between them the hook writes through bc.sql in the same transaction. The
+// insert's round trip also asks where the log stood before the batch (beforeSQL), which the hook is
+// given; when that cannot be told (a transaction that may still write events is running below this
+// one), the hook is not called.
+func (s *Store) insertAndCommit(ctx context.Context, bc *batchConn, rows *planned, fast bool) ([]eventstore.Position, error) {
+	conn := bc.conn
+	hook := s.inTx.Load()
+	if bc.sql == nil {
+		hook = nil
+	}
 	b := &pgx.Batch{}
 	if fast {
 		b.Queue("BEGIN")
@@ -391,10 +433,18 @@ func (s *Store) insertAndCommit(ctx context.Context, conn *pgxpool.Conn, rows *p
 	} else {
 		b.Queue(insertSQL, rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata)
 	}
-	b.Queue(notifySQL, NotifyChannel)
-	b.Queue("COMMIT")
+	if hook != nil {
+		b.Queue(beforeSQL)
+	} else {
+		b.Queue(notifySQL, NotifyChannel)
+		b.Queue("COMMIT")
+	}
 	positions := make([]eventstore.Position, len(rows.ids))
-	var xid uint64
+	var (
+		xid         uint64
+		before      eventstore.Position
+		beforeKnown bool
+	)
 	br := conn.SendBatch(ctx, b)
 	err := func() error {
 		if fast {
@@ -427,6 +477,19 @@ func (s *Store) insertAndCommit(ctx context.Context, conn *pgxpool.Conn, rows *p
 		if n != len(rows.ids) {
 			return fmt.Errorf("insert: %d rows returned, want %d", n, len(rows.ids))
 		}
+		if hook != nil {
+			var blocked bool
+			var bx *uint64
+			var bp *int64
+			if err := br.QueryRow().Scan(&blocked, &bx, &bp); err != nil {
+				return fmt.Errorf("read the log's end before the batch: %w", err)
+			}
+			beforeKnown = !blocked
+			if bx != nil && bp != nil {
+				before = eventstore.Position{Commit: *bx, Prepare: uint64(*bp)}
+			}
+			return br.Close()
+		}
 		if _, err := br.Exec(); err != nil {
 			return fmt.Errorf("notify: %w", err)
 		}
@@ -436,27 +499,67 @@ func (s *Store) insertAndCommit(ctx context.Context, conn *pgxpool.Conn, rows *p
 		br.Close()
 		return nil, fmt.Errorf("postgres: append: %w", err)
 	}
+	var commitErr error
+	if hook != nil {
+		var after func(committed bool)
+		if beforeKnown {
+			after = (*hook)(ctx, bc.sql, before, envelopes(rows, positions))
+		}
+		committed := false
+		if after != nil {
+			defer func() { after(committed) }()
+		}
+		if conn.PgConn().TxStatus() != 'T' {
+			// The hook must leave the transaction open and usable; it did not, so nothing committed.
+			return nil, errors.New("postgres: append: the in-transaction hook ended the transaction")
+		}
+		b = &pgx.Batch{}
+		b.Queue(notifySQL, NotifyChannel)
+		b.Queue("COMMIT")
+		br = conn.SendBatch(ctx, b)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, fmt.Errorf("postgres: append: notify: %w", err)
+		}
+		commitErr = s.finishCommit(br, xid)
+		committed = commitErr == nil
+		if commitErr != nil {
+			return nil, commitErr
+		}
+		return positions, nil
+	}
+	if commitErr = s.finishCommit(br, xid); commitErr != nil {
+		return nil, commitErr
+	}
+	return positions, nil
+}
+
+// finishCommit reads COMMIT's answer, the last of br's results, and closes br. When the connection
+// failed while COMMIT was on its way it asks the server what became of transaction xid; an error means
+// the transaction is not known to have committed.
+func (s *Store) finishCommit(br pgx.BatchResults, xid uint64) error {
 	_, commitErr := br.Exec()
 	if closeErr := br.Close(); commitErr == nil {
 		commitErr = closeErr
 	}
-	if commitErr != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(commitErr, &pgErr) {
-			return nil, fmt.Errorf("postgres: append: commit: %w", commitErr)
-		}
-		// The connection failed while COMMIT was on its way: the outcome is in doubt. Ask the server
-		// what became of the transaction (pg_xact_status exists for exactly this).
-		committed, err := s.resolveInDoubt(xid)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: append: commit: %w (outcome unknown: %v)", commitErr, err)
-		}
-		if !committed {
-			return nil, fmt.Errorf("postgres: append: commit: %w", commitErr)
-		}
-		s.log.Warn("postgres: commit reply lost, transaction found committed", "xid", xid)
+	if commitErr == nil {
+		return nil
 	}
-	return positions, nil
+	var pgErr *pgconn.PgError
+	if errors.As(commitErr, &pgErr) {
+		return fmt.Errorf("postgres: append: commit: %w", commitErr)
+	}
+	// The connection failed while COMMIT was on its way: the outcome is in doubt. Ask the server
+	// what became of the transaction (pg_xact_status exists for exactly this).
+	committed, err := s.resolveInDoubt(xid)
+	if err != nil {
+		return fmt.Errorf("postgres: append: commit: %w (outcome unknown: %v)", commitErr, err)
+	}
+	if !committed {
+		return fmt.Errorf("postgres: append: commit: %w", commitErr)
+	}
+	s.log.Warn("postgres: commit reply lost, transaction found committed", "xid", xid)
+	return nil
 }
 
 // envelopes builds the envelopes of the committed rows, in global order.
@@ -497,14 +600,14 @@ func checkText(req eventstore.AppendRequest) error {
 
 // abort ends a transaction left open by an error. If ROLLBACK cannot be sent, the connection is closed
 // and the pool discards it (which aborts the transaction on the server).
-func abort(conn *pgxpool.Conn) {
+func abort(conn *pgx.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if conn.Conn().IsClosed() || conn.Conn().PgConn().TxStatus() == 'I' {
+	if conn.IsClosed() || conn.PgConn().TxStatus() == 'I' {
 		return
 	}
 	if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
-		conn.Conn().Close(ctx) //nolint:errcheck // the pool discards a closed connection
+		conn.Close(ctx) //nolint:errcheck // the pool discards a closed connection
 	}
 }
 

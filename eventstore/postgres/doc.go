@@ -19,6 +19,18 @@
 // rest of the batch commits. The locks make replicas that share the database wait for each other per
 // stream, and the UNIQUE (stream, version) constraint is the backstop.
 //
+// A batch whose requests all name their stream's version, each on a stream of its own, is written in
+// one round trip (begin, insert, notify, commit; see fastInsertSQL), as a bare single-row insert is.
+//
+// In-transaction writes. SetInTransaction installs a hook called between a batch's insert and its
+// commit, on the same connection (a database/sql connection held from batch to batch, so the hook's
+// prepared statements stay prepared), with the position of the last event ordered before the batch:
+// projections.Runner.InTransaction writes the audit read model and its checkpoint there, so they are
+// durable with the events' own commit. The position is given only when it is certain, that is when no
+// transaction of this database whose xid is below the batch's can still be running (see beforeSQL);
+// otherwise the hook is not called and the projection's own loop applies the events. A batch written
+// with a hook takes two round trips.
+//
 // Wake-ups. Each append transaction sends NOTIFY workbench_events; every Store LISTENs on a dedicated
 // connection and wakes its subscribers, so a subscriber on one replica sees another replica's commits
 // at once. Subscribers also poll, because a transaction that notifies nobody can hold events back

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/workbench/workbench/eventstore"
 )
@@ -41,6 +43,12 @@ type Store struct {
 	poll     time.Duration
 
 	batcher *eventstore.Batcher
+	// inTx is the in-transaction hook (SetInTransaction). While one is installed, batches are written
+	// on held, a database/sql connection on the pool (through sqlDB) kept from batch to batch, so the
+	// hook's prepared statements stay prepared; only the batcher's goroutine touches held.
+	inTx  atomic.Pointer[InTransaction]
+	sqlDB *sql.DB
+	held  *sql.Conn
 	// fast counts the batches committed in one round trip, slowAfterFast those whose one-round-trip
 	// insert was refused (tests read them).
 	fast, slowAfterFast atomic.Int64
@@ -97,11 +105,99 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		err = nil
 		s.batcher.Close()
+		if s.held != nil {
+			s.held.Close()
+		}
+		if s.sqlDB != nil {
+			s.sqlDB.Close()
+		}
 		close(s.closed)
 		s.stopListen()
 		<-s.listenerDone
 	})
 	return err
+}
+
+// InTransaction is called inside every batch's transaction that writes events, after they are
+// inserted and before COMMIT, with the position of the last event ordered before the batch and the
+// batch's events in global order (their Data is the appenders' and must not be kept). It is called
+// only when that position is certain: no transaction that could still write an event ordered before
+// the batch is running (see beforeSQL); otherwise the batch commits without it. It may write through
+// conn, a database/sql connection inside the transaction: a read model kept in the append's own
+// transaction, durable with the events' commit (projections.Runner.InTransaction). It must leave the
+// transaction open and usable and must not fail it: whatever it cannot do it leaves to be done later,
+// since the batch commits either way (a hook that ends the transaction fails the batch, and the
+// batcher decides it again). The function it returns, when not nil, is called once the transaction
+// has ended, with whether it committed. It runs on the batcher's goroutine while the batch waits: it
+// must be quick and must not append.
+type InTransaction func(ctx context.Context, conn *sql.Conn, before eventstore.Position, envs []eventstore.Envelope) (after func(committed bool))
+
+// SetInTransaction installs fn (nil removes it) for the batches that start from now on. A batch
+// written with a hook takes two round trips instead of one (the hook runs between the insert and the
+// commit).
+func (s *Store) SetInTransaction(fn InTransaction) {
+	if fn == nil {
+		s.inTx.Store(nil)
+		return
+	}
+	s.inTx.Store(&fn)
+}
+
+// batchConn is the connection one batch is written on: a pool connection, or the held database/sql
+// connection when a hook is installed (sql is then set).
+type batchConn struct {
+	conn    *pgx.Conn
+	sql     *sql.Conn
+	release func()
+}
+
+// acquire returns the connection for one batch (batcher goroutine only).
+func (s *Store) acquire(ctx context.Context) (*batchConn, error) {
+	if s.inTx.Load() == nil {
+		if s.held != nil {
+			s.held.Close()
+			s.held = nil
+		}
+		pc, err := s.pool.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &batchConn{conn: pc.Conn(), release: pc.Release}, nil
+	}
+	if s.held == nil {
+		if s.sqlDB == nil {
+			s.sqlDB = stdlib.OpenDBFromPool(s.pool)
+		}
+		c, err := s.sqlDB.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.held = c
+	}
+	var conn *pgx.Conn
+	if err := s.held.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("database/sql connection is a %T, not pgx's", dc)
+		}
+		conn = sc.Conn()
+		return nil
+	}); err != nil {
+		s.held.Close()
+		s.held = nil
+		return nil, err
+	}
+	// The pgx connection is used beside database/sql's: the held *sql.Conn is this goroutine's alone
+	// and is not used by anyone else meanwhile, so the two never overlap.
+	held := s.held
+	return &batchConn{conn: conn, sql: held, release: func() {
+		if conn.IsClosed() {
+			held.Close()
+			if s.held == held {
+				s.held = nil
+			}
+		}
+	}}, nil
 }
 
 func (s *Store) isClosed() bool {
