@@ -40,7 +40,7 @@ func (h *routes) admin(next func(w http.ResponseWriter, r *http.Request, user uu
 			return
 		}
 		if !ok {
-			h.fail(w, r, domain.Errorf(domain.CodeForbidden, "only an instance admin edits the connector catalog"))
+			h.fail(w, r, domain.Errorf(domain.CodeForbidden, "only an instance admin (WORKBENCH_ADMINS) may do this"))
 			return
 		}
 		next(w, r, user)
@@ -56,7 +56,7 @@ func (h *routes) isAdmin(ctx context.Context, user uuid.UUID) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, err
+		return false, &domain.Error{Code: domain.CodeUnavailable, Message: "the user store cannot be read now", Err: err}
 	}
 	for _, a := range h.Admins {
 		if u.Email != "" && strings.EqualFold(a, u.Email) {

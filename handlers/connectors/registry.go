@@ -1,19 +1,14 @@
 package connectors
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/connectors"
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/projections/identity"
 )
 
 // RegistryDeps wire the connector registry's admin routes.
@@ -34,9 +29,9 @@ func MountRegistry(r chi.Router, d RegistryDeps) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &registryRoutes{RegistryDeps: d, base: &routes{Deps: Deps{Sessions: d.Sessions, Connectors: d.Connectors, Logger: d.Logger}}}
-	r.Get("/api/admin/mcp/registry", h.base.user(h.admin(h.list)))
-	r.Post("/api/admin/mcp/registry/{slug}/install", h.base.user(h.admin(h.install)))
+	h := &registryRoutes{RegistryDeps: d, base: &routes{Deps: Deps{Sessions: d.Sessions, Connectors: d.Connectors, Logger: d.Logger, Admins: d.Admins, Users: d.Users}}}
+	r.Get("/api/admin/mcp/registry", h.base.admin(h.list))
+	r.Post("/api/admin/mcp/registry/{slug}/install", h.base.admin(h.install))
 }
 
 type registryRoutes struct {
@@ -44,28 +39,7 @@ type registryRoutes struct {
 	base *routes
 }
 
-// admin lets an instance admin through; anyone else is a 403. A user store that cannot be read is a 503.
-func (h *registryRoutes) admin(next func(w http.ResponseWriter, r *http.Request, email string)) func(http.ResponseWriter, *http.Request, uuid.UUID) {
-	return func(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
-		u, err := h.Users.UserByID(r.Context(), user)
-		switch {
-		case errors.Is(err, identity.ErrNotFound):
-			h.base.fail(w, r, domain.Errorf(domain.CodeUnauthenticated, "sign in to the workbench portal first"))
-			return
-		case err != nil:
-			h.base.fail(w, r, &domain.Error{Code: domain.CodeUnavailable, Message: "the user store cannot be read now", Err: err})
-			return
-		}
-		email := strings.ToLower(strings.TrimSpace(u.Email))
-		if email == "" || !slices.Contains(h.Admins, email) {
-			h.base.fail(w, r, domain.Errorf(domain.CodeForbidden, "only an instance admin may install connectors from the registry"))
-			return
-		}
-		next(w, r, email)
-	}
-}
-
-func (h *registryRoutes) list(w http.ResponseWriter, r *http.Request, _ string) {
+func (h *registryRoutes) list(w http.ResponseWriter, r *http.Request, _ uuid.UUID) {
 	entries, err := h.Connectors.Registry(r.Context())
 	if err != nil {
 		h.base.fail(w, r, err)
@@ -74,8 +48,8 @@ func (h *registryRoutes) list(w http.ResponseWriter, r *http.Request, _ string) 
 	handlers.WriteJSON(w, http.StatusOK, map[string]any{"entries": entries})
 }
 
-func (h *registryRoutes) install(w http.ResponseWriter, r *http.Request, email string) {
-	v, err := h.Connectors.InstallFromRegistry(r.Context(), email, chi.URLParam(r, "slug"))
+func (h *registryRoutes) install(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	v, err := h.Connectors.InstallFromRegistry(r.Context(), user.String(), chi.URLParam(r, "slug"))
 	if err != nil {
 		h.base.fail(w, r, err)
 		return

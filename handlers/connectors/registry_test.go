@@ -44,7 +44,7 @@ func TestRegistryRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin, member := uuid.New(), uuid.New()
+	admin, member := uuid.New(), connectorstest.User // the member reads the catalog as connectorstest's user, whose agent is in its organisation
 	r := chi.NewRouter()
 	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service})
 	connectors.MountRegistry(r, connectors.RegistryDeps{Sessions: sessions, Connectors: env.Service,
@@ -89,6 +89,9 @@ func TestRegistryRoutes(t *testing.T) {
 		t.Fatalf("install: %d %v", code, body)
 	}
 	code, _, body = m.do("GET", "/api/mcp/servers", nil, false)
+	if code != 200 {
+		t.Fatalf("servers: %d %v", code, body)
+	}
 	var row map[string]any
 	for _, s := range body["servers"].([]any) {
 		if s.(map[string]any)["id"] == "mcp_notes" {
