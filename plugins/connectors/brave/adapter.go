@@ -8,8 +8,6 @@ package brave
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -60,17 +58,9 @@ func (a *Adapter) search(ctx context.Context, ac connector.Context, key, q strin
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("X-Subscription-Token", key)
-	resp, err := ac.HTTP.Do(req)
+	b, err := ac.Send(req, "Brave Search", maxBody)
 	if err != nil {
-		return nil, &connector.Error{Message: "Brave Search could not be reached"}
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, &connector.Error{Message: "Brave Search's answer could not be read"}
-	}
-	if resp.StatusCode >= 300 {
-		return nil, &connector.Error{Status: resp.StatusCode, Message: fmt.Sprintf("Brave Search answered %d", resp.StatusCode)}
+		return nil, err
 	}
 	var r struct {
 		Web struct {

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -62,25 +63,19 @@ func (a *Adapter) do(ctx context.Context, ac connector.Context, creds map[string
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := ac.HTTP.Do(req)
-	if err != nil {
-		return nil, &connector.Error{Message: "GitHub could not be reached"}
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, &connector.Error{Message: "GitHub's answer could not be read"}
-	}
-	if resp.StatusCode >= 300 {
+	b, err := ac.Send(req, "GitHub", maxBody)
+	var ce *connector.Error
+	if errors.As(err, &ce) && ce.Status != 0 {
+		// GitHub says why in its own message: add it when it is short.
 		var e struct {
 			Message string `json:"message"`
 		}
-		_ = json.Unmarshal(b, &e)
-		msg := fmt.Sprintf("GitHub answered %d", resp.StatusCode)
-		if e.Message != "" && len(e.Message) < 200 {
-			msg += ": " + e.Message
+		if json.Unmarshal(b, &e) == nil && e.Message != "" && len(e.Message) < 200 {
+			ce.Message += ": " + e.Message
 		}
-		return nil, &connector.Error{Status: resp.StatusCode, Message: msg}
+	}
+	if err != nil {
+		return nil, err
 	}
 	return b, nil
 }

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -65,17 +64,9 @@ func (a *Adapter) do(ctx context.Context, ac connector.Context, creds map[string
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
-	resp, err := ac.HTTP.Do(req)
+	b, err := ac.Send(req, "Todoist", maxBody)
 	if err != nil {
-		return nil, &connector.Error{Message: "Todoist could not be reached"}
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, &connector.Error{Message: "Todoist's answer could not be read"}
-	}
-	if resp.StatusCode >= 300 {
-		return nil, &connector.Error{Status: resp.StatusCode, Message: fmt.Sprintf("Todoist answered %d", resp.StatusCode)}
+		return nil, err
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return json.RawMessage("null"), nil
