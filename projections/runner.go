@@ -36,6 +36,10 @@ type Runner struct {
 	window  window        // the events the subscription has seen that some projection may still lack
 	reads   []*sharedRead // the latest reads of the log, one slot per projection, for readLog
 	nextRd  int
+
+	// inline holds InTransaction's statements, prepared on the store's writer connection (inlineMu).
+	inlineMu sync.Mutex
+	inline   inlineStmts
 }
 
 // sharedRead is one read of the log that several projection loops may use: they are woken together
