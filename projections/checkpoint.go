@@ -29,6 +29,8 @@ var errCheckpointMoved = errors.New("checkpoint moved by another runner")
 // queries holds the checkpoint statements of one dialect.
 type queries struct {
 	ensure, load, advanceSQL, reset, fail string
+	// sqlite says the dialect is SQLite (see Runner.advance).
+	sqlite bool
 }
 
 func queriesFor(d migrations.Dialect) (queries, error) {
