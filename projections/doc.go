@@ -34,7 +34,9 @@
 // start and its loop is idle, each projection in a savepoint; otherwise, or when it fails, the loop
 // applies the events as it does for any projection. AfterApply registers a function called with
 // every batch a projection has applied, once committed and before WaitFor reports it (the API-key
-// cache of projections/identity empties itself there).
+// cache of projections/identity empties itself there). The savepoint and checkpoint statements of
+// InTransaction are prepared once on the store's writer connection and kept from batch to batch; on
+// SQLite the runner's own loop also runs its checkpoint update as a statement prepared once.
 //
 // # Reading your own writes
 //
