@@ -36,10 +36,8 @@ type Batcher struct {
 	after    func(batch []AppendRequest, outcomes []AppendOutcome)
 	linger   time.Duration
 
-	// arriving counts callers inside Append whose request the loop has not taken off the queue yet:
-	// the ones a lingering batch can still gather. Callers already in a batch, or answered and not yet
-	// returned, are not counted: waiting for them would be waiting for nothing.
-	arriving atomic.Int64
+	// inflight counts callers inside Append, including those waiting for their batch's outcome.
+	inflight atomic.Int64
 	// lastSize is the size of the previous batch (loop goroutine only).
 	lastSize int
 	// commits and events count the batches committed and the events they wrote (Stats).
@@ -66,11 +64,11 @@ type BatcherOptions struct {
 	// AfterCommit, when set, is called once per committed batch after the transaction is durable and
 	// before the callers are answered (wake subscribers, publish to the bus). It must not block long.
 	AfterCommit func(batch []AppendRequest, outcomes []AppendOutcome)
-	// Linger is how long a batch may wait for callers that have entered Append and not yet queued
-	// their request (typically the ones the previous batch answered, sending their next append) before
-	// it commits. It applies only when the previous batch held more than one request and such a caller
-	// exists, so a lone appender never waits, nor does a batch when nobody else is arriving. Default
-	// 2ms; negative disables it.
+	// Linger is how long a batch may wait for callers that are still inside Append (typically the ones
+	// the previous batch just answered, about to send their next append) before it commits. It applies
+	// only when the previous batch held more than one request, so a lone appender never waits. Without
+	// it, N closed-loop appenders split into two alternating half-batches. Default 2ms; negative
+	// disables it.
 	Linger time.Duration
 }
 
@@ -94,12 +92,11 @@ func NewBatcher(commit CommitFunc, opts *BatcherOptions) *Batcher {
 // holding req starts to commit, req is dropped and ctx.Err() returned; once its batch is committing, the
 // outcome is final and Append waits for it, so an acknowledged append is never in doubt.
 func (b *Batcher) Append(ctx context.Context, req AppendRequest) (Position, error) {
-	// Counted until the loop takes the request off the queue (take), or until it gives up below.
-	b.arriving.Add(1)
+	b.inflight.Add(1)
+	defer b.inflight.Add(-1)
 	b.mu.RLock()
 	if b.shut {
 		b.mu.RUnlock()
-		b.arriving.Add(-1)
 		return Position{}, ErrClosed
 	}
 	p := &pending{ctx: ctx, req: req, reply: make(chan AppendOutcome, 1)}
@@ -107,7 +104,6 @@ func (b *Batcher) Append(ctx context.Context, req AppendRequest) (Position, erro
 	case b.queue <- p:
 	case <-ctx.Done():
 		b.mu.RUnlock()
-		b.arriving.Add(-1)
 		return Position{}, ctx.Err()
 	}
 	b.mu.RUnlock()
@@ -145,13 +141,11 @@ func (b *Batcher) loop() {
 		var first *pending
 		select {
 		case first = <-b.queue:
-			b.arriving.Add(-1)
 		case <-b.stop:
 			// Drain: nothing new can arrive (shut is set under the lock every sender holds).
 			for {
 				select {
 				case p := <-b.queue:
-					b.arriving.Add(-1)
 					b.run(append(batch[:0], p))
 				default:
 					return
@@ -163,7 +157,6 @@ func (b *Batcher) loop() {
 		for len(batch) < b.maxBatch {
 			select {
 			case p := <-b.queue:
-				b.arriving.Add(-1)
 				batch = append(batch, p)
 			default:
 				break fill
@@ -177,21 +170,31 @@ func (b *Batcher) loop() {
 	}
 }
 
-// gather waits up to the linger time for the callers that have entered Append and not yet queued
-// their requests, so that closed-loop appenders answered by the previous batch join this one instead
-// of forming the next. It does not wait at all when no such caller exists: callers of the batch being
-// gathered, and those answered but not yet returned from Append, will not queue anything.
+// lingerCheck is how often a lingering batch looks again whether anyone it waits for is still inside
+// Append (see gather).
+const lingerCheck = 100 * time.Microsecond
+
+// gather waits up to the linger time for callers still inside Append to queue their requests, so that
+// closed-loop appenders answered by the previous batch join this one instead of forming the next.
+// Callers answered by the previous batch count until they return from Append; one that returns to do
+// other work before its next append (an HTTP handler answering its client) will not queue anything,
+// so gather looks again every lingerCheck and commits as soon as nobody is left to wait for, rather
+// than at the end of the linger.
 func (b *Batcher) gather(batch []*pending) []*pending {
-	if b.arriving.Load() <= 0 {
-		return batch
-	}
 	timer := time.NewTimer(b.linger)
 	defer timer.Stop()
-	for len(batch) < b.maxBatch && b.arriving.Load() > 0 {
+	var check *time.Ticker
+	var recheck <-chan time.Time
+	if b.linger > lingerCheck {
+		check = time.NewTicker(lingerCheck)
+		defer check.Stop()
+		recheck = check.C
+	}
+	for len(batch) < b.maxBatch && int64(len(batch)) < b.inflight.Load() {
 		select {
 		case p := <-b.queue:
-			b.arriving.Add(-1)
 			batch = append(batch, p)
+		case <-recheck:
 		case <-timer.C:
 			return batch
 		case <-b.stop:

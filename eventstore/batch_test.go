@@ -80,9 +80,9 @@ func startTwoBatches(t *testing.T, b *Batcher, c *stepCommit) (waits []<-chan er
 	return waits
 }
 
-// TestBatcherLingerSkipsAnsweredCallers pins that a batch does not linger for the callers the previous
-// batch answered that have not returned from Append yet: nobody else is arriving, so it commits at once
-// (with a linger of an hour, the test would hang otherwise).
+// TestBatcherLingerSkipsAnsweredCallers pins that a batch stops lingering once the callers the previous
+// batch answered have returned from Append without appending again (with a linger of an hour, the test
+// would hang otherwise).
 func TestBatcherLingerSkipsAnsweredCallers(t *testing.T) {
 	c := newStepCommit()
 	b := NewBatcher(c.commit, &BatcherOptions{Linger: time.Hour})
@@ -90,7 +90,7 @@ func TestBatcherLingerSkipsAnsweredCallers(t *testing.T) {
 	waits := startTwoBatches(t, b, c)
 	waits = append(waits, appendAsync(b, "d"))
 	waitQueued(b, 1)
-	c.release <- struct{}{} // answers b and c; d is next, with nobody else arriving
+	c.release <- struct{}{} // answers b and c, who return; d is next, with nobody else to wait for
 	if got := c.next(t); len(got) != 1 || got[0].Stream != "d" {
 		t.Fatalf("third batch = %v, want d alone", got)
 	}
@@ -100,13 +100,13 @@ func TestBatcherLingerSkipsAnsweredCallers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if b.arriving.Load() != 0 {
-		t.Fatalf("arriving = %d after every append returned, want 0", b.arriving.Load())
+	if n := b.inflight.Load(); n != 0 {
+		t.Fatalf("inflight = %d after every append returned, want 0", n)
 	}
 }
 
-// TestBatcherLingerGathersArrivingCaller pins that a batch does wait for a caller that has entered
-// Append and not yet queued its request, and takes it in.
+// TestBatcherLingerGathersArrivingCaller pins that a batch does wait for a caller still inside Append
+// that has not queued its request yet, and takes it in.
 func TestBatcherLingerGathersArrivingCaller(t *testing.T) {
 	c := newStepCommit()
 	b := NewBatcher(c.commit, &BatcherOptions{Linger: time.Hour})
@@ -115,7 +115,8 @@ func TestBatcherLingerGathersArrivingCaller(t *testing.T) {
 	waits = append(waits, appendAsync(b, "d"))
 	waitQueued(b, 1)
 	// A caller between entering Append and queueing its request, held there by the test.
-	b.arriving.Add(1)
+	b.inflight.Add(1)
+	defer b.inflight.Add(-1)
 	c.release <- struct{}{}
 	e := &pending{ctx: context.Background(), req: testRequest("e"), reply: make(chan AppendOutcome, 1)}
 	b.queue <- e
@@ -134,9 +135,9 @@ func TestBatcherLingerGathersArrivingCaller(t *testing.T) {
 	}
 }
 
-// TestBatcherArrivingCountsGiveUps pins that callers that give up before queueing (a cancelled
-// context, a closed batcher) are no longer counted as arriving.
-func TestBatcherArrivingCountsGiveUps(t *testing.T) {
+// TestBatcherInflightCountsGiveUps pins that callers that give up (a cancelled context, a closed
+// batcher) are no longer counted as inside Append.
+func TestBatcherInflightCountsGiveUps(t *testing.T) {
 	c := newStepCommit()
 	b := NewBatcher(c.commit, nil)
 	first := appendAsync(b, "a")
@@ -145,15 +146,13 @@ func TestBatcherArrivingCountsGiveUps(t *testing.T) {
 	cancel()
 	// With the queue full, the send cannot win over the cancelled context.
 	for range cap(b.queue) {
-		b.arriving.Add(1)
 		b.queue <- &pending{ctx: ctx, req: testRequest("x"), reply: make(chan AppendOutcome, 1)}
 	}
-	before := b.arriving.Load()
 	if _, err := b.Append(ctx, testRequest("y")); err != context.Canceled {
 		t.Fatalf("Append with a cancelled context = %v, want context.Canceled", err)
 	}
-	if got := b.arriving.Load(); got != before {
-		t.Fatalf("arriving = %d after a cancelled append, want %d", got, before)
+	if got := b.inflight.Load(); got != 1 {
+		t.Fatalf("inflight = %d after a cancelled append, want 1 (a's)", got)
 	}
 	c.release <- struct{}{}
 	if err := <-first; err != nil {
@@ -163,7 +162,7 @@ func TestBatcherArrivingCountsGiveUps(t *testing.T) {
 	if _, err := b.Append(context.Background(), testRequest("z")); err != ErrClosed {
 		t.Fatalf("Append after Close = %v, want ErrClosed", err)
 	}
-	if got := b.arriving.Load(); got != 0 {
-		t.Fatalf("arriving = %d after Close, want 0", got)
+	if got := b.inflight.Load(); got != 0 {
+		t.Fatalf("inflight = %d after Close, want 0", got)
 	}
 }
