@@ -170,15 +170,31 @@ func (b *Batcher) loop() {
 	}
 }
 
+// lingerCheck is how often a lingering batch looks again whether anyone it waits for is still inside
+// Append (see gather).
+const lingerCheck = 100 * time.Microsecond
+
 // gather waits up to the linger time for callers still inside Append to queue their requests, so that
 // closed-loop appenders answered by the previous batch join this one instead of forming the next.
+// Callers answered by the previous batch count until they return from Append; one that returns to do
+// other work before its next append (an HTTP handler answering its client) will not queue anything,
+// so gather looks again every lingerCheck and commits as soon as nobody is left to wait for, rather
+// than at the end of the linger.
 func (b *Batcher) gather(batch []*pending) []*pending {
 	timer := time.NewTimer(b.linger)
 	defer timer.Stop()
+	var check *time.Ticker
+	var recheck <-chan time.Time
+	if b.linger > lingerCheck {
+		check = time.NewTicker(lingerCheck)
+		defer check.Stop()
+		recheck = check.C
+	}
 	for len(batch) < b.maxBatch && int64(len(batch)) < b.inflight.Load() {
 		select {
 		case p := <-b.queue:
 			batch = append(batch, p)
+		case <-recheck:
 		case <-timer.C:
 			return batch
 		case <-b.stop:

@@ -56,7 +56,7 @@ func (r *Registry) Execute(ctx context.Context, t *Tool, rc Context, args json.R
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			rc.logger.Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			rc.Logger().Error("tool handler panicked", "tool", t.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			result, err = nil, &domain.Error{Code: domain.CodeInternal, Message: t.Name + " failed: internal error", Err: fmt.Errorf("panic: %v", p)}
 		}
 	}()

@@ -326,3 +326,18 @@ func TestAPIKeyInjectorSetsEveryInjection(t *testing.T) {
 		})
 	}
 }
+
+// The context's logger is tagged with the integration and the user (the tagging is done when a
+// handler asks for it, not for every call).
+func TestContextLoggerTags(t *testing.T) {
+	reg := builtinRegistry(t)
+	utils, _ := reg.Integration("utils")
+	var buf strings.Builder
+	rc := NewContext(utils, ContextOptions{UserID: "u-1", Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	rc.Logger().Info("hello")
+	if out := buf.String(); !strings.Contains(out, "integration=utils") || !strings.Contains(out, "user=u-1") || !strings.Contains(out, "msg=hello") {
+		t.Errorf("log line = %q, want the integration and the user", out)
+	}
+	// Without a logger it discards.
+	NewContext(utils, ContextOptions{}).Logger().Info("dropped")
+}

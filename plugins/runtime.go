@@ -110,7 +110,9 @@ type Context struct {
 	userID      string
 	client      *http.Client
 	getToken    func(ctx context.Context) (string, error)
-	logger      *slog.Logger
+	// logger is the caller's logger, tagged with the integration and the user only when Logger asks
+	// for it: most calls never log, and tagging costs a few microseconds.
+	logger *slog.Logger
 	// baseURL is the integration's base URL with {credential.<key>} filled in, or baseErr why not.
 	baseURL    *url.URL
 	baseErr    error
@@ -127,7 +129,6 @@ func NewContext(in *Integration, opts ContextOptions) Context {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	logger = logger.With("integration", in.Name, "user", opts.UserID)
 	gt := &guardedTransport{integration: in, injector: opts.Injector, base: base}
 	client := &http.Client{
 		Transport: gt,
@@ -220,7 +221,12 @@ func (c Context) HTTP() *http.Client { return c.client }
 func (c Context) UserID() string { return c.userID }
 
 // Logger is a logger tagged with the integration and the user.
-func (c Context) Logger() *slog.Logger { return c.logger }
+func (c Context) Logger() *slog.Logger {
+	if c.logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.logger.With("integration", c.integration.Name, "user", c.userID)
+}
 
 // Integration is the integration the context was made for.
 func (c Context) Integration() *Integration { return c.integration }

@@ -29,6 +29,8 @@ var errCheckpointMoved = errors.New("checkpoint moved by another runner")
 // queries holds the checkpoint statements of one dialect.
 type queries struct {
 	ensure, load, advanceSQL, reset, fail string
+	// sqlite says the dialect is SQLite (see Runner.advance).
+	sqlite bool
 }
 
 func queriesFor(d migrations.Dialect) (queries, error) {
@@ -100,6 +102,11 @@ func (q queries) advance(ctx context.Context, tx querier, name string, from, to 
 	if err != nil {
 		return fmt.Errorf("move checkpoint of %q to %s: %w", name, to, err)
 	}
+	return checkAdvanced(res, name, to)
+}
+
+// checkAdvanced returns errCheckpointMoved unless res says the checkpoint row was moved.
+func checkAdvanced(res sql.Result, name string, to eventstore.Position) error {
 	n, err := res.RowsAffected()
 	if err != nil {
 		return fmt.Errorf("move checkpoint of %q to %s: %w", name, to, err)
@@ -108,6 +115,15 @@ func (q queries) advance(ctx context.Context, tx querier, name string, from, to 
 		return errCheckpointMoved
 	}
 	return nil
+}
+
+// advanceWith is advance through stmt, advanceSQL prepared on the transaction's connection.
+func (q queries) advanceWith(ctx context.Context, stmt *sql.Stmt, name string, from, to eventstore.Position) error {
+	res, err := stmt.ExecContext(ctx, name, encodePos(to.Commit), encodePos(to.Prepare), encodePos(from.Commit), encodePos(from.Prepare))
+	if err != nil {
+		return fmt.Errorf("move checkpoint of %q to %s: %w", name, to, err)
+	}
+	return checkAdvanced(res, name, to)
 }
 
 // recordFailure writes f into the checkpoint row, provided the checkpoint is still at `at`.

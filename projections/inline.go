@@ -88,7 +88,11 @@ func (r *Runner) InTransaction(ctx context.Context, conn *sql.Conn, before event
 // applyInline applies envs to one projection and moves its checkpoint from `from` to `to`, inside a
 // savepoint that is rolled back if anything fails.
 func (r *Runner) applyInline(ctx context.Context, conn *sql.Conn, pr *proc, ip Inline, from, to eventstore.Position, envs []eventstore.Envelope) (err error) {
-	if _, err := conn.ExecContext(ctx, `SAVEPOINT `+inlineSavepoint); err != nil {
+	st, err := r.inlineStatements(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if _, err := st.savepoint.ExecContext(ctx); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
 	defer func() {
@@ -96,18 +100,71 @@ func (r *Runner) applyInline(ctx context.Context, conn *sql.Conn, pr *proc, ip I
 			err = fmt.Errorf("panic: %v", v)
 		}
 		if err != nil {
-			if _, rerr := conn.ExecContext(ctx, `ROLLBACK TO `+inlineSavepoint); rerr != nil {
+			if _, rerr := st.rollbackTo.ExecContext(ctx); rerr != nil {
 				// The transaction itself is gone (SQLite rolled it back): its COMMIT fails, and the
 				// batch with it, so nothing of this is ever visible.
 				err = fmt.Errorf("%w (and the savepoint could not be rolled back: %v)", err, rerr)
 			}
 		}
-		if _, rerr := conn.ExecContext(ctx, `RELEASE `+inlineSavepoint); rerr != nil && err == nil {
+		if _, rerr := st.release.ExecContext(ctx); rerr != nil && err == nil {
 			err = fmt.Errorf("release savepoint: %w", rerr)
 		}
 	}()
-	if err := r.q.advance(ctx, conn, pr.name, from, to); err != nil {
+	if err := r.q.advanceWith(ctx, st.advance, pr.name, from, to); err != nil {
 		return err
 	}
 	return ip.ApplyInline(ctx, conn, envs)
+}
+
+// inlineStmts are InTransaction's statements, prepared on the connection the store writes batches on
+// and kept from one batch to the next while that connection lasts (SQLite would otherwise parse each
+// of them again for every projection of every batch).
+type inlineStmts struct {
+	conn                                    *sql.Conn
+	savepoint, rollbackTo, release, advance *sql.Stmt
+	// prepared counts the statements prepared so far (tests read it).
+	prepared int
+}
+
+// inlineStatements returns the statements prepared on conn, preparing them when conn is not the one
+// they were last prepared on (the first batch, or the store's writer connection was replaced).
+func (r *Runner) inlineStatements(ctx context.Context, conn *sql.Conn) (*inlineStmts, error) {
+	r.inlineMu.Lock()
+	defer r.inlineMu.Unlock()
+	st := &r.inline
+	if st.conn == conn && st.advance != nil {
+		return st, nil
+	}
+	st.close()
+	for _, s := range []struct {
+		stmt **sql.Stmt
+		sql  string
+	}{
+		{&st.savepoint, `SAVEPOINT ` + inlineSavepoint},
+		{&st.rollbackTo, `ROLLBACK TO ` + inlineSavepoint},
+		{&st.release, `RELEASE ` + inlineSavepoint},
+		{&st.advance, r.q.advanceSQL},
+	} {
+		stmt, err := conn.PrepareContext(ctx, s.sql)
+		if err != nil {
+			st.close()
+			return nil, fmt.Errorf("prepare %q: %w", s.sql, err)
+		}
+		*s.stmt = stmt
+		st.prepared++
+	}
+	st.conn = conn
+	return st, nil
+}
+
+// close closes the statements (those of a connection that may be gone: closing them then fails
+// harmlessly) and forgets the connection.
+func (st *inlineStmts) close() {
+	for _, s := range []**sql.Stmt{&st.savepoint, &st.rollbackTo, &st.release, &st.advance} {
+		if *s != nil {
+			(*s).Close() //nolint:errcheck // see above
+			*s = nil
+		}
+	}
+	st.conn = nil
 }

@@ -41,6 +41,11 @@ func TestInlineExactlyOnce(t *testing.T) {
 		t.Errorf("status = %+v; want at %s with no failure", st, w.last)
 	}
 	t.Logf("%d of the batches applied in the append's transaction", ledger.InlineBatches())
+	// Its statements (savepoint, release, rollback, checkpoint) were prepared once, on the store's
+	// writer connection, not for every batch.
+	if n, want := projections.InlinePrepared(r), 4; ledger.InlineBatches() > 0 && n != want {
+		t.Errorf("InTransaction prepared %d statements for %d batches, want %d (once)", n, ledger.InlineBatches(), want)
+	}
 }
 
 // InTransaction applies a batch inside the caller's transaction and moves the checkpoint with it;

@@ -36,6 +36,14 @@ type Runner struct {
 	window  window        // the events the subscription has seen that some projection may still lack
 	reads   []*sharedRead // the latest reads of the log, one slot per projection, for readLog
 	nextRd  int
+
+	// inline holds InTransaction's statements, prepared on the store's writer connection (inlineMu).
+	inlineMu sync.Mutex
+	inline   inlineStmts
+	// advanceStmt is the checkpoint update prepared on db (SQLite only; see advance), once advanceOnce
+	// has run.
+	advanceOnce sync.Once
+	advanceStmt *sql.Stmt
 }
 
 // sharedRead is one read of the log that several projection loops may use: they are woken together
@@ -82,6 +90,7 @@ func NewRunner(store eventstore.Store, db *sql.DB, dialect migrations.Dialect, o
 	if err != nil {
 		return nil, err
 	}
+	q.sqlite = dialect == migrations.SQLite
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -442,7 +451,7 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, envs []eventstore.En
 		return 0, nil, fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if err := r.q.advance(ctx, tx, pr.name, from, to); err != nil {
+	if err := r.advance(ctx, tx, pr.name, from, to); err != nil {
 		return 0, nil, err
 	}
 	for i, env := range envs {
@@ -463,6 +472,30 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, envs []eventstore.En
 	r.notifyLocked()
 	r.mu.Unlock()
 	return 0, nil, nil
+}
+
+// advance is queries.advance inside tx. On SQLite it runs the statement prepared once on the pool
+// (tx.StmtContext reuses what each connection prepared), so that a batch of the runner's own loop
+// does not parse it again; on PostgreSQL the driver's own statement cache does that already.
+func (r *Runner) advance(ctx context.Context, tx *sql.Tx, name string, from, to eventstore.Position) error {
+	if !r.q.sqlite {
+		return r.q.advance(ctx, tx, name, from, to)
+	}
+	r.advanceOnce.Do(func() {
+		st, err := r.db.PrepareContext(context.WithoutCancel(ctx), r.q.advanceSQL)
+		if err != nil {
+			// Left unprepared: the statement runs as it always did, and fails there if it must.
+			r.log.Debug("projection checkpoint update not prepared", "err", err)
+			return
+		}
+		r.advanceStmt = st
+	})
+	if r.advanceStmt == nil {
+		return r.q.advance(ctx, tx, name, from, to)
+	}
+	st := tx.StmtContext(ctx, r.advanceStmt)
+	defer st.Close()
+	return r.q.advanceWith(ctx, st, name, from, to)
 }
 
 // AfterApply registers fn to be called with every batch of events the named projection has applied,

@@ -14,7 +14,10 @@
 // database refuses a row is the batch rolled back and written again request by request in savepoints,
 // so that the refused request fails alone.
 //
-// Batches are written on one connection, held from batch to batch with its statements prepared once.
+// Batches are written on one connection, held from batch to batch with its statements prepared once,
+// BEGIN IMMEDIATE and COMMIT included: a steady stream of batches parses no SQL. The tail's envelopes
+// reuse the appenders' metadata when decoding its stored text would give back the same value (valid
+// UTF-8 strings, a UTC time) and decode it otherwise.
 // A NoStream append to a stream named after a UUIDv7, and an Any append of UUIDv7 event ids, skip the
 // version read and the id lookup respectively: the UNIQUE indexes catch what those would have found,
 // and the request-by-request pass answers it. SetInTransaction lets a read model be written inside

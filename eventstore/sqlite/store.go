@@ -79,6 +79,9 @@ type Store struct {
 	tail *tail
 	// oneByOne counts the batches written again request by request (commit only; tests read it).
 	oneByOne int
+	// prepared counts the statements prepared on writer connections (batcher goroutine only; tests
+	// read it: a steady stream of batches prepares nothing).
+	prepared int
 }
 
 var _ eventstore.Store = (*Store)(nil)
@@ -378,7 +381,7 @@ func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) (o
 	begin := func() (*batchWriter, error) {
 		// BEGIN IMMEDIATE takes the write lock now (waiting up to busy_timeout for another process),
 		// so the versions and the last position read below cannot go stale before we write.
-		if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		if _, err := wr.begin.ExecContext(ctx); err != nil {
 			return nil, fmt.Errorf("eventstore/sqlite: begin: %w", err)
 		}
 		inTx = true
@@ -407,7 +410,7 @@ func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) (o
 	if inTx := s.inTx.Load(); inTx != nil && len(w.rows) > 0 {
 		after = (*inTx)(ctx, conn, position(w.rows[0].pos-1), envelopes(w.rows, false))
 	}
-	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+	if _, err := wr.commit.ExecContext(ctx); err != nil {
 		return nil, fmt.Errorf("eventstore/sqlite: commit: %w", err)
 	}
 	inTx = false
@@ -417,10 +420,11 @@ func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) (o
 
 // writer is the connection batches are written on, held from one batch to the next with its
 // statements prepared once: a batch does not wait for a connection from the pool nor parse its
-// statements again.
+// statements again, BEGIN and COMMIT included (SQLite parses a statement run without preparing it
+// anew every time). Only the ways back (ROLLBACK, the savepoints of applyOneByOne) are run unprepared.
 type writer struct {
-	conn                                      *sql.Conn
-	lastPos, versionOf, versionsOf, byID, ins *sql.Stmt
+	conn                                                     *sql.Conn
+	begin, commit, lastPos, versionOf, versionsOf, byID, ins *sql.Stmt
 }
 
 // writer returns the store's writer connection, opening it and preparing its statements when there
@@ -443,6 +447,8 @@ func (s *Store) writer(ctx context.Context) (*writer, error) {
 		stmt **sql.Stmt
 		sql  string
 	}{
+		{&w.begin, `BEGIN IMMEDIATE`},
+		{&w.commit, `COMMIT`},
 		{&w.lastPos, `SELECT COALESCE(MAX(position), 0) FROM events`},
 		{&w.versionOf, `SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $1`},
 		{&w.versionsOf, `SELECT s.value, COALESCE((SELECT MAX(version) FROM events WHERE stream = s.value), 0) FROM json_each($1) AS s`},
@@ -453,6 +459,7 @@ func (s *Store) writer(ctx context.Context) (*writer, error) {
 			w.close()
 			return nil, fmt.Errorf("eventstore/sqlite: prepare %q: %w", st.sql, err)
 		}
+		s.prepared++
 	}
 	s.w = w
 	return w, nil
@@ -469,7 +476,7 @@ func (s *Store) dropWriter() {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.lastPos, w.versionOf, w.versionsOf, w.byID, w.ins} {
+	for _, st := range []*sql.Stmt{w.begin, w.commit, w.lastPos, w.versionOf, w.versionsOf, w.byID, w.ins} {
 		if st != nil {
 			st.Close()
 		}

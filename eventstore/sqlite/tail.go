@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	"github.com/workbench/workbench/eventstore"
 )
@@ -104,10 +106,29 @@ func tailEnvelopes(rows []row) ([]eventstore.Envelope, error) {
 			ID: r.ev.ID, Stream: r.stream, Version: r.version, Position: position(r.pos),
 			Type: r.ev.Type, SchemaVersion: r.ev.SchemaVersion, Data: append(json.RawMessage(nil), r.ev.Data...),
 		}
-		if err := json.Unmarshal([]byte(r.metadata), &env.Metadata); err != nil {
+		if md, ok := decodedMetadata(r.ev.Metadata); ok {
+			env.Metadata = md
+		} else if err := json.Unmarshal([]byte(r.metadata), &env.Metadata); err != nil {
 			return nil, err
 		}
 		out[i] = env
 	}
 	return out, nil
+}
+
+// decodedMetadata returns md as decoding its stored JSON would, without decoding it, when it can tell
+// that they are equal: its strings are valid UTF-8 (JSON would replace the rest) and its time is in
+// UTC (as Metadata.Time says it is; another zone would come back as a fixed offset or as Local), which
+// then only loses its monotonic clock reading. ok is false otherwise, and the caller decodes.
+func decodedMetadata(md eventstore.Metadata) (out eventstore.Metadata, ok bool) {
+	if md.Time.Location() != time.UTC {
+		return out, false
+	}
+	for _, s := range [...]string{md.Actor, md.OnBehalfOf, md.MCPClient, md.CorrelationID, md.CausationID, md.TraceID} {
+		if !utf8.ValidString(s) {
+			return out, false
+		}
+	}
+	md.Time = md.Time.Round(0)
+	return md, true
 }
