@@ -110,7 +110,7 @@ func TestPlatformKeysTwoReplicas(t *testing.T) {
 	defer onB.Close()
 	search := map[string]any{"query": "echo"}
 	echo := map[string]any{"executions": []any{ex("remote_echo", map[string]any{"text": "over B"})}}
-	whoami := map[string]any{"executions": []any{ex("remote_whoami", nil)}}
+	whoami := map[string]any{"executions": []any{ex("remote_whoami", map[string]any{"text": ""})}}
 
 	if s, err := toolText(onB, "search_tools", search); err != nil || strings.Contains(s, "remote_echo") {
 		t.Fatalf("search_tools on B before any key = %s, %v", s, err)
@@ -146,6 +146,18 @@ func TestPlatformKeysTwoReplicas(t *testing.T) {
 	if err != nil || strings.Contains(s, key) || !strings.Contains(s, "token is [REDACTED:platform_remote_token]") {
 		t.Fatalf("remote_whoami on B = %s, %v", s, err)
 	}
+
+	// A offers them too (so their absence below is the removal's doing).
+	eventually(t, "remote_echo in search_tools on A", 30*time.Second, func() error {
+		s, err := toolText(onA, "search_tools", search)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(s, "remote_echo") {
+			return fmt.Errorf("not found: %.300s", s)
+		}
+		return nil
+	})
 
 	// The admin removes the key on B; A stops offering the tools, with no restart.
 	if status, body := platformKeyRequest(t, c.browser(root), b.base, c.public, http.MethodDelete, platformKeyPath, nil); status != http.StatusNoContent {
