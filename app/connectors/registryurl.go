@@ -146,7 +146,7 @@ func parseRegistryIndex(body []byte, upstream func(string, ...any) error) ([]Reg
 	for _, v := range idx.Verified {
 		verified[v] = true
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	out := make([]RegistryEntry, 0, len(idx.Connectors))
 	for i, raw := range idx.Connectors {
 		var head struct {
@@ -160,16 +160,18 @@ func parseRegistryIndex(body []byte, upstream func(string, ...any) error) ([]Reg
 			out = append(out, RegistryEntry{Slug: fmt.Sprintf("connectors[%d]", i), Problems: []string{fmt.Sprintf("connectors[%d] is not a connector.json object with a \"slug\"", i)}})
 			continue
 		}
-		if seen[slug] {
-			out = append(out, RegistryEntry{Slug: slug, Verified: verified[slug], Problems: []string{fmt.Sprintf("connectors[%d]: slug %q appears more than once in the index", i, slug)}})
-			continue
-		}
-		seen[slug] = true
+		seen[slug]++
 		if len(raw) > MaxRegistryManifestBytes {
 			out = append(out, RegistryEntry{Slug: slug, Verified: verified[slug], Problems: []string{fmt.Sprintf("connectors[%d] is over %d bytes", i, MaxRegistryManifestBytes)}})
 			continue
 		}
 		out = append(out, registryEntry(slug, append([]byte(nil), raw...), verified[slug]))
+	}
+	// A slug the index holds twice is ambiguous: neither of its entries installs.
+	for i := range out {
+		if n := seen[out[i].Slug]; n > 1 {
+			out[i].Problems = append(out[i].Problems, fmt.Sprintf("slug %q appears %d times in the index", out[i].Slug, n))
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
 	return out, nil
