@@ -13,9 +13,9 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
-	appconnectors "github.com/workbench/workbench/app/connectors"
+	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/connectorstest"
-	"github.com/workbench/workbench/handlers/connectors"
+	connectorshttp "github.com/workbench/workbench/handlers/connectors"
 	"github.com/workbench/workbench/handlers/websession"
 )
 
@@ -38,7 +38,7 @@ func TestRegistryURLRoutes(t *testing.T) {
 	answer := func(s int, b string) { mu.Lock(); status, body = s, b; mu.Unlock() }
 	roots := x509.NewCertPool()
 	roots.AddCert(index.Certificate())
-	env := connectorstest.Open(t, connectorstest.Options{FS: connectorstest.ManifestFS(remote.URL(), nil), Configure: func(o *appconnectors.Options) {
+	env := connectorstest.Open(t, connectorstest.Options{FS: connectorstest.ManifestFS(remote.URL(), nil), Configure: func(o *connectors.Options) {
 		o.RegistryURL, o.RegistryRootCAs = index.URL+"/index.json", roots
 	}})
 	sessions, err := websession.New(bytes.Repeat([]byte("k"), 32), "http://wb.test", nil)
@@ -47,7 +47,7 @@ func TestRegistryURLRoutes(t *testing.T) {
 	}
 	admin := uuid.New()
 	r := chi.NewRouter()
-	connectors.MountRegistry(r, connectors.RegistryDeps{Sessions: sessions, Connectors: env.Service,
+	connectorshttp.MountRegistry(r, connectorshttp.RegistryDeps{Sessions: sessions, Connectors: env.Service,
 		Users: users{admin: "root@example.com"}, Admins: []string{"root@example.com"}})
 	srv := httptest.NewServer(r)
 	defer srv.Close()
