@@ -113,6 +113,7 @@ func (s *Service) fetchRegistryIndex(ctx context.Context) ([]RegistryEntry, erro
 		if ctx.Err() != nil {
 			return nil, upstream("did not answer within %s", RegistryIndexTimeout)
 		}
+		s.log.WarnContext(ctx, "the connector registry index cannot be fetched", "host", host, "err", err)
 		return nil, upstream("cannot be reached")
 	}
 	defer resp.Body.Close()
