@@ -54,4 +54,9 @@
 // The connector registry (registry.go): Options.Registry (CONNECTOR_REGISTRY_DIR) lists connectors an
 // instance admin installs as registry rows (a connector.installed event with source registry, verified,
 // publisher and version), refused when the slug is taken (409), unknown (404) or does not load (422).
+// Options.RegistryURL (CONNECTOR_REGISTRY_URL, registryurl.go) is the same registry as one JSON index,
+// {"connectors": [<connector.json object>, ...], "verified": ["<slug>", ...]}, fetched over HTTPS
+// through the address-checked transport (redirects checked again, MaxRegistryIndexBytes,
+// RegistryIndexTimeout, application/json only) and kept RegistryIndexTTL; its entries pass the same
+// checks, and an index that cannot be fetched or read is CodeUpstream (502) naming the registry's host.
 package connectors

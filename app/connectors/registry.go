@@ -57,8 +57,12 @@ type RegistryEntry struct {
 	m   *connector.Manifest
 }
 
-// readRegistry reads every entry of the registry, by slug.
-func (s *Service) readRegistry() ([]RegistryEntry, error) {
+// readRegistry reads every entry of the registry, by slug: the index at RegistryURL when one is
+// set (registryurl.go), else the directory.
+func (s *Service) readRegistry(ctx context.Context) ([]RegistryEntry, error) {
+	if s.opts.RegistryURL != "" {
+		return s.readRegistryIndex(ctx)
+	}
 	fsys := s.opts.Registry
 	if fsys == nil {
 		return nil, nil
@@ -89,25 +93,29 @@ func (s *Service) readRegistry() ([]RegistryEntry, error) {
 		default:
 			continue
 		}
-		e := RegistryEntry{Slug: slug, Verified: verified[slug], Problems: []string{}}
 		raw, err := readCapped(fsys, file)
 		if err != nil {
-			e.Problems = append(e.Problems, err.Error())
-			out = append(out, e)
+			out = append(out, RegistryEntry{Slug: slug, Verified: verified[slug], Problems: []string{err.Error()}})
 			continue
 		}
-		e.raw = raw
-		c, reasons := connector.Parse(slug, raw, nil)
-		if c != nil {
-			e.m = &c.Manifest
-			e.DisplayName, e.Description, e.Version, e.Publisher = c.Manifest.DisplayName, c.Manifest.Description, c.Manifest.Version, c.Manifest.Publisher
-			reasons = append(reasons, registryRules(raw)...)
-		}
-		e.Problems = append(e.Problems, reasons...)
-		out = append(out, e)
+		out = append(out, registryEntry(slug, raw, verified[slug]))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
 	return out, nil
+}
+
+// registryEntry checks one entry's manifest as the shipped folders are checked (connector.Parse,
+// no adapter) plus the registry's own rules, whether it came from the directory or the index.
+func registryEntry(slug string, raw []byte, verified bool) RegistryEntry {
+	e := RegistryEntry{Slug: slug, Verified: verified, Problems: []string{}, raw: raw}
+	c, reasons := connector.Parse(slug, raw, nil)
+	if c != nil {
+		e.m = &c.Manifest
+		e.DisplayName, e.Description, e.Version, e.Publisher = c.Manifest.DisplayName, c.Manifest.Description, c.Manifest.Version, c.Manifest.Publisher
+		reasons = append(reasons, registryRules(raw)...)
+	}
+	e.Problems = append(e.Problems, reasons...)
+	return e
 }
 
 func readCapped(fsys fs.FS, name string) ([]byte, error) {
@@ -164,7 +172,7 @@ func registryRules(raw []byte) []string {
 
 // Registry lists the registry's entries with whether each is installed. No registry: an empty list.
 func (s *Service) Registry(ctx context.Context) ([]RegistryEntry, error) {
-	entries, err := s.readRegistry()
+	entries, err := s.readRegistry(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package connectors
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -121,6 +122,11 @@ type Options struct {
 	// Registry is the connector registry an instance admin installs from (CONNECTOR_REGISTRY_DIR;
 	// registry.go); nil: none.
 	Registry fs.FS
+	// RegistryURL is the registry index fetched over HTTPS instead (CONNECTOR_REGISTRY_URL;
+	// registryurl.go); it wins over Registry. RegistryRootCAs are the roots its certificate is
+	// checked against (nil: the system's; tests set their server's).
+	RegistryURL     string
+	RegistryRootCAs *x509.CertPool
 }
 
 // Service is the connectors use case. It is safe for concurrent use.
@@ -143,6 +149,8 @@ type Service struct {
 	// (platformlogins.go).
 	syncs   chan struct{}
 	syncing sync.Mutex
+	// index is the last registry index fetched from RegistryURL (registryurl.go).
+	index registryIndexCache
 }
 
 var (

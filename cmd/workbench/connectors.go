@@ -46,7 +46,7 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		Integrations: m.Plugins, IntegrationClients: m.pluginClients(m.getenv()),
 		MaxMCPServers: m.Config.OrgLimits.MaxMCPServers,
 		PlatformKeys:  keys, MonthlyCap: m.Config.OrgLimits.MonthlyCap,
-		Registry: connectorRegistry(m.Config.ConnectorRegistry),
+		Registry: connectorRegistry(m.Config.ConnectorRegistry), RegistryURL: m.Config.ConnectorRegistry.URL,
 	})
 	if err != nil {
 		return nil, err

@@ -14,5 +14,6 @@
 //
 // The connector registry (registry.go, MountRegistry): GET /api/admin/mcp/registry and
 // POST /api/admin/mcp/registry/{slug}/install, for instance admins only (Config.Admins; anyone else
-// signed in is a 403).
+// signed in is a 403). With a registry index URL (CONNECTOR_REGISTRY_URL), an index that cannot be
+// fetched or is not an index is a 502 naming the registry's host.
 package connectors

@@ -82,7 +82,8 @@ type Config struct {
 	AuditSink AuditSink
 	// OrgLimits is the policy every organisation runs under (WORKBENCH_ORG_LIMITS, orglimits.go).
 	OrgLimits OrgLimits
-	// ConnectorRegistry is where instance admins install connectors from (CONNECTOR_REGISTRY_DIR, registry.go).
+	// ConnectorRegistry is where instance admins install connectors from (CONNECTOR_REGISTRY_DIR or
+	// CONNECTOR_REGISTRY_URL, registry.go).
 	ConnectorRegistry ConnectorRegistry
 
 	// Browser sessions (internal/browser): the Chromium executable (WORKBENCH_CHROMIUM), sessions per
@@ -285,7 +286,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.OrgLimits, err = readOrgLimits(getenv); err != nil {
 		return c, err
 	}
-	if c.ConnectorRegistry, err = readConnectorRegistry(getenv); err != nil {
+	if c.ConnectorRegistry, err = readConnectorRegistry(getenv, c.DevAllowLoopback); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -1,4 +1,4 @@
-// Install from registry: the connectors the server's connector registry (CONNECTOR_REGISTRY_DIR)
+// Install from registry: the connectors the server's connector registry (CONNECTOR_REGISTRY_DIR or CONNECTOR_REGISTRY_URL)
 // offers, each with its publisher, version and whether the registry vouches for it, and an Install
 // button for the instance admin (POST /api/admin/mcp/registry/{slug}/install). An entry that does not
 // load lists its problems instead; an installed one says so. registrySection is the section alone,
@@ -24,7 +24,7 @@ export function registrySection(ctx) {
       const entries = ((await request('GET', '/api/admin/mcp/registry')) || {}).entries || [];
       if (ctx.current && !ctx.current()) return;
       if (entries.length === 0) {
-        replace(list, emptyState('plug', 'The registry is empty', h('p', {}, 'Set CONNECTOR_REGISTRY_DIR to a directory of connector.json files to offer connectors here.')));
+        replace(list, emptyState('plug', 'The registry is empty', h('p', {}, 'Set CONNECTOR_REGISTRY_DIR to a directory of connector.json files, or CONNECTOR_REGISTRY_URL to the HTTPS URL of a registry index, to offer connectors here.')));
         return;
       }
       replace(list, entries.map((e) => entryCard(e, status, refresh)));
