@@ -76,20 +76,7 @@ func (r Reader) disabled(ctx context.Context) (map[string]bool, error) {
 // ServersFor lists the catalog an organisation sees, by slug: the platform's rows and its own (org
 // uuid.Nil as "": the platform's alone). Another organisation's rows are never read.
 func (r Reader) ServersFor(ctx context.Context, org string) ([]Server, error) {
-	rows, err := r.DB.QueryContext(ctx, `SELECT `+serverCols+` FROM connectors WHERE owner_org_id IS NULL OR owner_org_id = '' OR owner_org_id = $1 ORDER BY slug, id`, org)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Server
-	for rows.Next() {
-		s, err := scanServer(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return r.servers(ctx, `WHERE owner_org_id IS NULL OR owner_org_id = '' OR owner_org_id = $1 ORDER BY slug, id`, org)
 }
 
 // ServerLogins lists every login of one connector, at any scope.

@@ -55,7 +55,12 @@ func scanServer(sc interface{ Scan(...any) error }) (Server, error) {
 
 // Servers lists the catalog by slug.
 func (r Reader) Servers(ctx context.Context) ([]Server, error) {
-	rows, err := r.DB.QueryContext(ctx, `SELECT `+serverCols+` FROM connectors ORDER BY slug`)
+	return r.servers(ctx, `ORDER BY slug`)
+}
+
+// servers reads the catalog rows the rest of a query (where and order) selects.
+func (r Reader) servers(ctx context.Context, rest string, args ...any) ([]Server, error) {
+	rows, err := r.DB.QueryContext(ctx, `SELECT `+serverCols+` FROM connectors `+rest, args...)
 	if err != nil {
 		return nil, err
 	}
