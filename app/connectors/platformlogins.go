@@ -277,8 +277,10 @@ func (s *Service) platformCall(ctx context.Context, l connectors.Login, srv conn
 }
 
 // countCall counts one call of the caller's organisation on srv's platform login in this UTC month,
-// or refuses it past the cap (see domain/platformcall: the count is decided on the month's stream
-// with optimistic concurrency, so concurrent calls never overshoot the cap).
+// or refuses it past the cap (see domain/platformcall: a capped count is decided on the month's stream
+// with optimistic concurrency, so concurrent calls never overshoot the cap; that stream holds at most
+// the cap's events). An uncapped call is appended without reading the stream, which grows with every
+// call, and cannot fail for racing other calls.
 func (s *Service) countCall(ctx context.Context, srv connectors.Server, m *connector.Manifest) error {
 	org, err := s.organizationOf(ctx)
 	if err != nil {
@@ -289,6 +291,19 @@ func (s *Service) countCall(ctx context.Context, srv connectors.Server, m *conne
 		cmd.Cap, cmd.Capped = s.opts.MonthlyCap(m.Slug)
 	}
 	stream := platformcall.StreamName(org, srv.ID, platformcall.Month(cmd.At))
+	if !cmd.Capped {
+		// Nothing to decide: record the call without reading the month's stream or racing on it.
+		ev, err := platformcall.Record(cmd)
+		if err != nil {
+			return err
+		}
+		typ, sv, body, err := callAggregate.Codec.Encode(ev)
+		if err != nil {
+			return err
+		}
+		_, err = s.opts.Store.Append(ctx, stream, eventstore.Any, eventstore.EventData{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: body, Metadata: s.md("system")})
+		return err
+	}
 	_, err = eventstore.Execute(ctx, s.opts.Store, stream, callAggregate, cmd, s.md("system"))
 	if errors.Is(err, eventstore.ErrConflict) {
 		return domain.Errorf(domain.CodeUnavailable, "too many calls on %s at once to count; try again", m.DisplayName)

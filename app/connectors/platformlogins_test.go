@@ -323,3 +323,33 @@ func TestConcurrentPlatformCallsStopAtTheCap(t *testing.T) {
 		t.Fatalf("%d ran, %d capped, provider saw %d; want 3, 5, 3", ok, capped, r.Calls.Load())
 	}
 }
+
+// Calls on an uncapped connector are recorded without reading the month's stream or racing on it:
+// sixteen at once all run (none answers "try again"), and the read model counts every one of them.
+func TestConcurrentUncappedPlatformCallsAllCount(t *testing.T) {
+	r := newRemote(t, platKey)
+	w := newWorld(t, world0{fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}})
+	w.setKey(platKey)
+	calls := make([]executions.Call, 16)
+	for i := range calls {
+		calls[i] = executions.Call{Tool: "webplat_echo", Args: json.RawMessage(`{"text":"hi"}`)}
+	}
+	for _, o := range w.Executions.Run(w.ctx, executions.Caller{UserID: user, Via: "api_key", AgentID: agent}, calls) {
+		if o.Code != "" {
+			t.Fatalf("an uncapped call failed: %+v", o)
+		}
+	}
+	if n := r.Calls.Load(); n != 16 {
+		t.Fatalf("provider saw %d calls, want 16", n)
+	}
+	if err := w.Runner.CatchUp(w.ctx, platform.CallsName); err != nil {
+		t.Fatal(err)
+	}
+	usage, err := platform.Reader{DB: w.DB}.Usage(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(usage) != 1 || usage[0].Calls != 16 {
+		t.Fatalf("usage = %+v, want one row of 16 calls", usage)
+	}
+}

@@ -3,9 +3,11 @@
 // OrgLimits.monthlyConnectorCalls caps them by connector slug).
 //
 // Each organisation, connector and month is its own stream, platformcalls-<org>-<server id>-<YYYY-MM>,
-// and each call is one Counted event appended with the version the count was read at. Two calls
-// that race both read the same count, and the second append fails its expected version and decides
-// again on the new count: a cap is never overshot, even by one, across replicas. A call that is
+// one Counted event a call, so the stream's version is the count. A call on a capped connector is
+// appended with the version the count was read at: two calls that race both read the same count, and
+// the second append fails its expected version and decides again on the new count, so a cap is never
+// overshot, even by one, across replicas (and the stream never holds more than the cap). A call on an
+// uncapped connector has nothing to decide and is appended whatever the version (Record). A call that is
 // refused appends nothing; a call that is counted is counted before it reaches the provider, so one
 // that then fails at the provider still counts (it may have cost the platform's key a request).
 package platformcall
@@ -39,13 +41,15 @@ func StreamName(org uuid.UUID, serverID, month string) string {
 	return "platformcalls-" + org.String() + "-" + serverID + "-" + month
 }
 
-// Counted is one call on a platform login; Count is the month's count with it.
+// Counted is one call on a platform login. Count is the month's count with it when the call was
+// decided against a cap (Decide); an uncapped call is recorded without reading the stream (Record)
+// and carries none. Either way the stream holds one event a call, so its version is the count.
 type Counted struct {
 	OrgID    uuid.UUID `json:"org_id"`
 	ServerID string    `json:"server_id"`
 	Slug     string    `json:"slug"`
 	Month    string    `json:"month"`
-	Count    int       `json:"count"`
+	Count    int       `json:"count,omitempty"`
 	At       time.Time `json:"at"`
 }
 
@@ -60,10 +64,10 @@ type State struct{ Count int }
 // Initial is the count of no stream.
 func Initial() State { return State{} }
 
-// Evolve folds one event.
+// Evolve folds one event: every event is one call.
 func Evolve(s State, e domain.Event) State {
-	if ev, ok := e.(Counted); ok {
-		s.Count = ev.Count
+	if _, ok := e.(Counted); ok {
+		s.Count++
 	}
 	return s
 }
@@ -76,6 +80,16 @@ type Count struct {
 	Capped   bool
 	Cap      int
 	At       time.Time
+}
+
+// Record is the event of a call on a connector with no cap: nothing is decided, so it is appended
+// whatever the stream's version, without reading the month's stream (which grows with every call)
+// and without racing other calls on it.
+func Record(c Count) (Counted, error) {
+	if c.ServerID == "" || c.Slug == "" || c.At.IsZero() {
+		return Counted{}, domain.Errorf(domain.CodeInvalid, "count a call: no connector, slug or time")
+	}
+	return Counted{OrgID: c.OrgID, ServerID: c.ServerID, Slug: c.Slug, Month: Month(c.At), At: c.At.UTC()}, nil
 }
 
 // Decide counts the call, or refuses it with CodeConflict and LimitMessage when the month's count has

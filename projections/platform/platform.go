@@ -94,8 +94,8 @@ func (p *Keys) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) e
 	return nil
 }
 
-// Apply implements projections.Projection. The count is the event's own (the stream's running
-// count), so applying an event twice cannot count a call twice.
+// Apply implements projections.Projection. The count is the event's version in its month's stream,
+// which holds one event a call, so applying an event twice cannot count a call twice.
 func (p *Calls) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
 	if !p.Handles(env.Type) {
 		return nil
@@ -110,7 +110,7 @@ func (p *Calls) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) 
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO connector_calls (org_id, server_id, slug, month, calls, last_at) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (org_id, server_id, month) DO UPDATE SET calls = $5, last_at = $6`,
-		e.OrgID.String(), e.ServerID, e.Slug, e.Month, e.Count, dbtime.Format(e.At))
+		e.OrgID.String(), e.ServerID, e.Slug, e.Month, env.Version, dbtime.Format(e.At))
 	return err
 }
 
