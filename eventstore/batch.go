@@ -29,7 +29,10 @@ type CommitFunc func(ctx context.Context, batch []AppendRequest) ([]AppendOutcom
 
 // Batcher coalesces concurrent appends into group commits: while one batch is being written, newly
 // arriving appends queue up and go together in the next transaction, so N concurrent appenders pay for
-// about one fsync per batch instead of N. An append returns only when its batch is durable.
+// about one fsync per batch instead of N. An append returns only when its batch is durable. A caller
+// alone inside Append, with nothing queued and nothing committing, commits its own request on its own
+// goroutine, so a lone appender does not pay for two hand-offs to the batching goroutine and back;
+// commits never overlap either way.
 type Batcher struct {
 	commit   CommitFunc
 	maxBatch int
@@ -42,7 +45,14 @@ type Batcher struct {
 	lastSize int
 	// commits and events count the batches committed and the events they wrote (Stats).
 	commits, events atomic.Int64
+	// directs counts the commits made on a lone caller's goroutine (Stats).
+	directs atomic.Int64
 
+	// direct lets Append commit a lone request on the caller's goroutine (see Append).
+	direct bool
+	// turn is held by whoever is committing: the loop for a batch, or a caller committing its own
+	// request directly (Append, when nothing is queued or committing). Commits never overlap.
+	turn  chan struct{}
 	queue chan *pending
 	stop  chan struct{}
 	done  chan struct{}
@@ -74,7 +84,13 @@ type BatcherOptions struct {
 
 // NewBatcher starts the goroutine that writes batches with commit.
 func NewBatcher(commit CommitFunc, opts *BatcherOptions) *Batcher {
-	b := &Batcher{commit: commit, maxBatch: 256, linger: 2 * time.Millisecond, queue: make(chan *pending, 1024), stop: make(chan struct{}), done: make(chan struct{})}
+	return newBatcher(commit, opts, true)
+}
+
+// newBatcher is NewBatcher; direct says whether a lone caller may commit on its own goroutine (the
+// tests that pin how the loop forms batches turn it off).
+func newBatcher(commit CommitFunc, opts *BatcherOptions, direct bool) *Batcher {
+	b := &Batcher{commit: commit, maxBatch: 256, linger: 2 * time.Millisecond, direct: direct, turn: make(chan struct{}, 1), queue: make(chan *pending, 1024), stop: make(chan struct{}), done: make(chan struct{})}
 	if opts != nil {
 		if opts.MaxBatch > 0 {
 			b.maxBatch = opts.MaxBatch
@@ -99,6 +115,20 @@ func (b *Batcher) Append(ctx context.Context, req AppendRequest) (Position, erro
 		b.mu.RUnlock()
 		return Position{}, ErrClosed
 	}
+	if b.direct && b.inflight.Load() == 1 && len(b.queue) == 0 {
+		select {
+		case b.turn <- struct{}{}:
+			// No other caller is inside Append and nobody is committing: commit this request on the
+			// caller's own goroutine, sparing a lone appender two hand-offs to the loop and back.
+			// Appends arriving meanwhile queue up and go in the loop's next batch, once this commit
+			// is over. (With other callers about, even ones just answered, the loop's batch is
+			// where this request belongs: they are likely to append again at once.)
+			defer b.mu.RUnlock()
+			out := b.commitDirect(ctx, req)
+			return out.Position, out.Err
+		default:
+		}
+	}
 	p := &pending{ctx: ctx, req: req, reply: make(chan AppendOutcome, 1)}
 	select {
 	case b.queue <- p:
@@ -115,12 +145,13 @@ func (b *Batcher) Append(ctx context.Context, req AppendRequest) (Position, erro
 type BatchStats struct {
 	Commits int64 // batches committed
 	Events  int64 // events appended by them (idempotent retries included)
+	Direct  int64 // of the Commits, those a lone caller made on its own goroutine
 }
 
 // Stats returns the batches committed so far and the events they carried: Events/Commits is the
 // group commit's mean size.
 func (b *Batcher) Stats() BatchStats {
-	return BatchStats{Commits: b.commits.Load(), Events: b.events.Load()}
+	return BatchStats{Commits: b.commits.Load(), Events: b.events.Load(), Direct: b.directs.Load()}
 }
 
 // Close refuses new appends, commits every append already queued, and stops the writer.
@@ -146,12 +177,16 @@ func (b *Batcher) loop() {
 			for {
 				select {
 				case p := <-b.queue:
+					b.turn <- struct{}{}
 					b.run(append(batch[:0], p))
 				default:
 					return
 				}
 			}
 		}
+		// The turn is taken before the batch is filled and lingers, so no caller commits directly
+		// past a batch that is forming (it waits while a direct commit runs).
+		b.turn <- struct{}{}
 		batch = append(batch[:0], first)
 	fill:
 		for len(batch) < b.maxBatch {
@@ -204,7 +239,42 @@ func (b *Batcher) gather(batch []*pending) []*pending {
 	return batch
 }
 
+// commitDirect commits req alone, holding the turn Append took, and gives the turn back.
+func (b *Batcher) commitDirect(ctx context.Context, req AppendRequest) AppendOutcome {
+	defer func() { <-b.turn }()
+	if err := ctx.Err(); err != nil {
+		return AppendOutcome{Err: err}
+	}
+	reqs := []AppendRequest{req}
+	outcomes, err := b.commit(context.Background(), reqs)
+	if err != nil {
+		return AppendOutcome{Err: err}
+	}
+	if len(outcomes) != 1 {
+		panic("eventstore: CommitFunc returned the wrong number of outcomes")
+	}
+	b.commits.Add(1)
+	b.directs.Add(1)
+	if outcomes[0].Err == nil {
+		b.events.Add(int64(len(req.Events)))
+	}
+	if b.after != nil {
+		b.after(reqs, outcomes)
+	}
+	return outcomes[0]
+}
+
+// run commits batch; the caller holds the turn, which run gives back once the batch is committed,
+// before it answers the callers.
 func (b *Batcher) run(batch []*pending) {
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			<-b.turn
+		}
+	}
+	defer release()
 	live := batch[:0:0]
 	reqs := make([]AppendRequest, 0, len(batch))
 	for _, p := range batch {
@@ -237,6 +307,7 @@ func (b *Batcher) run(batch []*pending) {
 	if err == nil && b.after != nil {
 		b.after(reqs, outcomes)
 	}
+	release()
 	for i, p := range live {
 		if err != nil {
 			p.reply <- AppendOutcome{Err: err}

@@ -3,6 +3,7 @@ package eventstore
 import (
 	"context"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -85,7 +86,7 @@ func startTwoBatches(t *testing.T, b *Batcher, c *stepCommit) (waits []<-chan er
 // would hang otherwise).
 func TestBatcherLingerSkipsAnsweredCallers(t *testing.T) {
 	c := newStepCommit()
-	b := NewBatcher(c.commit, &BatcherOptions{Linger: time.Hour})
+	b := newBatcher(c.commit, &BatcherOptions{Linger: time.Hour}, false)
 	defer b.Close()
 	waits := startTwoBatches(t, b, c)
 	waits = append(waits, appendAsync(b, "d"))
@@ -109,7 +110,7 @@ func TestBatcherLingerSkipsAnsweredCallers(t *testing.T) {
 // that has not queued its request yet, and takes it in.
 func TestBatcherLingerGathersArrivingCaller(t *testing.T) {
 	c := newStepCommit()
-	b := NewBatcher(c.commit, &BatcherOptions{Linger: time.Hour})
+	b := newBatcher(c.commit, &BatcherOptions{Linger: time.Hour}, false)
 	defer b.Close()
 	waits := startTwoBatches(t, b, c)
 	waits = append(waits, appendAsync(b, "d"))
@@ -139,7 +140,7 @@ func TestBatcherLingerGathersArrivingCaller(t *testing.T) {
 // batcher) are no longer counted as inside Append.
 func TestBatcherInflightCountsGiveUps(t *testing.T) {
 	c := newStepCommit()
-	b := NewBatcher(c.commit, nil)
+	b := newBatcher(c.commit, nil, false)
 	first := appendAsync(b, "a")
 	c.next(t) // the loop is now busy committing a's batch
 	ctx, cancel := context.WithCancel(context.Background())
@@ -164,5 +165,65 @@ func TestBatcherInflightCountsGiveUps(t *testing.T) {
 	}
 	if got := b.inflight.Load(); got != 0 {
 		t.Fatalf("inflight = %d after Close, want 0", got)
+	}
+}
+
+// TestBatcherDirectCommit pins the lone caller's path: with nothing queued or committing, Append
+// commits its request on its own goroutine; appends arriving meanwhile queue and are committed by the
+// loop after it, never while it commits; and the stats count both.
+func TestBatcherDirectCommit(t *testing.T) {
+	c := newStepCommit()
+	var active, overlapped atomic.Int32
+	commit := func(ctx context.Context, batch []AppendRequest) ([]AppendOutcome, error) {
+		if active.Add(1) > 1 {
+			overlapped.Store(1)
+		}
+		defer active.Add(-1)
+		return c.commit(ctx, batch)
+	}
+	b := NewBatcher(commit, nil)
+	defer b.Close()
+	waits := []<-chan error{appendAsync(b, "a")}
+	if got := c.next(t); len(got) != 1 || got[0].Stream != "a" {
+		t.Fatalf("first commit = %v, want a alone", got)
+	}
+	// a's commit is in progress, held by the test: these queue behind it.
+	waits = append(waits, appendAsync(b, "b"), appendAsync(b, "c"))
+	for b.inflight.Load() < 3 {
+		runtime.Gosched()
+	}
+	c.release <- struct{}{}
+	seen := map[string]bool{}
+	for len(seen) < 2 {
+		for _, r := range c.next(t) {
+			seen[r.Stream] = true
+		}
+		c.release <- struct{}{}
+	}
+	if !seen["b"] || !seen["c"] {
+		t.Fatalf("the loop committed %v, want b and c", seen)
+	}
+	for _, w := range waits {
+		if err := <-w; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if overlapped.Load() != 0 {
+		t.Fatal("two commits ran at once")
+	}
+	if st := b.Stats(); st.Events != 3 || st.Commits < 2 || st.Commits > 3 || st.Direct != 1 {
+		t.Fatalf("stats = %+v, want 3 events in 2 or 3 commits, one of them direct", st)
+	}
+	// The loop is idle again and nothing is queued: the next lone append is direct too.
+	w := appendAsync(b, "d")
+	if got := c.next(t); len(got) != 1 || got[0].Stream != "d" {
+		t.Fatalf("commit = %v, want d alone", got)
+	}
+	c.release <- struct{}{}
+	if err := <-w; err != nil {
+		t.Fatal(err)
+	}
+	if st := b.Stats(); st.Direct != 2 {
+		t.Fatalf("stats = %+v, want the second lone append direct", st)
 	}
 }
