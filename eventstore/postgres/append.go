@@ -71,6 +71,14 @@ RETURNING id, xid, position`
 
 	notifySQL = `SELECT pg_notify($1, '')`
 
+	// insertOneSQL writes a single event whose version needs no check: the first of a new stream, or
+	// one whose stream is known to have reached the version before it (see Store.heads), so the
+	// UNIQUE (stream, version) index alone refuses a stream that moved on. Planning a one-row VALUES
+	// insert costs PostgreSQL a fraction of the array forms, which is most of a lone append's time.
+	insertOneSQL = `INSERT INTO events (id, stream, version, type, schema_version, data, metadata)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING id, xid, position`
+
 	// beforeSQL, run in a batch's transaction after its insert, tells where the log stands before the
 	// batch: blocked says a transaction of this database whose xid is below the batch's own may still
 	// be running (it may yet write events that order before the batch), and (xid, position) is the
@@ -96,6 +104,21 @@ SELECT EXISTS (
 FROM s LEFT JOIN LATERAL (SELECT xid, position FROM events WHERE xid < s.cur ORDER BY xid DESC, position DESC LIMIT 1) AS b ON true`
 )
 
+// notifying wraps an INSERT … RETURNING id, xid, position (whose parameters run from $1 to $n) into
+// one statement that also notifies NotifyChannel ($n+1): sent alone, outside BEGIN and COMMIT, it is
+// its own transaction, so a batch whose rows need no reading first costs one statement and one round
+// trip, as a bare single-row insert does. The notification CTE is volatile, so PostgreSQL runs it
+// exactly once (a CTE that is not side-effect free is never inlined), and it is delivered at commit.
+func notifying(insert string, n int) string {
+	return fmt.Sprintf("WITH ins AS (%s), woke AS (SELECT pg_notify($%d, '')) SELECT ins.id, ins.xid, ins.position FROM ins, woke", insert, n+1)
+}
+
+var (
+	notifyingInsertOneSQL = notifying(insertOneSQL, 7)
+	notifyingInsertSQL    = notifying(insertSQL, 7)
+	notifyingFastSQL      = notifying(fastInsertSQL, 8)
+)
+
 // errFastRefused says the one-round-trip insert was refused (see fastInsertSQL): the batch is to be
 // decided again with the streams locked and read.
 var errFastRefused = errors.New("postgres: append: the optimistic insert was refused")
@@ -116,6 +139,7 @@ func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) ([
 		}
 		fast = false
 		if err == nil {
+			s.noteHeads(envs)
 			if len(envs) > 0 {
 				if s.onCommit != nil {
 					s.onCommit(envs)
@@ -189,8 +213,12 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 		return outcomes, nil, nil
 	}
 	if tryFast {
-		if rows, lastRow, ok := planFast(batch, outcomes, metas, len(streams)); ok {
-			return s.commitFast(ctx, batch, outcomes, rows, lastRow)
+		if rows, lastRow, checks, ok := planFast(batch, outcomes, metas, len(streams), s.heads); ok {
+			mode := insertPlain
+			if checks {
+				mode = insertChecked
+			}
+			return s.commitFast(ctx, batch, outcomes, rows, lastRow, mode)
 		}
 	}
 
@@ -217,13 +245,16 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
 			conn.Close(context.Background()) //nolint:errcheck // the pool discards it either way
 		}
+		s.noteHeadsRead(heads)
 		return outcomes, nil, nil
 	}
-	positions, err := s.insertAndCommit(ctx, bc, &rows, false)
+	positions, err := s.insertAndCommit(ctx, bc, &rows, insertLocked)
 	if err != nil {
 		return nil, nil, err
 	}
 	inTx = false
+	// Read under the streams' locks, then moved on by what the batch wrote: committed facts now.
+	s.noteHeadsRead(heads)
 
 	for i := range batch {
 		if lastRow[i] >= 0 {
@@ -233,12 +264,15 @@ func (s *Store) commitOnce(ctx context.Context, batch []eventstore.AppendRequest
 	return outcomes, envelopes(&rows, positions), nil
 }
 
-// planFast plans a batch for fastInsertSQL when it can take it: every request that passed precheck
-// names a version (NoStream or Exact) and a stream of its own in the batch (streams is how many
-// distinct streams they name).
-func planFast(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome, metas [][][]byte, streams int) (planned, []int, bool) {
-	var rows planned
-	lastRow := make([]int, len(batch))
+// planFast plans a batch for the one-round-trip insert when it can take it: every request that passed
+// precheck names a version (NoStream or Exact) and a stream of its own in the batch (streams is how
+// many distinct streams they name). checks reports whether a row needs fastInsertSQL's check that its
+// stream has the version before it: not the first event of a stream, nor one whose stream heads (the
+// versions this store has seen committed) already has at that version or beyond; without any such
+// row the plain insert is enough, since a stream that moved on meets the UNIQUE (stream, version)
+// index.
+func planFast(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome, metas [][][]byte, streams int, heads map[string]int64) (rows planned, lastRow []int, checks, ok bool) {
+	lastRow = make([]int, len(batch))
 	n := 0
 	for i, req := range batch {
 		lastRow[i] = -1
@@ -246,26 +280,61 @@ func planFast(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutc
 			continue
 		}
 		if req.Expected == eventstore.Any {
-			return planned{}, nil, false
+			return planned{}, nil, false, false
 		}
 		n++
+		if v := int64(req.Expected); v > 0 {
+			if h, seen := heads[req.Stream]; !seen || h < v {
+				checks = true
+			}
+		}
 		for j := range req.Events {
 			lastRow[i] = rows.add(req.Stream, int64(req.Expected)+int64(j)+1, &req.Events[j], metas[i][j])
 			rows.first = append(rows.first, j == 0)
 		}
 	}
-	return rows, lastRow, n == streams
+	return rows, lastRow, checks, n == streams
 }
 
-// commitFast writes a batch planned by planFast in one round trip: begin, insert, notify, commit.
+// maxHeads bounds Store.heads; past it the map starts again empty.
+const maxHeads = 1 << 16
+
+// noteHeads records the versions a committed batch wrote (batcher goroutine only).
+func (s *Store) noteHeads(envs []eventstore.Envelope) {
+	for _, env := range envs {
+		s.noteHead(env.Stream, env.Version)
+	}
+}
+
+// noteHeadsRead records stream versions read under the streams' locks (batcher goroutine only).
+func (s *Store) noteHeadsRead(heads map[string]int64) {
+	for stream, v := range heads {
+		if v > 0 {
+			s.noteHead(stream, v)
+		}
+	}
+}
+
+func (s *Store) noteHead(stream string, v int64) {
+	if s.heads == nil || len(s.heads) >= maxHeads {
+		s.heads = make(map[string]int64, 1024)
+	}
+	if v > s.heads[stream] {
+		s.heads[stream] = v
+	}
+}
+
+// commitFast writes a batch planned by planFast in one round trip: one statement that inserts and
+// notifies in a transaction of its own (or, with an in-transaction hook, begin and insert, the hook,
+// then notify and commit).
 // errFastRefused means the insert was refused and nothing was written.
-func (s *Store) commitFast(ctx context.Context, batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome, rows planned, lastRow []int) ([]eventstore.AppendOutcome, []eventstore.Envelope, error) {
+func (s *Store) commitFast(ctx context.Context, batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome, rows planned, lastRow []int, mode insertMode) ([]eventstore.AppendOutcome, []eventstore.Envelope, error) {
 	bc, err := s.acquire(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("postgres: append: acquire connection: %w", err)
 	}
 	defer bc.release()
-	positions, err := s.insertAndCommit(ctx, bc, &rows, true)
+	positions, err := s.insertAndCommit(ctx, bc, &rows, mode)
 	if err != nil {
 		abort(bc.conn)
 		s.slowAfterFast.Add(1)
@@ -411,32 +480,81 @@ func plan(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutcome,
 	return rows, lastRow
 }
 
-// insertAndCommit is round trip 2: insert the planned rows, notify, commit. It returns each row's
-// position. When the connection fails while COMMIT is on its way it asks the server what became of the
+// insertMode is how insertAndCommit writes a batch's rows.
+type insertMode int
+
+const (
+	// insertLocked: inside the transaction readHeads began, the rows decided against the versions it
+	// read (insertSQL).
+	insertLocked insertMode = iota
+	// insertChecked: a transaction of its own, each stream's version checked by the statement
+	// (fastInsertSQL).
+	insertChecked
+	// insertPlain: a transaction of its own, no row needing a check (insertOneSQL, insertSQL).
+	insertPlain
+)
+
+// insertStatement returns the insert for rows in mode and its arguments.
+func insertStatement(rows *planned, mode insertMode) (string, []any) {
+	switch {
+	case mode == insertChecked:
+		return fastInsertSQL, []any{rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata, rows.first}
+	case mode == insertPlain && len(rows.ids) == 1:
+		return insertOneSQL, []any{rows.ids[0], rows.streams[0], rows.versions[0], rows.types[0], rows.schemas[0], rows.data[0], rows.metadata[0]}
+	}
+	return insertSQL, []any{rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata}
+}
+
+// notifyingStatement is insertStatement's statement wrapped by notifying, with its arguments.
+func notifyingStatement(rows *planned, mode insertMode) (string, []any) {
+	sql, args := insertStatement(rows, mode)
+	switch sql {
+	case fastInsertSQL:
+		sql = notifyingFastSQL
+	case insertOneSQL:
+		sql = notifyingInsertOneSQL
+	default:
+		sql = notifyingInsertSQL
+	}
+	return sql, append(args, NotifyChannel)
+}
+
+// insertAndCommit writes the planned rows, notifies and commits, and returns each row's position.
+// When the connection fails while the commit is on its way it asks the server what became of the
 // transaction; an error means the transaction is not known to have committed (the caller aborts it).
 //
-// When an in-transaction hook is installed (SetInTransaction), the insert and the notify-and-commit go
-// in two round trips, and between them the hook writes through bc.sql in the same transaction. The
-// insert's round trip also asks where the log stood before the batch (beforeSQL), which the hook is
-// given; when that cannot be told (a transaction that may still write events is running below this
-// one), the hook is not called.
-func (s *Store) insertAndCommit(ctx context.Context, bc *batchConn, rows *planned, fast bool) ([]eventstore.Position, error) {
+// insertLocked is round trip 2 of a batch, in the transaction readHeads began: insert, notify, commit
+// in one pipeline. insertChecked and insertPlain are the whole batch in one statement of its own
+// (notifying), which PostgreSQL commits as soon as it has run. The notification is left out while no
+// other store listens (notifyWanted).
+//
+// When an in-transaction hook is installed (SetInTransaction), the insert (after BEGIN, unless
+// locked) and the notify-and-commit go in two round trips, and between them the hook writes through
+// bc.sql in the same transaction. The insert's round trip also asks where the log stood before the
+// batch (beforeSQL), which the hook is given; when that cannot be told (a transaction that may still
+// write events is running below this one), the hook is not called.
+func (s *Store) insertAndCommit(ctx context.Context, bc *batchConn, rows *planned, mode insertMode) ([]eventstore.Position, error) {
 	conn := bc.conn
 	hook := s.inTx.Load()
 	if bc.sql == nil {
 		hook = nil
 	}
-	b := &pgx.Batch{}
-	if fast {
-		b.Queue("BEGIN")
-		b.Queue(fastInsertSQL, rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata, rows.first)
-	} else {
-		b.Queue(insertSQL, rows.ids, rows.streams, rows.versions, rows.types, rows.schemas, rows.data, rows.metadata)
+	if hook == nil && mode != insertLocked {
+		return s.insertAlone(ctx, conn, rows, mode)
 	}
+	b := &pgx.Batch{}
+	if mode != insertLocked {
+		b.Queue("BEGIN")
+	}
+	sql, args := insertStatement(rows, mode)
+	b.Queue(sql, args...)
+	notify := s.notifyWanted()
 	if hook != nil {
 		b.Queue(beforeSQL)
 	} else {
-		b.Queue(notifySQL, NotifyChannel)
+		if notify {
+			b.Queue(notifySQL, NotifyChannel)
+		}
 		b.Queue("COMMIT")
 	}
 	positions := make([]eventstore.Position, len(rows.ids))
@@ -447,7 +565,7 @@ func (s *Store) insertAndCommit(ctx context.Context, bc *batchConn, rows *planne
 	)
 	br := conn.SendBatch(ctx, b)
 	err := func() error {
-		if fast {
+		if mode != insertLocked {
 			if _, err := br.Exec(); err != nil {
 				return fmt.Errorf("begin: %w", err)
 			}
@@ -456,26 +574,8 @@ func (s *Store) insertAndCommit(ctx context.Context, bc *batchConn, rows *planne
 		if err != nil {
 			return fmt.Errorf("insert: %w", err)
 		}
-		index := make(map[uuid.UUID]int, len(rows.ids))
-		for r, id := range rows.ids {
-			index[id] = r
-		}
-		var id uuid.UUID
-		var position int64
-		n := 0
-		if _, err := pgx.ForEachRow(rs, []any{&id, &xid, &position}, func() error {
-			r, ok := index[id]
-			if !ok {
-				return fmt.Errorf("insert returned unknown id %s", id)
-			}
-			positions[r] = eventstore.Position{Commit: xid, Prepare: uint64(position)}
-			n++
-			return nil
-		}); err != nil {
+		if xid, err = scanInserted(rs, rows, positions); err != nil {
 			return fmt.Errorf("insert: %w", err)
-		}
-		if n != len(rows.ids) {
-			return fmt.Errorf("insert: %d rows returned, want %d", n, len(rows.ids))
 		}
 		if hook != nil {
 			var blocked bool
@@ -490,8 +590,10 @@ func (s *Store) insertAndCommit(ctx context.Context, bc *batchConn, rows *planne
 			}
 			return br.Close()
 		}
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("notify: %w", err)
+		if notify {
+			if _, err := br.Exec(); err != nil {
+				return fmt.Errorf("notify: %w", err)
+			}
 		}
 		return nil
 	}()
@@ -514,12 +616,16 @@ func (s *Store) insertAndCommit(ctx context.Context, bc *batchConn, rows *planne
 			return nil, errors.New("postgres: append: the in-transaction hook ended the transaction")
 		}
 		b = &pgx.Batch{}
-		b.Queue(notifySQL, NotifyChannel)
+		if notify {
+			b.Queue(notifySQL, NotifyChannel)
+		}
 		b.Queue("COMMIT")
 		br = conn.SendBatch(ctx, b)
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return nil, fmt.Errorf("postgres: append: notify: %w", err)
+		if notify {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return nil, fmt.Errorf("postgres: append: notify: %w", err)
+			}
 		}
 		commitErr = s.finishCommit(br, xid)
 		committed = commitErr == nil
@@ -532,6 +638,72 @@ func (s *Store) insertAndCommit(ctx context.Context, bc *batchConn, rows *planne
 		return nil, commitErr
 	}
 	return positions, nil
+}
+
+// insertAlone writes the rows with one statement, its own transaction, notifying when anyone else
+// listens (notifyWanted). PostgreSQL sends the
+// inserted rows before it commits (at the end of the statement's round trip), so when the rows came
+// back but the commit's answer did not, the transaction's xid is known and asked after, as
+// finishCommit does.
+func (s *Store) insertAlone(ctx context.Context, conn *pgx.Conn, rows *planned, mode insertMode) ([]eventstore.Position, error) {
+	sql, args := insertStatement(rows, mode)
+	if s.notifyWanted() {
+		sql, args = notifyingStatement(rows, mode)
+	}
+	positions := make([]eventstore.Position, len(rows.ids))
+	rs, err := conn.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: append: insert: %w", err)
+	}
+	xid, err := scanInserted(rs, rows, positions)
+	if err == nil {
+		return positions, nil
+	}
+	var pgErr *pgconn.PgError
+	if xid == 0 || errors.As(err, &pgErr) {
+		return nil, fmt.Errorf("postgres: append: insert: %w", err)
+	}
+	committed, rerr := s.resolveInDoubt(xid)
+	if rerr != nil {
+		return nil, fmt.Errorf("postgres: append: commit: %w (outcome unknown: %v)", err, rerr)
+	}
+	if !committed {
+		return nil, fmt.Errorf("postgres: append: commit: %w", err)
+	}
+	s.log.Warn("postgres: commit reply lost, transaction found committed", "xid", xid)
+	return positions, nil
+}
+
+// scanInserted reads the (id, xid, position) rows an insert returned into positions, by each row's
+// id, closing rs. It returns the batch's xid (0 when no row came back) and an error unless every
+// row came back.
+func scanInserted(rs pgx.Rows, rows *planned, positions []eventstore.Position) (uint64, error) {
+	index := make(map[uuid.UUID]int, len(rows.ids))
+	for r, id := range rows.ids {
+		index[id] = r
+	}
+	var (
+		id       uuid.UUID
+		xid      uint64
+		position int64
+	)
+	n := 0
+	_, err := pgx.ForEachRow(rs, []any{&id, &xid, &position}, func() error {
+		r, ok := index[id]
+		if !ok {
+			return fmt.Errorf("insert returned unknown id %s", id)
+		}
+		positions[r] = eventstore.Position{Commit: xid, Prepare: uint64(position)}
+		n++
+		return nil
+	})
+	if err != nil {
+		return xid, err
+	}
+	if n != len(rows.ids) {
+		return xid, fmt.Errorf("%d rows returned, want %d", n, len(rows.ids))
+	}
+	return xid, nil
 }
 
 // finishCommit reads COMMIT's answer, the last of br's results, and closes br. When the connection

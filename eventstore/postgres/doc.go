@@ -31,8 +31,20 @@
 // otherwise the hook is not called and the projection's own loop applies the events. A batch written
 // with a hook takes two round trips.
 //
-// Wake-ups. Each append transaction sends NOTIFY workbench_events; every Store LISTENs on a dedicated
-// connection and wakes its subscribers, so a subscriber on one replica sees another replica's commits
-// at once. Subscribers also poll, because a transaction that notifies nobody can hold events back
-// below the xmin line.
+// Wake-ups. Every Store LISTENs on workbench_events on a dedicated connection (application_name
+// "workbench event listener") and wakes its subscribers on each notification, so a subscriber on one
+// replica sees another replica's commits at once. An append transaction sends NOTIFY workbench_events
+// while another store's listener is connected to the database: each store looks in pg_stat_activity
+// every 200 ms, and alone (its own listener the only one) it skips the notification, which would only
+// wake subscribers its own commit wakes already, and which costs a single-row append about a sixth
+// of its time. A new listener wakes its subscribers again a second after it connects, which reads
+// what others appended before they saw it. Subscribers also poll, because a transaction that notifies
+// nobody can hold events back below the xmin line.
+//
+// Appends. A batch whose requests all name their stream's version, each on a stream of its own, is
+// one statement in a transaction of its own (insert and notify, one round trip, as a bare insert); a
+// row's version needs checking against its stream only when the store has not seen the stream reach
+// the version before it (it keeps the versions it committed or read per stream), otherwise the
+// UNIQUE (stream, version) index alone refuses an append to a stream that moved on. Other batches lock
+// their streams and read their versions first (two round trips).
 package postgres

@@ -288,7 +288,8 @@ func TestOnCommit(t *testing.T) {
 }
 
 // TestSubscribeWokenByNotify: a subscriber on one store sees another store's append through
-// LISTEN/NOTIFY. Its poll interval is an hour, so only the notification can wake it in time.
+// LISTEN/NOTIFY. Its poll interval is an hour and the append comes after its listener's second
+// wake-up (peerGrace), so only the notification can wake it in time.
 func TestSubscribeWokenByNotify(t *testing.T) {
 	url := migratedDB(t)
 	writer := openStore(t, url, nil)
@@ -304,9 +305,10 @@ func TestSubscribeWokenByNotify(t *testing.T) {
 			return nil
 		})
 	}()
-	// Give the subscriber time to catch up on the empty log and start waiting, so that the event can
-	// only reach it through a wake-up.
-	time.Sleep(300 * time.Millisecond)
+	// Give the subscriber time to catch up on the empty log and start waiting, and its listener time
+	// to be connected for longer than peerGrace, so that the event can only reach it through a
+	// notification (the writer must have seen the reader's listener by then).
+	time.Sleep(peerGrace + 3*peerCheck)
 	ev := event("notified")
 	if _, err := writer.Append(ctx, "n", eventstore.NoStream, ev); err != nil {
 		t.Fatalf("append: %v", err)
@@ -322,5 +324,133 @@ func TestSubscribeWokenByNotify(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Subscribe after cancel = %v, want context.Canceled", err)
+	}
+}
+
+// eventually waits up to 20 s for cond, checking every 10 ms.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 20 s: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestNotifyOnlyWithPeers: a store alone on its database stops notifying; a second store's listener
+// turns notifications back on for both, and closing it turns them off again.
+func TestNotifyOnlyWithPeers(t *testing.T) {
+	url := migratedDB(t)
+	a := openStore(t, url, nil)
+	eventually(t, "a lone store still notifies", func() bool { return !a.notifyWanted() })
+
+	b, err := New(testCtx(t), openPool(t, url), nil)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	eventually(t, "the first store does not notify with a second one listening", a.notifyWanted)
+	eventually(t, "the second store does not notify with the first one listening", b.notifyWanted)
+	b.Close()
+	eventually(t, "the first store notifies once it is alone again", func() bool { return !a.notifyWanted() })
+}
+
+// TestNewListenerSeesUnnotifiedAppends: a store that has not yet seen a new listener appends without
+// notifying; the new store's subscriber (polling only hourly, and already waiting) still reads the
+// event, through the wake-up its listener makes peerGrace after connecting. Whether the writer had
+// seen the new listener when it appended depends on where its peerCheck ticker stood (the test logs
+// which); either way the event must arrive.
+func TestNewListenerSeesUnnotifiedAppends(t *testing.T) {
+	url := migratedDB(t)
+	writer := openStore(t, url, nil)
+	eventually(t, "a lone store still notifies", func() bool { return !writer.notifyWanted() })
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	reader := openStore(t, url, &Options{PollInterval: time.Hour})
+	got := make(chan eventstore.Envelope, 2)
+	go reader.Subscribe(ctx, eventstore.Start, func(env eventstore.Envelope) error { //nolint:errcheck // ends with ctx
+		got <- env
+		return nil
+	})
+	// The reader's own append wakes its subscriber at once: once that event is read, the subscriber
+	// has caught up and waits.
+	ready := event("ready")
+	if _, err := reader.Append(ctx, "r", eventstore.NoStream, ready); err != nil {
+		t.Fatalf("append: %v", err)
+	}
+	select {
+	case <-got:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the subscriber never read its own store's event")
+	}
+	notified := writer.notifyWanted()
+	ev := event("unnotified")
+	if _, err := writer.Append(ctx, "u", eventstore.NoStream, ev); err != nil {
+		t.Fatalf("append: %v", err)
+	}
+	t.Logf("the writer had seen the new listener when it appended: %v", notified)
+	select {
+	case env := <-got:
+		if env.ID != ev.ID {
+			t.Errorf("got event %s, want %s", env.ID, ev.ID)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the new store's subscriber never read an event appended while the writer thought itself alone")
+	}
+}
+
+// TestKnownHeadsSkipTheVersionCheck: appends expecting a version this store has seen committed take
+// the plain one-statement insert; one expecting a version the stream has not reached is refused with a
+// conflict, whether the store knows the stream or not, and one expecting a version the stream has
+// passed is refused too.
+func TestKnownHeadsSkipTheVersionCheck(t *testing.T) {
+	url := migratedDB(t)
+	s := openStore(t, url, nil)
+	other := openStore(t, url, nil)
+	ctx := testCtx(t)
+	for v := range 3 {
+		if _, err := s.Append(ctx, "known", eventstore.Exact(int64(v)), event("e")); err != nil {
+			t.Fatalf("append %d: %v", v, err)
+		}
+	}
+	if got := s.fast.Load(); got != 3 {
+		t.Errorf("%d one-round-trip batches, want 3", got)
+	}
+	// Ahead of the stream: refused by the check (the store knows the stream is at 3, not 5).
+	_, err := s.Append(ctx, "known", eventstore.Exact(5), event("e"))
+	var conflict *eventstore.ConflictError
+	if !errors.As(err, &conflict) || conflict.Actual != 3 {
+		t.Fatalf("append expecting 5 on a stream at 3: %v, want a conflict at 3", err)
+	}
+	// Another store moves the stream on: this store's head is now behind, and the unique index
+	// refuses its plain insert; the conflict names the real version.
+	if _, err := other.Append(ctx, "known", eventstore.Exact(3), event("e")); err != nil {
+		t.Fatalf("other store's append: %v", err)
+	}
+	_, err = s.Append(ctx, "known", eventstore.Exact(3), event("e"))
+	if !errors.As(err, &conflict) || conflict.Actual != 4 {
+		t.Fatalf("append expecting 3 on a stream at 4: %v, want a conflict at 4", err)
+	}
+	// Never seen by this store, and not that far: refused.
+	_, err = s.Append(ctx, "unseen", eventstore.Exact(2), event("e"))
+	if !errors.As(err, &conflict) || conflict.Actual != 0 {
+		t.Fatalf("append expecting 2 on an empty stream: %v, want a conflict at 0", err)
+	}
+	// What the refusals read is known now: the next append goes straight through.
+	if _, err := s.Append(ctx, "known", eventstore.Exact(4), event("e")); err != nil {
+		t.Fatalf("append expecting 4: %v", err)
+	}
+	envs, err := s.Load(ctx, "known", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, env := range envs {
+		if env.Version != int64(i+1) {
+			t.Fatalf("event %d has version %d", i, env.Version)
+		}
+	}
+	if len(envs) != 5 {
+		t.Fatalf("stream holds %d events, want 5", len(envs))
 	}
 }

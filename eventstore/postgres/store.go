@@ -18,8 +18,22 @@ import (
 	"github.com/workbench/workbench/eventstore"
 )
 
-// NotifyChannel is the LISTEN/NOTIFY channel every append transaction notifies.
+// NotifyChannel is the LISTEN/NOTIFY channel append transactions notify while another store listens.
 const NotifyChannel = "workbench_events"
+
+// listenerApp is the application_name of every store's listening connection: how a store finds, in
+// pg_stat_activity, whether any other store listens on this database (watchPeers).
+const listenerApp = "workbench event listener"
+
+// Peer detection (watchPeers). A store notifies only while another store's listener is connected to
+// the database: its own listener would only wake subscribers its appends wake already. It looks every
+// peerCheck; a listener that has just connected is therefore told of appends at most about a
+// peerCheck late, so it wakes its subscribers again peerGrace after it connected, which covers
+// whatever was appended unnotified meanwhile.
+const (
+	peerCheck = 200 * time.Millisecond
+	peerGrace = 5 * peerCheck
+)
 
 // Options tune a Store; nil means defaults.
 type Options struct {
@@ -52,7 +66,17 @@ type Store struct {
 	// fast counts the batches committed in one round trip, slowAfterFast those whose one-round-trip
 	// insert was refused (tests read them).
 	fast, slowAfterFast atomic.Int64
-	wake                *eventstore.Notifier
+	// heads is the last version this store has seen committed per stream, from its own batches and
+	// the versions it read under the streams' locks (batcher goroutine only; bounded by maxHeads).
+	// Versions only grow, so a stream seen at version v has it still, and an append expecting v
+	// needs no check that the stream exists that far (planFast).
+	heads map[string]int64
+	wake  *eventstore.Notifier
+	// listenerPID is the backend pid of this store's listening connection (0 while it is not
+	// listening); lonely says that the last look at pg_stat_activity found it listening and found no
+	// other store's listener (notifyWanted).
+	listenerPID atomic.Uint32
+	lonely      atomic.Bool
 
 	closed       chan struct{}
 	closeOnce    sync.Once
@@ -95,6 +119,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error)
 	lctx, stop := context.WithCancel(context.Background())
 	s.stopListen = stop
 	go s.listen(lctx)
+	go s.watchPeers(lctx)
 	return s, nil
 }
 
@@ -343,7 +368,9 @@ func (s *Store) listen(ctx context.Context) {
 
 // listenOnce reports whether it got as far as listening, and why it stopped.
 func (s *Store) listenOnce(ctx context.Context) (bool, error) {
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
+	cfg := s.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = listenerApp
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return false, fmt.Errorf("connect: %w", err)
 	}
@@ -351,12 +378,55 @@ func (s *Store) listenOnce(ctx context.Context) (bool, error) {
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
 		return false, fmt.Errorf("listen: %w", err)
 	}
+	s.listenerPID.Store(conn.PgConn().PID())
+	defer func() {
+		s.listenerPID.Store(0)
+		s.lonely.Store(false)
+	}()
+	// Other stores learn of this listener within a peerCheck; what they appended before, without
+	// notifying, the second wake-up reads.
 	s.wake.Broadcast()
+	again := time.AfterFunc(peerGrace, s.wake.Broadcast)
+	defer again.Stop()
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return true, fmt.Errorf("wait for notification: %w", err)
 		}
 		s.wake.Broadcast()
+	}
+}
+
+// notifyWanted reports whether an append should notify NotifyChannel: unless the last look found
+// this store's listener alone on the database.
+func (s *Store) notifyWanted() bool { return !s.lonely.Load() }
+
+// peersSQL counts the listeners of this database other than $1, and tells whether $1 is among them.
+const peersSQL = `SELECT count(*) FILTER (WHERE pid <> $1), coalesce(bool_or(pid = $1), false)
+FROM pg_stat_activity WHERE datname = current_database() AND application_name = $2`
+
+// watchPeers looks every peerCheck whether any other store listens on the database, and sets lonely
+// when none does and this store's own listener is seen (a view that does not show it cannot be
+// trusted to show others). Any doubt (no listener, a failed look) leaves notifications on.
+func (s *Store) watchPeers(ctx context.Context) {
+	t := time.NewTicker(peerCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pid := s.listenerPID.Load()
+		if pid == 0 {
+			s.lonely.Store(false)
+			continue
+		}
+		var others int64
+		var self bool
+		qctx, cancel := context.WithTimeout(ctx, peerCheck)
+		err := s.pool.QueryRow(qctx, peersSQL, int64(pid), listenerApp).Scan(&others, &self)
+		cancel()
+		s.lonely.Store(err == nil && self && others == 0 && s.listenerPID.Load() == pid)
 	}
 }
 
