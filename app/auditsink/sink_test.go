@@ -96,10 +96,33 @@ func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
 }
 
 // expected is every record the sink must deliver, event ids in log order.
-func expected(t *testing.T, store eventstore.Store) []uuid.UUID {
+func expected(t *testing.T, db *sql.DB, store eventstore.Store) []uuid.UUID {
+	t.Helper()
+	// On PostgreSQL a reader sees a committed event once no transaction below it is still open (the
+	// gap-free read), a moment after its append answered: read until the log shows every event the
+	// table holds.
+	var committed int
+	if err := db.QueryRowContext(testCtx(t), `SELECT count(*) FROM events`).Scan(&committed); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ids, read := expectedOnce(t, store)
+		if read >= committed {
+			return ids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log shows %d of the %d committed events", read, committed)
+		}
+	}
+}
+
+// expectedOnce reads the whole log once and returns the ids of its audit records and how many events
+// it read.
+func expectedOnce(t *testing.T, store eventstore.Store) ([]uuid.UUID, int) {
 	t.Helper()
 	dec := audit.NewDecoder()
 	var ids []uuid.UUID
+	read := 0
 	from := eventstore.Start
 	for {
 		envs, err := store.ReadAll(testCtx(t), from, 1000)
@@ -107,8 +130,9 @@ func expected(t *testing.T, store eventstore.Store) []uuid.UUID {
 			t.Fatal(err)
 		}
 		if len(envs) == 0 {
-			return ids
+			return ids, read
 		}
+		read += len(envs)
 		for _, env := range envs {
 			if rec, ok, err := dec.Decode(env); err != nil {
 				t.Fatal(err)
@@ -243,7 +267,7 @@ func testWebhookDelivers(t *testing.T, sq backend) {
 	if _, err := audittest.AppendCurlSession(ctx, sq.store); err != nil {
 		t.Fatal(err)
 	}
-	want := expected(t, sq.store)
+	want := expected(t, sq.db, sq.store)
 	rc := newReceiver(t)
 	rc.mu.Lock()
 	rc.refuse = 3 // the first three attempts fail: retried with backoff
@@ -432,7 +456,7 @@ func testKillMidDelivery(t *testing.T, sq backend) {
 	if err := audittest.AppendToolRuns(ctx, sq.store, audittest.Bob, audittest.Day1.Add(200*time.Hour), 300, 1); err != nil {
 		t.Fatal(err)
 	}
-	want := expected(t, sq.store)
+	want := expected(t, sq.db, sq.store)
 	dbPath := sq.dsn
 
 	rc := newReceiver(t)
@@ -525,7 +549,7 @@ func TestNATSDelivery(t *testing.T) {
 	ctx := testCtx(t)
 	sq := dbtest.OpenSQLite(t)
 	audittest.Build(ctx, t, sq.Store, dbtest.Vault(t, sq.DB, sq.Store))
-	want := expected(t, sq.Store)
+	want := expected(t, sq.DB, sq.Store)
 	subject := "test.audit." + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
 	dest, err := auditsink.NewNATS(ctx, natsURL, subject)
 	if err != nil {
