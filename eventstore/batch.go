@@ -47,6 +47,9 @@ type Batcher struct {
 	commits, events atomic.Int64
 	// directs counts the commits made on a lone caller's goroutine (Stats).
 	directs atomic.Int64
+	// committing and lingering sum the wall time spent inside CommitFunc and lingering for late
+	// callers before a commit, in nanoseconds (Stats).
+	committing, lingering atomic.Int64
 
 	// direct lets Append commit a lone request on the caller's goroutine (see Append).
 	direct bool
@@ -146,12 +149,17 @@ type BatchStats struct {
 	Commits int64 // batches committed
 	Events  int64 // events appended by them (idempotent retries included)
 	Direct  int64 // of the Commits, those a lone caller made on its own goroutine
+	// Committing is the wall time spent inside the CommitFunc (writing and making batches durable),
+	// Lingering the time batches waited for late callers before committing: over a period, their
+	// share of its length says how busy the single writer was.
+	Committing, Lingering time.Duration
 }
 
 // Stats returns the batches committed so far and the events they carried: Events/Commits is the
 // group commit's mean size.
 func (b *Batcher) Stats() BatchStats {
-	return BatchStats{Commits: b.commits.Load(), Events: b.events.Load(), Direct: b.directs.Load()}
+	return BatchStats{Commits: b.commits.Load(), Events: b.events.Load(), Direct: b.directs.Load(),
+		Committing: time.Duration(b.committing.Load()), Lingering: time.Duration(b.lingering.Load())}
 }
 
 // Close refuses new appends, commits every append already queued, and stops the writer.
@@ -198,7 +206,9 @@ func (b *Batcher) loop() {
 			}
 		}
 		if b.linger > 0 && b.lastSize > 1 {
+			t := time.Now()
 			batch = b.gather(batch)
+			b.lingering.Add(int64(time.Since(t)))
 		}
 		b.lastSize = len(batch)
 		b.run(batch)
@@ -246,7 +256,9 @@ func (b *Batcher) commitDirect(ctx context.Context, req AppendRequest) AppendOut
 		return AppendOutcome{Err: err}
 	}
 	reqs := []AppendRequest{req}
+	t := time.Now()
 	outcomes, err := b.commit(context.Background(), reqs)
+	b.committing.Add(int64(time.Since(t)))
 	if err != nil {
 		return AppendOutcome{Err: err}
 	}
@@ -290,7 +302,9 @@ func (b *Batcher) run(batch []*pending) {
 	}
 	// The batch commits on its own context: callers that give up mid-commit must not tear down a
 	// transaction that other callers' events share.
+	t := time.Now()
 	outcomes, err := b.commit(context.Background(), reqs)
+	b.committing.Add(int64(time.Since(t)))
 	if err == nil && len(outcomes) != len(reqs) {
 		panic("eventstore: CommitFunc returned the wrong number of outcomes")
 	}

@@ -125,6 +125,9 @@ func TestBatcherLingerGathersArrivingCaller(t *testing.T) {
 	if len(got) != 2 || got[0].Stream != "d" || got[1].Stream != "e" {
 		t.Fatalf("third batch = %v, want d and e together", got)
 	}
+	if st := b.Stats(); st.Lingering <= 0 {
+		t.Fatalf("stats = %+v, want the linger counted", st)
+	}
 	c.release <- struct{}{}
 	if out := <-e.reply; out.Err != nil {
 		t.Fatal(out.Err)
@@ -223,7 +226,7 @@ func TestBatcherDirectCommit(t *testing.T) {
 	if err := <-w; err != nil {
 		t.Fatal(err)
 	}
-	if st := b.Stats(); st.Direct != 2 {
-		t.Fatalf("stats = %+v, want the second lone append direct", st)
+	if st := b.Stats(); st.Direct != 2 || st.Committing <= 0 {
+		t.Fatalf("stats = %+v, want the second lone append direct and the time spent committing counted", st)
 	}
 }
