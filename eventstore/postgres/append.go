@@ -299,14 +299,15 @@ func planFast(batch []eventstore.AppendRequest, outcomes []eventstore.AppendOutc
 // maxHeads bounds Store.heads; past it the map starts again empty.
 const maxHeads = 1 << 16
 
-// noteHeads records the versions a committed batch wrote (batcher goroutine only).
+// noteHeads records the versions a committed batch wrote (one commit at a time: the batcher's turn).
 func (s *Store) noteHeads(envs []eventstore.Envelope) {
 	for _, env := range envs {
 		s.noteHead(env.Stream, env.Version)
 	}
 }
 
-// noteHeadsRead records stream versions read under the streams' locks (batcher goroutine only).
+// noteHeadsRead records stream versions read under the streams' locks (one commit at a time: the
+// batcher's turn).
 func (s *Store) noteHeadsRead(heads map[string]int64) {
 	for stream, v := range heads {
 		if v > 0 {

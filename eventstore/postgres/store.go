@@ -59,7 +59,7 @@ type Store struct {
 	batcher *eventstore.Batcher
 	// inTx is the in-transaction hook (SetInTransaction). While one is installed, batches are written
 	// on held, a database/sql connection on the pool (through sqlDB) kept from batch to batch, so the
-	// hook's prepared statements stay prepared; only the batcher's goroutine touches held.
+	// hook's prepared statements stay prepared; only the commit holding the batcher's turn touches held.
 	inTx  atomic.Pointer[InTransaction]
 	sqlDB *sql.DB
 	held  *sql.Conn
@@ -67,7 +67,7 @@ type Store struct {
 	// insert was refused (tests read them).
 	fast, slowAfterFast atomic.Int64
 	// heads is the last version this store has seen committed per stream, from its own batches and
-	// the versions it read under the streams' locks (batcher goroutine only; bounded by maxHeads).
+	// the versions it read under the streams' locks (one commit at a time; bounded by maxHeads).
 	// Versions only grow, so a stream seen at version v has it still, and an append expecting v
 	// needs no check that the stream exists that far (planFast).
 	heads map[string]int64
@@ -153,8 +153,8 @@ func (s *Store) Close() error {
 // transaction open and usable and must not fail it: whatever it cannot do it leaves to be done later,
 // since the batch commits either way (a hook that ends the transaction fails the batch, and the
 // batcher decides it again). The function it returns, when not nil, is called once the transaction
-// has ended, with whether it committed. It runs on the batcher's goroutine while the batch waits: it
-// must be quick and must not append.
+// has ended, with whether it committed. It runs in the batch's commit (on the batcher's goroutine,
+// or a lone appender's) while the batch waits: it must be quick and must not append.
 type InTransaction func(ctx context.Context, conn *sql.Conn, before eventstore.Position, envs []eventstore.Envelope) (after func(committed bool))
 
 // SetInTransaction installs fn (nil removes it) for the batches that start from now on. A batch
@@ -176,7 +176,7 @@ type batchConn struct {
 	release func()
 }
 
-// acquire returns the connection for one batch (batcher goroutine only).
+// acquire returns the connection for one batch (one commit at a time: the batcher's turn).
 func (s *Store) acquire(ctx context.Context) (*batchConn, error) {
 	if s.inTx.Load() == nil {
 		if s.held != nil {

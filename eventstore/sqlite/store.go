@@ -61,7 +61,8 @@ type Store struct {
 	once    sync.Once
 
 	// The background WAL checkpoint (checkpointer): written counts the events appended since the
-	// last one (batcher goroutine only), kick wakes it, checkpointDone closes when it has stopped.
+	// last one (one commit at a time: the batcher's turn), kick wakes it, checkpointDone closes when
+	// it has stopped.
 	written         int
 	checkpointEvery int
 	maxWALPages     int
@@ -69,17 +70,17 @@ type Store struct {
 	checkpointDone  chan struct{}
 
 	// rows holds what the batch being committed stored (for the tail and OnCommit, whose envelopes
-	// afterCommit builds once the write gate is released). Only the batcher's goroutine touches it:
-	// commit fills it, afterCommit hands it on.
+	// afterCommit builds once the write gate is released). Only the commit holding the batcher's
+	// turn touches it: commit fills it, afterCommit hands it on.
 	rows []row
 	// w is the connection batches are written on, with its prepared statements, kept from one batch to
-	// the next (batcher goroutine only; nil until the first batch and after a failed one).
+	// the next (one commit at a time; nil until the first batch and after a failed one).
 	w *writer
 	// tail serves reads of the latest events from memory (see tail).
 	tail *tail
 	// oneByOne counts the batches written again request by request (commit only; tests read it).
 	oneByOne int
-	// prepared counts the statements prepared on writer connections (batcher goroutine only; tests
+	// prepared counts the statements prepared on writer connections (one commit at a time; tests
 	// read it: a steady stream of batches prepares nothing).
 	prepared int
 }
@@ -267,7 +268,8 @@ func scanEnvelopes(rows *sql.Rows) ([]eventstore.Envelope, error) {
 	return out, rows.Err()
 }
 
-// afterCommit runs on the batcher goroutine once a batch is durable, before its appenders are answered.
+// afterCommit runs in the batcher's turn (on its goroutine, or a lone appender's) once a batch is
+// durable, before its appenders are answered.
 func (s *Store) afterCommit([]eventstore.AppendRequest, []eventstore.AppendOutcome) {
 	rows := s.rows
 	s.rows = nil
