@@ -255,38 +255,44 @@ func (b *Batcher) commitDirect(ctx context.Context, req AppendRequest) AppendOut
 	if err := ctx.Err(); err != nil {
 		return AppendOutcome{Err: err}
 	}
-	reqs := []AppendRequest{req}
+	outcomes, err := b.commitHeld([]AppendRequest{req})
+	if err != nil {
+		return AppendOutcome{Err: err}
+	}
+	b.directs.Add(1)
+	return outcomes[0]
+}
+
+// commitHeld commits reqs in the turn its caller holds, counts what the batch wrote and calls the
+// AfterCommit hook. The batch commits on its own context: callers that give up mid-commit must not
+// tear down a transaction that other callers' events share.
+func (b *Batcher) commitHeld(reqs []AppendRequest) ([]AppendOutcome, error) {
 	t := time.Now()
 	outcomes, err := b.commit(context.Background(), reqs)
 	b.committing.Add(int64(time.Since(t)))
 	if err != nil {
-		return AppendOutcome{Err: err}
+		return nil, err
 	}
-	if len(outcomes) != 1 {
+	if len(outcomes) != len(reqs) {
 		panic("eventstore: CommitFunc returned the wrong number of outcomes")
 	}
-	b.commits.Add(1)
-	b.directs.Add(1)
-	if outcomes[0].Err == nil {
-		b.events.Add(int64(len(req.Events)))
+	n := 0
+	for i, o := range outcomes {
+		if o.Err == nil {
+			n += len(reqs[i].Events)
+		}
 	}
+	b.commits.Add(1)
+	b.events.Add(int64(n))
 	if b.after != nil {
 		b.after(reqs, outcomes)
 	}
-	return outcomes[0]
+	return outcomes, nil
 }
 
 // run commits batch; the caller holds the turn, which run gives back once the batch is committed,
 // before it answers the callers.
 func (b *Batcher) run(batch []*pending) {
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			<-b.turn
-		}
-	}
-	defer release()
 	live := batch[:0:0]
 	reqs := make([]AppendRequest, 0, len(batch))
 	for _, p := range batch {
@@ -298,30 +304,11 @@ func (b *Batcher) run(batch []*pending) {
 		reqs = append(reqs, p.req)
 	}
 	if len(live) == 0 {
+		<-b.turn
 		return
 	}
-	// The batch commits on its own context: callers that give up mid-commit must not tear down a
-	// transaction that other callers' events share.
-	t := time.Now()
-	outcomes, err := b.commit(context.Background(), reqs)
-	b.committing.Add(int64(time.Since(t)))
-	if err == nil && len(outcomes) != len(reqs) {
-		panic("eventstore: CommitFunc returned the wrong number of outcomes")
-	}
-	if err == nil {
-		n := 0
-		for i, o := range outcomes {
-			if o.Err == nil {
-				n += len(reqs[i].Events)
-			}
-		}
-		b.commits.Add(1)
-		b.events.Add(int64(n))
-	}
-	if err == nil && b.after != nil {
-		b.after(reqs, outcomes)
-	}
-	release()
+	outcomes, err := b.commitHeld(reqs)
+	<-b.turn
 	for i, p := range live {
 		if err != nil {
 			p.reply <- AppendOutcome{Err: err}
