@@ -219,17 +219,10 @@ func testWhatIfOrganizations(t *testing.T, pg bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// On PostgreSQL a log reader sees an acknowledged event once no transaction below it is still open
-	// (the gap-free read, DESIGN.md), which may be a moment after the append answered: read until the
-	// three executions are in the log, then check the report.
-	var rep audit.WhatIfReport
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if rep, err = audit.WhatIf(ctx, e.Store, audit.WhatIfQuery{Switches: []audit.ProposedSwitch{p}, Scopes: reader, Current: e.Reader}); err != nil {
-			t.Fatal(err)
-		}
-		if rep.Totals.Executions >= 3 || time.Now().After(deadline) {
-			break
-		}
+	settle(t, e)
+	rep, err := audit.WhatIf(ctx, e.Store, audit.WhatIfQuery{Switches: []audit.ProposedSwitch{p}, Scopes: reader, Current: e.Reader})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if want := (audit.WhatIfTotals{Executions: 3, Matched: 2, Blocked: 2, Agents: 1}); rep.Totals != want || len(rep.Agents) != 1 || rep.Agents[0].AgentID != inGuild {
 		t.Fatalf("guild off: totals %+v (want %+v), agents %+v", rep.Totals, want, rep.Agents)

@@ -313,14 +313,7 @@ func TestSubscribeWokenByNotify(t *testing.T) {
 	if _, err := writer.Append(ctx, "n", eventstore.NoStream, ev); err != nil {
 		t.Fatalf("append: %v", err)
 	}
-	select {
-	case env := <-got:
-		if env.ID != ev.ID {
-			t.Errorf("got event %s, want %s", env.ID, ev.ID)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("subscriber on the other store was not woken by NOTIFY")
-	}
+	receive(t, got, ev, "subscriber on the other store was not woken by NOTIFY")
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Subscribe after cancel = %v, want context.Canceled", err)
@@ -390,14 +383,7 @@ func TestNewListenerSeesUnnotifiedAppends(t *testing.T) {
 		t.Fatalf("append: %v", err)
 	}
 	t.Logf("the writer had seen the new listener when it appended: %v", notified)
-	select {
-	case env := <-got:
-		if env.ID != ev.ID {
-			t.Errorf("got event %s, want %s", env.ID, ev.ID)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the new store's subscriber never read an event appended while the writer thought itself alone")
-	}
+	receive(t, got, ev, "the new store's subscriber never read an event appended while the writer thought itself alone")
 }
 
 // TestKnownHeadsSkipTheVersionCheck: appends expecting a version this store has seen committed take
@@ -452,5 +438,19 @@ func TestKnownHeadsSkipTheVersionCheck(t *testing.T) {
 	}
 	if len(envs) != 5 {
 		t.Fatalf("stream holds %d events, want 5", len(envs))
+	}
+}
+
+// receive waits up to 20 s (a guard against a hang, not a timing assertion) for the next envelope on
+// got and checks that it is want; failing says why it never came.
+func receive(t *testing.T, got <-chan eventstore.Envelope, want eventstore.EventData, never string) {
+	t.Helper()
+	select {
+	case env := <-got:
+		if env.ID != want.ID {
+			t.Errorf("got event %s, want %s", env.ID, want.ID)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal(never)
 	}
 }
