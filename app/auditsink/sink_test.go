@@ -95,34 +95,13 @@ func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
 	t.Run("postgres", func(t *testing.T) { f(t, openPostgresBackend(t)) })
 }
 
-// expected is every record the sink must deliver, event ids in log order.
+// expected is every record the sink must deliver, event ids in log order, once the log shows every
+// committed event.
 func expected(t *testing.T, db *sql.DB, store eventstore.Store) []uuid.UUID {
 	t.Helper()
-	// On PostgreSQL a reader sees a committed event once no transaction below it is still open (the
-	// gap-free read), a moment after its append answered: read until the log shows every event the
-	// table holds.
-	var committed int
-	if err := db.QueryRowContext(testCtx(t), `SELECT count(*) FROM events`).Scan(&committed); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		ids, read := expectedOnce(t, store)
-		if read >= committed {
-			return ids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the log shows %d of the %d committed events", read, committed)
-		}
-	}
-}
-
-// expectedOnce reads the whole log once and returns the ids of its audit records and how many events
-// it read.
-func expectedOnce(t *testing.T, store eventstore.Store) ([]uuid.UUID, int) {
-	t.Helper()
+	dbtest.Settle(t, db, store)
 	dec := audit.NewDecoder()
 	var ids []uuid.UUID
-	read := 0
 	from := eventstore.Start
 	for {
 		envs, err := store.ReadAll(testCtx(t), from, 1000)
@@ -130,9 +109,8 @@ func expectedOnce(t *testing.T, store eventstore.Store) ([]uuid.UUID, int) {
 			t.Fatal(err)
 		}
 		if len(envs) == 0 {
-			return ids, read
+			return ids
 		}
-		read += len(envs)
 		for _, env := range envs {
 			if rec, ok, err := dec.Decode(env); err != nil {
 				t.Fatal(err)

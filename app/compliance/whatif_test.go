@@ -14,6 +14,7 @@ import (
 	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/audit"
@@ -103,7 +104,7 @@ func testWhatIf(t *testing.T, pg bool) {
 		}
 	}
 	a, o := connectorstest.Agent, connectorstest.Other
-	settle(t, e)
+	dbtest.Settle(t, e.DB, e.Store)
 	check("guild off", whatIf(now, "guild:"+connectorstest.Guild.String()+":remote_echo=off"),
 		map[uuid.UUID]int64{a: 2}, audit.WhatIfTotals{Executions: 4, Matched: 2, Blocked: 2, Agents: 1})
 	check("org off", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
@@ -219,36 +220,12 @@ func testWhatIfOrganizations(t *testing.T, pg bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	settle(t, e)
+	dbtest.Settle(t, e.DB, e.Store)
 	rep, err := audit.WhatIf(ctx, e.Store, audit.WhatIfQuery{Switches: []audit.ProposedSwitch{p}, Scopes: reader, Current: e.Reader})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := (audit.WhatIfTotals{Executions: 3, Matched: 2, Blocked: 2, Agents: 1}); rep.Totals != want || len(rep.Agents) != 1 || rep.Agents[0].AgentID != inGuild {
 		t.Fatalf("guild off: totals %+v (want %+v), agents %+v", rep.Totals, want, rep.Agents)
-	}
-}
-
-// settle waits until the log shows every event the events table holds: on PostgreSQL a reader sees a
-// committed event once no transaction below it is still open (the gap-free read, DESIGN.md), which may
-// be a moment after its append answered.
-func settle(t *testing.T, e *connectorstest.Env) {
-	t.Helper()
-	ctx := context.Background()
-	var committed int
-	if err := e.DB.QueryRowContext(ctx, `SELECT count(*) FROM events`).Scan(&committed); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		envs, err := e.Store.ReadAll(ctx, eventstore.Start, committed+1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(envs) >= committed {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the log shows %d of the %d committed events", len(envs), committed)
-		}
 	}
 }
