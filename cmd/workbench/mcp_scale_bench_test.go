@@ -1,19 +1,27 @@
 package main
 
 // BenchmarkMCPScaling is the scaling table of the end-to-end MCP benchmark: the same audited
-// execute_tools call (see BenchmarkMCPEndToEnd) at 1, 8, 32 and 128 concurrent clients, on a log that
-// already holds 1k, 100k and 1M events, on SQLite and (when WORKBENCH_TEST_POSTGRES_URL is set)
-// PostgreSQL. The events are bulk-inserted by one SQL statement before the server starts, and every
+// execute_tools call (see BenchmarkMCPEndToEnd) at 1, 8, 32 and 128 concurrent clients, on logs that
+// already hold 1k, 100k and 1M events, on SQLite and (when WORKBENCH_TEST_POSTGRES_URL is set)
+// PostgreSQL. The events are bulk-inserted by one SQL statement before the servers start, and every
 // projection, the bus relay and the vault's shred sweep are checkpointed at the end of them, as on a
-// server that has run for a while: what is measured is a call's cost with that much log behind it,
-// not a catch-up. It prints one line per cell:
+// server that has run for a while; each server then waits until its audit chain has caught up. What
+// is measured is a call's cost with that much log behind it, not a catch-up.
 //
-//	mcp_scale backend=<b> events=<n> clients=<c> calls_per_s=… p50_ms=… p99_ms=… cpu_us_per_call=… events_per_commit=…
+// All of a backend's log sizes are served at once, and each cell is measured in scaleRounds rounds that
+// take the sizes in turn (each round starting at the next size), so that the sizes are compared over
+// the same minutes: on a shared machine the throughput drifts by more than a log's size moves it. It
+// prints one line per cell:
 //
-// and, per backend and log size, the throughput at 32 clients relative to the 1k log
-// (vs_1k_at_32_clients=…): the cost of a call must not grow with the log. Each cell is measured for
-// WORKBENCH_BENCH_SCALE_SECONDS (default 2) after a short warm-up; WORKBENCH_BENCH_SCALE_EVENTS
-// (comma-separated, default 1000,100000,1000000) picks the log sizes.
+//	mcp_scale backend=<b> events=<n> clients=<c> calls_per_s=… p50_ms=… p99_ms=… cpu_us_per_call=… events_per_commit=… vs_1k=…
+//
+// where calls_per_s and cpu_us_per_call cover all rounds, p50_ms and p99_ms are the medians of the
+// rounds' percentiles, and vs_1k is the median over the rounds of the calls/s against the 1k log's in
+// the same round: the cost of a call must not grow with the log. Each cell takes
+// WORKBENCH_BENCH_SCALE_SECONDS per size (default 2), after a short warm-up; WORKBENCH_BENCH_SCALE_EVENTS
+// (comma-separated, default 1000,100000,1000000; the first is the baseline) picks the log sizes. With
+// WORKBENCH_BENCH_PROFILE_DIR set, each size's first 32-client round writes its CPU, block and mutex
+// profiles there (scale_<backend>_<events>_cpu.pprof, …).
 
 import (
 	"context"
@@ -22,6 +30,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,6 +126,11 @@ func preloadLog(tb testing.TB, backend, target string, n int) time.Duration {
 			}
 		}
 	}
+	if err == nil && backend != "sqlite" {
+		// A server that has run for a while has had its log vacuumed and analysed; without this the
+		// autovacuum of the bulk load runs beside the first cells.
+		_, err = db.ExecContext(ctx, `VACUUM (ANALYZE) events`)
+	}
 	if err != nil {
 		tb.Fatalf("preload %d events on %s: %v", n, backend, err)
 	}
@@ -141,15 +155,27 @@ func preloadLog(tb testing.TB, backend, target string, n int) time.Duration {
 	return time.Since(start)
 }
 
+// scaleRounds is how many turns each cell of the scaling table takes through the log sizes.
+const scaleRounds = 4
+
+// scaleCell is one log size's rounds at one client count.
+type scaleCell struct {
+	calls         int
+	elapsed, cpu  time.Duration
+	p50s, p99s    []time.Duration
+	commits, evts int64
+}
+
 func BenchmarkMCPScaling(b *testing.B) {
 	d := scaleDuration(b)
 	warmup := min(d/4, time.Second)
 	maxClients := scaleClients[len(scaleClients)-1]
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * maxClients, MaxIdleConnsPerHost: 2 * maxClients, DisableCompression: true}}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 4 * maxClients, MaxIdleConnsPerHost: 2 * maxClients, DisableCompression: true}}
 	defer client.CloseIdleConnections()
 	message := "benchmark message of a typical short tool argument, 64 bytes...."
 	body := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"utils_echo","args":{"message":%q}}]}}}`, message))
 	want := []byte(`{\"message\":\"` + message + `\"}`)
+	sizes := scaleSizes(b)
 
 	backends := []string{"sqlite"}
 	if os.Getenv(testpg.EnvVar) != "" {
@@ -158,45 +184,91 @@ func BenchmarkMCPScaling(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for _, backend := range backends {
-			at32 := map[int]float64{}
-			for _, n := range scaleSizes(b) {
-				// A sub-benchmark per log size, so that its server and database go when it ends.
-				b.Run(fmt.Sprintf("backend=%s/events=%d", backend, n), func(b *testing.B) {
-					target := filepath.Join(b.TempDir(), "wb.db")
+			// A sub-benchmark per backend, so that its servers and databases go when it ends.
+			b.Run("backend="+backend, func(b *testing.B) {
+				targets := make([]mcpTarget, len(sizes))
+				for i, n := range sizes {
+					target := filepath.Join(b.TempDir(), fmt.Sprintf("wb-%d.db", i))
 					if backend != "sqlite" {
 						target = testpg.New(b)
 					}
 					took := preloadLog(b, backend, target, n)
-					t := newMCPTargetFor(b, backend, target, maxClients, client, body, want)
-					chained := waitChained(b, t.srv.M.DB)
+					targets[i] = newMCPTargetFor(b, backend, target, maxClients, client, body, want)
+					chained := waitChained(b, targets[i].srv.M.DB)
 					fmt.Printf("mcp_scale backend=%s events=%d preload_s=%.1f chain_catchup_s=%.1f\n", backend, n, took.Seconds(), chained.Seconds())
-					for _, clients := range scaleClients {
-						if _, err := runLoad(clients, warmup, t.call); err != nil {
-							b.Fatalf("%s %d events %d clients warm-up: %v", backend, n, clients, err)
-						}
-						before := t.srv.commitStats()
-						got, err := runLoad(clients, d, t.call)
-						if err != nil {
-							b.Fatalf("%s %d events %d clients: %v", backend, n, clients, err)
-						}
-						after := t.srv.commitStats()
-						perCommit := 0.0
-						if c := after.Commits - before.Commits; c > 0 {
-							perCommit = float64(after.Events-before.Events) / float64(c)
-						}
-						fmt.Printf("mcp_scale backend=%s events=%d clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f cpu_us_per_call=%.0f events_per_commit=%.1f\n",
-							backend, n, clients, got.perSecond(), ms(got.p50), ms(got.p99), got.cpuPerCall(), perCommit)
-						if clients == 32 {
-							at32[n] = got.perSecond()
+				}
+				round := d / scaleRounds
+				for _, clients := range scaleClients {
+					for i := range targets {
+						if _, err := runLoad(clients, warmup, targets[i].call); err != nil {
+							b.Fatalf("%s %d events %d clients warm-up: %v", backend, sizes[i], clients, err)
 						}
 					}
-				})
-				if base, ok := at32[1000]; ok && n != 1000 {
-					fmt.Printf("mcp_scale backend=%s events=%d vs_1k_at_32_clients=%.2f\n", backend, n, at32[n]/base)
+					cells := make([]scaleCell, len(targets))
+					vs := make([][]float64, len(targets))
+					for r := range scaleRounds {
+						perS := make([]float64, len(targets))
+						for k := range targets {
+							i := (r + k) % len(targets)
+							t, c := &targets[i], &cells[i]
+							stop := func() {}
+							if clients == 32 && r == 0 {
+								stop = startProfiles(b, os.Getenv("WORKBENCH_BENCH_PROFILE_DIR"), fmt.Sprintf("scale_%s_%d_", backend, sizes[i]), round)
+							}
+							before := t.srv.commitStats()
+							got, err := runLoad(clients, round, t.call)
+							stop()
+							if err != nil {
+								b.Fatalf("%s %d events %d clients: %v", backend, sizes[i], clients, err)
+							}
+							after := t.srv.commitStats()
+							c.calls += got.calls
+							c.elapsed += got.elapsed
+							c.cpu += got.cpu
+							c.p50s, c.p99s = append(c.p50s, got.p50), append(c.p99s, got.p99)
+							c.commits += after.Commits - before.Commits
+							c.evts += after.Events - before.Events
+							perS[i] = got.perSecond()
+						}
+						for i := range targets {
+							vs[i] = append(vs[i], perS[i]/perS[0])
+						}
+					}
+					for i, c := range cells {
+						perCommit := 0.0
+						if c.commits > 0 {
+							perCommit = float64(c.evts) / float64(c.commits)
+						}
+						total := loadResult{calls: c.calls, elapsed: c.elapsed, cpu: c.cpu}
+						fmt.Printf("mcp_scale backend=%s events=%d clients=%d calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f cpu_us_per_call=%.0f events_per_commit=%.1f vs_%s=%.2f\n",
+							backend, sizes[i], clients, total.perSecond(), ms(median(c.p50s)), ms(median(c.p99s)), total.cpuPerCall(), perCommit, sizeName(sizes[0]), median(vs[i]))
+					}
 				}
-			}
+			})
 		}
 	}
+}
+
+// median is the middle value of xs (the mean of the two middle ones for an even count); xs is sorted
+// in place.
+func median[T time.Duration | float64](xs []T) T {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// sizeName is a log size as the table names it: 1000 is 1k, 1000000 is 1M.
+func sizeName(n int) string {
+	switch {
+	case n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return strconv.Itoa(n)
 }
 
 // waitChained waits until the audit chain's sealer has chained every event the log holds now (the
