@@ -23,10 +23,12 @@ test:
 	$(GO) test $(TESTFLAGS) $(PKGS)
 
 # Benchmarks print their own summary lines (append backend=…, rebuild …, mcp_e2e …, mcp_scale …, jot_flood …, proxy …,
-# browser …, replicas …); PostgreSQL cases run when WORKBENCH_TEST_POSTGRES_URL is set. The end-to-end MCP benchmark
+# browser …, replicas …); PostgreSQL cases run when WORKBENCH_TEST_POSTGRES_URL is set, the replica figures
+# when WORKBENCH_TEST_NATS_URL is also set. The end-to-end MCP benchmark
 # measures each phase for WORKBENCH_BENCH_SECONDS (default 10) and writes CPU, block and mutex profiles of its MCP
-# phase into WORKBENCH_BENCH_PROFILE_DIR when set. The scaling table (1-128 clients on logs of 1k, 100k and 1M events)
-# measures each cell for WORKBENCH_BENCH_SCALE_SECONDS (default 2); WORKBENCH_BENCH_SCALE_EVENTS picks the log sizes.
+# phase into WORKBENCH_BENCH_PROFILE_DIR when set. The scaling table (1-128 clients on logs of 1k, 100k and 1M events,
+# all served at once) measures each cell for WORKBENCH_BENCH_SCALE_SECONDS per size (default 2), in rounds that
+# alternate the sizes; WORKBENCH_BENCH_SCALE_EVENTS picks the log sizes.
 # The audit chain benchmark verifies WORKBENCH_BENCH_CHAIN_EVENTS events (default 1,000,000) and measures appends
 # with the sealer off and on (the on/off ratio).
 bench:
