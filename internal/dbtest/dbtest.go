@@ -1,6 +1,7 @@
 // Package dbtest opens what a package test runs on: a fresh SQLite file in the test's temporary
 // directory with every migration applied, its event store, and a vault under a new master key. Each is
-// closed when the test ends. Only tests import it.
+// closed when the test ends. Settle waits until a store's log shows every committed event, on either
+// backend. Only tests import it.
 package dbtest
 
 import (
