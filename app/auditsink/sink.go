@@ -254,6 +254,9 @@ func (s *Sink) step(ctx context.Context, pos eventstore.Position, delivered int6
 	var batch []audit.Record
 	from := pos
 	flush := func(through eventstore.Position) error {
+		if len(batch) == 0 && through == pos {
+			return nil // a batch that ended the window was saved already
+		}
 		if len(batch) > 0 {
 			b := Batch{Sink: s.o.Name, ID: s.o.Name + ":" + from.String() + "-" + through.String(),
 				From: from.String(), Through: through.String(), Records: batch}
