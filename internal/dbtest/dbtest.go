@@ -57,11 +57,11 @@ func Vault(t testing.TB, db *sql.DB, store eventstore.Store) *vault.Vault {
 	return v
 }
 
-// Settle waits until store's log shows every event db's events table holds, and returns that count. On
+// Settle waits until store's log shows every event db's events table holds. On
 // PostgreSQL a reader sees a committed event only once no transaction below it is still open (the
 // gap-free read, DESIGN.md), which may be a moment after its append answered; on SQLite it returns at
 // once. It fails the test when the log still falls short after 20 seconds.
-func Settle(tb testing.TB, db *sql.DB, store eventstore.Store) int {
+func Settle(tb testing.TB, db *sql.DB, store eventstore.Store) {
 	tb.Helper()
 	ctx := context.Background()
 	var committed int
@@ -74,7 +74,7 @@ func Settle(tb testing.TB, db *sql.DB, store eventstore.Store) int {
 			tb.Fatal(err)
 		}
 		if len(envs) >= committed {
-			return committed
+			return
 		}
 		if time.Now().After(deadline) {
 			tb.Fatalf("the log shows %d of the %d committed events", len(envs), committed)
