@@ -50,8 +50,8 @@ func (c *settable) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// site is the target service, served on 127.0.0.1: a page with a button over its top-left corner, a
-// login form that sets a session cookie, and /api/me, which answers the Cookie header it received.
+// site is the target service, served on 127.0.0.1: a page with a button over its top-left corner, one
+// whose button changes the address without loading a page, a login form that sets a session cookie, and /api/me, which answers the Cookie header it received.
 type site struct {
 	srv *httptest.Server
 	mu  sync.Mutex
@@ -63,6 +63,11 @@ const buttonPage = `<!doctype html><html><head><title>Button</title><style>body{
 <body><button id=b onclick="document.getElementById('out').textContent='clicked';document.body.style.background='#0a0'">Press</button>
 <p id=out style="position:absolute;top:320px">not yet</p></body></html>`
 
+// spaPage changes its address without loading anything, as a single-page application does.
+const spaPage = `<!doctype html><html><head><title>App</title><style>body{margin:0}
+#b{position:absolute;left:0;top:0;width:400px;height:300px;font-size:40px}</style></head>
+<body><button id=b onclick="history.pushState({}, '', '/spa/inbox#unread')">Inbox</button></body></html>`
+
 const loginPage = `<!doctype html><html><head><title>Sign in</title><style>body{margin:0}
 #user{position:absolute;left:0;top:0;width:400px;height:100px;font-size:30px}</style></head>
 <body><form method=post action=/login><input id=user name=user autofocus></form></body></html>`
@@ -71,6 +76,7 @@ func newSite(t *testing.T) *site {
 	s := &site{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/button", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, buttonPage) })
+	mux.HandleFunc("GET /spa", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, spaPage) })
 	mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, loginPage) })
 	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
 		user := r.PostFormValue("user")

@@ -193,6 +193,35 @@ func TestLiveViewStreamsAndTakesInput(t *testing.T) {
 	}
 }
 
+// The address bar follows the page: the first state names the page's URL (on a browser just started,
+// about:blank, even if the page had not committed it when the stream opened), a navigation is
+// reported once loaded, and an address changed without loading (history.pushState) is reported too.
+func TestLiveViewFollowsTheAddress(t *testing.T) {
+	e := newEnv(t)
+	user := uuid.New()
+	c := e.client(user)
+	q := c.liveQuery("")
+	s, st := c.stream(q)
+	if st != http.StatusOK {
+		t.Fatalf("stream: %d", st)
+	}
+	s.loaded(t, "about:blank")
+
+	spa := e.site.srv.URL + "/spa"
+	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": []map[string]any{
+		{"type": "navigate", "url": spa},
+	}}, nil); st != http.StatusOK {
+		t.Fatalf("navigate: %d", st)
+	}
+	s.loaded(t, spa)
+	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": []map[string]any{
+		{"type": "click", "x": 100, "y": 100},
+	}}, nil); st != http.StatusOK {
+		t.Fatalf("click: %d", st)
+	}
+	s.loaded(t, spa+"/inbox#unread")
+}
+
 // Only the owner, from the portal's origin, with a genuine link reaches the live view; bad input is
 // refused before anything runs.
 func TestLiveViewRefusals(t *testing.T) {

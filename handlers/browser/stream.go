@@ -75,20 +75,46 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 	}()
 
 	frames := make(chan frame, 1)
-	// The page's navigation state, set by CDP events and read by the loop below when signalled.
+	// The page's navigation state, set by CDP events and read by the loop below when signalled. The
+	// events are not all there is: a page read before it had committed its first URL (a browser just
+	// started answers "" for a moment) may never send one, so the loop also reads the page's URL every
+	// poll (syncURL). navGen counts the events' changes, so that a URL read before an event landed
+	// does not overwrite what the event said.
 	var navMu sync.Mutex
 	nav := state{}
-	if info, err := page.Info(); err == nil {
-		nav.URL = info.URL
-	}
+	var navGen uint64
 	navChanged := make(chan struct{}, 1)
-	setNav := func(f func(*state)) {
-		navMu.Lock()
-		f(&nav)
-		navMu.Unlock()
+	signal := func() {
 		select {
 		case navChanged <- struct{}{}:
 		default:
+		}
+	}
+	setNav := func(f func(*state)) {
+		navMu.Lock()
+		f(&nav)
+		navGen++
+		navMu.Unlock()
+		signal()
+	}
+	syncURL := func() {
+		navMu.Lock()
+		gen := navGen
+		navMu.Unlock()
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		info, err := page.Context(ictx).Info()
+		cancel()
+		if err != nil || info.URL == "" {
+			return
+		}
+		navMu.Lock()
+		changed := navGen == gen && nav.URL != info.URL
+		if changed {
+			nav.URL = info.URL
+		}
+		navMu.Unlock()
+		if changed {
+			signal()
 		}
 	}
 	// The CDP subscription lives as long as this stream, which may end before the request's context
@@ -113,10 +139,17 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		if e.Frame != nil && e.Frame.ParentID == "" {
 			setNav(func(st *state) { st.URL, st.Loading = e.Frame.URL, true })
 		}
+	}, func(e *proto.PageNavigatedWithinDocument) {
+		// history.pushState, a fragment: the URL changes, nothing loads.
+		if e.FrameID == page.FrameID {
+			setNav(func(st *state) { st.URL = e.URL })
+		}
 	}, func(*proto.PageLoadEventFired) {
 		setNav(func(st *state) { st.Loading = false })
 	})
 	_ = proto.PageEnable{}.Call(p)
+	// Read after subscribing, so that a navigation is either in this or in an event.
+	syncURL()
 	if err := (proto.PageStartScreencast{Format: proto.PageStartScreencastFormatJpeg, Quality: ptr(frameQuality),
 		MaxWidth: ptr(frameMaxWidth), MaxHeight: ptr(frameMaxHeight)}).Call(p); err != nil {
 		handlers.WriteError(w, r, h.Logger, fmt.Errorf("start the screencast: %w", err))
@@ -184,6 +217,7 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 				}
 			}
 		case <-poll.C:
+			syncURL()
 			if hu := s.HumanInControl(); hu != cur.Human {
 				cur.Human = hu
 				if !send("state", cur) {
