@@ -220,6 +220,13 @@ func TestLiveViewFollowsTheAddress(t *testing.T) {
 		t.Fatalf("click: %d", st)
 	}
 	s.loaded(t, spa+"/inbox#unread")
+	// A navigation to an address with a fragment names it whole, as the address bar would.
+	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": []map[string]any{
+		{"type": "navigate", "url": e.site.srv.URL + "/button#top"},
+	}}, nil); st != http.StatusOK {
+		t.Fatalf("navigate: %d", st)
+	}
+	s.loaded(t, e.site.srv.URL+"/button#top")
 }
 
 // Only the owner, from the portal's origin, with a genuine link reaches the live view; bad input is

@@ -137,7 +137,7 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		frames <- f
 	}, func(e *proto.PageFrameNavigated) {
 		if e.Frame != nil && e.Frame.ParentID == "" {
-			setNav(func(st *state) { st.URL, st.Loading = e.Frame.URL, true })
+			setNav(func(st *state) { st.URL, st.Loading = e.Frame.URL+e.Frame.URLFragment, true })
 		}
 	}, func(e *proto.PageNavigatedWithinDocument) {
 		// history.pushState, a fragment: the URL changes, nothing loads.
