@@ -58,10 +58,7 @@ func TestCaptureFromALiveLogin(t *testing.T) {
 		t.Fatalf("connect: %+v %v", started, err)
 	}
 	q := c.liveQuery("intranet")
-	stream, st := c.stream(q)
-	if st != http.StatusOK {
-		t.Fatalf("stream: %d", st)
-	}
+	stream := c.openStream(q)
 	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": []map[string]any{
 		{"type": "navigate", "url": e.site.srv.URL + "/login"},
 		{"type": "click", "x": 100, "y": 50},

@@ -337,6 +337,24 @@ func (c *client) stream(q string) (*sse, int) {
 	return s, http.StatusOK
 }
 
+// openStream opens the live stream, which must answer 200.
+func (c *client) openStream(q string) *sse {
+	c.e.t.Helper()
+	s, st := c.stream(q)
+	if st != http.StatusOK {
+		c.e.t.Fatalf("stream: %d", st)
+	}
+	return s
+}
+
+// input sends commands to the live view, which must take them.
+func (c *client) input(q string, commands ...map[string]any) {
+	c.e.t.Helper()
+	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": commands}, nil); st != http.StatusOK {
+		c.e.t.Fatalf("input %v: %d", commands, st)
+	}
+}
+
 func (s *sse) close() {
 	s.cancel()
 	s.resp.Body.Close()

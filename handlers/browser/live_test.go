@@ -118,10 +118,7 @@ func TestLiveViewStreamsAndTakesInput(t *testing.T) {
 	c := e.client(user)
 	q := c.liveQuery("")
 
-	s, st := c.stream(q)
-	if st != http.StatusOK {
-		t.Fatalf("stream: %d", st)
-	}
+	s := c.openStream(q)
 	var state liveState
 	if err := json.Unmarshal([]byte(s.next(t, "state").data), &state); err != nil || !state.Human {
 		t.Fatalf("first state %+v (%v), want the human in control", state, err)
@@ -201,31 +198,16 @@ func TestLiveViewFollowsTheAddress(t *testing.T) {
 	user := uuid.New()
 	c := e.client(user)
 	q := c.liveQuery("")
-	s, st := c.stream(q)
-	if st != http.StatusOK {
-		t.Fatalf("stream: %d", st)
-	}
+	s := c.openStream(q)
 	s.loaded(t, "about:blank")
 
 	spa := e.site.srv.URL + "/spa"
-	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": []map[string]any{
-		{"type": "navigate", "url": spa},
-	}}, nil); st != http.StatusOK {
-		t.Fatalf("navigate: %d", st)
-	}
+	c.input(q, map[string]any{"type": "navigate", "url": spa})
 	s.loaded(t, spa)
-	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": []map[string]any{
-		{"type": "click", "x": 100, "y": 100},
-	}}, nil); st != http.StatusOK {
-		t.Fatalf("click: %d", st)
-	}
+	c.input(q, map[string]any{"type": "click", "x": 100, "y": 100})
 	s.loaded(t, spa+"/inbox#unread")
 	// A navigation to an address with a fragment names it whole, as the address bar would.
-	if st := c.do("POST", "/api/browser-session/live/input"+q, map[string]any{"commands": []map[string]any{
-		{"type": "navigate", "url": e.site.srv.URL + "/button#top"},
-	}}, nil); st != http.StatusOK {
-		t.Fatalf("navigate: %d", st)
-	}
+	c.input(q, map[string]any{"type": "navigate", "url": e.site.srv.URL + "/button#top"})
 	s.loaded(t, e.site.srv.URL+"/button#top")
 }
 
@@ -290,10 +272,7 @@ func TestAgentTakesControlBack(t *testing.T) {
 	user := uuid.New()
 	c := e.client(user)
 	q := c.liveQuery("")
-	s, st := c.stream(q)
-	if st != http.StatusOK {
-		t.Fatalf("stream: %d", st)
-	}
+	s := c.openStream(q)
 	var state liveState
 	if err := json.Unmarshal([]byte(s.next(t, "state").data), &state); err != nil || !state.Human {
 		t.Fatalf("first state %+v (%v), want the human in control", state, err)
