@@ -6,14 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/internal/ssrf"
@@ -216,10 +220,24 @@ func (p *Pool) session(ctx context.Context, login uuid.UUID, ep Endpoint) (*entr
 }
 
 func (p *Pool) connect(ctx context.Context, ep Endpoint, e *entry) (*mcp.ClientSession, error) {
-	if _, err := url.Parse(ep.URL); err != nil {
+	u, err := url.Parse(ep.URL)
+	if err != nil {
 		return nil, fmt.Errorf("%w: bad URL", ErrAddress)
 	}
-	hc := &http.Client{Transport: &checked{pool: p, next: p.base, header: ep.HeaderName, value: ep.HeaderValue, entry: e}}
+	home := origin(u)
+	hc := &http.Client{
+		Transport: &checked{pool: p, next: p.base, header: ep.HeaderName, value: ep.HeaderValue, origin: home, entry: e},
+		// The credential goes to the endpoint's origin only: a redirect elsewhere is refused.
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if origin(req.URL) != home {
+				return &Error{Message: fmt.Sprintf("the endpoint redirected to %s, another origin than its own; a login's credential is sent only to its endpoint's origin", req.URL.Host)}
+			}
+			if len(via) >= 10 {
+				return &Error{Message: "the endpoint redirected more than 10 times"}
+			}
+			return nil
+		},
+	}
 	t := &mcp.StreamableClientTransport{Endpoint: ep.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
 	// The session outlives this request: connect under a context without its cancellation, bounded
 	// by the listing limit.
@@ -273,7 +291,7 @@ func (p *Pool) Initialize(ctx context.Context, login uuid.UUID, ep Endpoint) (na
 // ListTools lists the endpoint's tools within the listing limits.
 func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]Tool, error) {
 	var out []Tool
-	err := p.withSession(ctx, login, ep, p.opts.ListTimeout, func(ctx context.Context, cs *mcp.ClientSession) error {
+	err := p.withSession(ctx, login, ep, p.opts.ListTimeout, true, func(ctx context.Context, cs *mcp.ClientSession) error {
 		out = nil
 		size := 0
 		cursor := ""
@@ -318,7 +336,7 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 // "structuredContent": ..., "isError": ...}). args are sent as given (they must be JSON).
 func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args json.RawMessage) (json.RawMessage, error) {
 	var out json.RawMessage
-	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, func(ctx context.Context, cs *mcp.ClientSession) error {
+	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, false, func(ctx context.Context, cs *mcp.ClientSession) error {
 		// The arguments travel as they came (checked, not decoded and encoded again).
 		var a any
 		if len(args) > 0 {
@@ -337,10 +355,13 @@ func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name 
 	return out, err
 }
 
-// withSession runs fn on the login's session under timeout. On an error the session is dropped and,
-// unless the endpoint refused the credentials or the address, fn runs once more on a new session (a
-// stale session after the server restarted).
-func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, timeout time.Duration, fn func(context.Context, *mcp.ClientSession) error) error {
+// withSession runs fn on the login's session under timeout. On an error the session is dropped (unless
+// the remote answered a JSON-RPC error: the session is sound) and fn runs once more on a new session
+// when that cannot repeat what the remote did: a listing (idempotent) after any failure but a refusal
+// of the credentials or the address; a call only when its request provably never reached the remote
+// (the dial or the write failed before any byte of the body went out, or the remote answered 404 for a
+// session it no longer knows).
+func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, timeout time.Duration, idempotent bool, fn func(context.Context, *mcp.ClientSession) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last error
@@ -358,13 +379,61 @@ func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, ti
 		if errors.As(err, &ce) && ce.Status == 0 && e.status.Load() == 0 {
 			return err // our own limit, not the session's fault
 		}
+		var rpc *jsonrpc.Error
+		if errors.As(err, &rpc) && e.status.Load() == 0 {
+			return p.classify(e, err) // the remote handled the request and answered an error
+		}
 		last = p.classify(e, err)
 		p.dropEntry(login, e)
 		if Rejected(last) || errors.Is(last, ErrAddress) || ctx.Err() != nil {
 			return last
 		}
+		if !idempotent && !neverReached(err) {
+			return last
+		}
 	}
 	return last
+}
+
+// neverReached reports whether err proves that the request was not handled by the remote.
+func neverReached(err error) bool {
+	var ns *notSent
+	return errors.As(err, &ns) || errors.Is(err, mcp.ErrSessionMissing)
+}
+
+// notSent is a transport failure before any byte of the request's body was written.
+type notSent struct{ err error }
+
+func (e *notSent) Error() string { return e.err.Error() }
+func (e *notSent) Unwrap() error { return e.err }
+
+// countingBody counts the bytes the transport read from a request's body (at least those it sent).
+type countingBody struct {
+	rc io.ReadCloser
+	n  *atomic.Int64
+}
+
+func (b *countingBody) Read(q []byte) (int, error) {
+	n, err := b.rc.Read(q)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+func (b *countingBody) Close() error { return b.rc.Close() }
+
+// origin is u's scheme, host and port (the scheme's default when none is given), lower case.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // checked sends one request after checking its host's addresses, adds the credential header, and
@@ -373,6 +442,7 @@ type checked struct {
 	pool          *Pool
 	next          http.RoundTripper
 	header, value string
+	origin        string // the endpoint's: the only one the header goes to
 	entry         *entry
 }
 
@@ -383,11 +453,30 @@ func (c *checked) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if c.header != "" {
+	var sent *atomic.Int64
+	if c.header != "" && origin(req.URL) == c.origin || req.Body != nil && req.Body != http.NoBody {
 		req = req.Clone(req.Context())
+	}
+	if c.header != "" && origin(req.URL) == c.origin {
 		req.Header.Set(c.header, c.value)
 	}
+	if req.Body != nil && req.Body != http.NoBody {
+		sent = new(atomic.Int64)
+		req.Body = &countingBody{rc: req.Body, n: sent}
+		if gb := req.GetBody; gb != nil {
+			req.GetBody = func() (io.ReadCloser, error) {
+				b, err := gb()
+				if err != nil {
+					return nil, err
+				}
+				return &countingBody{rc: b, n: sent}, nil
+			}
+		}
+	}
 	resp, err := c.next.RoundTrip(req)
+	if err != nil && sent != nil && sent.Load() == 0 {
+		return nil, &notSent{err: err}
+	}
 	if err == nil && c.entry != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 		c.entry.status.Store(int32(resp.StatusCode))
 	}

@@ -1,0 +1,77 @@
+package mcpclient
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A redirect of an MCP endpoint to another origin (here another port on loopback) is refused with an
+// error naming the target, and the credential never reaches it; a redirect within the endpoint's origin
+// is followed with the credential.
+func TestRedirectsKeepTheCredentialAtTheEndpointsOrigin(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "target", Version: "1"}, nil)
+	addTools(s, 1, "x")
+	var leaked, reached atomic.Int32
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		if r.Header.Get("X-Api-Key") != "" || r.Header.Get("Authorization") != "" {
+			leaked.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer other.Close()
+	var sameOrigin atomic.Int32
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
+		case "/old":
+			http.Redirect(w, r, "/mcp", http.StatusPermanentRedirect)
+		default:
+			if r.Header.Get("X-Api-Key") == "secret-key" {
+				sameOrigin.Add(1)
+			}
+			h.ServeHTTP(w, r)
+		}
+	}))
+	defer first.Close()
+	target, _ := url.Parse(other.URL)
+
+	p := New(Options{AllowLoopback: true})
+	defer p.Close()
+	ep := Endpoint{URL: first.URL + "/away", HeaderName: "X-Api-Key", HeaderValue: "secret-key"}
+	_, err := p.ListTools(context.Background(), uuid.New(), ep)
+	if err == nil || !strings.Contains(err.Error(), target.Host) || !strings.Contains(err.Error(), "redirect") {
+		t.Fatalf("a redirect to another origin: %v, want an error naming %s", err, target.Host)
+	}
+	if n := leaked.Load(); n != 0 {
+		t.Fatalf("the credential reached the other origin %d times", n)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("the other origin got %d requests", n)
+	}
+	if _, err := p.CallTool(context.Background(), uuid.New(), ep, "t0", nil); err == nil || !strings.Contains(err.Error(), target.Host) {
+		t.Fatalf("a call redirected to another origin: %v", err)
+	}
+	if leaked.Load() != 0 || reached.Load() != 0 {
+		t.Fatalf("a call reached the other origin: %d requests, %d with the credential", reached.Load(), leaked.Load())
+	}
+
+	same := Endpoint{URL: first.URL + "/old", HeaderName: "X-Api-Key", HeaderValue: "secret-key"}
+	ts, err := p.ListTools(context.Background(), uuid.New(), same)
+	if err != nil || len(ts) != 1 {
+		t.Fatalf("a redirect within the origin: %d tools, %v", len(ts), err)
+	}
+	if sameOrigin.Load() == 0 {
+		t.Fatal("the credential did not follow a redirect within the endpoint's origin")
+	}
+}
