@@ -99,6 +99,7 @@ type entry struct {
 	cs     *mcp.ClientSession
 	err    error
 	status atomic.Int32 // the last 401 or 403 an endpoint answered on this session
+	hints  listingHints // which listed tools gave a readOnlyHint
 }
 
 // New returns a pool.
@@ -291,7 +292,8 @@ func (p *Pool) Initialize(ctx context.Context, login uuid.UUID, ep Endpoint) (na
 // ListTools lists the endpoint's tools within the listing limits.
 func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]Tool, error) {
 	var out []Tool
-	err := p.withSession(ctx, login, ep, p.opts.ListTimeout, true, func(ctx context.Context, cs *mcp.ClientSession) error {
+	err := p.withSession(ctx, login, ep, p.opts.ListTimeout, true, func(ctx context.Context, e *entry) error {
+		cs := e.cs
 		out = nil
 		size := 0
 		cursor := ""
@@ -314,8 +316,11 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 					ct.InputSchema, _ = json.Marshal(t.InputSchema)
 				}
 				if a := t.Annotations; a != nil {
-					ro := a.ReadOnlyHint
-					ct.ReadOnlyHint = &ro
+					// An absent readOnlyHint stays nil (the SDK reads it as false).
+					if given, known := e.hints.readOnlyGiven(t.Name); given || !known && a.ReadOnlyHint {
+						ro := a.ReadOnlyHint
+						ct.ReadOnlyHint = &ro
+					}
 					ct.DestructiveHint = a.DestructiveHint
 				}
 				out = append(out, ct)
@@ -336,7 +341,8 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 // "structuredContent": ..., "isError": ...}). args are sent as given (they must be JSON).
 func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args json.RawMessage) (json.RawMessage, error) {
 	var out json.RawMessage
-	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, false, func(ctx context.Context, cs *mcp.ClientSession) error {
+	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, false, func(ctx context.Context, e *entry) error {
+		cs := e.cs
 		// The arguments travel as they came (checked, not decoded and encoded again).
 		var a any
 		if len(args) > 0 {
@@ -361,7 +367,7 @@ func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name 
 // of the credentials or the address; a call only when its request provably never reached the remote
 // (the dial or the write failed before any byte of the body went out, or the remote answered 404 for a
 // session it no longer knows).
-func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, timeout time.Duration, idempotent bool, fn func(context.Context, *mcp.ClientSession) error) error {
+func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, timeout time.Duration, idempotent bool, fn func(context.Context, *entry) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last error
@@ -371,7 +377,7 @@ func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, ti
 			return err
 		}
 		e.status.Store(0)
-		err = fn(ctx, e.cs)
+		err = fn(ctx, e)
 		if err == nil {
 			return nil
 		}
@@ -453,6 +459,7 @@ func (c *checked) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
+	listing := c.entry != nil && isListing(req) // before the body is counted
 	var sent *atomic.Int64
 	if c.header != "" && origin(req.URL) == c.origin || req.Body != nil && req.Body != http.NoBody {
 		req = req.Clone(req.Context())
@@ -476,6 +483,9 @@ func (c *checked) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.next.RoundTrip(req)
 	if err != nil && sent != nil && sent.Load() == 0 {
 		return nil, &notSent{err: err}
+	}
+	if err == nil && listing {
+		watchListing(resp, &c.entry.hints)
 	}
 	if err == nil && c.entry != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 		c.entry.status.Store(int32(resp.StatusCode))
