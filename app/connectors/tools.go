@@ -37,20 +37,16 @@ func (s *Service) list(ctx context.Context, actor string, srv connectors.Server,
 	}
 	listed = overrideListed(srv, listed)
 	tools := make([]login.Tool, 0, len(listed))
-	seen := map[string]bool{}
-	for _, t := range listed {
-		name := connector.ModelName(srv.ToolPrefix, t.Name)
-		if connector.SanitiseToolName(t.Name) == "" || seen[name] {
-			s.log.WarnContext(ctx, "listed tool skipped: its name is empty or collides once sanitised", "server", srv.ID, "tool", t.Name)
+	names := modelNames(ctx, s, srv, listed)
+	byName := map[string]connector.Tool{}
+	for i, t := range listed {
+		if names[i] == "" {
+			s.log.WarnContext(ctx, "listed tool skipped: its name has no usable character or is listed twice", "server", srv.ID, "tool", t.Name)
 			continue
 		}
-		seen[name] = true
-		tools = append(tools, login.Tool{Name: name, Remote: t.Name, Description: t.Description, InputSchema: t.InputSchema,
+		byName[names[i]] = t
+		tools = append(tools, login.Tool{Name: names[i], Remote: t.Name, Description: t.Description, InputSchema: t.InputSchema,
 			ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint})
-	}
-	byName := map[string]connector.Tool{}
-	for _, t := range listed {
-		byName[connector.ModelName(srv.ToolPrefix, t.Name)] = t
 	}
 	overrides, err := overridesOf(srv)
 	if err != nil {

@@ -1,6 +1,8 @@
 package connector
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path"
 	"strconv"
 	"strings"
@@ -56,6 +58,70 @@ func SanitiseToolName(name string) string {
 
 // ModelName is the name the model sees: <tool_prefix>_<sanitised name>.
 func ModelName(prefix, remote string) string { return prefix + "_" + SanitiseToolName(remote) }
+
+// MaxToolNameLen is the longest tool name the meta-tools take (in characters; model names are ASCII).
+const MaxToolNameLen = 128
+
+// ModelNames names a listing's tools for the model: ModelName, unless that is over MaxToolNameLen or
+// another listed tool has it too. Then a tool gets a suffix from a hash of its remote name (cut to fit),
+// so the name depends on the remote name alone and stays the same from listing to listing; of colliding
+// tools, one whose remote name is already its sanitised form keeps the plain name. A remote name with
+// no usable character, or one listed a second time, gets "" (the caller skips it). Renamed holds the remote names that got a suffix.
+func ModelNames(prefix string, remotes []string) (names []string, renamed []string) {
+	plain := make([]string, len(remotes))
+	count := map[string]int{}
+	exact := map[string]bool{}
+	dup := map[string]bool{}
+	for i, r := range remotes {
+		if SanitiseToolName(r) == "" || dup[r] {
+			continue // nothing usable, or listed twice: the first one stands
+		}
+		dup[r] = true
+		plain[i] = ModelName(prefix, r)
+		count[plain[i]]++
+		if SanitiseToolName(r) == r {
+			exact[plain[i]] = true
+		}
+	}
+	names = make([]string, len(remotes))
+	taken := map[string]bool{}
+	var later []int
+	for i, r := range remotes {
+		n := plain[i]
+		if n == "" {
+			continue
+		}
+		if len(n) <= MaxToolNameLen && (count[n] == 1 || exact[n] && SanitiseToolName(r) == r && !taken[n]) {
+			names[i] = n
+			taken[n] = true
+			continue
+		}
+		later = append(later, i)
+	}
+	for _, i := range later {
+		for size := 8; size <= 64; size += 8 {
+			n := hashedName(plain[i], remotes[i], size)
+			if !taken[n] {
+				names[i] = n
+				taken[n] = true
+				renamed = append(renamed, remotes[i])
+				break
+			}
+		}
+	}
+	return names, renamed
+}
+
+// hashedName is name cut to fit MaxToolNameLen with "_" and the first size hex digits of the remote
+// name's SHA-256 after it.
+func hashedName(name, remote string, size int) string {
+	sum := sha256.Sum256([]byte(remote))
+	h := hex.EncodeToString(sum[:])[:size]
+	if max := MaxToolNameLen - 1 - size; len(name) > max {
+		name = name[:max]
+	}
+	return name + "_" + h
+}
 
 // writingVerbs are the verbs that make a listed tool's name a write (rule 4).
 var writingVerbs = []string{
