@@ -47,6 +47,7 @@ func (h *routes) oauthCallback(w http.ResponseWriter, r *http.Request, user uuid
 		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "the callback carries no state"))
 		return
 	}
+	h.waitsOnRemote(w) // the code exchange and the first listing
 	res, err := h.Connectors.CompleteSignIn(r.Context(), user, connectors.Callback{State: state, Code: q.Get("code"), Error: q.Get("error"),
 		InstallationID: q.Get("installation_id"), SetupAction: q.Get("setup_action")})
 	back := url.Values{}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -15,6 +16,8 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/websession"
+	"github.com/workbench/workbench/internal/httpserve"
+	"github.com/workbench/workbench/internal/mcpclient"
 )
 
 // Sessions is the portal's session manager (*websession.Manager).
@@ -32,6 +35,9 @@ type Deps struct {
 	// admin catalog routes (admin.go) answer them alone.
 	Admins []string
 	Users  Users
+	// RemoteWait is how long a route that waits on a remote endpoint may take to answer, past the
+	// server's read and write timeouts (0: the remote call limit and a margin).
+	RemoteWait time.Duration
 }
 
 // maxBody bounds request bodies.
@@ -62,6 +68,16 @@ func Mount(r chi.Router, d Deps) {
 }
 
 type routes struct{ Deps }
+
+// waitsOnRemote extends the request's deadlines to RemoteWait: the route calls a remote endpoint
+// (a tool call takes up to mcpclient.CallTimeout), which the server's write timeout must not cut off.
+func (h *routes) waitsOnRemote(w http.ResponseWriter) {
+	d := h.RemoteWait
+	if d <= 0 {
+		d = mcpclient.CallTimeout + 30*time.Second
+	}
+	httpserve.ExtendDeadlines(w, d)
+}
 
 // user requires a signed-in portal user and, for a state-changing method, a same-origin request.
 func (h *routes) user(next func(w http.ResponseWriter, r *http.Request, user uuid.UUID)) http.HandlerFunc {
@@ -187,6 +203,7 @@ func (h *routes) connect(w http.ResponseWriter, r *http.Request, user uuid.UUID)
 		h.fail(w, r, err)
 		return
 	}
+	h.waitsOnRemote(w)
 	str := func(k string) string {
 		var s string
 		_ = json.Unmarshal(body[k], &s)
@@ -277,6 +294,7 @@ func (h *routes) call(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 		h.fail(w, r, err)
 		return
 	}
+	h.waitsOnRemote(w)
 	if body.Tool == "" {
 		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "tool is required"))
 		return
@@ -295,6 +313,7 @@ func (h *routes) relist(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		h.fail(w, r, err)
 		return
 	}
+	h.waitsOnRemote(w)
 	if _, err := h.Connectors.Detail(r.Context(), user, id, uuid.Nil); err != nil { // the user may see it
 		h.fail(w, r, err)
 		return
@@ -324,6 +343,7 @@ func (h *routes) settings(w http.ResponseWriter, r *http.Request, user uuid.UUID
 		h.fail(w, r, err)
 		return
 	}
+	h.waitsOnRemote(w)
 	v, err := h.Connectors.SaveSettings(r.Context(), user, id, body.Settings)
 	if err != nil {
 		h.fail(w, r, err)
@@ -338,6 +358,7 @@ func (h *routes) lookupSaved(w http.ResponseWriter, r *http.Request, user uuid.U
 		h.fail(w, r, err)
 		return
 	}
+	h.waitsOnRemote(w)
 	opts, err := h.Connectors.LookupSaved(r.Context(), user, id, r.URL.Query().Get("property"), r.URL.Query().Get("q"))
 	if err != nil {
 		h.fail(w, r, err)
@@ -356,6 +377,7 @@ func (h *routes) lookupWithCredentials(w http.ResponseWriter, r *http.Request, _
 		h.fail(w, r, err)
 		return
 	}
+	h.waitsOnRemote(w)
 	opts, err := h.Connectors.LookupWithCredentials(r.Context(), chi.URLParam(r, "id"), body.Property, body.Q, body.Credentials)
 	if err != nil {
 		h.fail(w, r, err)

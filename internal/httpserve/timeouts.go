@@ -62,3 +62,15 @@ func LiftDeadlines(w http.ResponseWriter) {
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Time{})
 }
+
+// ExtendDeadlines sets the read and write deadlines of the connection w answers on to d from now, for
+// a request that waits on work bounded by d (a remote tool call): the server's shorter deadlines
+// would cut its answer off, or cancel it. A handler calls it once it has authenticated the caller and
+// read its (bounded) body.
+func ExtendDeadlines(w http.ResponseWriter, d time.Duration) {
+	rc := http.NewResponseController(w)
+	at := time.Now().Add(d)
+	// An error means this writer cannot set deadlines (a test recorder): nothing to extend then.
+	_ = rc.SetReadDeadline(at)
+	_ = rc.SetWriteDeadline(at)
+}
