@@ -521,21 +521,28 @@ func (s *Service) Export(ctx context.Context, id string) (json.RawMessage, error
 				doc[k] = *v
 			}
 		}
-		if tools, ok := doc["tools"].([]any); ok {
-			for _, t := range tools {
-				tm, _ := t.(map[string]any)
-				name, _ := tm["name"].(string)
-				to, ok := o.Tools[name]
-				if tm == nil || !ok {
-					continue
-				}
-				if to.Description != nil {
-					tm["description"] = *to.Description
-				}
-				if len(to.InputSchema) > 0 {
-					tm["input_schema"] = to.InputSchema
-				}
+		tools, _ := doc["tools"].([]any)
+		named := map[string]bool{}
+		for _, t := range tools {
+			tm, _ := t.(map[string]any)
+			name, _ := tm["name"].(string)
+			named[name] = true
+			to, ok := o.Tools[name]
+			if tm == nil || !ok {
+				continue
 			}
+			if to.Description != nil {
+				tm["description"] = *to.Description
+			}
+			if len(to.InputSchema) > 0 {
+				tm["input_schema"] = to.InputSchema
+			}
+		}
+		if tools, err = s.exportListed(ctx, srv, o, named, tools); err != nil {
+			return nil, err
+		}
+		if len(tools) > 0 {
+			doc["tools"] = tools
 		}
 	}
 	if dn, _ := doc["display_name"].(string); strings.TrimSpace(dn) == "" {
@@ -553,4 +560,46 @@ func (s *Service) Export(ctx context.Context, id string) (json.RawMessage, error
 		return nil, fmt.Errorf("export %s: the loader refuses it: %s", srv.ID, strings.Join(reasons, "; "))
 	}
 	return out, nil
+}
+
+// exportListed adds to an export's tools the listed tools (not named by the manifest) whose copy or
+// schema the admin overrode. A named tool skips the hint and verb rules of what starts Off, so one
+// that those rules would start Off (destructiveHint in a listing, a writing verb) is exported as
+// mutating: it starts Off where the export is loaded, as it does here.
+func (s *Service) exportListed(ctx context.Context, srv connectors.Server, o *connector.Overrides, named map[string]bool, tools []any) ([]any, error) {
+	listed, err := s.reader.ListedTools(ctx, srv.ID)
+	if err != nil {
+		return nil, err
+	}
+	byRemote := map[string]connectors.Tool{}
+	for _, t := range listed {
+		byRemote[t.Remote] = t
+	}
+	names := make([]string, 0, len(o.Tools))
+	for name := range o.Tools {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		to := o.Tools[name]
+		if named[name] || to.Description == nil && len(to.InputSchema) == 0 {
+			continue
+		}
+		lt, isListed := byRemote[name]
+		if !isListed && to.Description == nil {
+			continue
+		}
+		tm := map[string]any{"name": name, "description": lt.Description}
+		if to.Description != nil {
+			tm["description"] = *to.Description
+		}
+		if len(to.InputSchema) > 0 {
+			tm["input_schema"] = to.InputSchema
+		}
+		if lt.DestructiveHint != nil && *lt.DestructiveHint || connector.HasWritingVerb(name) {
+			tm["mutating"] = true
+		}
+		tools = append(tools, tm)
+	}
+	return tools, nil
 }

@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -116,7 +117,7 @@ func (s *Service) planSignIn(ctx context.Context, user uuid.UUID, srvID string, 
 		return signInPlan{}, &domain.Error{Code: domain.CodeUnprocessable, Message: fmt.Sprintf("%s signs in with OAuth but names no strategy", m.DisplayName), Err: ErrOAuthUnsupported}
 	case o.Strategy == StrategyDynamic:
 		if m.Endpoint == nil {
-			return signInPlan{}, domain.Errorf(domain.CodeUnprocessable, "%s has no endpoint to sign in to", m.DisplayName)
+			return signInPlan{}, domain.Errorf(domain.CodeUnprocessable, "%s has no endpoint to sign in to", nameOf(m))
 		}
 		as, err := s.discover(ctx, m.Endpoint.URL)
 		if err != nil {
@@ -133,7 +134,7 @@ func (s *Service) planSignIn(ctx context.Context, user uuid.UUID, srvID string, 
 		// The client is the connector's own platform key; the endpoints are discovered as for a
 		// dynamic connector, and nothing is ever registered.
 		if m.Endpoint == nil {
-			return signInPlan{}, domain.Errorf(domain.CodeUnprocessable, "%s has no endpoint to sign in to", m.DisplayName)
+			return signInPlan{}, domain.Errorf(domain.CodeUnprocessable, "%s has no endpoint to sign in to", nameOf(m))
 		}
 		client, err := s.connectorClient(ctx, m)
 		if err != nil {
@@ -240,13 +241,19 @@ func (s *Service) integrationClient(ctx context.Context, in *plugins.Integration
 		c.ID, c.Secret, c.Key = env.ID, env.Secret, "env:"+in.Name
 	} else {
 		return oauthClient{}, &domain.Error{Code: domain.CodeUnprocessable, Err: ErrOAuthNotSetUp,
-			Message: fmt.Sprintf("the %s OAuth client is not set up: an instance admin enters it under Admin, Platform keys (%s)", in.DisplayName, key)}
+			Message: fmt.Sprintf("the %s OAuth client is not set up: an instance admin enters it under Admin, Platform keys (%s)", cmp.Or(strings.TrimSpace(in.DisplayName), in.Name), key)}
 	}
 	c.Auth = auth
 	if c.Secret == "" {
 		c.Auth = tokenAuthNone
 	}
 	return c, nil
+}
+
+// nameOf is the connector's display name for a message, its slug while it has none (a connector added
+// by hand before its first initialize filled the name in).
+func nameOf(m *connector.Manifest) string {
+	return cmp.Or(strings.TrimSpace(m.DisplayName), m.Slug)
 }
 
 // connectorClient is a configured connector's own client, the platform key connector:<slug>.
@@ -258,7 +265,7 @@ func (s *Service) connectorClient(ctx context.Context, m *connector.Manifest) (o
 	}
 	if !ok || strings.TrimSpace(fields["client_id"]) == "" {
 		return oauthClient{}, &domain.Error{Code: domain.CodeUnprocessable, Err: ErrOAuthNotSetUp,
-			Message: fmt.Sprintf("the OAuth client of %s is not set up: an instance admin enters its client_id and client_secret under Admin, Platform keys (%s)", m.DisplayName, key)}
+			Message: fmt.Sprintf("the OAuth client of %s is not set up: an instance admin enters its client_id and client_secret under Admin, Platform keys (%s)", nameOf(m), key)}
 	}
 	return oauthClient{ID: strings.TrimSpace(fields["client_id"]), Secret: strings.TrimSpace(fields["client_secret"]), Key: key}, nil
 }

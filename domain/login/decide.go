@@ -41,11 +41,26 @@ const (
 type Outcome string
 
 const (
-	OutcomeCreated  Outcome = "created"  // a new login, or a pending or disconnected one retried
-	OutcomeReplaced Outcome = "replaced" // new credentials over a connected login
-	OutcomeKept     Outcome = "kept"     // the stored login stays
-	OutcomeCurrent  Outcome = "current"  // the credentials equal the stored ones
+	OutcomeCreated     Outcome = "created"     // a new login
+	OutcomeReconnected Outcome = "reconnected" // new credentials over a disconnected login, its id kept
+	OutcomeRetried     Outcome = "retried"     // a pending login (sign-in or settings unfinished) tried again, its id kept
+	OutcomeReplaced    Outcome = "replaced"    // new credentials over a connected login
+	OutcomeKept        Outcome = "kept"        // the stored login stays
+	OutcomeCurrent     Outcome = "current"     // the credentials equal the stored ones
 )
+
+// Anew is what connecting over s does when s is not a connected login: created (no login),
+// reconnected (a disconnected one) or retried (a pending one).
+func (s State) Anew() Outcome {
+	switch {
+	case !s.Exists():
+		return OutcomeCreated
+	case s.Status == StatusDisconnected:
+		return OutcomeReconnected
+	default:
+		return OutcomeRetried
+	}
+}
 
 // Connect stores sealed credentials for a login (spec connectors.md, Token logins, step 3 and 5).
 // SameCredentials says the caller opened the stored credentials and found them equal to these.
@@ -65,7 +80,7 @@ type Connect struct {
 // Resolve says what Connect does over s, or the error it refuses with.
 func (c Connect) Resolve(s State) (Outcome, error) {
 	if !s.Exists() || s.Status != StatusConnected {
-		return OutcomeCreated, nil
+		return s.Anew(), nil
 	}
 	if c.SameCredentials {
 		return OutcomeCurrent, nil

@@ -47,7 +47,8 @@ func TestConnectOnExisting(t *testing.T) {
 		{"replace", []domain.Event{connected("ada")}, func(c *Connect) { c.OnExisting.Mode = OnExistingReplace }, OutcomeReplaced, ""},
 		{"replace_when_hint with that hint", []domain.Event{connected("ada")}, func(c *Connect) { c.OnExisting = OnExisting{Mode: OnExistingReplaceWhenHint, Hint: "ada"} }, OutcomeReplaced, ""},
 		{"replace_when_hint with another", []domain.Event{connected("ada")}, func(c *Connect) { c.OnExisting = OnExisting{Mode: OnExistingReplaceWhenHint, Hint: "bob"} }, OutcomeKept, ""},
-		{"a pending login is retried", []domain.Event{func() Connected { c := connected(""); c.Status = StatusPending; return c }()}, func(*Connect) {}, OutcomeCreated, ""},
+		{"a pending login is retried", []domain.Event{func() Connected { c := connected(""); c.Status = StatusPending; return c }()}, func(*Connect) {}, OutcomeRetried, ""},
+		{"a disconnected login is reconnected", []domain.Event{func() Connected { c := connected(""); c.Status = StatusDisconnected; return c }()}, func(*Connect) {}, OutcomeReconnected, ""},
 		{"a removed login connects anew", []domain.Event{connected("ada"), Removed{LoginID: id, At: at}}, func(*Connect) {}, OutcomeCreated, ""},
 		{"the platform is refused", nil, func(c *Connect) { c.Owner = Owner{Scope: ScopePlatform} }, "", domain.CodeInvalid},
 		{"an unknown mode", []domain.Event{connected("ada")}, func(c *Connect) { c.OnExisting.Mode = "merge" }, "", domain.CodeInvalid},
@@ -71,7 +72,7 @@ func TestConnectOnExisting(t *testing.T) {
 			if out != c.outcome {
 				t.Fatalf("outcome = %s, want %s", out, c.outcome)
 			}
-			wantEvents := c.outcome == OutcomeCreated || c.outcome == OutcomeReplaced
+			wantEvents := c.outcome != OutcomeKept && c.outcome != OutcomeCurrent
 			if (len(evs) == 1) != wantEvents {
 				t.Fatalf("events = %v", evs)
 			}

@@ -166,9 +166,9 @@ func TestOAuthDynamicFlow(t *testing.T) {
 			if _, _, d := n.c.do("GET", "/api/mcp/connections/"+id, nil, false); d["status"] != "disconnected" {
 				t.Fatalf("after invalid_grant: %v", d)
 			}
-			// A retry over the disconnected login, denied: it stays disconnected.
+			// A retry over the disconnected login (its outcome says so), denied: it stays disconnected.
 			code, b = n.connect("agent", agent)
-			if code != 201 || b["connection"].(map[string]any)["id"] != id {
+			if code != 201 || b["connection"].(map[string]any)["id"] != id || b["outcome"] != "reconnected" {
 				t.Fatalf("retry: %d %v", code, b)
 			}
 			a.Set(func(a *connectorstest.OAuthServer) { a.Deny = true })
@@ -184,7 +184,7 @@ func TestOAuthDynamicFlow(t *testing.T) {
 				t.Fatalf("an expired state: %s", back)
 			}
 			code, b = n.connect("guild", guild)
-			if code != 201 || b["connection"].(map[string]any)["id"] != guildID {
+			if code != 201 || b["connection"].(map[string]any)["id"] != guildID || b["outcome"] != "retried" {
 				t.Fatalf("connect again: %d %v", code, b)
 			}
 			if back := n.signIn(t, b["authorization_url"].(string)); back.Query().Get("oauth") != "denied" {

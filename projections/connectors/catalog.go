@@ -124,9 +124,10 @@ func (r Reader) Rows(ctx context.Context) ([]connector.Row, error) {
 	return out, rows.Err()
 }
 
-// ListedTools lists the tools any login of the connector lists, one per remote name.
+// ListedTools lists the tools any login of the connector lists, one per remote name; its
+// DestructiveHint is true when any listing marked it so.
 func (r Reader) ListedTools(ctx context.Context, serverID string) ([]Tool, error) {
-	rows, err := r.DB.QueryContext(ctx, `SELECT remote_name, MIN(description), MIN(input_schema) FROM mcp_tools WHERE server_id = $1 GROUP BY remote_name ORDER BY remote_name`, serverID)
+	rows, err := r.DB.QueryContext(ctx, `SELECT remote_name, MIN(description), MIN(input_schema), MAX(destructive_hint) FROM mcp_tools WHERE server_id = $1 GROUP BY remote_name ORDER BY remote_name`, serverID)
 	if err != nil {
 		return nil, err
 	}
@@ -135,10 +136,12 @@ func (r Reader) ListedTools(ctx context.Context, serverID string) ([]Tool, error
 	for rows.Next() {
 		t := Tool{ServerID: serverID}
 		var schema string
-		if err := rows.Scan(&t.Remote, &t.Description, &schema); err != nil {
+		var de sql.NullInt64
+		if err := rows.Scan(&t.Remote, &t.Description, &schema, &de); err != nil {
 			return nil, err
 		}
 		t.InputSchema = json.RawMessage(schema)
+		t.DestructiveHint = ptrBool(de)
 		out = append(out, t)
 	}
 	return out, rows.Err()
