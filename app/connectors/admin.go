@@ -575,6 +575,11 @@ func (s *Service) exportListed(ctx context.Context, srv connectors.Server, o *co
 	for _, t := range listed {
 		byRemote[t.Remote] = t
 	}
+	// The loader refuses two tools that sanitise to one name: such a listed tool stays out.
+	sanitised := map[string]bool{}
+	for name := range named {
+		sanitised[connector.SanitiseToolName(name)] = true
+	}
 	names := make([]string, 0, len(o.Tools))
 	for name := range o.Tools {
 		names = append(names, name)
@@ -588,6 +593,12 @@ func (s *Service) exportListed(ctx context.Context, srv connectors.Server, o *co
 		lt, isListed := byRemote[name]
 		if !isListed && to.Description == nil {
 			continue
+		}
+		if sn := connector.SanitiseToolName(name); sn == "" || sanitised[sn] {
+			s.log.WarnContext(ctx, "export: a listed tool's override is left out, its name sanitises to another tool's", "server", srv.ID, "tool", name)
+			continue
+		} else {
+			sanitised[sn] = true
 		}
 		tm := map[string]any{"name": name, "description": lt.Description}
 		if to.Description != nil {

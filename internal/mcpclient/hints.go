@@ -81,6 +81,7 @@ type listingBody struct {
 	hints *listingHints
 	sse   bool
 	buf   []byte
+	from  int // where events looks for the next event's end
 	done  bool
 }
 
@@ -103,13 +104,13 @@ func (b *listingBody) Read(p []byte) (int, error) {
 // events notes each complete event in the buffer (an event ends at a blank line).
 func (b *listingBody) events() {
 	for {
-		norm := bytes.ReplaceAll(b.buf, []byte("\r\n"), []byte("\n"))
-		i := bytes.Index(norm, []byte("\n\n"))
-		if i < 0 {
+		end, next := eventEnd(b.buf, b.from)
+		if end < 0 {
+			b.from = max(0, len(b.buf)-3)
 			return
 		}
 		var data []byte
-		for _, line := range bytes.Split(norm[:i], []byte("\n")) {
+		for _, line := range bytes.Split(bytes.ReplaceAll(b.buf[:end], []byte("\r\n"), []byte("\n")), []byte("\n")) {
 			if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
 				if len(data) > 0 {
 					data = append(data, '\n')
@@ -118,8 +119,25 @@ func (b *listingBody) events() {
 			}
 		}
 		b.message(data)
-		b.buf = append([]byte(nil), norm[i+2:]...)
+		b.buf, b.from = append([]byte(nil), b.buf[next:]...), 0
 	}
+}
+
+// eventEnd finds the first blank line in buf at or after from: the event's end and where the next
+// one starts, or -1.
+func eventEnd(buf []byte, from int) (end, next int) {
+	for i := from; i < len(buf); i++ {
+		if buf[i] != '\n' {
+			continue
+		}
+		switch {
+		case i+1 < len(buf) && buf[i+1] == '\n':
+			return i, i + 2
+		case i+2 < len(buf) && buf[i+1] == '\r' && buf[i+2] == '\n':
+			return i, i + 3
+		}
+	}
+	return -1, 0
 }
 
 func (b *listingBody) message(data []byte) {
