@@ -12,10 +12,10 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	appconnectors "github.com/workbench/workbench/app/connectors"
+	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/domain/login"
-	"github.com/workbench/workbench/handlers/connectors"
+	connectorshttp "github.com/workbench/workbench/handlers/connectors"
 	"github.com/workbench/workbench/handlers/websession"
 )
 
@@ -39,7 +39,7 @@ func TestTestCallOutlivesTheWriteTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service})
+	connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: env.Service})
 	srv := httptest.NewUnstartedServer(r)
 	srv.Config.WriteTimeout, srv.Config.ReadTimeout = timeout, timeout
 	srv.Start()
@@ -48,7 +48,7 @@ func TestTestCallOutlivesTheWriteTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := env.Service.Connect(context.Background(), connectorstest.User, appconnectors.ConnectRequest{ServerID: "mcp_remote",
+	res, err := env.Service.Connect(context.Background(), connectorstest.User, connectors.ConnectRequest{ServerID: "mcp_remote",
 		Owner: login.Owner{Scope: login.ScopeAgent, ID: connectorstest.Agent}, Fields: map[string]string{"token": tok}})
 	if err != nil {
 		t.Fatal(err)
