@@ -385,8 +385,7 @@ func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, ti
 		if errors.As(err, &ce) && ce.Status == 0 && e.status.Load() == 0 {
 			return err // our own limit, not the session's fault
 		}
-		var rpc *jsonrpc.Error
-		if errors.As(err, &rpc) && e.status.Load() == 0 {
+		if answered(err) && e.status.Load() == 0 {
 			return p.classify(e, err) // the remote handled the request and answered an error
 		}
 		last = p.classify(e, err)
@@ -399,6 +398,14 @@ func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, ti
 		}
 	}
 	return last
+}
+
+// answered reports whether err is the remote's JSON-RPC error reply: a JSON-RPC error with no HTTP
+// failure under it (the SDK's transport refusals are JSON-RPC errors too).
+func answered(err error) bool {
+	var rpc *jsonrpc.Error
+	var ue *url.Error
+	return errors.As(err, &rpc) && !errors.As(err, &ue) && !neverReached(err)
 }
 
 // neverReached reports whether err proves that the request was not handled by the remote.

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,6 +27,7 @@ type remote struct {
 	server  *mcp.Server
 	fault   func(w http.ResponseWriter, r *http.Request, method string) bool
 	url     string
+	srv     *httptest.Server
 }
 
 func newRemote(t *testing.T, answer func() (*mcp.CallToolResult, error)) *remote {
@@ -48,14 +51,15 @@ func newRemote(t *testing.T, answer func() (*mcp.CallToolResult, error)) *remote
 		(*rm.handler.Load()).ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	rm.url = srv.URL
+	rm.url, rm.srv = srv.URL, srv
 	return rm
 }
 
 // restart replaces the streamable handler, as a restarted server would: the sessions it knew are gone,
 // and it answers 404 to a request in one of them.
 func (rm *remote) restart() {
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return rm.server }, nil)
+	// A test may reach it by a name of its resolver's (the SDK would refuse that Host on loopback).
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return rm.server }, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	rm.handler.Store(&h)
 }
 
@@ -132,4 +136,43 @@ func TestCallIsRetriedOnlyWhenItNeverReachedTheRemote(t *testing.T) {
 			t.Fatalf("the tool ran %d times, want 1", n)
 		}
 	})
+}
+
+// A call whose dial fails never reached the remote: it is sent again on a new session and runs once.
+func TestCallIsRetriedWhenTheDialFailed(t *testing.T) {
+	rm := newRemote(t, ok)
+	u, _ := url.Parse(rm.url)
+	rm.srv.Config.SetKeepAlivesEnabled(false) // every request dials
+	var misdirect atomic.Int32
+	res := &switchResolver{next: func() string {
+		if misdirect.Add(-1) >= 0 {
+			return "127.0.0.2" // nothing listens there on this port
+		}
+		return "127.0.0.1"
+	}}
+	p := New(Options{AllowLoopback: true, Resolver: res})
+	defer p.Close()
+	ep := Endpoint{URL: "http://remote.test:" + u.Port()}
+	login := uuid.New()
+	if _, _, err := p.Initialize(context.Background(), login, ep); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	misdirect.Store(2) // the call's address check and its dial
+	out, err := p.CallTool(context.Background(), login, ep, "act", json.RawMessage(`{}`))
+	if err != nil || !strings.Contains(string(out), "done") {
+		t.Fatalf("a call after a failed dial: %s, %v (lookups %d)", out, err, res.asked.Load())
+	}
+	if n := rm.calls.Load(); n != 1 {
+		t.Fatalf("the tool ran %d times, want 1", n)
+	}
+}
+
+type switchResolver struct {
+	next  func() string
+	asked atomic.Int32
+}
+
+func (r *switchResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	r.asked.Add(1)
+	return []netip.Addr{netip.MustParseAddr(r.next())}, nil
 }
