@@ -8,5 +8,12 @@
 // checks the address again, so a public name later pointed inward is caught. Loopback is reachable only
 // with Options.AllowLoopback (WORKBENCH_DEV_ALLOW_LOOPBACK).
 //
+// A login's credential header goes to its endpoint's origin (scheme, host and port) only: a redirect to
+// another origin is refused with an error naming its host, one within the origin is followed. A
+// tools/call is sent a second time (on a new session) only when it provably never reached the remote:
+// the dial or the write failed before a byte of its body went out, or the remote answered 404 for a
+// session it no longer knows; a JSON-RPC error, a reset or a timeout after that is the caller's answer.
+// A listing, which changes nothing, is retried after any failure but a refusal.
+//
 // Limits: tools/call 90 seconds, tools/list 15 seconds, at most 200 tools and 1 MB in one listing.
 package mcpclient
