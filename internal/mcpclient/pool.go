@@ -129,9 +129,31 @@ func New(o Options) *Pool {
 }
 
 // HTTPClient is the guarded client adapters get as ctx.http: the adapter timeout and the SSRF dialer,
-// every request's host checked first.
+// every request's host checked first. A redirect to another origin than the first request's is followed
+// with only the headers in redirectSafe: net/http drops Authorization and Cookie there, but an adapter's
+// own credential headers (X-Api-Key, X-GitHub-Api-Version beside a token, …) would go along.
 func (p *Pool) HTTPClient() *http.Client {
-	return &http.Client{Timeout: AdapterTimeout, Transport: &checked{pool: p, next: p.base}}
+	return &http.Client{Timeout: AdapterTimeout, Transport: &checked{pool: p, next: p.base}, CheckRedirect: stripForeign}
+}
+
+// redirectSafe are the request headers an adapter's request keeps on a redirect to another origin.
+var redirectSafe = map[string]bool{
+	"Accept": true, "Accept-Encoding": true, "Accept-Language": true, "Content-Type": true, "User-Agent": true,
+}
+
+func stripForeign(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if origin(req.URL) == origin(via[0].URL) {
+		return nil
+	}
+	for name := range req.Header {
+		if !redirectSafe[http.CanonicalHeaderKey(name)] {
+			req.Header.Del(name)
+		}
+	}
+	return nil
 }
 
 // Close ends every session.

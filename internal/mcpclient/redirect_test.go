@@ -75,3 +75,56 @@ func TestRedirectsKeepTheCredentialAtTheEndpointsOrigin(t *testing.T) {
 		t.Fatal("the credential did not follow a redirect within the endpoint's origin")
 	}
 }
+
+// The adapters' client follows a redirect to another origin without the adapter's own credential
+// headers (net/http keeps those; it drops only Authorization and Cookie), and keeps them within the origin.
+func TestAdapterClientDropsCredentialsOnForeignRedirects(t *testing.T) {
+	var foreign atomic.Value
+	foreign.Store(http.Header{})
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		foreign.Store(r.Header.Clone())
+	}))
+	defer other.Close()
+	var kept atomic.Int32
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/landing", http.StatusFound)
+		case "/old":
+			http.Redirect(w, r, "/new", http.StatusFound)
+		case "/new":
+			if r.Header.Get("X-Api-Key") == "adapter-key" {
+				kept.Add(1)
+			}
+		}
+	}))
+	defer first.Close()
+
+	p := New(Options{AllowLoopback: true})
+	defer p.Close()
+	hc := p.HTTPClient()
+	get := func(path string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, first.URL+path, nil)
+		req.Header.Set("X-Api-Key", "adapter-key")
+		req.Header.Set("Authorization", "Bearer adapter-token")
+		req.Header.Set("Accept", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		resp.Body.Close()
+	}
+	get("/away")
+	h := foreign.Load().(http.Header)
+	if h.Get("X-Api-Key") != "" || h.Get("Authorization") != "" {
+		t.Fatalf("the other origin got the adapter's credentials: %v", h)
+	}
+	if h.Get("Accept") != "application/json" {
+		t.Fatalf("the other origin lost the Accept header: %v", h)
+	}
+	get("/old")
+	if kept.Load() != 1 {
+		t.Fatal("a redirect within the origin lost the adapter's credential header")
+	}
+}
