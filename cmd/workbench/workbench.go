@@ -299,6 +299,14 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	switch m.Config.Database {
 	case config.SQLite:
 		path := m.Config.SQLitePath()
+		// Files made before 0600/0700 were the rule (or by another tool) are tightened, and said so.
+		fixed, err := sqlite.Tighten(path)
+		for _, f := range fixed {
+			m.Logger.Warn("database file was readable by other users; tightened", "path", f.Path, "from", f.From.String(), "to", f.To.String())
+		}
+		if err != nil {
+			return fmt.Errorf("open SQLite database %s (DATABASE_URL): %w", path, err)
+		}
 		db, err := sqlite.OpenDB(ctx, path)
 		if err != nil {
 			return fmt.Errorf("open SQLite database %s (DATABASE_URL): %w", path, err)
