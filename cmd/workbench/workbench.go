@@ -736,6 +736,7 @@ func (m *Main) serve(ctx context.Context, root http.Handler, signIn *signin.Serv
 		ReadHeader: m.Config.HTTP.ReadHeaderTimeout, Read: m.Config.HTTP.ReadTimeout,
 		Write: m.Config.HTTP.WriteTimeout, Idle: m.Config.HTTP.IdleTimeout,
 	}.Apply(srv)
+	httpserve.Edge(srv)
 	if !signIn.SSOConfigured() {
 		// Issued before serving, so it is in the log by the time /readyz answers.
 		link, err := signIn.IssueStartupLink(ctx)
