@@ -5,11 +5,14 @@ import "bytes"
 // machine is an Aho-Corasick automaton, as a full transition table, over the ASCII-folded first
 // TriggerLength separator-free bytes of every form.
 type machine struct {
-	class  [256]byte // folded input byte -> column (0: a byte no trigger holds)
-	width  int
-	delta  []int32   // state*width + class -> state
-	out    [][]int32 // state -> forms whose trigger ends here (own and by suffix)
-	maxLen int
+	class [256]byte // folded input byte -> column (0: a byte no trigger holds)
+	width int
+	delta []int32   // state*width + class -> state
+	out   [][]int32 // state -> forms whose trigger ends here (own and by suffix)
+	// offsets is delta with every target state s stored as s*width, and hit[s*width] whether s has
+	// outputs: the scan's inner loop then does no multiplication and reads no slice header.
+	offsets []int32
+	hit     []bool
 }
 
 const ringSize = 32 // > TriggerLength, a power of two
@@ -88,6 +91,14 @@ func compile(forms []form) *machine {
 			queue = append(queue, next)
 		}
 	}
+	m.offsets = make([]int32, len(m.delta))
+	for i, next := range m.delta {
+		m.offsets[i] = next * int32(cols)
+	}
+	m.hit = make([]bool, len(m.delta))
+	for s, o := range m.out {
+		m.hit[s*cols] = len(o) > 0
+	}
 	return m
 }
 
@@ -98,33 +109,33 @@ func (m *machine) scan(b []byte, forms []form) []span {
 		ring  [ringSize]int  // positions of the last kept bytes
 		pairs [ringSize]bool // for each, whether the byte after it is the second of an escape pair
 		n     int            // kept bytes fed
-		s     int32          // state
+		off   int32          // state * width
 		pair  bool           // b[i] is the second byte of an escape pair
-		delta = m.delta
-		width = m.width
+		delta = m.offsets
+		hit   = m.hit
+		class = &m.class
 	)
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		next := false
-		switch {
-		case pair:
-			pair = false
-		case space[c]:
-			continue
-		case c == '\\' && i+1 < len(b):
-			switch b[i+1] {
-			case 'n', 'r', 't':
+		if special[c] {
+			switch {
+			case pair:
+			case c != '\\':
+				continue // whitespace
+			case i+1 < len(b) && (b[i+1] == 'n' || b[i+1] == 'r' || b[i+1] == 't'):
 				i++
 				continue
+			case i+1 < len(b):
+				next = true
 			}
-			next = true
 		}
+		pair = next
 		ring[n&(ringSize-1)], pairs[n&(ringSize-1)] = i, next
 		n++
-		pair = next
-		s = delta[int(s)*width+int(m.class[c])]
-		if len(m.out[s]) > 0 {
-			spans = m.hits(b, forms, s, n, &ring, &pairs, spans)
+		off = delta[int(off)+int(class[c])]
+		if hit[off] {
+			spans = m.hits(b, forms, off/int32(m.width), n, &ring, &pairs, spans)
 		}
 	}
 	return spans

@@ -235,6 +235,7 @@ func (r *Redactor) redact(b []byte) ([]byte, bool) {
 
 var (
 	space    [256]bool
+	special  [256]bool // whitespace and the backslash: the bytes the scan looks at twice
 	foldByte [256]byte
 	inStd    [256]bool
 	inURL    [256]bool
@@ -243,7 +244,9 @@ var (
 func init() {
 	for _, c := range []byte(" \t\r\n\v\f") {
 		space[c] = true
+		special[c] = true
 	}
+	special['\\'] = true
 	for i := range foldByte {
 		c := byte(i)
 		if 'A' <= c && c <= 'Z' {

@@ -195,3 +195,18 @@ func BenchmarkRedact1MB(b *testing.B) {
 		}
 	})
 }
+
+// One Redactor serves concurrent calls; the first one builds the automaton.
+func TestRedactConcurrent(t *testing.T) {
+	r := redact.New([]redact.Secret{{Value: secret, With: "[R]"}}, nil)
+	in := "x " + base64.StdEncoding.EncodeToString([]byte("ab"+secret)) + " y"
+	done := make(chan string, 8)
+	for range 8 {
+		go func() { done <- r.String(in) }()
+	}
+	for range 8 {
+		if out := <-done; !strings.Contains(out, "[R]") {
+			t.Fatalf("redacted to %q", out)
+		}
+	}
+}
