@@ -190,18 +190,45 @@ func (f *form) match(b []byte, start int, pair bool) (int, bool) {
 }
 
 // widen takes in the up to three alphabet characters each side of a base64 match that mix the
-// secret's bits with its neighbours', and the padding after.
+// secret's bits with its neighbours', and the padding after. A query-escaped %2B, %2F or %3D counts
+// as one character.
 func widen(b []byte, start, end int, in *[256]bool) (int, int) {
-	for k := 0; k < 3 && start > 0 && in[b[start-1]]; k++ {
-		start--
+	for k := 0; k < 3 && start > 0; k++ {
+		switch {
+		case in[b[start-1]]:
+			start--
+		case start >= 3 && pctB64(b[start-3:start]):
+			start -= 3
+		default:
+			k = 3
+		}
 	}
-	for k := 0; k < 3 && end < len(b) && in[b[end]]; k++ {
-		end++
+	for k := 0; k < 3 && end < len(b); k++ {
+		switch {
+		case in[b[end]]:
+			end++
+		case end+3 <= len(b) && pctB64(b[end:end+3]) && !bytes.EqualFold(b[end:end+3], []byte("%3D")):
+			end += 3
+		default:
+			k = 3
+		}
 	}
-	for k := 0; k < 2 && end < len(b) && b[end] == '='; k++ {
-		end++
+	for k := 0; k < 2 && end < len(b); k++ {
+		switch {
+		case b[end] == '=':
+			end++
+		case end+3 <= len(b) && bytes.EqualFold(b[end:end+3], []byte("%3D")):
+			end += 3
+		default:
+			k = 2
+		}
 	}
 	return start, end
+}
+
+// pctB64 reports whether p is %2B, %2F or %3D in either case.
+func pctB64(p []byte) bool {
+	return p[0] == '%' && ((p[1] == '2' && (p[2]|0x20 == 'b' || p[2]|0x20 == 'f')) || (p[1] == '3' && p[2]|0x20 == 'd'))
 }
 
 // escapeBounds moves start and end out of any JSON escape sequence (\x or \uXXXX) they fall inside,

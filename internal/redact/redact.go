@@ -9,10 +9,11 @@
 //   - the value, its JSON-escaped forms (Go's, and with "/" as "\/") and its URL-encoded forms (query
 //     and path escaping), in any ASCII letter case;
 //   - its hex encoding, in any letter case;
-//   - its base64 encoding in the standard and URL alphabets, padded or not, also inside a longer
-//     base64 string: for each of the three byte alignments the secret can have there, the characters
-//     that encode only secret bytes are matched, and the match is widened over the up to three
-//     neighbouring alphabet characters (and padding) that mix secret bits with others;
+//   - its base64 encoding in the standard and URL alphabets, padded or not (the standard one also
+//     query-escaped: %2B, %2F), also inside a longer base64 string: for each of the three byte
+//     alignments the secret can have there, the characters that encode only secret bytes are
+//     matched, and the match is widened over the up to three neighbouring alphabet characters (and
+//     padding) that mix secret bits with others;
 //   - any of those split by whitespace or line breaks, raw or JSON-escaped (\n, \r, \t);
 //   - for Basic, base64 of "user:pass" for each ordered pair of short values (a login's user and
 //     password fields).
@@ -125,6 +126,8 @@ func New(secrets []Secret, pairs []Secret) *Redactor {
 		add(hex.EncodeToString([]byte(v)), folded, s.With)
 		for _, f := range base64Inner([]byte(v), base64.StdEncoding) {
 			add(f, b64std, s.With)
+			// In a URL query, as url.QueryEscape writes it.
+			add(url.QueryEscape(f), b64std, s.With)
 		}
 		for _, f := range base64Inner([]byte(v), base64.URLEncoding) {
 			add(f, b64url, s.With)

@@ -58,6 +58,10 @@ func TestRedactForms(t *testing.T) {
 			}
 		}
 	}
+	// In a URL query: base64 with %2B and %2F.
+	q, qlo, qhi := b64Region(base64.StdEncoding, "ab", "")
+	qe := url.QueryEscape(q)
+	cases = append(cases, tc{name: "base64 query-escaped", form: qe, lo: qlo, hi: qhi + (len(qe) - len(q))})
 	// MIME: base64 wrapped at 76 characters.
 	long := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", 50) + secret + strings.Repeat("y", 50)))
 	wrapped := long[:76] + "\r\n" + long[76:]
@@ -207,6 +211,19 @@ func TestRedactConcurrent(t *testing.T) {
 	for range 8 {
 		if out := <-done; !strings.Contains(out, "[R]") {
 			t.Fatalf("redacted to %q", out)
+		}
+	}
+}
+
+// A secret whose base64 holds + and / is redacted whole when the encoding is query-escaped.
+func TestRedactQueryEscapedBase64(t *testing.T) {
+	const v = "tok>>>???>>>???z"
+	r := redact.New([]redact.Secret{{Value: v, With: "[R]"}}, nil)
+	for _, prefix := range []string{"", "a", "ab"} {
+		e := url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(prefix + v)))
+		out := r.String("?t=" + e + "&x=1")
+		if !strings.HasPrefix(out, "?t=") || !strings.HasSuffix(out, "[R]&x=1") || strings.Contains(out, "%2") || strings.Contains(out, "%3") {
+			t.Errorf("prefix %q: %s -> %s", prefix, e, out)
 		}
 	}
 }
