@@ -307,7 +307,8 @@ func (m *Main) openDatabase(ctx context.Context) error {
 			m.Logger.Warn("database file was readable by other users; tightened", "path", f.Path, "from", f.From.String(), "to", f.To.String())
 		}
 		if err != nil {
-			return fmt.Errorf("open SQLite database %s (DATABASE_URL): %w", path, err)
+			// Not fatal: a data directory another user owns cannot be changed, and still works.
+			m.Logger.Warn("database files are readable by other users and could not be tightened", "err", err)
 		}
 		db, err := sqlite.OpenDB(ctx, path)
 		if err != nil {

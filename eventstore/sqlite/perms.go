@@ -23,7 +23,8 @@ type Tightened struct {
 
 // Tighten sets the database file at path, its -wal and -shm files and its directory to FileMode and
 // DirMode where they grant group or other users any access, and reports what it changed. Missing
-// files are skipped.
+// files are skipped; a path it cannot change (another user's) is reported in the error and the
+// others are still changed.
 func Tighten(path string) ([]Tightened, error) {
 	var out []Tightened
 	fix := func(p string, want fs.FileMode) error {
@@ -43,15 +44,11 @@ func Tighten(path string) ([]Tightened, error) {
 		out = append(out, Tightened{Path: p, From: st.Mode().Perm(), To: want})
 		return nil
 	}
-	if err := fix(filepath.Dir(path), DirMode); err != nil {
-		return out, err
-	}
+	errs := []error{fix(filepath.Dir(path), DirMode)}
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		if err := fix(p, FileMode); err != nil {
-			return out, err
-		}
+		errs = append(errs, fix(p, FileMode))
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // createPrivate creates the database file at path with FileMode when it is missing, so SQLite opens
