@@ -33,8 +33,13 @@ var statusByCode = map[domain.Code]int{
 const RetryAfterSeconds = "5"
 
 // StatusOf returns the HTTP status for err's application code. An error without one that is a
-// failure to reach the database (IsStorageFailure) is 503, not 500.
+// failure to reach the database (IsStorageFailure) is 503, not 500; a body over a route's cap
+// (http.MaxBytesError in the chain) is 413.
 func StatusOf(err error) int {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return http.StatusRequestEntityTooLarge
+	}
 	if domain.ErrorCode(err) == domain.CodeInternal && IsStorageFailure(err) {
 		return http.StatusServiceUnavailable
 	}

@@ -6,8 +6,9 @@
 // A package under internal/ is machinery that knows no use case: the vault (envelope encryption and
 // crypto-shredding), the bus (committed-event notifications between replicas), config (every setting
 // read from the environment, in one place), ssrf (the outbound-address guard), signed (sealed, expiring
-// tokens under a derived key), dbtime (time columns across both SQL dialects), httpserve (timeouts and
-// connection limits before any route runs) and testpg (a PostgreSQL database per test).
+// tokens under a derived key), dbtime (time columns across both SQL dialects), redact (secret values
+// out of remote output, in their encoded forms), httpserve (timeouts and connection limits before any
+// route runs) and testpg (a PostgreSQL database per test).
 //
 // What does not belong here, and where it goes instead:
 //

@@ -1,7 +1,6 @@
 package connectors
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/internal/mcpclient"
+	"github.com/workbench/workbench/internal/redact"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectors"
 )
@@ -121,19 +121,18 @@ func (s *Service) adapterContext(loginID uuid.UUID, m *connector.Manifest, c Cre
 	return ac
 }
 
-// redactor replaces every credential value (four characters or more) in a text, raw and as it
-// appears inside a JSON string: with Redacted, or with a platform key's label (platformlogins.go).
-type redactor []redaction
-
-type redaction struct{ value, with string }
+// redactor replaces every credential value in a text (internal/redact: the value in any case, its
+// URL, JSON, hex and base64 forms, split by whitespace, and Basic base64(user:pass) of two fields):
+// with Redacted, or with a platform key's label (platformlogins.go).
+type redactor struct{ r *redact.Redactor }
 
 func newRedactor(c Creds) redactor { return labelledRedactor(c, nil) }
 
 // labelledRedactor replaces the value of field k of c with labels[k], Redacted when it has none.
 func labelledRedactor(c Creds, labels map[string]string) redactor {
-	var r redactor
+	var secrets []redact.Secret
 	for k, v := range c {
-		if len(v) < 4 || k == credInstallation {
+		if k == credInstallation {
 			// A GitHub App installation id is a public number, not a secret: redacting it would
 			// blank it wherever it appears in a result (an account name, an issue number).
 			continue
@@ -142,36 +141,20 @@ func labelledRedactor(c Creds, labels map[string]string) redactor {
 		if l, ok := labels[k]; ok {
 			with = l
 		}
-		r = append(r, redaction{v, with})
-		if b, err := json.Marshal(v); err == nil {
-			if esc := string(b[1 : len(b)-1]); esc != v {
-				r = append(r, redaction{esc, with})
-			}
-		}
+		secrets = append(secrets, redact.Secret{Value: v, With: with})
 	}
-	// Longest first, so a value containing another is replaced whole.
-	sort.Slice(r, func(i, j int) bool { return len(r[i].value) > len(r[j].value) })
-	return r
+	// Map order is random; the forms' order decides nothing, but keep builds alike.
+	sort.Slice(secrets, func(i, j int) bool { return secrets[i].Value < secrets[j].Value })
+	return redactor{redact.New(secrets, secrets)}
 }
 
 // Redacted is what replaces a credential value.
 const Redacted = "[REDACTED]"
 
-func (r redactor) text(s string) string {
-	for _, v := range r {
-		s = strings.ReplaceAll(s, v.value, v.with)
-	}
-	return s
-}
+func (r redactor) text(s string) string { return r.r.String(s) }
 
-func (r redactor) json(b []byte) []byte {
-	for _, v := range r {
-		if bytes.Contains(b, []byte(v.value)) {
-			return []byte(r.text(string(b)))
-		}
-	}
-	return b // nothing to redact: no copy
-}
+// json redacts a JSON text; it stays JSON, and b itself comes back when nothing matched.
+func (r redactor) json(b []byte) []byte { return r.r.Bytes(b) }
 
 // providerError turns an adapter's or endpoint's failure into the answer: a refused key is 422, an
 // address the check refuses is 422, anything else 502; messages are redacted.

@@ -43,7 +43,8 @@
 // Options.MonthlyCap before it reaches the provider. An organisation's own login is more specific and wins.
 //
 // Credentials are sealed with the vault under the subject "mcp-login:<login id>" and are opened only
-// to call the endpoint or the adapter; their values are redacted from every tool result and error.
+// to call the endpoint or the adapter; their values are redacted from every tool result and error, in
+// the forms internal/redact lists (case, URL, JSON, hex, base64, split by whitespace, Basic pairs).
 //
 // State hooks (state.go): at a run start (an MCP session's initialize) RunContext runs the state hooks
 // of the connectors the agent has On, in parallel under one budget (Options.StateBudget, 5 s), each

@@ -135,12 +135,18 @@ func (s *Service) lookup(ctx context.Context, key uuid.UUID, m *connector.Manife
 	if !schema.LookupProperty(property) {
 		return nil, domain.Errorf(domain.CodeNotFound, "%s is not a lookup setting of %s", property, m.DisplayName)
 	}
+	red := newRedactor(creds)
 	opts, err := lk.Lookup(ctx, property, q, creds, s.adapterContext(key, m, creds, settings))
 	if err != nil {
-		return nil, providerError("lookup", err, newRedactor(creds))
+		return nil, providerError("lookup", err, red)
 	}
 	if opts == nil {
 		opts = []connector.Option{}
+	}
+	// The options come from the provider and go to the portal: redacted like a tool result.
+	for i := range opts {
+		o := &opts[i]
+		o.Value, o.Label, o.Detail, o.Image = red.text(o.Value), red.text(o.Label), red.text(o.Detail), red.text(o.Image)
 	}
 	return opts, nil
 }

@@ -135,6 +135,8 @@ type Main struct {
 	closers   []func() error
 	migrated  bool
 	closeOnce sync.Once
+	// probe checks for /readyz that the SQLite data directory takes a write; nil on PostgreSQL.
+	probe *writeProbe
 }
 
 // NewMain returns a Main for cfg that logs to log.
@@ -299,6 +301,15 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	switch m.Config.Database {
 	case config.SQLite:
 		path := m.Config.SQLitePath()
+		// Files made before 0600/0700 were the rule (or by another tool) are tightened, and said so.
+		fixed, err := sqlite.Tighten(path)
+		for _, f := range fixed {
+			m.Logger.Warn("database file was readable by other users; tightened", "path", f.Path, "from", f.From.String(), "to", f.To.String())
+		}
+		if err != nil {
+			// Not fatal: a data directory another user owns cannot be changed, and still works.
+			m.Logger.Warn("database files are readable by other users and could not be tightened", "err", err)
+		}
 		db, err := sqlite.OpenDB(ctx, path)
 		if err != nil {
 			return fmt.Errorf("open SQLite database %s (DATABASE_URL): %w", path, err)
@@ -307,6 +318,10 @@ func (m *Main) openDatabase(ctx context.Context) error {
 		// re-reads the schema, which the end-to-end benchmark showed at 8-12% of CPU.
 		db.SetMaxIdleConns(16)
 		m.DB, m.Dialect, m.writeGate = db, migrations.SQLite, sqlite.NewWriteGate()
+		if m.probe == nil {
+			m.probe = &writeProbe{interval: WriteProbeInterval}
+		}
+		m.probe.dir = filepath.Dir(path)
 		m.closers = append(m.closers, db.Close)
 		m.Logger.Info("database", "backend", "sqlite", "path", path)
 	case config.Postgres:
@@ -728,6 +743,7 @@ func (m *Main) serve(ctx context.Context, root http.Handler, signIn *signin.Serv
 		ReadHeader: m.Config.HTTP.ReadHeaderTimeout, Read: m.Config.HTTP.ReadTimeout,
 		Write: m.Config.HTTP.WriteTimeout, Idle: m.Config.HTTP.IdleTimeout,
 	}.Apply(srv)
+	httpserve.Edge(srv)
 	if !signIn.SSOConfigured() {
 		// Issued before serving, so it is in the log by the time /readyz answers.
 		link, err := signIn.IssueStartupLink(ctx)
@@ -759,7 +775,8 @@ func (m *Main) serve(ctx context.Context, root http.Handler, signIn *signin.Serv
 }
 
 // ready is /readyz: migrated, the database answering a ping within a second (so an outage takes the
-// replica out of rotation at once), and the read models caught up.
+// replica out of rotation at once), on SQLite its data directory taking a write (writeprobe.go, at
+// most every WriteProbeInterval), and the read models caught up.
 func (m *Main) ready(ctx context.Context) error {
 	if !m.migrated {
 		return errors.New("migrations have not run")
@@ -770,6 +787,13 @@ func (m *Main) ready(ctx context.Context) error {
 		// The cause names the database's address and user: logged, not answered to anyone who asks.
 		m.Logger.WarnContext(ctx, "readyz: the database does not answer", "err", err)
 		return errors.New("the database does not answer")
+	}
+	if m.probe != nil {
+		// A full disk still answers pings and reads; only a write shows it.
+		if err := m.probe.check(ctx); err != nil {
+			m.Logger.WarnContext(ctx, "readyz: the data directory does not take a write", "dir", m.probe.dir, "err", err)
+			return errors.New(writeProbeReason(err))
+		}
 	}
 	return m.Runner.Ready(ctx)
 }

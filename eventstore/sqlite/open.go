@@ -19,6 +19,8 @@ const BusyTimeoutMillis = 10000
 // OpenDB opens (creating when missing, with its parent directory) the SQLite database at path, the
 // way every part of Workbench uses it:
 //
+//   - a new file is created 0600 (its -wal and -shm files follow its mode), a new directory 0700;
+//     Tighten fixes those made before;
 //   - journal_mode=WAL: readers never block the writer and see only committed transactions;
 //   - synchronous=FULL: the WAL is fsynced at every commit, so an acknowledged write survives a crash
 //     or power loss (https://www.sqlite.org/pragma.html#pragma_synchronous); never OFF;
@@ -40,6 +42,9 @@ func OpenDB(ctx context.Context, path string) (*sql.DB, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("sqlite: create directory for %s: %w", path, err)
 		}
+	}
+	if err := createPrivate(path); err != nil {
+		return nil, err
 	}
 	dsn := fmt.Sprintf("%s?_txlock=immediate&_busy_timeout=%d&_journal_mode=WAL&_synchronous=FULL&_foreign_keys=1", path, BusyTimeoutMillis)
 	db, err := sql.Open("sqlite", dsn)

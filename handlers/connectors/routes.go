@@ -3,6 +3,7 @@ package connectors
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -108,6 +109,10 @@ func (h *routes) fail(w http.ResponseWriter, r *http.Request, err error) {
 func decode(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &domain.Error{Code: domain.CodeInvalid, Message: fmt.Sprintf("the request body is larger than %d bytes", maxBody), Err: err}
+		}
 		return domain.Errorf(domain.CodeInvalid, "the body is not the JSON this route takes: %v", err)
 	}
 	return nil

@@ -22,6 +22,11 @@
 //     client that opened hundreds of connections is not one that reads error bodies. Loopback is not
 //     exempt. Behind a reverse proxy every client has the proxy's address, so the cap there is a cap
 //     on the proxy's connections: raise MAX_CONNS_PER_CLIENT, or set 0 to turn the cap off.
+//   - Request size (edge.go). A request head over MaxHeaderBytes (64 KiB) is answered 431 by
+//     net/http. A body over a route's cap is answered by the route (413, as JSON-RPC on /mcp); Edge's
+//     DrainBodies then reads and discards the rest of it, bounded by MaxDrainBytes and DrainTimeout,
+//     before the connection closes: closing with unread data makes the kernel reset the connection,
+//     and a client still sending its body never sees the 413 (nginx calls this a lingering close).
 //   - Canonical host. A browser that opens the portal on another name of the same server (say
 //     http://127.0.0.1:8080 when SERVER_PUBLIC_URL says localhost) gets cookies and an Origin the
 //     server does not accept, so every action fails. CanonicalHost answers a GET or HEAD of a portal
