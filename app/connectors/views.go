@@ -185,6 +185,10 @@ type ToolView struct {
 	From            login.Scope          `json:"from"`
 	Rule            string               `json:"rule,omitempty"`
 	Drift           bool                 `json:"drift"`
+	// Explicit: someone set the deciding switch (else it is a listing's default).
+	Explicit bool `json:"explicit"`
+	// Unavailable says why an Off tool is not offered ("switched Off by organisation Acme").
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // LoginDetail is one login's metadata, its tools as an agent of the chain sees them, and its listings.
@@ -225,14 +229,13 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 	for _, t := range tools {
 		tv := ToolView{Name: t.Name, Remote: t.Remote, Description: t.Description, InputSchema: t.InputSchema, ReadOnlyHint: t.ReadOnlyHint,
 			DestructiveHint: t.DestructiveHint, Switches: map[login.Scope]bool{}}
-		best := -1
-		for _, sw := range switches[t.ServerID+"\x00"+t.Name] {
-			tv.Switches[sw.Owner.Scope] = sw.On
-			if r := rank(sw.Owner.Scope); r > best {
-				best, tv.On, tv.From, tv.Rule = r, sw.On, sw.Owner.Scope, sw.Rule
-				tv.Drift = sw.On && sw.DescriptionSHA != "" && sw.DescriptionSHA != t.DescriptionSHA
-			}
+		sw := switches[t.ServerID+"\x00"+t.Name]
+		for _, x := range sw {
+			tv.Switches[x.Owner.Scope] = x.On
 		}
+		dec := connectors.Decide(sw, t.DescriptionSHA)
+		tv.On, tv.From, tv.Rule, tv.Drift, tv.Explicit = dec.On, dec.From.Scope, dec.Rule, dec.Drift, dec.Explicit()
+		tv.Unavailable = s.whyOff(ctx, dec)
 		d.Tools = append(d.Tools, tv)
 	}
 	if d.Listings, err = s.reader.Listings(ctx, loginID); err != nil {
