@@ -199,7 +199,7 @@ type LoginDetail struct {
 }
 
 // Detail reads a login for the user: its tools' switches along the chain of agentID (the user's
-// default agent when uuid.Nil).
+// default agent when uuid.Nil; else an agent the user manages), each Off one with why.
 func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) (LoginDetail, error) {
 	l, err := s.reader.Login(ctx, loginID)
 	if err != nil {
@@ -212,6 +212,9 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 		if agentID, err = s.opts.Scopes.DefaultAgent(ctx, user); err != nil {
 			return LoginDetail{}, err
 		}
+	} else if err := s.opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeAgent, ID: agentID}); err != nil {
+		// Another's agent would read its chain's switches and the names of its scopes.
+		return LoginDetail{}, err
 	}
 	chain, err := s.chainOf(ctx, user, agentID)
 	if err != nil {

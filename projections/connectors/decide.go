@@ -27,7 +27,6 @@ type Decision struct {
 // Explicit reports whether an explicit switch decided.
 func (d Decision) Explicit() bool { return d.Rule == RuleSet }
 
-
 // Decide is the one place a tool's switch is resolved from the switches of one chain (any order;
 // at most one per scope), descriptionSHA being the tool's current description digest. Scopes nest
 // platform → organization → guild → agent, and:
