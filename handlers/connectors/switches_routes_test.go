@@ -29,8 +29,7 @@ import (
 // clears a switch at each scope she can reach, connects a login of her own agent, and joins a guild
 // and switches it On there. None of it turns the tool On for her agent, whichever login the call
 // would use; search_tools, get_tool_schema, the login view and the portal test call say why. The
-// owner lifts it at the organisation. The instance admin alone sets a platform switch, which binds
-// the organisation; a tool the connector lacks is a 422 naming it.
+// owner lifts it at the organisation.
 func TestSwitchRuleRoutes(t *testing.T) {
 	const orgTok, bobTok = "tok-org-acme-55555", "tok-bob-agent-6666"
 	remote := connectorstest.NewRemote(t, orgTok)
@@ -91,7 +90,7 @@ func TestSwitchRuleRoutes(t *testing.T) {
 		}
 		return client{t: t, base: srv.URL, cookie: ck}
 	}
-	rootC, adaC, bobC := as(root), as(ada), as(bob)
+	adaC, bobC := as(ada), as(bob)
 	sw := func(scope string, id uuid.UUID, tool string, on bool) map[string]any {
 		b := map[string]any{"owner_scope": scope, "mcp_server_id": "mcp_remote", "tool": tool, "on": on}
 		if id != uuid.Nil {
@@ -200,37 +199,8 @@ func TestSwitchRuleRoutes(t *testing.T) {
 		t.Fatalf("after the owner's On: %+v", o)
 	}
 
-	// The platform: the instance admin's alone, and it binds the organisation.
-	if code, _, b := adaC.do("PUT", "/api/mcp/switches", sw("platform", uuid.Nil, "remote_echo", false), true); code != 403 {
-		t.Fatalf("the owner at the platform: %d %v", code, b)
-	}
-	if code, _, b := rootC.do("PUT", "/api/mcp/switches", sw("platform", uuid.Nil, "remote_nope", false), true); code != 422 || !strings.Contains(b["message"].(string), "remote_nope") {
-		t.Fatalf("the admin, an unknown tool: %d %v", code, b)
-	}
-	if code, _, b := rootC.do("PUT", "/api/mcp/switches", sw("platform", uuid.Nil, "remote_echo", false), true); code != 204 {
-		t.Fatalf("the admin at the platform: %d %v", code, b)
-	}
-	if o := run(); o.Code != "UNKNOWN_TOOL" {
-		t.Fatalf("after the platform's Off: %+v", o)
-	}
-	if code, _, b := adaC.do("PUT", "/api/mcp/switches", sw("organization", acme, "remote_echo", true), true); code != 409 || !strings.Contains(b["message"].(string), "switched Off by the platform") {
-		t.Fatalf("the owner's On below the platform's Off: %d %v", code, b)
-	}
-	if _, _, err := env.Service.Schema(ctx, bobCaller, "remote_echo"); err == nil || !strings.Contains(err.Error(), "switched Off by the platform") {
-		t.Fatalf("get_tool_schema after the platform's Off: %v", err)
-	}
-	if code, _, b := rootC.do("PUT", "/api/mcp/switches", sw("platform", uuid.Nil, "remote_echo", true), true); code != 204 {
-		t.Fatalf("the admin lifts it: %d %v", code, b)
-	}
-	if o := run(); o.Code != "" {
-		t.Fatalf("after the platform's On: %+v", o)
-	}
-	// An owner's tool name the connector lacks.
-	if code, _, b := adaC.do("PUT", "/api/mcp/switches", sw("organization", acme, "remote_nope", false), true); code != 422 || !strings.Contains(b["message"].(string), "remote_nope") {
-		t.Fatalf("the owner, an unknown tool: %d %v", code, b)
-	}
-	if n := len(env.Events(t, login.TypeSwitchSet)); n != 4 {
-		t.Fatalf("%d toolswitch.set events; want the four that were accepted", n)
+	if n := len(env.Events(t, login.TypeSwitchSet)); n != 2 {
+		t.Fatalf("%d toolswitch.set events; want the owner's two", n)
 	}
 }
 
@@ -245,4 +215,205 @@ func toolView(t *testing.T, detail map[string]any, name string) map[string]any {
 	}
 	t.Fatalf("no tool %s in %v", name, detail)
 	return nil
+}
+
+// A guild login's defaults never override the organisation's explicit Off, and switches the guild
+// set (before its login existed, or after) outlive the login: deleting it clears only the defaults
+// its listing wrote.
+func TestGuildLoginDefaultsAndExplicitSwitchesRoutes(t *testing.T) {
+	const orgTok, guildTok = "tok-org-guild-77777", "tok-guild-login-888"
+	remote := connectorstest.NewRemote(t, orgTok)
+	remote.Accept(guildTok)
+	env := connectorstest.Open(t, connectorstest.Options{FS: connectorstest.ManifestFS(remote.URL(), nil)})
+	env.Scopes.Names = map[uuid.UUID]string{connectorstest.Org: "Acme"}
+	sessions, err := websession.New(bytes.Repeat([]byte("k"), 32), "http://wb.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	ck, err := sessions.Cookie(connectorstest.User)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client{t: t, base: srv.URL, cookie: ck}
+	org, guild := connectorstest.Org.String(), connectorstest.Guild.String()
+	sw := func(scope, id, tool string, on bool) map[string]any {
+		return map[string]any{"owner_scope": scope, "owner_id": id, "mcp_server_id": "mcp_remote", "tool": tool, "on": on}
+	}
+	offered := func() map[string]bool {
+		t.Helper()
+		ts, err := env.Service.OfferedTools(context.Background(), executions.Caller{UserID: connectorstest.User, AgentID: connectorstest.Agent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, e := range ts {
+			out[e.Name] = true
+		}
+		return out
+	}
+
+	if code, _, b := c.do("POST", "/api/mcp/connections", map[string]any{"mcp_server_id": "mcp_remote", "owner_scope": "organization", "owner_id": org, "token": orgTok}, true); code != 201 {
+		t.Fatalf("org login: %d %v", code, b)
+	}
+	if code, _, b := c.do("PUT", "/api/mcp/switches", sw("organization", org, "remote_echo", false), true); code != 204 {
+		t.Fatalf("org Off: %d %v", code, b)
+	}
+	// Set by the guild before its login exists.
+	if code, _, b := c.do("PUT", "/api/mcp/switches", sw("guild", guild, "remote_create_issue", false), true); code != 204 {
+		t.Fatalf("guild Off: %d %v", code, b)
+	}
+	code, _, b := c.do("POST", "/api/mcp/connections", map[string]any{"mcp_server_id": "mcp_remote", "owner_scope": "guild", "owner_id": guild, "token": guildTok}, true)
+	if code != 201 {
+		t.Fatalf("guild login: %d %v", code, b)
+	}
+	guildLogin := b["connection"].(map[string]any)["id"].(string)
+	if got := offered(); got["remote_echo"] || got["remote_create_issue"] {
+		t.Errorf("with the guild login, the agent is offered %v", got)
+	}
+	code, _, b = c.do("GET", "/api/mcp/connections/"+guildLogin, nil, false)
+	if echo := toolView(t, b, "remote_echo"); code != 200 || echo["on"] != false || echo["from"] != "organization" || echo["unavailable"] != "switched Off by organisation Acme" {
+		t.Errorf("echo in the guild login's view: %d %v", code, echo)
+	}
+	if code, _, _ := c.do("DELETE", "/api/mcp/connections/"+guildLogin, nil, true); code != 204 {
+		t.Fatalf("delete the guild login: %d", code)
+	}
+	var n int
+	if err := env.DB.QueryRow(`SELECT COUNT(*) FROM mcp_tool_switches WHERE scope = 'guild' AND scope_id = $1 AND tool = 'remote_create_issue' AND is_on = 0`, guild).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the guild's own Off after its login went: %d rows, %v", n, err)
+	}
+	eff, err := env.Service.Effective(context.Background(), connectorstest.Agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range eff {
+		if e.Name == "remote_create_issue" && (e.On || e.From.Scope != login.ScopeGuild || !e.Explicit() || e.Login.Owner.Scope != login.ScopeOrganization) {
+			t.Fatalf("after the guild login went, create_issue = %+v", e.Decision)
+		}
+	}
+}
+
+// The platform's switches over PUT /api/mcp/switches: the instance admin's alone (an organisation
+// owner and a member are refused), for a tool the connector has; the platform's Off binds every
+// organisation below it, and get_tool_schema says so.
+func TestPlatformSwitchRoutes(t *testing.T) {
+	const tok = "tok-platform-switch-1"
+	remote := connectorstest.NewRemote(t, tok)
+	env := connectorstest.Open(t, connectorstest.Options{FS: connectorstest.ManifestFS(remote.URL(), nil)})
+	sessions, err := websession.New(bytes.Repeat([]byte("k"), 32), "http://wb.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, member := uuid.New(), uuid.New()
+	env.Scopes.SetRole(connectorstest.Org, member, organization.RoleMember)
+	r := chi.NewRouter()
+	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service, Admins: []string{"root@example.com"},
+		Users: users{admin: "Root@Example.com", connectorstest.User: "ada@example.com", member: "mo@example.com"}})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	as := func(u uuid.UUID) client {
+		ck, err := sessions.Cookie(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return client{t: t, base: srv.URL, cookie: ck}
+	}
+	root, ada, mo := as(admin), as(connectorstest.User), as(member)
+	org := connectorstest.Org.String()
+	if code, _, b := ada.do("POST", "/api/mcp/connections", map[string]any{"mcp_server_id": "mcp_remote", "owner_scope": "organization", "owner_id": org, "token": tok}, true); code != 201 {
+		t.Fatalf("org login: %d %v", code, b)
+	}
+	platform := func(tool string, on bool) map[string]any {
+		return map[string]any{"owner_scope": "platform", "owner_id": uuid.Nil.String(), "mcp_server_id": "mcp_remote", "tool": tool, "on": on}
+	}
+	caller := executions.Caller{UserID: connectorstest.User, Via: "api_key", AgentID: connectorstest.Agent}
+	run := func() executions.Outcome {
+		return env.Executions.Run(context.Background(), caller, []executions.Call{{Tool: "remote_echo", Args: json.RawMessage(`{"text":"x"}`)}})[0]
+	}
+	for name, c := range map[string]client{"an organisation owner": ada, "a member": mo} {
+		if code, _, b := c.do("PUT", "/api/mcp/switches", platform("remote_echo", false), true); code != 403 {
+			t.Fatalf("%s at the platform: %d %v", name, code, b)
+		}
+	}
+	if o := run(); o.Code != "" {
+		t.Fatalf("after the refused platform Offs: %+v", o)
+	}
+	if code, _, b := root.do("PUT", "/api/mcp/switches", platform("remote_echo", false), true); code != 204 {
+		t.Fatalf("the instance admin at the platform: %d %v", code, b)
+	}
+	if o := run(); o.Code != "UNKNOWN_TOOL" {
+		t.Fatalf("after the platform's Off: %+v", o)
+	}
+	if code, _, b := ada.do("PUT", "/api/mcp/switches", map[string]any{"owner_scope": "organization", "owner_id": org, "mcp_server_id": "mcp_remote", "tool": "remote_echo", "on": true}, true); code != 409 || !strings.Contains(b["message"].(string), "switched Off by the platform") {
+		t.Fatalf("the owner's On below the platform's Off: %d %v", code, b)
+	}
+	if _, _, err := env.Service.Schema(context.Background(), caller, "remote_echo"); err == nil || !strings.Contains(err.Error(), "switched Off by the platform") {
+		t.Fatalf("get_tool_schema after the platform's Off: %v", err)
+	}
+	if code, _, b := root.do("PUT", "/api/mcp/switches", map[string]any{"owner_scope": "platform", "owner_id": org, "mcp_server_id": "mcp_remote", "tool": "remote_echo", "on": true}, true); code != 400 {
+		t.Fatalf("the platform with an owner id: %d %v", code, b)
+	}
+	if code, _, b := root.do("PUT", "/api/mcp/switches", platform("remote_echo", true), true); code != 204 {
+		t.Fatalf("the instance admin lifts it: %d %v", code, b)
+	}
+	if o := run(); o.Code != "" {
+		t.Fatalf("after the platform's On: %+v", o)
+	}
+}
+
+// A switch naming a tool the connector lacks is a 422 naming it, at every scope, and writes nothing.
+func TestUnknownToolSwitchRoutes(t *testing.T) {
+	const tok = "tok-unknown-tool-12"
+	remote := connectorstest.NewRemote(t, tok)
+	env := connectorstest.Open(t, connectorstest.Options{FS: connectorstest.ManifestFS(remote.URL(), nil)})
+	sessions, err := websession.New(bytes.Repeat([]byte("k"), 32), "http://wb.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := uuid.New()
+	r := chi.NewRouter()
+	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service, Admins: []string{"root@example.com"},
+		Users: users{admin: "root@example.com", connectorstest.User: "ada@example.com"}})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	as := func(u uuid.UUID) client {
+		ck, err := sessions.Cookie(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return client{t: t, base: srv.URL, cookie: ck}
+	}
+	root, ada := as(admin), as(connectorstest.User)
+	if code, _, b := ada.do("POST", "/api/mcp/connections", map[string]any{"mcp_server_id": "mcp_remote", "owner_scope": "agent", "owner_id": connectorstest.Agent.String(), "token": tok}, true); code != 201 {
+		t.Fatalf("login: %d %v", code, b)
+	}
+	for _, c := range []struct {
+		who         client
+		scope, id   string
+		tool        string
+		code        int
+		mustContain string
+	}{
+		{ada, "agent", connectorstest.Agent.String(), "remote_no_such_tool", 422, "remote_no_such_tool"},
+		{ada, "organization", connectorstest.Org.String(), "echo", 422, "echo"},
+		{ada, "guild", connectorstest.Guild.String(), "remote_echo_", 422, "remote_echo_"},
+		{root, "platform", "", "remote_no_such_tool", 422, "remote_no_such_tool"},
+		{ada, "agent", connectorstest.Agent.String(), "remote_echo", 204, ""},
+		{ada, "organization", connectorstest.Org.String(), "remote_create_issue", 204, ""},
+	} {
+		body := map[string]any{"owner_scope": c.scope, "mcp_server_id": "mcp_remote", "tool": c.tool, "on": false}
+		if c.id != "" {
+			body["owner_id"] = c.id
+		}
+		code, _, b := c.who.do("PUT", "/api/mcp/switches", body, true)
+		if msg, _ := b["message"].(string); code != c.code || !strings.Contains(msg, c.mustContain) {
+			t.Errorf("%s %s: %d %v; want %d naming it", c.scope, c.tool, code, b, c.code)
+		}
+	}
+	if n := len(env.Events(t, login.TypeSwitchSet)); n != 2 {
+		t.Fatalf("%d toolswitch.set events; want the two known tools'", n)
+	}
 }
