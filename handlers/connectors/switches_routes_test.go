@@ -11,14 +11,14 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
-	appconnectors "github.com/workbench/workbench/app/connectors"
+	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/handlers/connectors"
+	connectorshttp "github.com/workbench/workbench/handlers/connectors"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/projections"
 	organizationsrm "github.com/workbench/workbench/projections/organizations"
@@ -36,8 +36,8 @@ func TestSwitchRuleRoutes(t *testing.T) {
 	remote.Accept(bobTok)
 	env := connectorstest.Open(t, connectorstest.Options{FS: connectorstest.ManifestFS(remote.URL(), nil),
 		Projections: []projections.Projection{organizationsrm.New()},
-		Configure: func(o *appconnectors.Options) {
-			o.Scopes = appconnectors.OrganizationScopes{Reader: &organizationsrm.Reader{DB: o.DB}}
+		Configure: func(o *connectors.Options) {
+			o.Scopes = connectors.OrganizationScopes{Reader: &organizationsrm.Reader{DB: o.DB}}
 		}})
 	ctx := context.Background()
 	orgs, err := organizations.New(organizations.Options{Store: env.Store, Reader: &organizationsrm.Reader{DB: env.DB}, Projections: env.Runner})
@@ -79,7 +79,7 @@ func TestSwitchRuleRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service, Admins: []string{"root@example.com"},
+	connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: env.Service, Admins: []string{"root@example.com"},
 		Users: users{root: "root@example.com", ada: "ada@example.com", bob: "bob@example.com"}})
 	srv := httptest.NewServer(r)
 	defer srv.Close()
@@ -231,7 +231,7 @@ func TestGuildLoginDefaultsAndExplicitSwitchesRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service})
+	connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: env.Service})
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 	ck, err := sessions.Cookie(connectorstest.User)
@@ -310,7 +310,7 @@ func TestPlatformSwitchRoutes(t *testing.T) {
 	admin, member := uuid.New(), uuid.New()
 	env.Scopes.SetRole(connectorstest.Org, member, organization.RoleMember)
 	r := chi.NewRouter()
-	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service, Admins: []string{"root@example.com"},
+	connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: env.Service, Admins: []string{"root@example.com"},
 		Users: users{admin: "Root@Example.com", connectorstest.User: "ada@example.com", member: "mo@example.com"}})
 	srv := httptest.NewServer(r)
 	defer srv.Close()
@@ -375,7 +375,7 @@ func TestUnknownToolSwitchRoutes(t *testing.T) {
 	}
 	admin := uuid.New()
 	r := chi.NewRouter()
-	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service, Admins: []string{"root@example.com"},
+	connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: env.Service, Admins: []string{"root@example.com"},
 		Users: users{admin: "root@example.com", connectorstest.User: "ada@example.com"}})
 	srv := httptest.NewServer(r)
 	defer srv.Close()

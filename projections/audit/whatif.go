@@ -207,9 +207,9 @@ type WhatIfReport struct {
 // them, and lists per agent the calls that would have been blocked. A switch decides as at run time
 // (connectors.Decide) along the agent's chain (platform → organisation → guild → agent, the
 // organisations read model as it is now): an explicit Off binds every scope below it, else the most
-// specific explicit On, else the most specific default decides, and a tool no scope switches is Off. Only connector tools have switches: executions of plugin tools never match.
-// An execution that names no agent (older records, and the default agent's) is the user's default
-// agent's.
+// specific explicit On, else the most specific default decides, and a tool no scope switches is Off.
+// Only connector tools have switches: executions of plugin tools never match. An execution that
+// names no agent (older records, and the default agent's) is the user's default agent's.
 func WhatIf(ctx context.Context, store eventstore.Store, q WhatIfQuery) (WhatIfReport, error) {
 	if err := q.Validate(); err != nil {
 		return WhatIfReport{}, err
