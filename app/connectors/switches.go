@@ -39,7 +39,7 @@ func (s *Service) SetSwitch(ctx context.Context, user uuid.UUID, owner login.Own
 	if _, err := s.serverAt(ctx, user, owner, serverID); err != nil {
 		return err
 	}
-	if err := s.knownTool(ctx, serverID, tool); err != nil {
+	if err := s.knownTool(ctx, user, owner, serverID, tool); err != nil {
 		return err
 	}
 	if on {
@@ -65,7 +65,7 @@ func (s *Service) SetPlatformSwitch(ctx context.Context, actor, serverID, tool s
 	if _, err := s.reader.Server(ctx, serverID); err != nil {
 		return err
 	}
-	if err := s.knownTool(ctx, serverID, tool); err != nil {
+	if err := s.knownTool(ctx, uuid.Nil, login.Owner{Scope: login.ScopePlatform}, serverID, tool); err != nil {
 		return err
 	}
 	sha := ""
@@ -90,13 +90,11 @@ func (s *Service) currentDescriptionSHA(ctx context.Context, serverID, tool stri
 	return sha
 }
 
-// knownTool refuses a tool name the connector has not: no login lists it, no switch names it and
-// its manifest does not name it.
-func (s *Service) knownTool(ctx context.Context, serverID, tool string) error {
-	ok, err := s.reader.ToolKnown(ctx, serverID, tool)
-	if err != nil || ok {
-		return err
-	}
+// knownTool refuses a tool name the connector has not, as owner's organisation sees it: its manifest
+// does not name it, and no login of the platform or of that organisation (its guilds and agents
+// included) lists it, nor does a switch there name it. Another organisation's listing does not count:
+// a remote may list per-account tools, and the answer must not tell their names.
+func (s *Service) knownTool(ctx context.Context, user uuid.UUID, owner login.Owner, serverID, tool string) error {
 	if srv, err := s.reader.Server(ctx, serverID); err == nil {
 		if m, err := s.manifestOf(srv); err == nil {
 			for _, t := range m.Tools {
@@ -104,6 +102,24 @@ func (s *Service) knownTool(ctx context.Context, serverID, tool string) error {
 					return nil
 				}
 			}
+		}
+	}
+	holders, err := s.reader.ToolOwners(ctx, serverID, tool)
+	if err != nil {
+		return err
+	}
+	org := uuid.Nil
+	if owner.Scope != login.ScopePlatform {
+		if org, err = s.orgOf(ctx, user, owner); err != nil {
+			return err
+		}
+	}
+	for _, h := range holders {
+		if h.Scope == login.ScopePlatform || owner.Scope == login.ScopePlatform {
+			return nil
+		}
+		if o, err := s.orgOf(ctx, user, h); err == nil && o == org {
+			return nil
 		}
 	}
 	return domain.Errorf(domain.CodeUnprocessable, "%s has no tool %s", serverID, tool)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/connectorstest"
@@ -415,5 +416,26 @@ func TestUnknownToolSwitchRoutes(t *testing.T) {
 	}
 	if n := len(env.Events(t, login.TypeSwitchSet)); n != 2 {
 		t.Fatalf("%d toolswitch.set events; want the two known tools'", n)
+	}
+	// A tool only another organisation's login lists is as unknown as one no one lists: the answer
+	// does not tell another organisation's tool names.
+	orgB, agentB := uuid.New(), uuid.New()
+	env.Scopes.AddAgent(orgB, agentB)
+	sdk.AddTool(remote.MCP, &sdk.Tool{Name: "zap_pay_the_ceo", Description: "A per-account tool."}, connectorstest.Text("paid"))
+	if code, _, b := ada.do("POST", "/api/mcp/connections", map[string]any{"mcp_server_id": "mcp_remote", "owner_scope": "agent", "owner_id": agentB.String(), "token": tok}, true); code != 201 {
+		t.Fatalf("org B's login: %d %v", code, b)
+	}
+	for _, c := range []struct {
+		scope, id string
+		code      int
+	}{
+		{"organization", connectorstest.Org.String(), 422},
+		{"agent", connectorstest.Agent.String(), 422},
+		{"organization", orgB.String(), 204},
+	} {
+		code, _, b := ada.do("PUT", "/api/mcp/switches", map[string]any{"owner_scope": c.scope, "owner_id": c.id, "mcp_server_id": "mcp_remote", "tool": "remote_zap_pay_the_ceo", "on": false}, true)
+		if code != c.code {
+			t.Errorf("%s %s, a tool org B's login lists: %d %v; want %d", c.scope, c.id, code, b, c.code)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package connectors
 import (
 	"context"
 
+	"github.com/google/uuid"
+
 	"github.com/workbench/workbench/domain/login"
 )
 
@@ -71,11 +73,25 @@ func Decide(switches []Switch, descriptionSHA string) Decision {
 		Drift: d.On && d.DescriptionSHA != "" && d.DescriptionSHA != descriptionSHA}
 }
 
-// ToolKnown reports whether a connector has a tool of that (prefixed) name: a login lists it, or a
-// switch names it.
-func (r Reader) ToolKnown(ctx context.Context, serverID, name string) (bool, error) {
-	var n int
-	err := r.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 AS x FROM mcp_tools WHERE server_id = $1 AND name = $2
-		UNION ALL SELECT 1 AS x FROM mcp_tool_switches WHERE server_id = $1 AND tool = $2) t`, serverID, name).Scan(&n)
-	return n > 0, err
+// ToolOwners lists the owners of the logins that list a connector's tool of that (prefixed) name and
+// of the scopes holding a switch that names it.
+func (r Reader) ToolOwners(ctx context.Context, serverID, name string) ([]login.Owner, error) {
+	rows, err := r.DB.QueryContext(ctx, `SELECT c.owner_scope, c.owner_id FROM mcp_tools t JOIN mcp_connections c ON c.id = t.login_id
+		WHERE t.server_id = $1 AND t.name = $2
+		UNION SELECT scope, scope_id FROM mcp_tool_switches WHERE server_id = $1 AND tool = $2`, serverID, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []login.Owner
+	for rows.Next() {
+		var scope, id string
+		if err := rows.Scan(&scope, &id); err != nil {
+			return nil, err
+		}
+		o := login.Owner{Scope: login.Scope(scope)}
+		o.ID, _ = uuid.Parse(id)
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }
