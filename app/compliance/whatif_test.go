@@ -109,26 +109,26 @@ func testWhatIf(t *testing.T, pg bool) {
 		map[uuid.UUID]int64{a: 2}, audit.WhatIfTotals{Executions: 4, Matched: 2, Blocked: 2, Agents: 1})
 	check("org off", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
 		map[uuid.UUID]int64{a: 2, o: 1}, audit.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2})
-	// The organisation's own switch (the listing's default) is more specific than the platform's.
-	check("platform off under an org switch", whatIf(now, "platform:remote_echo=off"),
-		nil, audit.WhatIfTotals{Executions: 4, Matched: 3})
+	// A platform Off binds every organisation, over the organisation's default (the listing's).
+	check("platform off over an org default", whatIf(now, "platform:remote_echo=off"),
+		map[uuid.UUID]int64{a: 2, o: 1}, audit.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2})
 	check("agent off", whatIf(now, "agent:"+o.String()+":remote_echo=off", "agent:"+o.String()+":remote_create_issue=off"),
 		map[uuid.UUID]int64{o: 1}, audit.WhatIfTotals{Executions: 4, Matched: 1, Blocked: 1, Agents: 1})
 	check("outside the window", whatIf(now.Add(31*24*time.Hour), "org:"+connectorstest.Org.String()+":remote_echo=off"),
 		nil, audit.WhatIfTotals{})
 
-	// Agent's own switch turns echo On: an organisation-wide Off no longer reaches it.
+	// Agent's own switch turns echo On: an organisation-wide Off still binds it.
 	if err := e.Service.SetSwitch(ctx, connectorstest.User, login.Owner{Scope: login.ScopeAgent, ID: a}, "mcp_remote", "remote_echo", true); err != nil {
 		t.Fatal(err)
 	}
-	check("org off under an agent switch", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
-		map[uuid.UUID]int64{o: 1}, audit.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 1, Agents: 1})
+	check("org off over an agent switch", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
+		map[uuid.UUID]int64{a: 2, o: 1}, audit.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2})
 	// Switched Off since: the calls count as already off, not as blocked by the proposal.
 	if err := e.Service.SetSwitch(ctx, connectorstest.User, org, "mcp_remote", "remote_echo", false); err != nil {
 		t.Fatal(err)
 	}
 	check("already off", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
-		nil, audit.WhatIfTotals{Executions: 4, Matched: 3, AlreadyOff: 1})
+		nil, audit.WhatIfTotals{Executions: 4, Matched: 3, AlreadyOff: 3})
 }
 
 func TestParseSwitch(t *testing.T) {

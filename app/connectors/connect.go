@@ -205,8 +205,9 @@ func (s *Service) loadLogin(ctx context.Context, stream string) (login.State, er
 	return st, err
 }
 
-// Remove deletes a login and the bindings that point at it: the switches of its connector at the
-// login owner's scope go first (toolswitch.cleared), then the login's vault subject is shredded (its
+// Remove deletes a login and the bindings that point at it: the default switches its listings wrote
+// at the login owner's scope go first (toolswitch.cleared, defaults_only; a switch someone set at that
+// scope outlives the login), then the login's vault subject is shredded (its
 // sealed credential, in the log and in every copy of it, opens to vault.ErrShredded), then the login
 // (login.removed). Each step may be repeated, so a failed removal is retried whole. Switches other
 // scopes hold for the connector stay with those scopes.
@@ -224,9 +225,11 @@ func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
 	return s.removeLogin(ctx, user.String(), l.State, "removed")
 }
 
-// removeLogin clears the login's switches at its owner's scope, shreds its credential and removes it.
+// removeLogin clears the default switches of the login at its owner's scope, shreds its credential
+// and removes it.
 func (s *Service) removeLogin(ctx context.Context, actor string, l login.State, reason string) error {
-	clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason, At: s.opts.Now()}}
+	clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason,
+		DefaultsOnly: true, At: s.opts.Now()}}
 	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(l.Owner), clearAggregate, clear, s.md(actor))
 	if err != nil {
 		return err

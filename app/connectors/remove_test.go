@@ -10,11 +10,11 @@ import (
 	"github.com/workbench/workbench/internal/vault"
 )
 
-// Removing a login deletes the bindings that point at it, as events: the switches of its connector
-// at the login owner's scope (toolswitch.cleared); a switch another scope holds stays with that
-// scope. Its tools are gone from search_tools' and execute_tools' paths, and its vault subject is
-// shredded: the sealed credential in the log opens to ErrShredded. A new login of the same owner
-// gets its defaults afresh.
+// Removing a login deletes the bindings that point at it, as events: the default switches of its
+// connector at the login owner's scope (toolswitch.cleared); a switch someone set at that scope, and
+// a switch another scope holds, stay. Its tools are gone from search_tools' and execute_tools' paths,
+// and its vault subject is shredded: the sealed credential in the log opens to ErrShredded. A new
+// login of the same owner gets its defaults afresh, under the switches that stayed.
 func TestRemoveDeletesBindingsAndShredsSQLite(t *testing.T) { testRemove(t, false) }
 
 func TestRemoveDeletesBindingsAndShredsPostgres(t *testing.T) { testRemove(t, true) }
@@ -28,10 +28,10 @@ func testRemove(t *testing.T, pg bool) {
 	if err := w.svc.SetSwitch(w.ctx, user, agentOwner, "mcp_remote", "remote_whoami", true); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.svc.SetSwitch(w.ctx, user, owner(login.ScopeGuild, guild), "mcp_remote", "remote_echo", false); err != nil {
+	if err := w.svc.SetSwitch(w.ctx, user, owner(login.ScopeGuild, guild), "mcp_remote", "remote_create_issue", false); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.offered(agent); !slices.Equal(got, []string{"remote_create_issue", "remote_echo", "remote_whoami"}) {
+	if got := w.offered(agent); !slices.Equal(got, []string{"remote_echo", "remote_whoami"}) {
 		t.Fatalf("offered before removal = %v", got)
 	}
 	switches := func(o login.Owner) int {
@@ -50,8 +50,8 @@ func testRemove(t *testing.T, pg bool) {
 	if err := w.svc.Remove(w.ctx, user, res.Login.ID); err != nil {
 		t.Fatal(err)
 	}
-	if n := switches(agentOwner); n != 0 {
-		t.Fatalf("%d switches of the removed login's scope remain", n)
+	if n := switches(agentOwner); n != 1 {
+		t.Fatalf("%d switches of the removed login's scope remain, want the one set (whoami On)", n)
 	}
 	if n := switches(owner(login.ScopeGuild, guild)); n != 1 {
 		t.Fatalf("the guild's own switch went too: %d", n)
@@ -86,7 +86,7 @@ func testRemove(t *testing.T, pg bool) {
 	if res2.Login.ID == res.Login.ID {
 		t.Fatal("the new login reuses the removed one's id")
 	}
-	if got := w.offered(agent); !slices.Equal(got, []string{"remote_create_issue", "remote_echo"}) {
+	if got := w.offered(agent); !slices.Equal(got, []string{"remote_echo", "remote_whoami"}) {
 		t.Fatalf("offered after a new login = %v", got)
 	}
 	if o := w.run(agent, "remote_echo", `{"text":"again"}`); o.Code != "" {

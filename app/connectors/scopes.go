@@ -136,6 +136,24 @@ func (o OrganizationScopes) MayManage(ctx context.Context, userID uuid.UUID, own
 	return domain.Errorf(domain.CodeForbidden, "the %s scope is not managed here", owner.Scope)
 }
 
+// ScopeName implements ScopeNamer: an organisation's, a guild's or an agent's name.
+func (o OrganizationScopes) ScopeName(ctx context.Context, owner login.Owner) (string, error) {
+	switch owner.Scope {
+	case login.ScopeOrganization:
+		org, err := o.Reader.Organization(ctx, owner.ID)
+		return org.Name, err
+	case login.ScopeGuild:
+		g, err := o.Reader.Guild(ctx, owner.ID)
+		return g.Name, err
+	case login.ScopeAgent:
+		a, err := o.Reader.Agent(ctx, owner.ID)
+		return a.Name, err
+	}
+	return "", nil
+}
+
+var _ ScopeNamer = OrganizationScopes{}
+
 // chainOf is the chain of a caller's agent. A user's default agent acts in their personal
 // organisation even before the organisations read model has created it.
 func (s *Service) chainOf(ctx context.Context, user, agent uuid.UUID) (Chain, error) {

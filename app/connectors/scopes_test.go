@@ -11,12 +11,15 @@ import (
 	"github.com/workbench/workbench/domain/login"
 )
 
-// Switch inheritance across the four scopes: the most specific scope of the agent's chain that
-// holds a switch decides; a listing writes each new tool's default at the login owner's scope.
+// Switch inheritance across the four scopes: an explicit Off binds every scope below it, whichever
+// login the call uses, and a scope below cannot turn it On (refused); else the most specific explicit
+// On decides; a default (a listing writes each new tool's default at the login owner's scope) never
+// overrides an explicit choice.
 func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 	type set struct {
-		scope login.Scope
-		on    bool
+		scope   login.Scope
+		on      bool
+		refused bool // CodeConflict: below an explicit Off
 	}
 	idOf := map[login.Scope]uuid.UUID{login.ScopeOrganization: org, login.ScopeGuild: guild, login.ScopeAgent: agent}
 	cases := []struct {
@@ -32,25 +35,34 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 	}{
 		{name: "the organization's default reaches every agent", loginAt: login.ScopeOrganization, tool: "remote_echo",
 			agentOn: true, agentFrom: login.ScopeOrganization, otherOn: true, otherFrom: login.ScopeOrganization, otherSeesT: true},
-		{name: "the organization turns it Off for all", loginAt: login.ScopeOrganization, tool: "remote_echo", sets: []set{{login.ScopeOrganization, false}},
+		{name: "the organization turns it Off for all", loginAt: login.ScopeOrganization, tool: "remote_echo", sets: []set{{login.ScopeOrganization, false, false}},
 			agentOn: false, agentFrom: login.ScopeOrganization, otherOn: false, otherFrom: login.ScopeOrganization, otherSeesT: true},
-		{name: "a guild turns On again what the organization turned Off", loginAt: login.ScopeOrganization, tool: "remote_echo",
-			sets:    []set{{login.ScopeOrganization, false}, {login.ScopeGuild, true}},
-			agentOn: true, agentFrom: login.ScopeGuild, otherOn: false, otherFrom: login.ScopeOrganization, otherSeesT: true},
+		{name: "a guild cannot turn On what the organization turned Off", loginAt: login.ScopeOrganization, tool: "remote_echo",
+			sets:    []set{{login.ScopeOrganization, false, false}, {login.ScopeGuild, true, true}, {login.ScopeAgent, true, true}},
+			agentOn: false, agentFrom: login.ScopeOrganization, otherOn: false, otherFrom: login.ScopeOrganization, otherSeesT: true},
+		{name: "an organization Off binds an agent On set before it", loginAt: login.ScopeOrganization, tool: "remote_echo",
+			sets:    []set{{login.ScopeAgent, true, false}, {login.ScopeGuild, true, false}, {login.ScopeOrganization, false, false}},
+			agentOn: false, agentFrom: login.ScopeOrganization, otherOn: false, otherFrom: login.ScopeOrganization, otherSeesT: true},
 		{name: "an agent turns Off what its guild turned On", loginAt: login.ScopeOrganization, tool: "remote_echo",
-			sets:    []set{{login.ScopeOrganization, false}, {login.ScopeGuild, true}, {login.ScopeAgent, false}},
-			agentOn: false, agentFrom: login.ScopeAgent, otherOn: false, otherFrom: login.ScopeOrganization, otherSeesT: true},
+			sets:    []set{{login.ScopeGuild, true, false}, {login.ScopeAgent, false, false}},
+			agentOn: false, agentFrom: login.ScopeAgent, otherOn: true, otherFrom: login.ScopeOrganization, otherSeesT: true},
+		{name: "a platform Off binds every organization", loginAt: login.ScopeOrganization, tool: "remote_echo",
+			sets:    []set{{login.ScopePlatform, false, false}, {login.ScopeOrganization, true, true}},
+			agentOn: false, agentFrom: login.ScopePlatform, otherOn: false, otherFrom: login.ScopePlatform, otherSeesT: true},
 		{name: "a destructive tool starts Off and the agent alone turns it On", loginAt: login.ScopeOrganization, tool: "remote_wipe_everything",
-			sets:    []set{{login.ScopeAgent, true}},
+			sets:    []set{{login.ScopeAgent, true, false}},
 			agentOn: true, agentFrom: login.ScopeAgent, otherOn: false, otherFrom: login.ScopeOrganization, otherSeesT: true},
-		{name: "the platform's switch yields to the organization's default", loginAt: login.ScopeOrganization, tool: "remote_wipe_everything",
-			sets:    []set{{login.ScopePlatform, true}},
-			agentOn: false, agentFrom: login.ScopeOrganization, otherOn: false, otherFrom: login.ScopeOrganization, otherSeesT: true},
+		{name: "the platform's explicit On beats the organization's default", loginAt: login.ScopeOrganization, tool: "remote_wipe_everything",
+			sets:    []set{{login.ScopePlatform, true, false}},
+			agentOn: true, agentFrom: login.ScopePlatform, otherOn: true, otherFrom: login.ScopePlatform, otherSeesT: true},
 		{name: "a guild login is the guild's agents' alone", loginAt: login.ScopeGuild, tool: "remote_echo",
 			agentOn: true, agentFrom: login.ScopeGuild},
-		{name: "an agent login's default beats an organization Off", loginAt: login.ScopeAgent, tool: "remote_echo",
-			sets:    []set{{login.ScopeOrganization, false}},
-			agentOn: true, agentFrom: login.ScopeAgent},
+		{name: "an organization Off binds an agent login's default", loginAt: login.ScopeAgent, tool: "remote_echo",
+			sets:    []set{{login.ScopeOrganization, false, false}},
+			agentOn: false, agentFrom: login.ScopeOrganization},
+		{name: "a guild login's default Off yields to an organization On", loginAt: login.ScopeGuild, tool: "remote_wipe_everything",
+			sets:    []set{{login.ScopeOrganization, true, false}},
+			agentOn: true, agentFrom: login.ScopeOrganization},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,8 +77,8 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 				} else {
 					err = w.svc.SetSwitch(w.ctx, user, owner(s.scope, idOf[s.scope]), "mcp_remote", c.tool, s.on)
 				}
-				if err != nil {
-					t.Fatal(err)
+				if s.refused && codeOf(err) != domain.CodeConflict || !s.refused && err != nil {
+					t.Fatalf("%s On=%v: %v (refused: %v)", s.scope, s.on, err, s.refused)
 				}
 			}
 			check := func(who uuid.UUID, sees, on bool, from login.Scope) {

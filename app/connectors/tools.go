@@ -265,6 +265,12 @@ func (s *Service) SearchTools(ctx context.Context, caller executions.Caller, que
 	if err != nil {
 		return nil, err
 	}
+	return matching(tools, query, integration, limit), nil
+}
+
+// matching keeps the tools of integration (any when "") whose name or description holds every word
+// of query, by name, up to limit (0: all).
+func matching(tools []connectors.Effective, query, integration string, limit int) []connectors.Effective {
 	words := strings.Fields(strings.ToLower(query))
 	var out []connectors.Effective
 	for _, t := range tools {
@@ -284,7 +290,7 @@ func (s *Service) SearchTools(ctx context.Context, caller executions.Caller, que
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
-	return out, nil
+	return out
 }
 
 // ToolSchema is one On tool of the caller's agent by its prefixed name.
@@ -406,7 +412,8 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 func isCaller(a connector.Adapter) bool { _, ok := a.(connector.Caller); return ok }
 
 // TestCall is the Test of a connected login (POST /api/mcp/connections/{id}/call): one tool by its
-// listed (prefixed or remote) name, redacted against the login's credentials and byte-capped.
+// listed (prefixed or remote) name, redacted against the login's credentials and byte-capped. A tool
+// a scope above the login's owner switched Off is refused (CodeForbidden, naming that scope).
 func (s *Service) TestCall(ctx context.Context, user, loginID uuid.UUID, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
 	l, err := s.reader.Login(ctx, loginID)
 	if err != nil {
@@ -422,14 +429,22 @@ func (s *Service) TestCall(ctx context.Context, user, loginID uuid.UUID, tool st
 	if err != nil {
 		return nil, false, err
 	}
-	remote := ""
+	remote, name := "", ""
 	for _, t := range tools {
 		if t.Name == tool || t.Remote == tool {
-			remote = t.Remote
+			remote, name = t.Remote, t.Name
 		}
 	}
 	if remote == "" {
 		return nil, false, domain.Errorf(domain.CodeNotFound, "login %s lists no tool %s", loginID, tool)
+	}
+	// A scope above the login's that switched the tool Off binds the test call too.
+	reason, err := s.boundOff(ctx, user, l.Owner, l.ServerID, name)
+	if err != nil {
+		return nil, false, err
+	}
+	if reason != "" {
+		return nil, false, domain.Errorf(domain.CodeForbidden, "%s is %s", name, reason)
 	}
 	out, err := s.call(ctx, l, remote, args)
 	if err != nil {
@@ -442,49 +457,6 @@ func (s *Service) TestCall(ctx context.Context, user, loginID uuid.UUID, tool st
 	return out, false, nil
 }
 
-// SetSwitch turns one tool On or Off at a scope the user manages.
-func (s *Service) SetSwitch(ctx context.Context, user uuid.UUID, owner login.Owner, serverID, tool string, on bool) error {
-	if owner.Scope == login.ScopePlatform {
-		return domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's")
-	}
-	if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
-		return err
-	}
-	if _, err := s.serverAt(ctx, user, owner, serverID); err != nil {
-		return err
-	}
-	sha := ""
-	if on {
-		sha = s.currentDescriptionSHA(ctx, serverID, tool)
-	}
-	ev := login.SwitchSet{Owner: owner, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, By: user.String(), At: s.opts.Now()}
-	return s.setSwitch(ctx, user.String(), ev)
-}
-
-func (s *Service) setSwitch(ctx context.Context, actor string, ev login.SwitchSet) error {
-	res, err := executeSwitch(ctx, s, actor, ev)
-	if err != nil {
-		return err
-	}
-	return s.wait(ctx, res, 1)
-}
-
-// currentDescriptionSHA is the description digest of a tool as any login of the connector lists it.
-func (s *Service) currentDescriptionSHA(ctx context.Context, serverID, tool string) string {
-	var sha string
-	_ = s.opts.DB.QueryRowContext(ctx, `SELECT description_sha FROM mcp_tools WHERE server_id = $1 AND name = $2 LIMIT 1`, serverID, tool).Scan(&sha)
-	return sha
-}
-
-// SetPlatformSwitch is the instance admin's switch at the platform scope.
-func (s *Service) SetPlatformSwitch(ctx context.Context, actor, serverID, tool string, on bool) error {
-	sha := ""
-	if on {
-		sha = s.currentDescriptionSHA(ctx, serverID, tool)
-	}
-	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, By: actor, At: s.opts.Now()})
-}
-
 // OfferedTool is a connector tool as the meta-tools show it.
 type OfferedTool struct {
 	Name        string
@@ -494,32 +466,77 @@ type OfferedTool struct {
 	InputSchema json.RawMessage
 	// Drift: the description changed since the switch that decides the tool turned it On.
 	Drift bool
+	// Unavailable is set on a tool of the caller's chain that is Off, and says why ("switched Off by
+	// organisation Acme"); such a tool has no schema and does not run.
+	Unavailable string
 }
 
 func offeredOf(e connectors.Effective) OfferedTool {
 	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema, Drift: e.Drift}
 }
 
-// Search is search_tools' part for connectors: the caller's On tools matching query (see SearchTools).
+// Search is search_tools' part for connectors: the caller's On tools matching query (see
+// SearchTools), then the Off ones of the caller's chain that match, each with Unavailable set (up to
+// limit of each).
 func (s *Service) Search(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]OfferedTool, error) {
-	found, err := s.SearchTools(ctx, caller, query, integration, limit)
+	agent, err := s.agentOf(ctx, caller)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]OfferedTool, len(found))
-	for i, e := range found {
-		out[i] = offeredOf(e)
+	all, err := s.cachedEffective(ctx, caller.UserID, agent)
+	if err != nil {
+		return nil, err
+	}
+	var on, off []connectors.Effective
+	for _, e := range all {
+		if e.On {
+			on = append(on, e)
+		} else {
+			off = append(off, e)
+		}
+	}
+	out := []OfferedTool{}
+	for _, e := range matching(on, query, integration, limit) {
+		out = append(out, offeredOf(e))
+	}
+	why := map[connectors.Decision]string{}
+	for _, e := range matching(off, query, integration, limit) {
+		key := connectors.Decision{From: e.From, Rule: e.Rule}
+		if _, ok := why[key]; !ok {
+			why[key] = s.whyOff(ctx, key)
+		}
+		out = append(out, OfferedTool{Name: e.Name, Integration: e.ServerID, Unavailable: why[key]})
 	}
 	return out, nil
 }
 
-// Schema is get_tool_schema's part for connectors: one On tool of the caller's by name.
+// Schema is get_tool_schema's part for connectors: one On tool of the caller's by name. A tool of
+// the caller's chain that is Off is CodeForbidden, saying why.
 func (s *Service) Schema(ctx context.Context, caller executions.Caller, name string) (OfferedTool, bool, error) {
-	e, ok, err := s.ToolSchema(ctx, caller, name)
-	if err != nil || !ok {
-		return OfferedTool{}, ok, err
+	agent, err := s.agentOf(ctx, caller)
+	if err != nil {
+		return OfferedTool{}, false, err
 	}
-	return offeredOf(e), true, nil
+	all, err := s.cachedEffective(ctx, caller.UserID, agent)
+	if err != nil {
+		return OfferedTool{}, false, err
+	}
+	var off *connectors.Effective
+	for i, e := range all {
+		if e.Name != name {
+			continue
+		}
+		if e.On {
+			return offeredOf(e), true, nil
+		}
+		if off == nil {
+			off = &all[i]
+		}
+	}
+	if off != nil {
+		return OfferedTool{}, false, domain.Errorf(domain.CodeForbidden, "%s is unavailable: %s.", name, s.whyOff(ctx, off.Decision))
+	}
+	return OfferedTool{}, false, nil
 }
 
 // IsConnector reports whether id names a connector of the catalog (search_tools' integration filter).

@@ -185,6 +185,10 @@ type ToolView struct {
 	From            login.Scope          `json:"from"`
 	Rule            string               `json:"rule,omitempty"`
 	Drift           bool                 `json:"drift"`
+	// Explicit: someone set the deciding switch (else it is a listing's default).
+	Explicit bool `json:"explicit"`
+	// Unavailable says why an Off tool is not offered ("switched Off by organisation Acme").
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // LoginDetail is one login's metadata, its tools as an agent of the chain sees them, and its listings.
@@ -195,7 +199,7 @@ type LoginDetail struct {
 }
 
 // Detail reads a login for the user: its tools' switches along the chain of agentID (the user's
-// default agent when uuid.Nil).
+// default agent when uuid.Nil; else an agent the user manages), each Off one with why.
 func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) (LoginDetail, error) {
 	l, err := s.reader.Login(ctx, loginID)
 	if err != nil {
@@ -208,6 +212,9 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 		if agentID, err = s.opts.Scopes.DefaultAgent(ctx, user); err != nil {
 			return LoginDetail{}, err
 		}
+	} else if err := s.opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeAgent, ID: agentID}); err != nil {
+		// Another's agent would read its chain's switches and the names of its scopes.
+		return LoginDetail{}, err
 	}
 	chain, err := s.chainOf(ctx, user, agentID)
 	if err != nil {
@@ -225,14 +232,13 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 	for _, t := range tools {
 		tv := ToolView{Name: t.Name, Remote: t.Remote, Description: t.Description, InputSchema: t.InputSchema, ReadOnlyHint: t.ReadOnlyHint,
 			DestructiveHint: t.DestructiveHint, Switches: map[login.Scope]bool{}}
-		best := -1
-		for _, sw := range switches[t.ServerID+"\x00"+t.Name] {
-			tv.Switches[sw.Owner.Scope] = sw.On
-			if r := rank(sw.Owner.Scope); r > best {
-				best, tv.On, tv.From, tv.Rule = r, sw.On, sw.Owner.Scope, sw.Rule
-				tv.Drift = sw.On && sw.DescriptionSHA != "" && sw.DescriptionSHA != t.DescriptionSHA
-			}
+		sw := switches[t.ServerID+"\x00"+t.Name]
+		for _, x := range sw {
+			tv.Switches[x.Owner.Scope] = x.On
 		}
+		dec := connectors.Decide(sw, t.DescriptionSHA)
+		tv.On, tv.From, tv.Rule, tv.Drift, tv.Explicit = dec.On, dec.From.Scope, dec.Rule, dec.Drift, dec.Explicit()
+		tv.Unavailable = s.whyOff(ctx, dec)
 		d.Tools = append(d.Tools, tv)
 	}
 	if d.Listings, err = s.reader.Listings(ctx, loginID); err != nil {

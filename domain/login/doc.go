@@ -14,5 +14,6 @@
 //
 // A tool switch is On or Off for one prefixed tool name at one scope (platform, organization, guild,
 // agent); its stream is the scope's (SwitchStreamName). Switches inherit platform → organization →
-// guild → agent: the most specific scope that holds a switch decides.
+// guild → agent: an explicit Off binds every scope below it, else the most specific explicit On
+// decides, else the most specific default (projections/connectors.Decide).
 package login

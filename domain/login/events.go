@@ -121,14 +121,16 @@ type SwitchSet struct {
 	At             time.Time `json:"at"`
 }
 
-// SwitchesCleared deletes every switch of one connector at one scope: the bindings of a login that is
-// being removed (the login owner's scope).
+// SwitchesCleared deletes the switches of one connector at one scope: every one (a server's
+// removal, and a login's removal in logs written before DefaultsOnly), or, with DefaultsOnly, the
+// defaults its listings wrote (a login's removal: the switches someone set outlive the login).
 type SwitchesCleared struct {
-	Owner    Owner     `json:"owner"`
-	ServerID string    `json:"server_id"`
-	LoginID  uuid.UUID `json:"login_id"`
-	Reason   string    `json:"reason"`
-	At       time.Time `json:"at"`
+	Owner        Owner     `json:"owner"`
+	ServerID     string    `json:"server_id"`
+	LoginID      uuid.UUID `json:"login_id"`
+	Reason       string    `json:"reason"`
+	DefaultsOnly bool      `json:"defaults_only,omitempty"`
+	At           time.Time `json:"at"`
 }
 
 func (SwitchesCleared) EventType() string { return TypeSwitchesCleared }

@@ -111,8 +111,8 @@ func Evolve(s State, e domain.Event) State {
 			s.Seen = append(s.Seen, d.Tool)
 		}
 	case Removed:
-		// The login's switches went with it (SwitchesCleared), so a later login of this owner writes
-		// its tools' defaults afresh; a default never overwrites a switch that is there.
+		// The login's default switches went with it (SwitchesCleared), so a later login of this owner
+		// writes its tools' defaults afresh; a default never overwrites a switch that is there.
 		s = State{}
 	}
 	return s

@@ -403,12 +403,39 @@ func (h *routes) setSwitch(w http.ResponseWriter, r *http.Request, user uuid.UUI
 		h.fail(w, r, err)
 		return
 	}
+	if login.Scope(body.OwnerScope) == login.ScopePlatform {
+		h.setPlatformSwitch(w, r, user, body.OwnerID, body.ServerID, body.Tool, body.On)
+		return
+	}
 	id, err := uuid.Parse(body.OwnerID)
 	if err != nil || body.On == nil || strings.TrimSpace(body.Tool) == "" {
 		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_scope, owner_id, mcp_server_id, tool and on are required"))
 		return
 	}
 	if err := h.Connectors.SetSwitch(r.Context(), user, login.Owner{Scope: login.Scope(body.OwnerScope), ID: id}, body.ServerID, body.Tool, *body.On); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// setPlatformSwitch is PUT /api/mcp/switches at the platform scope: the instance admin's alone
+// (owner_id absent or the nil id); anyone else is a 403.
+func (h *routes) setPlatformSwitch(w http.ResponseWriter, r *http.Request, user uuid.UUID, ownerID, serverID, tool string, on *bool) {
+	ok, err := h.isAdmin(r.Context(), user)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if !ok {
+		h.fail(w, r, domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's"))
+		return
+	}
+	if id, err := uuid.Parse(ownerID); (ownerID != "" && (err != nil || id != uuid.Nil)) || on == nil || strings.TrimSpace(tool) == "" || serverID == "" {
+		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_scope platform takes mcp_server_id, tool and on (and no owner_id)"))
+		return
+	}
+	if err := h.Connectors.SetPlatformSwitch(r.Context(), user.String(), serverID, tool, *on); err != nil {
 		h.fail(w, r, err)
 		return
 	}

@@ -204,12 +204,12 @@ type WhatIfReport struct {
 
 // WhatIf replays the recorded tool executions of the last Days days (execution.tool_executed events,
 // by event time, from the log itself) against the current switches with the proposed ones laid over
-// them, and lists per agent the calls that would have been blocked. A switch decides as at run time:
-// along the agent's chain (platform → organisation → guild → agent, the organisations read model as it
-// is now) the most specific scope that holds a switch for the connector's tool wins, and a tool no
-// scope switches is Off. Only connector tools have switches: executions of plugin tools never match.
-// An execution that names no agent (older records, and the default agent's) is the user's default
-// agent's.
+// them, and lists per agent the calls that would have been blocked. A switch decides as at run time
+// (connectors.Decide) along the agent's chain (platform → organisation → guild → agent, the
+// organisations read model as it is now): an explicit Off binds every scope below it, else the most
+// specific explicit On, else the most specific default decides, and a tool no scope switches is Off.
+// Only connector tools have switches: executions of plugin tools never match. An execution that
+// names no agent (older records, and the default agent's) is the user's default agent's.
 func WhatIf(ctx context.Context, store eventstore.Store, q WhatIfQuery) (WhatIfReport, error) {
 	if err := q.Validate(); err != nil {
 		return WhatIfReport{}, err
@@ -330,21 +330,23 @@ func WhatIf(ctx context.Context, store eventstore.Store, q WhatIfQuery) (WhatIfR
 	return rep, nil
 }
 
-// decide is a tool's switch along owners (least to most specific): the most specific owner holding a
-// switch decides, a proposed switch replacing the current one at its owner; none is Off.
+// decide is a tool's switch along owners as at run time (connectors.Decide), a proposed switch (an
+// explicit one) replacing the current one at its owner, the last proposed at an owner winning.
 func decide(owners []login.Owner, current []connectors.Switch, proposed []ProposedSwitch) bool {
-	on, decided := false, false
-	for _, o := range owners { // least to most specific: the last holder wins
-		for _, s := range current {
-			if s.Owner == o {
-				on, decided = s.On, true
-			}
-		}
-		for _, p := range proposed {
-			if p.Owner == o {
-				on, decided = p.On, true
-			}
+	at := map[login.Owner]connectors.Switch{}
+	for _, s := range current {
+		if slices.Contains(owners, s.Owner) {
+			at[s.Owner] = s
 		}
 	}
-	return decided && on
+	for _, p := range proposed {
+		if slices.Contains(owners, p.Owner) {
+			at[p.Owner] = connectors.Switch{Owner: p.Owner, Tool: p.Tool, On: p.On, Rule: connectors.RuleSet}
+		}
+	}
+	sw := make([]connectors.Switch, 0, len(at))
+	for _, s := range at {
+		sw = append(sw, s)
+	}
+	return connectors.Decide(sw, "").On
 }

@@ -1,8 +1,9 @@
 // Package connectors projects the connector catalog, logins, their tools and listings, and the tool
 // switches of every scope into read models (migration 0720), and reads the effective set of tools an
 // agent sees: for each connector, the login of the most specific scope in the agent's chain, and for
-// each of its tools the switch of the most specific scope that holds one (platform → organization →
-// guild → agent). Each login row's state is folded with the domain's own Evolve. The catalog's edits
+// each of its tools its switch resolved along the chain (platform → organization → guild → agent) by
+// Decide: an explicit Off binds every scope below it, and a default never overrides an explicit
+// choice. Each login row's state is folded with the domain's own Evolve. The catalog's edits
 // (catalog.go, migration 0760) set a row's switch and overrides and add, edit and remove the rows
 // added by hand; a switched-off connector's tools leave the effective set, and a catalog is read per
 // organisation (the platform's rows and its own).
@@ -72,11 +73,16 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 			e.ID, e.Slug, e.ToolPrefix, string(e.Manifest), e.Digest, e.Source, e.Publisher, e.Version, boolInt(e.Source == "core" || e.Verified), dbtime.Format(e.At))
 		return err
 	case login.SwitchesCleared:
-		_, err = tx.ExecContext(ctx, `DELETE FROM mcp_tool_switches WHERE scope = $1 AND scope_id = $2 AND server_id = $3`,
-			string(e.Owner.Scope), e.Owner.ID.String(), e.ServerID)
+		q := `DELETE FROM mcp_tool_switches WHERE scope = $1 AND scope_id = $2 AND server_id = $3`
+		args := []any{string(e.Owner.Scope), e.Owner.ID.String(), e.ServerID}
+		if e.DefaultsOnly { // a login's removal: the switches someone set stay with the scope
+			q += ` AND rule <> $4`
+			args = append(args, RuleSet)
+		}
+		_, err = tx.ExecContext(ctx, q, args...)
 		return err
 	case login.SwitchSet:
-		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, "set", e.DescriptionSHA, e.At.Format(dbtime.Layout), true)
+		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, RuleSet, e.DescriptionSHA, e.At.Format(dbtime.Layout), true)
 	case login.Connected:
 		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
 	case login.SettingsSaved:

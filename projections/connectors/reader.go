@@ -312,22 +312,18 @@ func (c Chain) Owners() []login.Owner {
 	return out
 }
 
-// Effective is one tool as an agent sees it: its login, whether it is On, and where that comes from.
+// Effective is one tool as an agent sees it: its login, and its switch as Decide resolves it (On,
+// the deciding scope From and its Rule, Drift).
 type Effective struct {
 	Tool
 	Login Login
-	On    bool
-	// From is the scope whose switch decided (zero Scope when no scope holds one: Off).
-	From login.Owner
-	Rule string
+	Decision
 	// PerScope is the switch at each scope of the chain that holds one.
 	PerScope map[login.Scope]bool
-	// Drift: the description changed since the deciding switch turned the tool On.
-	Drift bool
 }
 
 // Effective reads the tools an agent's chain offers: per connector, the connected login of the most
-// specific scope, and each tool's switch resolved from the platform down. Off tools are included with
+// specific scope, and each tool's switch resolved along the chain by Decide. Off tools are included with
 // On false; callers that offer tools keep the On ones.
 func (r Reader) Effective(ctx context.Context, c Chain) ([]Effective, error) {
 	owners := c.Owners()
@@ -360,18 +356,11 @@ func (r Reader) Effective(ctx context.Context, c Chain) ([]Effective, error) {
 	out := make([]Effective, 0, len(tools))
 	for _, t := range tools {
 		e := Effective{Tool: t, Login: chosen[t.ServerID], PerScope: map[login.Scope]bool{}}
-		var decided *Switch
-		for _, s := range switches[t.ServerID+"\x00"+t.Name] {
+		sw := switches[t.ServerID+"\x00"+t.Name]
+		for _, s := range sw {
 			e.PerScope[s.Owner.Scope] = s.On
-			if decided == nil || scopeRank(s.Owner.Scope) > scopeRank(decided.Owner.Scope) {
-				s := s
-				decided = &s
-			}
 		}
-		if decided != nil {
-			e.On, e.From, e.Rule = decided.On, decided.Owner, decided.Rule
-			e.Drift = decided.On && decided.DescriptionSHA != "" && decided.DescriptionSHA != t.DescriptionSHA
-		}
+		e.Decision = Decide(sw, t.DescriptionSHA)
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

@@ -166,6 +166,17 @@ type Scopes struct {
 	Defaults map[uuid.UUID]uuid.UUID
 	// Roles are the users' roles by organisation (orgroles.go); nil: the user is Org's owner.
 	Roles map[uuid.UUID]map[uuid.UUID]organization.Role
+	// Names are the scopes' names by id (connectors.ScopeNamer); a scope not named reads by its id.
+	Names map[uuid.UUID]string
+}
+
+var _ connectors.ScopeNamer = (*Scopes)(nil)
+
+// ScopeName implements connectors.ScopeNamer from Names.
+func (s *Scopes) ScopeName(_ context.Context, o login.Owner) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Names[o.ID], nil
 }
 
 // Chain implements connectors.Scopes.
@@ -221,6 +232,9 @@ type Options struct {
 	Logger      *slog.Logger
 	// Registry is the connector registry (nil: none).
 	Registry fs.FS
+	// Projections are read models run beside the connectors' (the organisations', for a test that
+	// sets connectors.OrganizationScopes through Configure).
+	Projections []projections.Projection
 }
 
 // Env is one Workbench node.
@@ -290,7 +304,7 @@ func Open(t testing.TB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: []projections.Projection{connectorsrm.New(), audit.New(), platform.NewKeys(), platform.NewCalls()}, PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: append([]projections.Projection{connectorsrm.New(), audit.New(), platform.NewKeys(), platform.NewCalls()}, o.Projections...), PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,9 @@ type ConnectorTools interface {
 	StartRun(ctx context.Context, caller executions.Caller)
 	// BeginRun is StartRun in the background (initialize's run start); the channel closes when it ends.
 	BeginRun(ctx context.Context, caller executions.Caller) <-chan struct{}
+	// Search answers the On tools matching a query, then the matching Off ones with Unavailable set.
 	Search(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]connectors.OfferedTool, error)
+	// Schema answers an On tool; an Off one of the caller's chain is a *domain.Error saying why.
 	Schema(ctx context.Context, caller executions.Caller, name string) (connectors.OfferedTool, bool, error)
 	IsConnector(ctx context.Context, id string) bool
 }
@@ -229,6 +231,14 @@ type toolSummary struct {
 	Drift bool `json:"drift,omitempty"`
 }
 
+// offTool is a connector tool of the caller's chain that matched a search but is switched Off, with
+// why ("switched Off by organisation Acme").
+type offTool struct {
+	Name        string `json:"name"`
+	Integration string `json:"integration"`
+	Unavailable string `json:"unavailable"`
+}
+
 // caller is who the principal is to the executions and connectors use cases.
 func caller(p mcp.Principal, user uuid.UUID) executions.Caller {
 	return executions.Caller{UserID: user, Via: p.Method, ClientID: p.ClientID, AgentID: p.AgentID}
@@ -272,8 +282,16 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 		if err != nil {
 			return nil, err
 		}
+		var unavailable []offTool
 		for _, t := range found {
+			if t.Unavailable != "" {
+				unavailable = append(unavailable, offTool{Name: t.Name, Integration: t.Integration, Unavailable: t.Unavailable})
+				continue
+			}
 			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration, Drift: t.Drift})
+		}
+		if len(unavailable) > 0 {
+			return map[string]any{"tools": out, "unavailable": unavailable}, nil
 		}
 	}
 	return map[string]any{"tools": out}, nil
