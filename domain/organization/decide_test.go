@@ -279,6 +279,8 @@ func TestAgents(t *testing.T) {
 			want: []domain.Event{organization.AgentMoved{OrganizationID: org, AgentID: agCy, MovedBy: cy, At: t1}}},
 		{name: "an admin moves their agent into a guild they are not in", history: acme, cmd: organization.MoveAgent{Actor: bob, AgentID: agBob, GuildID: guild, At: t1},
 			want: []domain.Event{organization.AgentMoved{OrganizationID: org, AgentID: agBob, GuildID: guild, MovedBy: bob, At: t1}}},
+		{name: "an owner may not move a member's agent into a guild the member is not in", history: plus(acme, organization.GuildCreated{OrganizationID: org, GuildID: g2, Name: "Ops", CreatedBy: ada, At: t0}),
+			cmd: organization.MoveAgent{Actor: ada, AgentID: agCy, GuildID: g2, At: t1}, code: domain.CodeForbidden},
 		{name: "delete", history: acme, cmd: organization.DeleteAgent{Actor: cy, AgentID: agCy, At: t1},
 			want: []domain.Event{organization.AgentDeleted{OrganizationID: org, AgentID: agCy, DeletedBy: cy, At: t1}}},
 		{name: "delete a deleted agent", history: plus(acme, organization.AgentDeleted{OrganizationID: org, AgentID: agCy, DeletedBy: cy, At: t0}),

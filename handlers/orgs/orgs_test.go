@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,6 +124,14 @@ func (h *harness) do(as, method, path string, body any, out any) int {
 		}
 	}
 	return resp.StatusCode
+}
+
+// join makes the named user a member of org through her pending invitation.
+func (h *harness) join(name string, org uuid.UUID) {
+	h.t.Helper()
+	if err := h.orgs.SignedIn(h.ctx, h.users[name], name+"@example.com", eventstore.Metadata{Actor: "test"}); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 type orgJSON struct {
@@ -326,5 +335,46 @@ func TestStorageFailureIsUnavailable(t *testing.T) {
 		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
 			t.Errorf("GET %s with the database closed: %d (Retry-After %q), want 503", path, resp.StatusCode, resp.Header.Get("Retry-After"))
 		}
+	}
+}
+
+// An owner or admin cannot move a member's agent into a guild the member is not in: the move is
+// refused as the member's own creation there is, with the same status and message.
+func TestMoveAgentHeldToOwnersGuilds(t *testing.T) {
+	h := setup(t)
+	ada, cy := h.users["ada"], h.users["cy"]
+	var acme orgJSON
+	if code := h.do("ada", "POST", "/api/orgs", map[string]string{"name": "Acme"}, &acme); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	base := "/api/orgs/" + acme.ID.String()
+	if _, err := h.orgs.Invite(h.ctx, ada, acme.ID, "cy@example.com", organization.RoleMember, eventstore.Metadata{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	h.join("cy", acme.ID)
+	var guild struct{ ID uuid.UUID }
+	if code := h.do("ada", "POST", base+"/guilds", map[string]string{"name": "Secret"}, &guild); code != 201 {
+		t.Fatalf("create guild: %d", code)
+	}
+	var created struct{ Error, Message string }
+	code := h.do("cy", "POST", base+"/agents", map[string]string{"name": "bot", "guild_id": guild.ID.String()}, &created)
+	if code != 403 {
+		t.Fatalf("cy creates an agent in a guild she is not in: %d %+v, want 403", code, created)
+	}
+	var agent agentJSON
+	if code := h.do("cy", "POST", base+"/agents", map[string]string{"name": "bot"}, &agent); code != 201 {
+		t.Fatalf("cy's agent: %d", code)
+	}
+	var moved struct{ Error, Message string }
+	code = h.do("ada", "PATCH", base+"/agents/"+agent.ID.String(), map[string]string{"guild_id": guild.ID.String()}, &moved)
+	if code != 403 || moved.Error != created.Error || strings.TrimPrefix(moved.Message, "move agent") != strings.TrimPrefix(created.Message, "create agent") {
+		t.Fatalf("the owner moves cy's agent into a guild cy is not in: %d %+v, want 403 %+v", code, moved, created)
+	}
+	// Once cy is in the guild, the move is allowed.
+	if code := h.do("ada", "PUT", base+"/guilds/"+guild.ID.String()+"/members/"+cy.String(), nil, nil); code != 204 {
+		t.Fatalf("add cy to the guild: %d", code)
+	}
+	if code := h.do("ada", "PATCH", base+"/agents/"+agent.ID.String(), map[string]string{"guild_id": guild.ID.String()}, &agent); code != 200 || agent.GuildID == nil || *agent.GuildID != guild.ID {
+		t.Fatalf("move into cy's guild: %d %+v", code, agent)
 	}
 }
