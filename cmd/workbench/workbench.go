@@ -555,6 +555,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	m.Connectors = connectorSvc
+	m.Organizations.WithLogins(connectorSvc)
 	goRun("platform login sync", connectorSvc.RunPlatformSync)
 	// Tool requests to providers are client spans (the trace context goes upstream only when the
 	// integration's manifest opts in).
