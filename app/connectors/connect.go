@@ -3,7 +3,6 @@ package connectors
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
@@ -223,26 +222,6 @@ func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
 }
 
 // removeLogin clears the login's switches at its owner's scope, shreds its credential and removes it.
-// RemoveAgentLogins removes every login of an agent that app/organizations deleted (the agent, or the
-// member who owned it), as Remove removes one: its switches cleared, its credential shredded, the
-// login gone. The caller has decided the deletion; a login already gone is nothing to do.
-func (s *Service) RemoveAgentLogins(ctx context.Context, agent uuid.UUID, md eventstore.Metadata) error {
-	ls, err := s.reader.Logins(ctx, []login.Owner{{Scope: login.ScopeAgent, ID: agent}})
-	if err != nil {
-		return err
-	}
-	actor := md.Actor
-	if actor == "" {
-		actor = "system"
-	}
-	for _, l := range ls {
-		if err := s.removeLogin(ctx, actor, l.State, "agent deleted"); err != nil && domain.ErrorCode(err) != domain.CodeNotFound {
-			return fmt.Errorf("remove login %s of deleted agent %s: %w", l.LoginID, agent, err)
-		}
-	}
-	return nil
-}
-
 func (s *Service) removeLogin(ctx context.Context, actor string, l login.State, reason string) error {
 	clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason, At: s.opts.Now()}}
 	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(l.Owner), clearAggregate, clear, s.md(actor))

@@ -176,6 +176,45 @@ func TestDeletedAgentsLoginsAreRemoved(t *testing.T) {
 	if _, err := w.Vault.Open(w.ctx, sealed[logins[adaBot]], "mcp-login-credentials"); err != nil {
 		t.Fatalf("another member's agent's credential: %v", err)
 	}
+
+	// An agent deleted by a version that left its logins: the boot sweep removes them, from the log's
+	// AgentDeleted, and leaves a live agent's login alone.
+	oldOrgs, err := organizations.New(organizations.Options{Store: w.Store, Reader: &organizationsrm.Reader{DB: w.DB}, Projections: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy, err := oldOrgs.CreateAgent(w.ctx, ada, acme, "legacy", uuid.Nil, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logins[legacy] = w.mustConnect(owner(login.ScopeAgent, legacy), tok).Login.ID
+	for _, ev := range w.events(login.TypeConnected) {
+		var c login.Connected
+		if err := json.Unmarshal(ev.Data, &c); err != nil {
+			t.Fatal(err)
+		}
+		sealed[c.LoginID] = c.Credential
+	}
+	if err := oldOrgs.DeleteAgent(w.ctx, ada, acme, legacy, md); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.reader.Login(w.ctx, logins[legacy]); err != nil {
+		t.Fatalf("the old version's deletion already removed the login: %v", err)
+	}
+	// An agent the scopes do not know, but that the log never deleted (a read model behind).
+	unseen := w.mustConnect(owner(login.ScopeAgent, uuid.New()), tok).Login.ID
+	if n, err := w.svc.SweepDeletedAgentLogins(w.ctx, md); err != nil || n != 1 {
+		t.Fatalf("sweep: %d %v, want 1 login removed", n, err)
+	}
+	gone("the sweep", legacy)
+	if n, err := w.svc.SweepDeletedAgentLogins(w.ctx, md); err != nil || n != 0 {
+		t.Fatalf("a second sweep: %d %v, want nothing", n, err)
+	}
+	for _, id := range []uuid.UUID{logins[adaBot], unseen} {
+		if _, err := w.reader.Login(w.ctx, id); err != nil {
+			t.Fatalf("the sweep removed a login whose agent the log did not delete: %v", err)
+		}
+	}
 }
 
 // joinOrg has admin invite user's address to org and user accept it.
