@@ -38,11 +38,11 @@ func TestAdapterConnectorSettingsLookupAndCalls(t *testing.T) {
 		t.Fatalf("wrong key: %v", err)
 	}
 	// Lookup before the login exists, with the form's credentials.
-	opts, err := w.svc.LookupWithCredentials(w.ctx, "mcp_todoist", "project_id", "wor", map[string]string{"api_token": tok})
+	opts, err := w.svc.LookupWithCredentials(w.ctx, connectorstest.User, "mcp_todoist", "project_id", "wor", map[string]string{"api_token": tok})
 	if err != nil || len(opts) != 1 || opts[0].Value != "220474323" || opts[0].Label != "Work" {
 		t.Fatalf("lookup = %+v, %v", opts, err)
 	}
-	if _, err := w.svc.LookupWithCredentials(w.ctx, "mcp_todoist", "nope", "", map[string]string{"api_token": tok}); domain.ErrorCode(err) != domain.CodeNotFound {
+	if _, err := w.svc.LookupWithCredentials(w.ctx, connectorstest.User, "mcp_todoist", "nope", "", map[string]string{"api_token": tok}); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Fatalf("lookup of a property without x-lookup: %v", err)
 	}
 	res, err := w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_todoist", Owner: at, Fields: map[string]string{"api_token": tok}})

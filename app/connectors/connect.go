@@ -212,15 +212,12 @@ func (s *Service) loadLogin(ctx context.Context, stream string) (login.State, er
 // (login.removed). Each step may be repeated, so a failed removal is retried whole. Switches other
 // scopes hold for the connector stay with those scopes.
 func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
-	l, err := s.reader.Login(ctx, loginID)
+	l, err := s.managedLogin(ctx, user, loginID)
 	if err != nil {
 		return err
 	}
 	if l.Owner.Scope == login.ScopePlatform {
 		return domain.Errorf(domain.CodeInvalid, "a platform login is not removed here")
-	}
-	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
-		return err
 	}
 	return s.removeLogin(ctx, user.String(), l.State, "removed")
 }

@@ -2,6 +2,8 @@ package connectors_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	organizationsrm "github.com/workbench/workbench/projections/organizations"
@@ -47,12 +50,7 @@ func TestOrganizationScopes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := orgs.Invite(ctx, ada, acme, "bob@example.com", organization.RoleMember, md); err != nil {
-		t.Fatal(err)
-	}
-	if err := orgs.SignedIn(ctx, bob, "bob@example.com", md); err != nil {
-		t.Fatal(err)
-	}
+	joinOrg(t, ctx, orgs, acme, ada, bob, "bob@example.com")
 	team, err := orgs.CreateGuild(ctx, ada, acme, "Team", md)
 	if err != nil {
 		t.Fatal(err)
@@ -103,4 +101,140 @@ func TestOrganizationScopes(t *testing.T) {
 	if err := sc.MayManage(ctx, bob, login.Owner{Scope: login.ScopeGuild, ID: team}); err != nil {
 		t.Fatalf("a guild member: %v", err)
 	}
+}
+
+// Deleting an agent, or removing the member who owns it, removes the agent's connector logins as
+// deleting a login does: gone from the read model, and their credentials in the log shredded (issue
+// 24, item 5). Another member's agent keeps its login.
+func TestDeletedAgentsLoginsAreRemoved(t *testing.T) {
+	const tok = "tok-agent-gone-314"
+	r := newRemote(t, tok)
+	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	// The organisations read model beside the node's own projections, on the same log.
+	ctx, cancel := context.WithCancel(w.ctx)
+	runner, err := projections.NewRunner(w.Store, w.DB, migrations.SQLite, &projections.Options{Projections: []projections.Projection{organizationsrm.New()}, PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = runner.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	orgs, err := organizations.New(organizations.Options{Store: w.Store, Reader: &organizationsrm.Reader{DB: w.DB}, Projections: runner, Logins: w.svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := eventstore.Metadata{Actor: "test"}
+	ada, bob := uuid.New(), uuid.New()
+	acme, err := orgs.Create(w.ctx, ada, "ada@example.com", "Acme", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joinOrg(t, w.ctx, orgs, acme, ada, bob, "bob@example.com")
+	agentOf := func(owner uuid.UUID, name string) uuid.UUID {
+		t.Helper()
+		id, err := orgs.CreateAgent(w.ctx, owner, acme, name, uuid.Nil, md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.scopes.AddAgent(acme, id)
+		return id
+	}
+	adaBot, bobOne, bobTwo := agentOf(ada, "ada-bot"), agentOf(bob, "one"), agentOf(bob, "two")
+	logins := map[uuid.UUID]uuid.UUID{}
+	for _, a := range []uuid.UUID{adaBot, bobOne, bobTwo} {
+		logins[a] = w.mustConnect(owner(login.ScopeAgent, a), tok).Login.ID
+	}
+	sealed := map[uuid.UUID]domain.Sealed{}
+	for _, ev := range w.events(login.TypeConnected) {
+		var c login.Connected
+		if err := json.Unmarshal(ev.Data, &c); err != nil {
+			t.Fatal(err)
+		}
+		sealed[c.LoginID] = c.Credential
+	}
+	gone := func(what string, agent uuid.UUID) {
+		t.Helper()
+		id := logins[agent]
+		if _, err := w.reader.Login(w.ctx, id); domain.ErrorCode(err) != domain.CodeNotFound {
+			t.Fatalf("%s: the agent's login is still there (%v)", what, err)
+		}
+		if _, err := w.Vault.Open(w.ctx, sealed[id], "mcp-login-credentials"); !errors.Is(err, vault.ErrShredded) {
+			t.Fatalf("%s: the login's credential opens: %v, want ErrShredded", what, err)
+		}
+	}
+	if err := orgs.DeleteAgent(w.ctx, ada, acme, bobOne, md); err != nil {
+		t.Fatal(err)
+	}
+	gone("delete the agent", bobOne)
+	if err := orgs.RemoveMember(w.ctx, ada, acme, bob, md); err != nil {
+		t.Fatal(err)
+	}
+	gone("remove its owner", bobTwo)
+	if _, err := w.reader.Login(w.ctx, logins[adaBot]); err != nil {
+		t.Fatalf("another member's agent lost its login: %v", err)
+	}
+	if _, err := w.Vault.Open(w.ctx, sealed[logins[adaBot]], "mcp-login-credentials"); err != nil {
+		t.Fatalf("another member's agent's credential: %v", err)
+	}
+
+	// An agent deleted by a version that left its logins: the boot sweep removes them, from the log's
+	// AgentDeleted, and leaves a live agent's login alone.
+	oldOrgs, err := organizations.New(organizations.Options{Store: w.Store, Reader: &organizationsrm.Reader{DB: w.DB}, Projections: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy, err := oldOrgs.CreateAgent(w.ctx, ada, acme, "legacy", uuid.Nil, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logins[legacy] = w.mustConnect(owner(login.ScopeAgent, legacy), tok).Login.ID
+	for _, ev := range w.events(login.TypeConnected) {
+		var c login.Connected
+		if err := json.Unmarshal(ev.Data, &c); err != nil {
+			t.Fatal(err)
+		}
+		sealed[c.LoginID] = c.Credential
+	}
+	if err := oldOrgs.DeleteAgent(w.ctx, ada, acme, legacy, md); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.reader.Login(w.ctx, logins[legacy]); err != nil {
+		t.Fatalf("the old version's deletion already removed the login: %v", err)
+	}
+	// An agent the scopes do not know, but that the log never deleted (a read model behind).
+	unseen := w.mustConnect(owner(login.ScopeAgent, uuid.New()), tok).Login.ID
+	if n, err := w.svc.SweepDeletedAgentLogins(w.ctx, md); err != nil || n != 1 {
+		t.Fatalf("sweep: %d %v, want 1 login removed", n, err)
+	}
+	gone("the sweep", legacy)
+	if n, err := w.svc.SweepDeletedAgentLogins(w.ctx, md); err != nil || n != 0 {
+		t.Fatalf("a second sweep: %d %v, want nothing", n, err)
+	}
+	for _, id := range []uuid.UUID{logins[adaBot], unseen} {
+		if _, err := w.reader.Login(w.ctx, id); err != nil {
+			t.Fatalf("the sweep removed a login whose agent the log did not delete: %v", err)
+		}
+	}
+}
+
+// joinOrg has admin invite user's address to org and user accept it.
+func joinOrg(t *testing.T, ctx context.Context, orgs *organizations.Service, org, admin, user uuid.UUID, email string) {
+	t.Helper()
+	md := eventstore.Metadata{Actor: "test"}
+	if _, err := orgs.Invite(ctx, admin, org, email, organization.RoleMember, md); err != nil {
+		t.Fatal(err)
+	}
+	invs, err := orgs.PendingInvitations(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inv := range invs {
+		if inv.OrganizationID == org {
+			if _, err := orgs.AcceptInvitation(ctx, user, email, inv.ID, md); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s has no invitation to %s", email, org)
 }

@@ -136,11 +136,12 @@ func (s *Service) mayEditOrg(ctx context.Context, user, org uuid.UUID) error {
 // found.
 func (s *Service) orgServer(ctx context.Context, org uuid.UUID, id string) (connectors.Server, error) {
 	srv, err := s.reader.Server(ctx, id)
+	if domain.ErrorCode(err) == domain.CodeNotFound || (err == nil && srv.OwnerOrgID != org.String()) {
+		// A row that does not exist and one that is not this organisation's answer alike.
+		return connectors.Server{}, domain.Errorf(domain.CodeNotFound, "no MCP server %s in this organization", id)
+	}
 	if err != nil {
 		return srv, err
-	}
-	if srv.OwnerOrgID != org.String() {
-		return srv, domain.Errorf(domain.CodeNotFound, "no MCP server %s in this organization", id)
 	}
 	return srv, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/projections/connectors"
 	"github.com/workbench/workbench/projections/organizations"
 )
 
@@ -153,6 +154,24 @@ func (o OrganizationScopes) ScopeName(ctx context.Context, owner login.Owner) (s
 }
 
 var _ ScopeNamer = OrganizationScopes{}
+
+// managedLogin reads a login the user may manage. A login the user may not manage, another
+// organisation's among them, answers exactly as an id that does not exist: its owner is not named.
+func (s *Service) managedLogin(ctx context.Context, user, loginID uuid.UUID) (connectors.Login, error) {
+	l, err := s.reader.Login(ctx, loginID)
+	if err != nil {
+		return l, err
+	}
+	err = s.opts.Scopes.MayManage(ctx, user, l.Owner)
+	switch domain.ErrorCode(err) {
+	case domain.CodeNotFound, domain.CodeForbidden:
+		return connectors.Login{}, noLogin(loginID)
+	}
+	return l, err
+}
+
+// noLogin is the answer for a login id that does not exist (projections/connectors.Reader.Login's).
+func noLogin(id uuid.UUID) error { return domain.Errorf(domain.CodeNotFound, "no login %s", id) }
 
 // chainOf is the chain of a caller's agent. A user's default agent acts in their personal
 // organisation even before the organisations read model has created it.

@@ -15,15 +15,12 @@ import (
 // problem), runs validate with it, stores it with the hint validate returns, and, when it is the
 // first complete document, connects the login and lists its tools.
 func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, settings json.RawMessage) (View, error) {
-	l, err := s.reader.Login(ctx, loginID)
+	l, err := s.managedLogin(ctx, user, loginID)
 	if err != nil {
 		return View{}, err
 	}
 	if l.Owner.Scope == login.ScopePlatform {
 		return View{}, domain.Errorf(domain.CodeInvalid, "a platform login's settings are not saved here")
-	}
-	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
-		return View{}, err
 	}
 	if l.Credential.IsZero() {
 		return View{}, domain.Errorf(domain.CodeConflict, "the login is still waiting on its sign-in")
@@ -80,11 +77,8 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 
 // LookupSaved searches a settings box with a saved login's credentials.
 func (s *Service) LookupSaved(ctx context.Context, user, loginID uuid.UUID, property, q string) ([]connector.Option, error) {
-	l, err := s.reader.Login(ctx, loginID)
+	l, err := s.managedLogin(ctx, user, loginID)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
 		return nil, err
 	}
 	_, m, err := s.serverOf(ctx, l)
@@ -102,11 +96,21 @@ func (s *Service) LookupSaved(ctx context.Context, user, loginID uuid.UUID, prop
 }
 
 // LookupWithCredentials searches a settings box with the Connect form's credentials, before the
-// login exists.
-func (s *Service) LookupWithCredentials(ctx context.Context, serverID, property, q string, fields map[string]string) ([]connector.Option, error) {
-	_, m, err := s.serverFor(ctx, serverID)
+// login exists. Another organisation's server answers as one that does not exist.
+func (s *Service) LookupWithCredentials(ctx context.Context, user uuid.UUID, serverID, property, q string, fields map[string]string) ([]connector.Option, error) {
+	srv, m, err := s.serverFor(ctx, serverID)
 	if err != nil {
 		return nil, err
+	}
+	if srv.OwnerOrgID != "" {
+		org, perr := uuid.Parse(srv.OwnerOrgID)
+		role, err := s.orgRole(ctx, org, user)
+		if err != nil {
+			return nil, err
+		}
+		if perr != nil || role == "" {
+			return nil, domain.Errorf(domain.CodeNotFound, "no connector %s", serverID)
+		}
 	}
 	creds := Creds{}
 	for _, f := range m.TokenFields() {

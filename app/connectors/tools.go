@@ -415,11 +415,8 @@ func isCaller(a connector.Adapter) bool { _, ok := a.(connector.Caller); return 
 // listed (prefixed or remote) name, redacted against the login's credentials and byte-capped. A tool
 // a scope above the login's owner switched Off is refused (CodeForbidden, naming that scope).
 func (s *Service) TestCall(ctx context.Context, user, loginID uuid.UUID, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
-	l, err := s.reader.Login(ctx, loginID)
+	l, err := s.managedLogin(ctx, user, loginID)
 	if err != nil {
-		return nil, false, err
-	}
-	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
 		return nil, false, err
 	}
 	if l.Status != login.StatusConnected {

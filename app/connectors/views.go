@@ -144,6 +144,10 @@ func (s *Service) Logo(ctx context.Context, id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.OwnerOrgID != "" {
+		// An organisation's own server is nobody else's to probe: the route is anonymous.
+		return nil, domain.Errorf(domain.CodeNotFound, "no connector %s", id)
+	}
 	c := s.bySlug[r.Slug]
 	if c == nil || len(c.Logo) == 0 {
 		return nil, domain.Errorf(domain.CodeNotFound, "%s has no logo", id)
@@ -201,11 +205,8 @@ type LoginDetail struct {
 // Detail reads a login for the user: its tools' switches along the chain of agentID (the user's
 // default agent when uuid.Nil; else an agent the user manages), each Off one with why.
 func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) (LoginDetail, error) {
-	l, err := s.reader.Login(ctx, loginID)
+	l, err := s.managedLogin(ctx, user, loginID)
 	if err != nil {
-		return LoginDetail{}, err
-	}
-	if err := s.opts.Scopes.MayManage(ctx, user, l.Owner); err != nil {
 		return LoginDetail{}, err
 	}
 	if agentID == uuid.Nil {
@@ -213,7 +214,10 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 			return LoginDetail{}, err
 		}
 	} else if err := s.opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeAgent, ID: agentID}); err != nil {
-		// Another's agent would read its chain's switches and the names of its scopes.
+		// Another organisation's agent reads as one that does not exist (chainOf's answer).
+		if c := domain.ErrorCode(err); c == domain.CodeNotFound || c == domain.CodeForbidden {
+			return LoginDetail{}, domain.Errorf(domain.CodeNotFound, "no agent %s", agentID)
+		}
 		return LoginDetail{}, err
 	}
 	chain, err := s.chainOf(ctx, user, agentID)

@@ -10,8 +10,12 @@
 //
 // Deleting an agent (DeleteAgent, or RemoveMember for each agent of the member) also retires its
 // credentials through Options.Keys (app/accounts: its API key) and Options.Grants (app/oauthclients:
-// its OAuth grants, access tokens included), waiting for their read models, so the agent's credentials
-// are refused by the time the deletion is answered.
+// its OAuth grants, access tokens included) and Options.Logins (app/connectors: its agent-scope
+// connector logins, removed and shredded as deleting a login does), waiting for their read models, so
+// the agent's credentials are refused by the time the deletion is answered.
+//
+// An invitation (Invite) is pending until its invitee accepts or declines it (AcceptInvitation,
+// DeclineInvitation), signed in with the invited address; sign-in itself joins nothing.
 //
 // # Upgrading
 //

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
 	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/organization"
@@ -41,6 +40,12 @@ type GrantRevoker interface {
 	RevokeAgentGrants(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) error
 }
 
+// LoginRemover is the part of app/connectors that removes a deleted agent's connector logins and
+// shreds their credentials.
+type LoginRemover interface {
+	RemoveAgentLogins(ctx context.Context, agent uuid.UUID, md eventstore.Metadata) error
+}
+
 // Options configure a Service. Store and Reader are required.
 type Options struct {
 	Store  eventstore.Store
@@ -51,6 +56,8 @@ type Options struct {
 	Keys KeyRevoker
 	// Grants, when set, revokes the OAuth grants of an agent that is deleted (see also WithGrants).
 	Grants GrantRevoker
+	// Logins, when set, removes the connector logins of an agent that is deleted (see also WithLogins).
+	Logins LoginRemover
 	Now    func() time.Time
 }
 
@@ -75,6 +82,10 @@ func (s *Service) now() time.Time { return s.opts.Now().UTC() }
 // WithGrants sets Options.Grants on a service built before the OAuth clients service existed. Call it
 // before the service is used concurrently.
 func (s *Service) WithGrants(g GrantRevoker) { s.opts.Grants = g }
+
+// WithLogins sets Options.Logins on a service built before the connectors service existed. Call it
+// before the service is used concurrently.
+func (s *Service) WithLogins(l LoginRemover) { s.opts.Logins = l }
 
 // Reader returns the read model the service was built with.
 func (s *Service) Reader() *organizations.Reader { return s.opts.Reader }
@@ -124,26 +135,92 @@ func (s *Service) EnsurePersonal(ctx context.Context, user uuid.UUID, email stri
 }
 
 // SignedIn is what sign-in calls for the user it signed in: the personal organisation is made when
-// missing, and every pending invitation of the address is accepted. The caller has established that
-// the user owns the address.
+// missing. Pending invitations of the address wait for the user's answer (PendingInvitations,
+// AcceptInvitation, DeclineInvitation): signing in joins nothing.
 func (s *Service) SignedIn(ctx context.Context, user uuid.UUID, email string, md eventstore.Metadata) error {
-	if _, err := s.EnsurePersonal(ctx, user, email, md); err != nil {
-		return err
-	}
+	_, err := s.EnsurePersonal(ctx, user, email, md)
+	return err
+}
+
+// PendingInvitation is an invitation of the caller's address, with the organisation's name.
+type PendingInvitation struct {
+	ID               uuid.UUID
+	OrganizationID   uuid.UUID
+	OrganizationName string
+	Role             organization.Role
+	InvitedAt        time.Time
+}
+
+// PendingInvitations lists the pending invitations of an address (the signed-in caller's; whether or
+// not the address had a user when it was invited).
+func (s *Service) PendingInvitations(ctx context.Context, email string) ([]PendingInvitation, error) {
 	norm, err := identitydom.NormalizeEmail(email)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	invs, err := s.opts.Reader.InvitationsFor(ctx, norm)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	out := make([]PendingInvitation, 0, len(invs))
+	for _, inv := range invs {
+		o, err := s.opts.Reader.Organization(ctx, inv.OrganizationID)
+		if errors.Is(err, organizations.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, PendingInvitation{ID: organization.InvitationID(inv.OrganizationID, norm), OrganizationID: inv.OrganizationID,
+			OrganizationName: o.Name, Role: inv.Role, InvitedAt: inv.InvitedAt})
+	}
+	return out, nil
+}
+
+// pending finds the caller's pending invitation by id; anything else (another address's, one that
+// does not exist) is the same CodeNotFound.
+func (s *Service) pending(ctx context.Context, email string, id uuid.UUID) (PendingInvitation, error) {
+	invs, err := s.PendingInvitations(ctx, email)
+	if err != nil {
+		return PendingInvitation{}, err
 	}
 	for _, inv := range invs {
-		if _, err := s.exec(ctx, inv.OrganizationID, organization.AcceptInvitation{UserID: user, Email: norm, At: s.now()}, md); err != nil {
-			return fmt.Errorf("accept the invitation to %s: %w", inv.OrganizationID, err)
+		if inv.ID == id {
+			return inv, nil
 		}
 	}
-	return nil
+	return PendingInvitation{}, domain.Errorf(domain.CodeNotFound, "no invitation %s", id)
+}
+
+// AcceptInvitation makes the user a member through the pending invitation id of their address, and
+// returns the organisation's id. The caller has established that the user owns the address.
+func (s *Service) AcceptInvitation(ctx context.Context, user uuid.UUID, email string, id uuid.UUID, md eventstore.Metadata) (uuid.UUID, error) {
+	inv, err := s.pending(ctx, email, id)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if _, err := s.exec(ctx, inv.OrganizationID, organization.AcceptInvitation{UserID: user, Email: email, At: s.now()}, md); err != nil {
+		return uuid.Nil, notFoundAs(err, id)
+	}
+	return inv.OrganizationID, nil
+}
+
+// DeclineInvitation ends the pending invitation id of the user's address.
+func (s *Service) DeclineInvitation(ctx context.Context, user uuid.UUID, email string, id uuid.UUID, md eventstore.Metadata) error {
+	inv, err := s.pending(ctx, email, id)
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, inv.OrganizationID, organization.DeclineInvitation{UserID: user, Email: email, At: s.now()}, md)
+	return notFoundAs(err, id)
+}
+
+// notFoundAs answers an invitation the log no longer holds (the read model lagged) as pending does.
+func notFoundAs(err error, id uuid.UUID) error {
+	if domain.ErrorCode(err) == domain.CodeNotFound {
+		return domain.Errorf(domain.CodeNotFound, "no invitation %s", id)
+	}
+	return err
 }
 
 // BackfillBatch is how many users Backfill reads at a time.
@@ -195,39 +272,18 @@ func (s *Service) Rename(ctx context.Context, actor, org uuid.UUID, name string,
 	return err
 }
 
-// Invited says what an invitation did.
+// Invited says what an invitation did: the address (normalised) is invited, pending its answer.
 type Invited struct {
-	// Added is true when the address already had a Workbench user, who is now a member (UserID);
-	// otherwise the invitation is pending until that address signs in.
-	Added  bool
-	UserID uuid.UUID
-	Email  string
+	Email string
 }
 
-// Invite invites an address with a role. An address that belongs to a Workbench user makes that
-// user a member at once; any other waits, pending, for its first sign-in. The address's owner is read
-// from the log (the email claim and the user stream), so a user created a moment ago is found.
+// Invite invites an address with a role. Whether the address has a Workbench user or not, the
+// invitation waits, pending, until the invitee accepts or declines it (signed in with that address),
+// and the answer is the same: it says nothing about the address's account.
 func (s *Service) Invite(ctx context.Context, actor, org uuid.UUID, email string, role organization.Role, md eventstore.Metadata) (Invited, error) {
 	norm, err := identitydom.NormalizeEmail(email)
 	if err != nil {
 		return Invited{}, err
-	}
-	claim, _, err := eventstore.LoadState(ctx, s.opts.Store, identitydom.EmailStreamName(norm), accounts.EmailClaims)
-	if err != nil {
-		return Invited{}, err
-	}
-	if claim.Claimed() {
-		u, _, err := eventstore.LoadState(ctx, s.opts.Store, identitydom.StreamName(claim.UserID), accounts.Users)
-		if err != nil {
-			return Invited{}, err
-		}
-		if u.Exists() {
-			_, err := s.exec(ctx, org, organization.AddMember{Actor: actor, UserID: u.UserID, Email: norm, Role: role, At: s.now()}, md)
-			if err != nil {
-				return Invited{}, err
-			}
-			return Invited{Added: true, UserID: u.UserID, Email: norm}, nil
-		}
 	}
 	if _, err := s.exec(ctx, org, organization.InviteMember{Actor: actor, Email: norm, Role: role, At: s.now()}, md); err != nil {
 		return Invited{}, err
@@ -321,9 +377,10 @@ func (s *Service) DeleteAgent(ctx context.Context, actor, org, agent uuid.UUID, 
 	return s.revokeDeleted(ctx, res, md)
 }
 
-// revokeDeleted revokes the API key and the OAuth grants of every agent a result deleted, and waits
-// until the read models have the revocations: the agent's credentials are refused by the time the
-// deletion is answered. An agent without a live key or grants is nothing to revoke.
+// revokeDeleted revokes the API key and the OAuth grants of every agent a result deleted, and removes
+// its connector logins, and waits until the read models have the revocations: the agent's
+// credentials are refused, and its logins' credentials shredded, by the time the deletion is
+// answered. An agent without a live key, grants or logins is nothing to revoke.
 func (s *Service) revokeDeleted(ctx context.Context, res eventstore.Result[organization.State, domain.Event], md eventstore.Metadata) error {
 	for _, ev := range res.Events {
 		d, ok := ev.(organization.AgentDeleted)
@@ -331,6 +388,11 @@ func (s *Service) revokeDeleted(ctx context.Context, res eventstore.Result[organ
 			continue
 		}
 		owner := res.State.Agents[d.AgentID].OwnerID
+		if s.opts.Logins != nil {
+			if err := s.opts.Logins.RemoveAgentLogins(ctx, d.AgentID, md); err != nil {
+				return fmt.Errorf("remove the connector logins of deleted agent %s: %w", d.AgentID, err)
+			}
+		}
 		if s.opts.Grants != nil {
 			if err := s.opts.Grants.RevokeAgentGrants(ctx, owner, d.AgentID, md); err != nil {
 				return fmt.Errorf("revoke the OAuth grants of deleted agent %s: %w", d.AgentID, err)

@@ -1,8 +1,8 @@
 package main
 
 // The organisation and guild pages in real headless Chromium: the signed-in admin sees their
-// personal organisation, creates one, invites an existing user (added at once) and a new address
-// (pending), creates a guild and an agent in it, makes the agent's API key and uses it at /mcp (the
+// personal organisation, creates one, invites an existing user (a member once he accepts) and a new
+// address (pending), accepts and declines invitations of their own on the list page, creates a guild and an agent in it, makes the agent's API key and uses it at /mcp (the
 // key acts as that agent, whose chain is the organisation and the guild), then manages the guild's
 // members on the guild page. Screenshots go where portal_browser_test.go puts its own.
 
@@ -20,6 +20,7 @@ import (
 
 	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/eventstore"
 	identityrm "github.com/workbench/workbench/projections/identity"
 	"github.com/workbench/workbench/projections/organizations"
 )
@@ -77,7 +78,10 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		tb.fill(`[data-testid=invite-email]`, "bob@example.com")
 		tb.choose(`[data-testid=invite-role]`, `^admin$`)
 		tb.click(`[data-testid=invite-submit]`, "")
-		tb.el(`.notice-success`, `bob@example.com is now a member`)
+		tb.el(`.notice-success`, `bob@example.com is invited`)
+		tb.el(`[data-testid=invitations] [data-invitation="bob@example.com"]`, "")
+		acceptAs(t, srv, bob.ID, bob.Email, acme)
+		tb.open("/orgs/" + acme.String())
 		tb.el(`[data-member="bob@example.com"] [data-testid=member-role-select]`, "")
 		tb.fill(`[data-testid=invite-email]`, "carol@example.com")
 		tb.click(`[data-testid=invite-submit]`, "")
@@ -179,6 +183,40 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("the signed-in user's own invitations: accept one, decline another", func(t *testing.T) {
+		tb.t = t
+		me, err := (identityrm.Reader{DB: srv.M.DB}).UserByID(ctx, tb.userOf(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := eventstore.Metadata{Actor: bob.ID.String()}
+		orgsOfBob := map[string]uuid.UUID{}
+		for _, name := range []string{"Globex", "Initech"} {
+			id, err := srv.M.Organizations.Create(ctx, bob.ID, bob.Email, name, md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := srv.M.Organizations.Invite(ctx, bob.ID, id, me.Email, organization.RoleMember, md); err != nil {
+				t.Fatal(err)
+			}
+			orgsOfBob[name] = id
+		}
+		tb.open("/orgs")
+		tb.el(`[data-testid=my-invitations] [data-invitation-org=Initech]`, "")
+		tb.shot("invitations")
+		tb.click(`[data-invitation-org=Initech] [data-testid=decline-invitation]`, "")
+		tb.el(`.notice-success`, `You declined the invitation to Initech`)
+		tb.click(`[data-invitation-org=Globex] [data-testid=accept-invitation]`, "")
+		tb.waitURL(`^/orgs/` + orgsOfBob["Globex"].String() + `$`)
+		tb.el(`h1`, `^Globex$`)
+		if m, err := srv.M.Organizations.Reader().Membership(ctx, orgsOfBob["Globex"], me.ID); err != nil || m.Role != organization.RoleMember {
+			t.Fatalf("membership of Globex after accepting: %+v %v", m, err)
+		}
+		if _, err := srv.M.Organizations.Reader().Membership(ctx, orgsOfBob["Initech"], me.ID); err != organizations.ErrNotFound {
+			t.Fatalf("membership of Initech after declining: %v", err)
+		}
+	})
+
 	t.Run("another organisation's page is not found", func(t *testing.T) {
 		tb.t = t
 		tb.open("/orgs/" + organization.PersonalOrganizationID(bob.ID).String())
@@ -194,4 +232,23 @@ func (tb *tab) userOf(t *testing.T) uuid.UUID {
 		t.Fatal(err)
 	}
 	return uuid.MustParse(raw.Value.Str())
+}
+
+// acceptAs accepts user's pending invitation to org, as the user would in the portal.
+func acceptAs(t *testing.T, srv *e2eServer, user uuid.UUID, email string, org uuid.UUID) {
+	t.Helper()
+	ctx := context.Background()
+	invs, err := srv.M.Organizations.PendingInvitations(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inv := range invs {
+		if inv.OrganizationID == org {
+			if _, err := srv.M.Organizations.AcceptInvitation(ctx, user, email, inv.ID, eventstore.Metadata{Actor: user.String()}); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s has no invitation to %s", email, org)
 }

@@ -570,6 +570,16 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	m.Connectors = connectorSvc
+	m.Organizations.WithLogins(connectorSvc)
+	// Logins of agents deleted before deleting an agent removed its logins go once the read models
+	// have caught up (app/connectors, SweepDeletedAgentLogins).
+	goRun("deleted agents' logins sweep", func(ctx context.Context) error {
+		n, err := connectorSvc.RunSweep(ctx, m.Runner.Ready, 100*time.Millisecond, eventstore.Metadata{Actor: "system"})
+		if n > 0 {
+			m.Logger.Info("logins of deleted agents removed", "logins", n)
+		}
+		return err
+	})
 	goRun("platform login sync", connectorSvc.RunPlatformSync)
 	// Tool requests to providers are client spans (the trace context goes upstream only when the
 	// integration's manifest opts in).

@@ -30,11 +30,10 @@ func (c CreateAgent) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	actor, err := s.member(what, c.Actor)
-	if err != nil {
+	if _, err := s.member(what, c.Actor); err != nil {
 		return nil, err
 	}
-	if err := s.guildAllowed(what, actor, c.Actor, c.GuildID); err != nil {
+	if err := s.guildAllowed(what, c.Actor, c.GuildID); err != nil {
 		return nil, err
 	}
 	if _, used := s.Agents[c.AgentID]; used {
@@ -79,7 +78,7 @@ func (c RenameAgent) decide(s State) ([]domain.Event, error) {
 }
 
 // MoveAgent puts an agent in another guild or in none (its owner, an owner or an admin; the guild
-// rule of CreateAgent applies to the agent's owner).
+// rule of CreateAgent applies to the agent's owner, whoever moves it).
 type MoveAgent struct {
 	Actor   uuid.UUID
 	AgentID uuid.UUID
@@ -97,8 +96,7 @@ func (c MoveAgent) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	actor := s.Members[c.Actor]
-	if err := s.guildAllowed(what, actor, a.OwnerID, c.GuildID); err != nil {
+	if err := s.guildAllowed(what, a.OwnerID, c.GuildID); err != nil {
 		return nil, err
 	}
 	if a.GuildID == c.GuildID {

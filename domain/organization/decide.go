@@ -137,8 +137,10 @@ func (s State) agentActor(what string, actor, agentID uuid.UUID) (Agent, error) 
 }
 
 // guildAllowed checks that an agent owned by owner may sit in guild (uuid.Nil passes): the guild
-// exists, and the owner is in it unless the actor manages the organisation.
-func (s State) guildAllowed(what string, actor Member, owner, guild uuid.UUID) error {
+// exists, and the owner is in it unless the owner manages the organisation. The actor's role does
+// not widen this: an owner or admin moving a member's agent is held to the member's guilds, as the
+// member creating it is.
+func (s State) guildAllowed(what string, owner, guild uuid.UUID) error {
 	if guild == uuid.Nil {
 		return nil
 	}
@@ -146,7 +148,7 @@ func (s State) guildAllowed(what string, actor Member, owner, guild uuid.UUID) e
 	if err != nil {
 		return err
 	}
-	if !g.Members[owner] && !actor.Role.manages() {
+	if !g.Members[owner] && !s.Members[owner].Role.manages() {
 		return domain.Errorf(domain.CodeForbidden, "%s: the agent's owner is not a member of guild %q", what, g.Name)
 	}
 	return nil

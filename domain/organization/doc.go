@@ -7,7 +7,7 @@
 // An organisation is a group of users. Every user has a personal organisation, created at first
 // sign-in (or by the backfill that runs at boot for users who signed up before organisations
 // existed), in which they are the owner and which holds their default agent. Owners and admins invite
-// members by email. A guild is a team inside one organisation. An agent is one MCP credential's
+// members by email; the invitee becomes a member by accepting (or ends it by declining). A guild is a team inside one organisation. An agent is one MCP credential's
 // principal: a user may create several named agents, each optionally in a guild, and every API key and
 // OAuth grant belongs to exactly one agent. A request therefore resolves agent → guild (optional) →
 // organisation.
@@ -34,6 +34,7 @@
 // another organisation's ids are not disclosed. Owners and admins invite, add and remove members,
 // change roles, and manage guilds; only an owner grants or takes away the owner role, and the last
 // owner can be neither demoted nor removed. Any member creates agents (they own them) in no guild or in
-// a guild they belong to; an agent's owner, or an owner or admin, renames, moves and deletes it. The
+// a guild they belong to; an agent's owner, or an owner or admin, renames, moves and deletes it, and a
+// move is held to the guilds of the agent's owner as creation is. The
 // default agent cannot be deleted: legacy credentials resolve to it.
 package organization

@@ -14,6 +14,7 @@ const (
 	TypeOrganizationRenamed = "organization.renamed"
 	TypeMemberInvited       = "organization.member_invited"
 	TypeInvitationRevoked   = "organization.invitation_revoked"
+	TypeInvitationDeclined  = "organization.invitation_declined"
 	TypeMemberAdded         = "organization.member_added"
 	TypeMemberRoleChanged   = "organization.member_role_changed"
 	TypeMemberRemoved       = "organization.member_removed"
@@ -47,9 +48,11 @@ type OrganizationRenamed struct {
 	At             time.Time `json:"at"`
 }
 
-// MemberInvited records an invitation of an address that has no Workbench user yet. The invitee
-// becomes a member (MemberAdded) when they first sign in with that address. A second invitation of the
-// same address replaces the role of the first.
+// MemberInvited records a pending invitation of an address, whether or not a Workbench user has it.
+// The invitee becomes a member (MemberAdded with Invited) when they accept it, signed in with that
+// address, or ends it by declining (InvitationDeclined). A second invitation of the same address
+// replaces the role of the first. (Before invitations were accepted explicitly, the invitee's sign-in
+// accepted them; a pending one in an old log now waits for the invitee's answer.)
 type MemberInvited struct {
 	OrganizationID uuid.UUID `json:"organization_id"`
 	Email          string    `json:"email"`
@@ -66,8 +69,17 @@ type InvitationRevoked struct {
 	At             time.Time `json:"at"`
 }
 
+// InvitationDeclined records that the invitee, signed in with the invited address, said no.
+type InvitationDeclined struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+	Email          string    `json:"email"`
+	UserID         uuid.UUID `json:"user_id"`
+	At             time.Time `json:"at"`
+}
+
 // MemberAdded makes a user a member with a role: the creator of an organisation, a user an owner or
-// admin added, or an invitee who signed in (AddedBy is then the inviter and Invited is true).
+// admin added (in logs written before invitations had to be accepted), or an invitee who accepted
+// (AddedBy is then the inviter and Invited is true; in older logs, an invitee who signed in).
 type MemberAdded struct {
 	OrganizationID uuid.UUID `json:"organization_id"`
 	UserID         uuid.UUID `json:"user_id"`
@@ -186,6 +198,7 @@ func (OrganizationCreated) EventType() string { return TypeOrganizationCreated }
 func (OrganizationRenamed) EventType() string { return TypeOrganizationRenamed }
 func (MemberInvited) EventType() string       { return TypeMemberInvited }
 func (InvitationRevoked) EventType() string   { return TypeInvitationRevoked }
+func (InvitationDeclined) EventType() string  { return TypeInvitationDeclined }
 func (MemberAdded) EventType() string         { return TypeMemberAdded }
 func (MemberRoleChanged) EventType() string   { return TypeMemberRoleChanged }
 func (MemberRemoved) EventType() string       { return TypeMemberRemoved }
@@ -203,7 +216,7 @@ func (AgentDeleted) EventType() string        { return TypeAgentDeleted }
 func Events() []domain.Event {
 	return []domain.Event{
 		OrganizationCreated{}, OrganizationRenamed{},
-		MemberInvited{}, InvitationRevoked{}, MemberAdded{}, MemberRoleChanged{}, MemberRemoved{},
+		MemberInvited{}, InvitationRevoked{}, InvitationDeclined{}, MemberAdded{}, MemberRoleChanged{}, MemberRemoved{},
 		GuildCreated{}, GuildRenamed{}, GuildDeleted{}, GuildMemberAdded{}, GuildMemberRemoved{},
 		AgentCreated{}, AgentRenamed{}, AgentMoved{}, AgentDeleted{},
 	}

@@ -20,5 +20,12 @@ func PersonalOrganizationID(userID uuid.UUID) uuid.UUID {
 // The id is defined in domain/identity, whose key events need it too.
 func DefaultAgentID(userID uuid.UUID) uuid.UUID { return identity.DefaultAgentID(userID) }
 
+// InvitationID is the id of the pending invitation of an address (normalised) to an organisation:
+// one per organisation and address, derived so that invitations recorded before ids existed have one.
+// It names the invitation to its invitee; accepting it still needs the invited address.
+func InvitationID(orgID uuid.UUID, email string) uuid.UUID {
+	return uuid.NewSHA1(namespace, []byte("invitation:"+orgID.String()+":"+email))
+}
+
 // StreamName is the stream of one organisation: "organization-<uuid>".
 func StreamName(orgID uuid.UUID) string { return "organization-" + orgID.String() }

@@ -20,9 +20,9 @@ func checkGrant(what string, actor Member, role Role) error {
 	return nil
 }
 
-// InviteMember invites an address that has no Workbench user yet (for one that has, use AddMember).
-// Re-inviting a pending address with another role replaces the role; with the same role it decides
-// nothing.
+// InviteMember invites an address, whether or not a Workbench user has it: membership starts only
+// when the invitee accepts (AcceptInvitation). Re-inviting a pending address with another role
+// replaces the role; with the same role it decides nothing.
 type InviteMember struct {
 	Actor uuid.UUID
 	Email string
@@ -90,7 +90,8 @@ func (c RevokeInvitation) decide(s State) ([]domain.Event, error) {
 }
 
 // AddMember makes an existing user a member at once (owners and admins); the caller has looked the
-// user up by the address it was given. Adding a member again is a conflict, as inviting one is.
+// user up by the address it was given. Adding a member again is a conflict, as inviting one is. No
+// route uses it any more: an owner or admin invites, and the invitee accepts.
 type AddMember struct {
 	Actor  uuid.UUID
 	UserID uuid.UUID
@@ -122,10 +123,10 @@ func (c AddMember) decide(s State) ([]domain.Event, error) {
 	return []domain.Event{MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Email: email, Role: c.Role, AddedBy: c.Actor, At: at}}, nil
 }
 
-// AcceptInvitation makes a user who signed in with an invited address a member, with the invitation's
-// role. The caller has established that the user owns the address (sign-in). A user who is already a
-// member, or an address without an invitation, decides nothing: sign-in accepts whatever is pending
-// and must not fail for what is not.
+// AcceptInvitation makes the invitee a member, with the invitation's role, when they accept it. The
+// caller has established that the user owns the address (they are signed in with it). An address
+// without a pending invitation is CodeNotFound; a user who is already a member retires the
+// invitation instead.
 type AcceptInvitation struct {
 	UserID uuid.UUID
 	Email  string
@@ -150,12 +151,39 @@ func (c AcceptInvitation) decide(s State) ([]domain.Event, error) {
 	}
 	inv, ok := s.Invitations[email]
 	if !ok {
-		return nil, nil
+		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such invitation", what)
 	}
 	if _, member := s.Members[c.UserID]; member {
 		return []domain.Event{InvitationRevoked{OrganizationID: s.ID, Email: email, RevokedBy: c.UserID, At: at}}, nil
 	}
 	return []domain.Event{MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Email: email, Role: inv.Role, AddedBy: inv.InvitedBy, Invited: true, At: at}}, nil
+}
+
+// DeclineInvitation ends a pending invitation at the invitee's word. As for AcceptInvitation, the
+// caller has established that the user owns the address; no pending invitation is CodeNotFound.
+type DeclineInvitation struct {
+	UserID uuid.UUID
+	Email  string
+	At     time.Time
+}
+
+func (c DeclineInvitation) decide(s State) ([]domain.Event, error) {
+	const what = "decline invitation"
+	if c.UserID == uuid.Nil {
+		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
+	}
+	email, err := identity.NormalizeEmail(c.Email)
+	if err != nil {
+		return nil, err
+	}
+	at, err := checkTime(what, c.At)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := s.Invitations[email]; !ok || !s.Exists() {
+		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such invitation", what)
+	}
+	return []domain.Event{InvitationDeclined{OrganizationID: s.ID, Email: email, UserID: c.UserID, At: at}}, nil
 }
 
 // ChangeRole changes a member's role. Owners and admins change roles; only an owner makes an owner or

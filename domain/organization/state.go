@@ -120,6 +120,9 @@ func Evolve(s State, ev domain.Event) State {
 	case InvitationRevoked:
 		s.Invitations = cloneMap(s.Invitations)
 		delete(s.Invitations, e.Email)
+	case InvitationDeclined:
+		s.Invitations = cloneMap(s.Invitations)
+		delete(s.Invitations, e.Email)
 	case MemberAdded:
 		s.Members = cloneMap(s.Members)
 		s.Members[e.UserID] = Member{UserID: e.UserID, Email: e.Email, Role: e.Role, AddedAt: e.At}

@@ -2,6 +2,8 @@ package connectors_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/connectors/connectorstest"
+	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/handlers/connectors"
 	"github.com/workbench/workbench/handlers/websession"
@@ -258,5 +261,108 @@ func TestOrgOAuthServerFillsItsName(t *testing.T) {
 	code, _, b = n.c.do("GET", orgPath, nil, false)
 	if s := b["servers"].([]any)[0].(map[string]any); code != 200 || s["display_name"] != "oauth-remote" {
 		t.Fatalf("after the callback: %d %v", code, b)
+	}
+}
+
+// Another organisation's server and login ids answer exactly as ids that do not exist: the same
+// status and the same body, the id aside (issue 24, item 8). Nothing about the other side (its
+// name, its organisation) comes back.
+func TestOtherOrganisationsIDsAnswerAsUnknown(t *testing.T) {
+	const tok = "tok-cross-org-oracle-7"
+	remote := connectorstest.NewRemote(t, tok)
+	env := connectorstest.Open(t, connectorstest.Options{FS: connectorstest.ManifestFS(remote.URL(), nil)})
+	sessions, err := websession.New(bytes.Repeat([]byte("k"), 32), "http://wb.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger, orgB, agentB := uuid.New(), uuid.New(), uuid.New()
+	env.Scopes.SetRole(orgB, stranger, organization.RoleOwner)
+	env.Scopes.AddAgent(orgB, agentB)
+	env.Scopes.Defaults[stranger] = agentB
+	r := chi.NewRouter()
+	connectors.Mount(r, connectors.Deps{Sessions: sessions, Connectors: env.Service})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	as := func(u uuid.UUID) client {
+		ck, err := sessions.Cookie(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return client{t: t, base: srv.URL, cookie: ck}
+	}
+	ada, sam, anon := as(connectorstest.User), as(stranger), client{t: t, base: srv.URL}
+
+	// Organisation B adds its own server and connects a login at its organisation scope.
+	code, _, b := sam.do("POST", "/api/orgs/"+orgB.String()+"/mcp/servers", map[string]any{"slug": "fake", "url": remote.URL(), "auth": "token"}, true)
+	if code != 201 {
+		t.Fatalf("organisation B adds: %d %v", code, b)
+	}
+	bServer := b["server"].(map[string]any)["id"].(string)
+	code, _, b = sam.do("POST", "/api/mcp/connections", map[string]any{"mcp_server_id": "mcp_remote", "owner_scope": "organization", "owner_id": orgB.String(), "token": tok}, true)
+	if code != 201 {
+		t.Fatalf("organisation B connects: %d %v", code, b)
+	}
+	bLogin := b["connection"].(map[string]any)["id"].(string)
+	// From here on Ada manages nothing of organisation B's.
+	env.Scopes.Deny[login.Owner{Scope: login.ScopeOrganization, ID: orgB}] = true
+	env.Scopes.Deny[login.Owner{Scope: login.ScopeAgent, ID: agentB}] = true
+
+	raw := func(c client, method, path string, body any) (int, string) {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			j, _ := json.Marshal(body)
+			rd = bytes.NewReader(j)
+		}
+		req, _ := http.NewRequest(method, srv.URL+path, rd)
+		if c.cookie != nil {
+			req.AddCookie(c.cookie)
+		}
+		req.Header.Set(websession.CSRFHeader, "1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	unknownServer, unknownLogin, unknownAgent := "mcp_nope", uuid.NewString(), uuid.NewString()
+	myLogin := ""
+	code, _, b = ada.do("POST", "/api/mcp/connections", map[string]any{"mcp_server_id": "mcp_remote", "owner_scope": "agent", "owner_id": connectorstest.Agent.String(), "token": tok}, true)
+	if code != 201 {
+		t.Fatalf("ada connects: %d %v", code, b)
+	}
+	myLogin = b["connection"].(map[string]any)["id"].(string)
+	cases := []struct {
+		name         string
+		c            client
+		method, path string // %s is the id
+		body         any
+		other, none  string
+	}{
+		{"lookup with credentials", ada, "POST", "/api/mcp/servers/%s/lookup", map[string]any{"property": "x", "q": "", "credentials": map[string]string{"token": tok}}, bServer, unknownServer},
+		{"logo", anon, "GET", "/api/mcp/servers/%s/logo", nil, bServer, unknownServer},
+		{"edit under one's own organisation", ada, "PATCH", "/api/orgs/" + connectorstest.Org.String() + "/mcp/servers/%s", map[string]any{"description": "x"}, bServer, unknownServer},
+		{"delete under one's own organisation", ada, "DELETE", "/api/orgs/" + connectorstest.Org.String() + "/mcp/servers/%s", nil, bServer, unknownServer},
+		{"login detail", ada, "GET", "/api/mcp/connections/%s", nil, bLogin, unknownLogin},
+		{"login removal", ada, "DELETE", "/api/mcp/connections/%s", nil, bLogin, unknownLogin},
+		{"login test call", ada, "POST", "/api/mcp/connections/%s/call", map[string]any{"tool": "echo", "arguments": map[string]any{}}, bLogin, unknownLogin},
+		{"login relist", ada, "POST", "/api/mcp/connections/%s/list", nil, bLogin, unknownLogin},
+		{"login lookup", ada, "GET", "/api/mcp/connections/%s/lookup?property=x", nil, bLogin, unknownLogin},
+		{"login settings", ada, "PUT", "/api/mcp/connections/%s/settings", map[string]any{"settings": map[string]any{}}, bLogin, unknownLogin},
+		{"detail through another organisation's agent", ada, "GET", "/api/mcp/connections/" + myLogin + "?agent_id=%s", nil, agentB.String(), unknownAgent},
+	}
+	for _, tc := range cases {
+		gotCode, got := raw(tc.c, tc.method, fmt.Sprintf(tc.path, tc.other), tc.body)
+		wantCode, want := raw(tc.c, tc.method, fmt.Sprintf(tc.path, tc.none), tc.body)
+		got, want = strings.ReplaceAll(got, tc.other, "ID"), strings.ReplaceAll(want, tc.none, "ID")
+		if gotCode != wantCode || got != want || gotCode != 404 {
+			t.Errorf("%s: another organisation's id answers %d %s; an unknown one %d %s", tc.name, gotCode, got, wantCode, want)
+		}
+	}
+	// Organisation B's login is untouched.
+	if _, err := env.Reader.Login(context.Background(), uuid.MustParse(bLogin)); err != nil {
+		t.Fatalf("organisation B's login: %v", err)
 	}
 }

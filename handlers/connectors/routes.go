@@ -372,7 +372,7 @@ func (h *routes) lookupSaved(w http.ResponseWriter, r *http.Request, user uuid.U
 	handlers.WriteJSON(w, http.StatusOK, map[string]any{"options": opts})
 }
 
-func (h *routes) lookupWithCredentials(w http.ResponseWriter, r *http.Request, _ uuid.UUID) {
+func (h *routes) lookupWithCredentials(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	var body struct {
 		Property    string            `json:"property"`
 		Q           string            `json:"q"`
@@ -383,7 +383,7 @@ func (h *routes) lookupWithCredentials(w http.ResponseWriter, r *http.Request, _
 		return
 	}
 	h.waitsOnRemote(w)
-	opts, err := h.Connectors.LookupWithCredentials(r.Context(), chi.URLParam(r, "id"), body.Property, body.Q, body.Credentials)
+	opts, err := h.Connectors.LookupWithCredentials(r.Context(), user, chi.URLParam(r, "id"), body.Property, body.Q, body.Credentials)
 	if err != nil {
 		h.fail(w, r, err)
 		return

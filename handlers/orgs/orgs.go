@@ -79,6 +79,9 @@ func Mount(r chi.Router, d Deps) {
 	r.Route("/api/orgs", func(r chi.Router) {
 		r.Get("/", h.caller(h.list))
 		r.Post("/", h.caller(h.create))
+		r.Get("/invitations", h.caller(h.myInvitations))
+		r.Post("/invitations/{invitation}/accept", h.caller(h.acceptInvitation))
+		r.Post("/invitations/{invitation}/decline", h.caller(h.declineInvitation))
 		r.Route("/{org}", func(r chi.Router) {
 			r.Get("/", h.member(h.show))
 			r.Patch("/", h.member(h.rename))
@@ -107,6 +110,8 @@ type routes struct{ Deps }
 type who struct {
 	user  uuid.UUID
 	email string
+	// method is how the caller authenticated (mcp.Principal.Method: "session" for the portal).
+	method string
 }
 
 // call is one request to a route under /api/orgs/{org}, by a member of it.
@@ -137,7 +142,7 @@ func (h *routes) caller(next func(w http.ResponseWriter, r *http.Request, c who)
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		next(w, r, who{user: user, email: p.Email})
+		next(w, r, who{user: user, email: p.Email, method: p.Method})
 	}
 }
 
@@ -241,6 +246,7 @@ type memberJSON struct {
 }
 
 type invitationJSON struct {
+	ID        uuid.UUID         `json:"id"`
 	Email     string            `json:"email"`
 	Role      organization.Role `json:"role"`
 	InvitedBy uuid.UUID         `json:"invited_by"`
@@ -389,7 +395,7 @@ func (h *routes) show(w http.ResponseWriter, r *http.Request, c call) {
 			return
 		}
 		for _, inv := range invs {
-			page.Invitations = append(page.Invitations, invitationJSON{Email: inv.Email, Role: inv.Role, InvitedBy: inv.InvitedBy, InvitedAt: inv.InvitedAt})
+			page.Invitations = append(page.Invitations, invitationJSON{ID: organization.InvitationID(inv.OrganizationID, inv.Email), Email: inv.Email, Role: inv.Role, InvitedBy: inv.InvitedBy, InvitedAt: inv.InvitedAt})
 		}
 	}
 	guilds, err := h.Reader.Guilds(ctx, c.org.ID)
@@ -437,13 +443,13 @@ type inviteBody struct {
 	Role  organization.Role `json:"role"`
 }
 
+// invitedJSON is the one answer to an invitation: whether the address has a Workbench user is not
+// said, and membership waits for the invitee's acceptance.
 type invitedJSON struct {
-	// Status is "added" when the address had a Workbench user, now a member, and "invited" when the
-	// invitation waits for the address's first sign-in.
+	// Status is always "invited".
 	Status string            `json:"status"`
 	Email  string            `json:"email"`
 	Role   organization.Role `json:"role"`
-	UserID *uuid.UUID        `json:"user_id,omitempty"`
 }
 
 func (h *routes) invite(w http.ResponseWriter, r *http.Request, c call) {
@@ -460,12 +466,72 @@ func (h *routes) invite(w http.ResponseWriter, r *http.Request, c call) {
 		h.fail(w, r, err)
 		return
 	}
-	out := invitedJSON{Status: "invited", Email: inv.Email, Role: body.Role}
-	if inv.Added {
-		out.Status = "added"
-		out.UserID = &inv.UserID
+	handlers.WriteJSON(w, http.StatusCreated, invitedJSON{Status: "invited", Email: inv.Email, Role: body.Role})
+}
+
+// --- the caller's own invitations ---
+
+type pendingJSON struct {
+	ID               uuid.UUID         `json:"id"`
+	OrganizationID   uuid.UUID         `json:"organization_id"`
+	OrganizationName string            `json:"organization_name"`
+	Role             organization.Role `json:"role"`
+	InvitedAt        time.Time         `json:"invited_at"`
+}
+
+// myInvitations lists the pending invitations of the caller's address.
+func (h *routes) myInvitations(w http.ResponseWriter, r *http.Request, c who) {
+	invs, err := h.Orgs.PendingInvitations(r.Context(), c.email)
+	if err != nil {
+		h.fail(w, r, err)
+		return
 	}
-	handlers.WriteJSON(w, http.StatusCreated, out)
+	out := make([]pendingJSON, 0, len(invs))
+	for _, inv := range invs {
+		out = append(out, pendingJSON{ID: inv.ID, OrganizationID: inv.OrganizationID, OrganizationName: inv.OrganizationName, Role: inv.Role, InvitedAt: inv.InvitedAt})
+	}
+	handlers.WriteJSON(w, http.StatusOK, map[string]any{"invitations": out})
+}
+
+// answerable reads {invitation} for an answer, which only the invitee gives, in the portal: an
+// agent's API key or OAuth token acts for its user but does not join organisations for them.
+func (h *routes) answerable(r *http.Request, c who) (uuid.UUID, error) {
+	if c.method != "session" {
+		return uuid.Nil, domain.Errorf(domain.CodeForbidden, "accept or decline an invitation in the portal, signed in with the invited address")
+	}
+	return idParam(r, "invitation", "invitation")
+}
+
+func (h *routes) acceptInvitation(w http.ResponseWriter, r *http.Request, c who) {
+	id, err := h.answerable(r, c)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	org, err := h.Orgs.AcceptInvitation(r.Context(), c.user, c.email, id, h.md(r, c))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	m, err := h.Reader.Membership(r.Context(), org, c.user)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	handlers.WriteJSON(w, http.StatusOK, orgOf(m))
+}
+
+func (h *routes) declineInvitation(w http.ResponseWriter, r *http.Request, c who) {
+	id, err := h.answerable(r, c)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.Orgs.DeclineInvitation(r.Context(), c.user, c.email, id, h.md(r, c)); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 type roleBody struct {

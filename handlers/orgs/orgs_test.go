@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/handlers/orgs"
+	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -32,8 +34,11 @@ type harness struct {
 	base  string
 	db    dbtest.SQLite
 	orgs  *organizations.Service
+	acc   *accounts.Service
 	keys  map[string]string    // user name → API key of the default agent
 	users map[string]uuid.UUID // user name → id
+	// sessions signs the portal sessions of do's "web:<name>" callers.
+	sessions *websession.Manager
 }
 
 func setup(t *testing.T) *harness {
@@ -59,14 +64,19 @@ func setup(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	acc.Agents = svc
+	sessions, err := websession.New(bytes.Repeat([]byte("k"), 32), "http://wb.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := chi.NewRouter()
 	orgs.Mount(r, orgs.Deps{
-		Auth: authn.APIKeys{Reader: identity.Reader{DB: db.DB}}, Orgs: svc, Reader: reader,
+		Auth: authn.Chain{authn.APIKeys{Reader: identity.Reader{DB: db.DB}}, authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: db.DB}}},
+		Orgs: svc, Reader: reader,
 		Keys: acc, KeyReader: identity.Reader{DB: db.DB}, Projections: runner,
 	})
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
-	h := &harness{t: t, ctx: ctx, base: srv.URL, db: db, orgs: svc, keys: map[string]string{}, users: map[string]uuid.UUID{}}
+	h := &harness{t: t, ctx: ctx, base: srv.URL, db: db, orgs: svc, acc: acc, keys: map[string]string{}, users: map[string]uuid.UUID{}, sessions: sessions}
 	md := eventstore.Metadata{Actor: "test"}
 	for _, name := range []string{"ada", "bob", "cy", "dee"} {
 		u, _, _, err := acc.EnsureUser(ctx, name+"@example.com", "", md)
@@ -88,9 +98,21 @@ func setup(t *testing.T) *harness {
 	return h
 }
 
-// do sends a request as the named user ("" for no credential) and decodes a JSON answer into out
-// when given.
+// do sends a request as the named user with her API key ("" for no credential; "web:<name>" for her
+// portal session) and decodes a JSON answer into out when given.
 func (h *harness) do(as, method, path string, body any, out any) int {
+	h.t.Helper()
+	code, data := h.raw(as, method, path, body)
+	if out != nil && len(data) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			h.t.Fatalf("%s %s: %v in %s", method, path, err, data)
+		}
+	}
+	return code
+}
+
+// raw is do without decoding: the status and the body as sent.
+func (h *harness) raw(as, method, path string, body any) (int, []byte) {
 	h.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -108,7 +130,14 @@ func (h *harness) do(as, method, path string, body any, out any) int {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if as != "" {
+	if name, ok := strings.CutPrefix(as, "web:"); ok {
+		ck, err := h.sessions.Cookie(h.users[name])
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		req.AddCookie(ck)
+		req.Header.Set(websession.CSRFHeader, "1")
+	} else if as != "" {
 		req.Header.Set("Authorization", "Bearer "+h.keys[as])
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -117,12 +146,39 @@ func (h *harness) do(as, method, path string, body any, out any) int {
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	if out != nil && len(data) > 0 {
-		if err := json.Unmarshal(data, out); err != nil {
-			h.t.Fatalf("%s %s: %v in %s", method, path, err, data)
+	return resp.StatusCode, data
+}
+
+type pendingJSON struct {
+	ID               uuid.UUID `json:"id"`
+	OrganizationID   uuid.UUID `json:"organization_id"`
+	OrganizationName string    `json:"organization_name"`
+	Role             string    `json:"role"`
+}
+
+// pending lists the named user's pending invitations through the route.
+func (h *harness) pending(name string) []pendingJSON {
+	h.t.Helper()
+	var out struct{ Invitations []pendingJSON }
+	if code := h.do("web:"+name, "GET", "/api/orgs/invitations", nil, &out); code != 200 {
+		h.t.Fatalf("%s's invitations: %d", name, code)
+	}
+	return out.Invitations
+}
+
+// join makes the named user a member of org: she accepts her pending invitation in the portal.
+func (h *harness) join(name string, org uuid.UUID) {
+	h.t.Helper()
+	for _, inv := range h.pending(name) {
+		if inv.OrganizationID == org {
+			var m orgJSON
+			if code := h.do("web:"+name, "POST", "/api/orgs/invitations/"+inv.ID.String()+"/accept", nil, &m); code != 200 || m.ID != org {
+				h.t.Fatalf("%s accepts the invitation to %s: %d %+v", name, org, code, m)
+			}
+			return
 		}
 	}
-	return resp.StatusCode
+	h.t.Fatalf("%s has no invitation to %s", name, org)
 }
 
 type orgJSON struct {
@@ -161,12 +217,14 @@ func TestRoutes(t *testing.T) {
 	}
 	base := "/api/orgs/" + acme.ID.String()
 	var invited struct{ Status, Email string }
-	if code := h.do("ada", "POST", base+"/members", map[string]string{"email": "bob@example.com", "role": "admin"}, &invited); code != 201 || invited.Status != "added" {
+	if code := h.do("ada", "POST", base+"/members", map[string]string{"email": "bob@example.com", "role": "admin"}, &invited); code != 201 || invited.Status != "invited" {
 		t.Fatalf("invite bob: %d %+v", code, invited)
 	}
-	if code := h.do("bob", "POST", base+"/members", map[string]string{"email": "cy@example.com"}, &invited); code != 201 || invited.Status != "added" {
+	h.join("bob", acme.ID)
+	if code := h.do("bob", "POST", base+"/members", map[string]string{"email": "cy@example.com"}, &invited); code != 201 || invited.Status != "invited" {
 		t.Fatalf("bob invites cy: %d %+v", code, invited)
 	}
+	h.join("cy", acme.ID)
 	if code := h.do("bob", "POST", base+"/members", map[string]string{"email": "NEW@example.com"}, &invited); code != 201 || invited.Status != "invited" || invited.Email != "new@example.com" {
 		t.Fatalf("invite a new address: %d %+v", code, invited)
 	}
@@ -326,5 +384,221 @@ func TestStorageFailureIsUnavailable(t *testing.T) {
 		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
 			t.Errorf("GET %s with the database closed: %d (Retry-After %q), want 503", path, resp.StatusCode, resp.Header.Get("Retry-After"))
 		}
+	}
+}
+
+// An owner or admin cannot move a member's agent into a guild the member is not in: the move is
+// refused as the member's own creation there is, with the same status and message.
+func TestMoveAgentHeldToOwnersGuilds(t *testing.T) {
+	h := setup(t)
+	ada, cy := h.users["ada"], h.users["cy"]
+	var acme orgJSON
+	if code := h.do("ada", "POST", "/api/orgs", map[string]string{"name": "Acme"}, &acme); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	base := "/api/orgs/" + acme.ID.String()
+	if _, err := h.orgs.Invite(h.ctx, ada, acme.ID, "cy@example.com", organization.RoleMember, eventstore.Metadata{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	h.join("cy", acme.ID)
+	var guild struct{ ID uuid.UUID }
+	if code := h.do("ada", "POST", base+"/guilds", map[string]string{"name": "Secret"}, &guild); code != 201 {
+		t.Fatalf("create guild: %d", code)
+	}
+	var created struct{ Error, Message string }
+	code := h.do("cy", "POST", base+"/agents", map[string]string{"name": "bot", "guild_id": guild.ID.String()}, &created)
+	if code != 403 {
+		t.Fatalf("cy creates an agent in a guild she is not in: %d %+v, want 403", code, created)
+	}
+	var agent agentJSON
+	if code := h.do("cy", "POST", base+"/agents", map[string]string{"name": "bot"}, &agent); code != 201 {
+		t.Fatalf("cy's agent: %d", code)
+	}
+	var moved struct{ Error, Message string }
+	code = h.do("ada", "PATCH", base+"/agents/"+agent.ID.String(), map[string]string{"guild_id": guild.ID.String()}, &moved)
+	if code != 403 || moved.Error != created.Error || strings.TrimPrefix(moved.Message, "move agent") != strings.TrimPrefix(created.Message, "create agent") {
+		t.Fatalf("the owner moves cy's agent into a guild cy is not in: %d %+v, want 403 %+v", code, moved, created)
+	}
+	// Once cy is in the guild, the move is allowed.
+	if code := h.do("ada", "PUT", base+"/guilds/"+guild.ID.String()+"/members/"+cy.String(), nil, nil); code != 204 {
+		t.Fatalf("add cy to the guild: %d", code)
+	}
+	if code := h.do("ada", "PATCH", base+"/agents/"+agent.ID.String(), map[string]string{"guild_id": guild.ID.String()}, &agent); code != 200 || agent.GuildID == nil || *agent.GuildID != guild.ID {
+		t.Fatalf("move into cy's guild: %d %+v", code, agent)
+	}
+}
+
+// Invitations (issue 24, item 7): an invitation answers the same whether the address has an account
+// or not, and says nothing about it; nobody is a member before accepting; the invitee, and only the
+// invitee, accepts or declines in the portal, also when her account was made after the invitation.
+func TestInvitationsWaitForTheInviteesAnswer(t *testing.T) {
+	h := setup(t)
+	var acme orgJSON
+	if code := h.do("ada", "POST", "/api/orgs", map[string]string{"name": "Acme"}, &acme); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	base := "/api/orgs/" + acme.ID.String()
+
+	// An address with an account and one without: the same answer, the address aside.
+	codeBob, bodyBob := h.raw("ada", "POST", base+"/members", map[string]string{"email": "bob@example.com"})
+	codeZed, bodyZed := h.raw("ada", "POST", base+"/members", map[string]string{"email": "zed@example.com"})
+	if codeBob != 201 || codeBob != codeZed || strings.ReplaceAll(string(bodyBob), "bob@", "x@") != strings.ReplaceAll(string(bodyZed), "zed@", "x@") ||
+		strings.Contains(string(bodyBob), h.users["bob"].String()) || strings.Contains(string(bodyBob), "user_id") {
+		t.Fatalf("invitations differ by account: %d %s / %d %s", codeBob, bodyBob, codeZed, bodyZed)
+	}
+	for _, email := range []string{"cy@example.com", "dee@example.com"} {
+		if code := h.do("ada", "POST", base+"/members", map[string]string{"email": email, "role": "admin"}, nil); code != 201 {
+			t.Fatalf("invite %s: %d", email, code)
+		}
+	}
+	// Nobody joined: the invitees do not see the organisation; the admin sees four pending.
+	for _, name := range []string{"bob", "cy", "dee"} {
+		if code := h.do(name, "GET", base, nil, nil); code != 404 {
+			t.Fatalf("%s reads the organisation before accepting: %d, want 404", name, code)
+		}
+	}
+	var page struct {
+		Members     []struct{ Email string }
+		Invitations []struct {
+			ID    uuid.UUID
+			Email string
+		}
+	}
+	if code := h.do("ada", "GET", base, nil, &page); code != 200 || len(page.Members) != 1 || len(page.Invitations) != 4 {
+		t.Fatalf("the admin's page: %d %+v", code, page)
+	}
+	bobs := h.pending("bob")
+	if len(bobs) != 1 || bobs[0].OrganizationID != acme.ID || bobs[0].OrganizationName != "Acme" || bobs[0].Role != "member" {
+		t.Fatalf("bob's invitations: %+v", bobs)
+	}
+	accept := "/api/orgs/invitations/" + bobs[0].ID.String() + "/accept"
+
+	// Only bob, and only in the portal: his API key (what his agents hold) is refused, and another
+	// user is told exactly what an unknown id tells.
+	if code := h.do("bob", "POST", accept, nil, nil); code != 403 {
+		t.Fatalf("accept with an API key: %d, want 403", code)
+	}
+	unknown := uuid.NewString()
+	for _, verb := range []string{"accept", "decline"} {
+		codeOther, other := h.raw("web:cy", "POST", "/api/orgs/invitations/"+bobs[0].ID.String()+"/"+verb, nil)
+		codeNone, none := h.raw("web:cy", "POST", "/api/orgs/invitations/"+unknown+"/"+verb, nil)
+		if codeOther != 404 || codeOther != codeNone || strings.ReplaceAll(string(other), bobs[0].ID.String(), "ID") != strings.ReplaceAll(string(none), unknown, "ID") {
+			t.Fatalf("cy %ss bob's invitation: %d %s; an unknown one: %d %s", verb, codeOther, other, codeNone, none)
+		}
+	}
+	var joined orgJSON
+	if code := h.do("web:bob", "POST", accept, nil, &joined); code != 200 || joined.ID != acme.ID || joined.Role != "member" {
+		t.Fatalf("bob accepts: %d %+v", code, joined)
+	}
+	if code := h.do("bob", "GET", base, nil, nil); code != 200 {
+		t.Fatalf("bob reads the organisation after accepting: %d", code)
+	}
+	if code := h.do("web:bob", "POST", accept, nil, nil); code != 404 {
+		t.Fatalf("accept twice: %d, want 404", code)
+	}
+
+	// Dee declines: no membership, the invitation is gone, and it cannot be accepted afterwards.
+	dees := h.pending("dee")
+	if len(dees) != 1 {
+		t.Fatalf("dee's invitations: %+v", dees)
+	}
+	if code := h.do("web:dee", "POST", "/api/orgs/invitations/"+dees[0].ID.String()+"/decline", nil, nil); code != 204 {
+		t.Fatalf("dee declines: %d", code)
+	}
+	if code := h.do("web:dee", "POST", "/api/orgs/invitations/"+dees[0].ID.String()+"/accept", nil, nil); code != 404 {
+		t.Fatalf("accept after declining: %d, want 404", code)
+	}
+	if code := h.do("dee", "GET", base, nil, nil); code != 404 || len(h.pending("dee")) != 0 {
+		t.Fatalf("dee after declining: %d", code)
+	}
+
+	// Zed's account is made after the invitation: once signed in, she sees it and accepts it.
+	md := eventstore.Metadata{Actor: "test"}
+	zed, _, _, err := h.acc.EnsureUser(h.ctx, "zed@example.com", "", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.orgs.SignedIn(h.ctx, zed.ID, zed.Email, md); err != nil {
+		t.Fatal(err)
+	}
+	h.users["zed"] = zed.ID
+	h.waitUser(zed.ID)
+	h.join("zed", acme.ID)
+	if code := h.do("ada", "GET", base, nil, &page); code != 200 || len(page.Members) != 3 || len(page.Invitations) != 1 || page.Invitations[0].Email != "cy@example.com" {
+		t.Fatalf("the admin's page at the end: %d %+v", code, page)
+	}
+}
+
+// waitUser waits until the identity read model has the user, whom a portal session names.
+func (h *harness) waitUser(id uuid.UUID) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := (identity.Reader{DB: h.db.DB}).UserByID(h.ctx, id); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the identity read model never listed user %s", id)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A log written before invitations had to be accepted reads as it did: a member added at once and an
+// invitee who signed in are members; a pending invitation stays pending, now for its invitee to accept.
+func TestOldMembershipEventsKeepTheirMeaning(t *testing.T) {
+	h := setup(t)
+	ada, bob, dee := h.users["ada"], h.users["bob"], h.users["dee"]
+	org := uuid.New()
+	at := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	old := []struct {
+		typ  string
+		data any
+	}{
+		{organization.TypeOrganizationCreated, map[string]any{"organization_id": org, "name": "Legacy", "created_by": ada, "created_at": at}},
+		{organization.TypeMemberAdded, map[string]any{"organization_id": org, "user_id": ada, "email": "ada@example.com", "role": "owner", "added_by": ada, "at": at}},
+		{organization.TypeMemberAdded, map[string]any{"organization_id": org, "user_id": bob, "email": "bob@example.com", "role": "admin", "added_by": ada, "at": at}},
+		{organization.TypeMemberInvited, map[string]any{"organization_id": org, "email": "dee@example.com", "role": "member", "invited_by": ada, "at": at}},
+		{organization.TypeMemberAdded, map[string]any{"organization_id": org, "user_id": dee, "email": "dee@example.com", "role": "member", "added_by": ada, "invited": true, "at": at}},
+		{organization.TypeMemberInvited, map[string]any{"organization_id": org, "email": "cy@example.com", "role": "member", "invited_by": ada, "at": at}},
+	}
+	var evs []eventstore.EventData
+	for _, o := range old {
+		b, err := json.Marshal(o.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, eventstore.EventData{ID: uuid.New(), Type: o.typ, SchemaVersion: 1, Data: b, Metadata: eventstore.Metadata{Actor: "test", Time: at}})
+	}
+	if _, err := h.db.Store.Append(h.ctx, organization.StreamName(org), eventstore.NoStream, evs...); err != nil {
+		t.Fatal(err)
+	}
+	base := "/api/orgs/" + org.String()
+	var page struct {
+		Members     []struct{ Email, Role string }
+		Invitations []struct{ Email string }
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for h.do("ada", "GET", base, nil, &page) != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("the read model never showed the legacy organisation")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(page.Members) != 3 || page.Members[0].Email != "ada@example.com" || page.Members[1].Role != "admin" || page.Members[2].Email != "dee@example.com" ||
+		len(page.Invitations) != 1 || page.Invitations[0].Email != "cy@example.com" {
+		t.Fatalf("the legacy organisation: %+v", page)
+	}
+	for _, name := range []string{"bob", "dee"} {
+		if code := h.do(name, "GET", base, nil, nil); code != 200 {
+			t.Fatalf("%s, a member in the old log: %d", name, code)
+		}
+	}
+	if st, err := h.orgs.State(h.ctx, org); err != nil || len(st.Members) != 3 || len(st.Invitations) != 1 {
+		t.Fatalf("the folded state: %+v %v", st, err)
+	}
+	h.join("cy", org)
+	if code := h.do("cy", "GET", base, nil, nil); code != 200 {
+		t.Fatalf("cy after accepting the old invitation: %d", code)
 	}
 }

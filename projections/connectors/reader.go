@@ -151,6 +151,11 @@ func (r Reader) Logins(ctx context.Context, owners []login.Owner) ([]Login, erro
 	return ls, nil
 }
 
+// LoginsAtScope lists every login owned at one scope, by id.
+func (r Reader) LoginsAtScope(ctx context.Context, scope login.Scope) ([]Login, error) {
+	return r.scanLogins(ctx, `WHERE owner_scope = $1 ORDER BY id`, string(scope))
+}
+
 func scopeRank(s login.Scope) int {
 	for i, x := range login.Scopes {
 		if x == s {

@@ -87,6 +87,8 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 			e.OrganizationID.String(), e.Email, string(e.Role), e.InvitedBy.String(), dbtime.Format(e.At))
 	case organization.InvitationRevoked:
 		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+	case organization.InvitationDeclined:
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
 	case organization.MemberAdded:
 		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
 		exec(`INSERT INTO org_members (org_id, user_id, email, role, added_at) VALUES ($1, $2, $3, $4, $5)`,

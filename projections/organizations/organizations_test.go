@@ -151,15 +151,25 @@ func testReadModel(t *testing.T, e *env) {
 		t.Fatalf("ChainFor of another user's default agent that has no row: %v", err)
 	}
 
-	// Acme: Ada owns it, invites Bob (a user: added at once) and Cy (no user yet: pending).
+	// Acme: Ada owns it, invites Bob (a user) and Cy (no user yet); both are pending until accepted.
 	acme, err := e.orgs.Create(e.ctx, ada.ID, ada.Email, "Acme", md)
 	must(t, err)
 	inv, err := e.orgs.Invite(e.ctx, ada.ID, acme, "BOB@example.com", organization.RoleAdmin, md)
-	if err != nil || !inv.Added || inv.UserID != bob.ID {
+	if err != nil || inv.Email != "bob@example.com" {
 		t.Fatalf("invite bob: %+v %v", inv, err)
 	}
+	accept := func(u uuid.UUID, email string) {
+		t.Helper()
+		invs, err := e.orgs.PendingInvitations(e.ctx, email)
+		if err != nil || len(invs) != 1 || invs[0].OrganizationID != acme {
+			t.Fatalf("%s's pending invitations: %+v %v", email, invs, err)
+		}
+		_, err = e.orgs.AcceptInvitation(e.ctx, u, email, invs[0].ID, md)
+		must(t, err)
+	}
+	accept(bob.ID, bob.Email)
 	inv, err = e.orgs.Invite(e.ctx, bob.ID, acme, "cy@example.com", organization.RoleMember, md)
-	if err != nil || inv.Added {
+	if err != nil || inv.Email != "cy@example.com" {
 		t.Fatalf("invite cy: %+v %v", inv, err)
 	}
 	if invs, err := e.reader.InvitationsFor(e.ctx, "cy@example.com"); err != nil || len(invs) != 1 || invs[0].OrganizationID != acme || invs[0].InvitedBy != bob.ID {
@@ -167,8 +177,9 @@ func testReadModel(t *testing.T, e *env) {
 	}
 	cy := e.user(t, "cy@example.com")
 	must(t, e.orgs.SignedIn(e.ctx, cy.ID, cy.Email, md))
+	accept(cy.ID, cy.Email)
 	if invs, err := e.reader.Invitations(e.ctx, acme); err != nil || len(invs) != 0 {
-		t.Fatalf("acme's invitations after cy signed in: %+v %v", invs, err)
+		t.Fatalf("acme's invitations after cy accepted: %+v %v", invs, err)
 	}
 	members, err := e.reader.Members(e.ctx, acme)
 	must(t, err)

@@ -17,6 +17,9 @@ const orgsApi = {
   setRole: (org, user, role) => request('PATCH', `/api/orgs/${enc(org)}/members/${enc(user)}`, { role }),
   removeMember: (org, user) => request('DELETE', `/api/orgs/${enc(org)}/members/${enc(user)}`),
   revokeInvitation: (org, email) => request('DELETE', `/api/orgs/${enc(org)}/invitations/${enc(email)}`),
+  myInvitations: () => request('GET', '/api/orgs/invitations'),
+  acceptInvitation: (id) => request('POST', `/api/orgs/invitations/${enc(id)}/accept`),
+  declineInvitation: (id) => request('POST', `/api/orgs/invitations/${enc(id)}/decline`),
   createGuild: (org, name) => request('POST', `/api/orgs/${enc(org)}/guilds`, { name }),
   guild: (org, guild) => request('GET', `/api/orgs/${enc(org)}/guilds/${enc(guild)}`),
   renameGuild: (org, guild, name) => request('PATCH', `/api/orgs/${enc(org)}/guilds/${enc(guild)}`, { name }),
@@ -61,10 +64,40 @@ function table(heads, rows, testid) {
 
 // --- the list ---
 
+// invitationsCard lists the caller's pending invitations with Accept and Decline; null when none.
+function invitationsCard(ctx, invs, status, rerender) {
+  if (!invs.length) return null;
+  const rows = invs.map((inv) => {
+    const accept = button('Accept', { kind: 'primary', testid: 'accept-invitation' });
+    const decline = button('Decline', { kind: 'danger-outline', testid: 'decline-invitation' });
+    accept.addEventListener('click', () => busy(accept, async () => {
+      try {
+        const o = await orgsApi.acceptInvitation(inv.id);
+        ctx.navigate(`/orgs/${o.id}`);
+      } catch (err) { ctx.fail(status, err, 'The invitation was not accepted'); }
+    }));
+    decline.addEventListener('click', () => busy(decline, async () => {
+      try {
+        await orgsApi.declineInvitation(inv.id);
+      } catch (err) { ctx.fail(status, err, 'The invitation was not declined'); return; }
+      await rerender();
+      replace(status, notice('success', `You declined the invitation to ${inv.organization_name}`));
+    }));
+    return h('tr', { 'data-invitation-org': inv.organization_name },
+      h('td', { class: 'strong' }, inv.organization_name),
+      h('td', {}, h('span', { class: 'tag' }, inv.role)),
+      h('td', { title: formatTime(inv.invited_at) }, ago(inv.invited_at)),
+      h('td', { class: 'right' }, accept, ' ', decline));
+  });
+  return card('Invitations', h('p', { class: 'muted' }, 'You become a member when you accept.'),
+    table(['Organisation', 'Role', 'Invited', ''], rows, 'my-invitations'));
+}
+
 export const list = {
   title: 'Organisations',
   async render(ctx, main) {
     const status = h('div', { class: 'status-slot' });
+    const pending = h('div', { 'data-testid': 'pending-slot' });
     const body = h('div', {}, h('p', { class: 'muted' }, 'Loading organisations…'));
     const name = h('input', { type: 'text', name: 'name', placeholder: 'Organisation name', 'aria-label': 'Organisation name', 'data-testid': 'new-org-name' });
     const form = inlineForm('new-org', 'Create organisation', [name], async () => {
@@ -74,10 +107,18 @@ export const list = {
       } catch (err) { ctx.fail(status, err, 'The organisation was not created'); }
     });
     replace(main, pageHeader('Organisations', 'The groups you belong to. Each has members with a role, guilds (teams), and agents: the identities your API keys and MCP clients act as.'),
-      status, body, card('New organisation', form));
+      status, pending, body, card('New organisation', form));
+    const loadPending = async () => {
+      let invs;
+      try {
+        invs = ((await orgsApi.myInvitations()) || {}).invitations || [];
+      } catch (err) { ctx.fail(pending, err, 'Your invitations could not be loaded'); return; }
+      if (!ctx.current()) return;
+      replace(pending, invitationsCard(ctx, invs, status, loadPending));
+    };
     let orgs;
     try {
-      orgs = ((await orgsApi.list()) || {}).organizations || [];
+      [orgs] = await Promise.all([orgsApi.list().then((r) => (r || {}).organizations || []), loadPending()]);
     } catch (err) { ctx.fail(body, err, 'Organisations could not be loaded'); return; }
     if (!ctx.current()) return;
     replace(body, table(['Organisation', 'Your role', 'Created'], orgs.map((o) => h('tr', { 'data-org': o.id },
@@ -164,8 +205,8 @@ function orgPage(ctx, page, status, secret, reload) {
     } catch (err) { ctx.fail(status, err, 'The invitation was not sent'); return; }
     replace(secret);
     await reload();
-    replace(status, notice('success', res.status === 'added' ? `${res.email} is now a member` : `${res.email} is invited`,
-      res.status === 'added' ? 'They already had a Workbench account.' : 'They join when they first sign in with that address.'));
+    replace(status, notice('success', `${res.email} is invited`,
+      'They become a member when they accept, signed in with that address.'));
   }) : null;
   const invitations = admin && page.invitations.length ? table(['Invited address', 'Role', 'Invited', ''], page.invitations.map((inv) => {
     const revoke = button('Withdraw', { kind: 'danger-outline', testid: 'revoke-invitation' });
