@@ -56,11 +56,18 @@ func TestSwitchRuleRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Bob becomes a plain member: invited before his first sign-in, a member at it.
+	// Bob becomes a plain member: invited before his first sign-in, he accepts once signed in.
 	if _, err := orgs.Invite(ctx, ada, acme, "bob@example.com", organization.RoleMember, md); err != nil {
 		t.Fatal(err)
 	}
 	if err := orgs.SignedIn(ctx, bob, "bob@example.com", md); err != nil {
+		t.Fatal(err)
+	}
+	invs, err := orgs.PendingInvitations(ctx, "bob@example.com")
+	if err != nil || len(invs) != 1 {
+		t.Fatalf("bob's invitations: %+v, %v", invs, err)
+	}
+	if _, err := orgs.AcceptInvitation(ctx, bob, "bob@example.com", invs[0].ID, md); err != nil {
 		t.Fatal(err)
 	}
 	if m, err := orgs.Reader().Membership(ctx, acme, bob); err != nil || m.Role != organization.RoleMember {
