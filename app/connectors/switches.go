@@ -158,7 +158,7 @@ func (s *Service) boundOff(ctx context.Context, user uuid.UUID, owner login.Owne
 	if err != nil {
 		return "", err
 	}
-	d := connectors.Decide(switches[serverID+"\x00"+tool], "")
+	d := connectors.Decide(switches[serverID+"\x00"+tool], "", "")
 	if d.On || !d.Explicit() {
 		return "", nil
 	}

@@ -30,16 +30,21 @@ type Decision struct {
 func (d Decision) Explicit() bool { return d.Rule == RuleSet }
 
 // Decide is the one place a tool's switch is resolved from the switches of one chain (any order;
-// at most one per scope), descriptionSHA being the tool's current description digest. Scopes nest
-// platform → organization → guild → agent, and:
+// at most one per scope), descriptionSHA being the tool's current description digest and loginScope
+// the scope of the login the call would use ("" when not known). Scopes nest platform → organization
+// → guild → agent, and:
 //
 //  1. An explicit Off at any scope binds every scope below it: the highest such Off decides, whatever
 //     a lower scope holds, whichever login the call would use.
-//  2. Else the most specific explicit On decides: a default never overrides an explicit choice, at a
-//     higher scope or a lower one.
-//  3. Else the most specific default decides.
-//  4. No switch at all is Off.
-func Decide(switches []Switch, descriptionSHA string) Decision {
+//  2. Else a default Off at the login's own scope (what its listing wrote: mutating, default_off,
+//     destructive, a writing verb) binds the scopes below it, unless someone switched the tool On
+//     explicitly above it: the credential's owner has not let the tool run, and a lower scope cannot
+//     widen that. An explicit On at that scope (it replaces the default) or above lifts it. The
+//     defaults other logins wrote bind nothing: they speak for their own credentials.
+//  3. Else the most specific explicit On decides: a default never overrides an explicit choice.
+//  4. Else the most specific default decides.
+//  5. No switch at all is Off.
+func Decide(switches []Switch, descriptionSHA string, loginScope login.Scope) Decision {
 	var off, on, def *Switch
 	for i := range switches {
 		s := &switches[i]
@@ -60,6 +65,22 @@ func Decide(switches []Switch, descriptionSHA string) Decision {
 		}
 	}
 	d := off
+	if d == nil && loginScope != "" {
+		lifted := false
+		var held *Switch
+		for i := range switches {
+			sw := &switches[i]
+			switch {
+			case sw.Explicit() && sw.On && scopeRank(sw.Owner.Scope) < scopeRank(loginScope):
+				lifted = true
+			case !sw.Explicit() && !sw.On && sw.Owner.Scope == loginScope:
+				held = sw
+			}
+		}
+		if !lifted {
+			d = held
+		}
+	}
 	if d == nil {
 		d = on
 	}

@@ -365,7 +365,7 @@ func (r Reader) Effective(ctx context.Context, c Chain) ([]Effective, error) {
 		for _, s := range sw {
 			e.PerScope[s.Owner.Scope] = s.On
 		}
-		e.Decision = Decide(sw, t.DescriptionSHA)
+		e.Decision = Decide(sw, t.DescriptionSHA, e.Login.Owner.Scope)
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
