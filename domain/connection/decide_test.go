@@ -180,7 +180,9 @@ func TestDecideStart(t *testing.T) {
 		},
 		{
 			name: "pending, joining: nothing new, the caller answers the pending attempt", history: pending,
-			cmd:    with(func(c *connection.Start) { c.At, c.ExpiresAt, c.JoinPending = supersededA1.At, supersededA1.At.Add(10*time.Minute), true }),
+			cmd: with(func(c *connection.Start) {
+				c.At, c.ExpiresAt, c.JoinPending = supersededA1.At, supersededA1.At.Add(10*time.Minute), true
+			}),
 			want:   nil,
 			status: connection.StatusPending,
 		},
