@@ -227,7 +227,11 @@ func (s *Service) Backfill(ctx context.Context, md eventstore.Metadata) (int, er
 // Create makes a new organisation with the actor as its owner.
 func (s *Service) Create(ctx context.Context, actor uuid.UUID, actorEmail, name string, md eventstore.Metadata) (uuid.UUID, error) {
 	org := uuid.Must(uuid.NewV7())
-	_, err := s.exec(ctx, org, organization.CreateOrganization{OrganizationID: org, Name: name, Creator: actor, CreatorEmail: actorEmail, At: s.now()}, md)
+	sealed, err := s.sealEmail(ctx, actor, actorEmail)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	_, err = s.exec(ctx, org, organization.CreateOrganization{OrganizationID: org, Name: name, Creator: actor, CreatorEmail: actorEmail, CreatorSealedEmail: sealed, At: s.now()}, md)
 	if err != nil {
 		return uuid.Nil, err
 	}
@@ -266,7 +270,9 @@ func (s *Service) Invite(ctx context.Context, actor, org uuid.UUID, email string
 		if err != nil {
 			return Invited{}, err
 		}
-		if u.Exists() {
+		// An erased user is no longer the address's owner: the address is invited like any unknown one
+		// (and never signs in as them again).
+		if u.Exists() && !u.Erased {
 			sealed, err := s.sealEmail(ctx, u.UserID, norm)
 			if err != nil {
 				return Invited{}, err
