@@ -74,7 +74,8 @@
 //
 //   - signin_link.issued (domain/signin) and organization.member_added (domain/organization) carry the
 //     address sealed under the user's data key too (SealedEmail); an invitee's member_added names the
-//     address of its invitation, which the invitation event already holds.
+//     address of its invitation, which the invitation event already holds. identity.auditor_granted
+//     carries no address, and identity.audit_read a keyed hash in place of a "user" filter's address.
 //
 // What the log still holds in clear about a person: the addresses in user_created, email_claimed,
 // signin_link.issued and organization.member_added events written before these changes, invited
