@@ -46,7 +46,11 @@
 //
 // WaitFor(ctx, pos) returns once every projection has applied everything up to pos, typically the
 // position an Append returned; WaitForProjection waits for one. A failed projection makes them return
-// its error at once rather than hang.
+// its error at once rather than hang, and a wait whose context has no deadline gives up with
+// ErrWaitStalled once nothing it waits for has moved for Options.WaitLimit (a minute). A lost database
+// connection (a PostgreSQL restart) is no failure of the event being applied: the batch is retried
+// on a new connection, at most Options.MaxRetryDelay (a second) apart, so waits resume about a second
+// after the database is back.
 //
 // # Rebuild
 //

@@ -48,8 +48,13 @@ type Options struct {
 	// runner's subscription (default 1s).
 	PollInterval time.Duration
 	// MaxRetryDelay caps the backoff after an error that is not the projection's own, such as a lost
-	// database connection (default 10s).
+	// database connection (default 1s, so that read models resume within about a second of the
+	// database coming back).
 	MaxRetryDelay time.Duration
+	// WaitLimit bounds a WaitFor whose context has no deadline: it fails with ErrWaitStalled once none
+	// of the projections it waits for has moved for this long (default DefaultWaitLimit; negative: no
+	// limit).
+	WaitLimit time.Duration
 	// LazyCheckpoint is how long a Selective projection may go without writing its checkpoint while
 	// it skips batches it has nothing to do in (default 1s; negative writes every batch).
 	LazyCheckpoint time.Duration

@@ -26,9 +26,11 @@ type Runner struct {
 	poll     time.Duration
 	maxRetry time.Duration
 	lazy     time.Duration
-	gate     WriteGate
-	procs    []*proc
-	byName   map[string]*proc
+	// waitLimit bounds a WaitFor without a deadline (Options.WaitLimit); 0: none.
+	waitLimit time.Duration
+	gate      WriteGate
+	procs     []*proc
+	byName    map[string]*proc
 
 	mu      sync.Mutex    // guards the fields below and the state fields of every proc
 	changed chan struct{} // closed and replaced whenever a proc's state changes
@@ -96,7 +98,7 @@ func NewRunner(store eventstore.Store, db *sql.DB, dialect migrations.Dialect, o
 	}
 	r := &Runner{
 		store: store, db: db, q: q, log: opts.Logger,
-		batch: 500, poll: time.Second, maxRetry: 10 * time.Second, lazy: time.Second,
+		batch: 500, poll: time.Second, maxRetry: time.Second, lazy: time.Second,
 		byName:  map[string]*proc{},
 		changed: make(chan struct{}),
 		gate:    opts.WriteGate,
@@ -112,6 +114,10 @@ func NewRunner(store eventstore.Store, db *sql.DB, dialect migrations.Dialect, o
 	}
 	if opts.MaxRetryDelay > 0 {
 		r.maxRetry = opts.MaxRetryDelay
+	}
+	r.waitLimit = DefaultWaitLimit
+	if opts.WaitLimit != 0 {
+		r.waitLimit = max(opts.WaitLimit, 0)
 	}
 	if opts.LazyCheckpoint != 0 {
 		r.lazy = max(opts.LazyCheckpoint, 0)
@@ -456,6 +462,10 @@ func (r *Runner) commitBatch(ctx context.Context, pr *proc, envs []eventstore.En
 	}
 	for i, env := range envs {
 		if err := applyOne(ctx, pr.p, tx, env); err != nil {
+			if transient(err) {
+				// The database failed, not the projection: retry the batch (follow's backoff).
+				return 0, nil, fmt.Errorf("apply %s at %s: %w", env.Type, env.Position, err)
+			}
 			return i, err, nil
 		}
 	}

@@ -17,6 +17,11 @@ import (
 // Append returned, so the caller can read its own writes). It returns early with the projection's
 // *Failure (errors.As) if one that still lacks pos has stopped on an event, and with ctx's error, naming
 // the projections still behind, if ctx ends first. While the runner is not running, WaitFor waits.
+//
+// Every wait is bounded: by ctx's deadline, or, when ctx has none, by Options.WaitLimit (default
+// DefaultWaitLimit) without any of the awaited projections moving, after which it fails with
+// ErrWaitStalled. It does not depend on notifications alone: each projection loop rereads the log
+// every Options.PollInterval, and retries a lost database connection within Options.MaxRetryDelay.
 func (r *Runner) WaitFor(ctx context.Context, pos eventstore.Position) error {
 	return r.tracedWait(ctx, "", r.procs, pos)
 }
@@ -44,12 +49,32 @@ func (r *Runner) tracedWait(ctx context.Context, name string, procs []*proc, pos
 	return err
 }
 
+// DefaultWaitLimit is Options.WaitLimit's default.
+const DefaultWaitLimit = time.Minute
+
+// ErrWaitStalled is the error of a WaitFor without a deadline whose projections did not move for the
+// wait limit. It is a context.DeadlineExceeded (errors.Is), which callers answer as a storage failure.
+var ErrWaitStalled = fmt.Errorf("projections: no progress within the wait limit: %w", context.DeadlineExceeded)
+
 func (r *Runner) waitFor(ctx context.Context, procs []*proc, pos eventstore.Position) error {
-	for {
+	var stalled <-chan time.Time
+	var stall *time.Timer
+	if _, ok := ctx.Deadline(); !ok && r.waitLimit > 0 {
+		stall = time.NewTimer(r.waitLimit)
+		defer stall.Stop()
+		stalled = stall.C
+	}
+	last := make([]eventstore.Position, len(procs))
+	for first := true; ; first = false {
 		r.mu.Lock()
 		var behind []string
 		var failed error
-		for _, pr := range procs {
+		moved := false
+		for i, pr := range procs {
+			if last[i].Less(pr.pos) {
+				moved = moved || !first
+				last[i] = pr.pos
+			}
 			if !pr.pos.Less(pos) {
 				continue
 			}
@@ -67,9 +92,14 @@ func (r *Runner) waitFor(ctx context.Context, procs []*proc, pos eventstore.Posi
 		if len(behind) == 0 {
 			return nil
 		}
+		if moved && stall != nil {
+			stall.Reset(r.waitLimit) // no stale tick survives a Reset (Go 1.23 timers)
+		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("projections: wait for %s: still behind: %v: %w", pos, behind, ctx.Err())
+		case <-stalled:
+			return fmt.Errorf("projections: wait for %s: nothing moved for %s: still behind: %v: %w", pos, r.waitLimit, behind, ErrWaitStalled)
 		case <-changed:
 		}
 	}

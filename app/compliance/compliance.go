@@ -2,7 +2,11 @@ package compliance
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +46,10 @@ type Service struct {
 	Store eventstore.Store
 	// Admins are the instance admins' normalised emails (internal/config Config.Admins, WORKBENCH_ADMINS).
 	Admins []string
+	// QueryKey keys the HMAC that replaces a user's address in a recorded read's query (the "user"
+	// filter), so the log holds no address an erasure could not reach, while whoever holds the key can
+	// still tell which address was asked for. Without one the address is withheld.
+	QueryKey []byte
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -66,13 +74,14 @@ func (s *Service) requireAdmin(p Principal, what string) error {
 	return nil
 }
 
-// Grant makes the user an auditor; p must be an admin. Granting it again changes nothing.
-func (s *Service) Grant(ctx context.Context, p Principal, user uuid.UUID, email string) (eventstore.Position, error) {
+// Grant makes the user an auditor; p must be an admin. Granting it again changes nothing. The
+// user's email is not recorded (the user id names them).
+func (s *Service) Grant(ctx context.Context, p Principal, user uuid.UUID, _ string) (eventstore.Position, error) {
 	if err := s.requireAdmin(p, "grant the auditor role"); err != nil {
 		return eventstore.Start, err
 	}
 	res, err := eventstore.Execute(ctx, s.Store, identity.AuditorStreamName(user), Roles,
-		identity.RoleCommand(identity.GrantAuditor{UserID: user, Email: email, GrantedBy: p.actor(), At: s.now()}),
+		identity.RoleCommand(identity.GrantAuditor{UserID: user, GrantedBy: p.actor(), At: s.now()}),
 		eventstore.Metadata{Actor: p.actor()})
 	if err != nil {
 		return eventstore.Start, fmt.Errorf("grant the auditor role: %w", err)
@@ -125,10 +134,37 @@ func (s *Service) AuthorizeRead(ctx context.Context, p Principal, view, query st
 	readID := uuid.Must(uuid.NewV7())
 	auditor := p.ID
 	res, err := eventstore.Execute(ctx, s.Store, identity.AuditReadStreamName(readID), Roles,
-		identity.RoleCommand(identity.RecordAuditRead{ReadID: readID, AuditorID: auditor, View: view, Query: query, At: s.now()}),
+		identity.RoleCommand(identity.RecordAuditRead{ReadID: readID, AuditorID: auditor, View: view, Query: s.recordedQuery(query), At: s.now()}),
 		eventstore.Metadata{Actor: p.actor()})
 	if err != nil {
 		return eventstore.Start, fmt.Errorf("record the audit read: %w", err)
 	}
 	return res.Position, nil
+}
+
+// recordedQuery is query as a read records it: each "user" filter (an address) becomes "hmac-" and 16
+// hex digits of an HMAC of the normalised address under QueryKey ("withheld" without a key).
+func (s *Service) recordedQuery(query string) string {
+	v, err := url.ParseQuery(query)
+	if err != nil {
+		return "unparsable query withheld"
+	}
+	users, ok := v["user"]
+	if !ok {
+		return query
+	}
+	for i, u := range users {
+		if len(s.QueryKey) == 0 {
+			users[i] = "withheld"
+			continue
+		}
+		norm, err := identity.NormalizeEmail(u)
+		if err != nil {
+			norm = strings.ToLower(strings.TrimSpace(u))
+		}
+		m := hmac.New(sha256.New, s.QueryKey)
+		m.Write([]byte(norm))
+		users[i] = "hmac-" + hex.EncodeToString(m.Sum(nil)[:8])
+	}
+	return v.Encode()
 }

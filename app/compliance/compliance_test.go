@@ -2,6 +2,8 @@ package compliance_test
 
 import (
 	"context"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -18,7 +20,7 @@ import (
 func TestAuditorRole(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.OpenSQLite(t)
-	svc := &compliance.Service{Store: db.Store, Admins: []string{"root@example.com"}}
+	svc := &compliance.Service{Store: db.Store, Admins: []string{"root@example.com"}, QueryKey: []byte("0123456789abcdef")}
 	admin := compliance.Principal{ID: uuid.New(), Email: "root@example.com"}
 	eve := compliance.Principal{ID: uuid.New(), Email: "eve@example.com"}
 
@@ -45,6 +47,24 @@ func TestAuditorRole(t *testing.T) {
 	last := envs[len(envs)-1]
 	if last.Type != identity.TypeAuditRead || last.Position != pos || last.Metadata.Actor != eve.ID.String() {
 		t.Fatalf("last event = %s at %s by %s, want the read at %s", last.Type, last.Position, last.Metadata.Actor, pos)
+	}
+	// No address is recorded in clear: not the auditor's in the grant, not the one a read filtered on
+	// (a keyed hash stands for it, the same for the same address).
+	for _, env := range envs {
+		if d := strings.ToLower(string(env.Data)); strings.Contains(d, "eve@example.com") || strings.Contains(d, "ada@example.com") {
+			t.Errorf("%s holds an address: %s", env.Type, env.Data)
+		}
+	}
+	if _, err := svc.AuthorizeRead(ctx, eve, "list", "user=Ada@Example.com&tool=x"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := db.Store.ReadAll(ctx, pos, 100)
+	if err != nil || len(again) != 1 {
+		t.Fatalf("the second read: %v %v", again, err)
+	}
+	hashed := regexp.MustCompile(`user=hmac-[0-9a-f]{16}`)
+	if h1, h2 := hashed.FindString(string(last.Data)), hashed.FindString(string(again[0].Data)); h1 == "" || h1 != h2 {
+		t.Fatalf("the reads recorded %s and %s: want the same keyed hash for the same address", last.Data, again[0].Data)
 	}
 	if _, err := svc.Revoke(ctx, eve, eve.ID); domain.ErrorCode(err) != domain.CodeForbidden {
 		t.Fatalf("a non-admin revoked: %v", err)

@@ -23,8 +23,10 @@ type ConnectResult struct {
 }
 
 // Connect starts a connect attempt for an oauth2 or cookie integration and mints its claim link. The
-// link expires with the attempt, after LinkTTL. A second Connect supersedes a pending attempt (its
-// waiter hears EXPIRED at once).
+// link expires with the attempt, after LinkTTL. While an attempt is pending and its link valid, a
+// second Connect (another agent session of the same user) answers that attempt, with the same id and
+// link, so both waiters complete when the user finishes the one flow; once it has expired, a new one
+// starts.
 //
 // API-key integrations are connected from the portal only; none integrations are always connected;
 // both are refused with CodeInvalid. An unknown integration is CodeNotFound naming it.
@@ -62,10 +64,16 @@ func (s *Service) ConnectFrom(ctx context.Context, user uuid.UUID, integration, 
 	expires := now.Add(s.linkTTL)
 	md := s.md(user)
 	md.MCPClient = mcpClient
-	if _, err := s.executeWith(ctx, user, in.Name, connection.Start{
-		AttemptID: attempt, UserID: user, Integration: in.Name, AuthMode: mode, At: now, ExpiresAt: expires,
-	}, md); err != nil {
+	res, err := s.executeWith(ctx, user, in.Name, connection.Start{
+		AttemptID: attempt, UserID: user, Integration: in.Name, AuthMode: mode, At: now, ExpiresAt: expires, JoinPending: true,
+	}, md)
+	if err != nil {
 		return ConnectResult{}, fmt.Errorf("connect %s: %w", in.Name, err)
+	}
+	if len(res.Events) == 0 {
+		// Joined the pending attempt: its link is minted from the same claim and expiry, so it is the
+		// same link.
+		attempt, expires = res.State.Attempt.ID, res.State.Attempt.ExpiresAt
 	}
 	token, err := s.mintLink(claim{Attempt: attempt, User: user, Integration: in.Name}, expires)
 	if err != nil {

@@ -330,22 +330,81 @@ func TestWaitForConnection(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 	})
-	t.Run("expired after a newer attempt", func(t *testing.T) {
-		if _, err := n.svc.Connect(e.ctx, user, "acme"); err != nil {
+	t.Run("a second connect answers the pending attempt", func(t *testing.T) {
+		again, err := n.svc.Connect(e.ctx, user, "acme")
+		if err != nil {
 			t.Fatal(err)
+		}
+		if again != first {
+			t.Fatalf("the second connect answered %+v, want the pending %+v", again, first)
+		}
+		if s, err := n.svc.WaitForConnection(e.ctx, user, first.ConnectionID, 100*time.Millisecond); s != connections.StatusTimeout || err != nil {
+			t.Fatalf("the first attempt after a second connect: %q %v, want it still pending", s, err)
 		}
 		select {
 		case w := <-waitFirst:
-			if w.status != connections.StatusExpired || w.err != nil {
-				t.Fatalf("the superseded attempt's waiter heard %q %v", w.status, w.err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatal("the superseded attempt's waiter was not woken")
-		}
-		if s, err := n.svc.WaitForConnection(e.ctx, user, first.ConnectionID, time.Second); s != connections.StatusExpired || err != nil {
-			t.Fatalf("a later wait: %q %v", s, err)
+			t.Fatalf("the first waiter heard %q %v after a second connect", w.status, w.err)
+		default:
 		}
 	})
+}
+
+// TestTwoSessionsShareOneConnect: two agent sessions of one user call connect for the same
+// integration (through ConnectFrom, as the MCP connect and get_auth_url tools do), one after the other
+// and at once; the second answers the first's attempt and link, and when the user completes that one
+// flow, both waits answer CONNECTED.
+func TestTwoSessionsShareOneConnect(t *testing.T) {
+	e := newEnv(t, "basic")
+	n := e.node(true)
+	user := uuid.New()
+	first, err := n.svc.ConnectFrom(e.ctx, user, "acme", "session-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := n.svc.ConnectFrom(e.ctx, user, "acme", "session-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second != first {
+		t.Fatalf("the second session got %+v, the first %+v: want one attempt and one link", second, first)
+	}
+	waitA := waitAsync(e.ctx, n, user, first.ConnectionID, 30*time.Second)
+	waitB := waitAsync(e.ctx, n, user, second.ConnectionID, 30*time.Second)
+
+	c := n.browser(user)
+	status, body := n.redeem(c, first.URL)
+	if status != http.StatusOK {
+		t.Fatalf("redeem of the first session's link after the second connect: %d %v", status, body)
+	}
+	if back := n.consent(c, body["url"]); back.Query().Get("connected") != "acme" {
+		t.Fatalf("callback redirected to %s", back)
+	}
+	for name, ch := range map[string]<-chan waitResult{"first": waitA, "second": waitB} {
+		select {
+		case w := <-ch:
+			if w.status != connections.StatusConnected || w.err != nil {
+				t.Fatalf("the %s session's wait: %q %v", name, w.status, w.err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the %s session's wait did not complete after the callback", name)
+		}
+	}
+
+	// Two connects at once, for another user: both answer one attempt.
+	other := uuid.New()
+	results := make(chan connections.ConnectResult, 2)
+	for _, client := range []string{"session-a", "session-b"} {
+		go func() {
+			res, err := n.svc.ConnectFrom(e.ctx, other, "acme", client)
+			if err != nil {
+				t.Error(err)
+			}
+			results <- res
+		}()
+	}
+	if a, b := <-results, <-results; a != b || a.ConnectionID == uuid.Nil {
+		t.Fatalf("concurrent connects answered %+v and %+v, want one attempt", a, b)
+	}
 }
 
 // A wait on one replica completes when the callback lands on another: two Services, each with its

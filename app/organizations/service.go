@@ -12,6 +12,7 @@ import (
 	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/vault"
 	identityrm "github.com/workbench/workbench/projections/identity"
 	"github.com/workbench/workbench/projections/organizations"
 )
@@ -58,7 +59,32 @@ type Options struct {
 	Grants GrantRevoker
 	// Logins, when set, removes the connector logins of an agent that is deleted (see also WithLogins).
 	Logins LoginRemover
-	Now    func() time.Time
+	// Vault seals a member's address in organization.member_added under the member's own data key, so
+	// that erasing the member leaves it unreadable in the log. Without one (only tests build that) the
+	// address is recorded in clear.
+	Vault Sealer
+	Now   func() time.Time
+}
+
+// Sealer is the part of the vault the service needs.
+type Sealer interface {
+	Seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error)
+}
+
+// sealEmail is the member's address sealed for them, or nothing without a vault.
+func (s *Service) sealEmail(ctx context.Context, user uuid.UUID, email string) (domain.Sealed, error) {
+	if s.opts.Vault == nil {
+		return domain.Sealed{}, nil
+	}
+	norm, err := identitydom.NormalizeEmail(email)
+	if err != nil {
+		return domain.Sealed{}, err
+	}
+	sealed, err := s.opts.Vault.Seal(ctx, user.String(), organization.MemberEmailPurpose, []byte(norm))
+	if err != nil {
+		return domain.Sealed{}, fmt.Errorf("seal the address of %s: %w", user, err)
+	}
+	return sealed, nil
 }
 
 // Service runs the organisation use cases.
@@ -125,8 +151,17 @@ func (s *Service) State(ctx context.Context, org uuid.UUID) (organization.State,
 // agent, unless it exists. It returns the organisation's id.
 func (s *Service) EnsurePersonal(ctx context.Context, user uuid.UUID, email string, md eventstore.Metadata) (uuid.UUID, error) {
 	org := organization.PersonalOrganizationID(user)
-	_, err := s.exec(ctx, org, organization.CreateOrganization{
-		OrganizationID: org, Name: PersonalName, Personal: true, Creator: user, CreatorEmail: email, At: s.now(),
+	if st, err := s.State(ctx, org); err != nil {
+		return uuid.Nil, err
+	} else if st.Exists() && st.CreatedBy == user && st.Personal {
+		return org, nil // nothing to seal or record
+	}
+	sealed, err := s.sealEmail(ctx, user, email)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("personal organisation of %s: %w", user, err)
+	}
+	_, err = s.exec(ctx, org, organization.CreateOrganization{
+		OrganizationID: org, Name: PersonalName, Personal: true, Creator: user, CreatorEmail: email, CreatorSealedEmail: sealed, At: s.now(),
 	}, md)
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("personal organisation of %s: %w", user, err)
@@ -227,10 +262,12 @@ func notFoundAs(err error, id uuid.UUID) error {
 const BackfillBatch = 200
 
 // Backfill gives every user of the identity read model who has no personal organisation one, and
-// returns how many it made. It is idempotent and safe to run on several replicas at once.
+// returns how many it made. Erased users are passed over; a user it cannot serve is reported in the
+// error once the others are done. It is idempotent and safe to run on several replicas at once.
 func (s *Service) Backfill(ctx context.Context, md eventstore.Metadata) (int, error) {
 	n := 0
 	seen := map[uuid.UUID]bool{}
+	var failed []error
 	for {
 		users, err := s.opts.Reader.UsersWithoutPersonalOrganization(ctx, BackfillBatch)
 		if err != nil {
@@ -244,14 +281,22 @@ func (s *Service) Backfill(ctx context.Context, md eventstore.Metadata) (int, er
 			seen[u.ID] = true
 			fresh++
 			if _, err := s.EnsurePersonal(ctx, u.ID, u.Email, md); err != nil {
-				return n, err
+				if ctx.Err() != nil || domain.ErrorCode(err) == domain.CodeUnavailable {
+					return n, err
+				}
+				if errors.Is(err, vault.ErrShredded) {
+					continue // the user's data key is gone (an erasure stopped half-way): nothing to seal for them
+				}
+				// One user's refusal must not keep the users after them from their organisation.
+				failed = append(failed, err)
+				continue
 			}
 			n++
 		}
 		// Done when nothing is left, or when the read model still lists only users already handled
 		// (it lags, or no waiter is configured): their organisations are in the log either way.
 		if fresh == 0 {
-			return n, nil
+			return n, errors.Join(failed...)
 		}
 	}
 }
@@ -259,7 +304,11 @@ func (s *Service) Backfill(ctx context.Context, md eventstore.Metadata) (int, er
 // Create makes a new organisation with the actor as its owner.
 func (s *Service) Create(ctx context.Context, actor uuid.UUID, actorEmail, name string, md eventstore.Metadata) (uuid.UUID, error) {
 	org := uuid.Must(uuid.NewV7())
-	_, err := s.exec(ctx, org, organization.CreateOrganization{OrganizationID: org, Name: name, Creator: actor, CreatorEmail: actorEmail, At: s.now()}, md)
+	sealed, err := s.sealEmail(ctx, actor, actorEmail)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	_, err = s.exec(ctx, org, organization.CreateOrganization{OrganizationID: org, Name: name, Creator: actor, CreatorEmail: actorEmail, CreatorSealedEmail: sealed, At: s.now()}, md)
 	if err != nil {
 		return uuid.Nil, err
 	}

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+
 	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain/organization"
@@ -38,11 +40,11 @@ func TestSignInMakesThePersonalOrganizationAndLeavesInvitationsPending(t *testin
 	defer func() { stop(); <-done }()
 	reader := &organizationsrm.Reader{DB: db.DB}
 	acc := &accounts.Service{Store: db.Store, Vault: v}
-	orgs, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc})
+	orgs, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc, Vault: v})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := signin.New(signin.Config{Users: acc, Store: db.Store, Projections: runner, Organizations: orgs,
+	svc, err := signin.New(signin.Config{Users: acc, Store: db.Store, Vault: v, Projections: runner, Organizations: orgs,
 		PublicURL: "http://127.0.0.1:8080", FlowKey: []byte(strings.Repeat("k", 32))})
 	if err != nil {
 		t.Fatal(err)
@@ -93,5 +95,33 @@ func TestSignInMakesThePersonalOrganizationAndLeavesInvitationsPending(t *testin
 	}
 	if invs, err := reader.Invitations(ctx, acme); err != nil || len(invs) != 0 {
 		t.Fatalf("acme's invitations: %+v %v", invs, err)
+	}
+	// Members are listed by their address, which the log holds sealed.
+	if members, err := reader.Members(ctx, acme); err != nil || len(members) != 2 || members[0].Email != "ada@example.com" || members[1].Email != "bob@example.com" {
+		t.Fatalf("acme's members: %+v %v", members, err)
+	}
+
+	// Bob is erased. Inviting his address again answers as for an address nobody uses: he is not made
+	// a member again, and nothing fails for want of his (shredded) data key.
+	eraser := &compliance.Eraser{Store: db.Store, Vault: v, PseudonymKey: []byte(strings.Repeat("p", 32))}
+	erased, err := eraser.EraseUser(ctx, "bob@example.com", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.WaitFor(ctx, erased.Position); err != nil {
+		t.Fatal(err)
+	}
+	beta, err := orgs.Create(ctx, ada.ID, ada.Email, "Beta", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv, err := orgs.Invite(ctx, ada.ID, beta, "bob@example.com", organization.RoleMember, md); err != nil || inv.Email != "bob@example.com" {
+		t.Fatalf("invite of the erased address: %+v %v; want an invitation like any unknown address's", inv, err)
+	}
+	if members, err := reader.Members(ctx, beta); err != nil || len(members) != 1 {
+		t.Fatalf("beta's members after inviting the erased address: %+v %v; want ada alone", members, err)
+	}
+	if members, err := reader.Members(ctx, acme); err != nil || len(members) != 2 || members[1].Email != erased.Pseudonym && members[0].Email != erased.Pseudonym {
+		t.Fatalf("acme's members after bob's erasure: %+v %v; want his pseudonym", members, err)
 	}
 }

@@ -46,8 +46,14 @@ func (s *Service) IssueLink(ctx context.Context, email, purpose string) (string,
 		return "", err
 	}
 	h := linkHash(token)
+	var sealed domain.Sealed
+	if s.cfg.Vault != nil {
+		if sealed, err = s.cfg.Vault.Seal(ctx, u.ID.String(), signin.EmailPurpose, []byte(u.Email)); err != nil {
+			return "", fmt.Errorf("sign-in link: seal the address: %w", err)
+		}
+	}
 	res, err := eventstore.Execute(ctx, s.cfg.Store, signin.StreamName(h), Links, signin.Command(signin.IssueLink{
-		LinkHash: h, UserID: u.ID, Email: u.Email, Purpose: purpose, At: now, ExpiresAt: now.Add(signin.LinkTTL),
+		LinkHash: h, UserID: u.ID, Email: u.Email, SealedEmail: sealed, Purpose: purpose, At: now, ExpiresAt: now.Add(signin.LinkTTL),
 	}), md(ctx, "system", now))
 	if err != nil {
 		return "", fmt.Errorf("sign-in link: %w", err)

@@ -40,11 +40,20 @@ type Projections interface {
 	WaitFor(ctx context.Context, pos eventstore.Position) error
 }
 
+// Sealer is the part of the vault this package needs.
+type Sealer interface {
+	Seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error)
+}
+
 // Config wires a Service. Users, Store, Projections, PublicURL and FlowKey are required.
 type Config struct {
 	Settings
 	Users Users
 	Store eventstore.Store
+	// Vault seals the user's address in the sign-in link events under the user's own data key, so that
+	// erasing the user leaves it unreadable in the log. Without one (only tests build that) the
+	// address is recorded in clear.
+	Vault Sealer
 	// Organizations, when set, is told of every sign-in (see Organizations).
 	Organizations Organizations
 	Projections   Projections

@@ -71,7 +71,7 @@ func (m *Main) startAuditSinks(ctx context.Context, goRun func(string, func(cont
 // openCompliance builds the auditor role's service; its admins are Config.Admins (WORKBENCH_ADMINS,
 // else the WORKBENCH_ADMIN_EMAIL user).
 func (m *Main) openCompliance() error {
-	m.Compliance = &compliance.Service{Store: m.Store, Admins: m.Config.Admins}
+	m.Compliance = &compliance.Service{Store: m.Store, Admins: m.Config.Admins, QueryKey: m.deriveKey("audit-read-query")}
 	return nil
 }
 

@@ -158,7 +158,7 @@ func cmdSigninLink(ctx context.Context, args []string, getenv func(string) strin
 	}
 	defer m.Close()
 	svc, err := signin.New(signin.Config{
-		Settings: signin.Settings{AdminEmail: *email}, Users: m.Accounts, Store: m.Store,
+		Settings: signin.Settings{AdminEmail: *email}, Users: m.Accounts, Store: m.Store, Vault: m.Vault,
 		// The CLI reads no read model: the server's own runner projects the new user from the log
 		// before anyone can open the link, so there is nothing to wait for here.
 		Projections: noWait{}, PublicURL: m.Config.ServerPublicURL, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,

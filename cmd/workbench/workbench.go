@@ -191,7 +191,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Organizations, err = organizations.New(organizations.Options{
-		Store: m.Store, Reader: &organizationsrm.Reader{DB: m.DB}, Projections: m.Runner, Keys: m.Accounts,
+		Store: m.Store, Reader: &organizationsrm.Reader{DB: m.DB}, Projections: m.Runner, Keys: m.Accounts, Vault: m.Vault,
 	})
 	if err != nil {
 		return err
@@ -514,7 +514,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	}
 	m.Sessions = sessions
 	signIn, err := signin.New(signin.Config{
-		Settings: m.Config.SignIn, Users: m.Accounts, Store: m.Store, Projections: m.Runner, Organizations: m.Organizations,
+		Settings: m.Config.SignIn, Users: m.Accounts, Store: m.Store, Vault: m.Vault, Projections: m.Runner, Organizations: m.Organizations,
 		PublicURL: m.Config.ServerPublicURL, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,
 	})
 	if err != nil {

@@ -178,6 +178,20 @@ func TestDecideStart(t *testing.T) {
 			want:   []domain.Event{connection.PendingExpired{AttemptID: a1, UserID: userID, Integration: gh, Reason: connection.ExpiryTimedOut, At: tLater}, startedA2},
 			status: connection.StatusPending,
 		},
+		{
+			name: "pending, joining: nothing new, the caller answers the pending attempt", history: pending,
+			cmd: with(func(c *connection.Start) {
+				c.At, c.ExpiresAt, c.JoinPending = supersededA1.At, supersededA1.At.Add(10*time.Minute), true
+			}),
+			want:   nil,
+			status: connection.StatusPending,
+		},
+		{
+			name: "pending past its expiry, joining: the first ends as expired", history: pending,
+			cmd:    with(func(c *connection.Start) { c.JoinPending = true }),
+			want:   []domain.Event{connection.PendingExpired{AttemptID: a1, UserID: userID, Integration: gh, Reason: connection.ExpiryTimedOut, At: tLater}, startedA2},
+			status: connection.StatusPending,
+		},
 		{name: "attempt expired: start again", history: attemptExpired, cmd: startA2, want: []domain.Event{startedA2}, status: connection.StatusPending},
 		{name: "connected: reconnect keeps the credential serving", history: connected, cmd: startA2, want: []domain.Event{startedA2}, status: connection.StatusConnected},
 		{name: "refreshed: reconnect", history: refreshedOnce, cmd: startA2, want: []domain.Event{startedA2}, status: connection.StatusConnected},

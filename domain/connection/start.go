@@ -16,6 +16,10 @@ import (
 // new attempt is the only one a callback can complete. A Start while connected is a reconnect (new
 // scopes, another account, a re-authorization): the stored credential keeps serving tool calls until
 // the attempt connects and replaces it.
+//
+// With JoinPending, a Start while an attempt of the same auth mode is pending and its link still
+// valid decides nothing: the caller answers that attempt (its id and link), so two agent sessions of
+// one user share one connect flow instead of the second expiring the first.
 type Start struct {
 	AttemptID   uuid.UUID
 	UserID      uuid.UUID
@@ -23,6 +27,7 @@ type Start struct {
 	AuthMode    AuthMode
 	At          time.Time
 	ExpiresAt   time.Time // the claim link's expiry; must be after At
+	JoinPending bool
 }
 
 func (c Start) decide(s State) ([]domain.Event, error) {
@@ -46,6 +51,9 @@ func (c Start) decide(s State) ([]domain.Event, error) {
 	}
 	if c.AttemptID == s.Attempt.ID {
 		return nil, domain.Errorf(domain.CodeConflict, "%s: attempt %s was already started; every attempt needs a fresh id", what, c.AttemptID)
+	}
+	if c.JoinPending && s.Attempt.Pending() && !s.Attempt.ExpiredBy(at) && s.Attempt.AuthMode == c.AuthMode {
+		return nil, nil
 	}
 	var events []domain.Event
 	if s.Attempt.Pending() {

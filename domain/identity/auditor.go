@@ -28,10 +28,11 @@ func AuditorStreamName(userID uuid.UUID) string { return "auditor-" + userID.Str
 func AuditReadStreamName(readID uuid.UUID) string { return "audit-read-" + readID.String() }
 
 // AuditorGranted makes UserID an auditor. GrantedBy is the instance admin who granted it (a user id or
-// "cli").
+// "cli"). Email is set only in events written before addresses were kept out of the log (nothing
+// reads it; UserID names the user).
 type AuditorGranted struct {
 	UserID    uuid.UUID `json:"user_id"`
-	Email     string    `json:"email"`
+	Email     string    `json:"email,omitempty"`
 	GrantedBy string    `json:"granted_by"`
 	At        time.Time `json:"at"`
 }
@@ -96,7 +97,6 @@ func DecideRole(s AuditorRole, c RoleCommand) ([]domain.Event, error) {
 // GrantAuditor makes a user an auditor; granting it again is no change.
 type GrantAuditor struct {
 	UserID    uuid.UUID
-	Email     string
 	GrantedBy string
 	At        time.Time
 }
@@ -112,7 +112,7 @@ func (c GrantAuditor) decideRole(s AuditorRole) ([]domain.Event, error) {
 	if s.Auditor {
 		return nil, nil
 	}
-	return []domain.Event{AuditorGranted{UserID: c.UserID, Email: c.Email, GrantedBy: c.GrantedBy, At: at}}, nil
+	return []domain.Event{AuditorGranted{UserID: c.UserID, GrantedBy: c.GrantedBy, At: at}}, nil
 }
 
 // RevokeAuditor takes the role back; a user who is not an auditor is CodeConflict.

@@ -19,7 +19,7 @@ func TestAuditorRole(t *testing.T) {
 		}
 		return s
 	}
-	granted := AuditorGranted{UserID: user, Email: "a@example.com", GrantedBy: "cli", At: at}
+	granted := AuditorGranted{UserID: user, GrantedBy: "cli", At: at}
 	tests := []struct {
 		name  string
 		given []domain.Event
@@ -27,7 +27,7 @@ func TestAuditorRole(t *testing.T) {
 		then  []domain.Event
 		code  domain.Code
 	}{
-		{"grant", nil, GrantAuditor{UserID: user, Email: "a@example.com", GrantedBy: "cli", At: at}, []domain.Event{granted}, ""},
+		{"grant", nil, GrantAuditor{UserID: user, GrantedBy: "cli", At: at}, []domain.Event{granted}, ""},
 		{"grant again is no change", []domain.Event{granted}, GrantAuditor{UserID: user, GrantedBy: "cli", At: at}, nil, ""},
 		{"grant without time", nil, GrantAuditor{UserID: user, GrantedBy: "cli"}, nil, domain.CodeInvalid},
 		{"grant without admin", nil, GrantAuditor{UserID: user, At: at}, nil, domain.CodeInvalid},

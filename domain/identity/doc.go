@@ -63,15 +63,24 @@
 //   - identity.user_created carries the email and display name only in Profile, ProfileData sealed
 //     under the user's own data key (purpose ProfilePurpose); Email and DisplayName stay empty. Older
 //     events carry them in clear, and every reader accepts both (internal/profile.Open).
+//
 //   - identity.email_claimed carries no address: the stream name (a SHA-256 of the normalised address)
 //     already says which address it claims. Older claims carry it.
+//
 //   - identity.user_erased (EraseUser) records an erasure with a pseudonym ("erased-" and an HMAC of the
 //     user id) and nothing personal. Folded, it replaces the email by the pseudonym, empties the display
 //     name and the profile, and revokes the live key; an erased user takes no new key. The claim of the
 //     address stays, naming the erased user, so the address never signs in as them again.
 //
-// What the log still holds in clear about a person: the addresses in user_created and email_claimed
-// events written before this change, the address in signin.link_issued events (domain/signin), provider
-// account labels (connection.connected AccountHint) and the hash in an email stream's name, which
-// whoever knows an address can recompute. The read models drop all of these on erasure.
+//   - signin_link.issued (domain/signin) and organization.member_added (domain/organization) carry the
+//     address sealed under the user's data key too (SealedEmail); an invitee's member_added names the
+//     address of its invitation, which the invitation event already holds. identity.auditor_granted
+//     carries no address, and identity.audit_read a keyed hash in place of a "user" filter's address.
+//
+// What the log still holds in clear about a person: the addresses in user_created, email_claimed,
+// signin_link.issued and organization.member_added events written before these changes, invited
+// addresses (organization.member_invited), provider account labels (connection.connected AccountHint)
+// and the hash in an email stream's name, which whoever knows an address can recompute. The read
+// models drop all of these on erasure, and the tasks that walk users (the organisation backfill) pass
+// over erased ones.
 package identity

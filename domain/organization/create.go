@@ -22,7 +22,10 @@ type CreateOrganization struct {
 	Personal       bool
 	Creator        uuid.UUID
 	CreatorEmail   string
-	At             time.Time
+	// CreatorSealedEmail, when set, is CreatorEmail sealed for the creator (MemberEmailPurpose): the
+	// creator's MemberAdded then carries it instead of the address in clear.
+	CreatorSealedEmail domain.Sealed
+	At                 time.Time
 }
 
 func (c CreateOrganization) decide(s State) ([]domain.Event, error) {
@@ -48,6 +51,9 @@ func (c CreateOrganization) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSealedEmail(what, c.Creator, c.CreatorSealedEmail); err != nil {
+		return nil, err
+	}
 	if s.Exists() {
 		if s.CreatedBy == c.Creator && s.Personal == c.Personal {
 			return nil, nil
@@ -56,7 +62,7 @@ func (c CreateOrganization) decide(s State) ([]domain.Event, error) {
 	}
 	evs := []domain.Event{
 		OrganizationCreated{OrganizationID: c.OrganizationID, Name: name, Personal: c.Personal, CreatedBy: c.Creator, CreatedAt: at},
-		MemberAdded{OrganizationID: c.OrganizationID, UserID: c.Creator, Email: email, Role: RoleOwner, AddedBy: c.Creator, At: at},
+		memberAdded(MemberAdded{OrganizationID: c.OrganizationID, UserID: c.Creator, Role: RoleOwner, AddedBy: c.Creator, At: at}, email, c.CreatorSealedEmail),
 	}
 	if c.Personal {
 		evs = append(evs, AgentCreated{OrganizationID: c.OrganizationID, AgentID: DefaultAgentID(c.Creator), OwnerID: c.Creator,
@@ -89,4 +95,22 @@ func (c RenameOrganization) decide(s State) ([]domain.Event, error) {
 		return nil, nil
 	}
 	return []domain.Event{OrganizationRenamed{OrganizationID: s.ID, Name: name, RenamedBy: c.Actor, At: at}}, nil
+}
+
+// checkSealedEmail refuses a sealed address that is not sealed for the user it names.
+func checkSealedEmail(what string, user uuid.UUID, sealed domain.Sealed) error {
+	if !sealed.IsZero() && sealed.Subject != user.String() {
+		return domain.Errorf(domain.CodeInvalid, "%s: the address is sealed for %q, not for the member", what, sealed.Subject)
+	}
+	return nil
+}
+
+// memberAdded is e with the member's address: sealed when it is, in clear otherwise.
+func memberAdded(e MemberAdded, email string, sealed domain.Sealed) MemberAdded {
+	if sealed.IsZero() {
+		e.Email = email
+	} else {
+		e.SealedEmail = sealed
+	}
+	return e
 }

@@ -29,6 +29,9 @@ const (
 	TypeAgentDeleted        = "organization.agent_deleted"
 )
 
+// MemberEmailPurpose binds a member's sealed address (MemberAdded.SealedEmail) to its use.
+const MemberEmailPurpose = "organization:member_email"
+
 // OrganizationCreated is the first event of an organisation stream. Personal marks the one
 // organisation every user has (PersonalOrganizationID); CreatedBy becomes its first owner through the
 // MemberAdded that follows in the same append.
@@ -80,14 +83,20 @@ type InvitationDeclined struct {
 // MemberAdded makes a user a member with a role: the creator of an organisation, a user an owner or
 // admin added (in logs written before invitations had to be accepted), or an invitee who accepted
 // (AddedBy is then the inviter and Invited is true; in older logs, an invitee who signed in).
+//
+// Newer events carry the member's address only in SealedEmail, sealed under the member's own data key
+// (purpose MemberEmailPurpose), so erasing the member leaves it unreadable; Email is then empty and
+// readers take the address from the identity read model. Older events, and those of an invitee who
+// accepted (whose address the invitation already holds), carry Email in clear.
 type MemberAdded struct {
-	OrganizationID uuid.UUID `json:"organization_id"`
-	UserID         uuid.UUID `json:"user_id"`
-	Email          string    `json:"email"`
-	Role           Role      `json:"role"`
-	AddedBy        uuid.UUID `json:"added_by"`
-	Invited        bool      `json:"invited,omitempty"`
-	At             time.Time `json:"at"`
+	OrganizationID uuid.UUID     `json:"organization_id"`
+	UserID         uuid.UUID     `json:"user_id"`
+	Email          string        `json:"email,omitempty"`
+	SealedEmail    domain.Sealed `json:"sealed_email,omitzero"`
+	Role           Role          `json:"role"`
+	AddedBy        uuid.UUID     `json:"added_by"`
+	Invited        bool          `json:"invited,omitempty"`
+	At             time.Time     `json:"at"`
 }
 
 // MemberRoleChanged changes a member's role.

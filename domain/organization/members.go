@@ -96,8 +96,11 @@ type AddMember struct {
 	Actor  uuid.UUID
 	UserID uuid.UUID
 	Email  string
-	Role   Role
-	At     time.Time
+	// SealedEmail, when set, is Email sealed for the user (MemberEmailPurpose): MemberAdded carries it
+	// instead of the address, unless an invitation of the address is pending (the log holds it anyway).
+	SealedEmail domain.Sealed
+	Role        Role
+	At          time.Time
 }
 
 func (c AddMember) decide(s State) ([]domain.Event, error) {
@@ -117,10 +120,17 @@ func (c AddMember) decide(s State) ([]domain.Event, error) {
 	if err := checkGrant(what, actor, c.Role); err != nil {
 		return nil, err
 	}
-	if m, ok := s.Members[c.UserID]; ok {
-		return nil, domain.Errorf(domain.CodeConflict, "%s: %s is already a member", what, m.Email)
+	if err := checkSealedEmail(what, c.UserID, c.SealedEmail); err != nil {
+		return nil, err
 	}
-	return []domain.Event{MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Email: email, Role: c.Role, AddedBy: c.Actor, At: at}}, nil
+	if _, ok := s.Members[c.UserID]; ok {
+		return nil, domain.Errorf(domain.CodeConflict, "%s: %s is already a member", what, email)
+	}
+	sealed := c.SealedEmail
+	if _, pending := s.Invitations[email]; pending {
+		sealed = domain.Sealed{} // MemberAdded must name the address to close its invitation
+	}
+	return []domain.Event{memberAdded(MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Role: c.Role, AddedBy: c.Actor, At: at}, email, sealed)}, nil
 }
 
 // AcceptInvitation makes the invitee a member, with the invitation's role, when they accept it. The
@@ -220,7 +230,7 @@ func (c ChangeRole) decide(s State) ([]domain.Event, error) {
 			return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner may change an owner's role", what)
 		}
 		if s.owners() == 1 {
-			return nil, domain.Errorf(domain.CodeConflict, "%s: %s is the last owner; make another owner first", what, target.Email)
+			return nil, domain.Errorf(domain.CodeConflict, "%s: %s is the last owner; make another owner first", what, target.label())
 		}
 		if s.Personal && target.UserID == s.CreatedBy {
 			return nil, domain.Errorf(domain.CodeConflict, "%s: the owner of a personal organisation stays its owner", what)
@@ -260,7 +270,7 @@ func (c RemoveMember) decide(s State) ([]domain.Event, error) {
 			return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner may remove an owner", what)
 		}
 		if s.owners() == 1 {
-			return nil, domain.Errorf(domain.CodeConflict, "%s: %s is the last owner; make another owner first", what, target.Email)
+			return nil, domain.Errorf(domain.CodeConflict, "%s: %s is the last owner; make another owner first", what, target.label())
 		}
 	}
 	var evs []domain.Event

@@ -26,10 +26,19 @@ func (r Role) manages() bool { return r == RoleOwner || r == RoleAdmin }
 
 // Member is one membership.
 type Member struct {
-	UserID  uuid.UUID
+	UserID uuid.UUID
+	// Email is empty when the log holds the address sealed (MemberAdded.SealedEmail).
 	Email   string
 	Role    Role
 	AddedAt time.Time
+}
+
+// label names the member in a message: the address when the state has it, the user id otherwise.
+func (m Member) label() string {
+	if m.Email != "" {
+		return m.Email
+	}
+	return "user " + m.UserID.String()
 }
 
 // Invitation is a pending invitation of an address.

@@ -22,14 +22,22 @@ const LinkTTL = 15 * time.Minute
 // SHA-256). The token itself is never stored.
 func StreamName(linkHash string) string { return "signin_link-" + linkHash }
 
+// EmailPurpose binds a link's sealed address (LinkIssued.SealedEmail) to its use.
+const EmailPurpose = "signin:email"
+
 // LinkIssued records a one-time sign-in link for UserID, valid until ExpiresAt.
+//
+// Newer events carry the user's address only in SealedEmail, sealed under the user's own data key
+// (purpose EmailPurpose), so that erasing the user leaves it unreadable; Email is then empty. Older
+// events carry Email in clear. Nothing reads the address back: UserID names the user.
 type LinkIssued struct {
-	LinkHash  string    `json:"link_hash"`
-	UserID    uuid.UUID `json:"user_id"`
-	Email     string    `json:"email"`
-	Purpose   string    `json:"purpose"` // why it was issued, e.g. "startup"
-	IssuedAt  time.Time `json:"issued_at"`
-	ExpiresAt time.Time `json:"expires_at"`
+	LinkHash    string        `json:"link_hash"`
+	UserID      uuid.UUID     `json:"user_id"`
+	Email       string        `json:"email,omitempty"`
+	SealedEmail domain.Sealed `json:"sealed_email,omitzero"`
+	Purpose     string        `json:"purpose"` // why it was issued, e.g. "startup"
+	IssuedAt    time.Time     `json:"issued_at"`
+	ExpiresAt   time.Time     `json:"expires_at"`
 }
 
 // LinkRedeemed records that the link signed its user in. No second one can follow.
@@ -48,8 +56,9 @@ func Events() []domain.Event { return []domain.Event{LinkIssued{}, LinkRedeemed{
 
 // Link is one sign-in link folded from its stream. The zero Link (Initial) was never issued.
 type Link struct {
-	LinkHash   string
-	UserID     uuid.UUID
+	LinkHash string
+	UserID   uuid.UUID
+	// Email is empty when the event sealed it.
 	Email      string
 	IssuedAt   time.Time
 	ExpiresAt  time.Time
@@ -96,12 +105,15 @@ var (
 
 // IssueLink opens a link stream. The stream must be new: a token is never issued twice.
 type IssueLink struct {
-	LinkHash  string
-	UserID    uuid.UUID
-	Email     string
-	Purpose   string
-	At        time.Time
-	ExpiresAt time.Time
+	LinkHash string
+	UserID   uuid.UUID
+	Email    string
+	// SealedEmail, when set, is Email sealed for the user (EmailPurpose): the event carries it instead
+	// of the address in clear.
+	SealedEmail domain.Sealed
+	Purpose     string
+	At          time.Time
+	ExpiresAt   time.Time
 }
 
 func (c IssueLink) decide(l Link) ([]domain.Event, error) {
@@ -119,13 +131,18 @@ func (c IssueLink) decide(l Link) ([]domain.Event, error) {
 		return nil, domain.Errorf(domain.CodeInvalid, "%s: the command carries no time", what)
 	case !c.ExpiresAt.After(c.At):
 		return nil, domain.Errorf(domain.CodeInvalid, "%s: the link must expire after it is issued", what)
+	case !c.SealedEmail.IsZero() && c.SealedEmail.Subject != c.UserID.String():
+		return nil, domain.Errorf(domain.CodeInvalid, "%s: the address is sealed for %q, not for the user", what, c.SealedEmail.Subject)
 	case l.Issued():
 		return nil, domain.Errorf(domain.CodeConflict, "%s: this link was already issued; every link needs a fresh token", what)
 	}
-	return []domain.Event{LinkIssued{
-		LinkHash: c.LinkHash, UserID: c.UserID, Email: c.Email, Purpose: c.Purpose,
-		IssuedAt: c.At.UTC(), ExpiresAt: c.ExpiresAt.UTC(),
-	}}, nil
+	e := LinkIssued{LinkHash: c.LinkHash, UserID: c.UserID, Purpose: c.Purpose, IssuedAt: c.At.UTC(), ExpiresAt: c.ExpiresAt.UTC()}
+	if c.SealedEmail.IsZero() {
+		e.Email = c.Email
+	} else {
+		e.SealedEmail = c.SealedEmail
+	}
+	return []domain.Event{e}, nil
 }
 
 // RedeemLink uses the link once, at At, which must be before its expiry.

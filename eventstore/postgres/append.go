@@ -129,11 +129,16 @@ const maxBatchAttempts = 4
 
 // commit is the Batcher's CommitFunc.
 func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) ([]eventstore.AppendOutcome, error) {
-	fast := true
+	fast, ended := true, 0
 	for attempt := 1; ; attempt++ {
 		outcomes, envs, err := s.commitOnce(ctx, batch, fast)
 		if errors.Is(err, errFastRefused) {
 			fast = false
+			attempt--
+			continue
+		}
+		if endedConn(err) && ended < maxEndedConns {
+			ended++
 			attempt--
 			continue
 		}
@@ -155,6 +160,29 @@ func (s *Store) commit(ctx context.Context, batch []eventstore.AppendRequest) ([
 		time.Sleep(time.Duration(attempt) * 5 * time.Millisecond)
 	}
 }
+
+// unrun is the error answered to a batch's first statement (its pipelined BEGIN, or the one
+// statement of insertAlone before it returned any row): the server ran nothing of the batch.
+type unrun struct {
+	step string
+	err  error
+}
+
+func (e unrun) Error() string { return e.step + ": " + e.err.Error() }
+func (e unrun) Unwrap() error { return e.err }
+
+// endedConn reports whether a batch failed on a pooled connection the server had ended (a restart, a
+// failover): the first answer to the batch is the server's FATAL (SQLSTATE class 08 or 57P), which
+// it sends before anything of a statement it ran, so nothing of the batch ran; the pool has dropped
+// the connection.
+func endedConn(err error) bool {
+	var pgErr *pgconn.PgError
+	var u unrun
+	return errors.As(err, &u) && errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P"))
+}
+
+// maxEndedConns bounds how many ended pooled connections one batch passes over (see endedConn).
+const maxEndedConns = 16
 
 // retryable reports whether a failed batch left nothing behind and may succeed when decided again.
 func retryable(err error) bool {
@@ -400,7 +428,7 @@ func readHeads(ctx context.Context, conn *pgx.Conn, streams []string, ids []uuid
 	br := conn.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
-		return nil, nil, fmt.Errorf("begin: %w", err)
+		return nil, nil, unrun{"begin", err}
 	}
 	if _, err := br.Exec(); err != nil {
 		return nil, nil, fmt.Errorf("lock streams: %w", err)
@@ -568,7 +596,7 @@ func (s *Store) insertAndCommit(ctx context.Context, bc *batchConn, rows *planne
 	err := func() error {
 		if mode != insertLocked {
 			if _, err := br.Exec(); err != nil {
-				return fmt.Errorf("begin: %w", err)
+				return unrun{"begin", err}
 			}
 		}
 		rs, err := br.Query()
@@ -654,14 +682,17 @@ func (s *Store) insertAlone(ctx context.Context, conn *pgx.Conn, rows *planned, 
 	positions := make([]eventstore.Position, len(rows.ids))
 	rs, err := conn.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: append: insert: %w", err)
+		return nil, fmt.Errorf("postgres: append: %w", unrun{"insert", err})
 	}
 	xid, err := scanInserted(rs, rows, positions)
 	if err == nil {
 		return positions, nil
 	}
 	var pgErr *pgconn.PgError
-	if xid == 0 || errors.As(err, &pgErr) {
+	if xid == 0 {
+		return nil, fmt.Errorf("postgres: append: %w", unrun{"insert", err})
+	}
+	if errors.As(err, &pgErr) {
 		return nil, fmt.Errorf("postgres: append: insert: %w", err)
 	}
 	committed, rerr := s.resolveInDoubt(xid)

@@ -454,3 +454,65 @@ func receive(t *testing.T, got <-chan eventstore.Envelope, want eventstore.Event
 		t.Fatal(never)
 	}
 }
+
+// TestListenerReconnectsAfterRestart: after the server restarts, an append at once succeeds (it
+// passes over the pooled connections the restart ended), a store's listener reconnects, and a
+// subscriber that polls only once an hour is woken again by another store's append, through NOTIFY.
+// The subscriber resubscribes after the outage, as the projections runner does.
+func TestListenerReconnectsAfterRestart(t *testing.T) {
+	cluster := testpg.NewCluster(t)
+	{
+		db, err := sql.Open("pgx", cluster.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = migrations.Apply(testCtx(t), db, migrations.Postgres, nil)
+		db.Close()
+		if err != nil {
+			t.Fatalf("migrate: %v", err)
+		}
+	}
+	writer := openStore(t, cluster.URL(), nil)
+	reader := openStore(t, cluster.URL(), &Options{PollInterval: time.Hour})
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	got := make(chan eventstore.Envelope, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		from := eventstore.Start
+		for ctx.Err() == nil {
+			_ = reader.Subscribe(ctx, from, func(env eventstore.Envelope) error {
+				from = env.Position
+				got <- env
+				return nil
+			})
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	eventually(t, "the reader's listener connects", func() bool { return reader.listenerPID.Load() != 0 })
+
+	cluster.Stop()
+	eventually(t, "the reader sees its listener gone", func() bool { return reader.listenerPID.Load() == 0 })
+	cluster.Start()
+	back := time.Now()
+	// An append at once passes over the pooled connections the restart ended.
+	first := event("right-after-restart")
+	if _, err := writer.Append(ctx, "r0", eventstore.NoStream, first); err != nil {
+		t.Fatalf("append right after the restart: %v", err)
+	}
+	receive(t, got, first, "subscriber never saw the append made right after the restart")
+	eventually(t, "the reader's listener reconnects after the restart", func() bool { return reader.listenerPID.Load() != 0 })
+	t.Logf("listener back %s after the restart", time.Since(back).Round(time.Millisecond))
+
+	// As in TestSubscribeWokenByNotify: past the listener's own wake-ups, only a notification wakes
+	// the reader in time.
+	time.Sleep(peerGrace + 3*peerCheck)
+	ev := event("after-restart")
+	if _, err := writer.Append(ctx, "r", eventstore.NoStream, ev); err != nil {
+		t.Fatalf("append after the restart: %v", err)
+	}
+	receive(t, got, ev, "subscriber was not woken by NOTIFY after the restart")
+	cancel()
+	<-done
+}

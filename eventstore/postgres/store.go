@@ -342,9 +342,13 @@ func scanEnvelopes(rows pgx.Rows) ([]eventstore.Envelope, error) {
 	return out, rows.Err()
 }
 
+// maxListenBackoff caps the listener's reconnect backoff, so that it is back within about a second of
+// the server (a restart, a failover).
+const maxListenBackoff = time.Second
+
 // listen keeps a dedicated connection LISTENing on NotifyChannel and wakes subscribers on every
-// notification. When the connection drops it reconnects with backoff and wakes subscribers once, since
-// notifications sent meanwhile are lost.
+// notification. When the connection drops it reconnects with backoff (at most maxListenBackoff) and
+// wakes subscribers once, since notifications sent meanwhile are lost.
 func (s *Store) listen(ctx context.Context) {
 	defer close(s.listenerDone)
 	backoff := 100 * time.Millisecond
@@ -362,7 +366,7 @@ func (s *Store) listen(ctx context.Context) {
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 5*time.Second)
+		backoff = min(2*backoff, maxListenBackoff)
 	}
 }
 

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -298,11 +300,29 @@ func (st *txState) erase(ctx context.Context, tx execQuerier, env eventstore.Env
 	if err := json.Unmarshal(env.Data, &e); err != nil || e.UserID == uuid.Nil {
 		return fmt.Errorf("decode %s: %v", env.Type, err)
 	}
+	var old string
+	rows, err := tx.QueryContext(ctx, `SELECT email FROM audit_users WHERE user_id = $1`, e.UserID.String())
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		if err := rows.Scan(&old); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := withholdQueriesFor(ctx, tx, old); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE audit_users SET email = $1 WHERE user_id = $2`, e.Pseudonym, e.UserID.String()); err != nil {
 		return err
 	}
 	st.emails[e.UserID] = e.Pseudonym
-	rows, err := tx.QueryContext(ctx, `SELECT event_id, record FROM audit_records WHERE user_id = $1`, e.UserID.String())
+	rows, err = tx.QueryContext(ctx, `SELECT event_id, record FROM audit_records WHERE user_id = $1`, e.UserID.String())
 	if err != nil {
 		return err
 	}
@@ -325,6 +345,60 @@ func (st *txState) erase(ctx context.Context, tx execQuerier, env eventstore.Env
 			return fmt.Errorf("stored record of event %s: %w", id, err)
 		}
 		rec.Email, rec.AccountHint = e.Pseudonym, ""
+		out, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE audit_records SET record = $1 WHERE event_id = $2`, string(out), id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withholdQueriesFor replaces email, where an auditor's recorded read filtered on it (the "user"
+// parameter of an identity.audit_read's query, written in clear before reads recorded a keyed hash),
+// by "withheld": the erased address leaves the auditors' records too.
+func withholdQueriesFor(ctx context.Context, tx execQuerier, email string) error {
+	if email == "" || !strings.Contains(email, "@") {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT event_id, record FROM audit_records WHERE kind = $1`, string(KindAuditRead))
+	if err != nil {
+		return err
+	}
+	bodies := map[string]string{}
+	for rows.Next() {
+		var id, body string
+		if err := rows.Scan(&id, &body); err != nil {
+			rows.Close()
+			return err
+		}
+		bodies[id] = body
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for id, body := range bodies {
+		var rec Record
+		if err := json.Unmarshal([]byte(body), &rec); err != nil {
+			return fmt.Errorf("stored record of event %s: %w", id, err)
+		}
+		v, err := url.ParseQuery(rec.Path)
+		if err != nil {
+			continue
+		}
+		changed := false
+		for i, u := range v["user"] {
+			if strings.EqualFold(strings.TrimSpace(u), email) {
+				v["user"][i], changed = "withheld", true
+			}
+		}
+		if !changed {
+			continue
+		}
+		rec.Path = v.Encode()
 		out, err := json.Marshal(rec)
 		if err != nil {
 			return err

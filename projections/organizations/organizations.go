@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
@@ -30,12 +31,13 @@ var _ projections.Projection = (*Projection)(nil)
 
 // New returns the projection.
 func New() *Projection {
-	return &Projection{codec: eventstore.NewJSONCodec(organization.Events()...)}
+	return &Projection{codec: eventstore.NewJSONCodec(append(organization.Events(), identity.UserErased{})...)}
 }
 
-// Handles implements projections.Selective.
+// Handles implements projections.Selective. An erased user's address leaves the member rows with
+// identity.user_erased.
 func (*Projection) Handles(eventType string) bool {
-	return strings.HasPrefix(eventType, "organization.")
+	return strings.HasPrefix(eventType, "organization.") || eventType == identity.TypeUserErased
 }
 
 // Name implements projections.Projection.
@@ -93,6 +95,8 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
 		exec(`INSERT INTO org_members (org_id, user_id, email, role, added_at) VALUES ($1, $2, $3, $4, $5)`,
 			e.OrganizationID.String(), e.UserID.String(), e.Email, string(e.Role), dbtime.Format(e.At))
+	case identity.UserErased:
+		exec(`UPDATE org_members SET email = $1 WHERE user_id = $2`, e.Pseudonym, e.UserID.String())
 	case organization.MemberRoleChanged:
 		exec(`UPDATE org_members SET role = $1 WHERE org_id = $2 AND user_id = $3`, string(e.Role), e.OrganizationID.String(), e.UserID.String())
 	case organization.MemberRemoved:

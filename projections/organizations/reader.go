@@ -198,9 +198,12 @@ func (r *Reader) Memberships(ctx context.Context, userID uuid.UUID) ([]Membershi
 	return out, rows.Err()
 }
 
-// Members lists an organisation's members by email.
+// Members lists an organisation's members by email. A member whose address the log holds sealed has
+// none in org_members: it is read from the identity read model (the pseudonym once erased).
 func (r *Reader) Members(ctx context.Context, orgID uuid.UUID) ([]Member, error) {
-	rows, err := r.DB.QueryContext(ctx, `SELECT user_id, email, role, added_at FROM org_members WHERE org_id = $1 ORDER BY email`, orgID.String())
+	rows, err := r.DB.QueryContext(ctx, `SELECT m.user_id, COALESCE(NULLIF(m.email, ''), u.email, '') AS member_email, m.role, m.added_at
+		FROM org_members m LEFT JOIN users u ON u.user_id = m.user_id
+		WHERE m.org_id = $1 ORDER BY member_email, m.user_id`, orgID.String())
 	if err != nil {
 		return nil, fmt.Errorf("organizations: members: %w", err)
 	}
@@ -422,10 +425,11 @@ type UserRef struct {
 }
 
 // UsersWithoutPersonalOrganization lists, from the identity read model, the users who have no personal
-// organisation yet (they signed up before organisations existed), at most limit of them.
+// organisation yet (they signed up before organisations existed), at most limit of them. Erased users
+// are not listed.
 func (r *Reader) UsersWithoutPersonalOrganization(ctx context.Context, limit int) ([]UserRef, error) {
 	rows, err := r.DB.QueryContext(ctx, `SELECT u.user_id, u.email, u.display_name FROM users u
-		WHERE NOT EXISTS (SELECT 1 FROM organizations o WHERE o.created_by = u.user_id AND o.personal = 1)
+		WHERE u.erased_at IS NULL AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.created_by = u.user_id AND o.personal = 1)
 		ORDER BY u.user_id LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("organizations: users without a personal organisation: %w", err)
