@@ -1,0 +1,129 @@
+package connections
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/workbench/workbench/internal/redact"
+	"github.com/workbench/workbench/plugins"
+)
+
+// Redacted is what replaces a credential value in a tool's result or error.
+const Redacted = "[REDACTED]"
+
+// held collects the secret values of one Access: those known when it is made (an API key's
+// fields, the cookie values, the OAuth client secret) and those its GetToken hands out or reads
+// later (an access token as fetched for the call, after a lazy refresh too, and the stored refresh
+// token beside it). Safe for concurrent use; a nil *held records nothing.
+type held struct {
+	mu      sync.Mutex
+	secrets []string
+	pairs   []string // values a Basic user:pass may be made of
+	seen    map[string]bool
+}
+
+// add records secret values (the empty ones and repeats are dropped).
+func (h *held) add(values ...string) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, v := range values {
+		if v == "" || h.seen[v] {
+			continue
+		}
+		if h.seen == nil {
+			h.seen = map[string]bool{}
+		}
+		h.seen[v] = true
+		h.secrets = append(h.secrets, v)
+	}
+}
+
+// pair records values that may be the user half of a Basic base64(user:pass) beside a secret;
+// they are not redacted on their own. Every secret add recorded is paired too.
+func (h *held) pair(values ...string) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, v := range values {
+		if v != "" {
+			h.pairs = append(h.pairs, v)
+		}
+	}
+}
+
+// document records the tokens of a stored OAuth document: both tokens a provider may issue
+// (Slack's bot and user token) and their refresh tokens.
+func (h *held) document(d Document) {
+	h.add(d.AccessToken, d.RefreshToken)
+	if d.AuthedUser != nil {
+		h.add(d.AuthedUser.AccessToken, d.AuthedUser.RefreshToken)
+	}
+}
+
+// Redactor returns a redactor of the credential values this Access holds or has handed out so
+// far (internal/redact's forms: case, URL, JSON, hex, base64, split by whitespace, Basic pairs),
+// each replaced by Redacted; call it after the tool has run, so that a token fetched during the
+// call is in it. Nil (redacting nothing) when there are none, so a call without a credential
+// builds nothing.
+func (a Access) Redactor() *redact.Redactor {
+	h := a.held
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.secrets) == 0 {
+		return nil
+	}
+	secrets := make([]redact.Secret, len(h.secrets))
+	for i, v := range h.secrets {
+		secrets[i] = redact.Secret{Value: v, With: Redacted}
+	}
+	// Secrets first: redact.New pairs only the first few values.
+	pairs := append([]redact.Secret(nil), secrets...)
+	for _, v := range h.pairs {
+		if !h.seen[v] {
+			pairs = append(pairs, redact.Secret{Value: v, With: Redacted})
+		}
+	}
+	return redact.New(secrets, pairs)
+}
+
+// apiKeySecrets records an API key's values: every field marked secret or injected is redacted;
+// the others (a user name beside a key) may be the user half of a Basic pair.
+func apiKeySecrets(h *held, in *plugins.Integration, fields map[string]string) {
+	k := in.Auth.APIKey
+	if k == nil {
+		return
+	}
+	injected := map[string]bool{}
+	for _, inj := range k.Injections() {
+		injected[inj.Field] = true
+	}
+	for _, f := range k.Fields {
+		v := fields[f.Name]
+		if f.Secret || injected[f.Name] {
+			h.add(v)
+		} else {
+			h.pair(v)
+		}
+	}
+}
+
+// cookieSecrets records a cookie bundle's values of redact.MinLength bytes or more (a session id,
+// not a "lang=en" preference that would blank ordinary words of a result).
+func cookieSecrets(h *held, cookies []Cookie) {
+	var vs []string
+	for _, c := range cookies {
+		if len(c.Value) >= redact.MinLength {
+			vs = append(vs, c.Value)
+		}
+	}
+	sort.Strings(vs)
+	h.add(vs...)
+}
