@@ -50,6 +50,12 @@ func newEchoProvider(t *testing.T) *echoProvider {
 		p.seen = append(p.seen, cred)
 		p.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/cut" {
+			// The runtime quotes at most 300 bytes of it: the token's beginning is left before the cut.
+			w.WriteHeader(http.StatusUnauthorized)
+			_ = json.NewEncoder(w).Encode(map[string]string{"message": strings.Repeat("x", 285) + " " + strings.ToUpper(cred)})
+			return
+		}
 		if r.URL.Path == "/fail" {
 			w.WriteHeader(http.StatusUnauthorized)
 			_ = json.NewEncoder(w).Encode(map[string]string{"message": "bad credentials: " + cred + " " + base64.StdEncoding.EncodeToString([]byte(cred))})
@@ -82,7 +88,8 @@ func echoTools(t *testing.T, dir, name string) {
 	t.Helper()
 	tools := fmt.Sprintf(`[
 		{"name":"%[1]s_me","description":"Who the credential belongs to.","input_schema":{"type":"object","additionalProperties":false},"http":{"method":"GET","path":"/me"}},
-		{"name":"%[1]s_fail","description":"An answer refusing the credential.","input_schema":{"type":"object","additionalProperties":false},"http":{"method":"GET","path":"/fail"}}]`, name)
+		{"name":"%[1]s_fail","description":"An answer refusing the credential.","input_schema":{"type":"object","additionalProperties":false},"http":{"method":"GET","path":"/fail"}},
+		{"name":"%[1]s_cut","description":"A long answer refusing the credential.","input_schema":{"type":"object","additionalProperties":false},"http":{"method":"GET","path":"/cut"}}]`, name)
 	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +187,10 @@ func TestToolResultsAreRedacted(t *testing.T) {
 			t.Fatalf("result: %s (%v)", o.Result, err)
 		}
 		run(t, "acme_fail", executions.CodeToolError, tok)
+		o = run(t, "acme_cut", executions.CodeToolError)
+		if up := strings.ToUpper(tok); strings.Contains(o.Message, up[:6]) || !strings.HasSuffix(o.Message, connections.Redacted+"…") {
+			t.Fatalf("the beginning of the token is left before the cut: %s", o.Message)
+		}
 	})
 
 	t.Run("oauth2 token refreshed during the call", func(t *testing.T) {

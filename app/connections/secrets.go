@@ -2,6 +2,7 @@ package connections
 
 import (
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/workbench/workbench/internal/redact"
@@ -65,12 +66,18 @@ func (h *held) document(d Document) {
 	}
 }
 
+// Redactor redacts the credential values of one Access from a tool's result and error. A nil
+// *Redactor redacts nothing.
+type Redactor struct {
+	r       *redact.Redactor
+	secrets []string
+}
+
 // Redactor returns a redactor of the credential values this Access holds or has handed out so
 // far (internal/redact's forms: case, URL, JSON, hex, base64, split by whitespace, Basic pairs),
 // each replaced by Redacted; call it after the tool has run, so that a token fetched during the
-// call is in it. Nil (redacting nothing) when there are none, so a call without a credential
-// builds nothing.
-func (a Access) Redactor() *redact.Redactor {
+// call is in it. Nil when there are none, so a call without a credential builds nothing.
+func (a Access) Redactor() *Redactor {
 	h := a.held
 	if h == nil {
 		return nil
@@ -91,7 +98,42 @@ func (a Access) Redactor() *redact.Redactor {
 			pairs = append(pairs, redact.Secret{Value: v, With: Redacted})
 		}
 	}
-	return redact.New(secrets, pairs)
+	return &Redactor{r: redact.New(secrets, pairs), secrets: append([]string(nil), h.secrets...)}
+}
+
+// Bytes redacts a result; a JSON text stays JSON, and b itself comes back when nothing matched.
+func (r *Redactor) Bytes(b []byte) []byte {
+	if r == nil {
+		return b
+	}
+	return r.r.Bytes(b)
+}
+
+// Message redacts an error message. The plugin runtime cuts a provider's message short with "…":
+// the beginning of a secret left just before the cut (redact.MinExact bytes or more, any case) is
+// redacted too.
+func (r *Redactor) Message(s string) string {
+	if r == nil {
+		return s
+	}
+	s = r.r.String(s)
+	body, cut := strings.CutSuffix(s, "…")
+	if !cut {
+		return s
+	}
+	longest := 0
+	for _, v := range r.secrets {
+		for n := min(len(v), len(body)); n >= redact.MinExact && n > longest; n-- {
+			if strings.EqualFold(body[len(body)-n:], v[:n]) {
+				longest = n
+				break
+			}
+		}
+	}
+	if longest == 0 {
+		return s
+	}
+	return body[:len(body)-longest] + Redacted + "…"
 }
 
 // apiKeySecrets records an API key's values: every field marked secret or injected is redacted;

@@ -228,7 +228,7 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 	// the record's digest is of that.
 	red := access.Redactor()
 	if err != nil {
-		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: red.String(safeMessage(err))})
+		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: red.Message(safeMessage(err))})
 	}
 	return s.finish(ctx, rec, start, Outcome{Integration: in, Result: red.Bytes(result)})
 }
