@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,4 +255,56 @@ func TestToolResultsAreRedacted(t *testing.T) {
 			t.Fatalf("recorded %d bytes %s, the agent got %d bytes %s", ev.ResultSize, ev.ResultSHA256, len(o.Result), want)
 		}
 	})
+}
+
+// A refresh that fails during a tool call answers the agent with the token endpoint's
+// error_description: the refresh token presented, quoted there, is redacted.
+func TestFailedRefreshMessageIsRedacted(t *testing.T) {
+	var prov *provider
+	var presented []string
+	var mu sync.Mutex
+	tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			t.Error(err)
+		}
+		if rt := r.PostForm.Get("refresh_token"); rt != "" {
+			mu.Lock()
+			presented = append(presented, rt)
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(map[string]string{"error": "invalid_request", "error_description": "refresh token " + rt + " is malformed"})
+			return
+		}
+		// The code exchange goes to the fake authorization server.
+		body := r.PostForm.Encode()
+		r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+		u, _ := url.Parse(prov.srv.URL)
+		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
+	}))
+	t.Cleanup(tokens.Close)
+	echo := newEchoProvider(t)
+	e := newEnvWith(t, "basic", envOptions{extra: func(dir string, p *provider) {
+		prov = p
+		writePlugin(t, dir, "acme", fmt.Sprintf(`{"name":"acme","version":"1","display_name":"Acme","description":"test","base_url":%q,
+			"auth":{"mode":"oauth2","oauth2":{"authorize_url":%q,"token_url":%q,"scopes":["read","write"],"authorize_params":{"prompt":"consent"},"token_auth_style":"basic"}}}`,
+			echo.srv.URL, p.srv.URL+"/authorize", tokens.URL+"/token"))
+		echoTools(t, dir, "acme")
+	}})
+	n := e.node(true)
+	ex, err := executions.New(executions.Options{Registry: e.catalog, Credentials: n.svc, Store: n.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := uuid.New()
+	connectExpiring(t, e, n, user)
+	o := ex.Run(e.ctx, executions.Caller{UserID: user, Via: "api_key"}, []executions.Call{{Tool: "acme_me"}})[0]
+	mu.Lock()
+	defer mu.Unlock()
+	if len(presented) == 0 {
+		t.Fatalf("no refresh was tried: %+v", o)
+	}
+	if o.Code == "" || strings.Contains(o.Message, presented[0]) || !strings.Contains(o.Message, "refresh token "+connections.Redacted) {
+		t.Fatalf("outcome: %+v", o)
+	}
 }

@@ -30,6 +30,13 @@ func (s *Service) token(ctx context.Context, user uuid.UUID, in *plugins.Integra
 		}
 		return tok, nil
 	}
+	if h != nil {
+		// The refresh token about to be presented is redacted too: a failed refresh's message quotes
+		// the token endpoint's error_description.
+		if doc, err := s.openDocument(ctx, user, in.Name, st.Credential); err == nil {
+			h.document(doc)
+		}
+	}
 	return s.refreshShared(ctx, user, in)
 }
 
