@@ -62,7 +62,7 @@ func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integr
 		h := &held{}
 		if id, secret, err := s.clientCredentials(in.Name); err == nil {
 			h.add(secret)
-			h.pair(id)
+			h.pair(secret, id)
 		}
 		// Every token handed out is recorded: the one injected may be refreshed during the call.
 		getToken := func(ctx context.Context) (string, error) {

@@ -42,8 +42,9 @@ func (h *held) add(values ...string) {
 	}
 }
 
-// pair records values that may be the user half of a Basic base64(user:pass) beside a secret;
-// they are not redacted on their own. Every secret add recorded is paired too.
+// pair records values that may be sent together as Basic base64(user:pass) (an OAuth client's id
+// and secret, an API key's fields), secrets first: redact.New pairs only the first few. A value
+// pair records is not redacted on its own unless add recorded it too. Tokens are never paired.
 func (h *held) pair(values ...string) {
 	if h == nil {
 		return
@@ -91,12 +92,9 @@ func (a Access) Redactor() *Redactor {
 	for i, v := range h.secrets {
 		secrets[i] = redact.Secret{Value: v, With: Redacted}
 	}
-	// Secrets first: redact.New pairs only the first few values.
-	pairs := append([]redact.Secret(nil), secrets...)
-	for _, v := range h.pairs {
-		if !h.seen[v] {
-			pairs = append(pairs, redact.Secret{Value: v, With: Redacted})
-		}
+	pairs := make([]redact.Secret, len(h.pairs))
+	for i, v := range h.pairs {
+		pairs[i] = redact.Secret{Value: v, With: Redacted}
 	}
 	return &Redactor{r: redact.New(secrets, pairs), secrets: append([]string(nil), h.secrets...)}
 }
@@ -137,7 +135,7 @@ func (r *Redactor) Message(s string) string {
 }
 
 // apiKeySecrets records an API key's values: every field marked secret or injected is redacted;
-// the others (a user name beside a key) may be the user half of a Basic pair.
+// all of them (a user name beside a key too) may make a Basic pair.
 func apiKeySecrets(h *held, in *plugins.Integration, fields map[string]string) {
 	k := in.Auth.APIKey
 	if k == nil {
@@ -151,8 +149,12 @@ func apiKeySecrets(h *held, in *plugins.Integration, fields map[string]string) {
 		v := fields[f.Name]
 		if f.Secret || injected[f.Name] {
 			h.add(v)
-		} else {
 			h.pair(v)
+		}
+	}
+	for _, f := range k.Fields {
+		if !f.Secret && !injected[f.Name] {
+			h.pair(fields[f.Name])
 		}
 	}
 }

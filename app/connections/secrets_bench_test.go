@@ -11,7 +11,7 @@ import (
 func BenchmarkCallRedaction(b *testing.B) {
 	h := &held{}
 	h.add("s3cret-of-the-oauth-client-0123456789")
-	h.pair("client-123")
+	h.pair("s3cret-of-the-oauth-client-0123456789", "client-123")
 	h.document(Document{AccessToken: "gho_16C7e42F292c6912E7710c838347Ae178B4a", RefreshToken: "ghr_1B4a2e77838347a7E420ce178F2E7c6912E169246"})
 	acc := Access{held: h}
 	line := `{"login":"octocat","id":1,"node_id":"MDQ6VXNlcjE=","avatar_url":"https://github.com/images/error/octocat_happy.gif","type":"User","site_admin":false},`
