@@ -28,6 +28,9 @@ type Access struct {
 	// cloud_id) that fill {credential.<key>} placeholders; pass it as plugins.ContextOptions.Credential
 	// and to Integration.ResolveProxyBaseURL. Nil when the manifest declares none.
 	Credential map[string]string
+
+	// held records the credential's secret values (see Redactor); nil for auth mode none.
+	held *held
 }
 
 // Access resolves the user's credential for a tool call of in. An integration with auth mode none
@@ -52,10 +55,24 @@ func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integr
 		if err != nil {
 			return Access{}, err
 		}
-		return Access{Injector: inj, ConnectionVersion: version}, nil
+		h := &held{}
+		apiKeySecrets(h, in, doc.Fields)
+		return Access{Injector: inj, ConnectionVersion: version, held: h}, nil
 	case plugins.AuthOAuth2:
-		getToken := func(ctx context.Context) (string, error) { return s.token(ctx, user, in, st) }
-		acc := Access{Injector: plugins.BearerInjector(getToken), GetToken: getToken, ConnectionVersion: version}
+		h := &held{}
+		if id, secret, err := s.clientCredentials(in.Name); err == nil {
+			h.add(secret)
+			h.pair(secret, id)
+		}
+		// Every token handed out is recorded: the one injected may be refreshed during the call.
+		getToken := func(ctx context.Context) (string, error) {
+			tok, err := s.token(ctx, user, in, st, h)
+			if err == nil {
+				h.add(tok)
+			}
+			return tok, err
+		}
+		acc := Access{Injector: plugins.BearerInjector(getToken), GetToken: getToken, ConnectionVersion: version, held: h}
 		if len(in.CredentialKeys()) > 0 {
 			doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
 			if err != nil {
@@ -64,6 +81,7 @@ func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integr
 			if acc.Credential, err = credentialValues(in, doc); err != nil {
 				return Access{}, err
 			}
+			h.document(doc)
 		}
 		return acc, nil
 	case plugins.AuthCookie:
@@ -71,7 +89,9 @@ func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integr
 		if err != nil {
 			return Access{}, err
 		}
-		return Access{Injector: cookieInjector(doc.Cookies, s.now), ConnectionVersion: version}, nil
+		h := &held{}
+		cookieSecrets(h, doc.Cookies)
+		return Access{Injector: cookieInjector(doc.Cookies, s.now), ConnectionVersion: version, held: h}, nil
 	}
 	return Access{}, domain.Errorf(domain.CodeInternal, "%s has an unknown auth mode", in.Name)
 }

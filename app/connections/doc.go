@@ -30,7 +30,10 @@
 //     so it completes whichever replica handled the callback, and the sweep (Run) that expires
 //     attempts past their link and prunes those that ended over an hour ago;
 //   - tool-call access (Access): the credential injector of each auth mode and getToken, which
-//     refreshes lazily when the token expires within 30 seconds;
+//     refreshes lazily when the token expires within 30 seconds, and the Redactor of the values the
+//     call used (secrets.go: every token getToken handed out, the stored tokens it read, the OAuth
+//     client secret, an API key's secret and injected fields with Basic pairs, cookie values of 8
+//     bytes or more), which app/executions applies to the tool's result and error;
 //   - the portal's direct connects (ConnectAPIKey, and ConnectCookies for a bundle captured in the
 //     live browser session, cookies.go) and Disconnect; Connected for list_integrations.
 //

@@ -16,18 +16,26 @@ import (
 )
 
 // token is getToken: the stored access token, or a fresh one when it expires within
-// connection.RefreshWindow (spec, Where credentials live).
-func (s *Service) token(ctx context.Context, user uuid.UUID, in *plugins.Integration, st connection.State) (string, error) {
+// connection.RefreshWindow (spec, Where credentials live). h records the stored document's tokens.
+func (s *Service) token(ctx context.Context, user uuid.UUID, in *plugins.Integration, st connection.State, h *held) (string, error) {
 	if !st.NeedsRefresh(s.clock(), connection.RefreshWindow) {
 		doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
 		if err != nil {
 			return "", err
 		}
+		h.document(doc)
 		tok := doc.token(source(in, doc)).AccessToken
 		if tok == "" {
 			return "", notConnected(in, connection.State{})
 		}
 		return tok, nil
+	}
+	if h != nil {
+		// The refresh token about to be presented is redacted too: a failed refresh's message quotes
+		// the token endpoint's error_description.
+		if doc, err := s.openDocument(ctx, user, in.Name, st.Credential); err == nil {
+			h.document(doc)
+		}
 	}
 	return s.refreshShared(ctx, user, in)
 }

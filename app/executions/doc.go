@@ -18,5 +18,14 @@
 // against the new stream's state without loading it (the id is fresh, so there is nothing to load):
 // executions never contend with each other, and a retried append cannot record one twice.
 //
-// The record holds sizes and SHA-256 digests of the arguments and the result, never their content.
+// # Redaction
+//
+// A provider may echo the credential it was sent (an error page quoting the Authorization header).
+// A plugin tool's result and error message are redacted with connections.Access.Redactor, built
+// after the tool has run (so a token refreshed during the call is in it) and only when the call had
+// a credential; the forms are internal/redact's. Connector tools come back already redacted by
+// their source.
+//
+// The record holds sizes and SHA-256 digests of the arguments and of the result as returned to the
+// agent (redacted), never their content.
 package executions

@@ -223,10 +223,14 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 	noted, note := plugins.WithAuditNote(ctx)
 	result, err := s.opts.Registry.Execute(noted, t, rc, validated)
 	rec.Target = note.Target()
+	// The provider may echo the credential (an error page quoting the Authorization header): its
+	// values, the token fetched for this call included, are redacted from what the agent gets, and
+	// the record's digest is of that.
+	red := access.Redactor()
 	if err != nil {
-		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: safeMessage(err)})
+		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: red.Message(safeMessage(err))})
 	}
-	return s.finish(ctx, rec, start, Outcome{Integration: in, Result: result})
+	return s.finish(ctx, rec, start, Outcome{Integration: in, Result: red.Bytes(result)})
 }
 
 // safeMessage is the caller-safe text of an error: an application error's message, never a cause that

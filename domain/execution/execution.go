@@ -1,8 +1,8 @@
 // Package execution records tool executions: every plugin tool run through execute_tools is one
 // ToolExecuted event, appended before its result is returned (fail closed: an execution whose record
 // cannot be appended returns an error instead of its result). The event carries sizes and hashes of the
-// arguments and the result, never their content, so the audit trail proves what was exchanged without
-// holding a copy of it.
+// arguments and the result (as returned to the agent: redacted), never their content, so the audit
+// trail proves what was exchanged without holding a copy of it.
 //
 // Each execution is its own stream, StreamName(id), appended with NoStream: executions never contend
 // with each other, and a retried append of the same execution cannot record it twice.

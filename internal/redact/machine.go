@@ -44,6 +44,13 @@ func compile(forms []form) *machine {
 		m.class[c] = m.class[c+'a'-'A']
 	}
 	m.width = cols
+	// At most one state per trigger byte and the root: size the table once.
+	states := 1
+	for _, t := range trigs {
+		states += len(t)
+	}
+	m.delta = make([]int32, 0, states*cols)
+	m.out = make([][]int32, 0, states)
 	// The trie, in the table; -1 is "no edge yet".
 	newState := func() int32 {
 		for range cols {
