@@ -30,21 +30,30 @@ func Edge(srv *http.Server) {
 // segments with a TCP reset, and a client still sending loses the answer (a 413, a 401) with it. The
 // drain is bounded by MaxDrainBytes and DrainTimeout; past those the connection is closed as before.
 // A request that asked for 100-continue and whose body was never read is not drained: its client
-// has not sent it.
+// has not sent it; nor is a body whose read failed. The drain ends by the server's ReadTimeout.
 func DrainBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
 			return
 		}
+		start := time.Now()
 		b := &trackedBody{rc: r.Body}
 		r.Body = b
 		next.ServeHTTP(w, r)
-		if b.eof || (r.ContentLength > 0 && b.n >= r.ContentLength) || (!b.read && r.Header.Get("Expect") == "100-continue") {
+		// A body whose read failed (the read timeout cut a trickling client, the client went away) is
+		// not drained: that would hand a slow sender DrainTimeout more.
+		if b.eof || b.failed || (r.ContentLength > 0 && b.n >= r.ContentLength) || (!b.read && r.Header.Get("Expect") == "100-continue") {
 			return
 		}
+		// The drain never outlasts the server's ReadTimeout, which bounds the whole request: a client
+		// trickling its body gets no longer than it would have without the drain.
+		deadline := time.Now().Add(DrainTimeout)
+		if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.ReadTimeout > 0 && start.Add(srv.ReadTimeout).Before(deadline) {
+			deadline = start.Add(srv.ReadTimeout)
+		}
 		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Now().Add(DrainTimeout))
+		_ = rc.SetReadDeadline(deadline)
 		// A body read to its framing's end answers EOF at once, and then nothing needs flushing.
 		buf := make([]byte, 32<<10)
 		if _, err := io.ReadFull(b.rc, buf[:1]); err != nil {
@@ -60,18 +69,22 @@ func DrainBodies(next http.Handler) http.Handler {
 // trackedBody is a request body that remembers whether it was read to its end. Its Close does not
 // close the body the server holds, so it can still be drained.
 type trackedBody struct {
-	rc   io.ReadCloser
-	n    int64
-	read bool
-	eof  bool
+	rc     io.ReadCloser
+	n      int64
+	read   bool
+	eof    bool
+	failed bool
 }
 
 func (b *trackedBody) Read(p []byte) (int, error) {
 	b.read = true
 	n, err := b.rc.Read(p)
 	b.n += int64(n)
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		b.eof = true
+	case err != nil:
+		b.failed = true
 	}
 	return n, err
 }
