@@ -144,7 +144,8 @@ func TestLoopbackAliasesFollowTheClient(t *testing.T) {
 	}
 
 	t.Run("not aliases", func(t *testing.T) {
-		for _, res := range []string{"http://127.0.0.1:1/mcp", "http://evil.example:" + port + "/mcp", "https://localhost:" + port + "/mcp", v4 + "/other"} {
+		for _, res := range []string{"http://127.0.0.1:1/mcp", "http://evil.example:" + port + "/mcp", "https://localhost:" + port + "/mcp", v4 + "/other",
+			v4 + "//mcp", "HTTP://127.0.0.1:" + port + "/mcp", "http://127.0.0.1:" + port + "@evil.example/mcp", "http://127.0.0.1:0" + port + "/mcp"} {
 			p := e.authParams(clientID, appRedirect, challenge)
 			p.Set("resource", res)
 			if q := redirectQuery(t, e.consentPage(p, e.cookie)); q.Get("error") != "invalid_target" {

@@ -70,18 +70,18 @@ func (l Loopback) Origins() []string {
 	return out
 }
 
-// IsOrigin reports whether origin (scheme://host[:port], as an Origin header or an issuer carries it)
-// is one of the alias origins.
+// IsOrigin reports whether origin is one of the alias origins exactly as Origins spells it
+// (lowercase, no path; an Origin header is compared lowercased).
 func (l Loopback) IsOrigin(origin string) bool {
 	if !l.Enabled() {
 		return false
 	}
 	u, err := url.Parse(origin)
-	if err != nil || u.Scheme != l.scheme || u.Host == "" || (u.Path != "" && u.Path != "/") || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+	if err != nil || u.Host == "" {
 		return false
 	}
-	_, ok := l.Base(u.Host)
-	return ok
+	b, ok := l.Base(u.Host)
+	return ok && b == origin
 }
 
 func (l Loopback) origin(name string) string {
