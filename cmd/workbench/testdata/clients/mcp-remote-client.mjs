@@ -111,7 +111,8 @@ try {
       } catch {
         throw new Error('consent-browser.mjs never ran: mcp-remote did not open the browser');
       }
-      const last = lines.at(-1);
+      // A browser that failed is retried by mcp-remote's fallbacks: the first run tells why.
+      const last = lines.find((l) => l.ok) ?? lines[0];
       expect(last.ok, `consent-browser.mjs: ${last.error}`);
       const url = new URL(mcpURL);
       expect(last.resource === url.href, `resource = ${last.resource}, want ${url.href}`);
