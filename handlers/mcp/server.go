@@ -207,7 +207,7 @@ func New(opts Options) (*Server, error) {
 // ServeHTTP implements the streamable HTTP transport.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Loopback.Enabled() && !httpserve.IsLoopbackHost(r.Host) {
-		http.Error(w, "Forbidden: this server is served on loopback and this request names another Host", http.StatusForbidden)
+		http.Error(w, "Forbidden: the server's public URL is loopback (localhost) and this request names another Host; set SERVER_PUBLIC_URL to the URL clients use", http.StatusForbidden)
 		return
 	}
 	if !s.originAllowed(r.Header.Get("Origin")) {
