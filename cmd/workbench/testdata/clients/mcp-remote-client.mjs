@@ -81,10 +81,16 @@ transport.stderr?.on('data', (b) => {
   stderr += b.toString();
 });
 const client = new Client({ name: 'workbench-compat-mcp-remote', version: '1.0.0' });
+let childPid;
+const start = transport.start.bind(transport);
+transport.start = async () => {
+  await start();
+  childPid = transport.pid;
+};
 
 try {
   const connected = await check('initialize', async () => {
-    await client.connect(transport, { timeout: 60_000 });
+    await client.connect(transport, { timeout: 30_000 });
     const info = client.getServerVersion();
     expect(info?.name === 'workbench', `serverInfo = ${JSON.stringify(info)}`);
     return { serverInfo: info };
@@ -125,6 +131,13 @@ try {
   }
 } finally {
   await client.close().catch(() => {});
+  // A failed connect closes the transport in the background, and this script may exit before that
+  // close has stopped mcp-remote (which waits for a sign-in): stop it here.
+  if (childPid) {
+    try {
+      process.kill(childPid, 'SIGKILL');
+    } catch {}
+  }
   rmSync(configDir, { recursive: true, force: true });
 }
 if (failures > 0) {
