@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -23,12 +24,17 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/workbench/workbench/internal/testpg"
 )
 
-// The compatibility tests run real MCP clients, pinned in testdata/clients/package-lock.json, against the
-// built binary served exactly as the README says: the official TypeScript SDK's client (sdk-client.mjs),
-// the official conformance suite's server scenarios and the MCP Inspector's CLI mode.
+// The compatibility tests run real MCP clients, pinned in testdata/clients/package-lock.json (with the
+// Node.js they run on, from npm's node package), against the built binary served exactly as the README
+// says: the official TypeScript SDK's client (sdk-client.mjs), mcp-remote (the stdio bridge of desktop
+// clients, mcp-remote-client.mjs) with a bearer header and with its own OAuth flow, the official
+// conformance suite's server scenarios, the MCP Inspector's CLI mode, and the official Go SDK's client.
+// Each lists exactly the nine meta-tools and runs execute_tools; every protocol revision negotiates.
 
 // compatVersion is linked into the binary under test; serverInfo.version must carry it.
 const compatVersion = "v0.0.0-compat"
@@ -76,24 +82,43 @@ var serverScenarios = map[string]string{
 var metaTools = []string{"search_tools", "get_tool_schema", "execute_tools", "whoami", "list_integrations",
 	"connect", "wait_for_connection", "get_auth_url", "curl_session"}
 
+// TestClientsSQLite serves as the README's local setup does: HOST=127.0.0.1 and SERVER_PUBLIC_URL
+// unset (so http://localhost:PORT), while every client is given http://127.0.0.1:PORT/mcp, as the
+// README's examples are: the two are one server to a user, OAuth included.
 func TestClientsSQLite(t *testing.T) {
-	runClients(t, func() string { return "" })
+	runClients(t, func() string { return "" }, "localhost")
 }
 
+// TestClientsPostgres serves with SERVER_PUBLIC_URL=http://127.0.0.1:PORT, and runs the TypeScript SDK
+// client once more at http://localhost:PORT/mcp (the other way round).
 func TestClientsPostgres(t *testing.T) {
-	runClients(t, func() string { return testpg.New(t) })
+	runClients(t, func() string { return testpg.New(t) }, "127.0.0.1")
 }
 
 // runClients runs every client against one served instance; postgresURL gives its PostgreSQL database,
-// or "" for SQLite.
-func runClients(t *testing.T, postgresURL func() string) {
+// or "" for SQLite; publicHost is the host of its public URL (serveBinary).
+func runClients(t *testing.T, postgresURL func() string, publicHost string) {
 	clients := clientsDir(t)
 	bin := compatBinary(t)
-	srv := serveBinary(t, bin, postgresURL())
+	srv := serveBinary(t, bin, postgresURL(), publicHost)
 	key := srv.apiKey(t, "compat@example.com")
 
 	var caps map[string]any
-	t.Run("typescript-sdk", func(t *testing.T) { caps = runSDKClient(t, clients, srv, key) })
+	t.Run("typescript-sdk", func(t *testing.T) { caps = runSDKClient(t, clients, srv, srv.Base, srv.signInLink(t), key) })
+	if alias := "http://localhost:" + srv.port; alias != srv.Public {
+		t.Run("typescript-sdk-at-localhost", func(t *testing.T) {
+			runSDKClient(t, clients, srv, alias, srv.newSignInLink(t, "compat@example.com"), key)
+		})
+	}
+	t.Run("mcp-remote-bearer", func(t *testing.T) {
+		runChecks(t, "mcp-remote", clients, []string{"WORKBENCH_MCP_URL=" + srv.Base + "/mcp", "WORKBENCH_API_KEY=" + key}, "mcp-remote-client.mjs", "bearer")
+	})
+	t.Run("mcp-remote-oauth", func(t *testing.T) {
+		runChecks(t, "mcp-remote", clients, []string{"WORKBENCH_MCP_URL=" + srv.Base + "/mcp",
+			"WORKBENCH_SIGNIN_LINK=" + srv.newSignInLink(t, "compat@example.com")}, "mcp-remote-client.mjs", "oauth")
+	})
+	t.Run("go-sdk", func(t *testing.T) { runGoSDK(t, srv, key) })
+	t.Run("protocol-versions", func(t *testing.T) { runProtocolVersions(t, srv, key) })
 	t.Run("conformance", func(t *testing.T) {
 		_, logging := caps["logging"]
 		runConformance(t, clients, srv, key, logging)
@@ -134,12 +159,19 @@ func clientsDir(t *testing.T) string {
 	if npmErr != nil {
 		t.Fatal(npmErr)
 	}
+	pinnedNode = filepath.Join(dir, "node_modules", ".bin", "node")
+	if out, err := exec.Command(pinnedNode, "--version").CombinedOutput(); err != nil {
+		t.Fatalf("the pinned Node.js (npm package node) does not run: %v\n%s", err, out)
+	}
 	return dir
 }
 
 var (
 	npmOnce sync.Once
 	npmErr  error
+	// pinnedNode is the Node.js of the lock file (npm's node package), which every client runs on: the
+	// conformance suite needs Node.js 22, and a machine's own Node.js may be older.
+	pinnedNode string
 )
 
 func npmCI(dir string) error {
@@ -200,16 +232,22 @@ func removeCompatBinary() {
 }
 
 // servedBinary is `workbench serve` in a child process, started as the README says: PORT,
-// SERVER_PUBLIC_URL and DATABASE_URL (plus ENCRYPTION_KEY on PostgreSQL), in its own working directory.
+// SERVER_PUBLIC_URL (or HOST=127.0.0.1 and the default public URL) and DATABASE_URL (plus
+// ENCRYPTION_KEY on PostgreSQL), in its own working directory.
 type servedBinary struct {
-	Base string
-	bin  string
-	dir  string
-	env  []string
-	logs *syncBuffer
+	Base   string // http://127.0.0.1:PORT: what the clients are given
+	Public string // SERVER_PUBLIC_URL: Base, or http://localhost:PORT
+	port   string
+	bin    string
+	dir    string
+	env    []string
+	logs   *syncBuffer
 }
 
-func serveBinary(t *testing.T, bin, postgresURL string) *servedBinary {
+// serveBinary starts the binary on a free port. With publicHost "localhost" it sets HOST=127.0.0.1 and
+// leaves SERVER_PUBLIC_URL unset (its default is http://localhost:PORT); otherwise SERVER_PUBLIC_URL is
+// http://127.0.0.1:PORT.
+func serveBinary(t *testing.T, bin, postgresURL, publicHost string) *servedBinary {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -218,16 +256,22 @@ func serveBinary(t *testing.T, bin, postgresURL string) *servedBinary {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	dir := t.TempDir()
-	s := &servedBinary{Base: fmt.Sprintf("http://127.0.0.1:%d", port), bin: bin, dir: dir, logs: &syncBuffer{}}
+	s := &servedBinary{Base: fmt.Sprintf("http://127.0.0.1:%d", port), port: strconv.Itoa(port), bin: bin, dir: dir, logs: &syncBuffer{}}
 	s.env = []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + dir,
 		"PORT=" + strconv.Itoa(port),
-		"SERVER_PUBLIC_URL=" + s.Base,
 		// An OAuth client for one integration, so that connect can start a connection (the provider is
 		// never reached: the claim link stays on Workbench until a user opens it).
 		"GITHUB_CLIENT_ID=compat-test-client",
 		"GITHUB_CLIENT_SECRET=compat-test-secret",
+	}
+	if publicHost == "localhost" {
+		s.Public = fmt.Sprintf("http://localhost:%d", port)
+		s.env = append(s.env, "HOST=127.0.0.1")
+	} else {
+		s.Public = s.Base
+		s.env = append(s.env, "SERVER_PUBLIC_URL="+s.Base)
 	}
 	if postgresURL != "" {
 		s.env = append(s.env, "DATABASE_URL="+postgresURL, "ENCRYPTION_KEY="+testEncryptionKey)
@@ -310,9 +354,24 @@ func (s *servedBinary) apiKey(t *testing.T, email string) string {
 // signInLink is the one-time sign-in link the server printed at start.
 func (s *servedBinary) signInLink(t *testing.T) string {
 	t.Helper()
-	link := regexp.MustCompile(regexp.QuoteMeta(s.Base) + `/auth/link/[A-Za-z0-9._~-]+`).FindString(s.logs.tail(1 << 20))
+	link := regexp.MustCompile(regexp.QuoteMeta(s.Public) + `/auth/link/[A-Za-z0-9._~-]+`).FindString(s.logs.tail(1 << 20))
 	if link == "" {
-		t.Fatalf("the server printed no one-time sign-in link:\n%s", s.logs.tail(16<<10))
+		t.Fatalf("the server printed no one-time sign-in link on %s:\n%s", s.Public, s.logs.tail(16<<10))
+	}
+	return link
+}
+
+// newSignInLink mints another one-time sign-in link with `workbench signin-link` (the README's way).
+func (s *servedBinary) newSignInLink(t *testing.T, email string) string {
+	t.Helper()
+	cmd := exec.Command(s.bin, "signin-link", "--email", email)
+	cmd.Dir, cmd.Env = s.dir, s.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	link := strings.TrimSpace(string(out))
+	if err != nil || !strings.HasPrefix(link, s.Public+"/auth/link/") {
+		t.Fatalf("workbench signin-link: %v: %q\n%s", err, link, stderr.String())
 	}
 	return link
 }
@@ -323,7 +382,7 @@ func runNode(t *testing.T, dir string, env []string, args ...string) ([]byte, er
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd := exec.CommandContext(ctx, pinnedNode, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
@@ -356,14 +415,27 @@ func oneLine(s string) string {
 	return s
 }
 
-// runSDKClient runs sdk-client.mjs: every line it prints is a check; it returns the server's declared
-// capabilities from its initialize check.
-func runSDKClient(t *testing.T, clients string, srv *servedBinary, key string) map[string]any {
-	out, err := runNode(t, clients, []string{
-		"WORKBENCH_URL=" + srv.Base, "WORKBENCH_API_KEY=" + key,
-		"WORKBENCH_SIGNIN_LINK=" + srv.signInLink(t), "WORKBENCH_EXPECT_VERSION=" + compatVersion,
+// runSDKClient runs sdk-client.mjs against base (the server's Base or a loopback alias of it): every
+// line it prints is a check; it returns the server's declared capabilities from its initialize check.
+func runSDKClient(t *testing.T, clients string, srv *servedBinary, base, signInLink, key string) map[string]any {
+	seen, caps := runChecks(t, "TypeScript SDK client", clients, []string{
+		"WORKBENCH_URL=" + base, "WORKBENCH_PUBLIC_URL=" + srv.Public, "WORKBENCH_API_KEY=" + key,
+		"WORKBENCH_SIGNIN_LINK=" + signInLink, "WORKBENCH_EXPECT_VERSION=" + compatVersion,
 		"WORKBENCH_CONNECT_INTEGRATION=github", // the server has GITHUB_CLIENT_ID (startServed)
 	}, "sdk-client.mjs")
+	for _, c := range []string{"connect", "wait_for_connection", "get_auth_url", "oauth: connect with the access token"} {
+		if !seen[c] {
+			t.Errorf("TypeScript SDK client: the %s check did not run", c)
+		}
+	}
+	return caps
+}
+
+// runChecks runs a script that prints one JSON check line per check ({"check", "ok", "error",
+// "skipped"}) and fails the test for each failed or skipped check; it returns the checks seen and the
+// capabilities of the initialize check.
+func runChecks(t *testing.T, who, clients string, env []string, args ...string) (map[string]bool, map[string]any) {
+	out, err := runNode(t, clients, env, args...)
 	var caps map[string]any
 	failed := 0
 	seen := map[string]bool{}
@@ -378,7 +450,7 @@ func runSDKClient(t *testing.T, clients string, srv *servedBinary, key string) m
 			Capabilities map[string]any `json:"capabilities"`
 		}
 		if json.Unmarshal(sc.Bytes(), &line) != nil || line.Check == "" {
-			t.Errorf("sdk-client.mjs printed a line that is not a check: %s", sc.Text())
+			t.Errorf("%s printed a line that is not a check: %s", args[0], sc.Text())
 			continue
 		}
 		seen[line.Check] = true
@@ -387,23 +459,21 @@ func runSDKClient(t *testing.T, clients string, srv *servedBinary, key string) m
 		}
 		if line.Skipped != "" {
 			failed++
-			t.Errorf("TypeScript SDK client: %s skipped: %s", line.Check, line.Skipped)
+			t.Errorf("%s: %s skipped: %s", who, line.Check, line.Skipped)
 		} else if line.OK {
 			t.Logf("pass: %s", sc.Text())
 		} else {
 			failed++
-			t.Errorf("TypeScript SDK client: %s: %s", line.Check, line.Error)
+			t.Errorf("%s: %s: %s", who, line.Check, line.Error)
 		}
 	}
 	if err != nil && failed == 0 {
-		t.Errorf("sdk-client.mjs: %v (no failing check printed)\n%s", err, out)
+		t.Errorf("%s: %v (no failing check printed)\n%s", args[0], err, out)
 	}
-	for _, c := range []string{"connect", "wait_for_connection", "get_auth_url"} {
-		if !seen[c] {
-			t.Errorf("TypeScript SDK client: the %s check did not run (is WORKBENCH_CONNECT_INTEGRATION passed?)", c)
-		}
+	if len(seen) == 0 {
+		t.Errorf("%s printed no check", args[0])
 	}
-	return caps
+	return seen, caps
 }
 
 type conformanceCheck struct {
@@ -427,6 +497,7 @@ func runConformance(t *testing.T, clients string, srv *servedBinary, key string,
 	var names []string
 	for _, line := range strings.Split(string(listed), "\n") {
 		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+			name, _, _ = strings.Cut(name, " ") // "- tools-list [2025-06-18,2025-11-25]"
 			names = append(names, name)
 			if _, known := serverScenarios[name]; !known {
 				t.Errorf("the conformance suite has a server scenario %q that serverScenarios does not classify", name)
@@ -544,15 +615,133 @@ func runInspector(t *testing.T, clients string, srv *servedBinary, key string) {
 			names = append(names, fmt.Sprint(m["name"]))
 		}
 	}
-	for _, want := range metaTools {
-		if !slices.Contains(names, want) {
-			t.Errorf("inspector tools/list lacks %s: %v", want, names)
-		}
+	if !sameSet(names, metaTools) {
+		t.Errorf("inspector tools/list is %v, want exactly %v", names, metaTools)
 	}
 
 	called := inspect("--method", "tools/call", "--tool-name", "execute_tools",
 		"--tool-arg", `executions=[{"tool":"utils_echo","args":{"message":"from the Inspector"}}]`)
 	if called["isError"] == true || !strings.Contains(fmt.Sprint(called["content"]), "from the Inspector") {
 		t.Errorf("inspector tools/call execute_tools: %v", called)
+	}
+}
+
+// runGoSDK runs the official Go SDK's client (the go.mod version) with the API key: it lists exactly the
+// nine meta-tools and runs execute_tools.
+func runGoSDK(t *testing.T, srv *servedBinary, key string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "workbench-compat-go-sdk", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{
+		Endpoint:   srv.Base + "/mcp",
+		HTTPClient: &http.Client{Transport: &bearerTransport{key: key, base: http.DefaultTransport}},
+		MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatalf("Go SDK client: connect: %v", err)
+	}
+	defer cs.Close()
+	if info := cs.InitializeResult(); info == nil || info.ServerInfo == nil || info.ServerInfo.Name != "workbench" || info.ServerInfo.Version != compatVersion {
+		t.Errorf("Go SDK client: initialize result %+v", info)
+	} else {
+		t.Logf("Go SDK client negotiated %s", info.ProtocolVersion)
+	}
+	listed, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("Go SDK client: tools/list: %v", err)
+	}
+	var names []string
+	for _, tool := range listed.Tools {
+		names = append(names, tool.Name)
+	}
+	if !sameSet(names, metaTools) {
+		t.Errorf("Go SDK client: tools/list is %v, want exactly %v", names, metaTools)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "execute_tools", Arguments: map[string]any{
+		"executions": []any{map[string]any{"tool": "utils_echo", "args": map[string]any{"message": "from the Go SDK"}}}}})
+	if err != nil {
+		t.Fatalf("Go SDK client: execute_tools: %v", err)
+	}
+	if text, ok := res.Content[0].(*sdk.TextContent); res.IsError || !ok || !strings.Contains(text.Text, `"message":"from the Go SDK"`) {
+		t.Errorf("Go SDK client: execute_tools returned %+v", res)
+	}
+}
+
+func sameSet(got, want []string) bool {
+	return len(got) == len(want) && !slices.ContainsFunc(want, func(w string) bool { return !slices.Contains(got, w) })
+}
+
+// runProtocolVersions opens a session at each protocol revision the README names, as a client of that
+// revision does (initialize, initialized, then MCP-Protocol-Version on every request): the server
+// answers with the same revision, lists exactly the nine meta-tools and runs execute_tools. A client
+// asking for a revision the server does not speak is offered the latest.
+func runProtocolVersions(t *testing.T, srv *servedBinary, key string) {
+	for _, version := range []string{"2025-03-26", "2025-06-18", "2025-11-25", "2024-11-05"} {
+		t.Run(version, func(t *testing.T) {
+			want := version
+			if version == "2024-11-05" {
+				want = "2025-11-25"
+			}
+			post := func(session, body string) (*http.Response, map[string]any) {
+				t.Helper()
+				req, _ := http.NewRequest(http.MethodPost, srv.Base+"/mcp", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+key)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if session != "" {
+					req.Header.Set("Mcp-Session-Id", session)
+					req.Header.Set("MCP-Protocol-Version", want)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+					for _, line := range strings.Split(string(b), "\n") {
+						if data, ok := strings.CutPrefix(line, "data:"); ok && strings.Contains(data, `"id"`) {
+							b = []byte(data)
+						}
+					}
+				}
+				var msg map[string]any
+				_ = json.Unmarshal(b, &msg)
+				return resp, msg
+			}
+			resp, msg := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"compat-`+version+`","version":"1"}}}`)
+			result, _ := msg["result"].(map[string]any)
+			session := resp.Header.Get("Mcp-Session-Id")
+			if resp.StatusCode != http.StatusOK || result["protocolVersion"] != want || session == "" {
+				t.Fatalf("initialize at %s: %d, protocolVersion %v, session %q; want %s", version, resp.StatusCode, result["protocolVersion"], session, want)
+			}
+			if resp, _ := post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+				t.Errorf("notifications/initialized: %d, want 202", resp.StatusCode)
+			}
+			_, msg = post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			var names []string
+			if r, ok := msg["result"].(map[string]any); ok {
+				tools, _ := r["tools"].([]any)
+				for _, tool := range tools {
+					if m, ok := tool.(map[string]any); ok {
+						names = append(names, fmt.Sprint(m["name"]))
+					}
+				}
+			}
+			if !sameSet(names, metaTools) {
+				t.Errorf("tools/list at %s: %v, want exactly %v", want, names, metaTools)
+			}
+			_, msg = post(session, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"utils_echo","args":{"message":"at `+want+`"}}]}}}`)
+			if b, _ := json.Marshal(msg["result"]); !strings.Contains(string(b), `at `+want) {
+				t.Errorf("execute_tools at %s: %v", want, msg)
+			}
+			req, _ := http.NewRequest(http.MethodDelete, srv.Base+"/mcp", nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("MCP-Protocol-Version", want)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		})
 	}
 }

@@ -643,6 +643,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		Tools:               tools,
 		SessionKey:          m.deriveKey("mcp-session"),
 		AllowedOrigins:      []string{sessions.Origin()},
+		Loopback:            httpserve.NewLoopback(m.Config.ServerPublicURL),
 		ResourceMetadataURL: oauthServer.ProtectedResourceMetadataURL(),
 		ServerName:          "workbench",
 		ServerVersion:       m.Version,

@@ -27,14 +27,14 @@ func (s *Server) authFailed(w http.ResponseWriter, r *http.Request, err error) {
 			"Service Unavailable: the credential cannot be checked now (the server's database is unavailable); retry shortly"))
 	case errors.As(err, &scoped):
 		v := fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s"`, scoped.RequiredScope())
-		if s.opts.ResourceMetadataURL != "" {
-			v += fmt.Sprintf(`, resource_metadata="%s"`, s.opts.ResourceMetadataURL)
+		if md := s.resourceMetadataURL(r); md != "" {
+			v += fmt.Sprintf(`, resource_metadata="%s"`, md)
 		}
 		v += `, error_description="the access token was not granted the scope this endpoint needs"`
 		w.Header().Set("WWW-Authenticate", v)
 		writeJSON(w, http.StatusForbidden, errorResponse(nil, CodeUnauthorized,
 			fmt.Sprintf("Forbidden: the access token lacks the %s scope", scoped.RequiredScope())))
 	default:
-		s.unauthorized(w, r.Header.Get("Authorization") != "")
+		s.unauthorized(w, r, r.Header.Get("Authorization") != "")
 	}
 }

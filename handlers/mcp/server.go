@@ -19,6 +19,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/signed"
 )
 
@@ -126,6 +127,12 @@ type Options struct {
 	// AllowedOrigins are the exact browser origins allowed to call (scheme://host[:port]); a request
 	// carrying any other Origin is refused with 403 (DNS rebinding). Requests with no Origin are allowed.
 	AllowedOrigins []string
+	// Loopback are the loopback aliases of a loopback public URL (httpserve.NewLoopback): their
+	// origins are allowed too, a request on one is named that alias's resource metadata, and a request
+	// whose Host is not a loopback name is refused with 403 whatever its Origin (DNS rebinding: the
+	// attacker's page names its own host). The zero value (a public URL that is not loopback) changes
+	// nothing.
+	Loopback httpserve.Loopback
 	// ResourceMetadataURL is named in WWW-Authenticate on a 401 (RFC 9728).
 	ResourceMetadataURL string
 	ServerName          string
@@ -199,6 +206,10 @@ func New(opts Options) (*Server, error) {
 
 // ServeHTTP implements the streamable HTTP transport.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Loopback.Enabled() && !httpserve.IsLoopbackHost(r.Host) {
+		http.Error(w, "Forbidden: the server's public URL is loopback (localhost) and this request names another Host; set SERVER_PUBLIC_URL to the URL clients use", http.StatusForbidden)
+		return
+	}
 	if !s.originAllowed(r.Header.Get("Origin")) {
 		http.Error(w, "Forbidden: this Origin may not call the MCP endpoint", http.StatusForbidden)
 		return
@@ -232,13 +243,29 @@ func (s *Server) originAllowed(origin string) bool {
 			return true
 		}
 	}
-	return false
+	return s.opts.Loopback.IsOrigin(canon)
 }
 
-func (s *Server) unauthorized(w http.ResponseWriter, hadCredential bool) {
+// resourceMetadataURL is Options.ResourceMetadataURL as reached by r: on a loopback alias of the
+// public URL, the same path on the alias's origin, so that the resource the document names is the URL
+// the client used (RFC 9728 section 3.3).
+func (s *Server) resourceMetadataURL(r *http.Request) string {
+	md := s.opts.ResourceMetadataURL
+	base, ok := s.opts.Loopback.Base(r.Host)
+	if md == "" || !ok {
+		return md
+	}
+	u, err := url.Parse(md)
+	if err != nil || !s.opts.Loopback.IsOrigin(u.Scheme+"://"+u.Host) {
+		return md
+	}
+	return base + u.EscapedPath()
+}
+
+func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, hadCredential bool) {
 	v := `Bearer`
-	if s.opts.ResourceMetadataURL != "" {
-		v += fmt.Sprintf(` resource_metadata="%s"`, s.opts.ResourceMetadataURL)
+	if md := s.resourceMetadataURL(r); md != "" {
+		v += fmt.Sprintf(` resource_metadata="%s"`, md)
 	}
 	if hadCredential {
 		v += `, error="invalid_token", error_description="the credential is missing, invalid, expired or revoked"`

@@ -113,10 +113,30 @@ func (s *Server) csrfToken(r *http.Request) string {
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
+// toPublicHost sends a browser that opened the authorization endpoint on a loopback alias of the
+// public URL (http://127.0.0.1:P when it says http://localhost:P) to the same request on the public
+// host, where its portal session cookie lives, naming the alias's /mcp as the resource when the client
+// named none, so that the code's iss and the tokens' iss and audience are the alias's.
+func (s *Server) toPublicHost(w http.ResponseWriter, r *http.Request) bool {
+	base, ok := s.loop.Base(r.Host)
+	if !ok || base == s.issuer {
+		return false
+	}
+	q := r.URL.Query()
+	if q.Get("resource") == "" {
+		q.Set("resource", base+"/mcp")
+	}
+	http.Redirect(w, r, s.issuer+"/oauth/authorize?"+q.Encode(), http.StatusFound)
+	return true
+}
+
 // authorizeGet shows the consent page, or sends a signed-out browser to sign in and come back.
 func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 	r = withFailureNote(r)
 	pageHeaders(w)
+	if s.toPublicHost(w, r) {
+		return
+	}
 	user, ok := s.opts.Sessions.User(r)
 	if !ok {
 		http.Redirect(w, r, "/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusFound)
@@ -217,7 +237,12 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 	for _, sc := range grantedScopes(ar) {
 		ar.GrantScope(sc)
 	}
-	ar.GrantAudience(s.resource)
+	// The resource the client named: the canonical /mcp, or /mcp of the loopback alias it reached.
+	aud := s.resource
+	if res := r.Form.Get("resource"); res != "" {
+		aud = res
+	}
+	ar.GrantAudience(aud)
 	agent, err := s.chosenAgent(ctx, user, agentField)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeInvalid {
@@ -228,7 +253,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	sess := &session{UserID: user.String(), AgentID: agent, ClientID: client.ClientID, GrantID: ar.GetID(), KeyID: s.keys.kid}
+	sess := &session{UserID: user.String(), AgentID: agent, ClientID: client.ClientID, GrantID: ar.GetID(), KeyID: s.keys.kid, Issuer: s.issuerOfResource(aud)}
 	ctx = withOrigin(ctx, s.origin(r, user.String(), client.ClientID))
 	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, sess)
 	if err != nil {
@@ -342,7 +367,7 @@ func (s *Server) authorizeRequest(w http.ResponseWriter, r *http.Request) (fosit
 		s.writeAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("code_challenge must be the 43-character base64url SHA-256 of the code verifier."))
 		return nil, none, false
 	}
-	if res := r.Form.Get("resource"); res != "" && res != s.resource {
+	if res := r.Form.Get("resource"); res != "" && !s.isResource(res) {
 		s.writeAuthorizeError(ctx, w, ar, invalidTarget(s.resource))
 		return nil, none, false
 	}

@@ -8,14 +8,15 @@
 //     metadata of the /mcp resource;
 //   - POST /oauth/register: RFC 7591 dynamic registration of public clients, rate-limited per address;
 //   - GET and POST /oauth/authorize: the consent page and the user's decision (authorization code with
-//     PKCE S256 only, exact redirect URIs, the RFC 8707 resource fixed to the canonical /mcp URL);
+//     PKCE S256 only, exact redirect URIs, the RFC 8707 resource fixed to the canonical /mcp URL or
+//     /mcp of a loopback alias, see below);
 //   - POST /oauth/token: code exchange and refresh with rotation and reuse detection;
 //   - POST /oauth/revoke: RFC 7009 revocation;
 //   - GET /api/mcp-clients and DELETE /api/mcp-clients/{client_id}: the portal's list of the clients
 //     holding live refresh tokens for the signed-in user, and their revocation.
 //
 // Access tokens are ES256-signed JWTs (RFC 9068 shape: typ at+jwt, client_id, the grant id as gid)
-// whose audience is the canonical /mcp URL; VerifyAccessToken checks one for handlers/authn. Codes and
+// whose audience is the canonical /mcp URL (or an alias's); VerifyAccessToken checks one for handlers/authn. Codes and
 // refresh tokens are fosite's HMAC tokens; the log holds only their signatures. Every key is derived
 // from the one signing key Main hands over, with HKDF (internal/signed.DeriveKey).
 //
@@ -36,6 +37,13 @@
 //   - Every redirect back to the client, code or error, carries iss, the issuer (RFC 9207); the
 //     metadata says authorization_response_iss_parameter_supported. fosite adds neither, so the
 //     redirect's Location is completed as it is written (authorizeRedirect).
+//   - localhost and 127.0.0.1 are one server to a user. When the public URL is loopback, localhost,
+//     127.0.0.1 and [::1] on its port are aliases (internal/httpserve.Loopback): the metadata served on
+//     an alias names that alias as the resource and the issuer (clients check the resource against the
+//     URL they were given, RFC 9728 section 3.3); its authorization endpoint sends the browser to the
+//     same request on the public host, where the portal session cookie is, naming the alias's /mcp as
+//     the resource; iss and the tokens' iss and audience follow that resource. A token for one alias
+//     is accepted on every alias of the port (one listener), never for another port or host.
 //   - A valid access token without the mcp scope is 403 insufficient_scope with scope="mcp" in the
 //     challenge (RFC 6750 section 3.1), not 401: the client should ask for the scope, not drop its
 //     tokens. A revoked or expired token is 401 whatever its scope.

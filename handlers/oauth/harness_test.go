@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -36,6 +37,7 @@ import (
 	"github.com/workbench/workbench/handlers/mcp"
 	oauthhttp "github.com/workbench/workbench/handlers/oauth"
 	"github.com/workbench/workbench/handlers/websession"
+	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/internal/testpg"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -67,6 +69,10 @@ type envOptions struct {
 	// failWait, when set and true, makes the server's waits for the read model fail, as when the
 	// database stops right after an append.
 	failWait *atomic.Bool
+	// publicHost, when set, is the host name of the public URL (its port is the listener's, on
+	// 127.0.0.1); the client then dials 127.0.0.1 whatever host a URL names, so that a request can
+	// name any Host without the system resolver.
+	publicHost string
 }
 
 // flakyWaiter is the projection runner with waits that fail while fail is true.
@@ -141,6 +147,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, public: "http://" + ln.Addr().String(), store: store, db: db, runner: runner}
+	if o.publicHost != "" {
+		e.public = fmt.Sprintf("http://%s:%d", o.publicHost, ln.Addr().(*net.TCPAddr).Port)
+	}
 	key := make([]byte, 32)
 	rand.Read(key)
 	if e.sessions, err = websession.New(key, e.public, nil); err != nil {
@@ -173,6 +182,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Tools:               whoami{},
 		SessionKey:          key,
 		AllowedOrigins:      []string{e.sessions.Origin()},
+		Loopback:            httpserve.NewLoopback(e.public),
 		ResourceMetadataURL: e.oauth.ProtectedResourceMetadataURL(),
 	})
 	if err != nil {
@@ -186,6 +196,12 @@ func newEnv(t *testing.T, o envOptions) *env {
 	e.srv.Start()
 	t.Cleanup(e.srv.Close)
 	e.http = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if o.publicHost != "" {
+		addr := ln.Addr().String()
+		e.http.Transport = &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, addr)
+		}}
+	}
 
 	e.cookie = e.newSession("ada@example.com")
 	e.user, _ = e.sessions.User(&http.Request{Header: http.Header{"Cookie": {e.cookie.String()}}})

@@ -33,14 +33,19 @@ type ProtectedResourceMetadata struct {
 	ResourceName           string   `json:"resource_name"`
 }
 
-// AuthorizationServerMetadata returns the RFC 8414 document this server publishes.
+// AuthorizationServerMetadata returns the RFC 8414 document this server publishes at its public URL.
 func (s *Server) AuthorizationServerMetadata() AuthorizationServerMetadata {
+	return s.authorizationServerMetadataOf(s.issuer)
+}
+
+// authorizationServerMetadataOf is the document of one issuer: the public one or a loopback alias.
+func (s *Server) authorizationServerMetadataOf(issuer string) AuthorizationServerMetadata {
 	return AuthorizationServerMetadata{
-		Issuer:                                     s.issuer,
-		AuthorizationEndpoint:                      s.issuer + "/oauth/authorize",
-		TokenEndpoint:                              s.issuer + "/oauth/token",
-		RegistrationEndpoint:                       s.issuer + "/oauth/register",
-		RevocationEndpoint:                         s.issuer + "/oauth/revoke",
+		Issuer:                                     issuer,
+		AuthorizationEndpoint:                      issuer + "/oauth/authorize",
+		TokenEndpoint:                              issuer + "/oauth/token",
+		RegistrationEndpoint:                       issuer + "/oauth/register",
+		RevocationEndpoint:                         issuer + "/oauth/revoke",
 		ScopesSupported:                            SupportedScopes,
 		ResponseTypesSupported:                     []string{"code"},
 		ResponseModesSupported:                     []string{"query"},
@@ -52,26 +57,35 @@ func (s *Server) AuthorizationServerMetadata() AuthorizationServerMetadata {
 	}
 }
 
-// ProtectedResourceMetadata returns the RFC 9728 document of /mcp.
+// ProtectedResourceMetadata returns the RFC 9728 document of /mcp at the public URL.
 func (s *Server) ProtectedResourceMetadata() ProtectedResourceMetadata {
+	return s.protectedResourceMetadataOf(s.issuer)
+}
+
+// protectedResourceMetadataOf is the document of /mcp as reached at issuer's origin.
+func (s *Server) protectedResourceMetadataOf(issuer string) ProtectedResourceMetadata {
 	return ProtectedResourceMetadata{
-		Resource:               s.resource,
-		AuthorizationServers:   []string{s.issuer},
+		Resource:               issuer + "/mcp",
+		AuthorizationServers:   []string{issuer},
 		ScopesSupported:        []string{ScopeMCP},
 		BearerMethodsSupported: []string{"header"}, // never the query string or a form body (RFC 6750 section 5.3)
 		ResourceName:           "Workbench",
 	}
 }
 
-func (s *Server) authorizationServerMetadata(w http.ResponseWriter, _ *http.Request) {
-	writeOAuthJSON(w, http.StatusOK, s.AuthorizationServerMetadata())
+// authorizationServerMetadata serves the document of the issuer the request reached: on a loopback
+// alias of a loopback public URL, the alias (RFC 8414 section 3.3: the issuer is the URL the client
+// built the metadata URL from).
+func (s *Server) authorizationServerMetadata(w http.ResponseWriter, r *http.Request) {
+	writeOAuthJSON(w, http.StatusOK, s.authorizationServerMetadataOf(s.issuerAt(r)))
 }
 
 // protectedResourceMetadata serves the document of /mcp both at the path-suffixed well-known URL
 // (RFC 9728 section 3.1, the one WWW-Authenticate names) and at the bare one, for clients that try
-// the bare one first: /mcp is the only protected resource of this server.
-func (s *Server) protectedResourceMetadata(w http.ResponseWriter, _ *http.Request) {
-	writeOAuthJSON(w, http.StatusOK, s.ProtectedResourceMetadata())
+// the bare one first: /mcp is the only protected resource of this server. On a loopback alias the
+// resource is the alias's /mcp (RFC 9728 section 3.3: clients check it against the URL they use).
+func (s *Server) protectedResourceMetadata(w http.ResponseWriter, r *http.Request) {
+	writeOAuthJSON(w, http.StatusOK, s.protectedResourceMetadataOf(s.issuerAt(r)))
 }
 
 // writeOAuthJSON answers v as JSON, never cached (RFC 6749 section 5.1 for token responses; the same

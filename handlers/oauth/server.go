@@ -19,6 +19,7 @@ import (
 
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/handlers/websession"
+	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/projections/identity"
 	"github.com/workbench/workbench/projections/oauth"
 	"github.com/workbench/workbench/projections/organizations"
@@ -96,7 +97,10 @@ type Server struct {
 	storage  *storage
 	reader   oauth.Reader
 	issuer   string
-	resource string // the canonical /mcp URL: the one audience of every access token
+	resource string // the canonical /mcp URL: the audience of every access token (see loop)
+	// loop are the loopback aliases of a loopback public URL (internal/httpserve.Loopback): each is an
+	// issuer and its /mcp a resource of this one server; none when the public URL is not loopback.
+	loop httpserve.Loopback
 }
 
 // New checks opts and composes the server.
@@ -132,9 +136,15 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	issuer := strings.TrimRight(opts.PublicURL, "/")
-	s := &Server{opts: opts, log: log, keys: k, reader: oauth.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp"}
+	s := &Server{opts: opts, log: log, keys: k, reader: oauth.Reader{DB: opts.DB}, issuer: issuer, resource: issuer + "/mcp", loop: httpserve.NewLoopback(issuer)}
+	audience := []string{s.resource}
+	for _, o := range s.loop.Origins() {
+		if o != issuer {
+			audience = append(audience, o+"/mcp")
+		}
+	}
 	s.storage = &storage{
-		clients: opts.Clients, reader: s.reader, audience: []string{s.resource},
+		clients: opts.Clients, reader: s.reader, audience: audience, issuerOf: s.issuerOfAudience,
 		scopes: SupportedScopes, kid: k.kid, now: func() time.Time { return opts.Now().UTC() },
 		catchUp: opts.CatchUp,
 	}
@@ -180,8 +190,49 @@ func (s *Server) Issuer() string { return s.issuer }
 func (s *Server) AccessTokenTTL() time.Duration { return s.opts.AccessTokenTTL }
 
 // ProtectedResourceMetadataURL is the RFC 9728 metadata URL for /mcp, to name in WWW-Authenticate.
+// A request on a loopback alias is named the alias's (handlers/mcp does that with Options.Loopback).
 func (s *Server) ProtectedResourceMetadataURL() string {
 	return s.issuer + "/.well-known/oauth-protected-resource/mcp"
+}
+
+// issuerAt is the issuer a request reaches: the loopback alias its Host names (when the public URL is
+// loopback and the port is the public one), the public issuer otherwise. X-Forwarded-Host is not
+// read: a loopback public URL has no proxy in front.
+func (s *Server) issuerAt(r *http.Request) string {
+	if b, ok := s.loop.Base(r.Host); ok {
+		return b
+	}
+	return s.issuer
+}
+
+// isResource reports whether res is /mcp of this server: the canonical resource, or /mcp of a
+// loopback alias.
+func (s *Server) isResource(res string) bool {
+	if res == s.resource {
+		return true
+	}
+	base, ok := strings.CutSuffix(res, "/mcp")
+	return ok && s.loop.IsOrigin(base)
+}
+
+// issuerOfResource is the issuer whose resource res is: a loopback alias for its /mcp, the public
+// issuer for anything else (the canonical resource, or none).
+func (s *Server) issuerOfResource(res string) string {
+	if res != s.resource && s.isResource(res) {
+		return strings.TrimSuffix(res, "/mcp")
+	}
+	return s.issuer
+}
+
+// issuerOfAudience is the issuer of a grant for these audiences: the first loopback alias among them,
+// the public issuer otherwise.
+func (s *Server) issuerOfAudience(aud []string) string {
+	for _, a := range aud {
+		if iss := s.issuerOfResource(a); iss != s.issuer {
+			return iss
+		}
+	}
+	return s.issuer
 }
 
 // Mount adds the routes to r.

@@ -16,10 +16,13 @@ type session struct {
 	UserID string
 	// AgentID is the agent the grant acts as; "" for the user's default agent (the token then carries
 	// no agent claim, as tokens did before agents existed).
-	AgentID   string
-	ClientID  string
-	GrantID   string
-	KeyID     string
+	AgentID  string
+	ClientID string
+	GrantID  string
+	KeyID    string
+	// Issuer is the iss of the access tokens: the issuer the grant's resource belongs to (a loopback
+	// alias, see Server.issuerOfAudience); "" for the configured AccessTokenIssuer.
+	Issuer    string
 	ExpiresAt map[fosite.TokenType]time.Time
 }
 
@@ -37,7 +40,7 @@ func (s *session) GetJWTClaims() jwt.JWTClaimsContainer {
 	if s.AgentID != "" {
 		extra[claimAgentID] = s.AgentID
 	}
-	return &jwt.JWTClaims{Subject: s.UserID, Extra: extra}
+	return &jwt.JWTClaims{Subject: s.UserID, Issuer: s.Issuer, Extra: extra}
 }
 
 func (s *session) GetJWTHeader() *jwt.Headers {

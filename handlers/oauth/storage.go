@@ -31,7 +31,9 @@ import (
 type storage struct {
 	clients  *oauthclients.Service
 	reader   oauthrm.Reader
-	audience []string
+	audience []string // every audience a client may be granted: /mcp of the public URL and of its loopback aliases
+	// issuerOf is the issuer of the access tokens of a grant for these audiences (Server.issuerOfAudience).
+	issuerOf func(aud []string) string
 	scopes   []string
 	kid      string
 	now      func() time.Time
@@ -244,6 +246,9 @@ func (s *storage) request(ctx context.Context, g oauthrm.Grant, sess *session) (
 
 func (s *storage) sessionOf(g oauthrm.Grant) *session {
 	sess := &session{UserID: g.UserID.String(), ClientID: g.ClientID, GrantID: g.RequestID, KeyID: s.kid, ExpiresAt: map[fosite.TokenType]time.Time{}}
+	if s.issuerOf != nil {
+		sess.Issuer = s.issuerOf(g.Audience)
+	}
 	if g.AgentID != identity.DefaultAgentID(g.UserID) {
 		sess.AgentID = g.AgentID.String()
 	}

@@ -25,8 +25,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		writeOAuthJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_request", ErrorDescription: "send the token request parameters in the form body, not the query string"})
 		return
 	}
-	// RFC 8707 section 2.2: a token request may name the resource again; it must be /mcp.
-	if res := r.PostForm.Get("resource"); res != "" && res != s.resource {
+	// RFC 8707 section 2.2: a token request may name the resource again; it must be /mcp (of the
+	// public URL or of a loopback alias: one server).
+	if res := r.PostForm.Get("resource"); res != "" && !s.isResource(res) {
 		writeOAuthJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_target", ErrorDescription: invalidTarget(s.resource).DescriptionField})
 		return
 	}

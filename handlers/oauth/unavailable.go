@@ -103,13 +103,22 @@ func (s *Server) writeAuthorizeError(ctx context.Context, w http.ResponseWriter,
 		s.log.ErrorContext(ctx, "oauth: storage unavailable during authorization", "err", err)
 		err = fosite.ErrTemporarilyUnavailable.WithHint("The server's database is unavailable; try again shortly.")
 	}
-	s.provider.WriteAuthorizeError(ctx, &authorizeRedirect{ResponseWriter: w, issuer: s.issuer, state: ar.GetState()}, ar, err)
+	s.provider.WriteAuthorizeError(ctx, &authorizeRedirect{ResponseWriter: w, issuer: s.issuerOfRequest(ar), state: ar.GetState()}, ar, err)
 }
 
 // writeAuthorizeResponse sends the browser back to the client with the code, the state when the
 // client sent one, and the issuer (RFC 9207).
 func (s *Server) writeAuthorizeResponse(ctx context.Context, w http.ResponseWriter, ar fosite.AuthorizeRequester, resp fosite.AuthorizeResponder) {
-	s.provider.WriteAuthorizeResponse(ctx, &authorizeRedirect{ResponseWriter: w, issuer: s.issuer, state: ar.GetState()}, ar, resp)
+	s.provider.WriteAuthorizeResponse(ctx, &authorizeRedirect{ResponseWriter: w, issuer: s.issuerOfRequest(ar), state: ar.GetState()}, ar, resp)
+}
+
+// issuerOfRequest is the issuer an authorization request was made to: the one its resource names (a
+// loopback alias's /mcp gives the alias; see authorizeGet), the public issuer otherwise.
+func (s *Server) issuerOfRequest(ar fosite.AuthorizeRequester) string {
+	if ar == nil || ar.GetRequestForm() == nil {
+		return s.issuer
+	}
+	return s.issuerOfResource(ar.GetRequestForm().Get("resource"))
 }
 
 // authorizeRedirect adjusts fosite's redirect to the client just before it is sent: it adds iss (RFC

@@ -53,7 +53,8 @@ const clockSkew = time.Minute
 
 // VerifyAccessToken checks an access token for the /mcp resource: an ES256 JWT of type at+jwt signed
 // with this server's key, issued by this issuer, whose audience includes the canonical /mcp URL (RFC
-// 8707; a token for any other audience is refused), unexpired, with the mcp scope, and whose grant has
+// 8707; a token for any other audience is refused; with a loopback public URL, the issuer and /mcp of
+// any loopback alias of its port count as this server's: they are one listener), unexpired, with the mcp scope, and whose grant has
 // not been revoked (RFC 7009, code or refresh-token reuse). Refusals are CodeUnauthenticated errors,
 // but for a valid token without the mcp scope (*InsufficientScopeError, CodeForbidden); a failure to
 // read the grant is CodeUnavailable, never a refusal.
@@ -93,9 +94,9 @@ func (s *Server) VerifyAccessToken(ctx context.Context, raw string) (AccessClaim
 	}
 	now := s.opts.Now()
 	switch {
-	case std.Issuer != s.issuer:
+	case std.Issuer != s.issuer && !s.loop.IsOrigin(std.Issuer):
 		return refuse("issued by another issuer")
-	case !slices.Contains([]string(std.Audience), s.resource):
+	case !slices.ContainsFunc([]string(std.Audience), s.isResource):
 		return refuse("issued for another audience")
 	case std.Expiry == nil || !now.Before(std.Expiry.Time()):
 		return refuse("expired")

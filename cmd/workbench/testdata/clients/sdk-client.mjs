@@ -2,21 +2,25 @@
 // MCP Inspector and most other clients run. Driven by cmd/workbench/clients_test.go; runnable by hand:
 //
 //   WORKBENCH_URL=http://127.0.0.1:8080 WORKBENCH_API_KEY=wb_… [WORKBENCH_SIGNIN_LINK=…/auth/link/…] \
-//   [WORKBENCH_EXPECT_VERSION=v1.2.3] node sdk-client.mjs
+//   [WORKBENCH_PUBLIC_URL=http://localhost:8080] [WORKBENCH_EXPECT_VERSION=v1.2.3] node sdk-client.mjs
 //
 // It prints one JSON line per check ({"check", "ok", …}) and exits 1 if any check failed. The OAuth run
-// needs the one-time sign-in link the server printed at start (it stands for the user's browser); without
-// it that run is skipped ({"skipped": why}).
+// needs a one-time sign-in link (the server prints one at start; `workbench signin-link` mints more): it
+// stands for the user's browser; without it that run is skipped ({"skipped": why}). WORKBENCH_URL is
+// the address the client is given; WORKBENCH_PUBLIC_URL (default: the same) is SERVER_PUBLIC_URL, where
+// links point and the portal session lives, e.g. http://localhost:8080 when the client uses 127.0.0.1.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { createHash, randomBytes } from 'node:crypto';
+import { consent, signIn } from './consent.mjs';
 
 const base = (process.env.WORKBENCH_URL ?? '').replace(/\/+$/, '');
 const apiKey = process.env.WORKBENCH_API_KEY ?? '';
 const signinLink = process.env.WORKBENCH_SIGNIN_LINK ?? '';
 const expectVersion = process.env.WORKBENCH_EXPECT_VERSION ?? '';
+const publicBase = (process.env.WORKBENCH_PUBLIC_URL || base).replace(/\/+$/, '');
 if (!base || !apiKey) {
   console.error('sdk-client.mjs: set WORKBENCH_URL and WORKBENCH_API_KEY');
   process.exit(2);
@@ -95,7 +99,8 @@ async function apiKeyRun() {
   const listed = await check('tools/list', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const want of META_TOOLS) expect(names.includes(want), `tools/list lacks ${want}: ${names.join(', ')}`);
+    expect(names.length === META_TOOLS.length && META_TOOLS.every((n) => names.includes(n)),
+      `tools/list is ${names.join(', ')}; want exactly ${META_TOOLS.join(', ')}`);
     for (const t of tools) {
       expect(typeof t.description === 'string' && t.description !== '', `${t.name} has no description`);
       expect(t.inputSchema?.type === 'object', `${t.name}: inputSchema.type is not "object"`);
@@ -179,8 +184,8 @@ async function apiKeyRun() {
       const r = await call(client, 'connect', { integration: configured });
       expect(!r.isError, `isError: ${JSON.stringify(r)}`);
       const c = jsonOf(r);
-      expect(c.connectionId && typeof c.url === 'string' && c.url.startsWith(base + '/'),
-        `connect returned ${JSON.stringify(c)} (want a connectionId and a link on ${base})`);
+      expect(c.connectionId && typeof c.url === 'string' && c.url.startsWith(publicBase + '/'),
+        `connect returned ${JSON.stringify(c)} (want a connectionId and a link on ${publicBase})`);
       connectionId = c.connectionId;
     });
 
@@ -240,29 +245,6 @@ async function apiKeyRun() {
   });
 }
 
-// cookieJar keeps the portal session cookie the sign-in link sets: the stand-in for the user's browser.
-class CookieJar {
-  #cookies = new Map();
-  take(res) {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const i = pair.indexOf('=');
-      if (i > 0) this.#cookies.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
-    }
-  }
-  header() {
-    return [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-}
-
-function htmlUnescape(s) {
-  return s
-    .replace(/&#(\d+);/g, (_, d) => String.fromCodePoint(Number(d)))
-    .replace(/&#x([0-9a-f]+);/gi, (_, h) => String.fromCodePoint(parseInt(h, 16)))
-    .replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-}
-
 // BrowserlessProvider is an OAuthClientProvider whose "browser" is fetch with the portal session: it
 // opens the consent page and allows, and keeps the code that the redirect carries. It implements no
 // state(): the SDK then sends none, as most clients built on it do.
@@ -317,51 +299,15 @@ class BrowserlessProvider {
   }
 }
 
-// consent is what the user's browser does with an authorization URL: open the consent page with the
-// portal session and press Allow. It returns the URL the server redirected to, with the code.
-async function consent(url, jar) {
-  const page = await fetch(url, { headers: { Cookie: jar.header() }, redirect: 'manual' });
-  const html = await page.text();
-  if (page.status !== 200) {
-    throw new Error(`consent page: HTTP ${page.status} ${page.headers.get('location') ?? ''} ${html.slice(0, 500)}`);
-  }
-  const form = new URLSearchParams();
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
-    form.append(htmlUnescape(m[1]), htmlUnescape(m[2]));
-  }
-  if (!form.has('csrf_token')) throw new Error(`the consent page has no form: ${html.slice(0, 500)}`);
-  form.append('decision', 'allow');
-  const origin = new URL(url).origin;
-  const res = await fetch(new URL('/oauth/authorize', origin), {
-    method: 'POST',
-    headers: { Cookie: jar.header(), Origin: origin, 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: form,
-    redirect: 'manual',
-  });
-  const location = res.headers.get('location');
-  if (res.status < 300 || res.status > 399 || !location) {
-    throw new Error(`consent POST: HTTP ${res.status} ${(await res.text()).slice(0, 500)}`);
-  }
-  const back = new URL(location, origin);
-  if (back.searchParams.get('error')) {
-    throw new Error(`authorization error ${back.searchParams.get('error')}: ${back.searchParams.get('error_description') ?? ''}`);
-  }
-  if (!back.searchParams.get('code')) throw new Error(`no code in ${back}`);
-  return back;
-}
-
 async function oauthRun() {
   if (!signinLink) {
     report('oauth', true, { skipped: 'WORKBENCH_SIGNIN_LINK is not set: the OAuth run needs the one-time sign-in link' });
     return;
   }
-  const jar = new CookieJar();
+  let jar;
   const signedIn = await check('oauth: portal sign-in with the one-time link', async () => {
-    const res = await fetch(signinLink, { redirect: 'manual' });
-    await res.text();
-    expect(res.status === 302 || res.status === 303, `sign-in link answered HTTP ${res.status}`);
-    jar.take(res);
-    expect(jar.header() !== '', 'the sign-in link set no cookie');
+    jar = await signIn(signinLink);
+    expect(jar.has(publicBase), `the sign-in link set no cookie on ${publicBase}`);
   });
   if (!signedIn) return;
 
@@ -381,6 +327,9 @@ async function oauthRun() {
     expect(q.get('code_challenge_method') === 'S256' && q.get('code_challenge'), `no PKCE S256 in ${provider.authorizationURL}`);
     expect(!q.has('state'), `the SDK sent a state: ${provider.authorizationURL}`);
     expect(provider.code, 'no authorization code came back');
+    expect(q.get('resource') === mcpURL.href, `resource = ${q.get('resource')}, want the URL the client uses, ${mcpURL.href}`);
+    expect(provider.authorizationURL.origin === mcpURL.origin,
+      `the SDK was sent to ${provider.authorizationURL.origin}, want the issuer at the address it uses, ${mcpURL.origin}`);
     return {
       client_id: provider.client.client_id,
       resource: q.get('resource'),
@@ -396,6 +345,7 @@ async function oauthRun() {
     expect(meta.authorization_response_iss_parameter_supported === true,
       'the metadata does not advertise authorization_response_iss_parameter_supported');
     expect(iss === meta.issuer, `iss = ${JSON.stringify(iss)}, issuer = ${JSON.stringify(meta.issuer)}`);
+    expect(meta.issuer === mcpURL.origin, `issuer = ${meta.issuer}, want the address the client uses, ${mcpURL.origin}`);
   });
 
   const exchanged = await check('oauth: code exchange', async () => {
