@@ -461,7 +461,8 @@ type OfferedTool struct {
 	// Integration is the connector's server id (mcp_<slug>).
 	Integration string
 	InputSchema json.RawMessage
-	// Drift: the description changed since the switch that decides the tool turned it On.
+	// Drift: the description, input schema or annotations changed since the switch that decides the
+	// tool turned it On.
 	Drift bool
 	// Unavailable is set on a tool of the caller's chain that is Off, and says why ("switched Off by
 	// organisation Acme"); such a tool has no schema and does not run.

@@ -227,7 +227,8 @@ type toolSummary struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Integration string `json:"integration"`
-	// Drift flags a connector tool whose description changed since it was switched On.
+	// Drift flags a connector tool whose description, input schema or annotations changed since it
+	// was switched On.
 	Drift bool `json:"drift,omitempty"`
 }
 
