@@ -47,7 +47,12 @@ func (r redactor) result(res *mcp.CallToolResult) *mcp.CallToolResult {
 // its binary data.
 func (r redactor) block(c mcp.Content) mcp.Content {
 	kind := blockType(c)
-	withheld := &mcp.TextContent{Text: "[a " + kind + " block was withheld: it held a credential]"}
+	switch c.(type) {
+	case *mcp.TextContent, *mcp.ImageContent, *mcp.AudioContent, *mcp.EmbeddedResource, *mcp.ResourceLink:
+	default: // sampling's tool_use and tool_result are not content of a tool result
+		return &mcp.TextContent{Text: "[" + kind + " block dropped: a tool result carries no such content]"}
+	}
+	withheld := &mcp.TextContent{Text: "[" + kind + " block withheld: it held a credential]"}
 	if blob := blobOf(c); len(blob) > 0 && !bytes.Equal(r.r.Bytes(blob), blob) {
 		return withheld
 	}
@@ -96,8 +101,12 @@ func blockType(c mcp.Content) string {
 		return "resource"
 	case *mcp.ResourceLink:
 		return "resource_link"
+	case *mcp.ToolUseContent:
+		return "tool_use"
+	case *mcp.ToolResultContent:
+		return "tool_result"
 	}
-	return "content"
+	return "unknown"
 }
 
 // remoteEntry is a remote result as the execution's entry shows it: its text blocks, in the shape

@@ -454,7 +454,7 @@ func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *r
 		for _, im := range res.Images {
 			blocks = append(blocks, content{Type: "image", MIMEType: im.MIMEType, Data: im.Data})
 		}
-		for _, c := range res.Content {
+		for _, c := range blocksFor(sess.Version, res.Content) {
 			blocks = append(blocks, c)
 		}
 		return response{JSONRPC: "2.0", ID: req.ID, Result: struct {
