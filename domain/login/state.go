@@ -140,10 +140,7 @@ func DescriptionSHA(description string) string {
 // kept beside a switch turned On, as DescriptionSHA is: a later listing that changes either flags the
 // tool (drift).
 func SchemaSHA(inputSchema json.RawMessage, readOnly, destructive *bool) string {
-	schema := canonicalJSON(inputSchema)
-	if schema == nil {
-		schema = []byte(`{"type":"object"}`)
-	}
+	schema := schemaOf(inputSchema)
 	hints, _ := json.Marshal(struct {
 		ReadOnly    *bool `json:"readOnlyHint,omitempty"`
 		Destructive *bool `json:"destructiveHint,omitempty"`
@@ -153,6 +150,14 @@ func SchemaSHA(inputSchema json.RawMessage, readOnly, destructive *bool) string 
 	h.Write([]byte{0})
 	h.Write(hints)
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// schemaOf is an input schema as canonical JSON; an empty one is {"type":"object"}.
+func schemaOf(inputSchema json.RawMessage) []byte {
+	if b := canonicalJSON(inputSchema); b != nil {
+		return b
+	}
+	return []byte(`{"type":"object"}`)
 }
 
 // canonicalJSON re-encodes raw with its members sorted and no white space (numbers kept as written);
@@ -192,7 +197,7 @@ func Compare(prev, next []Tool) Diff {
 			d.Added = append(d.Added, t.Name)
 		case o.Description != t.Description:
 			d.DescriptionChanged = append(d.DescriptionChanged, t.Name)
-		case string(o.InputSchema) != string(t.InputSchema):
+		case string(o.InputSchema) != string(t.InputSchema) && !bytes.Equal(schemaOf(o.InputSchema), schemaOf(t.InputSchema)):
 			d.SchemaChanged = append(d.SchemaChanged, t.Name)
 		case !sameHint(o.ReadOnlyHint, t.ReadOnlyHint) || !sameHint(o.DestructiveHint, t.DestructiveHint):
 			d.AnnotationsChanged = append(d.AnnotationsChanged, t.Name)
