@@ -74,10 +74,14 @@ func (w *world) drift(loginID uuid.UUID, names ...string) map[string]bool {
 // A changed input schema or annotations of an On tool is drift like a changed description: the
 // listing records it, search_tools and the login's detail flag it, and the organisation's admin
 // accepts it by switching the tool On again, which records the digests listed now.
-func TestSchemaDriftFlaggedAndAccepted(t *testing.T) {
+func TestSchemaDriftFlaggedAndAcceptedSQLite(t *testing.T) { testSchemaDrift(t, false) }
+
+func TestSchemaDriftFlaggedAndAcceptedPostgres(t *testing.T) { testSchemaDrift(t, true) }
+
+func testSchemaDrift(t *testing.T, pg bool) {
 	const tok = "tok-schema-drift-1"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
 	res := w.mustConnect(owner(login.ScopeOrganization, org), tok)
 	orgScope := owner(login.ScopeOrganization, org)
 	for _, tool := range []string{"remote_echo", "remote_create_issue"} {
@@ -129,10 +133,14 @@ func TestSchemaDriftFlaggedAndAccepted(t *testing.T) {
 // A switch set before switches kept a schema digest (a toolswitch.set with only description_sha)
 // accepted the schema listed when it was set: a later listing of the same tools is no drift, one
 // that changes the schema is, both on the read model as it ran and on one rebuilt from the log.
-func TestOldSwitchWithoutSchemaDigest(t *testing.T) {
+func TestOldSwitchWithoutSchemaDigestSQLite(t *testing.T) { testOldSwitch(t, false) }
+
+func TestOldSwitchWithoutSchemaDigestPostgres(t *testing.T) { testOldSwitch(t, true) }
+
+func testOldSwitch(t *testing.T, pg bool) {
 	const tok = "tok-schema-drift-2"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
 	orgScope := owner(login.ScopeOrganization, org)
 	res := w.mustConnect(orgScope, tok)
 	// An old event: On, with the description digest only.
