@@ -113,7 +113,9 @@ func TestExecuteToolsResultCap(t *testing.T) {
 	}
 
 	long := json.RawMessage(`"` + strings.Repeat("x", 6000) + `"`)
-	res, err = e.set.resultOf([]executions.Outcome{{Result: long, Content: []sdk.Content{small}}, {Result: json.RawMessage(`"short"`)}})
+	failure := strings.Repeat("what to do next. ", 10)
+	res, err = e.set.resultOf([]executions.Outcome{{Result: long, Content: []sdk.Content{small}}, {Result: json.RawMessage(`"short"`)},
+		{Code: executions.CodeToolError, Message: failure}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,5 +123,8 @@ func TestExecuteToolsResultCap(t *testing.T) {
 	if len(res.Text) > 4096 || !strings.Contains(l.Results[0].Cut, "4096 bytes") ||
 		string(l.Results[0].Result) != "null" || string(l.Results[1].Result) != `"short"` || len(res.Content) != 0 || l.Results[0].Content[0].Cut == "" {
 		t.Fatalf("cut text: %s (%d blocks)", res.Text, len(res.Content))
+	}
+	if l.Results[2].Error != failure || l.Results[2].Cut != "" {
+		t.Fatalf("a failure's message was cut: %+v", l.Results[2])
 	}
 }

@@ -194,13 +194,13 @@ func (s *Set) resultOf(outcomes []executions.Outcome) (mcp.CallResult, error) {
 		if err != nil {
 			return mcp.CallResult{}, err
 		}
-		sizes[i] = len(b) + len(o.Structured) + 1
+		sizes[i] = len(b) + 1
 		total += sizes[i]
 	}
 	for total > limit {
 		big := -1
 		for i, n := range sizes {
-			if n > 64 && (big < 0 || n > sizes[big]) {
+			if outcomes[i].Result != nil && n > 64 && (big < 0 || n > sizes[big]) {
 				big = i
 			}
 		}
@@ -216,8 +216,12 @@ func (s *Set) resultOf(outcomes []executions.Outcome) (mcp.CallResult, error) {
 		for k := range pieces[big] {
 			pieces[big][k].label.Cut = "cut with its result"
 		}
-		total -= sizes[big]
-		sizes[big] = 0
+		b, err := s.appendEntry(nil, outcomes[big], nil, cut)
+		if err != nil {
+			return mcp.CallResult{}, err
+		}
+		total += len(b) + 1 - sizes[big]
+		sizes[big] = 0 // not cut again
 	}
 
 	// Then the blocks, in order, while they fit.
