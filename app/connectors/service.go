@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/domain"
 	connectordom "github.com/workbench/workbench/domain/connector"
@@ -70,6 +71,8 @@ type Pool interface {
 	Initialize(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint) (name, instructions string, err error)
 	ListTools(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint) ([]mcpclient.Tool, error)
 	CallTool(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint, name string, args json.RawMessage) (json.RawMessage, error)
+	// Call is CallTool answering the remote's result as the SDK decoded it (its content blocks whole).
+	Call(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint, name string, args json.RawMessage) (*mcp.CallToolResult, error)
 	HTTPClient() *http.Client
 	Drop(login uuid.UUID)
 }

@@ -2,6 +2,8 @@ package connectors
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -51,11 +53,11 @@ func (s *Service) SetSwitch(ctx context.Context, user uuid.UUID, owner login.Own
 			return domain.Errorf(domain.CodeConflict, "%s is %s; a scope below it cannot turn it On, only whoever manages that scope can", tool, reason)
 		}
 	}
-	sha := ""
+	sha, schema := "", ""
 	if on {
-		sha = s.currentDescriptionSHA(ctx, serverID, tool)
+		sha, schema = s.currentDigests(ctx, serverID, tool)
 	}
-	ev := login.SwitchSet{Owner: owner, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, By: user.String(), At: s.opts.Now()}
+	ev := login.SwitchSet{Owner: owner, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, SchemaSHA: schema, By: user.String(), At: s.opts.Now()}
 	return s.setSwitch(ctx, user.String(), ev)
 }
 
@@ -68,11 +70,11 @@ func (s *Service) SetPlatformSwitch(ctx context.Context, actor, serverID, tool s
 	if err := s.knownTool(ctx, uuid.Nil, login.Owner{Scope: login.ScopePlatform}, serverID, tool); err != nil {
 		return err
 	}
-	sha := ""
+	sha, schema := "", ""
 	if on {
-		sha = s.currentDescriptionSHA(ctx, serverID, tool)
+		sha, schema = s.currentDigests(ctx, serverID, tool)
 	}
-	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, By: actor, At: s.opts.Now()})
+	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, SchemaSHA: schema, By: actor, At: s.opts.Now()})
 }
 
 func (s *Service) setSwitch(ctx context.Context, actor string, ev login.SwitchSet) error {
@@ -83,11 +85,23 @@ func (s *Service) setSwitch(ctx context.Context, actor string, ev login.SwitchSe
 	return s.wait(ctx, res, 1)
 }
 
-// currentDescriptionSHA is the description digest of a tool as any login of the connector lists it.
-func (s *Service) currentDescriptionSHA(ctx context.Context, serverID, tool string) string {
-	var sha string
-	_ = s.opts.DB.QueryRowContext(ctx, `SELECT description_sha FROM mcp_tools WHERE server_id = $1 AND name = $2 LIMIT 1`, serverID, tool).Scan(&sha)
-	return sha
+// currentDigests are the description and schema digests of a tool as any login of the connector
+// lists it: what a switch turned On accepts (turning an On tool On again accepts its drift).
+func (s *Service) currentDigests(ctx context.Context, serverID, tool string) (description, schema string) {
+	var raw string
+	var ro, de sql.NullBool
+	err := s.opts.DB.QueryRowContext(ctx, `SELECT description_sha, input_schema, read_only_hint, destructive_hint FROM mcp_tools
+		WHERE server_id = $1 AND name = $2 LIMIT 1`, serverID, tool).Scan(&description, &raw, &ro, &de)
+	if err != nil {
+		return "", "" // not listed: the read model fills what the next listing says
+	}
+	hint := func(b sql.NullBool) *bool {
+		if !b.Valid {
+			return nil
+		}
+		return &b.Bool
+	}
+	return description, login.SchemaSHA(json.RawMessage(raw), hint(ro), hint(de))
 }
 
 // knownTool refuses a tool name the connector has not, as owner's organisation sees it: its manifest
@@ -158,7 +172,7 @@ func (s *Service) boundOff(ctx context.Context, user uuid.UUID, owner login.Owne
 	if err != nil {
 		return "", err
 	}
-	d := connectors.Decide(switches[serverID+"\x00"+tool], "", "")
+	d := connectors.Decide(switches[serverID+"\x00"+tool], connectors.Tool{}, "")
 	if d.On || !d.Explicit() {
 		return "", nil
 	}

@@ -1,13 +1,13 @@
 package connectors
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"sort"
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
@@ -320,52 +320,68 @@ func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name s
 	if err != nil || !ok {
 		return executions.SourceTool{}, false, err
 	}
-	return executions.SourceTool{Integration: t.ServerID, Run: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		return s.call(withCaller(ctx, caller), t.Login, t.Remote, args)
+	return executions.SourceTool{Integration: t.ServerID, Run: func(ctx context.Context, args json.RawMessage) (executions.ToolResult, error) {
+		c, err := s.call(withCaller(ctx, caller), t.Login, t.Remote, args)
+		if err != nil {
+			return executions.ToolResult{}, err
+		}
+		return c.toolResult(), nil
 	}}, true, nil
 }
 
+// called is what one call answered, redacted: an adapter's JSON result, or the remote's MCP result.
+type called struct {
+	json json.RawMessage
+	res  *mcp.CallToolResult
+}
+
 // callWith runs one tool with creds: the adapter's call, else the endpoint's tools/call.
-func (s *Service) callWith(ctx context.Context, l connectors.Login, m *connector.Manifest, creds Creds, remote string, args json.RawMessage) (json.RawMessage, error) {
+func (s *Service) callWith(ctx context.Context, l connectors.Login, m *connector.Manifest, creds Creds, remote string, args json.RawMessage) (called, error) {
 	c := s.bySlug[m.Slug]
 	ep, hasEndpoint := endpoint(m, creds)
 	switch {
 	case c != nil && isCaller(c.Adapter):
-		return c.Adapter.(connector.Caller).Call(ctx, remote, args, creds, s.adapterContext(l.LoginID, m, creds, l.Settings))
+		out, err := c.Adapter.(connector.Caller).Call(ctx, remote, args, creds, s.adapterContext(l.LoginID, m, creds, l.Settings))
+		return called{json: out}, err
 	case hasEndpoint:
-		return s.opts.Pool.CallTool(ctx, l.LoginID, ep, remote, args)
+		res, err := s.opts.Pool.Call(ctx, l.LoginID, ep, remote, args)
+		if err == nil && res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		return called{res: res}, err
 	}
-	return nil, domain.Errorf(domain.CodeUnprocessable, "%s has no way to call %s", m.DisplayName, remote)
+	return called{}, domain.Errorf(domain.CodeUnprocessable, "%s has no way to call %s", m.DisplayName, remote)
 }
 
-// call runs one tool of a login by its remote name.
-func (s *Service) call(ctx context.Context, l connectors.Login, remote string, args json.RawMessage) (json.RawMessage, error) {
+// call runs one tool of a login by its remote name; its result is redacted against the login's
+// credentials (content.go).
+func (s *Service) call(ctx context.Context, l connectors.Login, remote string, args json.RawMessage) (called, error) {
 	srv, err := s.cachedServer(ctx, l.ServerID)
 	if err != nil {
-		return nil, err
+		return called{}, err
 	}
 	m, err := s.manifestOf(srv)
 	if err != nil {
-		return nil, err
+		return called{}, err
 	}
 	if !srv.Enabled {
-		return nil, domain.Errorf(domain.CodeUnprocessable, "%s is switched off in this catalog", m.DisplayName)
+		return called{}, domain.Errorf(domain.CodeUnprocessable, "%s is switched off in this catalog", m.DisplayName)
 	}
 	creds, err := s.cachedCreds(ctx, l.LoginID, l.Version, l.Credential)
 	if err != nil {
-		return nil, err
+		return called{}, err
 	}
 	// A platform login calls with the platform key, counted against the cap (platformlogins.go).
 	plat, err := s.platformCall(ctx, l, srv, m)
 	if err != nil {
-		return nil, err
+		return called{}, err
 	}
 	if plat != nil {
 		creds = plat.creds
 	}
 	// An OAuth login's tokens are refreshed before any adapter code or remote call.
 	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
-		return nil, err
+		return called{}, err
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -374,7 +390,7 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 	if err != nil && isOAuth(m) && rejected(err) {
 		// A 401 gets one refresh and one retry.
 		if creds, err = s.fresh(ctx, l.State, m, creds, true); err != nil {
-			return nil, err
+			return called{}, err
 		}
 		out, err = s.callWith(ctx, l, m, creds, remote, args)
 	}
@@ -383,28 +399,12 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 		red = plat.red
 	}
 	if err != nil {
-		return nil, providerError(remote, err, red)
+		return called{}, providerError(remote, err, red)
 	}
-	out = red.json(out)
-	var r struct {
-		IsError bool `json:"isError"`
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	if bytes.Contains(out, []byte(`"isError"`)) && json.Unmarshal(out, &r) == nil && r.IsError {
-		var parts []string
-		for _, c := range r.Content {
-			if c.Type == "text" {
-				parts = append(parts, c.Text)
-			}
-		}
-		msg := strings.Join(parts, "\n")
-		if msg == "" {
-			msg = "the tool reported an error"
-		}
-		return nil, domain.Errorf(domain.CodeUpstream, "%s", msg)
+	if out.res != nil {
+		out.res = red.result(out.res)
+	} else {
+		out.json = red.json(out.json)
 	}
 	return out, nil
 }
@@ -443,9 +443,18 @@ func (s *Service) TestCall(ctx context.Context, user, loginID uuid.UUID, tool st
 	if reason != "" {
 		return nil, false, domain.Errorf(domain.CodeForbidden, "%s is %s", name, reason)
 	}
-	out, err := s.call(ctx, l, remote, args)
+	c, err := s.call(ctx, l, remote, args)
 	if err != nil {
 		return nil, false, err
+	}
+	out := c.json
+	if c.res != nil {
+		if c.res.IsError {
+			return nil, false, domain.Errorf(domain.CodeUpstream, "%s", errorText(c.res))
+		}
+		if out, err = json.Marshal(c.res); err != nil {
+			return nil, false, err
+		}
 	}
 	if len(out) > MaxTestResultBytes {
 		b, _ := json.Marshal(map[string]any{"truncated": true, "bytes": len(out), "head": string(out[:MaxTestResultBytes])})
@@ -461,7 +470,8 @@ type OfferedTool struct {
 	// Integration is the connector's server id (mcp_<slug>).
 	Integration string
 	InputSchema json.RawMessage
-	// Drift: the description changed since the switch that decides the tool turned it On.
+	// Drift: the description, input schema or annotations changed since the switch that decides the
+	// tool turned it On.
 	Drift bool
 	// Unavailable is set on a tool of the caller's chain that is Off, and says why ("switched Off by
 	// organisation Acme"); such a tool has no schema and does not run.

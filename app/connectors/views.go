@@ -240,7 +240,7 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 		for _, x := range sw {
 			tv.Switches[x.Owner.Scope] = x.On
 		}
-		dec := connectors.Decide(sw, t.DescriptionSHA, l.Owner.Scope)
+		dec := connectors.Decide(sw, t, l.Owner.Scope)
 		tv.On, tv.From, tv.Rule, tv.Drift, tv.Explicit = dec.On, dec.From.Scope, dec.Rule, dec.Drift, dec.Explicit()
 		tv.Unavailable = s.whyOff(ctx, dec)
 		d.Tools = append(d.Tools, tv)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/workbench/workbench/app/connections"
@@ -72,8 +73,23 @@ type SourceTool struct {
 	// Integration is recorded as the execution's integration (a connector's server id).
 	Integration string
 	// Run runs the tool with the caller's arguments; its errors' messages are shown when they are
-	// *domain.Error (already redacted by the source).
-	Run func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
+	// *domain.Error (already redacted by the source, as is its result).
+	Run func(ctx context.Context, args json.RawMessage) (ToolResult, error)
+}
+
+// ToolResult is what a source tool answered.
+type ToolResult struct {
+	// Result is the JSON the execution's entry shows: an adapter's result, or a remote MCP tool's
+	// result with its text blocks ({"content":[…],"structuredContent":…,"isError":…}).
+	Result json.RawMessage
+	// Content are the result's other content blocks (image, audio, resource, resource_link, with
+	// their annotations) as the remote answered them, to be sent as blocks of their own.
+	Content []mcp.Content
+	// Structured is the remote's structuredContent (nil when none).
+	Structured json.RawMessage
+	// Failed: the remote answered isError; Message is the text of its text blocks.
+	Failed  bool
+	Message string
 }
 
 // Service runs and records tool executions.
@@ -128,8 +144,14 @@ type Outcome struct {
 	Code string
 	// Integration owns the tool (nil when the tool is unknown).
 	Integration *plugins.Integration
-	// Result is the tool's result on success; never set on a Withheld outcome.
+	// Result is the tool's result on success, and a remote tool's result when it answered isError
+	// (Code CodeToolError); never set on a Withheld outcome.
 	Result json.RawMessage
+	// Content are the result's content blocks that are not text (image, audio, resource,
+	// resource_link), in the order the tool answered them, to be sent as MCP content blocks.
+	Content []mcp.Content
+	// Structured is a remote tool's structuredContent (nil when none).
+	Structured json.RawMessage
 	// Message is a caller-safe description of a failure (never a cause that might hold a secret).
 	Message string
 	// Withheld: the audit record could not be appended, so the outcome is not released; Message
@@ -190,11 +212,15 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 			}
 			if found {
 				rec.Integration = st.Integration
-				result, err := st.Run(ctx, args)
+				r, err := st.Run(ctx, args)
 				if err != nil {
 					return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: safeMessage(err)})
 				}
-				return s.finish(ctx, rec, start, Outcome{Result: result})
+				o := Outcome{Result: r.Result, Content: r.Content, Structured: r.Structured}
+				if r.Failed {
+					o.Code, o.Message = CodeToolError, r.Message
+				}
+				return s.finish(ctx, rec, start, o)
 			}
 		}
 		return s.finish(ctx, rec, start, Outcome{Code: CodeUnknownTool, Message: fmt.Sprintf("Unknown tool: %s. Use search_tools to find tool names.", name)})
@@ -252,13 +278,28 @@ func (s *Service) finish(ctx context.Context, rec execution.ToolExecuted, start 
 	rec.Success = o.Code == ""
 	rec.ErrorCode = o.Code
 	if o.Result != nil {
-		rec.ResultSize, rec.ResultSHA256 = execution.Digest(o.Result)
+		rec.ResultSize, rec.ResultSHA256 = execution.Digest(resultBytes(o))
 	}
 	if err := s.record(ctx, rec); err != nil {
 		s.log.ErrorContext(ctx, "audit append failed; withholding the result", "tool", rec.Tool, "execution", rec.ExecutionID, "err", err)
 		return Outcome{Code: o.Code, Integration: o.Integration, Message: withheldMessage, Withheld: true}
 	}
 	return o
+}
+
+// resultBytes is what the record's result size and digest cover: the result's JSON, followed by
+// the JSON of each of its other content blocks.
+func resultBytes(o Outcome) []byte {
+	if len(o.Content) == 0 {
+		return o.Result
+	}
+	b := append([]byte(nil), o.Result...)
+	for _, c := range o.Content {
+		if j, err := json.Marshal(c); err == nil {
+			b = append(append(b, '\n'), j...)
+		}
+	}
+	return b
 }
 
 // record decides the Record command against the new stream's state and appends its event with

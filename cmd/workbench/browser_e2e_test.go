@@ -92,6 +92,10 @@ func TestBrowserToolsEndToEnd(t *testing.T) {
 	if !ok || img.MIMEType != "image/png" || !bytes.HasPrefix(img.Data, []byte("\x89PNG\r\n\x1a\n")) {
 		t.Fatalf("second block %T %+v, want a PNG image", res.Content[1], res.Content[1])
 	}
+	// The screenshot's entry labels its block, as a remote tool's image is labelled.
+	if got := string(out.Results[0]["content"]); got != `[{"block":1,"type":"image","mimeType":"image/png"}]` {
+		t.Fatalf("screenshot entry content = %s", got)
+	}
 
 	// Every call is audited like any tool run; the session's start is in the log.
 	audited := srv.settledEvents(t, "execution.tool_executed", 3)

@@ -74,8 +74,8 @@ func TestPlatformKeysPagesInChromium(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("web_search on the platform login: %v, %v", ok, err)
 		}
-		if out, err := st.Run(ctx, json.RawMessage(`{"query":"go"}`)); err != nil || !strings.Contains(string(out), "go.dev") {
-			t.Fatalf("run = %s, %v", out, err)
+		if out, err := st.Run(ctx, json.RawMessage(`{"query":"go"}`)); err != nil || !strings.Contains(string(out.Result), "go.dev") {
+			t.Fatalf("run = %s, %v", out.Result, err)
 		}
 		tb.open("/admin/caps")
 		tb.el(`[data-testid=caps-usage] tr td`, `brave`)

@@ -70,11 +70,14 @@ type Diff struct {
 	Removed            []string `json:"removed,omitempty"`
 	DescriptionChanged []string `json:"description_changed,omitempty"`
 	SchemaChanged      []string `json:"schema_changed,omitempty"`
+	// AnnotationsChanged: the hints changed, description and schema did not (listings before this
+	// field existed did not look).
+	AnnotationsChanged []string `json:"annotations_changed,omitempty"`
 }
 
 // Empty reports whether nothing changed.
 func (d Diff) Empty() bool {
-	return len(d.Added)+len(d.Removed)+len(d.DescriptionChanged)+len(d.SchemaChanged) == 0
+	return len(d.Added)+len(d.Removed)+len(d.DescriptionChanged)+len(d.SchemaChanged)+len(d.AnnotationsChanged) == 0
 }
 
 // Default is the switch a listing writes at the login owner's scope for a tool seen for the first
@@ -110,13 +113,16 @@ type Removed struct {
 }
 
 // SwitchSet turns one tool On or Off at one scope. DescriptionSHA is the tool's description digest
-// when it was turned On: a later listing that changes the description flags the tool (drift).
+// when it was turned On, SchemaSHA its schema and annotations digest (SchemaSHA): a later listing
+// that changes either flags the tool (drift). An event without SchemaSHA (written before it existed)
+// accepted the schema listed when it was set: the read model takes that listing's digest.
 type SwitchSet struct {
 	Owner          Owner     `json:"owner"`
 	ServerID       string    `json:"server_id"`
 	Tool           string    `json:"tool"`
 	On             bool      `json:"on"`
 	DescriptionSHA string    `json:"description_sha,omitempty"`
+	SchemaSHA      string    `json:"schema_sha,omitempty"`
 	By             string    `json:"by,omitempty"`
 	At             time.Time `json:"at"`
 }

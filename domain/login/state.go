@@ -1,6 +1,7 @@
 package login
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -133,6 +134,53 @@ func DescriptionSHA(description string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// SchemaSHA is the digest of what a tool's description does not say of it: its input schema, as
+// canonical JSON (members sorted, compact; an empty schema is {"type":"object"}, as the read model
+// stores it), and its annotations (the readOnly and destructive hints, an absent one left out). It is
+// kept beside a switch turned On, as DescriptionSHA is: a later listing that changes either flags the
+// tool (drift).
+func SchemaSHA(inputSchema json.RawMessage, readOnly, destructive *bool) string {
+	schema := schemaOf(inputSchema)
+	hints, _ := json.Marshal(struct {
+		ReadOnly    *bool `json:"readOnlyHint,omitempty"`
+		Destructive *bool `json:"destructiveHint,omitempty"`
+	}{readOnly, destructive})
+	h := sha256.New()
+	h.Write(schema)
+	h.Write([]byte{0})
+	h.Write(hints)
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// schemaOf is an input schema as canonical JSON; an empty one is {"type":"object"}.
+func schemaOf(inputSchema json.RawMessage) []byte {
+	if b := canonicalJSON(inputSchema); b != nil {
+		return b
+	}
+	return []byte(`{"type":"object"}`)
+}
+
+// canonicalJSON re-encodes raw with its members sorted and no white space (numbers kept as written);
+// nil when raw is empty or not JSON.
+func canonicalJSON(raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func sameHint(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
 // Compare is the diff of a listing against the previous one.
 func Compare(prev, next []Tool) Diff {
 	old := map[string]Tool{}
@@ -149,8 +197,10 @@ func Compare(prev, next []Tool) Diff {
 			d.Added = append(d.Added, t.Name)
 		case o.Description != t.Description:
 			d.DescriptionChanged = append(d.DescriptionChanged, t.Name)
-		case string(o.InputSchema) != string(t.InputSchema):
+		case string(o.InputSchema) != string(t.InputSchema) && !bytes.Equal(schemaOf(o.InputSchema), schemaOf(t.InputSchema)):
 			d.SchemaChanged = append(d.SchemaChanged, t.Name)
+		case !sameHint(o.ReadOnlyHint, t.ReadOnlyHint) || !sameHint(o.DestructiveHint, t.DestructiveHint):
+			d.AnnotationsChanged = append(d.AnnotationsChanged, t.Name)
 		}
 	}
 	for _, t := range prev {
@@ -162,5 +212,6 @@ func Compare(prev, next []Tool) Diff {
 	sort.Strings(d.Removed)
 	sort.Strings(d.DescriptionChanged)
 	sort.Strings(d.SchemaChanged)
+	sort.Strings(d.AnnotationsChanged)
 	return d
 }

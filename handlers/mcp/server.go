@@ -76,11 +76,15 @@ type ToolAnnotations struct {
 }
 
 // CallResult is what a tool call returns: one text content block, then an image content block per
-// image (a browser screenshot).
+// image, then Content's blocks, in order.
 type CallResult struct {
 	Text    string
 	IsError bool
 	Images  []Image
+	// Content are further content blocks (image, audio, resource, resource_link), each as its JSON.
+	Content []json.RawMessage
+	// Structured is the result's structuredContent (nil: none).
+	Structured json.RawMessage
 }
 
 // Image is an image content block: its MIME type and base64 data.
@@ -472,14 +476,19 @@ func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *r
 			MIMEType string `json:"mimeType,omitempty"`
 			Data     string `json:"data,omitempty"`
 		}
-		blocks := []content{{Type: "text", Text: res.Text}}
+		blocks := make([]any, 0, 1+len(res.Images)+len(res.Content))
+		blocks = append(blocks, content{Type: "text", Text: res.Text})
 		for _, im := range res.Images {
 			blocks = append(blocks, content{Type: "image", MIMEType: im.MIMEType, Data: im.Data})
 		}
+		for _, c := range blocksFor(sess.Version, res.Content) {
+			blocks = append(blocks, c)
+		}
 		return response{JSONRPC: "2.0", ID: req.ID, Result: struct {
-			Content []content `json:"content"`
-			IsError bool      `json:"isError,omitempty"`
-		}{Content: blocks, IsError: res.IsError}}
+			Content           []any           `json:"content"`
+			StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+			IsError           bool            `json:"isError,omitempty"`
+		}{Content: blocks, StructuredContent: res.Structured, IsError: res.IsError}}
 	default:
 		return errorResponse(req.ID, CodeMethodNotFound, fmt.Sprintf("Method not found: %s", req.Method))
 	}

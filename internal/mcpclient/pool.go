@@ -362,7 +362,18 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 // CallTool calls one tool by its remote name and returns the result as JSON ({"content": [...],
 // "structuredContent": ..., "isError": ...}). args are sent as given (they must be JSON).
 func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args json.RawMessage) (json.RawMessage, error) {
-	var out json.RawMessage
+	res, err := p.Call(ctx, login, ep, name, args)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}
+
+// Call calls one tool by its remote name and returns the remote's result as the SDK decoded it: its
+// content blocks (text, image, audio, resource, resource_link, with their annotations), its
+// structuredContent and isError. args are sent as given (they must be JSON).
+func (p *Pool) Call(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	var out *mcp.CallToolResult
 	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, false, func(ctx context.Context, e *entry) error {
 		cs := e.cs
 		// The arguments travel as they came (checked, not decoded and encoded again).
@@ -377,8 +388,8 @@ func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name 
 		if err != nil {
 			return err
 		}
-		out, err = json.Marshal(res)
-		return err
+		out = res
+		return nil
 	})
 	return out, err
 }

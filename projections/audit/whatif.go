@@ -348,5 +348,5 @@ func decide(owners []login.Owner, current []connectors.Switch, proposed []Propos
 	for _, s := range at {
 		sw = append(sw, s)
 	}
-	return connectors.Decide(sw, "", "").On
+	return connectors.Decide(sw, connectors.Tool{}, "").On
 }

@@ -82,7 +82,14 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		_, err = tx.ExecContext(ctx, q, args...)
 		return err
 	case login.SwitchSet:
-		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, RuleSet, e.DescriptionSHA, e.At.Format(dbtime.Layout), true)
+		schema := e.SchemaSHA
+		if e.On && schema == "" {
+			// Set before switches kept a schema digest: it accepted what was listed then.
+			if schema, err = listedSchemaSHA(ctx, tx, e.ServerID, e.Tool); err != nil {
+				return err
+			}
+		}
+		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, RuleSet, e.DescriptionSHA, schema, e.At.Format(dbtime.Layout), true)
 	case login.Connected:
 		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
 	case login.SettingsSaved:
@@ -147,18 +154,34 @@ func (p *Projection) applyLogin(ctx context.Context, tx *sql.Tx, env eventstore.
 }
 
 func applyListing(ctx context.Context, tx *sql.Tx, env eventstore.Envelope, e login.ToolsListed) error {
+	// The schema digests of the listing this one replaces: an On switch that holds none (set before
+	// switches kept one, on a read model not rebuilt since) accepted that listing's schema.
+	before, err := loginSchemaSHAs(ctx, tx, e.LoginID)
+	if err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM mcp_tools WHERE login_id = $1`, e.LoginID.String()); err != nil {
 		return err
 	}
+	shas := map[string]string{}
 	for _, t := range e.Tools {
 		schema := string(t.InputSchema)
 		if schema == "" {
 			schema = `{"type":"object"}`
 		}
+		shas[t.Name] = login.SchemaSHA(t.InputSchema, t.ReadOnlyHint, t.DestructiveHint)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_tools (login_id, server_id, name, remote_name, description, description_sha, input_schema,
-			read_only_hint, destructive_hint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			read_only_hint, destructive_hint, schema_sha) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			e.LoginID.String(), e.ServerID, t.Name, t.Remote, t.Description, login.DescriptionSHA(t.Description), schema,
-			nullBool(t.ReadOnlyHint), nullBool(t.DestructiveHint)); err != nil {
+			nullBool(t.ReadOnlyHint), nullBool(t.DestructiveHint), shas[t.Name]); err != nil {
+			return err
+		}
+		accepted, ok := before[t.Name]
+		if !ok {
+			accepted = shas[t.Name] // nothing listed before: what is listed now is what was accepted
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE mcp_tool_switches SET schema_sha = $3 WHERE server_id = $1 AND tool = $2 AND is_on = 1 AND schema_sha = ''`,
+			e.ServerID, t.Name, accepted); err != nil {
 			return err
 		}
 	}
@@ -175,28 +198,64 @@ func applyListing(ctx context.Context, tx *sql.Tx, env eventstore.Envelope, e lo
 		descs[t.Name] = login.DescriptionSHA(t.Description)
 	}
 	for _, d := range e.Defaults {
-		sha := ""
+		sha, schema := "", ""
 		if d.On {
-			sha = descs[d.Tool]
+			sha, schema = descs[d.Tool], shas[d.Tool]
 		}
 		// A later listing leaves an existing switch alone: insert only.
-		if err := setSwitch(ctx, tx, e.Owner, e.ServerID, d.Tool, d.On, d.Rule, sha, dbtime.Format(e.At), false); err != nil {
+		if err := setSwitch(ctx, tx, e.Owner, e.ServerID, d.Tool, d.On, d.Rule, sha, schema, dbtime.Format(e.At), false); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func setSwitch(ctx context.Context, tx *sql.Tx, o login.Owner, server, tool string, on bool, rule, sha, at string, overwrite bool) error {
-	q := `INSERT INTO mcp_tool_switches (scope, scope_id, server_id, tool, is_on, rule, description_sha, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (scope, scope_id, server_id, tool) DO `
+func setSwitch(ctx context.Context, tx *sql.Tx, o login.Owner, server, tool string, on bool, rule, sha, schema, at string, overwrite bool) error {
+	q := `INSERT INTO mcp_tool_switches (scope, scope_id, server_id, tool, is_on, rule, description_sha, updated_at, schema_sha)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (scope, scope_id, server_id, tool) DO `
 	if overwrite {
-		q += `UPDATE SET is_on = $5, rule = $6, description_sha = $7, updated_at = $8`
+		q += `UPDATE SET is_on = $5, rule = $6, description_sha = $7, updated_at = $8, schema_sha = $9`
 	} else {
 		q += `NOTHING`
 	}
-	_, err := tx.ExecContext(ctx, q, string(o.Scope), o.ID.String(), server, tool, boolInt(on), rule, sha, at)
+	_, err := tx.ExecContext(ctx, q, string(o.Scope), o.ID.String(), server, tool, boolInt(on), rule, sha, at, schema)
 	return err
+}
+
+// listedSchemaSHA is the schema digest of a tool as a login of the connector lists it now ("" when
+// none does), computed from the stored schema and hints (rows written before schema_sha hold ”).
+func listedSchemaSHA(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, serverID, tool string) (string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name, input_schema, read_only_hint, destructive_hint FROM mcp_tools WHERE server_id = $1 AND name = $2 LIMIT 1`, serverID, tool)
+	if err != nil {
+		return "", err
+	}
+	m, err := scanSchemaSHAs(rows)
+	return m[tool], err
+}
+
+// loginSchemaSHAs is the schema digest of each stored tool of a login.
+func loginSchemaSHAs(ctx context.Context, tx *sql.Tx, loginID uuid.UUID) (map[string]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name, input_schema, read_only_hint, destructive_hint FROM mcp_tools WHERE login_id = $1`, loginID.String())
+	if err != nil {
+		return nil, err
+	}
+	return scanSchemaSHAs(rows)
+}
+
+func scanSchemaSHAs(rows *sql.Rows) (map[string]string, error) {
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, schema string
+		var ro, de sql.NullInt64
+		if err := rows.Scan(&name, &schema, &ro, &de); err != nil {
+			return nil, err
+		}
+		out[name] = login.SchemaSHA(json.RawMessage(schema), ptrBool(ro), ptrBool(de))
+	}
+	return out, rows.Err()
 }
 
 func nullBool(b *bool) sql.NullInt64 {

@@ -22,7 +22,8 @@ type Decision struct {
 	From login.Owner
 	// Rule is the deciding switch's rule: RuleSet for an explicit choice, else the default's rule.
 	Rule string
-	// Drift: the description changed since the deciding switch turned the tool On.
+	// Drift: the description, or the input schema or annotations, changed since the deciding switch
+	// turned the tool On.
 	Drift bool
 }
 
@@ -30,7 +31,8 @@ type Decision struct {
 func (d Decision) Explicit() bool { return d.Rule == RuleSet }
 
 // Decide is the one place a tool's switch is resolved from the switches of one chain (any order;
-// at most one per scope), descriptionSHA being the tool's current description digest and loginScope
+// at most one per scope), listed being the tool as listed now (its description and schema digests
+// decide drift; the zero Tool when not asked) and loginScope
 // the scope of the login the call would use ("" when not known). Scopes nest platform → organization
 // → guild → agent, and:
 //
@@ -44,7 +46,7 @@ func (d Decision) Explicit() bool { return d.Rule == RuleSet }
 //  3. Else the most specific explicit On decides: a default never overrides an explicit choice.
 //  4. Else the most specific default decides.
 //  5. No switch at all is Off.
-func Decide(switches []Switch, descriptionSHA string, loginScope login.Scope) Decision {
+func Decide(switches []Switch, listed Tool, loginScope login.Scope) Decision {
 	var off, on, def *Switch
 	for i := range switches {
 		s := &switches[i]
@@ -90,8 +92,14 @@ func Decide(switches []Switch, descriptionSHA string, loginScope login.Scope) De
 	if d == nil {
 		return Decision{}
 	}
-	return Decision{On: d.On, From: d.Owner, Rule: d.Rule,
-		Drift: d.On && d.DescriptionSHA != "" && d.DescriptionSHA != descriptionSHA}
+	return Decision{On: d.On, From: d.Owner, Rule: d.Rule, Drift: d.On && drifted(*d, listed)}
+}
+
+// drifted reports whether a tool as listed differs from what an On switch accepted. A digest the
+// switch does not hold is not compared (a switch set before the tool was listed).
+func drifted(s Switch, listed Tool) bool {
+	return s.DescriptionSHA != "" && s.DescriptionSHA != listed.DescriptionSHA ||
+		s.SchemaSHA != "" && listed.SchemaSHA != "" && s.SchemaSHA != listed.SchemaSHA
 }
 
 // ToolOwners lists the owners of the logins that list a connector's tool of that (prefixed) name and

@@ -167,12 +167,14 @@ func scopeRank(s login.Scope) int {
 
 // Tool is one stored tool of a login.
 type Tool struct {
-	LoginID         uuid.UUID
-	ServerID        string
-	Name            string
-	Remote          string
-	Description     string
-	DescriptionSHA  string
+	LoginID        uuid.UUID
+	ServerID       string
+	Name           string
+	Remote         string
+	Description    string
+	DescriptionSHA string
+	// SchemaSHA is the digest of the input schema and hints (login.SchemaSHA).
+	SchemaSHA       string
 	InputSchema     json.RawMessage
 	ReadOnlyHint    *bool
 	DestructiveHint *bool
@@ -193,7 +195,7 @@ func (r Reader) tools(ctx context.Context, ids []uuid.UUID) ([]Tool, error) {
 		ph[i] = fmt.Sprintf("$%d", i+1)
 		args[i] = id.String()
 	}
-	rows, err := r.DB.QueryContext(ctx, `SELECT login_id, server_id, name, remote_name, description, description_sha, input_schema, read_only_hint, destructive_hint
+	rows, err := r.DB.QueryContext(ctx, `SELECT login_id, server_id, name, remote_name, description, description_sha, input_schema, read_only_hint, destructive_hint, schema_sha
 		FROM mcp_tools WHERE login_id IN (`+strings.Join(ph, ", ")+`) ORDER BY name`, args...)
 	if err != nil {
 		return nil, err
@@ -204,12 +206,15 @@ func (r Reader) tools(ctx context.Context, ids []uuid.UUID) ([]Tool, error) {
 		var t Tool
 		var id, schema string
 		var ro, de sql.NullInt64
-		if err := rows.Scan(&id, &t.ServerID, &t.Name, &t.Remote, &t.Description, &t.DescriptionSHA, &schema, &ro, &de); err != nil {
+		if err := rows.Scan(&id, &t.ServerID, &t.Name, &t.Remote, &t.Description, &t.DescriptionSHA, &schema, &ro, &de, &t.SchemaSHA); err != nil {
 			return nil, err
 		}
 		t.LoginID, _ = uuid.Parse(id)
 		t.InputSchema = json.RawMessage(schema)
 		t.ReadOnlyHint, t.DestructiveHint = ptrBool(ro), ptrBool(de)
+		if t.SchemaSHA == "" { // a row written before schema_sha, not listed since
+			t.SchemaSHA = login.SchemaSHA(t.InputSchema, t.ReadOnlyHint, t.DestructiveHint)
+		}
 		out = append(out, t)
 	}
 	return out, rows.Err()
@@ -263,6 +268,8 @@ type Switch struct {
 	On             bool
 	Rule           string
 	DescriptionSHA string
+	// SchemaSHA is the schema digest the switch accepted ("" when it holds none: not compared).
+	SchemaSHA string
 }
 
 // Switches reads the switches of owners for the given connectors, keyed by server id and tool.
@@ -276,7 +283,7 @@ func (r Reader) Switches(ctx context.Context, owners []login.Owner) (map[string]
 		conds = append(conds, fmt.Sprintf("(scope = $%d AND scope_id = $%d)", len(args)+1, len(args)+2))
 		args = append(args, string(o.Scope), o.ID.String())
 	}
-	rows, err := r.DB.QueryContext(ctx, `SELECT scope, scope_id, server_id, tool, is_on, rule, description_sha FROM mcp_tool_switches WHERE `+strings.Join(conds, " OR "), args...)
+	rows, err := r.DB.QueryContext(ctx, `SELECT scope, scope_id, server_id, tool, is_on, rule, description_sha, schema_sha FROM mcp_tool_switches WHERE `+strings.Join(conds, " OR "), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +293,7 @@ func (r Reader) Switches(ctx context.Context, owners []login.Owner) (map[string]
 		var s Switch
 		var scope, id string
 		var on int
-		if err := rows.Scan(&scope, &id, &s.ServerID, &s.Tool, &on, &s.Rule, &s.DescriptionSHA); err != nil {
+		if err := rows.Scan(&scope, &id, &s.ServerID, &s.Tool, &on, &s.Rule, &s.DescriptionSHA, &s.SchemaSHA); err != nil {
 			return nil, err
 		}
 		s.Owner = login.Owner{Scope: login.Scope(scope)}
@@ -365,7 +372,7 @@ func (r Reader) Effective(ctx context.Context, c Chain) ([]Effective, error) {
 		for _, s := range sw {
 			e.PerScope[s.Owner.Scope] = s.On
 		}
-		e.Decision = Decide(sw, t.DescriptionSHA, e.Login.Owner.Scope)
+		e.Decision = Decide(sw, t, e.Login.Owner.Scope)
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

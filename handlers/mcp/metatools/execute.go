@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/handlers/mcp"
@@ -108,42 +109,202 @@ func callsOf(validated json.RawMessage) ([]executions.Call, error) {
 	return calls, nil
 }
 
-// executeTools runs the executions and encodes the result's text once, {"results":[…]}; an image a
-// tool answers (plugins.Image) is taken out of its result and returned apart, to be sent as MCP image
-// content.
+// DefaultMaxResultBytes caps one execute_tools result, its text and its other content blocks
+// together (Options.MaxResultBytes).
+const DefaultMaxResultBytes = 8 << 20
+
+// executeTools runs the executions and answers their result: the text block {"results":[…]} first,
+// then the content blocks of the executions that are not text (a remote tool's image, audio,
+// resource and resource_link blocks; an image a built-in tool answers, plugins.Image), each labelled
+// in its execution's entry ("content":[{"block":1,"type":"image","mimeType":…}], block indexing the
+// result's content). A single execution's structuredContent is the result's; isError is true when
+// every execution failed.
 func (s *Set) executeTools(ctx context.Context, p mcp.Principal, user uuid.UUID, calls []executions.Call) (mcp.CallResult, error) {
-	outcomes := s.opts.Executions.Run(ctx, caller(p, user), calls)
-	size := len(`{"results":[]}`)
-	for _, o := range outcomes {
-		size += len(`{"result":},`) + len(o.Result)
+	return s.resultOf(s.opts.Executions.Run(ctx, caller(p, user), calls))
+}
+
+// piece is one content block of an execution: its JSON and its label in the entry.
+type piece struct {
+	json  json.RawMessage
+	label blockLabel
+}
+
+// blockLabel names a content block in its execution's entry: Block is its index in the result's
+// content (0 is the text block, so 0 means none: the block was Cut, and Cut says why).
+type blockLabel struct {
+	Block    int    `json:"block,omitempty"`
+	Type     string `json:"type"`
+	MIMEType string `json:"mimeType,omitempty"`
+	URI      string `json:"uri,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Cut      string `json:"cut,omitempty"`
+}
+
+// resultOf encodes outcomes as execute_tools' result under the size cap: when the text alone would
+// pass it, the largest results are cut first, each entry saying so; then each block that would pass
+// it is cut, in order, its label saying so.
+func (s *Set) resultOf(outcomes []executions.Outcome) (mcp.CallResult, error) {
+	limit := s.opts.MaxResultBytes
+	if limit <= 0 {
+		limit = DefaultMaxResultBytes
 	}
-	text := make([]byte, 0, size)
+	pieces := make([][]piece, len(outcomes))
+	failed := 0
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.Code != "" || o.Withheld {
+			failed++
+		}
+		if o.Withheld {
+			continue
+		}
+		if o.Code == "" {
+			if rest, im, ok := plugins.ExtractImage(o.Result); ok {
+				o.Result = rest
+				b, err := json.Marshal(struct {
+					Type     string `json:"type"`
+					MIMEType string `json:"mimeType"`
+					Data     string `json:"data"`
+				}{"image", im.MIMEType, im.Data})
+				if err != nil {
+					return mcp.CallResult{}, err
+				}
+				pieces[i] = append(pieces[i], piece{json: b, label: blockLabel{Type: "image", MIMEType: im.MIMEType}})
+			}
+		}
+		for _, c := range o.Content {
+			b, err := json.Marshal(c)
+			if err != nil {
+				return mcp.CallResult{}, fmt.Errorf("execute_tools: a content block: %w", err)
+			}
+			pieces[i] = append(pieces[i], piece{json: b, label: labelOf(c)})
+		}
+	}
+	var structured json.RawMessage
+	if len(outcomes) == 1 && !outcomes[0].Withheld {
+		structured = outcomes[0].Structured
+	}
+
+	// The text, without labels, and the structuredContent must fit; the largest results go first.
+	sizes := make([]int, len(outcomes))
+	cuts := make([]string, len(outcomes))
+	total := len(`{"results":[]}`) + len(structured)
+	for i, o := range outcomes {
+		b, err := s.appendEntry(nil, o, nil, "")
+		if err != nil {
+			return mcp.CallResult{}, err
+		}
+		sizes[i] = len(b) + 1
+		total += sizes[i]
+	}
+	for total > limit {
+		big := -1
+		for i, n := range sizes {
+			if outcomes[i].Result != nil && n > 64 && (big < 0 || n > sizes[big]) {
+				big = i
+			}
+		}
+		if big < 0 {
+			break
+		}
+		cut := fmt.Sprintf("the result is %d bytes, over what an execute_tools result holds (%d bytes, text and blocks together): cut", sizes[big], limit)
+		if big == 0 && len(outcomes) == 1 {
+			structured = nil
+		}
+		cuts[big] = cut
+		outcomes[big].Result, outcomes[big].Structured = nil, nil
+		for k := range pieces[big] {
+			pieces[big][k].label.Cut = "cut with its result"
+		}
+		b, err := s.appendEntry(nil, outcomes[big], nil, cut)
+		if err != nil {
+			return mcp.CallResult{}, err
+		}
+		total += len(b) + 1 - sizes[big]
+		sizes[big] = 0 // not cut again
+	}
+
+	// Then the blocks, in order, while they fit.
+	budget := limit - total
+	var blocks []json.RawMessage
+	for i := range pieces {
+		for k := range pieces[i] {
+			pc := &pieces[i][k]
+			if pc.label.Cut != "" {
+				continue
+			}
+			lb, _ := json.Marshal(pc.label)
+			cost := len(pc.json) + len(lb) + 16
+			if cost > budget {
+				pc.label = blockLabel{Type: pc.label.Type, MIMEType: pc.label.MIMEType,
+					Cut: fmt.Sprintf("this %d-byte block would pass the %d bytes an execute_tools result holds (text and blocks together)", len(pc.json), limit)}
+				continue
+			}
+			budget -= cost
+			blocks = append(blocks, pc.json)
+			pc.label.Block = len(blocks)
+		}
+	}
+
+	text := make([]byte, 0, total+256)
 	text = append(text, `{"results":[`...)
-	var images []mcp.Image
 	for i, o := range outcomes {
 		if i > 0 {
 			text = append(text, ',')
 		}
-		if o.Code == "" && !o.Withheld {
-			if rest, im, ok := plugins.ExtractImage(o.Result); ok {
-				o.Result = rest
-				images = append(images, mcp.Image{MIMEType: im.MIMEType, Data: im.Data})
-			}
+		labels := make([]blockLabel, len(pieces[i]))
+		for k, pc := range pieces[i] {
+			labels[k] = pc.label
 		}
 		var err error
-		if text, err = s.appendEntry(text, o); err != nil {
+		if text, err = s.appendEntry(text, o, labels, cuts[i]); err != nil {
 			return mcp.CallResult{}, err
 		}
 	}
 	text = append(text, "]}"...)
-	return mcp.CallResult{Text: string(text), Images: images}, nil
+	return mcp.CallResult{Text: string(text), Content: blocks, Structured: structured, IsError: failed == len(outcomes)}, nil
+}
+
+// labelOf is the label of a remote content block.
+func labelOf(c sdk.Content) blockLabel {
+	switch c := c.(type) {
+	case *sdk.ImageContent:
+		return blockLabel{Type: "image", MIMEType: c.MIMEType}
+	case *sdk.AudioContent:
+		return blockLabel{Type: "audio", MIMEType: c.MIMEType}
+	case *sdk.EmbeddedResource:
+		if c.Resource != nil {
+			return blockLabel{Type: "resource", MIMEType: c.Resource.MIMEType, URI: c.Resource.URI}
+		}
+		return blockLabel{Type: "resource"}
+	case *sdk.ResourceLink:
+		return blockLabel{Type: "resource_link", MIMEType: c.MIMEType, URI: c.URI, Name: c.Name}
+	case *sdk.TextContent:
+		return blockLabel{Type: "text"}
+	}
+	return blockLabel{Type: "content"}
 }
 
 // appendEntry appends one execution's result entry to text: {"result": …}, or {"error": …}
-// (NOT_CONNECTED with what to do next), byte for byte what encoding the entry as a map gives.
-func (s *Set) appendEntry(text []byte, o executions.Outcome) ([]byte, error) {
-	if o.Code != "" || o.Withheld {
-		b, err := json.Marshal(s.entry(o))
+// (NOT_CONNECTED with what to do next; a remote tool that answered isError keeps its "result"),
+// with "content" labelling its blocks when it has any, and "cut" saying why its result was cut; a
+// success without labels is byte for byte what encoding the entry as a map gives.
+func (s *Set) appendEntry(text []byte, o executions.Outcome, labels []blockLabel, cut string) ([]byte, error) {
+	if o.Code != "" || o.Withheld || cut != "" {
+		m := map[string]any{"result": nil}
+		if o.Code != "" || o.Withheld {
+			m = s.entry(o)
+			if o.Result != nil && !o.Withheld {
+				m["result"] = o.Result
+			}
+		}
+		if cut != "" {
+			m["cut"] = cut
+		}
+		if len(labels) > 0 {
+			m["content"] = labels
+		}
+		b, err := json.Marshal(m)
 		return append(text, b...), err
 	}
 	// As encoding/json encodes a RawMessage: checked, compact, HTML-safe escapes; nil is null.
@@ -153,11 +314,19 @@ func (s *Set) appendEntry(text []byte, o executions.Outcome) ([]byte, error) {
 	}
 	text = append(text, `{"result":`...)
 	text = append(text, b...)
+	if len(labels) > 0 {
+		lb, err := json.Marshal(labels)
+		if err != nil {
+			return text, err
+		}
+		text = append(text, `,"content":`...)
+		text = append(text, lb...)
+	}
 	return append(text, '}'), nil
 }
 
 // entry is a failed execution's result entry: {"error": …} (NOT_CONNECTED with what to do next).
-func (s *Set) entry(o executions.Outcome) any {
+func (s *Set) entry(o executions.Outcome) map[string]any {
 	switch {
 	case o.Withheld:
 		return map[string]any{"error": o.Message}

@@ -53,6 +53,9 @@ type Options struct {
 	// PublicURL is SERVER_PUBLIC_URL. An API-key integration is connected by the user on the portal's
 	// integrations page, PublicURL + "/integrations", which NOT_CONNECTED and connect hand the agent.
 	PublicURL string
+	// MaxResultBytes caps one execute_tools result, text and content blocks together (default
+	// DefaultMaxResultBytes); what would pass it is cut, and the result says so.
+	MaxResultBytes int
 }
 
 // ConnectorTools is what the meta-tools need of the connectors use case (*connectors.Service).
@@ -227,7 +230,8 @@ type toolSummary struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Integration string `json:"integration"`
-	// Drift flags a connector tool whose description changed since it was switched On.
+	// Drift flags a connector tool whose description, input schema or annotations changed since it
+	// was switched On.
 	Drift bool `json:"drift,omitempty"`
 }
 

@@ -374,9 +374,13 @@ func TestExecuteTools(t *testing.T) {
 		t.Fatalf("error codes %v, want %v", codes, want)
 	}
 
-	// execute_tools keeps per-execution errors inside a successful result.
-	if _, isError := callResult(t, e.set, "execute_tools", `{"executions":[{"tool":"nope_tool"}]}`); isError {
-		t.Errorf("execute_tools answered isError for a per-execution error")
+	// execute_tools keeps per-execution errors in their entries; the result is isError only when
+	// every execution failed.
+	if _, isError := callResult(t, e.set, "execute_tools", `{"executions":[{"tool":"nope_tool"}]}`); !isError {
+		t.Errorf("execute_tools whose every execution failed is not isError")
+	}
+	if _, isError := callResult(t, e.set, "execute_tools", `{"executions":[{"tool":"nope_tool"},{"tool":"utils_uuid"}]}`); isError {
+		t.Errorf("execute_tools answered isError when one execution succeeded")
 	}
 }
 
