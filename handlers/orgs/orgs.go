@@ -179,7 +179,7 @@ func decode(r *http.Request, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return domain.Errorf(domain.CodeInvalid, "the request body is larger than %d bytes", maxBody)
+			return &domain.Error{Code: domain.CodeInvalid, Message: fmt.Sprintf("the request body is larger than %d bytes", maxBody), Err: err}
 		}
 		return domain.Errorf(domain.CodeInvalid, "the request body is not the JSON object this route takes: %v", err)
 	}

@@ -602,3 +602,13 @@ func TestOldMembershipEventsKeepTheirMeaning(t *testing.T) {
 		t.Fatalf("cy after accepting the old invitation: %d", code)
 	}
 }
+
+// A body over the routes' cap is 413 with the JSON error, not 400.
+func TestOversizedBodyIs413(t *testing.T) {
+	h := setup(t)
+	var out map[string]any
+	code := h.do("ada", "POST", "/api/orgs", map[string]string{"name": strings.Repeat("a", 16<<10)}, &out)
+	if code != http.StatusRequestEntityTooLarge || out["error"] != "invalid" {
+		t.Fatalf("oversized body: %d %v", code, out)
+	}
+}

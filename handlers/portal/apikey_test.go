@@ -161,3 +161,20 @@ func TestPortalRoutesRefuse(t *testing.T) {
 		t.Fatalf("key after the table: %d", got.status)
 	}
 }
+
+// A body over the portal's cap is 413 with the JSON error, not the route's "the body must be" 400.
+func TestOversizedPortalBodyIs413(t *testing.T) {
+	e := newEnv(t)
+	n := e.node()
+	b := n.signedIn(n.createUser("olga@example.com"))
+	same := map[string]string{websession.CSRFHeader: "-", "Origin": n.sessions.Origin()}
+	big := `{"fields":{"api_key":"` + strings.Repeat("x", 64<<10) + `"}}`
+	got := b.do("POST", n.srv.URL+"/api/integrations/acme/apikey", big, same)
+	if m := got.json(t); got.status != http.StatusRequestEntityTooLarge || m["error"] != "invalid" || !strings.Contains(m["message"].(string), "larger than") {
+		t.Fatalf("oversized body: %d %s", got.status, got.body)
+	}
+	got = b.do("POST", n.srv.URL+"/api/integrations/acme/apikey", `{"fields":`, same)
+	if got.status != http.StatusBadRequest {
+		t.Fatalf("a malformed body: %d %s, want 400", got.status, got.body)
+	}
+}

@@ -3,6 +3,7 @@ package portal
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -42,7 +43,7 @@ type redeemResponse struct {
 func (h *routes) redeem(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	var req redeemRequest
 	if err := decodeJSON(r, &req); err != nil || req.Token == "" {
-		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, `the body must be {"token": "<the token of the connect link>"}`))
+		handlers.WriteError(w, r, h.Logger, bodyError(err, `the body must be {"token": "<the token of the connect link>"}`))
 		return
 	}
 	// The portal may post the whole link; take its last path segment.
@@ -116,7 +117,7 @@ func (h *routes) connectAPIKey(w http.ResponseWriter, r *http.Request, user uuid
 	} else {
 		var req apiKeyRequest
 		if err := decodeJSON(r, &req); err != nil || req.Fields == nil {
-			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, `the body must be {"fields": {"<field name>": "<value>", ...}}`))
+			handlers.WriteError(w, r, h.Logger, bodyError(err, `the body must be {"fields": {"<field name>": "<value>", ...}}`))
 			return
 		}
 		fields = req.Fields
@@ -136,6 +137,16 @@ func (h *routes) disconnect(w http.ResponseWriter, r *http.Request, user uuid.UU
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// bodyError is the answer to a body decodeJSON refused: a body over the cap keeps its cause (413,
+// handlers.StatusOf), anything else is the route's own message.
+func bodyError(err error, message string) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return &domain.Error{Code: domain.CodeInvalid, Message: fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit), Err: err}
+	}
+	return domain.Errorf(domain.CodeInvalid, "%s", message)
 }
 
 // decodeJSON reads one JSON object, refusing unknown fields and trailing data.
