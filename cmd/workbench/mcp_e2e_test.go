@@ -329,7 +329,8 @@ func callText(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	if res.IsError || len(res.Content) != 1 {
+	// execute_tools answers isError when every execution failed; its text block is the results all the same.
+	if res.IsError && tool != "execute_tools" || len(res.Content) != 1 {
 		t.Fatalf("%s: isError=%v content=%+v", tool, res.IsError, res.Content)
 	}
 	tc, ok := res.Content[0].(*sdk.TextContent)
