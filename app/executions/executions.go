@@ -17,6 +17,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/internal/tracing"
 	"github.com/workbench/workbench/plugins"
 )
@@ -27,6 +28,9 @@ const (
 	CodeNotConnected = "NOT_CONNECTED"
 	CodeInvalidArgs  = "INVALID_ARGUMENTS"
 	CodeToolError    = "TOOL_ERROR"
+	// CodeCancelled: the agent cancelled the call (notifications/cancelled) or went away while the tool
+	// ran; a remote MCP tool was sent notifications/cancelled.
+	CodeCancelled = "CANCELLED"
 )
 
 // DefaultConcurrency bounds the executions of one Run that run at once.
@@ -145,7 +149,7 @@ const withheldMessage = "The audit record of this execution could not be written
 func (s *Service) Run(ctx context.Context, caller Caller, calls []Call) []Outcome {
 	if len(calls) == 1 {
 		// The common case runs on the caller's goroutine: no goroutine, semaphore or wait group.
-		return []Outcome{s.runOne(ctx, caller, calls[0].Tool, calls[0].Args)}
+		return []Outcome{s.runOne(mcppeer.Execution(ctx, 0, 1), caller, calls[0].Tool, calls[0].Args)}
 	}
 	out := make([]Outcome, len(calls))
 	sem := make(chan struct{}, s.opts.Concurrency)
@@ -155,7 +159,7 @@ func (s *Service) Run(ctx context.Context, caller Caller, calls []Call) []Outcom
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i] = s.runOne(ctx, caller, c.Tool, c.Args)
+			out[i] = s.runOne(mcppeer.Execution(ctx, i, len(calls)), caller, c.Tool, c.Args)
 		}()
 	}
 	wg.Wait()
@@ -242,6 +246,10 @@ func safeMessage(err error) string {
 // finish completes the record from o, appends it, and returns o; or, when the record could not be
 // appended, a Withheld outcome without the result (fail closed).
 func (s *Service) finish(ctx context.Context, rec execution.ToolExecuted, start time.Time, o Outcome) Outcome {
+	if o.Code == CodeToolError && ctx.Err() != nil {
+		// The tool failed because the call was cancelled.
+		o.Code, o.Message = CodeCancelled, "cancelled: the call was cancelled before this execution finished"
+	}
 	now := s.opts.Now()
 	rec.At = now.UTC()
 	rec.DurationMS = now.Sub(start).Milliseconds()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/internal/signed"
 )
 
@@ -151,6 +152,7 @@ type Server struct {
 	initInfo  map[string]any
 	levels    *levels
 	verified  verifiedIDs // session ids whose signature was checked
+	running   inflight    // requests a notifications/cancelled may cancel
 }
 
 // New checks opts and builds the handler.
@@ -305,6 +307,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.isResponse() || req.isNotification() {
+		s.notified(sess, req)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -316,7 +319,33 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, r, errorResponse(req.ID, CodeInvalidRequest, "Invalid Request: method is missing"))
 		return
 	}
-	s.reply(w, r, s.dispatch(r.Context(), p, sess, req))
+	if req.Method != "tools/call" {
+		s.reply(w, r, s.dispatch(r.Context(), p, sess, req))
+		return
+	}
+	// A tool call may be cancelled by the client, and answers on a stream when it has progress to
+	// send before its response.
+	ctx, done := s.running.track(r.Context(), sess.ID, req.ID)
+	defer done()
+	st := &stream{s: s, w: w, r: r}
+	if tok := progressToken(req.Params); tok != nil && sse(r.Header.Get("Accept")) {
+		st.token = tok
+		ctx = mcppeer.WithSink(ctx, st)
+	}
+	resp := s.dispatch(ctx, p, sess, req)
+	if cancelledByClient(ctx) {
+		st.abandon()
+		return
+	}
+	st.finish(resp)
+}
+
+// notified handles a notification of the client: notifications/cancelled cancels the session's
+// request it names. Others (notifications/initialized, …) need nothing.
+func (s *Server) notified(sess session, req *request) {
+	if req.Method == "notifications/cancelled" {
+		s.running.cancel(sess.ID, req.Params)
+	}
 }
 
 // jsonrpc2 reports whether the message says "jsonrpc": "2.0".
@@ -394,7 +423,7 @@ func (s *Server) postBatch(w http.ResponseWriter, r *http.Request, p Principal, 
 		case !jsonrpc2(req):
 			out = append(out, errorResponse(idOrNull(req.ID), CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`))
 		case req.isResponse() || req.isNotification():
-			// Nothing to answer.
+			s.notified(sess, req) // nothing to answer
 		case !validID(req.ID):
 			out = append(out, errorResponse(nil, CodeInvalidRequest, "Invalid Request: id must be a string or a number"))
 		case req.Method == "":

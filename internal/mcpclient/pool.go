@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/internal/ssrf"
 )
 
@@ -91,6 +92,10 @@ type Pool struct {
 
 	mu       sync.Mutex
 	sessions map[uuid.UUID]*entry
+
+	// progress maps the progressToken of each call in flight to the context its progress is
+	// reported under (mcppeer).
+	progress sync.Map // string → context.Context
 }
 
 type entry struct {
@@ -122,10 +127,29 @@ func New(o Options) *Pool {
 	}
 	t := ssrf.NewTransport(ssrf.Options{AllowLoopback: o.AllowLoopback, Resolver: o.Resolver})
 	t.MaxIdleConnsPerHost = 256
-	return &Pool{
-		opts: o, log: log, base: t, sessions: map[uuid.UUID]*entry{},
-		client: mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, &mcp.ClientOptions{Logger: log}),
+	p := &Pool{opts: o, log: log, base: t, sessions: map[uuid.UUID]*entry{}}
+	p.client = mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, &mcp.ClientOptions{
+		Logger:                      log,
+		ProgressNotificationHandler: p.onProgress,
+	})
+	return p
+}
+
+// onProgress passes a remote's notifications/progress to the call that gave its token; a token no
+// call in flight gave is dropped.
+func (p *Pool) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	if req == nil || req.Params == nil {
+		return
 	}
+	tok, ok := req.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	v, ok := p.progress.Load(tok)
+	if !ok {
+		return
+	}
+	mcppeer.Report(v.(context.Context), req.Params.Progress, req.Params.Total, req.Params.Message)
 }
 
 // HTTPClient is the guarded client adapters get as ctx.http: the adapter timeout and the SSRF dialer,
@@ -373,7 +397,15 @@ func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name 
 			}
 			a = args
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: a})
+		params := &mcp.CallToolParams{Name: name, Arguments: a}
+		if mcppeer.Reporting(ctx) {
+			// A token of this call only: the remote's progress is routed back by it.
+			tok := uuid.NewString()
+			p.progress.Store(tok, ctx)
+			defer p.progress.Delete(tok)
+			params.SetProgressToken(tok)
+		}
+		res, err := cs.CallTool(ctx, params)
 		if err != nil {
 			return err
 		}
@@ -389,8 +421,8 @@ func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name 
 // of the credentials or the address; a call only when its request provably never reached the remote
 // (the dial or the write failed before any byte of the body went out, or the remote answered 404 for a
 // session it no longer knows).
-func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, timeout time.Duration, idempotent bool, fn func(context.Context, *entry) error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func (p *Pool) withSession(parent context.Context, login uuid.UUID, ep Endpoint, timeout time.Duration, idempotent bool, fn func(context.Context, *entry) error) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	var last error
 	for attempt := 0; attempt < 2; attempt++ {
@@ -402,6 +434,11 @@ func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, ti
 		err = fn(ctx, e)
 		if err == nil {
 			return nil
+		}
+		if parent.Err() != nil {
+			// The caller cancelled (the agent sent notifications/cancelled, or went away): the SDK has
+			// sent the remote notifications/cancelled for the request, and the session is sound.
+			return &Error{Message: "the call was cancelled"}
 		}
 		var ce *Error
 		if errors.As(err, &ce) && ce.Status == 0 && e.status.Load() == 0 {
