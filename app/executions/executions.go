@@ -194,7 +194,7 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 			}
 			if found {
 				rec.Integration = st.Integration
-				result, err := st.Run(ctx, args)
+				result, err := st.Run(s.observeRelays(ctx, rec), args)
 				if err != nil {
 					return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: safeMessage(err)})
 				}
@@ -231,6 +231,69 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: safeMessage(err)})
 	}
 	return s.finish(ctx, rec, start, Outcome{Integration: in, Result: result})
+}
+
+// observeRelays returns ctx whose relayed requests (a remote's elicitation, sampling, roots; see
+// mcppeer) are each recorded as a RequestRelayed event of the execution rec describes, before the
+// answer goes back to the remote: an answer whose record cannot be appended is withheld.
+func (s *Service) observeRelays(ctx context.Context, rec execution.ToolExecuted) context.Context {
+	return mcppeer.Observe(ctx, func(method string, params, result json.RawMessage, err error) error {
+		ev := execution.RequestRelayed{
+			RelayID: uuid.Must(uuid.NewV7()), ExecutionID: rec.ExecutionID, UserID: rec.UserID, Via: rec.Via, ClientID: rec.ClientID,
+			AgentID: rec.AgentID, Integration: rec.Integration, Tool: rec.Tool, Method: method, Outcome: relayOutcome(method, result, err),
+			At: s.opts.Now().UTC(),
+		}
+		if method == "elicitation/create" {
+			ev.Mode = "form"
+			var m struct {
+				Mode string `json:"mode"`
+			}
+			if json.Unmarshal(params, &m) == nil && m.Mode == "url" {
+				ev.Mode = "url"
+			}
+		}
+		ev.RequestSize, ev.RequestSHA256 = execution.Digest(params)
+		if aerr := s.appendRelay(ctx, ev); aerr != nil {
+			s.log.ErrorContext(ctx, "audit append failed; withholding the relayed answer", "tool", rec.Tool, "method", method, "err", aerr)
+			return errors.New("the audit record of this request could not be written, so its answer is withheld")
+		}
+		return nil
+	})
+}
+
+// relayOutcome is what became of a relayed request: an elicitation's action, else accept or error.
+func relayOutcome(method string, result json.RawMessage, err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return execution.RelayTimeout
+	case err != nil:
+		return execution.RelayError
+	case method == "elicitation/create":
+		var r struct {
+			Action string `json:"action"`
+		}
+		_ = json.Unmarshal(result, &r)
+		switch r.Action {
+		case execution.RelayAccept, execution.RelayDecline, execution.RelayCancel:
+			return r.Action
+		}
+		return execution.RelayError
+	}
+	return execution.RelayAccept
+}
+
+func (s *Service) appendRelay(ctx context.Context, ev execution.RequestRelayed) error {
+	if err := ev.Validate(); err != nil {
+		return err
+	}
+	typ, sv, body, err := s.agg.Codec.Encode(ev)
+	if err != nil {
+		return err
+	}
+	md := eventstore.Metadata{Actor: ev.UserID.String(), MCPClient: ev.ClientID, CorrelationID: ev.ExecutionID.String(), Time: ev.At}
+	_, err = s.opts.Store.Append(context.WithoutCancel(ctx), execution.RelayStreamName(ev.RelayID), eventstore.NoStream,
+		eventstore.EventData{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: body, Metadata: md})
+	return err
 }
 
 // safeMessage is the caller-safe text of an error: an application error's message, never a cause that

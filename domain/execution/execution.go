@@ -60,7 +60,7 @@ type ToolExecuted struct {
 func (ToolExecuted) EventType() string { return TypeToolExecuted }
 
 // Events returns a zero value of every event type of this package, for building a codec.
-func Events() []domain.Event { return []domain.Event{ToolExecuted{}} }
+func Events() []domain.Event { return []domain.Event{ToolExecuted{}, RequestRelayed{}} }
 
 // Digest returns the size and hex SHA-256 of b.
 func Digest(b []byte) (int, string) {

@@ -153,6 +153,7 @@ type Server struct {
 	levels    *levels
 	verified  verifiedIDs // session ids whose signature was checked
 	running   inflight    // requests a notifications/cancelled may cancel
+	waiting   pending     // requests sent to clients, waiting for their answers
 }
 
 // New checks opts and builds the handler.
@@ -327,10 +328,14 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	// send before its response.
 	ctx, done := s.running.track(r.Context(), sess.ID, req.ID)
 	defer done()
-	st := &stream{s: s, w: w, r: r}
-	if tok := progressToken(req.Params); tok != nil && sse(r.Header.Get("Accept")) {
-		st.token = tok
-		ctx = mcppeer.WithSink(ctx, st)
+	st := &stream{s: s, w: w, r: r, sess: sess}
+	if sse(r.Header.Get("Accept")) {
+		if tok := progressToken(req.Params); tok != nil {
+			st.token = tok
+			ctx = mcppeer.WithSink(ctx, st)
+		}
+		// A remote's elicitation, sampling and roots requests reach this client on the stream.
+		ctx = mcppeer.WithClient(ctx, sess.Caps, st)
 	}
 	resp := s.dispatch(ctx, p, sess, req)
 	if cancelledByClient(ctx) {
@@ -343,8 +348,12 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 // notified handles a notification of the client: notifications/cancelled cancels the session's
 // request it names. Others (notifications/initialized, …) need nothing.
 func (s *Server) notified(sess session, req *request) {
-	if req.Method == "notifications/cancelled" {
+	switch {
+	case req.Method == "notifications/cancelled":
 		s.running.cancel(sess.ID, req.Params)
+	case req.isResponse() && validID(req.ID):
+		// The answer to a request relayed on a call's stream; one nothing waits for is dropped.
+		s.waiting.answer(inflightKey(sess.ID, req.ID), req)
 	}
 }
 
@@ -505,7 +514,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 	if slices.Contains(SupportedVersions, asked) {
 		version = asked
 	}
-	sid, err := s.newSession(p, version)
+	sid, err := s.newSession(p, version, clientCaps(req.Params))
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "mint session", "err", err)
 		s.reply(w, r, errorResponse(req.ID, CodeInternalError, "Internal error: could not start a session"))

@@ -9,6 +9,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/internal/mcppeer"
 )
 
 // stream is the answer to one POST of a request that may send messages before its response
@@ -17,9 +21,10 @@ import (
 // text/event-stream at its first message; a request that sent none is answered as reply answers it,
 // so a call that reports nothing keeps its plain JSON response.
 type stream struct {
-	s *Server
-	w http.ResponseWriter
-	r *http.Request
+	s    *Server
+	w    http.ResponseWriter
+	r    *http.Request
+	sess session
 	// token is the request's _meta.progressToken (nil: it asked for no progress).
 	token json.RawMessage
 
@@ -198,4 +203,103 @@ func (f *inflight) cancel(sessionID string, params json.RawMessage) {
 // cancelledByClient reports whether ctx ended by the client's notifications/cancelled.
 func cancelledByClient(ctx context.Context) bool {
 	return errors.Is(context.Cause(ctx), errCancelledByClient)
+}
+
+// clientCaps reads the capabilities of an initialize's params that Workbench can pass remote
+// requests on to (2025-11-25 client/elicitation, client/sampling, client/roots).
+func clientCaps(params json.RawMessage) mcppeer.Caps {
+	var p struct {
+		Capabilities struct {
+			Elicitation *struct {
+				Form json.RawMessage `json:"form"`
+				URL  json.RawMessage `json:"url"`
+			} `json:"elicitation"`
+			Sampling json.RawMessage `json:"sampling"`
+			Roots    json.RawMessage `json:"roots"`
+		} `json:"capabilities"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return 0
+	}
+	var caps mcppeer.Caps
+	object := func(v json.RawMessage) bool { v = bytes.TrimSpace(v); return len(v) > 0 && v[0] == '{' }
+	if e := p.Capabilities.Elicitation; e != nil {
+		// {} is form mode (as before 2025-11-25 named the modes).
+		if object(e.Form) || !object(e.URL) {
+			caps |= mcppeer.Elicitation
+		}
+		if object(e.URL) {
+			caps |= mcppeer.ElicitationURL
+		}
+	}
+	if object(p.Capabilities.Sampling) {
+		caps |= mcppeer.Sampling
+	}
+	if object(p.Capabilities.Roots) {
+		caps |= mcppeer.Roots
+	}
+	return caps
+}
+
+// pending are the requests sent to clients on a call's stream that wait for their answer, by
+// session and request id. Like inflight, they live on this replica: the client answers through the
+// same endpoint, and an answer reaching another replica is not matched (the relay then waits out
+// the call's time and the remote gets an error).
+type pending struct {
+	mu sync.Mutex
+	m  map[string]chan *request
+}
+
+func (q *pending) add(key string) chan *request {
+	ch := make(chan *request, 1)
+	q.mu.Lock()
+	if q.m == nil {
+		q.m = map[string]chan *request{}
+	}
+	q.m[key] = ch
+	q.mu.Unlock()
+	return ch
+}
+
+func (q *pending) remove(key string) {
+	q.mu.Lock()
+	delete(q.m, key)
+	q.mu.Unlock()
+}
+
+// answer delivers a client's response to the request it answers; false when none waits for it.
+func (q *pending) answer(key string, resp *request) bool {
+	q.mu.Lock()
+	ch, ok := q.m[key]
+	delete(q.m, key)
+	q.mu.Unlock()
+	if ok {
+		ch <- resp
+	}
+	return ok
+}
+
+// Request implements mcppeer.Client: the request goes on this call's stream with an id of its own
+// and waits for the client's POST of its response, at most until ctx ends.
+func (st *stream) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	id, _ := json.Marshal("wb-" + uuid.NewString())
+	key := inflightKey(st.sess.ID, id)
+	ch := st.s.waiting.add(key)
+	defer st.s.waiting.remove(key)
+	if !st.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": method, "params": params}) {
+		return nil, errors.New("the call's stream is closed")
+	}
+	select {
+	case resp := <-ch:
+		if len(resp.Error) > 0 {
+			var e mcppeer.RemoteError
+			if json.Unmarshal(resp.Error, &e) != nil {
+				e = mcppeer.RemoteError{Code: CodeInternalError, Message: "the client answered a malformed error"}
+			}
+			return nil, &e
+		}
+		return resp.Result, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -32,6 +32,7 @@ func (streamTools) Tools() []Tool {
 	return []Tool{
 		{Name: "progress", Description: "Reports two steps.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		{Name: "wait", Description: "Waits to be cancelled.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "ask", Description: "Asks the client for an elicitation.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 	}
 }
 
@@ -53,6 +54,12 @@ func (st streamTools) CallTool(ctx context.Context, _ Principal, name string, _ 
 			}
 		}
 		return CallResult{Text: fmt.Sprintf("reporting=%v", reporting)}, nil
+	case "ask":
+		res, err := mcppeer.Ask(ctx, "elicitation/create", json.RawMessage(`{"message":"Your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`))
+		if err != nil {
+			return CallResult{Text: "error: " + err.Error()}, nil
+		}
+		return CallResult{Text: "answer: " + string(res)}, nil
 	case "wait":
 		st.started <- struct{}{}
 		select {
@@ -197,5 +204,33 @@ func TestCancelledNotificationCancelsCall(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the cancelled POST did not end within 30s")
+	}
+}
+
+// A client that declared elicitation at initialize gets a tool's relayed elicitation/create on the
+// call's stream, and its answer (a POST of the JSON-RPC response) goes back to the tool; a client
+// that declared none is never asked, and the tool gets an error saying so.
+func TestToolCallRelaysElicitation(t *testing.T) {
+	ts := streamServer(t, newStreamTools())
+	var asked []string
+	cs := connectSDK(t, ts.URL, &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		asked = append(asked, req.Params.Message)
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+	}})
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; text != `answer: {"action":"accept","content":{"name":"Ada"}}` || fmt.Sprint(asked) != "[Your name?]" {
+		t.Fatalf("result %q, asked %q", text, asked)
+	}
+
+	plain := connectSDK(t, ts.URL, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+	res, err = plain.CallTool(context.Background(), &sdk.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "did not declare the elicitation capability") {
+		t.Fatalf("without elicitation: %q", text)
 	}
 }

@@ -96,6 +96,14 @@ type Pool struct {
 	// progress maps the progressToken of each call in flight to the context its progress is
 	// reported under (mcppeer).
 	progress sync.Map // string → context.Context
+
+	// clients are the SDK clients by the capabilities they declare (relay.go); idle are the leased
+	// sessions no call holds; leased maps each held one to its call's context. All under mu but
+	// leased.
+	clients map[mcppeer.Caps]*mcp.Client
+	idle    map[leaseKey][]*entry
+	leased  sync.Map // *mcp.ClientSession → context.Context
+	closed  bool
 }
 
 type entry struct {
@@ -127,11 +135,8 @@ func New(o Options) *Pool {
 	}
 	t := ssrf.NewTransport(ssrf.Options{AllowLoopback: o.AllowLoopback, Resolver: o.Resolver})
 	t.MaxIdleConnsPerHost = 256
-	p := &Pool{opts: o, log: log, base: t, sessions: map[uuid.UUID]*entry{}}
-	p.client = mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, &mcp.ClientOptions{
-		Logger:                      log,
-		ProgressNotificationHandler: p.onProgress,
-	})
+	p := &Pool{opts: o, log: log, base: t, sessions: map[uuid.UUID]*entry{}, clients: map[mcppeer.Caps]*mcp.Client{}, idle: map[leaseKey][]*entry{}}
+	p.client = p.clientFor(mcppeer.AllCaps)
 	return p
 }
 
@@ -185,7 +190,9 @@ func (p *Pool) Close() {
 	p.mu.Lock()
 	all := p.sessions
 	p.sessions = map[uuid.UUID]*entry{}
+	p.closed = true
 	p.mu.Unlock()
+	p.dropLeased(uuid.Nil, true)
 	for _, e := range all {
 		<-e.ready
 		if e.cs != nil {
@@ -196,6 +203,7 @@ func (p *Pool) Close() {
 
 // Drop ends a login's session (after an error, a credential change, a removal).
 func (p *Pool) Drop(login uuid.UUID) {
+	p.dropLeased(login, false)
 	p.mu.Lock()
 	e := p.sessions[login]
 	delete(p.sessions, login)
@@ -267,6 +275,11 @@ func (p *Pool) session(ctx context.Context, login uuid.UUID, ep Endpoint) (*entr
 }
 
 func (p *Pool) connect(ctx context.Context, ep Endpoint, e *entry) (*mcp.ClientSession, error) {
+	return p.connectWith(ctx, p.client, ep, e)
+}
+
+// connectWith opens a session of client (which fixes the capabilities it declares).
+func (p *Pool) connectWith(ctx context.Context, client *mcp.Client, ep Endpoint, e *entry) (*mcp.ClientSession, error) {
 	u, err := url.Parse(ep.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: bad URL", ErrAddress)
@@ -290,7 +303,7 @@ func (p *Pool) connect(ctx context.Context, ep Endpoint, e *entry) (*mcp.ClientS
 	// by the listing limit.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.ListTimeout)
 	defer cancel()
-	cs, err := p.client.Connect(cctx, t, nil)
+	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
 		return nil, p.classify(e, err)
 	}
@@ -387,7 +400,7 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 // "structuredContent": ..., "isError": ...}). args are sent as given (they must be JSON).
 func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args json.RawMessage) (json.RawMessage, error) {
 	var out json.RawMessage
-	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, false, func(ctx context.Context, e *entry) error {
+	call := func(ctx context.Context, e *entry) error {
 		cs := e.cs
 		// The arguments travel as they came (checked, not decoded and encoded again).
 		var a any
@@ -411,7 +424,14 @@ func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name 
 		}
 		out, err = json.Marshal(res)
 		return err
-	})
+	}
+	var err error
+	if caps := mcppeer.ClientCaps(ctx); caps != 0 {
+		// The remote may ask this agent's client: a session of that capability set, held alone.
+		err = p.withLease(ctx, login, ep, caps, p.opts.CallTimeout, call)
+	} else {
+		err = p.withSession(ctx, login, ep, p.opts.CallTimeout, false, call)
+	}
 	return out, err
 }
 
