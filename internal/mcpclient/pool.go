@@ -40,6 +40,9 @@ type Tool struct {
 	InputSchema     json.RawMessage
 	ReadOnlyHint    *bool
 	DestructiveHint *bool
+	// TaskSupport is the tool's execution.taskSupport: "required", "optional", "forbidden", or "" when
+	// the listing gave none (2025-11-25 task augmentation).
+	TaskSupport string
 }
 
 // Error is a failure of an endpoint: Status is 401 or 403 when it refused the credentials.
@@ -370,7 +373,7 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 				if t == nil {
 					continue
 				}
-				ct := Tool{Name: t.Name, Description: t.Description}
+				ct := Tool{Name: t.Name, Description: t.Description, TaskSupport: e.hints.taskSupport(t.Name)}
 				if t.InputSchema != nil {
 					ct.InputSchema, _ = json.Marshal(t.InputSchema)
 				}

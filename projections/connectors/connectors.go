@@ -156,9 +156,9 @@ func applyListing(ctx context.Context, tx *sql.Tx, env eventstore.Envelope, e lo
 			schema = `{"type":"object"}`
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_tools (login_id, server_id, name, remote_name, description, description_sha, input_schema,
-			read_only_hint, destructive_hint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			read_only_hint, destructive_hint, task_support) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			e.LoginID.String(), e.ServerID, t.Name, t.Remote, t.Description, login.DescriptionSHA(t.Description), schema,
-			nullBool(t.ReadOnlyHint), nullBool(t.DestructiveHint)); err != nil {
+			nullBool(t.ReadOnlyHint), nullBool(t.DestructiveHint), t.TaskSupport); err != nil {
 			return err
 		}
 	}
