@@ -71,7 +71,7 @@ func (p *Pool) clientFor(caps mcppeer.Caps) *mcp.Client {
 // relay passes a remote's request on to the agent's client of the call that holds the session, or
 // refuses it when no call holds it (a shared session) or its agent's client did not declare it.
 func (p *Pool) relay(cs *mcp.ClientSession, method string, params any, result any) error {
-	raw, err := json.Marshal(params)
+	raw, err := relayParams(params)
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params are not JSON"}
 	}
@@ -95,6 +95,25 @@ func (p *Pool) relay(cs *mcp.ClientSession, method string, params any, result an
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the agent's client answered " + method + " with a malformed result"}
 	}
 	return nil
+}
+
+// relayParams encodes a request's params as the agent's client expects them: an object ({} for
+// none), without the empty "mode" the SDK writes for a form elicitation that named none (clients
+// reject a mode that is neither "form" nor "url").
+func relayParams(params any) (json.RawMessage, error) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return json.RawMessage(`{}`), nil
+	}
+	if mode, ok := m["mode"]; ok && string(mode) == `""` {
+		delete(m, "mode")
+		return json.Marshal(m)
+	}
+	return raw, nil
 }
 
 func (p *Pool) onElicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
