@@ -13,6 +13,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/internal/mcpclient"
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectors"
 )
@@ -404,13 +405,13 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	out, err := s.callWith(ctx, l, m, creds, remote, args)
+	out, err := s.callWith(s.redactingPeer(ctx, l, creds, plat), l, m, creds, remote, args)
 	if err != nil && isOAuth(m) && rejected(err) {
 		// A 401 gets one refresh and one retry.
 		if creds, err = s.fresh(ctx, l.State, m, creds, true); err != nil {
 			return nil, err
 		}
-		out, err = s.callWith(ctx, l, m, creds, remote, args)
+		out, err = s.callWith(s.redactingPeer(ctx, l, creds, plat), l, m, creds, remote, args)
 	}
 	red := s.redactorFor(l.LoginID, creds)
 	if plat != nil {
@@ -441,6 +442,16 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 		return nil, domain.Errorf(domain.CodeUpstream, "%s", msg)
 	}
 	return out, nil
+}
+
+// redactingPeer returns ctx whose progress messages and relayed requests to the agent's client are
+// redacted against the credentials the call uses (mcppeer), as its result is.
+func (s *Service) redactingPeer(ctx context.Context, l connectors.Login, creds Creds, plat *platformUse) context.Context {
+	red := s.redactorFor(l.LoginID, creds)
+	if plat != nil {
+		red = plat.red
+	}
+	return mcppeer.WithRedaction(ctx, mcppeer.Redaction{Text: red.text, JSON: red.json})
 }
 
 func isCaller(a connector.Adapter) bool { _, ok := a.(connector.Caller); return ok }

@@ -119,6 +119,9 @@ func Ask(ctx context.Context, method string, params json.RawMessage) (json.RawMe
 	if need == 0 || pc.caps&need == 0 {
 		return nil, &notDeclared{method: method, need: need}
 	}
+	if r := redaction(ctx); r.JSON != nil {
+		params = r.JSON(params)
+	}
 	res, err := pc.c.Request(ctx, method, params)
 	if o, ok := ctx.Value(observerKey{}).(Observer); ok {
 		if oerr := o(method, params, res, err); oerr != nil {
@@ -141,3 +144,22 @@ func (e *notDeclared) Error() string {
 }
 
 func (e *notDeclared) Unwrap() error { return ErrNotDeclared }
+
+type redactKey struct{}
+
+// Redaction rewrites what a remote sends the agent's client so that it holds none of the login's
+// credentials: Text a progress message, JSON a relayed request's params.
+type Redaction struct {
+	Text func(string) string
+	JSON func([]byte) []byte
+}
+
+// WithRedaction returns ctx whose progress messages and relayed requests pass through r first.
+func WithRedaction(ctx context.Context, r Redaction) context.Context {
+	return context.WithValue(ctx, redactKey{}, r)
+}
+
+func redaction(ctx context.Context) Redaction {
+	r, _ := ctx.Value(redactKey{}).(Redaction)
+	return r
+}

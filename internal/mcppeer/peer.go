@@ -8,6 +8,7 @@ package mcppeer
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -16,6 +17,9 @@ import (
 type Sink interface {
 	Progress(progress, total float64, message string)
 }
+
+// maxMessage bounds a progress message passed on (bytes).
+const maxMessage = 1000
 
 type callKey struct{}
 type executionKey struct{}
@@ -68,6 +72,12 @@ func Report(ctx context.Context, progress, total float64, message string) {
 		return
 	}
 	i, _ := ctx.Value(executionKey{}).(int)
+	if r := redaction(ctx); r.Text != nil {
+		message = r.Text(message)
+	}
+	if len(message) > maxMessage {
+		message = strings.ToValidUTF8(message[:maxMessage], "") + "…"
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if last, seen := c.latest[i]; seen && progress <= last {
