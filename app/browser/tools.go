@@ -20,6 +20,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/browser"
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/plugins"
 )
@@ -338,8 +339,11 @@ func (c *call) navigate() (any, error) {
 	}
 	c.host = u.Host
 	_, since := c.sess.Refusals(0)
+	// A call that asked for progress hears of the two waits (mcppeer; notifications/progress).
+	mcppeer.Report(c.ctx, 1, 2, "opening "+u.Host)
 	navErr := c.page.Navigate(u.String())
 	if navErr == nil {
+		mcppeer.Report(c.ctx, 2, 2, u.Host+" answered; waiting for the page to load")
 		navErr = c.page.WaitLoad()
 	}
 	// A redirect (or the page itself) to a refused address is reported as refused, not as a page.

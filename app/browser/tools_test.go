@@ -21,6 +21,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/chromiumtest"
 	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -299,5 +300,33 @@ func TestEvaluateOffAndBusy(t *testing.T) {
 			t.Fatalf("events %v, want started then reset", got)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type progressLog []string
+
+func (p *progressLog) Progress(progress, total float64, message string) {
+	*p = append(*p, fmt.Sprintf("%g/%g %s", progress, total, message))
+}
+
+// browser_navigate reports its two waits as progress to a call that asked for it.
+func TestNavigateReportsProgress(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	srv := site(t)
+	user := uuid.New()
+	tl, _ := e.reg.Tool("browser_navigate")
+	valid, err := plugins.ValidateArgs(tl, json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.URL+"/")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got progressLog
+	ctx := mcppeer.Execution(mcppeer.WithSink(context.Background(), &got), 0, 1)
+	if _, err := e.reg.Execute(ctx, tl, plugins.NewContext(tl.Owner(), plugins.ContextOptions{UserID: user.String()}), valid); err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	want := []string{"1/2 execution 0: opening " + host, "2/2 execution 0: " + host + " answered; waiting for the page to load"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("progress %q, want %q", got, want)
 	}
 }

@@ -43,7 +43,7 @@ type hotAgent struct {
 func newHotAgent(all []connectors.Effective) hotAgent {
 	a := hotAgent{all: all, on: make(map[string]int, len(all))}
 	for i, e := range all {
-		if _, dup := a.on[e.Name]; e.On && !dup {
+		if _, dup := a.on[e.Name]; e.On && runnable(e) && !dup {
 			a.on[e.Name] = i
 		}
 	}

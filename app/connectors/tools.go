@@ -13,6 +13,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/internal/mcpclient"
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectors"
 )
@@ -46,7 +47,7 @@ func (s *Service) list(ctx context.Context, actor string, srv connectors.Server,
 		}
 		byName[names[i]] = t
 		tools = append(tools, login.Tool{Name: names[i], Remote: t.Name, Description: t.Description, InputSchema: t.InputSchema,
-			ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint})
+			ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint, TaskSupport: t.TaskSupport})
 	}
 	overrides, err := overridesOf(srv)
 	if err != nil {
@@ -251,12 +252,38 @@ func (s *Service) OfferedTools(ctx context.Context, caller executions.Caller) ([
 	}
 	out := make([]connectors.Effective, 0, len(all))
 	for _, e := range all {
-		if e.On {
+		if e.On && runnable(e) {
 			out = append(out, e)
 		}
 	}
 	return out, nil
 }
+
+// needsTasks says why a tool that requires task augmentation is not offered.
+const needsTasks = `needs task augmentation (its execution.taskSupport is "required"), which Workbench does not support yet`
+
+// taskTool finds an On tool of the caller's agent that requires task augmentation.
+func (s *Service) taskTool(ctx context.Context, caller executions.Caller, name string) (connectors.Effective, bool, error) {
+	agent, err := s.agentOf(ctx, caller)
+	if err != nil {
+		return connectors.Effective{}, false, err
+	}
+	all, err := s.cachedEffective(ctx, caller.UserID, agent)
+	if err != nil {
+		return connectors.Effective{}, false, err
+	}
+	for _, e := range all {
+		if e.Name == name && e.On && !runnable(e) {
+			return e, true, nil
+		}
+	}
+	return connectors.Effective{}, false, nil
+}
+
+// runnable reports whether Workbench can run a listed tool: not one that requires task augmentation
+// (MCP 2025-11-25; the Go SDK's client of this build has no tasks), which would always fail. A tool
+// whose taskSupport is "optional" runs as a plain call.
+func runnable(e connectors.Effective) bool { return e.TaskSupport != "required" }
 
 // SearchTools finds the caller's On connector tools whose name or description holds every word of
 // query (all of them for an empty query), up to limit.
@@ -317,6 +344,14 @@ func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name s
 		return executions.SourceTool{}, false, nil
 	}
 	t, ok, err := s.offeredTool(ctx, caller, name)
+	if err == nil && !ok {
+		// An On tool Workbench cannot run is refused by name, never sent to the remote.
+		if e, found, ferr := s.taskTool(ctx, caller, name); ferr != nil || found {
+			return executions.SourceTool{Integration: e.ServerID, Run: func(context.Context, json.RawMessage) (executions.ToolResult, error) {
+				return executions.ToolResult{}, domain.Errorf(domain.CodeUnprocessable, "%s is unavailable: it %s.", name, needsTasks)
+			}}, found, ferr
+		}
+	}
 	if err != nil || !ok {
 		return executions.SourceTool{}, false, err
 	}
@@ -386,13 +421,13 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	out, err := s.callWith(ctx, l, m, creds, remote, args)
+	out, err := s.callWith(s.redactingPeer(ctx, l, creds, plat), l, m, creds, remote, args)
 	if err != nil && isOAuth(m) && rejected(err) {
 		// A 401 gets one refresh and one retry.
 		if creds, err = s.fresh(ctx, l.State, m, creds, true); err != nil {
 			return called{}, err
 		}
-		out, err = s.callWith(ctx, l, m, creds, remote, args)
+		out, err = s.callWith(s.redactingPeer(ctx, l, creds, plat), l, m, creds, remote, args)
 	}
 	red := s.redactorFor(l.LoginID, creds)
 	if plat != nil {
@@ -407,6 +442,16 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 		out.json = red.json(out.json)
 	}
 	return out, nil
+}
+
+// redactingPeer returns ctx whose progress messages and relayed requests to the agent's client are
+// redacted against the credentials the call uses (mcppeer), as its result is.
+func (s *Service) redactingPeer(ctx context.Context, l connectors.Login, creds Creds, plat *platformUse) context.Context {
+	red := s.redactorFor(l.LoginID, creds)
+	if plat != nil {
+		red = plat.red
+	}
+	return mcppeer.WithRedaction(ctx, mcppeer.Redaction{Text: red.text, JSON: red.json})
 }
 
 func isCaller(a connector.Adapter) bool { _, ok := a.(connector.Caller); return ok }
@@ -494,11 +539,14 @@ func (s *Service) Search(ctx context.Context, caller executions.Caller, query, i
 	if err != nil {
 		return nil, err
 	}
-	var on, off []connectors.Effective
+	var on, off, tasks []connectors.Effective
 	for _, e := range all {
-		if e.On {
+		switch {
+		case e.On && !runnable(e):
+			tasks = append(tasks, e)
+		case e.On:
 			on = append(on, e)
-		} else {
+		default:
 			off = append(off, e)
 		}
 	}
@@ -513,6 +561,9 @@ func (s *Service) Search(ctx context.Context, caller executions.Caller, query, i
 			why[key] = s.whyOff(ctx, key)
 		}
 		out = append(out, OfferedTool{Name: e.Name, Integration: e.ServerID, Unavailable: why[key]})
+	}
+	for _, e := range matching(tasks, query, integration, limit) {
+		out = append(out, OfferedTool{Name: e.Name, Integration: e.ServerID, Unavailable: needsTasks})
 	}
 	return out, nil
 }
@@ -532,6 +583,9 @@ func (s *Service) Schema(ctx context.Context, caller executions.Caller, name str
 	for i, e := range all {
 		if e.Name != name {
 			continue
+		}
+		if e.On && !runnable(e) {
+			return OfferedTool{}, false, domain.Errorf(domain.CodeForbidden, "%s is unavailable: it %s.", name, needsTasks)
 		}
 		if e.On {
 			return offeredOf(e), true, nil

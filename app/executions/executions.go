@@ -18,6 +18,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/internal/tracing"
 	"github.com/workbench/workbench/plugins"
 )
@@ -28,6 +29,9 @@ const (
 	CodeNotConnected = "NOT_CONNECTED"
 	CodeInvalidArgs  = "INVALID_ARGUMENTS"
 	CodeToolError    = "TOOL_ERROR"
+	// CodeCancelled: the agent cancelled the call (notifications/cancelled) or went away while the tool
+	// ran; a remote MCP tool was sent notifications/cancelled.
+	CodeCancelled = "CANCELLED"
 )
 
 // DefaultConcurrency bounds the executions of one Run that run at once.
@@ -167,7 +171,7 @@ const withheldMessage = "The audit record of this execution could not be written
 func (s *Service) Run(ctx context.Context, caller Caller, calls []Call) []Outcome {
 	if len(calls) == 1 {
 		// The common case runs on the caller's goroutine: no goroutine, semaphore or wait group.
-		return []Outcome{s.runOne(ctx, caller, calls[0].Tool, calls[0].Args)}
+		return []Outcome{s.runOne(mcppeer.Execution(ctx, 0, 1), caller, calls[0].Tool, calls[0].Args)}
 	}
 	out := make([]Outcome, len(calls))
 	sem := make(chan struct{}, s.opts.Concurrency)
@@ -177,7 +181,7 @@ func (s *Service) Run(ctx context.Context, caller Caller, calls []Call) []Outcom
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i] = s.runOne(ctx, caller, c.Tool, c.Args)
+			out[i] = s.runOne(mcppeer.Execution(ctx, i, len(calls)), caller, c.Tool, c.Args)
 		}()
 	}
 	wg.Wait()
@@ -212,7 +216,7 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 			}
 			if found {
 				rec.Integration = st.Integration
-				r, err := st.Run(ctx, args)
+				r, err := st.Run(s.observeRelays(ctx, rec), args)
 				if err != nil {
 					return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: safeMessage(err)})
 				}
@@ -259,6 +263,69 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 	return s.finish(ctx, rec, start, Outcome{Integration: in, Result: red.Bytes(result)})
 }
 
+// observeRelays returns ctx whose relayed requests (a remote's elicitation, sampling, roots; see
+// mcppeer) are each recorded as a RequestRelayed event of the execution rec describes, before the
+// answer goes back to the remote: an answer whose record cannot be appended is withheld.
+func (s *Service) observeRelays(ctx context.Context, rec execution.ToolExecuted) context.Context {
+	return mcppeer.Observe(ctx, func(method string, params, result json.RawMessage, err error) error {
+		ev := execution.RequestRelayed{
+			RelayID: uuid.Must(uuid.NewV7()), ExecutionID: rec.ExecutionID, UserID: rec.UserID, Via: rec.Via, ClientID: rec.ClientID,
+			AgentID: rec.AgentID, Integration: rec.Integration, Tool: rec.Tool, Method: method, Outcome: relayOutcome(method, result, err),
+			At: s.opts.Now().UTC(),
+		}
+		if method == "elicitation/create" {
+			ev.Mode = "form"
+			var m struct {
+				Mode string `json:"mode"`
+			}
+			if json.Unmarshal(params, &m) == nil && m.Mode == "url" {
+				ev.Mode = "url"
+			}
+		}
+		ev.RequestSize, ev.RequestSHA256 = execution.Digest(params)
+		if aerr := s.appendRelay(ctx, ev); aerr != nil {
+			s.log.ErrorContext(ctx, "audit append failed; withholding the relayed answer", "tool", rec.Tool, "method", method, "err", aerr)
+			return errors.New("the audit record of this request could not be written, so its answer is withheld")
+		}
+		return nil
+	})
+}
+
+// relayOutcome is what became of a relayed request: an elicitation's action, else accept or error.
+func relayOutcome(method string, result json.RawMessage, err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return execution.RelayTimeout
+	case err != nil:
+		return execution.RelayError
+	case method == "elicitation/create":
+		var r struct {
+			Action string `json:"action"`
+		}
+		_ = json.Unmarshal(result, &r)
+		switch r.Action {
+		case execution.RelayAccept, execution.RelayDecline, execution.RelayCancel:
+			return r.Action
+		}
+		return execution.RelayError
+	}
+	return execution.RelayAccept
+}
+
+func (s *Service) appendRelay(ctx context.Context, ev execution.RequestRelayed) error {
+	if err := ev.Validate(); err != nil {
+		return err
+	}
+	typ, sv, body, err := s.agg.Codec.Encode(ev)
+	if err != nil {
+		return err
+	}
+	md := eventstore.Metadata{Actor: ev.UserID.String(), MCPClient: ev.ClientID, CorrelationID: ev.ExecutionID.String(), Time: ev.At}
+	_, err = s.opts.Store.Append(context.WithoutCancel(ctx), execution.RelayStreamName(ev.RelayID), eventstore.NoStream,
+		eventstore.EventData{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: body, Metadata: md})
+	return err
+}
+
 // safeMessage is the caller-safe text of an error: an application error's message, never a cause that
 // might carry a secret or an internal detail.
 func safeMessage(err error) string {
@@ -272,6 +339,10 @@ func safeMessage(err error) string {
 // finish completes the record from o, appends it, and returns o; or, when the record could not be
 // appended, a Withheld outcome without the result (fail closed).
 func (s *Service) finish(ctx context.Context, rec execution.ToolExecuted, start time.Time, o Outcome) Outcome {
+	if o.Code == CodeToolError && ctx.Err() != nil {
+		// The tool failed because the call was cancelled.
+		o.Code, o.Message = CodeCancelled, "cancelled: the call was cancelled before this execution finished"
+	}
 	now := s.opts.Now()
 	rec.At = now.UTC()
 	rec.DurationMS = now.Sub(start).Milliseconds()

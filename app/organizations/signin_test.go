@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/app/organizations"

@@ -38,7 +38,8 @@ type ToolExecuted struct {
 	Integration string    `json:"integration"`
 	Tool        string    `json:"tool"`
 	Success     bool      `json:"success"`
-	// ErrorCode is empty on success: NOT_CONNECTED, INVALID_ARGUMENTS, TOOL_ERROR, UNKNOWN_TOOL, ...
+	// ErrorCode is empty on success: NOT_CONNECTED, INVALID_ARGUMENTS, TOOL_ERROR, UNKNOWN_TOOL,
+	// CANCELLED (the agent cancelled the call while it ran; records before it say TOOL_ERROR), ...
 	ErrorCode  string `json:"error_code,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 	// ConnectionVersion is the version of the connection stream whose credential was used (0 when the
@@ -59,7 +60,7 @@ type ToolExecuted struct {
 func (ToolExecuted) EventType() string { return TypeToolExecuted }
 
 // Events returns a zero value of every event type of this package, for building a codec.
-func Events() []domain.Event { return []domain.Event{ToolExecuted{}} }
+func Events() []domain.Event { return []domain.Event{ToolExecuted{}, RequestRelayed{}} }
 
 // Digest returns the size and hex SHA-256 of b.
 func Digest(b []byte) (int, string) {

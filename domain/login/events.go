@@ -62,6 +62,9 @@ type Tool struct {
 	InputSchema     json.RawMessage `json:"input_schema,omitempty"`
 	ReadOnlyHint    *bool           `json:"read_only_hint,omitempty"`
 	DestructiveHint *bool           `json:"destructive_hint,omitempty"`
+	// TaskSupport is the tool's listed execution.taskSupport (MCP 2025-11-25); absent in listings
+	// recorded before it was kept, and when the listing gave none.
+	TaskSupport string `json:"task_support,omitempty"`
 }
 
 // Diff is what changed since the previous listing (drift).

@@ -22,7 +22,16 @@
 //
 // logging/setLevel (the logging capability) validates the level against the eight RFC 5424 names and
 // keeps it per session, in process memory, until the session ends or expires. The server sends no
-// notifications/message today: every answer arrives as one response, with nothing streamed before it.
+// notifications/message.
+//
+// Streams (stream.go): a tools/call whose client accepts text/event-stream is answered on an SSE
+// stream once it has something to send before its response: notifications/progress for a call that
+// gave a progressToken, and the requests a remote tool sends the agent's client (elicitation/create,
+// sampling/createMessage, roots/list) when the client declared those capabilities at initialize (kept
+// in the signed session id). The client's answer to such a request is a POST of the JSON-RPC response
+// on the same session. notifications/cancelled cancels the session's tools/call it names, which then
+// ends without a response (2025-11-25 basic/utilities/cancellation). Calls, cancellations and relay
+// answers are matched in this replica's memory only.
 //
 // Error semantics (spec "What a tool call does"): -32602 for an unknown meta-tool or meta-tool
 // arguments that fail their schema; -32601 for an unknown method; -32001 with HTTP 401 for a missing or bad

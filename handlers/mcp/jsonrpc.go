@@ -18,6 +18,9 @@ const (
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
 	CodeUnauthorized   = -32001
+	// CodeRequestCancelled answers a POST whose request the client cancelled when the POST cannot be
+	// an empty stream (as LSP numbers it; MCP sends no response to a cancelled request).
+	CodeRequestCancelled = -32800
 )
 
 // request is an incoming JSON-RPC message: a request (id and method), a notification (method, no id)

@@ -20,6 +20,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/httpserve"
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/internal/signed"
 )
 
@@ -162,6 +163,8 @@ type Server struct {
 	initInfo  map[string]any
 	levels    *levels
 	verified  verifiedIDs // session ids whose signature was checked
+	running   inflight    // requests a notifications/cancelled may cancel
+	waiting   pending     // requests sent to clients, waiting for their answers
 }
 
 // New checks opts and builds the handler.
@@ -336,6 +339,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.isResponse() || req.isNotification() {
+		s.notified(sess, req)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -347,7 +351,41 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, r, errorResponse(req.ID, CodeInvalidRequest, "Invalid Request: method is missing"))
 		return
 	}
-	s.reply(w, r, s.dispatch(r.Context(), p, sess, req))
+	if req.Method != "tools/call" {
+		s.reply(w, r, s.dispatch(r.Context(), p, sess, req))
+		return
+	}
+	// A tool call may be cancelled by the client, and answers on a stream when it has progress to
+	// send before its response.
+	ctx, done := s.running.track(r.Context(), sess.ID, req.ID)
+	defer done()
+	st := &stream{s: s, w: w, r: r, sess: sess}
+	if sse(r.Header.Get("Accept")) {
+		if tok := progressToken(req.Params); tok != nil {
+			st.token = tok
+			ctx = mcppeer.WithSink(ctx, st)
+		}
+		// A remote's elicitation, sampling and roots requests reach this client on the stream.
+		ctx = mcppeer.WithClient(ctx, sess.Caps, st)
+	}
+	resp := s.dispatch(ctx, p, sess, req)
+	if cancelledByClient(ctx) {
+		st.abandon()
+		return
+	}
+	st.finish(resp)
+}
+
+// notified handles a notification of the client: notifications/cancelled cancels the session's
+// request it names. Others (notifications/initialized, …) need nothing.
+func (s *Server) notified(sess session, req *request) {
+	switch {
+	case req.Method == "notifications/cancelled":
+		s.running.cancel(sess.ID, req.Params)
+	case req.isResponse() && validID(req.ID):
+		// The answer to a request relayed on a call's stream; one nothing waits for is dropped.
+		s.waiting.answer(inflightKey(sess.ID, req.ID), req)
+	}
 }
 
 // jsonrpc2 reports whether the message says "jsonrpc": "2.0".
@@ -425,7 +463,7 @@ func (s *Server) postBatch(w http.ResponseWriter, r *http.Request, p Principal, 
 		case !jsonrpc2(req):
 			out = append(out, errorResponse(idOrNull(req.ID), CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`))
 		case req.isResponse() || req.isNotification():
-			// Nothing to answer.
+			s.notified(sess, req) // nothing to answer
 		case !validID(req.ID):
 			out = append(out, errorResponse(nil, CodeInvalidRequest, "Invalid Request: id must be a string or a number"))
 		case req.Method == "":
@@ -512,7 +550,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 	if slices.Contains(SupportedVersions, asked) {
 		version = asked
 	}
-	sid, err := s.newSession(p, version)
+	sid, err := s.newSession(p, version, clientCaps(req.Params))
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "mint session", "err", err)
 		s.reply(w, r, errorResponse(req.ID, CodeInternalError, "Internal error: could not start a session"))

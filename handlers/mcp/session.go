@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"sync"
 	"time"
+
+	"github.com/workbench/workbench/internal/mcppeer"
 )
 
 // SessionLifetime is how long a session id stays valid; a client whose session lapsed gets 404 and
@@ -21,10 +23,13 @@ const (
 // session is what a signed session id carries. Expires is the token's own expiry, filled in when
 // the id is checked.
 type session struct {
-	ID      string    `json:"s"`
-	UserID  string    `json:"u"`
-	Version string    `json:"v"`
-	Expires time.Time `json:"-"`
+	ID      string `json:"s"`
+	UserID  string `json:"u"`
+	Version string `json:"v"`
+	// Caps are the client capabilities its initialize declared that remote requests may be passed
+	// on to (absent, none, in ids minted before they were kept).
+	Caps    mcppeer.Caps `json:"c,omitempty"`
+	Expires time.Time    `json:"-"`
 }
 
 // SessionStore remembers sessions that were ended by DELETE before they expired. Session ids are
@@ -35,12 +40,12 @@ type SessionStore interface {
 	End(ctx context.Context, id string, expires time.Time) error
 }
 
-func (s *Server) newSession(p Principal, version string) (string, error) {
+func (s *Server) newSession(p Principal, version string, caps mcppeer.Caps) (string, error) {
 	var raw [16]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return "", err
 	}
-	sess := session{ID: base64.RawURLEncoding.EncodeToString(raw[:]), UserID: p.UserID, Version: version}
+	sess := session{ID: base64.RawURLEncoding.EncodeToString(raw[:]), UserID: p.UserID, Version: version, Caps: caps}
 	return s.ids.Seal(sess, s.now().Add(SessionLifetime))
 }
 

@@ -1,7 +1,12 @@
 // Package mcpclient is the pool of MCP client sessions on connectors' remote endpoints (spec
 // connectors.md, The pool and adapters; Limits). It uses the official Go SDK client over streamable
 // HTTP and keeps one session per login id: agents that inherit the same login share one session, two
-// logins are two sessions. The pool knows no connector by name: callers hand it an Endpoint.
+// logins are two sessions. A call whose agent's client declared elicitation, sampling or roots runs on
+// a session of its own instead, leased per login and capability set (relay.go says which capabilities
+// each session declares and where the remote's requests go). A call carries the remote's progress and
+// requests back through its context (internal/mcppeer); cancelling the context sends the remote
+// notifications/cancelled and keeps the session. The pool knows no connector by name: callers hand it
+// an Endpoint.
 //
 // Every request a session sends first resolves its host and refuses a private, loopback, link-local or
 // metadata address in any encoding (CheckURL runs the same check when a URL is saved), and the dialer

@@ -18,6 +18,14 @@ import (
 type listingHints struct {
 	mu      sync.Mutex
 	present map[string]bool
+	// tasks is each tool's execution.taskSupport (2025-11-25), which the SDK does not decode.
+	tasks map[string]string
+}
+
+func (h *listingHints) taskSupport(name string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tasks[name]
 }
 
 func (h *listingHints) readOnlyGiven(name string) (given, known bool) {
@@ -32,6 +40,9 @@ func (h *listingHints) note(result json.RawMessage) {
 		Tools []struct {
 			Name        string                     `json:"name"`
 			Annotations map[string]json.RawMessage `json:"annotations"`
+			Execution   struct {
+				TaskSupport string `json:"taskSupport"`
+			} `json:"execution"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &r) != nil {
@@ -42,9 +53,13 @@ func (h *listingHints) note(result json.RawMessage) {
 	if h.present == nil {
 		h.present = map[string]bool{}
 	}
+	if h.tasks == nil {
+		h.tasks = map[string]string{}
+	}
 	for _, t := range r.Tools {
 		raw, ok := t.Annotations["readOnlyHint"]
 		h.present[t.Name] = ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+		h.tasks[t.Name] = t.Execution.TaskSupport
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/internal/ssrf"
 )
 
@@ -39,6 +40,9 @@ type Tool struct {
 	InputSchema     json.RawMessage
 	ReadOnlyHint    *bool
 	DestructiveHint *bool
+	// TaskSupport is the tool's execution.taskSupport: "required", "optional", "forbidden", or "" when
+	// the listing gave none (2025-11-25 task augmentation).
+	TaskSupport string
 }
 
 // Error is a failure of an endpoint: Status is 401 or 403 when it refused the credentials.
@@ -91,6 +95,18 @@ type Pool struct {
 
 	mu       sync.Mutex
 	sessions map[uuid.UUID]*entry
+
+	// progress maps the progressToken of each call in flight to the context its progress is
+	// reported under (mcppeer).
+	progress sync.Map // string → context.Context
+
+	// clients are the SDK clients by the capabilities they declare (relay.go); idle are the leased
+	// sessions no call holds; leased maps each held one to its call's context. All under mu but
+	// leased.
+	clients map[mcppeer.Caps]*mcp.Client
+	idle    map[leaseKey][]*entry
+	leased  sync.Map // *mcp.ClientSession → context.Context
+	closed  bool
 }
 
 type entry struct {
@@ -122,10 +138,26 @@ func New(o Options) *Pool {
 	}
 	t := ssrf.NewTransport(ssrf.Options{AllowLoopback: o.AllowLoopback, Resolver: o.Resolver})
 	t.MaxIdleConnsPerHost = 256
-	return &Pool{
-		opts: o, log: log, base: t, sessions: map[uuid.UUID]*entry{},
-		client: mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, &mcp.ClientOptions{Logger: log}),
+	p := &Pool{opts: o, log: log, base: t, sessions: map[uuid.UUID]*entry{}, clients: map[mcppeer.Caps]*mcp.Client{}, idle: map[leaseKey][]*entry{}}
+	p.client = p.clientFor(mcppeer.AllCaps)
+	return p
+}
+
+// onProgress passes a remote's notifications/progress to the call that gave its token; a token no
+// call in flight gave is dropped.
+func (p *Pool) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	if req == nil || req.Params == nil {
+		return
 	}
+	tok, ok := req.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	v, ok := p.progress.Load(tok)
+	if !ok {
+		return
+	}
+	mcppeer.Report(v.(context.Context), req.Params.Progress, req.Params.Total, req.Params.Message)
 }
 
 // HTTPClient is the guarded client adapters get as ctx.http: the adapter timeout and the SSRF dialer,
@@ -161,7 +193,9 @@ func (p *Pool) Close() {
 	p.mu.Lock()
 	all := p.sessions
 	p.sessions = map[uuid.UUID]*entry{}
+	p.closed = true
 	p.mu.Unlock()
+	p.dropLeased(uuid.Nil, true)
 	for _, e := range all {
 		<-e.ready
 		if e.cs != nil {
@@ -172,6 +206,7 @@ func (p *Pool) Close() {
 
 // Drop ends a login's session (after an error, a credential change, a removal).
 func (p *Pool) Drop(login uuid.UUID) {
+	p.dropLeased(login, false)
 	p.mu.Lock()
 	e := p.sessions[login]
 	delete(p.sessions, login)
@@ -243,6 +278,11 @@ func (p *Pool) session(ctx context.Context, login uuid.UUID, ep Endpoint) (*entr
 }
 
 func (p *Pool) connect(ctx context.Context, ep Endpoint, e *entry) (*mcp.ClientSession, error) {
+	return p.connectWith(ctx, p.client, ep, e)
+}
+
+// connectWith opens a session of client (which fixes the capabilities it declares).
+func (p *Pool) connectWith(ctx context.Context, client *mcp.Client, ep Endpoint, e *entry) (*mcp.ClientSession, error) {
 	u, err := url.Parse(ep.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: bad URL", ErrAddress)
@@ -266,7 +306,7 @@ func (p *Pool) connect(ctx context.Context, ep Endpoint, e *entry) (*mcp.ClientS
 	// by the listing limit.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.ListTimeout)
 	defer cancel()
-	cs, err := p.client.Connect(cctx, t, nil)
+	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
 		return nil, p.classify(e, err)
 	}
@@ -333,7 +373,7 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 				if t == nil {
 					continue
 				}
-				ct := Tool{Name: t.Name, Description: t.Description}
+				ct := Tool{Name: t.Name, Description: t.Description, TaskSupport: e.hints.taskSupport(t.Name)}
 				if t.InputSchema != nil {
 					ct.InputSchema, _ = json.Marshal(t.InputSchema)
 				}
@@ -374,7 +414,7 @@ func (p *Pool) CallTool(ctx context.Context, login uuid.UUID, ep Endpoint, name 
 // structuredContent and isError. args are sent as given (they must be JSON).
 func (p *Pool) Call(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	var out *mcp.CallToolResult
-	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, false, func(ctx context.Context, e *entry) error {
+	call := func(ctx context.Context, e *entry) error {
 		cs := e.cs
 		// The arguments travel as they came (checked, not decoded and encoded again).
 		var a any
@@ -384,13 +424,28 @@ func (p *Pool) Call(ctx context.Context, login uuid.UUID, ep Endpoint, name stri
 			}
 			a = args
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: a})
+		params := &mcp.CallToolParams{Name: name, Arguments: a}
+		if mcppeer.Reporting(ctx) {
+			// A token of this call only: the remote's progress is routed back by it.
+			tok := uuid.NewString()
+			p.progress.Store(tok, ctx)
+			defer p.progress.Delete(tok)
+			params.SetProgressToken(tok)
+		}
+		res, err := cs.CallTool(ctx, params)
 		if err != nil {
 			return err
 		}
 		out = res
 		return nil
-	})
+	}
+	var err error
+	if caps := mcppeer.ClientCaps(ctx); caps != 0 {
+		// The remote may ask this agent's client: a session of that capability set, held alone.
+		err = p.withLease(ctx, login, ep, caps, p.opts.CallTimeout, call)
+	} else {
+		err = p.withSession(ctx, login, ep, p.opts.CallTimeout, false, call)
+	}
 	return out, err
 }
 
@@ -400,8 +455,8 @@ func (p *Pool) Call(ctx context.Context, login uuid.UUID, ep Endpoint, name stri
 // of the credentials or the address; a call only when its request provably never reached the remote
 // (the dial or the write failed before any byte of the body went out, or the remote answered 404 for a
 // session it no longer knows).
-func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, timeout time.Duration, idempotent bool, fn func(context.Context, *entry) error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func (p *Pool) withSession(parent context.Context, login uuid.UUID, ep Endpoint, timeout time.Duration, idempotent bool, fn func(context.Context, *entry) error) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	var last error
 	for attempt := 0; attempt < 2; attempt++ {
@@ -413,6 +468,11 @@ func (p *Pool) withSession(ctx context.Context, login uuid.UUID, ep Endpoint, ti
 		err = fn(ctx, e)
 		if err == nil {
 			return nil
+		}
+		if parent.Err() != nil {
+			// The caller cancelled (the agent sent notifications/cancelled, or went away): the SDK has
+			// sent the remote notifications/cancelled for the request, and the session is sound.
+			return &Error{Message: "the call was cancelled"}
 		}
 		var ce *Error
 		if errors.As(err, &ce) && ce.Status == 0 && e.status.Load() == 0 {

@@ -68,6 +68,9 @@ type Tool struct {
 	InputSchema     json.RawMessage `json:"input_schema,omitempty"`
 	ReadOnlyHint    *bool           `json:"read_only_hint,omitempty"`
 	DestructiveHint *bool           `json:"destructive_hint,omitempty"`
+	// TaskSupport is an MCP tool's execution.taskSupport ("required", "optional", "forbidden"; empty:
+	// none given).
+	TaskSupport string `json:"task_support,omitempty"`
 }
 
 // Error is what an adapter fails with: Status is the provider's HTTP status when it answered one

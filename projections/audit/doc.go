@@ -11,6 +11,9 @@
 // auditor_revoked, audit_read; app/compliance writes them). Every listing of a connector login's tools
 // is a tools_listed record (login.tools_listed: digest, previous digest, tool count and the diff, so a
 // tool whose description changed is visible in the trail), kept for the user the listing ran for.
+// A remote's elicitation, sampling or roots request passed on to the agent's client is a
+// request_relayed record (execution.request_relayed: execution, tool, method, mode, outcome, the
+// request's size and digest; never the question or the answer).
 //
 // # The compliance readers
 //

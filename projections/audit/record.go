@@ -45,6 +45,9 @@ const (
 	// the previous one and the diff between them (drift), recorded for the user on whose authority
 	// the listing ran (who connected, or whose session's run start listed again).
 	KindToolsListed Kind = "tools_listed"
+	// KindRequestRelayed is a remote's elicitation, sampling or roots request passed on to the agent's
+	// client during an execution (execution.request_relayed): its method and the answer's outcome.
+	KindRequestRelayed Kind = "request_relayed"
 )
 
 // kindOf maps the audited event types to their kinds; every other type is not audited.
@@ -67,6 +70,7 @@ var kindOf = map[string]Kind{
 	identity.TypeAuditorRevoked:            KindAuditorRevoked,
 	identity.TypeAuditRead:                 KindAuditRead,
 	login.TypeToolsListed:                  KindToolsListed,
+	execution.TypeRequestRelayed:           KindRequestRelayed,
 }
 
 // Audited reports whether events of this type become records.
@@ -160,6 +164,12 @@ type Record struct {
 	// LoginID, Digest, PreviousDigest, ToolCount and Diff describe a connector login's listing
 	// (Integration is the connector's server id): Diff names the tools added, removed, or whose
 	// description or schema changed since the previous listing. The tools themselves are not copied.
+	// RelayMethod, RelayMode and RelayOutcome describe a request_relayed record (ArgsSize and
+	// ArgsSHA256 are then the relayed request's).
+	RelayMethod  string `json:"relay_method,omitempty"`
+	RelayMode    string `json:"relay_mode,omitempty"`
+	RelayOutcome string `json:"relay_outcome,omitempty"`
+
 	LoginID        uuid.UUID   `json:"login_id,omitzero"`
 	Digest         string      `json:"digest,omitempty"`
 	PreviousDigest string      `json:"previous_digest,omitempty"`
@@ -260,6 +270,14 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 			rec.ClientID = e.ClientID
 		}
 		rec.ArgsSize, rec.ArgsSHA256, rec.ResultSize, rec.ResultSHA256 = &e.ArgsSize, e.ArgsSHA256, &e.ResultSize, e.ResultSHA256
+		return e.At
+	case execution.RequestRelayed:
+		rec.UserID, rec.Integration, rec.Tool, rec.ExecutionID = e.UserID, e.Integration, e.Tool, e.ExecutionID
+		rec.Via, rec.AgentID, rec.RelayMethod, rec.RelayMode, rec.RelayOutcome = e.Via, e.AgentID, e.Method, e.Mode, e.Outcome
+		if e.ClientID != "" {
+			rec.ClientID = e.ClientID
+		}
+		rec.ArgsSize, rec.ArgsSHA256 = &e.RequestSize, e.RequestSHA256
 		return e.At
 	case connection.Started:
 		rec.UserID, rec.Integration, rec.AttemptID, rec.AuthMode = e.UserID, e.Integration, e.AttemptID, string(e.AuthMode)

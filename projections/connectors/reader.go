@@ -178,6 +178,8 @@ type Tool struct {
 	InputSchema     json.RawMessage
 	ReadOnlyHint    *bool
 	DestructiveHint *bool
+	// TaskSupport is the listed execution.taskSupport ("" when none was given).
+	TaskSupport string
 }
 
 // Tools lists the stored tools of a login by name.
@@ -195,7 +197,7 @@ func (r Reader) tools(ctx context.Context, ids []uuid.UUID) ([]Tool, error) {
 		ph[i] = fmt.Sprintf("$%d", i+1)
 		args[i] = id.String()
 	}
-	rows, err := r.DB.QueryContext(ctx, `SELECT login_id, server_id, name, remote_name, description, description_sha, input_schema, read_only_hint, destructive_hint, schema_sha
+	rows, err := r.DB.QueryContext(ctx, `SELECT login_id, server_id, name, remote_name, description, description_sha, input_schema, read_only_hint, destructive_hint, schema_sha, task_support
 		FROM mcp_tools WHERE login_id IN (`+strings.Join(ph, ", ")+`) ORDER BY name`, args...)
 	if err != nil {
 		return nil, err
@@ -206,7 +208,7 @@ func (r Reader) tools(ctx context.Context, ids []uuid.UUID) ([]Tool, error) {
 		var t Tool
 		var id, schema string
 		var ro, de sql.NullInt64
-		if err := rows.Scan(&id, &t.ServerID, &t.Name, &t.Remote, &t.Description, &t.DescriptionSHA, &schema, &ro, &de, &t.SchemaSHA); err != nil {
+		if err := rows.Scan(&id, &t.ServerID, &t.Name, &t.Remote, &t.Description, &t.DescriptionSHA, &schema, &ro, &de, &t.SchemaSHA, &t.TaskSupport); err != nil {
 			return nil, err
 		}
 		t.LoginID, _ = uuid.Parse(id)
