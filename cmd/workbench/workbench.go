@@ -192,6 +192,7 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.Organizations, err = organizations.New(organizations.Options{
 		Store: m.Store, Reader: &organizationsrm.Reader{DB: m.DB}, Projections: m.Runner, Keys: m.Accounts, Vault: m.Vault,
+		InviteeKey: m.deriveKey(organizations.InviteeKeyLabel),
 	})
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ package organizations
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"strings"
 
 	"github.com/google/uuid"
@@ -63,6 +64,15 @@ func nullID(id uuid.UUID) sql.NullString {
 	return sql.NullString{String: id.String(), Valid: true}
 }
 
+// invitationKey is the email column of an invitation's row: the hash when the log names the address
+// by it.
+func invitationKey(email, hash string) string {
+	if hash != "" {
+		return hash
+	}
+	return email
+}
+
 // Apply implements projections.Projection.
 func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
 	if !p.Handles(env.Type) {
@@ -84,15 +94,23 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 	case organization.OrganizationRenamed:
 		exec(`UPDATE organizations SET name = $1 WHERE org_id = $2`, e.Name, e.OrganizationID.String())
 	case organization.MemberInvited:
-		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
-		exec(`INSERT INTO org_invitations (org_id, email, role, invited_by, invited_at) VALUES ($1, $2, $3, $4, $5)`,
-			e.OrganizationID.String(), e.Email, string(e.Role), e.InvitedBy.String(), dbtime.Format(e.At))
+		key, sealed := invitationKey(e.Email, e.EmailHash), ""
+		if !e.SealedEmail.IsZero() {
+			b, merr := json.Marshal(e.SealedEmail)
+			if merr != nil {
+				return merr
+			}
+			sealed = string(b)
+		}
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), key)
+		exec(`INSERT INTO org_invitations (org_id, email, role, invited_by, invited_at, email_hash, sealed_email) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			e.OrganizationID.String(), key, string(e.Role), e.InvitedBy.String(), dbtime.Format(e.At), e.EmailHash, sealed)
 	case organization.InvitationRevoked:
-		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), invitationKey(e.Email, e.EmailHash))
 	case organization.InvitationDeclined:
-		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), invitationKey(e.Email, e.EmailHash))
 	case organization.MemberAdded:
-		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email IN ($2, $3)`, e.OrganizationID.String(), e.Email, e.InvitationHash)
 		exec(`INSERT INTO org_members (org_id, user_id, email, role, added_at) VALUES ($1, $2, $3, $4, $5)`,
 			e.OrganizationID.String(), e.UserID.String(), e.Email, string(e.Role), dbtime.Format(e.At))
 	case identity.UserErased:
