@@ -370,6 +370,11 @@ func (s *Service) Invite(ctx context.Context, actor, org uuid.UUID, email string
 	cmd := organization.InviteMember{Actor: actor, Email: norm, Role: role, At: s.now()}
 	if h := s.inviteeHash(norm); h != "" {
 		sealed, err := s.opts.Vault.Seal(ctx, organization.InviteeSubject(h), organization.InviteeEmailPurpose, []byte(norm))
+		if errors.Is(err, vault.ErrShredded) {
+			// The address's user was erased: the invitation names it by the hash alone, and the
+			// answer is the one any address gets.
+			sealed, err = domain.Sealed{}, nil
+		}
 		if err != nil {
 			return Invited{}, fmt.Errorf("seal the invited address: %w", err)
 		}
@@ -415,12 +420,14 @@ func (s *Service) Invitations(ctx context.Context, org uuid.UUID) ([]OrgInvitati
 		o := OrgInvitation{ID: invitationID(inv), Email: inv.Email, Role: inv.Role, InvitedBy: inv.InvitedBy, InvitedAt: inv.InvitedAt}
 		if inv.EmailHash != "" {
 			email, err := s.openInvitee(ctx, inv)
-			if errors.Is(err, vault.ErrShredded) {
-				email, o.Erased = identitydom.PseudonymPrefix+inv.EmailHash[:16], true
-			} else if err != nil {
+			switch {
+			case errors.Is(err, vault.ErrShredded) || err == nil && email == "":
+				o.Email, o.Erased = identitydom.PseudonymPrefix+inv.EmailHash[:min(16, len(inv.EmailHash))], true
+			case err != nil:
 				return nil, err
+			default:
+				o.Email = email
 			}
-			o.Email = email
 		}
 		out = append(out, o)
 	}
@@ -429,7 +436,10 @@ func (s *Service) Invitations(ctx context.Context, org uuid.UUID) ([]OrgInvitati
 
 // openInvitee unseals the address of an invitation recorded by hash.
 func (s *Service) openInvitee(ctx context.Context, inv organizations.Invitation) (string, error) {
-	if s.opts.Vault == nil || inv.SealedEmail.IsZero() || len(inv.EmailHash) < 16 {
+	if inv.SealedEmail.IsZero() {
+		return "", nil
+	}
+	if s.opts.Vault == nil {
 		return "", fmt.Errorf("organizations: cannot read the address of invitation %s", invitationID(inv))
 	}
 	b, err := s.opts.Vault.Open(ctx, inv.SealedEmail, organization.InviteeEmailPurpose)

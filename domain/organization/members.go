@@ -25,8 +25,8 @@ func checkGrant(what string, actor Member, role Role) error {
 // replaces the role; with the same role it decides nothing.
 //
 // With EmailHash (InviteeHash of Email) and SealedEmail (Email sealed under InviteeSubject(EmailHash),
-// InviteeEmailPurpose), MemberInvited names the address by them only; an invitation of the address
-// already pending in clear (an older one) is updated in clear.
+// InviteeEmailPurpose; none when that subject was shredded), MemberInvited names the address by them
+// only; an invitation of the address already pending in clear (an older one) is updated in clear.
 type InviteMember struct {
 	Actor       uuid.UUID
 	Email       string
@@ -36,12 +36,13 @@ type InviteMember struct {
 	At          time.Time
 }
 
-// checkInvitee refuses a hash without its sealed address, or an address sealed for another subject.
+// checkInvitee refuses an address sealed for another subject than the hash's. A hash without a sealed
+// address is an address that was erased (its subject shredded).
 func checkInvitee(what, h string, sealed domain.Sealed) error {
-	if h == "" {
+	if sealed.IsZero() {
 		return nil
 	}
-	if sealed.IsZero() || sealed.Subject != InviteeSubject(h) {
+	if h == "" || sealed.Subject != InviteeSubject(h) {
 		return domain.Errorf(domain.CodeInvalid, "%s: the address must be sealed for %q", what, InviteeSubject(h))
 	}
 	return nil
@@ -65,7 +66,7 @@ func (c InviteMember) decide(s State) ([]domain.Event, error) {
 		return nil, err
 	}
 	for _, m := range s.Members {
-		if m.Email == email {
+		if m.Email == email || c.EmailHash != "" && m.EmailHash == c.EmailHash {
 			return nil, domain.Errorf(domain.CodeConflict, "%s: %s is already a member", what, email)
 		}
 	}

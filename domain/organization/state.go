@@ -28,9 +28,12 @@ func (r Role) manages() bool { return r == RoleOwner || r == RoleAdmin }
 type Member struct {
 	UserID uuid.UUID
 	// Email is empty when the log holds the address sealed (MemberAdded.SealedEmail).
-	Email   string
-	Role    Role
-	AddedAt time.Time
+	Email string
+	// EmailHash is the hash of the address of a member who joined through an invitation recorded by
+	// hash (MemberAdded.InvitationHash).
+	EmailHash string
+	Role      Role
+	AddedAt   time.Time
 }
 
 // label names the member in a message: the address when the state has it, the user id otherwise.
@@ -158,7 +161,7 @@ func Evolve(s State, ev domain.Event) State {
 		delete(s.Invitations, invitationKey(e.Email, e.EmailHash))
 	case MemberAdded:
 		s.Members = cloneMap(s.Members)
-		s.Members[e.UserID] = Member{UserID: e.UserID, Email: e.Email, Role: e.Role, AddedAt: e.At}
+		s.Members[e.UserID] = Member{UserID: e.UserID, Email: e.Email, EmailHash: e.InvitationHash, Role: e.Role, AddedAt: e.At}
 		for _, k := range []string{e.Email, e.InvitationHash} {
 			if _, ok := s.Invitations[k]; ok && k != "" {
 				s.Invitations = cloneMap(s.Invitations)

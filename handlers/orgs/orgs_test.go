@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
@@ -22,6 +23,7 @@ import (
 	"github.com/workbench/workbench/handlers/orgs"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/identity"
@@ -39,7 +41,12 @@ type harness struct {
 	users map[string]uuid.UUID // user name → id
 	// sessions signs the portal sessions of do's "web:<name>" callers.
 	sessions *websession.Manager
+	vault    *vault.Vault
+	runner   *projections.Runner
 }
+
+// inviteeKey keys the hash that names invited addresses in the harness's log.
+var inviteeKey = bytes.Repeat([]byte("i"), 32)
 
 func setup(t *testing.T) *harness {
 	t.Helper()
@@ -59,7 +66,7 @@ func setup(t *testing.T) *harness {
 	t.Cleanup(func() { stop(); <-done })
 	reader := &organizationsrm.Reader{DB: db.DB}
 	acc := &accounts.Service{Store: db.Store, Vault: v}
-	svc, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc})
+	svc, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc, Vault: v, InviteeKey: inviteeKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +83,7 @@ func setup(t *testing.T) *harness {
 	})
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
-	h := &harness{t: t, ctx: ctx, base: srv.URL, db: db, orgs: svc, acc: acc, keys: map[string]string{}, users: map[string]uuid.UUID{}, sessions: sessions}
+	h := &harness{t: t, ctx: ctx, base: srv.URL, db: db, orgs: svc, acc: acc, vault: v, runner: runner, keys: map[string]string{}, users: map[string]uuid.UUID{}, sessions: sessions}
 	md := eventstore.Metadata{Actor: "test"}
 	for _, name := range []string{"ada", "bob", "cy", "dee"} {
 		u, _, _, err := acc.EnsureUser(ctx, name+"@example.com", "", md)
@@ -600,5 +607,103 @@ func TestOldMembershipEventsKeepTheirMeaning(t *testing.T) {
 	h.join("cy", org)
 	if code := h.do("cy", "GET", base, nil, nil); code != 200 {
 		t.Fatalf("cy after accepting the old invitation: %d", code)
+	}
+}
+
+// Erasing a user leaves her address readable in no event of the log: not in the invitations of it
+// (pending, accepted, declined, revoked), not in her membership; the admin's page shows a pending
+// invitation of it as erased, and the address can be invited again.
+func TestErasedInviteeLeavesNoAddressInTheLog(t *testing.T) {
+	h := setup(t)
+	md := eventstore.Metadata{Actor: "test"}
+	var orgsByName = map[string]uuid.UUID{}
+	for _, name := range []string{"Acme", "Beta", "Gamma", "Delta"} {
+		var o orgJSON
+		if code := h.do("ada", "POST", "/api/orgs", map[string]string{"name": name}, &o); code != 201 {
+			t.Fatalf("create %s: %d", name, code)
+		}
+		orgsByName[name] = o.ID
+		if code := h.do("ada", "POST", "/api/orgs/"+o.ID.String()+"/members", map[string]string{"email": "Zoe@Example.com"}, nil); code != 201 {
+			t.Fatalf("invite zoe to %s: %d", name, code)
+		}
+	}
+	gamma := "/api/orgs/" + orgsByName["Gamma"].String()
+	var page struct {
+		Invitations []struct {
+			ID     uuid.UUID
+			Email  string
+			Erased bool
+		}
+	}
+	if code := h.do("ada", "GET", gamma, nil, &page); code != 200 || len(page.Invitations) != 1 || page.Invitations[0].Email != "zoe@example.com" || page.Invitations[0].Erased {
+		t.Fatalf("the admin's page lists the invitation by its address: %d %+v", code, page)
+	}
+	if code := h.do("ada", "DELETE", gamma+"/invitations/zoe@example.com", nil, nil); code != 204 {
+		t.Fatalf("revoke zoe's invitation to Gamma: %d", code)
+	}
+	// Zoe signs up after the invitations: she accepts Acme's, declines Beta's; Delta's stays pending.
+	zoe, _, _, err := h.acc.EnsureUser(h.ctx, "zoe@example.com", "", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.orgs.SignedIn(h.ctx, zoe.ID, zoe.Email, md); err != nil {
+		t.Fatal(err)
+	}
+	h.users["zoe"] = zoe.ID
+	h.waitUser(zoe.ID)
+	if got := h.pending("zoe"); len(got) != 3 {
+		t.Fatalf("zoe's pending invitations: %+v, want Acme, Beta and Delta", got)
+	}
+	h.join("zoe", orgsByName["Acme"])
+	for _, inv := range h.pending("zoe") {
+		if inv.OrganizationID == orgsByName["Beta"] {
+			if code := h.do("web:zoe", "POST", "/api/orgs/invitations/"+inv.ID.String()+"/decline", nil, nil); code != 204 {
+				t.Fatalf("zoe declines Beta: %d", code)
+			}
+		}
+	}
+	if got := h.pending("zoe"); len(got) != 1 || got[0].OrganizationID != orgsByName["Delta"] {
+		t.Fatalf("zoe's pending invitations: %+v, want Delta's", got)
+	}
+	if code := h.do("web:zoe", "GET", "/api/orgs/"+orgsByName["Acme"].String(), nil, nil); code != 200 {
+		t.Fatalf("zoe reads Acme after accepting: %d", code)
+	}
+
+	eraser := &compliance.Eraser{Store: h.db.Store, Vault: h.vault, PseudonymKey: bytes.Repeat([]byte("p"), 32), InviteeKey: inviteeKey}
+	erased, err := eraser.EraseUser(h.ctx, "zoe@example.com", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.runner.WaitFor(h.ctx, erased.Position); err != nil {
+		t.Fatal(err)
+	}
+	for pos := eventstore.Start; ; {
+		envs, err := h.db.Store.ReadAll(h.ctx, pos, 500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(envs) == 0 {
+			break
+		}
+		for _, env := range envs {
+			if !strings.HasPrefix(env.Type, "organization.") {
+				continue
+			}
+			for _, addr := range []string{"zoe@example.com", "Zoe@Example.com", "zoe@"} {
+				if bytes.Contains(bytes.ToLower(env.Data), []byte(strings.ToLower(addr))) {
+					t.Errorf("%s at %v holds %q after the erasure: %s", env.Type, env.Position, addr, env.Data)
+				}
+			}
+		}
+		pos = envs[len(envs)-1].Position
+	}
+	delta := "/api/orgs/" + orgsByName["Delta"].String()
+	if code := h.do("ada", "GET", delta, nil, &page); code != 200 || len(page.Invitations) != 1 || !page.Invitations[0].Erased ||
+		!strings.HasPrefix(page.Invitations[0].Email, "erased-") {
+		t.Fatalf("Delta's pending invitation after the erasure: %d %+v, want it shown as erased", code, page)
+	}
+	// The erased address can be invited again, with the answer any address gets.
+	if code := h.do("ada", "POST", "/api/orgs/"+orgsByName["Gamma"].String()+"/members", map[string]string{"email": "zoe@example.com"}, nil); code != 201 {
+		t.Fatalf("invite the erased address again: %d", code)
 	}
 }
