@@ -91,8 +91,12 @@ func (e *Eraser) EraseUser(ctx context.Context, email string, md eventstore.Meta
 		md.Time = now().UTC()
 	}
 	out := Erasure{UserID: claim.UserID, Pseudonym: e.Pseudonym(claim.UserID)}
+	var inviteeHash string
+	if len(e.InviteeKey) > 0 {
+		inviteeHash = organization.InviteeHash(e.InviteeKey, norm)
+	}
 	res, err := eventstore.Execute(ctx, e.Store, identity.StreamName(claim.UserID), accounts.Users,
-		identity.Command(identity.EraseUser{Pseudonym: out.Pseudonym, At: md.Time}), md)
+		identity.Command(identity.EraseUser{Pseudonym: out.Pseudonym, InviteeHash: inviteeHash, At: md.Time}), md)
 	if err != nil {
 		return Erasure{}, fmt.Errorf("erase user %s: %w", claim.UserID, err)
 	}
@@ -111,8 +115,8 @@ func (e *Eraser) EraseUser(ctx context.Context, email string, md eventstore.Meta
 	if err := e.Vault.Shred(ctx, claim.UserID.String(), md); err != nil {
 		return out, fmt.Errorf("erase user %s: shred data key: %w", claim.UserID, err)
 	}
-	if len(e.InviteeKey) > 0 {
-		if err := e.Vault.Shred(ctx, organization.InviteeSubject(organization.InviteeHash(e.InviteeKey, norm)), md); err != nil {
+	if inviteeHash != "" {
+		if err := e.Vault.Shred(ctx, organization.InviteeSubject(inviteeHash), md); err != nil {
 			return out, fmt.Errorf("erase user %s: shred the key of their invitations: %w", claim.UserID, err)
 		}
 	}

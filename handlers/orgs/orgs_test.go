@@ -55,7 +55,7 @@ func setup(t *testing.T) *harness {
 	db := dbtest.OpenSQLite(t)
 	v := dbtest.Vault(t, db.DB, db.Store)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New().WithInviteeKey(inviteeKey)}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -702,5 +702,63 @@ func TestErasedInviteeLeavesNoAddressInTheLog(t *testing.T) {
 	// The erased address can be invited again, with the answer any address gets.
 	if code := h.do("ada", "POST", "/api/orgs/"+orgsByName["Gamma"].String()+"/members", map[string]string{"email": "zoe@example.com"}, nil); code != 201 {
 		t.Fatalf("invite the erased address again: %d", code)
+	}
+}
+
+// An invitation an older log holds in clear stays pending after the erasure of another address, and
+// leaves the read model when the user of its address is erased (the log keeps it as it was).
+func TestOldInvitationOfAnErasedAddressLeavesTheReadModel(t *testing.T) {
+	h := setup(t)
+	ada := h.users["ada"]
+	org := uuid.New()
+	at := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	var evs []eventstore.EventData
+	for _, o := range []struct {
+		typ  string
+		data any
+	}{
+		{organization.TypeOrganizationCreated, map[string]any{"organization_id": org, "name": "Legacy", "created_by": ada, "created_at": at}},
+		{organization.TypeMemberAdded, map[string]any{"organization_id": org, "user_id": ada, "email": "ada@example.com", "role": "owner", "added_by": ada, "at": at}},
+		{organization.TypeMemberInvited, map[string]any{"organization_id": org, "email": "cy@example.com", "role": "member", "invited_by": ada, "at": at}},
+		{organization.TypeMemberInvited, map[string]any{"organization_id": org, "email": "dee@example.com", "role": "admin", "invited_by": ada, "at": at}},
+	} {
+		b, err := json.Marshal(o.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, eventstore.EventData{ID: uuid.New(), Type: o.typ, SchemaVersion: 1, Data: b, Metadata: eventstore.Metadata{Actor: "test", Time: at}})
+	}
+	if _, err := h.db.Store.Append(h.ctx, organization.StreamName(org), eventstore.NoStream, evs...); err != nil {
+		t.Fatal(err)
+	}
+	base := "/api/orgs/" + org.String()
+	var page struct {
+		Invitations []struct{ Email string }
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for h.do("ada", "GET", base, nil, &page) != 200 || len(page.Invitations) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the read model never showed the legacy invitations: %+v", page)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := h.pending("dee"); len(got) != 1 || got[0].OrganizationID != org || got[0].Role != "admin" {
+		t.Fatalf("dee's pending invitation from the old log: %+v", got)
+	}
+	md := eventstore.Metadata{Actor: "test"}
+	eraser := &compliance.Eraser{Store: h.db.Store, Vault: h.vault, PseudonymKey: bytes.Repeat([]byte("p"), 32), InviteeKey: inviteeKey}
+	erased, err := eraser.EraseUser(h.ctx, "dee@example.com", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.runner.WaitFor(h.ctx, erased.Position); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.do("ada", "GET", base, nil, &page); code != 200 || len(page.Invitations) != 1 || page.Invitations[0].Email != "cy@example.com" {
+		t.Fatalf("the legacy invitations after dee's erasure: %d %+v, want cy's alone", code, page)
+	}
+	h.join("cy", org)
+	if code := h.do("cy", "GET", base, nil, nil); code != 200 {
+		t.Fatalf("cy after accepting the old invitation: %d", code)
 	}
 }

@@ -25,7 +25,16 @@ const Name = "organizations"
 
 // Projection keeps the organisation read models.
 type Projection struct {
-	codec *eventstore.JSONCodec[domain.Event]
+	codec      *eventstore.JSONCodec[domain.Event]
+	inviteeKey []byte
+}
+
+// WithInviteeKey sets the key of organization.InviteeHash (what app/organizations.Options.InviteeKey
+// is), with which identity.user_erased drops the invitations of the erased address that the read
+// model holds in clear.
+func (p *Projection) WithInviteeKey(key []byte) *Projection {
+	p.inviteeKey = key
+	return p
 }
 
 var _ projections.Projection = (*Projection)(nil)
@@ -115,6 +124,9 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 			e.OrganizationID.String(), e.UserID.String(), e.Email, string(e.Role), dbtime.Format(e.At))
 	case identity.UserErased:
 		exec(`UPDATE org_members SET email = $1 WHERE user_id = $2`, e.Pseudonym, e.UserID.String())
+		if err == nil && e.InviteeHash != "" && len(p.inviteeKey) > 0 {
+			err = p.dropClearInvitations(ctx, tx, e.InviteeHash)
+		}
 	case organization.MemberRoleChanged:
 		exec(`UPDATE org_members SET role = $1 WHERE org_id = $2 AND user_id = $3`, string(e.Role), e.OrganizationID.String(), e.UserID.String())
 	case organization.MemberRemoved:
@@ -145,4 +157,33 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		exec(`DELETE FROM agents WHERE agent_id = $1`, e.AgentID.String())
 	}
 	return err
+}
+
+// dropClearInvitations deletes the rows of invitations recorded in clear whose address has hash h.
+func (p *Projection) dropClearInvitations(ctx context.Context, tx *sql.Tx, h string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT email FROM org_invitations WHERE email_hash = ''`)
+	if err != nil {
+		return err
+	}
+	var drop []string
+	for rows.Next() {
+		var email string
+		if err := rows.Scan(&email); err != nil {
+			rows.Close()
+			return err
+		}
+		if organization.InviteeHash(p.inviteeKey, email) == h {
+			drop = append(drop, email)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, email := range drop {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM org_invitations WHERE email_hash = '' AND email = $1`, email); err != nil {
+			return err
+		}
+	}
+	return nil
 }
