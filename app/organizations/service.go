@@ -396,6 +396,22 @@ func (s *Service) RevokeInvitation(ctx context.Context, actor, org uuid.UUID, em
 	return err
 }
 
+// RevokeInvitationByID withdraws the pending invitation id of an organisation (what its admins list),
+// whose address may have been erased.
+func (s *Service) RevokeInvitationByID(ctx context.Context, actor, org, id uuid.UUID, md eventstore.Metadata) error {
+	invs, err := s.opts.Reader.Invitations(ctx, org)
+	if err != nil {
+		return err
+	}
+	for _, inv := range invs {
+		if invitationID(inv) == id {
+			_, err := s.exec(ctx, org, organization.RevokeInvitation{Actor: actor, Email: inv.Email, EmailHash: inv.EmailHash, At: s.now()}, md)
+			return err
+		}
+	}
+	return domain.Errorf(domain.CodeNotFound, "no invitation %s", id)
+}
+
 // OrgInvitation is a pending invitation of an organisation, as its owners and admins see it.
 type OrgInvitation struct {
 	ID uuid.UUID

@@ -84,7 +84,8 @@ func (c InviteMember) decide(s State) ([]domain.Event, error) {
 }
 
 // RevokeInvitation withdraws a pending invitation (owners and admins).
-// EmailHash (InviteeHash of Email) finds an invitation recorded by hash.
+// EmailHash (InviteeHash of Email) finds an invitation recorded by hash; with it, Email may be empty
+// (an erased address, which only its hash names).
 type RevokeInvitation struct {
 	Actor     uuid.UUID
 	Email     string
@@ -98,9 +99,11 @@ func (c RevokeInvitation) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	email, err := identity.NormalizeEmail(c.Email)
-	if err != nil {
-		return nil, err
+	var email string
+	if c.Email != "" || c.EmailHash == "" {
+		if email, err = identity.NormalizeEmail(c.Email); err != nil {
+			return nil, err
+		}
 	}
 	actor, err := s.manager(what, c.Actor)
 	if err != nil {
@@ -108,7 +111,7 @@ func (c RevokeInvitation) decide(s State) ([]domain.Event, error) {
 	}
 	inv, ok := s.Invitation(email, c.EmailHash)
 	if !ok {
-		return nil, domain.Errorf(domain.CodeNotFound, "%s: %s has no pending invitation", what, email)
+		return nil, domain.Errorf(domain.CodeNotFound, "%s: %s has no pending invitation", what, invitationKey(email, c.EmailHash))
 	}
 	if inv.Role == RoleOwner && actor.Role != RoleOwner {
 		return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner may withdraw an invitation to be an owner", what)

@@ -578,7 +578,13 @@ func (h *routes) revokeInvitation(w http.ResponseWriter, r *http.Request, c call
 		return
 	}
 	email = strings.TrimSpace(email)
-	if err := h.Orgs.RevokeInvitation(r.Context(), c.user, c.org.ID, email, h.md(r, c.who)); err != nil {
+	if id, perr := uuid.Parse(email); perr == nil {
+		// An invitation id (of the organisation's list): the one way to withdraw an erased address's.
+		err = h.Orgs.RevokeInvitationByID(r.Context(), c.user, c.org.ID, id, h.md(r, c.who))
+	} else {
+		err = h.Orgs.RevokeInvitation(r.Context(), c.user, c.org.ID, email, h.md(r, c.who))
+	}
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}

@@ -699,6 +699,16 @@ func TestErasedInviteeLeavesNoAddressInTheLog(t *testing.T) {
 		!strings.HasPrefix(page.Invitations[0].Email, "erased-") {
 		t.Fatalf("Delta's pending invitation after the erasure: %d %+v, want it shown as erased", code, page)
 	}
+	// The admin withdraws it by its id (its address is gone); a plain member cannot.
+	if code := h.do("ada", "DELETE", delta+"/invitations/"+page.Invitations[0].ID.String(), nil, nil); code != 204 {
+		t.Fatalf("withdraw the erased address's invitation by id: %d", code)
+	}
+	if code := h.do("ada", "GET", delta, nil, &page); code != 200 || len(page.Invitations) != 0 {
+		t.Fatalf("Delta's invitations after the withdrawal: %d %+v", code, page)
+	}
+	if code := h.do("ada", "DELETE", delta+"/invitations/"+uuid.NewString(), nil, nil); code != 404 {
+		t.Fatalf("withdraw an unknown invitation id: %d, want 404", code)
+	}
 	// The erased address can be invited again, with the answer any address gets.
 	if code := h.do("ada", "POST", "/api/orgs/"+orgsByName["Gamma"].String()+"/members", map[string]string{"email": "zoe@example.com"}, nil); code != 201 {
 		t.Fatalf("invite the erased address again: %d", code)
