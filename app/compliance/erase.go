@@ -14,6 +14,7 @@ import (
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -29,6 +30,10 @@ type Eraser struct {
 	// PseudonymKey keys the HMAC that turns a user id into its pseudonym (at least 16 bytes; the server
 	// derives it from the master key), so a pseudonym cannot be recomputed from a user id alone.
 	PseudonymKey []byte
+	// InviteeKey, when set, is the key of the hash that names an invited address in the log
+	// (organization.InviteeHash; the server derives it as app/organizations does): erasing a user also
+	// shreds the subject that seals invitations of their address.
+	InviteeKey []byte
 	// Sessions, when set, ends every portal session of the user (app/portalsessions.Service), so a
 	// browser still signed in as them is signed out.
 	Sessions interface {
@@ -86,8 +91,12 @@ func (e *Eraser) EraseUser(ctx context.Context, email string, md eventstore.Meta
 		md.Time = now().UTC()
 	}
 	out := Erasure{UserID: claim.UserID, Pseudonym: e.Pseudonym(claim.UserID)}
+	var inviteeHash string
+	if len(e.InviteeKey) > 0 {
+		inviteeHash = organization.InviteeHash(e.InviteeKey, norm)
+	}
 	res, err := eventstore.Execute(ctx, e.Store, identity.StreamName(claim.UserID), accounts.Users,
-		identity.Command(identity.EraseUser{Pseudonym: out.Pseudonym, At: md.Time}), md)
+		identity.Command(identity.EraseUser{Pseudonym: out.Pseudonym, InviteeHash: inviteeHash, At: md.Time}), md)
 	if err != nil {
 		return Erasure{}, fmt.Errorf("erase user %s: %w", claim.UserID, err)
 	}
@@ -105,6 +114,11 @@ func (e *Eraser) EraseUser(ctx context.Context, email string, md eventstore.Meta
 	// with the keys still there: running the erasure again shreds them.
 	if err := e.Vault.Shred(ctx, claim.UserID.String(), md); err != nil {
 		return out, fmt.Errorf("erase user %s: shred data key: %w", claim.UserID, err)
+	}
+	if inviteeHash != "" {
+		if err := e.Vault.Shred(ctx, organization.InviteeSubject(inviteeHash), md); err != nil {
+			return out, fmt.Errorf("erase user %s: shred the key of their invitations: %w", claim.UserID, err)
+		}
 	}
 	return out, nil
 }

@@ -16,6 +16,9 @@
 //
 // An invitation (Invite) is pending until its invitee accepts or declines it (AcceptInvitation,
 // DeclineInvitation), signed in with the invited address; sign-in itself joins nothing.
+// With Options.InviteeKey the log names an invited address only by a keyed hash
+// (organization.InviteeHash) and holds it sealed under organization.InviteeSubject of the hash, which
+// erasing the address's user shreds; Invitations unseals it for the organisation's admins.
 //
 // # Upgrading
 //

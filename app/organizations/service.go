@@ -63,12 +63,38 @@ type Options struct {
 	// that erasing the member leaves it unreadable in the log. Without one (only tests build that) the
 	// address is recorded in clear.
 	Vault Sealer
-	Now   func() time.Time
+	// InviteeKey, with Vault, keys the hash (organization.InviteeHash) that names an invited address in
+	// the log; the address itself is sealed under organization.InviteeSubject of the hash. The server
+	// derives it from the master key. Without one the invitations record the address in clear.
+	InviteeKey []byte
+	Now        func() time.Time
 }
+
+// InviteeKeyLabel is the label the server derives Options.InviteeKey (and compliance.Eraser.InviteeKey)
+// from. It never changes: hashes keyed by it are stored in the log.
+const InviteeKeyLabel = "invitee-email"
 
 // Sealer is the part of the vault the service needs.
 type Sealer interface {
 	Seal(ctx context.Context, subject, purpose string, plaintext []byte) (domain.Sealed, error)
+	Open(ctx context.Context, sealed domain.Sealed, purpose string) ([]byte, error)
+}
+
+// inviteeHash is the hash that names a normalised address in invitations, or "" when the service
+// records invitations in clear.
+func (s *Service) inviteeHash(norm string) string {
+	if s.opts.Vault == nil || len(s.opts.InviteeKey) == 0 {
+		return ""
+	}
+	return organization.InviteeHash(s.opts.InviteeKey, norm)
+}
+
+// invitationID is the id of a pending invitation of the read model.
+func invitationID(inv organizations.Invitation) uuid.UUID {
+	if inv.EmailHash != "" {
+		return organization.InvitationIDOfHash(inv.OrganizationID, inv.EmailHash)
+	}
+	return organization.InvitationID(inv.OrganizationID, inv.Email)
 }
 
 // sealEmail is the member's address sealed for them, or nothing without a vault.
@@ -184,6 +210,8 @@ type PendingInvitation struct {
 	OrganizationName string
 	Role             organization.Role
 	InvitedAt        time.Time
+
+	email string // normalised
 }
 
 // PendingInvitations lists the pending invitations of an address (the signed-in caller's; whether or
@@ -193,7 +221,7 @@ func (s *Service) PendingInvitations(ctx context.Context, email string) ([]Pendi
 	if err != nil {
 		return nil, err
 	}
-	invs, err := s.opts.Reader.InvitationsFor(ctx, norm)
+	invs, err := s.opts.Reader.InvitationsFor(ctx, norm, s.inviteeHash(norm))
 	if err != nil {
 		return nil, err
 	}
@@ -206,8 +234,8 @@ func (s *Service) PendingInvitations(ctx context.Context, email string) ([]Pendi
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, PendingInvitation{ID: organization.InvitationID(inv.OrganizationID, norm), OrganizationID: inv.OrganizationID,
-			OrganizationName: o.Name, Role: inv.Role, InvitedAt: inv.InvitedAt})
+		out = append(out, PendingInvitation{ID: invitationID(inv), OrganizationID: inv.OrganizationID,
+			OrganizationName: o.Name, Role: inv.Role, InvitedAt: inv.InvitedAt, email: norm})
 	}
 	return out, nil
 }
@@ -234,7 +262,12 @@ func (s *Service) AcceptInvitation(ctx context.Context, user uuid.UUID, email st
 	if err != nil {
 		return uuid.Nil, err
 	}
-	if _, err := s.exec(ctx, inv.OrganizationID, organization.AcceptInvitation{UserID: user, Email: email, At: s.now()}, md); err != nil {
+	sealed, err := s.sealEmail(ctx, user, email)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	cmd := organization.AcceptInvitation{UserID: user, Email: email, EmailHash: s.inviteeHash(inv.email), SealedEmail: sealed, At: s.now()}
+	if _, err := s.exec(ctx, inv.OrganizationID, cmd, md); err != nil {
 		return uuid.Nil, notFoundAs(err, id)
 	}
 	return inv.OrganizationID, nil
@@ -246,7 +279,7 @@ func (s *Service) DeclineInvitation(ctx context.Context, user uuid.UUID, email s
 	if err != nil {
 		return err
 	}
-	_, err = s.exec(ctx, inv.OrganizationID, organization.DeclineInvitation{UserID: user, Email: email, At: s.now()}, md)
+	_, err = s.exec(ctx, inv.OrganizationID, organization.DeclineInvitation{UserID: user, Email: email, EmailHash: s.inviteeHash(inv.email), At: s.now()}, md)
 	return notFoundAs(err, id)
 }
 
@@ -334,7 +367,20 @@ func (s *Service) Invite(ctx context.Context, actor, org uuid.UUID, email string
 	if err != nil {
 		return Invited{}, err
 	}
-	if _, err := s.exec(ctx, org, organization.InviteMember{Actor: actor, Email: norm, Role: role, At: s.now()}, md); err != nil {
+	cmd := organization.InviteMember{Actor: actor, Email: norm, Role: role, At: s.now()}
+	if h := s.inviteeHash(norm); h != "" {
+		sealed, err := s.opts.Vault.Seal(ctx, organization.InviteeSubject(h), organization.InviteeEmailPurpose, []byte(norm))
+		if errors.Is(err, vault.ErrShredded) {
+			// The address's user was erased: the invitation names it by the hash alone, and the
+			// answer is the one any address gets.
+			sealed, err = domain.Sealed{}, nil
+		}
+		if err != nil {
+			return Invited{}, fmt.Errorf("seal the invited address: %w", err)
+		}
+		cmd.EmailHash, cmd.SealedEmail = h, sealed
+	}
+	if _, err := s.exec(ctx, org, cmd, md); err != nil {
 		return Invited{}, err
 	}
 	return Invited{Email: norm}, nil
@@ -342,8 +388,81 @@ func (s *Service) Invite(ctx context.Context, actor, org uuid.UUID, email string
 
 // RevokeInvitation withdraws a pending invitation.
 func (s *Service) RevokeInvitation(ctx context.Context, actor, org uuid.UUID, email string, md eventstore.Metadata) error {
-	_, err := s.exec(ctx, org, organization.RevokeInvitation{Actor: actor, Email: email, At: s.now()}, md)
+	norm, err := identitydom.NormalizeEmail(email)
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, org, organization.RevokeInvitation{Actor: actor, Email: norm, EmailHash: s.inviteeHash(norm), At: s.now()}, md)
 	return err
+}
+
+// RevokeInvitationByID withdraws the pending invitation id of an organisation (what its admins list),
+// whose address may have been erased.
+func (s *Service) RevokeInvitationByID(ctx context.Context, actor, org, id uuid.UUID, md eventstore.Metadata) error {
+	invs, err := s.opts.Reader.Invitations(ctx, org)
+	if err != nil {
+		return err
+	}
+	for _, inv := range invs {
+		if invitationID(inv) == id {
+			_, err := s.exec(ctx, org, organization.RevokeInvitation{Actor: actor, Email: inv.Email, EmailHash: inv.EmailHash, At: s.now()}, md)
+			return err
+		}
+	}
+	return domain.Errorf(domain.CodeNotFound, "no invitation %s", id)
+}
+
+// OrgInvitation is a pending invitation of an organisation, as its owners and admins see it.
+type OrgInvitation struct {
+	ID uuid.UUID
+	// Email is the invited address; for an invitation whose address was erased, a pseudonym
+	// (identity.PseudonymPrefix and 16 hex digits of its hash).
+	Email     string
+	Erased    bool
+	Role      organization.Role
+	InvitedBy uuid.UUID
+	InvitedAt time.Time
+}
+
+// Invitations lists an organisation's pending invitations with their addresses, unsealed where the log
+// holds them sealed.
+func (s *Service) Invitations(ctx context.Context, org uuid.UUID) ([]OrgInvitation, error) {
+	invs, err := s.opts.Reader.Invitations(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OrgInvitation, 0, len(invs))
+	for _, inv := range invs {
+		o := OrgInvitation{ID: invitationID(inv), Email: inv.Email, Role: inv.Role, InvitedBy: inv.InvitedBy, InvitedAt: inv.InvitedAt}
+		if inv.EmailHash != "" {
+			email, err := s.openInvitee(ctx, inv)
+			switch {
+			case errors.Is(err, vault.ErrShredded) || err == nil && email == "":
+				o.Email, o.Erased = identitydom.PseudonymPrefix+inv.EmailHash[:min(16, len(inv.EmailHash))], true
+			case err != nil:
+				return nil, err
+			default:
+				o.Email = email
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// openInvitee unseals the address of an invitation recorded by hash.
+func (s *Service) openInvitee(ctx context.Context, inv organizations.Invitation) (string, error) {
+	if inv.SealedEmail.IsZero() {
+		return "", nil
+	}
+	if s.opts.Vault == nil {
+		return "", fmt.Errorf("organizations: cannot read the address of invitation %s", invitationID(inv))
+	}
+	b, err := s.opts.Vault.Open(ctx, inv.SealedEmail, organization.InviteeEmailPurpose)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // ChangeRole changes a member's role.

@@ -28,7 +28,7 @@ func TestSignInMakesThePersonalOrganizationAndLeavesInvitationsPending(t *testin
 	db := dbtest.OpenSQLite(t)
 	v := dbtest.Vault(t, db.DB, db.Store)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New().WithInviteeKey(inviteeKey)}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestSignInMakesThePersonalOrganizationAndLeavesInvitationsPending(t *testin
 	defer func() { stop(); <-done }()
 	reader := &organizationsrm.Reader{DB: db.DB}
 	acc := &accounts.Service{Store: db.Store, Vault: v}
-	orgs, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc, Vault: v})
+	orgs, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc, Vault: v, InviteeKey: inviteeKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +85,13 @@ func TestSignInMakesThePersonalOrganizationAndLeavesInvitationsPending(t *testin
 	if err != nil || len(pending) != 1 || pending[0].OrganizationID != acme || pending[0].OrganizationName != "Acme" || pending[0].Role != organization.RoleAdmin {
 		t.Fatalf("bob's pending invitations: %+v %v", pending, err)
 	}
+	// The log names the address by its keyed hash; the admin's list reads it unsealed.
+	if want := organization.InvitationIDOfHash(acme, organization.InviteeHash(inviteeKey, "bob@example.com")); pending[0].ID != want {
+		t.Fatalf("bob's invitation id: %s, want %s (derived from the organisation and the hash)", pending[0].ID, want)
+	}
+	if invs, err := orgs.Invitations(ctx, acme); err != nil || len(invs) != 1 || invs[0].Email != "bob@example.com" || invs[0].Erased || invs[0].ID != pending[0].ID {
+		t.Fatalf("acme's invitations as its admins see them: %+v %v", invs, err)
+	}
 	if org, err := orgs.AcceptInvitation(ctx, bob.ID, bob.Email, pending[0].ID, md); err != nil || org != acme {
 		t.Fatalf("accept: %v %v", org, err)
 	}
@@ -102,13 +109,39 @@ func TestSignInMakesThePersonalOrganizationAndLeavesInvitationsPending(t *testin
 
 	// Bob is erased. Inviting his address again answers as for an address nobody uses: he is not made
 	// a member again, and nothing fails for want of his (shredded) data key.
-	eraser := &compliance.Eraser{Store: db.Store, Vault: v, PseudonymKey: []byte(strings.Repeat("p", 32))}
+	gamma, err := orgs.Create(ctx, ada.ID, ada.Email, "Gamma", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := orgs.Invite(ctx, ada.ID, gamma, "bob@example.com", organization.RoleMember, md); err != nil {
+		t.Fatal(err)
+	}
+	eraser := &compliance.Eraser{Store: db.Store, Vault: v, PseudonymKey: []byte(strings.Repeat("p", 32)), InviteeKey: inviteeKey}
 	erased, err := eraser.EraseUser(ctx, "bob@example.com", md)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := runner.WaitFor(ctx, erased.Position); err != nil {
 		t.Fatal(err)
+	}
+	// No event holds his address readable any more; his pending invitation shows as erased.
+	for pos := eventstore.Start; ; {
+		envs, err := db.Store.ReadAll(ctx, pos, 500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(envs) == 0 {
+			break
+		}
+		for _, env := range envs {
+			if strings.Contains(strings.ToLower(string(env.Data)), "bob@") {
+				t.Errorf("%s at %v holds bob's address after his erasure: %s", env.Type, env.Position, env.Data)
+			}
+		}
+		pos = envs[len(envs)-1].Position
+	}
+	if invs, err := orgs.Invitations(ctx, gamma); err != nil || len(invs) != 1 || !invs[0].Erased || !strings.HasPrefix(invs[0].Email, "erased-") {
+		t.Fatalf("gamma's invitation of the erased address: %+v %v", invs, err)
 	}
 	beta, err := orgs.Create(ctx, ada.ID, ada.Email, "Beta", md)
 	if err != nil {
@@ -124,3 +157,6 @@ func TestSignInMakesThePersonalOrganizationAndLeavesInvitationsPending(t *testin
 		t.Fatalf("acme's members after bob's erasure: %+v %v; want his pseudonym", members, err)
 	}
 }
+
+// inviteeKey keys the hash that names invited addresses in these tests' logs.
+var inviteeKey = []byte(strings.Repeat("i", 32))

@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/workbench/workbench/app/compliance"
+	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/authn"
@@ -35,7 +36,8 @@ func (m *Main) eraser(wait portalsessions.Waiter) (*compliance.Eraser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &compliance.Eraser{Store: m.Store, Vault: m.Vault, Sessions: sessions, PseudonymKey: m.deriveKey("erasure-pseudonym")}, nil
+	return &compliance.Eraser{Store: m.Store, Vault: m.Vault, Sessions: sessions, PseudonymKey: m.deriveKey("erasure-pseudonym"),
+		InviteeKey: m.deriveKey(organizations.InviteeKeyLabel)}, nil
 }
 
 // cmdUsers: `users erase --email E`.

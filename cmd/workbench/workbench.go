@@ -166,7 +166,7 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
 		Projections: []projections.Projection{identity.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
-			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New(), connectorsrm.New(),
+			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New().WithInviteeKey(m.deriveKey(organizations.InviteeKeyLabel)), connectorsrm.New(),
 			platform.NewKeys(), platform.NewCalls()},
 		Logger:     m.Logger,
 		Registerer: m.Registry,
@@ -192,6 +192,7 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.Organizations, err = organizations.New(organizations.Options{
 		Store: m.Store, Reader: &organizationsrm.Reader{DB: m.DB}, Projections: m.Runner, Keys: m.Accounts, Vault: m.Vault,
+		InviteeKey: m.deriveKey(organizations.InviteeKeyLabel),
 	})
 	if err != nil {
 		return err

@@ -25,6 +25,10 @@ type UserErased struct {
 	UserID    uuid.UUID `json:"user_id"`
 	Pseudonym string    `json:"pseudonym"`
 	ErasedAt  time.Time `json:"erased_at"`
+	// InviteeHash, when set, is the keyed hash that names the user's address in invitations
+	// (organization.InviteeHash): the organisations read model drops the invitations of the address it
+	// holds in clear (recorded before invitations were by hash).
+	InviteeHash string `json:"invitee_hash,omitempty"`
 }
 
 func (UserErased) EventType() string { return TypeUserErased }
@@ -32,8 +36,9 @@ func (UserErased) EventType() string { return TypeUserErased }
 // EraseUser erases a user's personal data. Pseudonym is what the email becomes ("erased-<hex>"), stable
 // for the user so repeated erasures and rebuilt read models agree.
 type EraseUser struct {
-	Pseudonym string
-	At        time.Time
+	Pseudonym   string
+	InviteeHash string // see UserErased
+	At          time.Time
 }
 
 func (c EraseUser) decide(s State) ([]domain.Event, error) {
@@ -51,5 +56,5 @@ func (c EraseUser) decide(s State) ([]domain.Event, error) {
 	if s.Erased {
 		return nil, nil // erased already: nothing more to record
 	}
-	return []domain.Event{UserErased{UserID: s.UserID, Pseudonym: c.Pseudonym, ErasedAt: at}}, nil
+	return []domain.Event{UserErased{UserID: s.UserID, Pseudonym: c.Pseudonym, ErasedAt: at, InviteeHash: c.InviteeHash}}, nil
 }

@@ -32,6 +32,9 @@ const (
 // MemberEmailPurpose binds a member's sealed address (MemberAdded.SealedEmail) to its use.
 const MemberEmailPurpose = "organization:member_email"
 
+// InviteeEmailPurpose binds an invitee's sealed address (MemberInvited.SealedEmail) to its use.
+const InviteeEmailPurpose = "organization:invitee_email"
+
 // OrganizationCreated is the first event of an organisation stream. Personal marks the one
 // organisation every user has (PersonalOrganizationID); CreatedBy becomes its first owner through the
 // MemberAdded that follows in the same append.
@@ -56,26 +59,36 @@ type OrganizationRenamed struct {
 // address, or ends it by declining (InvitationDeclined). A second invitation of the same address
 // replaces the role of the first. (Before invitations were accepted explicitly, the invitee's sign-in
 // accepted them; a pending one in an old log now waits for the invitee's answer.)
+//
+// Newer events name the address only by EmailHash (InviteeHash of it) and carry it in SealedEmail,
+// sealed under the subject InviteeSubject(EmailHash) (purpose InviteeEmailPurpose), which erasing the
+// user of that address shreds; Email is then empty. Older events carry Email in clear.
 type MemberInvited struct {
-	OrganizationID uuid.UUID `json:"organization_id"`
-	Email          string    `json:"email"`
-	Role           Role      `json:"role"`
-	InvitedBy      uuid.UUID `json:"invited_by"`
-	At             time.Time `json:"at"`
+	OrganizationID uuid.UUID     `json:"organization_id"`
+	Email          string        `json:"email,omitempty"`
+	EmailHash      string        `json:"email_hash,omitempty"`
+	SealedEmail    domain.Sealed `json:"sealed_email,omitzero"`
+	Role           Role          `json:"role"`
+	InvitedBy      uuid.UUID     `json:"invited_by"`
+	At             time.Time     `json:"at"`
 }
 
-// InvitationRevoked withdraws a pending invitation.
+// InvitationRevoked withdraws a pending invitation: the one of Email (older invitations) or of
+// EmailHash.
 type InvitationRevoked struct {
 	OrganizationID uuid.UUID `json:"organization_id"`
-	Email          string    `json:"email"`
+	Email          string    `json:"email,omitempty"`
+	EmailHash      string    `json:"email_hash,omitempty"`
 	RevokedBy      uuid.UUID `json:"revoked_by"`
 	At             time.Time `json:"at"`
 }
 
-// InvitationDeclined records that the invitee, signed in with the invited address, said no.
+// InvitationDeclined records that the invitee, signed in with the invited address, said no. It names
+// the invitation as InvitationRevoked does.
 type InvitationDeclined struct {
 	OrganizationID uuid.UUID `json:"organization_id"`
-	Email          string    `json:"email"`
+	Email          string    `json:"email,omitempty"`
+	EmailHash      string    `json:"email_hash,omitempty"`
 	UserID         uuid.UUID `json:"user_id"`
 	At             time.Time `json:"at"`
 }
@@ -86,13 +99,15 @@ type InvitationDeclined struct {
 //
 // Newer events carry the member's address only in SealedEmail, sealed under the member's own data key
 // (purpose MemberEmailPurpose), so erasing the member leaves it unreadable; Email is then empty and
-// readers take the address from the identity read model. Older events, and those of an invitee who
-// accepted (whose address the invitation already holds), carry Email in clear.
+// readers take the address from the identity read model. Older events, and those closing an invitation
+// recorded with the address in clear, carry Email in clear. InvitationHash names the invitation (by
+// MemberInvited.EmailHash) that the event closes, when it was recorded by hash.
 type MemberAdded struct {
 	OrganizationID uuid.UUID     `json:"organization_id"`
 	UserID         uuid.UUID     `json:"user_id"`
 	Email          string        `json:"email,omitempty"`
 	SealedEmail    domain.Sealed `json:"sealed_email,omitzero"`
+	InvitationHash string        `json:"invitation_hash,omitempty"`
 	Role           Role          `json:"role"`
 	AddedBy        uuid.UUID     `json:"added_by"`
 	Invited        bool          `json:"invited,omitempty"`

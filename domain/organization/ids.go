@@ -1,6 +1,10 @@
 package organization
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain/identity"
@@ -26,6 +30,23 @@ func DefaultAgentID(userID uuid.UUID) uuid.UUID { return identity.DefaultAgentID
 func InvitationID(orgID uuid.UUID, email string) uuid.UUID {
 	return uuid.NewSHA1(namespace, []byte("invitation:"+orgID.String()+":"+email))
 }
+
+// InvitationIDOfHash is the id of an invitation recorded by the hash of its address (InviteeHash).
+func InvitationIDOfHash(orgID uuid.UUID, hash string) uuid.UUID {
+	return uuid.NewSHA1(namespace, []byte("invitation-hash:"+orgID.String()+":"+hash))
+}
+
+// InviteeHash is the keyed hash (HMAC-SHA256, hex) that names a normalised address in an invitation.
+// key is derived from the master key, so the hash cannot be recomputed from an address alone.
+func InviteeHash(key []byte, email string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("invitee:" + email))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// InviteeSubject is the vault subject that seals the address of invitations with hash h; erasing the
+// user of the address shreds it.
+func InviteeSubject(h string) string { return "invitee-" + h }
 
 // StreamName is the stream of one organisation: "organization-<uuid>".
 func StreamName(orgID uuid.UUID) string { return "organization-" + orgID.String() }

@@ -23,11 +23,29 @@ func checkGrant(what string, actor Member, role Role) error {
 // InviteMember invites an address, whether or not a Workbench user has it: membership starts only
 // when the invitee accepts (AcceptInvitation). Re-inviting a pending address with another role
 // replaces the role; with the same role it decides nothing.
+//
+// With EmailHash (InviteeHash of Email) and SealedEmail (Email sealed under InviteeSubject(EmailHash),
+// InviteeEmailPurpose; none when that subject was shredded), MemberInvited names the address by them
+// only; an invitation of the address already pending in clear (an older one) is updated in clear.
 type InviteMember struct {
-	Actor uuid.UUID
-	Email string
-	Role  Role
-	At    time.Time
+	Actor       uuid.UUID
+	Email       string
+	EmailHash   string
+	SealedEmail domain.Sealed
+	Role        Role
+	At          time.Time
+}
+
+// checkInvitee refuses an address sealed for another subject than the hash's. A hash without a sealed
+// address is an address that was erased (its subject shredded).
+func checkInvitee(what, h string, sealed domain.Sealed) error {
+	if sealed.IsZero() {
+		return nil
+	}
+	if h == "" || sealed.Subject != InviteeSubject(h) {
+		return domain.Errorf(domain.CodeInvalid, "%s: the address must be sealed for %q", what, InviteeSubject(h))
+	}
+	return nil
 }
 
 func (c InviteMember) decide(s State) ([]domain.Event, error) {
@@ -48,21 +66,31 @@ func (c InviteMember) decide(s State) ([]domain.Event, error) {
 		return nil, err
 	}
 	for _, m := range s.Members {
-		if m.Email == email {
+		if m.Email == email || c.EmailHash != "" && m.EmailHash == c.EmailHash {
 			return nil, domain.Errorf(domain.CodeConflict, "%s: %s is already a member", what, email)
 		}
 	}
-	if inv, ok := s.Invitations[email]; ok && inv.Role == c.Role {
+	if err := checkInvitee(what, c.EmailHash, c.SealedEmail); err != nil {
+		return nil, err
+	}
+	inv, ok := s.Invitation(email, c.EmailHash)
+	if ok && inv.Role == c.Role {
 		return nil, nil
 	}
-	return []domain.Event{MemberInvited{OrganizationID: s.ID, Email: email, Role: c.Role, InvitedBy: c.Actor, At: at}}, nil
+	if (ok && inv.EmailHash == "") || c.EmailHash == "" {
+		return []domain.Event{MemberInvited{OrganizationID: s.ID, Email: email, Role: c.Role, InvitedBy: c.Actor, At: at}}, nil
+	}
+	return []domain.Event{MemberInvited{OrganizationID: s.ID, EmailHash: c.EmailHash, SealedEmail: c.SealedEmail, Role: c.Role, InvitedBy: c.Actor, At: at}}, nil
 }
 
 // RevokeInvitation withdraws a pending invitation (owners and admins).
+// EmailHash (InviteeHash of Email) finds an invitation recorded by hash; with it, Email may be empty
+// (an erased address, which only its hash names).
 type RevokeInvitation struct {
-	Actor uuid.UUID
-	Email string
-	At    time.Time
+	Actor     uuid.UUID
+	Email     string
+	EmailHash string
+	At        time.Time
 }
 
 func (c RevokeInvitation) decide(s State) ([]domain.Event, error) {
@@ -71,22 +99,24 @@ func (c RevokeInvitation) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	email, err := identity.NormalizeEmail(c.Email)
-	if err != nil {
-		return nil, err
+	var email string
+	if c.Email != "" || c.EmailHash == "" {
+		if email, err = identity.NormalizeEmail(c.Email); err != nil {
+			return nil, err
+		}
 	}
 	actor, err := s.manager(what, c.Actor)
 	if err != nil {
 		return nil, err
 	}
-	inv, ok := s.Invitations[email]
+	inv, ok := s.Invitation(email, c.EmailHash)
 	if !ok {
-		return nil, domain.Errorf(domain.CodeNotFound, "%s: %s has no pending invitation", what, email)
+		return nil, domain.Errorf(domain.CodeNotFound, "%s: %s has no pending invitation", what, invitationKey(email, c.EmailHash))
 	}
 	if inv.Role == RoleOwner && actor.Role != RoleOwner {
 		return nil, domain.Errorf(domain.CodeForbidden, "%s: only an owner may withdraw an invitation to be an owner", what)
 	}
-	return []domain.Event{InvitationRevoked{OrganizationID: s.ID, Email: email, RevokedBy: c.Actor, At: at}}, nil
+	return []domain.Event{InvitationRevoked{OrganizationID: s.ID, Email: inv.Email, EmailHash: inv.EmailHash, RevokedBy: c.Actor, At: at}}, nil
 }
 
 // AddMember makes an existing user a member at once (owners and admins); the caller has looked the
@@ -99,8 +129,10 @@ type AddMember struct {
 	// SealedEmail, when set, is Email sealed for the user (MemberEmailPurpose): MemberAdded carries it
 	// instead of the address, unless an invitation of the address is pending (the log holds it anyway).
 	SealedEmail domain.Sealed
-	Role        Role
-	At          time.Time
+	// EmailHash (InviteeHash of Email) finds an invitation of the address recorded by hash.
+	EmailHash string
+	Role      Role
+	At        time.Time
 }
 
 func (c AddMember) decide(s State) ([]domain.Event, error) {
@@ -127,20 +159,29 @@ func (c AddMember) decide(s State) ([]domain.Event, error) {
 		return nil, domain.Errorf(domain.CodeConflict, "%s: %s is already a member", what, email)
 	}
 	sealed := c.SealedEmail
-	if _, pending := s.Invitations[email]; pending {
-		sealed = domain.Sealed{} // MemberAdded must name the address to close its invitation
+	e := MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Role: c.Role, AddedBy: c.Actor, At: at}
+	if inv, pending := s.Invitation(email, c.EmailHash); pending {
+		if inv.EmailHash == "" {
+			sealed = domain.Sealed{} // MemberAdded must name the address to close its invitation
+		} else {
+			e.InvitationHash = inv.EmailHash
+		}
 	}
-	return []domain.Event{memberAdded(MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Role: c.Role, AddedBy: c.Actor, At: at}, email, sealed)}, nil
+	return []domain.Event{memberAdded(e, email, sealed)}, nil
 }
 
 // AcceptInvitation makes the invitee a member, with the invitation's role, when they accept it. The
 // caller has established that the user owns the address (they are signed in with it). An address
 // without a pending invitation is CodeNotFound; a user who is already a member retires the
-// invitation instead.
+// invitation instead. EmailHash (InviteeHash of Email) finds an invitation recorded by hash; the
+// MemberAdded that closes one carries SealedEmail (Email sealed for the user, MemberEmailPurpose)
+// instead of the address.
 type AcceptInvitation struct {
-	UserID uuid.UUID
-	Email  string
-	At     time.Time
+	UserID      uuid.UUID
+	Email       string
+	EmailHash   string
+	SealedEmail domain.Sealed
+	At          time.Time
 }
 
 func (c AcceptInvitation) decide(s State) ([]domain.Event, error) {
@@ -159,22 +200,32 @@ func (c AcceptInvitation) decide(s State) ([]domain.Event, error) {
 	if !s.Exists() {
 		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such organisation", what)
 	}
-	inv, ok := s.Invitations[email]
+	if err := checkSealedEmail(what, c.UserID, c.SealedEmail); err != nil {
+		return nil, err
+	}
+	inv, ok := s.Invitation(email, c.EmailHash)
 	if !ok {
 		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such invitation", what)
 	}
 	if _, member := s.Members[c.UserID]; member {
-		return []domain.Event{InvitationRevoked{OrganizationID: s.ID, Email: email, RevokedBy: c.UserID, At: at}}, nil
+		return []domain.Event{InvitationRevoked{OrganizationID: s.ID, Email: inv.Email, EmailHash: inv.EmailHash, RevokedBy: c.UserID, At: at}}, nil
 	}
-	return []domain.Event{MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Email: email, Role: inv.Role, AddedBy: inv.InvitedBy, Invited: true, At: at}}, nil
+	e := MemberAdded{OrganizationID: s.ID, UserID: c.UserID, Role: inv.Role, AddedBy: inv.InvitedBy, Invited: true, At: at}
+	if inv.EmailHash == "" {
+		e.Email = email // closes the invitation of the address in clear, as the log already holds it
+		return []domain.Event{e}, nil
+	}
+	e.InvitationHash = inv.EmailHash
+	return []domain.Event{memberAdded(e, email, c.SealedEmail)}, nil
 }
 
 // DeclineInvitation ends a pending invitation at the invitee's word. As for AcceptInvitation, the
 // caller has established that the user owns the address; no pending invitation is CodeNotFound.
 type DeclineInvitation struct {
-	UserID uuid.UUID
-	Email  string
-	At     time.Time
+	UserID    uuid.UUID
+	Email     string
+	EmailHash string // as in AcceptInvitation
+	At        time.Time
 }
 
 func (c DeclineInvitation) decide(s State) ([]domain.Event, error) {
@@ -190,10 +241,11 @@ func (c DeclineInvitation) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := s.Invitations[email]; !ok || !s.Exists() {
+	inv, ok := s.Invitation(email, c.EmailHash)
+	if !ok || !s.Exists() {
 		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such invitation", what)
 	}
-	return []domain.Event{InvitationDeclined{OrganizationID: s.ID, Email: email, UserID: c.UserID, At: at}}, nil
+	return []domain.Event{InvitationDeclined{OrganizationID: s.ID, Email: inv.Email, EmailHash: inv.EmailHash, UserID: c.UserID, At: at}}, nil
 }
 
 // ChangeRole changes a member's role. Owners and admins change roles; only an owner makes an owner or

@@ -28,9 +28,12 @@ func (r Role) manages() bool { return r == RoleOwner || r == RoleAdmin }
 type Member struct {
 	UserID uuid.UUID
 	// Email is empty when the log holds the address sealed (MemberAdded.SealedEmail).
-	Email   string
-	Role    Role
-	AddedAt time.Time
+	Email string
+	// EmailHash is the hash of the address of a member who joined through an invitation recorded by
+	// hash (MemberAdded.InvitationHash).
+	EmailHash string
+	Role      Role
+	AddedAt   time.Time
 }
 
 // label names the member in a message: the address when the state has it, the user id otherwise.
@@ -41,12 +44,36 @@ func (m Member) label() string {
 	return "user " + m.UserID.String()
 }
 
-// Invitation is a pending invitation of an address.
+// Invitation is a pending invitation of an address: of Email (older events), or of the address with
+// EmailHash, sealed in SealedEmail.
 type Invitation struct {
-	Email     string
-	Role      Role
-	InvitedBy uuid.UUID
-	At        time.Time
+	Email       string
+	EmailHash   string
+	SealedEmail domain.Sealed
+	Role        Role
+	InvitedBy   uuid.UUID
+	At          time.Time
+}
+
+// invitationKey is the key of an invitation in State.Invitations: the hash when it has one.
+func invitationKey(email, hash string) string {
+	if hash != "" {
+		return hash
+	}
+	return email
+}
+
+// Invitation finds the pending invitation of a normalised address, recorded in clear or by its hash
+// (h may be empty).
+func (s State) Invitation(email, h string) (Invitation, bool) {
+	if inv, ok := s.Invitations[email]; ok && email != "" {
+		return inv, true
+	}
+	if h == "" {
+		return Invitation{}, false
+	}
+	inv, ok := s.Invitations[h]
+	return inv, ok
 }
 
 // Guild is a team. Deleted guilds are kept so that their ids are never reused.
@@ -76,7 +103,7 @@ type State struct {
 	CreatedBy   uuid.UUID
 	CreatedAt   time.Time
 	Members     map[uuid.UUID]Member
-	Invitations map[string]Invitation // by normalised email
+	Invitations map[string]Invitation // by normalised email, or by email hash (invitationKey)
 	Guilds      map[uuid.UUID]Guild
 	Agents      map[uuid.UUID]Agent
 }
@@ -125,19 +152,21 @@ func Evolve(s State, ev domain.Event) State {
 		s.Name = e.Name
 	case MemberInvited:
 		s.Invitations = cloneMap(s.Invitations)
-		s.Invitations[e.Email] = Invitation{Email: e.Email, Role: e.Role, InvitedBy: e.InvitedBy, At: e.At}
+		s.Invitations[invitationKey(e.Email, e.EmailHash)] = Invitation{Email: e.Email, EmailHash: e.EmailHash, SealedEmail: e.SealedEmail, Role: e.Role, InvitedBy: e.InvitedBy, At: e.At}
 	case InvitationRevoked:
 		s.Invitations = cloneMap(s.Invitations)
-		delete(s.Invitations, e.Email)
+		delete(s.Invitations, invitationKey(e.Email, e.EmailHash))
 	case InvitationDeclined:
 		s.Invitations = cloneMap(s.Invitations)
-		delete(s.Invitations, e.Email)
+		delete(s.Invitations, invitationKey(e.Email, e.EmailHash))
 	case MemberAdded:
 		s.Members = cloneMap(s.Members)
-		s.Members[e.UserID] = Member{UserID: e.UserID, Email: e.Email, Role: e.Role, AddedAt: e.At}
-		if _, ok := s.Invitations[e.Email]; ok {
-			s.Invitations = cloneMap(s.Invitations)
-			delete(s.Invitations, e.Email)
+		s.Members[e.UserID] = Member{UserID: e.UserID, Email: e.Email, EmailHash: e.InvitationHash, Role: e.Role, AddedAt: e.At}
+		for _, k := range []string{e.Email, e.InvitationHash} {
+			if _, ok := s.Invitations[k]; ok && k != "" {
+				s.Invitations = cloneMap(s.Invitations)
+				delete(s.Invitations, k)
+			}
 		}
 	case MemberRoleChanged:
 		if m, ok := s.Members[e.UserID]; ok {

@@ -248,6 +248,7 @@ type memberJSON struct {
 type invitationJSON struct {
 	ID        uuid.UUID         `json:"id"`
 	Email     string            `json:"email"`
+	Erased    bool              `json:"erased,omitempty"` // the address was erased: Email is a pseudonym
 	Role      organization.Role `json:"role"`
 	InvitedBy uuid.UUID         `json:"invited_by"`
 	InvitedAt time.Time         `json:"invited_at"`
@@ -389,13 +390,13 @@ func (h *routes) show(w http.ResponseWriter, r *http.Request, c call) {
 		page.Members = append(page.Members, memberJSON{UserID: m.UserID, Email: m.Email, Role: m.Role, AddedAt: m.AddedAt})
 	}
 	if c.org.Role == organization.RoleOwner || c.org.Role == organization.RoleAdmin {
-		invs, err := h.Reader.Invitations(ctx, c.org.ID)
+		invs, err := h.Orgs.Invitations(ctx, c.org.ID)
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
 		for _, inv := range invs {
-			page.Invitations = append(page.Invitations, invitationJSON{ID: organization.InvitationID(inv.OrganizationID, inv.Email), Email: inv.Email, Role: inv.Role, InvitedBy: inv.InvitedBy, InvitedAt: inv.InvitedAt})
+			page.Invitations = append(page.Invitations, invitationJSON{ID: inv.ID, Email: inv.Email, Erased: inv.Erased, Role: inv.Role, InvitedBy: inv.InvitedBy, InvitedAt: inv.InvitedAt})
 		}
 	}
 	guilds, err := h.Reader.Guilds(ctx, c.org.ID)
@@ -577,7 +578,13 @@ func (h *routes) revokeInvitation(w http.ResponseWriter, r *http.Request, c call
 		return
 	}
 	email = strings.TrimSpace(email)
-	if err := h.Orgs.RevokeInvitation(r.Context(), c.user, c.org.ID, email, h.md(r, c.who)); err != nil {
+	if id, perr := uuid.Parse(email); perr == nil {
+		// An invitation id (of the organisation's list): the one way to withdraw an erased address's.
+		err = h.Orgs.RevokeInvitationByID(r.Context(), c.user, c.org.ID, id, h.md(r, c.who))
+	} else {
+		err = h.Orgs.RevokeInvitation(r.Context(), c.user, c.org.ID, email, h.md(r, c.who))
+	}
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}

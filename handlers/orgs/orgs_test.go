@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
@@ -22,6 +23,7 @@ import (
 	"github.com/workbench/workbench/handlers/orgs"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/identity"
@@ -39,7 +41,12 @@ type harness struct {
 	users map[string]uuid.UUID // user name → id
 	// sessions signs the portal sessions of do's "web:<name>" callers.
 	sessions *websession.Manager
+	vault    *vault.Vault
+	runner   *projections.Runner
 }
+
+// inviteeKey keys the hash that names invited addresses in the harness's log.
+var inviteeKey = bytes.Repeat([]byte("i"), 32)
 
 func setup(t *testing.T) *harness {
 	t.Helper()
@@ -48,7 +55,7 @@ func setup(t *testing.T) *harness {
 	db := dbtest.OpenSQLite(t)
 	v := dbtest.Vault(t, db.DB, db.Store)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New()}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New().WithInviteeKey(inviteeKey)}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +66,7 @@ func setup(t *testing.T) *harness {
 	t.Cleanup(func() { stop(); <-done })
 	reader := &organizationsrm.Reader{DB: db.DB}
 	acc := &accounts.Service{Store: db.Store, Vault: v}
-	svc, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc})
+	svc, err := organizations.New(organizations.Options{Store: db.Store, Reader: reader, Projections: runner, Keys: acc, Vault: v, InviteeKey: inviteeKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +83,7 @@ func setup(t *testing.T) *harness {
 	})
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
-	h := &harness{t: t, ctx: ctx, base: srv.URL, db: db, orgs: svc, acc: acc, keys: map[string]string{}, users: map[string]uuid.UUID{}, sessions: sessions}
+	h := &harness{t: t, ctx: ctx, base: srv.URL, db: db, orgs: svc, acc: acc, vault: v, runner: runner, keys: map[string]string{}, users: map[string]uuid.UUID{}, sessions: sessions}
 	md := eventstore.Metadata{Actor: "test"}
 	for _, name := range []string{"ada", "bob", "cy", "dee"} {
 		u, _, _, err := acc.EnsureUser(ctx, name+"@example.com", "", md)
@@ -610,5 +617,168 @@ func TestOversizedBodyIs413(t *testing.T) {
 	code := h.do("ada", "POST", "/api/orgs", map[string]string{"name": strings.Repeat("a", 16<<10)}, &out)
 	if code != http.StatusRequestEntityTooLarge || out["error"] != "invalid" {
 		t.Fatalf("oversized body: %d %v", code, out)
+	}
+}
+
+// Erasing a user leaves her address readable in no event of the log: not in the invitations of it
+// (pending, accepted, declined, revoked), not in her membership; the admin's page shows a pending
+// invitation of it as erased, and the address can be invited again.
+func TestErasedInviteeLeavesNoAddressInTheLog(t *testing.T) {
+	h := setup(t)
+	md := eventstore.Metadata{Actor: "test"}
+	var orgsByName = map[string]uuid.UUID{}
+	for _, name := range []string{"Acme", "Beta", "Gamma", "Delta"} {
+		var o orgJSON
+		if code := h.do("ada", "POST", "/api/orgs", map[string]string{"name": name}, &o); code != 201 {
+			t.Fatalf("create %s: %d", name, code)
+		}
+		orgsByName[name] = o.ID
+		if code := h.do("ada", "POST", "/api/orgs/"+o.ID.String()+"/members", map[string]string{"email": "Zoe@Example.com"}, nil); code != 201 {
+			t.Fatalf("invite zoe to %s: %d", name, code)
+		}
+	}
+	gamma := "/api/orgs/" + orgsByName["Gamma"].String()
+	var page struct {
+		Invitations []struct {
+			ID     uuid.UUID
+			Email  string
+			Erased bool
+		}
+	}
+	if code := h.do("ada", "GET", gamma, nil, &page); code != 200 || len(page.Invitations) != 1 || page.Invitations[0].Email != "zoe@example.com" || page.Invitations[0].Erased {
+		t.Fatalf("the admin's page lists the invitation by its address: %d %+v", code, page)
+	}
+	if code := h.do("ada", "DELETE", gamma+"/invitations/zoe@example.com", nil, nil); code != 204 {
+		t.Fatalf("revoke zoe's invitation to Gamma: %d", code)
+	}
+	// Zoe signs up after the invitations: she accepts Acme's, declines Beta's; Delta's stays pending.
+	zoe, _, _, err := h.acc.EnsureUser(h.ctx, "zoe@example.com", "", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.orgs.SignedIn(h.ctx, zoe.ID, zoe.Email, md); err != nil {
+		t.Fatal(err)
+	}
+	h.users["zoe"] = zoe.ID
+	h.waitUser(zoe.ID)
+	if got := h.pending("zoe"); len(got) != 3 {
+		t.Fatalf("zoe's pending invitations: %+v, want Acme, Beta and Delta", got)
+	}
+	h.join("zoe", orgsByName["Acme"])
+	for _, inv := range h.pending("zoe") {
+		if inv.OrganizationID == orgsByName["Beta"] {
+			if code := h.do("web:zoe", "POST", "/api/orgs/invitations/"+inv.ID.String()+"/decline", nil, nil); code != 204 {
+				t.Fatalf("zoe declines Beta: %d", code)
+			}
+		}
+	}
+	if got := h.pending("zoe"); len(got) != 1 || got[0].OrganizationID != orgsByName["Delta"] {
+		t.Fatalf("zoe's pending invitations: %+v, want Delta's", got)
+	}
+	if code := h.do("web:zoe", "GET", "/api/orgs/"+orgsByName["Acme"].String(), nil, nil); code != 200 {
+		t.Fatalf("zoe reads Acme after accepting: %d", code)
+	}
+
+	eraser := &compliance.Eraser{Store: h.db.Store, Vault: h.vault, PseudonymKey: bytes.Repeat([]byte("p"), 32), InviteeKey: inviteeKey}
+	erased, err := eraser.EraseUser(h.ctx, "zoe@example.com", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.runner.WaitFor(h.ctx, erased.Position); err != nil {
+		t.Fatal(err)
+	}
+	for pos := eventstore.Start; ; {
+		envs, err := h.db.Store.ReadAll(h.ctx, pos, 500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(envs) == 0 {
+			break
+		}
+		for _, env := range envs {
+			for _, addr := range []string{"zoe@example.com", "Zoe@Example.com", "zoe@"} {
+				if bytes.Contains(bytes.ToLower(env.Data), []byte(strings.ToLower(addr))) {
+					t.Errorf("%s at %v holds %q after the erasure: %s", env.Type, env.Position, addr, env.Data)
+				}
+			}
+		}
+		pos = envs[len(envs)-1].Position
+	}
+	delta := "/api/orgs/" + orgsByName["Delta"].String()
+	if code := h.do("ada", "GET", delta, nil, &page); code != 200 || len(page.Invitations) != 1 || !page.Invitations[0].Erased ||
+		!strings.HasPrefix(page.Invitations[0].Email, "erased-") {
+		t.Fatalf("Delta's pending invitation after the erasure: %d %+v, want it shown as erased", code, page)
+	}
+	// The admin withdraws it by its id (its address is gone); a plain member cannot.
+	if code := h.do("ada", "DELETE", delta+"/invitations/"+page.Invitations[0].ID.String(), nil, nil); code != 204 {
+		t.Fatalf("withdraw the erased address's invitation by id: %d", code)
+	}
+	if code := h.do("ada", "GET", delta, nil, &page); code != 200 || len(page.Invitations) != 0 {
+		t.Fatalf("Delta's invitations after the withdrawal: %d %+v", code, page)
+	}
+	if code := h.do("ada", "DELETE", delta+"/invitations/"+uuid.NewString(), nil, nil); code != 404 {
+		t.Fatalf("withdraw an unknown invitation id: %d, want 404", code)
+	}
+	// The erased address can be invited again, with the answer any address gets.
+	if code := h.do("ada", "POST", "/api/orgs/"+orgsByName["Gamma"].String()+"/members", map[string]string{"email": "zoe@example.com"}, nil); code != 201 {
+		t.Fatalf("invite the erased address again: %d", code)
+	}
+}
+
+// An invitation an older log holds in clear stays pending after the erasure of another address, and
+// leaves the read model when the user of its address is erased (the log keeps it as it was).
+func TestOldInvitationOfAnErasedAddressLeavesTheReadModel(t *testing.T) {
+	h := setup(t)
+	ada := h.users["ada"]
+	org := uuid.New()
+	at := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	var evs []eventstore.EventData
+	for _, o := range []struct {
+		typ  string
+		data any
+	}{
+		{organization.TypeOrganizationCreated, map[string]any{"organization_id": org, "name": "Legacy", "created_by": ada, "created_at": at}},
+		{organization.TypeMemberAdded, map[string]any{"organization_id": org, "user_id": ada, "email": "ada@example.com", "role": "owner", "added_by": ada, "at": at}},
+		{organization.TypeMemberInvited, map[string]any{"organization_id": org, "email": "cy@example.com", "role": "member", "invited_by": ada, "at": at}},
+		{organization.TypeMemberInvited, map[string]any{"organization_id": org, "email": "dee@example.com", "role": "admin", "invited_by": ada, "at": at}},
+	} {
+		b, err := json.Marshal(o.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, eventstore.EventData{ID: uuid.New(), Type: o.typ, SchemaVersion: 1, Data: b, Metadata: eventstore.Metadata{Actor: "test", Time: at}})
+	}
+	if _, err := h.db.Store.Append(h.ctx, organization.StreamName(org), eventstore.NoStream, evs...); err != nil {
+		t.Fatal(err)
+	}
+	base := "/api/orgs/" + org.String()
+	var page struct {
+		Invitations []struct{ Email string }
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for h.do("ada", "GET", base, nil, &page) != 200 || len(page.Invitations) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the read model never showed the legacy invitations: %+v", page)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := h.pending("dee"); len(got) != 1 || got[0].OrganizationID != org || got[0].Role != "admin" {
+		t.Fatalf("dee's pending invitation from the old log: %+v", got)
+	}
+	md := eventstore.Metadata{Actor: "test"}
+	eraser := &compliance.Eraser{Store: h.db.Store, Vault: h.vault, PseudonymKey: bytes.Repeat([]byte("p"), 32), InviteeKey: inviteeKey}
+	erased, err := eraser.EraseUser(h.ctx, "dee@example.com", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.runner.WaitFor(h.ctx, erased.Position); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.do("ada", "GET", base, nil, &page); code != 200 || len(page.Invitations) != 1 || page.Invitations[0].Email != "cy@example.com" {
+		t.Fatalf("the legacy invitations after dee's erasure: %d %+v, want cy's alone", code, page)
+	}
+	h.join("cy", org)
+	if code := h.do("cy", "GET", base, nil, nil); code != 200 {
+		t.Fatalf("cy after accepting the old invitation: %d", code)
 	}
 }

@@ -7,6 +7,7 @@ package organizations
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"strings"
 
 	"github.com/google/uuid"
@@ -24,7 +25,16 @@ const Name = "organizations"
 
 // Projection keeps the organisation read models.
 type Projection struct {
-	codec *eventstore.JSONCodec[domain.Event]
+	codec      *eventstore.JSONCodec[domain.Event]
+	inviteeKey []byte
+}
+
+// WithInviteeKey sets the key of organization.InviteeHash (what app/organizations.Options.InviteeKey
+// is), with which identity.user_erased drops the invitations of the erased address that the read
+// model holds in clear.
+func (p *Projection) WithInviteeKey(key []byte) *Projection {
+	p.inviteeKey = key
+	return p
 }
 
 var _ projections.Projection = (*Projection)(nil)
@@ -63,6 +73,15 @@ func nullID(id uuid.UUID) sql.NullString {
 	return sql.NullString{String: id.String(), Valid: true}
 }
 
+// invitationKey is the email column of an invitation's row: the hash when the log names the address
+// by it.
+func invitationKey(email, hash string) string {
+	if hash != "" {
+		return hash
+	}
+	return email
+}
+
 // Apply implements projections.Projection.
 func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
 	if !p.Handles(env.Type) {
@@ -84,19 +103,30 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 	case organization.OrganizationRenamed:
 		exec(`UPDATE organizations SET name = $1 WHERE org_id = $2`, e.Name, e.OrganizationID.String())
 	case organization.MemberInvited:
-		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
-		exec(`INSERT INTO org_invitations (org_id, email, role, invited_by, invited_at) VALUES ($1, $2, $3, $4, $5)`,
-			e.OrganizationID.String(), e.Email, string(e.Role), e.InvitedBy.String(), dbtime.Format(e.At))
+		key, sealed := invitationKey(e.Email, e.EmailHash), ""
+		if !e.SealedEmail.IsZero() {
+			b, merr := json.Marshal(e.SealedEmail)
+			if merr != nil {
+				return merr
+			}
+			sealed = string(b)
+		}
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), key)
+		exec(`INSERT INTO org_invitations (org_id, email, role, invited_by, invited_at, email_hash, sealed_email) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			e.OrganizationID.String(), key, string(e.Role), e.InvitedBy.String(), dbtime.Format(e.At), e.EmailHash, sealed)
 	case organization.InvitationRevoked:
-		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), invitationKey(e.Email, e.EmailHash))
 	case organization.InvitationDeclined:
-		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), invitationKey(e.Email, e.EmailHash))
 	case organization.MemberAdded:
-		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email = $2`, e.OrganizationID.String(), e.Email)
+		exec(`DELETE FROM org_invitations WHERE org_id = $1 AND email IN ($2, $3)`, e.OrganizationID.String(), e.Email, e.InvitationHash)
 		exec(`INSERT INTO org_members (org_id, user_id, email, role, added_at) VALUES ($1, $2, $3, $4, $5)`,
 			e.OrganizationID.String(), e.UserID.String(), e.Email, string(e.Role), dbtime.Format(e.At))
 	case identity.UserErased:
 		exec(`UPDATE org_members SET email = $1 WHERE user_id = $2`, e.Pseudonym, e.UserID.String())
+		if err == nil && e.InviteeHash != "" && len(p.inviteeKey) > 0 {
+			err = p.dropClearInvitations(ctx, tx, e.InviteeHash)
+		}
 	case organization.MemberRoleChanged:
 		exec(`UPDATE org_members SET role = $1 WHERE org_id = $2 AND user_id = $3`, string(e.Role), e.OrganizationID.String(), e.UserID.String())
 	case organization.MemberRemoved:
@@ -127,4 +157,33 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		exec(`DELETE FROM agents WHERE agent_id = $1`, e.AgentID.String())
 	}
 	return err
+}
+
+// dropClearInvitations deletes the rows of invitations recorded in clear whose address has hash h.
+func (p *Projection) dropClearInvitations(ctx context.Context, tx *sql.Tx, h string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT email FROM org_invitations WHERE email_hash = ''`)
+	if err != nil {
+		return err
+	}
+	var drop []string
+	for rows.Next() {
+		var email string
+		if err := rows.Scan(&email); err != nil {
+			rows.Close()
+			return err
+		}
+		if organization.InviteeHash(p.inviteeKey, email) == h {
+			drop = append(drop, email)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, email := range drop {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM org_invitations WHERE email_hash = '' AND email = $1`, email); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -172,7 +172,7 @@ func testReadModel(t *testing.T, e *env) {
 	if err != nil || inv.Email != "cy@example.com" {
 		t.Fatalf("invite cy: %+v %v", inv, err)
 	}
-	if invs, err := e.reader.InvitationsFor(e.ctx, "cy@example.com"); err != nil || len(invs) != 1 || invs[0].OrganizationID != acme || invs[0].InvitedBy != bob.ID {
+	if invs, err := e.reader.InvitationsFor(e.ctx, "cy@example.com", ""); err != nil || len(invs) != 1 || invs[0].OrganizationID != acme || invs[0].InvitedBy != bob.ID {
 		t.Fatalf("cy's invitations: %+v %v", invs, err)
 	}
 	cy := e.user(t, "cy@example.com")

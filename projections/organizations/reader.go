@@ -3,12 +3,14 @@ package organizations
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/internal/dbtime"
 )
@@ -101,10 +103,13 @@ type Member struct {
 	AddedAt time.Time
 }
 
-// Invitation is a pending invitation.
+// Invitation is a pending invitation: of Email, or (when the log names the address by its hash) of
+// the address with EmailHash, sealed in SealedEmail (Email is then empty).
 type Invitation struct {
 	OrganizationID uuid.UUID
 	Email          string
+	EmailHash      string
+	SealedEmail    domain.Sealed
 	Role           organization.Role
 	InvitedBy      uuid.UUID
 	InvitedAt      time.Time
@@ -227,8 +232,8 @@ func (r *Reader) Members(ctx context.Context, orgID uuid.UUID) ([]Member, error)
 	return out, rows.Err()
 }
 
-func (r *Reader) invitations(ctx context.Context, where string, arg string) ([]Invitation, error) {
-	rows, err := r.DB.QueryContext(ctx, `SELECT org_id, email, role, invited_by, invited_at FROM org_invitations WHERE `+where+` ORDER BY email, org_id`, arg)
+func (r *Reader) invitations(ctx context.Context, where string, args ...any) ([]Invitation, error) {
+	rows, err := r.DB.QueryContext(ctx, `SELECT org_id, email, role, invited_by, invited_at, email_hash, sealed_email FROM org_invitations WHERE `+where+` ORDER BY email, org_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("organizations: invitations: %w", err)
 	}
@@ -236,9 +241,17 @@ func (r *Reader) invitations(ctx context.Context, where string, arg string) ([]I
 	var out []Invitation
 	for rows.Next() {
 		var inv Invitation
-		var org, role, by, at string
-		if err := rows.Scan(&org, &inv.Email, &role, &by, &at); err != nil {
+		var org, role, by, at, sealed string
+		if err := rows.Scan(&org, &inv.Email, &role, &by, &at, &inv.EmailHash, &sealed); err != nil {
 			return nil, err
+		}
+		if inv.EmailHash != "" {
+			inv.Email = ""
+		}
+		if sealed != "" {
+			if err := json.Unmarshal([]byte(sealed), &inv.SealedEmail); err != nil {
+				return nil, fmt.Errorf("organizations: invitation's sealed address: %w", err)
+			}
 		}
 		if inv.OrganizationID, err = uuid.Parse(org); err != nil {
 			return nil, err
@@ -260,9 +273,13 @@ func (r *Reader) Invitations(ctx context.Context, orgID uuid.UUID) ([]Invitation
 	return r.invitations(ctx, `org_id = $1`, orgID.String())
 }
 
-// InvitationsFor lists the pending invitations of a normalised address, in every organisation.
-func (r *Reader) InvitationsFor(ctx context.Context, email string) ([]Invitation, error) {
-	return r.invitations(ctx, `email = $1`, email)
+// InvitationsFor lists the pending invitations of a normalised address, in every organisation: those
+// recorded in clear, and those recorded by hash, its InviteeHash (empty: none).
+func (r *Reader) InvitationsFor(ctx context.Context, email, hash string) ([]Invitation, error) {
+	if hash == "" {
+		return r.invitations(ctx, `email = $1`, email)
+	}
+	return r.invitations(ctx, `email IN ($1, $2)`, email, hash)
 }
 
 // Guilds lists an organisation's guilds by name, each with its members.

@@ -210,7 +210,7 @@ function orgPage(ctx, page, status, secret, reload) {
   }) : null;
   const invitations = admin && page.invitations.length ? table(['Invited address', 'Role', 'Invited', ''], page.invitations.map((inv) => {
     const revoke = button('Withdraw', { kind: 'danger-outline', testid: 'revoke-invitation' });
-    revoke.addEventListener('click', () => busy(revoke, act('The invitation was not withdrawn', () => orgsApi.revokeInvitation(o.id, inv.email), `The invitation of ${inv.email} was withdrawn`)));
+    revoke.addEventListener('click', () => busy(revoke, act('The invitation was not withdrawn', () => orgsApi.revokeInvitation(o.id, inv.erased ? inv.id : inv.email), `The invitation of ${inv.email} was withdrawn`)));
     return h('tr', { 'data-invitation': inv.email }, h('td', {}, inv.email), h('td', {}, h('span', { class: 'tag' }, inv.role)),
       h('td', { title: formatTime(inv.invited_at) }, ago(inv.invited_at)), h('td', { class: 'right' }, revoke));
   }), 'invitations') : null;
