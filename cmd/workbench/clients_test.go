@@ -40,9 +40,13 @@ import (
 const compatVersion = "v0.0.0-compat"
 
 // serverScenarios is every server scenario of the pinned conformance suite and, for those that do not
-// apply to a server whose only features are tools (Workbench offers no resources, prompts, completions,
-// sampling or elicitation, and not the reference server's test tools), why. The test fails when the
-// suite lists a scenario that is not here, so a new version of the suite is looked at, not ignored.
+// apply to /mcp, why: /mcp serves the nine meta-tools and no resources, prompts or completions, so a
+// scenario that calls one of the reference server's test tools by its name (test_image_content, …) or
+// reads its resources or prompts asks for what the gateway does not have at that endpoint. What those
+// scenarios check of a remote tool (content blocks, isError, progress, elicitation, sampling) crosses
+// execute_tools and is checked against a remote written with the TypeScript SDK instead
+// (TestRemoteContentThroughExecuteTools, TestInteractiveRemoteThroughExecuteTools). The test fails when
+// the suite lists a scenario that is not here, so a new version of the suite is looked at, not ignored.
 // logging-set-level applies when the server declares the logging capability.
 var serverScenarios = map[string]string{
 	"server-initialize":             "",
@@ -52,27 +56,27 @@ var serverScenarios = map[string]string{
 	"server-sse-polling":            "",
 	"server-sse-multiple-streams":   "",
 	"logging-set-level":             "",
-	"completion-complete":           "completes an argument of the reference server's prompt test_prompt_with_arguments; Workbench offers no prompts and no completions",
+	"completion-complete":           "completes an argument of the reference server's prompt test_prompt_with_arguments; /mcp offers no prompts and no completions",
 	"tools-call-simple-text":        "calls the reference server's tool test_simple_text",
-	"tools-call-image":              "calls the reference server's tool test_image_content",
-	"tools-call-audio":              "calls the reference server's tool test_audio_content",
-	"tools-call-embedded-resource":  "calls the reference server's tool test_embedded_resource",
+	"tools-call-image":              "calls the reference server's tool test_image_content (image blocks through execute_tools: TestRemoteContentThroughExecuteTools)",
+	"tools-call-audio":              "calls the reference server's tool test_audio_content (audio blocks: TestRemoteContentThroughExecuteTools)",
+	"tools-call-embedded-resource":  "calls the reference server's tool test_embedded_resource (resource blocks: TestRemoteContentThroughExecuteTools)",
 	"tools-call-mixed-content":      "calls the reference server's tool test_multiple_content_types",
 	"tools-call-with-logging":       "calls the reference server's tool test_tool_with_logging",
 	"tools-call-error":              "calls the reference server's tool test_error_handling (Workbench's own isError results are checked by the TypeScript SDK client)",
-	"tools-call-with-progress":      "calls the reference server's tool test_tool_with_progress",
-	"tools-call-sampling":           "calls the reference server's tool test_sampling, which asks the client to sample; Workbench never requests sampling",
-	"tools-call-elicitation":        "calls the reference server's tool test_elicitation; Workbench never elicits",
+	"tools-call-with-progress":      "calls the reference server's tool test_tool_with_progress (remote progress through execute_tools: TestInteractiveRemoteThroughExecuteTools)",
+	"tools-call-sampling":           "calls the reference server's tool test_sampling (a remote's sampling relayed to the agent's client: TestInteractiveRemoteThroughExecuteTools)",
+	"tools-call-elicitation":        "calls the reference server's tool test_elicitation (a remote's elicitation relayed: TestInteractiveRemoteThroughExecuteTools)",
 	"json-schema-2020-12":           "looks for the reference server's tool json_schema_2020_12_tool",
-	"elicitation-sep1034-defaults":  "calls the reference server's tool test_elicitation_sep1034_defaults; Workbench never elicits",
-	"elicitation-sep1330-enums":     "calls the reference server's tool test_elicitation_sep1330_enums; Workbench never elicits",
-	"resources-list":                "needs resources; Workbench offers none",
+	"elicitation-sep1034-defaults":  "calls the reference server's tool test_elicitation_sep1034_defaults",
+	"elicitation-sep1330-enums":     "calls the reference server's tool test_elicitation_sep1330_enums",
+	"resources-list":                "needs resources; /mcp offers none",
 	"resources-read-text":           "reads the reference server's resource test://static-text",
 	"resources-read-binary":         "reads the reference server's resource test://static-binary",
 	"resources-templates-read":      "reads the reference server's resource template test://template/{id}/data",
 	"resources-subscribe":           "subscribes to the reference server's resource test://watched-resource",
 	"resources-unsubscribe":         "subscribes to the reference server's resource test://watched-resource",
-	"prompts-list":                  "needs prompts; Workbench offers none",
+	"prompts-list":                  "needs prompts; /mcp offers none",
 	"prompts-get-simple":            "gets the reference server's prompt test_simple_prompt",
 	"prompts-get-with-args":         "gets the reference server's prompt test_prompt_with_arguments",
 	"prompts-get-embedded-resource": "gets the reference server's prompt test_prompt_with_embedded_resource",
