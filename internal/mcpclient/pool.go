@@ -84,7 +84,15 @@ type Options struct {
 	CallTimeout, ListTimeout time.Duration
 	// ClientName is the clientInfo name sent at initialize (default "workbench").
 	ClientName, ClientVersion string
+	// MaxResponseBytes bounds one answer of an endpoint on a login's session (a POST's JSON body or
+	// its event stream, progress and relayed requests included), read before the SDK decodes it
+	// (default DefaultMaxResponseBytes): a remote cannot make Workbench hold an answer of any size.
+	MaxResponseBytes int64
 }
+
+// DefaultMaxResponseBytes is the default of Options.MaxResponseBytes: four times what one
+// execute_tools result may carry.
+const DefaultMaxResponseBytes = 32 << 20
 
 // Pool holds one MCP client session per login. It is safe for concurrent use.
 type Pool struct {
@@ -116,6 +124,9 @@ type entry struct {
 	err    error
 	status atomic.Int32 // the last 401 or 403 an endpoint answered on this session
 	hints  listingHints // which listed tools gave a readOnlyHint
+	// overCap is the MaxResponseBytes an answer on this session went over (0 when none did): the SDK
+	// reports only that the request ended without a response.
+	overCap atomic.Int64
 }
 
 // New returns a pool.
@@ -324,6 +335,9 @@ func (p *Pool) classify(e *entry, err error) error {
 		return ce
 	}
 	if e != nil {
+		if n := e.overCap.Swap(0); n != 0 {
+			return overCap(n)
+		}
 		if s := e.status.Load(); s != 0 {
 			return &Error{Status: int(s), Message: "the endpoint refused the credentials"}
 		}
@@ -478,7 +492,7 @@ func (p *Pool) withSession(parent context.Context, login uuid.UUID, ep Endpoint,
 		if errors.As(err, &ce) && ce.Status == 0 && e.status.Load() == 0 {
 			return err // our own limit, not the session's fault
 		}
-		if answered(err) && e.status.Load() == 0 {
+		if answered(err) && e.status.Load() == 0 && e.overCap.Load() == 0 {
 			return p.classify(e, err) // the remote handled the request and answered an error
 		}
 		last = p.classify(e, err)
@@ -526,6 +540,33 @@ func (b *countingBody) Read(q []byte) (int, error) {
 }
 
 func (b *countingBody) Close() error { return b.rc.Close() }
+
+// cappedBody fails a response body once it has given more than limit bytes.
+type cappedBody struct {
+	rc          io.ReadCloser
+	left, limit int64
+	hit         *atomic.Int64
+}
+
+func (b *cappedBody) Read(q []byte) (int, error) {
+	if b.left >= 0 {
+		if int64(len(q)) > b.left+1 {
+			q = q[:b.left+1]
+		}
+		n, err := b.rc.Read(q)
+		if b.left -= int64(n); b.left >= 0 {
+			return n, err
+		}
+	}
+	b.hit.Store(b.limit)
+	return 0, overCap(b.limit)
+}
+
+func overCap(limit int64) error {
+	return &Error{Message: fmt.Sprintf("the endpoint's answer is over %d bytes", limit)}
+}
+
+func (b *cappedBody) Close() error { return b.rc.Close() }
 
 // origin is u's scheme, host and port (the scheme's default when none is given), lower case.
 func origin(u *url.URL) string {
@@ -583,6 +624,13 @@ func (c *checked) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.next.RoundTrip(req)
 	if err != nil && sent != nil && sent.Load() == 0 {
 		return nil, &notSent{err: err}
+	}
+	if err == nil && c.entry != nil {
+		limit := c.pool.opts.MaxResponseBytes
+		if limit <= 0 {
+			limit = DefaultMaxResponseBytes
+		}
+		resp.Body = &cappedBody{rc: resp.Body, left: limit, limit: limit, hit: &c.entry.overCap}
 	}
 	if err == nil && listing {
 		watchListing(resp, &c.entry.hints)

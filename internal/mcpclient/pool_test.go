@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -86,5 +87,34 @@ func TestSessionCredentialsAndRejection(t *testing.T) {
 	good.Store("Bearer other")
 	if _, err := p.ListTools(context.Background(), login, Endpoint{URL: u, HeaderName: "Authorization", HeaderValue: "Bearer other"}); err != nil {
 		t.Fatalf("after the provider accepts the new credential: %v", err)
+	}
+}
+
+// An answer over MaxResponseBytes fails the call, read no further than the cap, and the call is not
+// sent again (it reached the remote); an answer within the cap on the same pool goes through.
+func TestCallAnswerOverTheCap(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
+	var calls atomic.Int32
+	s.AddTool(&mcp.Tool{Name: "big", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		calls.Add(1)
+		var a struct {
+			Size int `json:"size"`
+		}
+		_ = json.Unmarshal(req.Params.Arguments, &a)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", a.Size)}}}, nil
+	})
+	p := New(Options{AllowLoopback: true, MaxResponseBytes: 256 << 10})
+	defer p.Close()
+	ep, login := Endpoint{URL: serve(t, s, nil)}, uuid.New()
+	_, err := p.CallTool(context.Background(), login, ep, "big", json.RawMessage(`{"size":1048576}`))
+	if err == nil || !strings.Contains(err.Error(), "over 262144 bytes") {
+		t.Fatalf("a 1 MiB answer under a 256 KiB cap: %v", err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("the tool ran %d times, want 1", n)
+	}
+	res, err := p.CallTool(context.Background(), login, ep, "big", json.RawMessage(`{"size":1000}`))
+	if err != nil || !strings.Contains(string(res), strings.Repeat("x", 1000)) {
+		t.Fatalf("a 1 KB answer: %.100s, %v", res, err)
 	}
 }

@@ -164,7 +164,7 @@ func (p *Pool) withLease(parent context.Context, login uuid.UUID, ep Endpoint, c
 		p.leased.Store(e.cs, ctx)
 		err = fn(ctx, e)
 		p.leased.Delete(e.cs)
-		if err == nil || parent.Err() != nil || answered(err) && e.status.Load() == 0 {
+		if err == nil || parent.Err() != nil || answered(err) && e.status.Load() == 0 && e.overCap.Load() == 0 {
 			p.release(key, e)
 			if err == nil {
 				return nil
