@@ -322,21 +322,8 @@ func (st *txState) erase(ctx context.Context, tx execQuerier, env eventstore.Env
 		return err
 	}
 	st.emails[e.UserID] = e.Pseudonym
-	rows, err = tx.QueryContext(ctx, `SELECT event_id, record FROM audit_records WHERE user_id = $1`, e.UserID.String())
+	bodies, err := recordBodies(ctx, tx, `SELECT event_id, record FROM audit_records WHERE user_id = $1`, e.UserID.String())
 	if err != nil {
-		return err
-	}
-	bodies := map[string]string{}
-	for rows.Next() {
-		var id, body string
-		if err := rows.Scan(&id, &body); err != nil {
-			rows.Close()
-			return err
-		}
-		bodies[id] = body
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for id, body := range bodies {
@@ -356,6 +343,25 @@ func (st *txState) erase(ctx context.Context, tx execQuerier, env eventstore.Env
 	return nil
 }
 
+// recordBodies reads the stored records a query selects (event_id, record), keyed by event id: read
+// whole before they are rewritten, as one transaction may not hold a cursor open across its updates.
+func recordBodies(ctx context.Context, tx execQuerier, query string, args ...any) (map[string]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	bodies := map[string]string{}
+	for rows.Next() {
+		var id, body string
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, err
+		}
+		bodies[id] = body
+	}
+	return bodies, rows.Err()
+}
+
 // withholdQueriesFor replaces email, where an auditor's recorded read filtered on it (the "user"
 // parameter of an identity.audit_read's query, written in clear before reads recorded a keyed hash),
 // by "withheld": the erased address leaves the auditors' records too.
@@ -363,21 +369,8 @@ func withholdQueriesFor(ctx context.Context, tx execQuerier, email string) error
 	if email == "" || !strings.Contains(email, "@") {
 		return nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT event_id, record FROM audit_records WHERE kind = $1`, string(KindAuditRead))
+	bodies, err := recordBodies(ctx, tx, `SELECT event_id, record FROM audit_records WHERE kind = $1`, string(KindAuditRead))
 	if err != nil {
-		return err
-	}
-	bodies := map[string]string{}
-	for rows.Next() {
-		var id, body string
-		if err := rows.Scan(&id, &body); err != nil {
-			rows.Close()
-			return err
-		}
-		bodies[id] = body
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for id, body := range bodies {
