@@ -11,7 +11,6 @@ import (
 	"net/http"
 
 	"github.com/workbench/workbench/app/compliance"
-	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/authn"
@@ -37,7 +36,7 @@ func (m *Main) eraser(wait portalsessions.Waiter) (*compliance.Eraser, error) {
 		return nil, err
 	}
 	return &compliance.Eraser{Store: m.Store, Vault: m.Vault, Sessions: sessions, PseudonymKey: m.deriveKey("erasure-pseudonym"),
-		InviteeKey: m.deriveKey(organizations.InviteeKeyLabel)}, nil
+		InviteeKey: m.inviteeKey}, nil
 }
 
 // cmdUsers: `users erase --email E`.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/vault"
 )
 
@@ -122,5 +125,46 @@ func TestWrongEncryptionKeyRefusesStart(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"migrate"}, onlyB, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
 		t.Fatalf("B alone after the rotation: %v", err)
+	}
+}
+
+// The key of the hash that names an invited address in the log is the same before and after a
+// master-key rotation (and once the old key is dropped): an invitation recorded before the rotation is
+// still found by its invitee's address, and an erasure after it shreds the right subject.
+func TestInviteeKeyOutlivesKeyRotation(t *testing.T) {
+	a, err := vault.GenerateMasterKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := vault.GenerateMasterKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "wb.db")
+	inviteeKey := func(env map[string]string) []byte {
+		t.Helper()
+		cfg, err := config.FromEnv(envFunc(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewMain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		m.Getenv = envFunc(env)
+		if err := m.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		if len(m.inviteeKey) != 32 {
+			t.Fatalf("invitee key of %d bytes", len(m.inviteeKey))
+		}
+		return m.inviteeKey
+	}
+	before := inviteeKey(map[string]string{"DATABASE_URL": path, "ENCRYPTION_KEY": a.Encode()})
+	both := map[string]string{"DATABASE_URL": path, "ENCRYPTION_KEY": b.Encode(), "ENCRYPTION_KEY_PREVIOUS": a.Encode()}
+	if err := run(context.Background(), []string{"keys", "rotate"}, envFunc(both), &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatalf("keys rotate: %v", err)
+	}
+	after := inviteeKey(map[string]string{"DATABASE_URL": path, "ENCRYPTION_KEY": b.Encode()})
+	if !bytes.Equal(before, after) {
+		t.Fatal("the invitee hash key changed with the master key")
 	}
 }

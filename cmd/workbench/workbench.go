@@ -127,8 +127,10 @@ type Main struct {
 	ConnectorAdapters map[string]connector.Adapter
 
 	masterKey vault.MasterKey
-	pool      *pgxpool.Pool
-	rawStore  eventstore.Store
+	// inviteeKey keys organization.InviteeHash (Vault.DerivedKey of derivedKeysSubject).
+	inviteeKey []byte
+	pool       *pgxpool.Pool
+	rawStore   eventstore.Store
 	// writeGate is held by every writer of the SQLite file (store, projections, relay, vault), so that
 	// they queue in Go rather than in SQLite's busy handler; nil on PostgreSQL.
 	writeGate *sqlite.WriteGate
@@ -164,9 +166,15 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := m.openVault(ctx); err != nil {
 		return err
 	}
+	// The key of the hash that names an invited address in the log is derived from a vault data key,
+	// not from the master key, so that a master-key rotation does not change it (the hashes already in
+	// the log must still find their invitations and be shredded on erasure).
+	if m.inviteeKey, err = m.Vault.DerivedKey(ctx, derivedKeysSubject, organizations.InviteeKeyLabel); err != nil {
+		return fmt.Errorf("the invitee hash key: %w", err)
+	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
 		Projections: []projections.Projection{identity.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
-			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New().WithInviteeKey(m.deriveKey(organizations.InviteeKeyLabel)), connectorsrm.New(),
+			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New().WithInviteeKey(m.inviteeKey), connectorsrm.New(),
 			platform.NewKeys(), platform.NewCalls()},
 		Logger:     m.Logger,
 		Registerer: m.Registry,
@@ -192,7 +200,7 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.Organizations, err = organizations.New(organizations.Options{
 		Store: m.Store, Reader: &organizationsrm.Reader{DB: m.DB}, Projections: m.Runner, Keys: m.Accounts, Vault: m.Vault,
-		InviteeKey: m.deriveKey(organizations.InviteeKeyLabel),
+		InviteeKey: m.inviteeKey,
 	})
 	if err != nil {
 		return err
@@ -234,10 +242,15 @@ func (m *Main) openJots() (*jotshttp.Handler, *jots.Service, error) {
 	return h, svc, err
 }
 
+// derivedKeysSubject is the vault subject whose data key the keys that must outlive a master-key
+// rotation are derived from (Vault.DerivedKey).
+const derivedKeysSubject = "workbench-derived-keys"
+
 // deriveKey derives a purpose-bound secret from the master key (HMAC-SHA256 keyed by the master key,
 // over a fixed label), so every replica that shares ENCRYPTION_KEY shares the key without another
 // setting. Rotating the master key changes derived keys: portal sessions, claim links and MCP session ids
-// minted before then stop being valid, and clients sign in or initialize again.
+// minted before then stop being valid, and clients sign in or initialize again. A key whose hashes
+// are kept in the log comes from Vault.DerivedKey instead.
 func (m *Main) deriveKey(label string) []byte {
 	raw, err := base64.StdEncoding.DecodeString(m.masterKey.Encode())
 	if err != nil {
