@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated from protocol 2026-07-28 (SEP-2577) but are part of the revisions Workbench speaks (2025-03-26 to 2025-11-25), and relaying them to the agent's client is a feature.
+
 package mcpclient
 
 import (

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the test server asks for sampling and roots, deprecated from protocol 2026-07-28 (SEP-2577), to check that Workbench relays them.
+
 package mcpclient
 
 import (
