@@ -55,11 +55,11 @@ func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integr
 		if err != nil {
 			return Access{}, err
 		}
-		h := &held{}
+		h := &held{cache: s.redactors}
 		apiKeySecrets(h, in, doc.Fields)
 		return Access{Injector: inj, ConnectionVersion: version, held: h}, nil
 	case plugins.AuthOAuth2:
-		h := &held{}
+		h := &held{cache: s.redactors}
 		if id, secret, err := s.clientCredentials(in.Name); err == nil {
 			h.add(secret)
 			h.pair(secret, id)
@@ -89,7 +89,7 @@ func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integr
 		if err != nil {
 			return Access{}, err
 		}
-		h := &held{}
+		h := &held{cache: s.redactors}
 		cookieSecrets(h, doc.Cookies)
 		return Access{Injector: cookieInjector(doc.Cookies, s.now), ConnectionVersion: version, held: h}, nil
 	}

@@ -21,6 +21,7 @@ type held struct {
 	secrets []string
 	pairs   []string // values a Basic user:pass may be made of
 	seen    map[string]bool
+	cache   *redactors // the Service's (nil: build every time)
 }
 
 // add records secret values (the empty ones and repeats are dropped).
@@ -88,15 +89,7 @@ func (a Access) Redactor() *Redactor {
 	if len(h.secrets) == 0 {
 		return nil
 	}
-	secrets := make([]redact.Secret, len(h.secrets))
-	for i, v := range h.secrets {
-		secrets[i] = redact.Secret{Value: v, With: Redacted}
-	}
-	pairs := make([]redact.Secret, len(h.pairs))
-	for i, v := range h.pairs {
-		pairs[i] = redact.Secret{Value: v, With: Redacted}
-	}
-	return &Redactor{r: redact.New(secrets, pairs), secrets: append([]string(nil), h.secrets...)}
+	return &Redactor{r: h.cache.get(h.secrets, h.pairs), secrets: append([]string(nil), h.secrets...)}
 }
 
 // Bytes redacts a result; a JSON text stays JSON, and b itself comes back when nothing matched.

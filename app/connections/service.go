@@ -108,6 +108,8 @@ type Service struct {
 	transport http.RoundTripper
 	now       func() time.Time
 	log       *slog.Logger
+	// redactors caches the redactors of the credential values calls used (redactors.go).
+	redactors *redactors
 
 	sweepEvery time.Duration
 	retention  time.Duration
@@ -150,6 +152,7 @@ func New(cfg Config) (*Service, error) {
 		sweepEvery: cfg.SweepInterval, retention: cfg.Retention, linkTTL: cfg.LinkTTL, pollEvery: cfg.PollFallback,
 		hub: newHub(), ready: make(chan struct{}), flights: map[string]*flight{},
 	}
+	s.redactors = newRedactors(s.clock)
 	if s.links, err = signed.New[claim](cfg.LinkKey, linkLabel, &signed.Options{MaxLen: maxLinkLen, Now: s.clock}); err != nil {
 		return nil, fmt.Errorf("credentials: %w", err)
 	}
