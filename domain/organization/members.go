@@ -186,26 +186,12 @@ type AcceptInvitation struct {
 
 func (c AcceptInvitation) decide(s State) ([]domain.Event, error) {
 	const what = "accept invitation"
-	if c.UserID == uuid.Nil {
-		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
-	}
-	email, err := identity.NormalizeEmail(c.Email)
+	email, at, inv, err := pendingFor(what, s, c.UserID, c.Email, c.EmailHash, c.At)
 	if err != nil {
 		return nil, err
-	}
-	at, err := checkTime(what, c.At)
-	if err != nil {
-		return nil, err
-	}
-	if !s.Exists() {
-		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such organisation", what)
 	}
 	if err := checkSealedEmail(what, c.UserID, c.SealedEmail); err != nil {
 		return nil, err
-	}
-	inv, ok := s.Invitation(email, c.EmailHash)
-	if !ok {
-		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such invitation", what)
 	}
 	if _, member := s.Members[c.UserID]; member {
 		return []domain.Event{InvitationRevoked{OrganizationID: s.ID, Email: inv.Email, EmailHash: inv.EmailHash, RevokedBy: c.UserID, At: at}}, nil
@@ -229,23 +215,33 @@ type DeclineInvitation struct {
 }
 
 func (c DeclineInvitation) decide(s State) ([]domain.Event, error) {
-	const what = "decline invitation"
-	if c.UserID == uuid.Nil {
-		return nil, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
-	}
-	email, err := identity.NormalizeEmail(c.Email)
+	_, at, inv, err := pendingFor("decline invitation", s, c.UserID, c.Email, c.EmailHash, c.At)
 	if err != nil {
 		return nil, err
-	}
-	at, err := checkTime(what, c.At)
-	if err != nil {
-		return nil, err
-	}
-	inv, ok := s.Invitation(email, c.EmailHash)
-	if !ok || !s.Exists() {
-		return nil, domain.Errorf(domain.CodeNotFound, "%s: no such invitation", what)
 	}
 	return []domain.Event{InvitationDeclined{OrganizationID: s.ID, Email: inv.Email, EmailHash: inv.EmailHash, UserID: c.UserID, At: at}}, nil
+}
+
+// pendingFor checks an invitee's answer (a user, her address, a time) and finds the pending
+// invitation it answers, of the address or of its hash: CodeNotFound when there is none, or no
+// organisation, so that an answer tells nothing of an invitation that is not the user's.
+func pendingFor(what string, s State, user uuid.UUID, rawEmail, hash string, t time.Time) (string, time.Time, Invitation, error) {
+	if user == uuid.Nil {
+		return "", time.Time{}, Invitation{}, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
+	}
+	email, err := identity.NormalizeEmail(rawEmail)
+	if err != nil {
+		return "", time.Time{}, Invitation{}, err
+	}
+	at, err := checkTime(what, t)
+	if err != nil {
+		return "", time.Time{}, Invitation{}, err
+	}
+	inv, ok := s.Invitation(email, hash)
+	if !ok || !s.Exists() {
+		return "", time.Time{}, Invitation{}, domain.Errorf(domain.CodeNotFound, "%s: no such invitation", what)
+	}
+	return email, at, inv, nil
 }
 
 // ChangeRole changes a member's role. Owners and admins change roles; only an owner makes an owner or
