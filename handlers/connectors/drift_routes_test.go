@@ -14,7 +14,6 @@ import (
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/app/organizations"
-	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	connectorshttp "github.com/workbench/workbench/handlers/connectors"
 	"github.com/workbench/workbench/handlers/websession"
@@ -39,27 +38,7 @@ func TestSchemaDriftRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := eventstore.Metadata{Actor: "test"}
-	ada, bob := uuid.New(), uuid.New()
-	if err := orgs.SignedIn(ctx, ada, "ada@example.com", md); err != nil {
-		t.Fatal(err)
-	}
-	acme, err := orgs.Create(ctx, ada, "ada@example.com", "Acme", md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := orgs.Invite(ctx, ada, acme, "bob@example.com", organization.RoleMember, md); err != nil {
-		t.Fatal(err)
-	}
-	if err := orgs.SignedIn(ctx, bob, "bob@example.com", md); err != nil {
-		t.Fatal(err)
-	}
-	invs, err := orgs.PendingInvitations(ctx, "bob@example.com")
-	if err != nil || len(invs) != 1 {
-		t.Fatalf("bob's invitations: %+v, %v", invs, err)
-	}
-	if _, err := orgs.AcceptInvitation(ctx, bob, "bob@example.com", invs[0].ID, md); err != nil {
-		t.Fatal(err)
-	}
+	ada, bob, acme := acmeWithMember(t, orgs)
 	adaAgent, err := orgs.CreateAgent(ctx, ada, acme, "ada-bot", uuid.Nil, md)
 	if err != nil {
 		t.Fatal(err)

@@ -46,33 +46,11 @@ func TestSwitchRuleRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := eventstore.Metadata{Actor: "test"}
-	root, ada, bob := uuid.New(), uuid.New(), uuid.New()
-	for u, email := range map[uuid.UUID]string{root: "root@example.com", ada: "ada@example.com"} {
-		if err := orgs.SignedIn(ctx, u, email, md); err != nil {
-			t.Fatal(err)
-		}
-	}
-	acme, err := orgs.Create(ctx, ada, "ada@example.com", "Acme", md)
-	if err != nil {
+	root := uuid.New()
+	if err := orgs.SignedIn(ctx, root, "root@example.com", md); err != nil {
 		t.Fatal(err)
 	}
-	// Bob becomes a plain member: invited before his first sign-in, he accepts once signed in.
-	if _, err := orgs.Invite(ctx, ada, acme, "bob@example.com", organization.RoleMember, md); err != nil {
-		t.Fatal(err)
-	}
-	if err := orgs.SignedIn(ctx, bob, "bob@example.com", md); err != nil {
-		t.Fatal(err)
-	}
-	invs, err := orgs.PendingInvitations(ctx, "bob@example.com")
-	if err != nil || len(invs) != 1 {
-		t.Fatalf("bob's invitations: %+v, %v", invs, err)
-	}
-	if _, err := orgs.AcceptInvitation(ctx, bob, "bob@example.com", invs[0].ID, md); err != nil {
-		t.Fatal(err)
-	}
-	if m, err := orgs.Reader().Membership(ctx, acme, bob); err != nil || m.Role != organization.RoleMember {
-		t.Fatalf("bob in Acme: %+v, %v", m, err)
-	}
+	ada, bob, acme := acmeWithMember(t, orgs)
 	team, err := orgs.CreateGuild(ctx, ada, acme, "Team", md)
 	if err != nil {
 		t.Fatal(err)
@@ -445,4 +423,36 @@ func TestUnknownToolSwitchRoutes(t *testing.T) {
 			t.Errorf("%s %s, a tool org B's login lists: %d %v; want %d", c.scope, c.id, code, b, c.code)
 		}
 	}
+}
+
+// acmeWithMember makes organisation Acme of its owner ada, with bob a plain member: invited before
+// his first sign-in, he accepts once signed in.
+func acmeWithMember(t *testing.T, orgs *organizations.Service) (ada, bob, acme uuid.UUID) {
+	t.Helper()
+	ctx, md := context.Background(), eventstore.Metadata{Actor: "test"}
+	ada, bob = uuid.New(), uuid.New()
+	if err := orgs.SignedIn(ctx, ada, "ada@example.com", md); err != nil {
+		t.Fatal(err)
+	}
+	acme, err := orgs.Create(ctx, ada, "ada@example.com", "Acme", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := orgs.Invite(ctx, ada, acme, "bob@example.com", organization.RoleMember, md); err != nil {
+		t.Fatal(err)
+	}
+	if err := orgs.SignedIn(ctx, bob, "bob@example.com", md); err != nil {
+		t.Fatal(err)
+	}
+	invs, err := orgs.PendingInvitations(ctx, "bob@example.com")
+	if err != nil || len(invs) != 1 {
+		t.Fatalf("bob's invitations: %+v, %v", invs, err)
+	}
+	if _, err := orgs.AcceptInvitation(ctx, bob, "bob@example.com", invs[0].ID, md); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := orgs.Reader().Membership(ctx, acme, bob); err != nil || m.Role != organization.RoleMember {
+		t.Fatalf("bob in Acme: %+v, %v", m, err)
+	}
+	return ada, bob, acme
 }
