@@ -168,7 +168,7 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	}
 	au, _ := url.Parse(res.AuthorizationURL)
 	res.AuthorizationHost = au.Host
-	res.Outcome = cur.Anew()
+	res.Outcome = cur.StartAnew()
 	res.Login, err = s.view(ctx, loginID)
 	return res, err
 }

@@ -43,14 +43,22 @@ type Outcome string
 const (
 	OutcomeCreated     Outcome = "created"     // a new login
 	OutcomeReconnected Outcome = "reconnected" // new credentials over a disconnected login, its id kept
-	OutcomeRetried     Outcome = "retried"     // a pending login (sign-in or settings unfinished) tried again, its id kept
+	OutcomeRetried     Outcome = "retried"     // a pending login tried again, or a sign-in started over an unconnected one (it stays as it is until the callback), its id kept
 	OutcomeReplaced    Outcome = "replaced"    // new credentials over a connected login
 	OutcomeKept        Outcome = "kept"        // the stored login stays
 	OutcomeCurrent     Outcome = "current"     // the credentials equal the stored ones
 )
 
-// Anew is what connecting over s does when s is not a connected login: created (no login),
-// reconnected (a disconnected one) or retried (a pending one).
+// Anew is what connecting with credentials over s does when s is not a connected login: created (no
+// login), reconnected (a disconnected one) or retried (a pending one). Starting a sign-in over an
+// existing login is retried whatever its status (StartAnew): nothing is connected before the callback.
+func (s State) StartAnew() Outcome {
+	if !s.Exists() {
+		return OutcomeCreated
+	}
+	return OutcomeRetried
+}
+
 func (s State) Anew() Outcome {
 	switch {
 	case !s.Exists():

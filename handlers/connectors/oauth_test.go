@@ -166,9 +166,10 @@ func TestOAuthDynamicFlow(t *testing.T) {
 			if _, _, d := n.c.do("GET", "/api/mcp/connections/"+id, nil, false); d["status"] != "disconnected" {
 				t.Fatalf("after invalid_grant: %v", d)
 			}
-			// A retry over the disconnected login (its outcome says so), denied: it stays disconnected.
+			// A sign-in started again over the disconnected login (retried: nothing is connected before
+			// the callback), denied: it stays disconnected.
 			code, b = n.connect("agent", agent)
-			if code != 201 || b["connection"].(map[string]any)["id"] != id || b["outcome"] != "reconnected" {
+			if code != 201 || b["connection"].(map[string]any)["id"] != id || b["outcome"] != "retried" {
 				t.Fatalf("retry: %d %v", code, b)
 			}
 			a.Set(func(a *connectorstest.OAuthServer) { a.Deny = true })
