@@ -278,6 +278,17 @@ func (s *Service) MintOrRotateAgent(ctx context.Context, user, agent uuid.UUID, 
 	return s.MintAgentKey(ctx, user, agent, md)
 }
 
+// HasLiveKey says whether the agent (uuid.Nil: the default agent) has a key that authenticates now,
+// read from the log. It answers false when the log cannot be read: callers use it for messages only.
+func (s *Service) HasLiveKey(ctx context.Context, user, agent uuid.UUID) bool {
+	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), Users)
+	if err != nil {
+		return false
+	}
+	_, live := st.LiveKeyFor(agent)
+	return live
+}
+
 // RevokeKey retires the default agent's live key without a replacement.
 func (s *Service) RevokeKey(ctx context.Context, user uuid.UUID, md eventstore.Metadata) (eventstore.Position, error) {
 	return s.RevokeAgentKey(ctx, user, uuid.Nil, md)

@@ -55,6 +55,7 @@ func cmdAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("apikey create: %s", describe(err))
 	}
 	md.OnBehalfOf = u.ID.String()
+	hadKey := m.Accounts.HasLiveKey(ctx, u.ID, agent)
 	key, _, err := m.Accounts.MintOrRotateAgent(ctx, u.ID, agent, md)
 	if err != nil {
 		return fmt.Errorf("apikey create: %s", describe(err))
@@ -62,7 +63,12 @@ func cmdAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 	if created {
 		fmt.Fprintf(stderr, "created user %s (%s)\n", u.Email, u.ID)
 	}
-	fmt.Fprintf(stderr, "API key %s for %s: shown once, keep it (any earlier key of this agent has stopped working)\n", key.Prefix, u.Email)
+	base, _ := linkBaseURL(getenv, m.Config.DataDir, m.Config.ServerPublicURL)
+	fmt.Fprintf(stderr, "API key %s for %s: it is shown only now, so keep it. An MCP client sends it as\n"+
+		"  Authorization: Bearer <key>\nto %s/mcp\n", key.Prefix, u.Email, base)
+	if hadKey {
+		fmt.Fprint(stderr, "It replaces the key this agent had: that one has stopped working.\n")
+	}
 	fmt.Fprintln(stdout, key.Secret)
 	return nil
 }
@@ -137,19 +143,21 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	return nil
 }
 
-// cmdSigninLink: `signin-link --email E` prints a one-time portal sign-in link for the user of E
-// (created when missing), the same kind of link `serve` prints for WORKBENCH_ADMIN_EMAIL when no SSO
-// provider is configured. It is how an operator lets another person in without SSO: whoever opens
-// the link first, within signin.LinkTTL, is signed in as that user; so hand it over privately.
+// cmdSigninLink: `signin-link [--email E]` prints a one-time portal sign-in link for the user of E
+// (created when missing; default WORKBENCH_ADMIN_EMAIL's user), the same kind of link `serve` prints
+// when no SSO provider is configured. It is how an operator signs in again once the startup link has
+// expired, or lets another person in without SSO: whoever opens the link first, within
+// signin.LinkTTL, is signed in as that user; so hand it over privately. The link is built on the
+// running server's public URL (linkBaseURL) unless this command's environment names one.
 func cmdSigninLink(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("signin-link", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	email := fs.String("email", "", "the user's email address (the user is created when missing)")
+	email := fs.String("email", "", "the user's email address (the user is created when missing; default WORKBENCH_ADMIN_EMAIL's user)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	if *email == "" || fs.NArg() != 0 {
-		fmt.Fprint(stderr, "usage: workbench signin-link --email EMAIL\n")
+	if fs.NArg() != 0 {
+		fmt.Fprint(stderr, "usage: workbench signin-link [--email EMAIL]\n")
 		return errUsage
 	}
 	m, err := openMain(ctx, getenv, stderr, nil)
@@ -157,11 +165,15 @@ func cmdSigninLink(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	defer m.Close()
+	if *email == "" {
+		*email = m.Config.SignIn.AdminEmail
+	}
+	base, from := linkBaseURL(getenv, m.Config.DataDir, m.Config.ServerPublicURL)
 	svc, err := signin.New(signin.Config{
 		Settings: signin.Settings{AdminEmail: *email}, Users: m.Accounts, Store: m.Store, Vault: m.Vault,
 		// The CLI reads no read model: the server's own runner projects the new user from the log
 		// before anyone can open the link, so there is nothing to wait for here.
-		Projections: noWait{}, PublicURL: m.Config.ServerPublicURL, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,
+		Projections: noWait{}, PublicURL: base, FlowKey: m.deriveKey("signin-flow"), Logger: m.Logger,
 	})
 	if err != nil {
 		return err
@@ -170,8 +182,8 @@ func cmdSigninLink(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return fmt.Errorf("signin-link: %s", describe(err))
 	}
-	fmt.Fprintf(stderr, "one-time sign-in link for %s: it works once, within %s; whoever opens it is signed in as this user\n",
-		strings.ToLower(strings.TrimSpace(*email)), signindom.LinkTTL)
+	fmt.Fprintf(stderr, "one-time sign-in link for %s on %s (%s): it works once, within %s; whoever opens it is signed in as this user\n",
+		strings.ToLower(strings.TrimSpace(*email)), base, from, signindom.LinkTTL)
 	fmt.Fprintln(stdout, link)
 	return nil
 }

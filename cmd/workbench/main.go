@@ -3,7 +3,7 @@
 //	workbench [serve]                       run the server (migrates first)
 //	workbench migrate [--create-role NAME]  apply pending schema migrations and exit (and create the server's PostgreSQL role)
 //	workbench apikey create --email E       create the user when missing, mint a key, print it once
-//	workbench signin-link --email E         print a one-time portal sign-in link for that user
+//	workbench signin-link [--email E]       print a one-time portal sign-in link for that user
 //	workbench events tail [--from POS] [-f] print the event log as JSON lines
 //	workbench projections rebuild [NAME]    rebuild one read model (or all) from position zero
 //	workbench keys rotate                   re-seal every data key under the current ENCRYPTION_KEY
@@ -49,7 +49,8 @@ commands:
   migrate [--create-role NAME]   apply pending schema migrations and exit; --create-role: create the server's
                                  least-privilege PostgreSQL role (append-only on events)
   apikey create --email EMAIL    create the user when missing, mint an API key, print it once
-  signin-link --email EMAIL      print a one-time portal sign-in link for that user (created when missing)
+  signin-link [--email EMAIL]    print a one-time portal sign-in link for the running server (default: the
+                                 WORKBENCH_ADMIN_EMAIL user; another user is created when missing)
   events tail [--from POS] [-f]  print the event log as JSON lines (-f: keep following)
   projections rebuild [NAME]     rebuild one read model, or all, from position zero
   audit replay [flags]           stream the log's audit records as JSON lines or CSV (-h for flags)
@@ -65,7 +66,7 @@ commands:
   connectors check DIR           validate connector folders (a CONNECTORS_DIR) and print every problem
   version                        print the version (also --version)
 
-Configuration comes from the environment; see the README.
+Configuration comes from the environment; see docs/configuration.md.
 `
 
 // run dispatches a command line. It is main without the process: tests call it directly.

@@ -112,6 +112,10 @@ func checkServer(t *testing.T, env map[string]string) {
 	if !identity.LooksLikeAPIKey(secret) || !strings.Contains(errOut.String(), "created user ada@example.com") {
 		t.Fatalf("apikey create printed %q / %q", secret, errOut.String())
 	}
+	// A newcomer's first key: where it goes, and no talk of replaced keys before there was one.
+	if said := errOut.String(); !strings.Contains(said, "Authorization: Bearer <key>") || !strings.Contains(said, "/mcp") || strings.Contains(said, "replaces") {
+		t.Fatalf("apikey create said %q; want how to use the key, and nothing of a replaced key", said)
+	}
 	// The server's own read model learns about the key from the log.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -151,6 +155,13 @@ func checkServer(t *testing.T, env map[string]string) {
 	out.Reset()
 	if err := run(context.Background(), []string{"projections", "rebuild"}, envFunc(env), &out, io.Discard); err != nil || !strings.Contains(out.String(), "rebuilt all projections") {
 		t.Fatalf("projections rebuild: %v %q", err, out.String())
+	}
+	var again bytes.Buffer
+	if err := run(context.Background(), []string{"apikey", "create", "--email", "ada@example.com"}, envFunc(env), io.Discard, &again); err != nil {
+		t.Fatalf("apikey create again: %v\n%s", err, again.String())
+	}
+	if !strings.Contains(again.String(), "replaces the key this agent had") {
+		t.Fatalf("a second apikey create said %q; want that the earlier key stopped working", again.String())
 	}
 }
 

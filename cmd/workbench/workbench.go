@@ -769,6 +769,10 @@ func (m *Main) serve(ctx context.Context, root http.Handler, signIn *signin.Serv
 		Write: m.Config.HTTP.WriteTimeout, Idle: m.Config.HTTP.IdleTimeout,
 	}.Apply(srv)
 	httpserve.Edge(srv)
+	if err := recordPublicURL(m.Config.DataDir, m.Config.ServerPublicURL); err != nil {
+		m.Logger.Warn("could not record the public URL for the command line; `workbench signin-link` will print links for its own configuration",
+			"dir", m.Config.DataDir, "err", err)
+	}
 	if !signIn.SSOConfigured() {
 		// Issued before serving, so it is in the log by the time /readyz answers.
 		link, err := signIn.IssueStartupLink(ctx)
@@ -776,7 +780,7 @@ func (m *Main) serve(ctx context.Context, root http.Handler, signIn *signin.Serv
 			return fmt.Errorf("one-time sign-in link: %w", err)
 		}
 		m.Logger.Warn("!!! No SSO provider is configured. Sign in to the portal ONCE, within 15 minutes, by opening this link "+
-			"(a new one is printed at every start; set GOOGLE_OIDC_* or KEYCLOAK_OIDC_* for SSO)", "url", link, "user", signIn.AdminEmail())
+			"(for another one, run `workbench signin-link` with this server's environment; set GOOGLE_OIDC_* or KEYCLOAK_OIDC_* for SSO)", "url", link, "user", signIn.AdminEmail())
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

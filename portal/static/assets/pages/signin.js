@@ -38,7 +38,7 @@ export async function render(ctx, main) {
         h('ol', {},
           h('li', {}, 'Look at the output of ', h('code', {}, 'workbench serve'), ' (or your container logs) for a line with ', h('code', {}, '/auth/link/'), '.'),
           h('li', {}, 'Open that link in this browser. It works once and expires 15 minutes after the server started.'),
-          h('li', {}, 'If it has expired or was used, restart the server to print a new one.')),
+          h('li', {}, 'If it has expired or was used, print a new one: run ', h('code', {}, 'workbench signin-link'), ' beside the server, with the same environment (it prints a link for the admin user; ', h('code', {}, '--email'), ' names someone else).')),
         h('p', { class: 'muted small' }, 'To let people sign in with Google or Keycloak instead, configure single sign-on in the server\'s environment.')));
     return;
   }
