@@ -14,7 +14,7 @@
 //	workbench backup --to PATH              copy a running SQLite database into a new file (online)
 //	workbench version                       print the version (also --version)
 //
-// Configuration comes from the environment (see the README and internal/config).
+// Configuration comes from the environment (see docs/configuration.md and internal/config).
 package main
 
 import (
@@ -65,7 +65,7 @@ commands:
   connectors check DIR           validate connector folders (a CONNECTORS_DIR) and print every problem
   version                        print the version (also --version)
 
-Configuration comes from the environment; see the README.
+Configuration comes from the environment; see docs/configuration.md.
 `
 
 // run dispatches a command line. It is main without the process: tests call it directly.
