@@ -1,6 +1,6 @@
-# Workbench. `make run` serves on the embedded SQLite default; `make test` runs every test (PostgreSQL
-# and NATS paths run when WORKBENCH_TEST_POSTGRES_URL / WORKBENCH_TEST_NATS_URL are set, as .ci/run does),
-# including the repository's import rules (importrules_test.go), which `make lint` also runs on its own.
+# Workbench. `make run` serves on the embedded SQLite default; `make test` runs go vet and every test, the
+# import rules included (`make lint` also runs those on their own). What the tests need and the settings the
+# benchmarks read: docs/testing.md and docs/benchmarks.md.
 GO        ?= go
 BIN       ?= bin/workbench
 PKGS      ?= ./...
@@ -22,15 +22,9 @@ test:
 	$(GO) vet $(PKGS)
 	$(GO) test $(TESTFLAGS) $(PKGS)
 
-# Benchmarks print their own summary lines (append backend=…, rebuild …, mcp_e2e …, mcp_scale …, jot_flood …, proxy …,
-# browser …, replicas …); PostgreSQL cases run when WORKBENCH_TEST_POSTGRES_URL is set, the replica figures
-# when WORKBENCH_TEST_NATS_URL is also set. The end-to-end MCP benchmark
-# measures each phase for WORKBENCH_BENCH_SECONDS (default 10) and writes CPU, block and mutex profiles of its MCP
-# phase into WORKBENCH_BENCH_PROFILE_DIR when set. The scaling table (1-128 clients on logs of 1k, 100k and 1M events,
-# all served at once) measures each cell for WORKBENCH_BENCH_SCALE_SECONDS per size (default 2), in rounds that
-# alternate the sizes; WORKBENCH_BENCH_SCALE_EVENTS picks the log sizes.
-# The audit chain benchmark verifies WORKBENCH_BENCH_CHAIN_EVENTS events (default 1,000,000) and measures appends
-# with the sealer off and on (the on/off ratio).
+# Each benchmark prints its own summary lines; PostgreSQL cases run when WORKBENCH_TEST_POSTGRES_URL is set,
+# the replica figures when WORKBENCH_TEST_NATS_URL is also set (the other WORKBENCH_BENCH_* settings:
+# docs/benchmarks.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./eventstore/benchmarks/
 	$(GO) test -run '^$$' -bench BenchmarkRebuild -benchtime 1x -count 1 -timeout 30m ./projections/

@@ -11,8 +11,8 @@ import (
 )
 
 // aliasSuffix is the alias suffix a layer's package takes when a file imports two packages of the same name
-// (README.md, "Layout"): the app/ package keeps its name, a read model is <name>rm, an adapter <name>http, an
-// aggregate <name>dom. Packages of other layers keep their name.
+// (docs/architecture.md, "The import rules"): the app/ package keeps its name, a read model is <name>rm, an
+// adapter <name>http, an aggregate <name>dom. Packages of other layers keep their name.
 var aliasSuffix = map[string]string{"projections": "rm", "handlers": "http", "domain": "dom"}
 
 // TestImportAliases holds every Go file of the module to one import-alias convention: a package of this module

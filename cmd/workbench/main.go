@@ -14,7 +14,7 @@
 //	workbench backup --to PATH              copy a running SQLite database into a new file (online)
 //	workbench version                       print the version (also --version)
 //
-// Configuration comes from the environment (see the README and internal/config).
+// Configuration comes from the environment (see docs/configuration.md and internal/config).
 package main
 
 import (
