@@ -121,6 +121,7 @@ func runClients(t *testing.T, postgresURL func() string, publicHost string) {
 		runChecks(t, "mcp-remote", clients, []string{"WORKBENCH_MCP_URL=" + srv.Base + "/mcp",
 			"WORKBENCH_SIGNIN_LINK=" + srv.newSignInLink(t, "compat@example.com")}, "mcp-remote-client.mjs", "oauth")
 	})
+	t.Run("readme-typescript-snippet", func(t *testing.T) { runREADMESnippet(t, clients, srv, key) })
 	t.Run("go-sdk", func(t *testing.T) { runGoSDK(t, srv, key) })
 	t.Run("protocol-versions", func(t *testing.T) { runProtocolVersions(t, srv, key) })
 	t.Run("conformance", func(t *testing.T) {
