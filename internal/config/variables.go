@@ -79,7 +79,7 @@ var Variables = []Var{
 			"its origin as the OAuth issuer (the consent page itself opens here, where the portal session is) and tokens for it, which work on all three; " +
 			"`/mcp` accepts their `Origin`s and refuses a request whose `Host` is not a loopback name (DNS rebinding)"},
 	{Name: "MAX_CONNS_PER_CLIENT", Area: AreaServer, Default: "`256`",
-		Meaning: "open connections one client IP address may hold; one more is closed at once, unanswered (loopback included). Behind a reverse proxy every client has the proxy's address: raise it, or `0` for no cap",
+		Meaning: "open connections one client IP address may hold; one more is closed at once, unanswered (loopback included). Behind a reverse proxy every client has the proxy's address: raise it, or turn the cap off",
 		Whole:   &Whole{Min: 0, Max: 1000000, Unit: "a whole number of connections per client address (0 for no cap)"}},
 	{Name: "HTTP_READ_HEADER_TIMEOUT_SECONDS", Area: AreaServer, Default: "`10`",
 		Meaning: "the deadline for a request's head", Whole: seconds(1, 3600)},
