@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
+	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -21,13 +20,9 @@ func cmdPlugins(ctx context.Context, args []string, getenv func(string) string, 
 		return errUsage
 	}
 	// The same switch as serve's: a plugin pointing at a local development server passes with it.
-	allowLoopback := false
-	if v := strings.TrimSpace(getenv("WORKBENCH_DEV_ALLOW_LOOPBACK")); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("WORKBENCH_DEV_ALLOW_LOOPBACK=%q: want true or false", v)
-		}
-		allowLoopback = b
+	allowLoopback, err := config.DevAllowLoopback(getenv)
+	if err != nil {
+		return err
 	}
 	res, err := plugins.Check(ctx, args[1], allowLoopback)
 	if err != nil {

@@ -15,7 +15,7 @@ const EnvAdmins = "WORKBENCH_ADMINS"
 // is unset or blank the one admin is fallback (the WORKBENCH_ADMIN_EMAIL user). A malformed address is
 // an error naming the variable and the address.
 func readAdmins(getenv func(string) string, fallback string) ([]string, error) {
-	list := strings.TrimSpace(getenv(EnvAdmins))
+	list := reader(getenv).text(EnvAdmins)
 	if list == "" {
 		list = fallback
 	}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -32,37 +31,24 @@ type AuditSink struct {
 
 // readAuditSink reads the SIEM feed's settings; busURL is the already-read BUS_URL.
 func readAuditSink(getenv func(string) string, busURL string) (AuditSink, error) {
+	r := reader(getenv)
 	s := AuditSink{
-		URL: strings.TrimSpace(getenv(EnvAuditSinkURL)), Secret: getenv(EnvAuditSinkSecret),
-		NATSSubject: strings.TrimSpace(getenv(EnvAuditSinkNATSSubject)), NATSURL: strings.TrimSpace(getenv(EnvAuditSinkNATSURL)),
-	}
-	num := func(name string, def int) (int, error) {
-		v := strings.TrimSpace(getenv(name))
-		if v == "" {
-			return def, nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("%s=%q: want a whole number of at least 1", name, v)
-		}
-		return n, nil
+		URL: r.text(EnvAuditSinkURL), Secret: r.raw(EnvAuditSinkSecret),
+		NATSSubject: r.text(EnvAuditSinkNATSSubject), NATSURL: r.text(EnvAuditSinkNATSURL),
 	}
 	var err error
-	if s.Batch, err = num(EnvAuditSinkBatch, 100); err != nil {
+	if s.Batch, err = r.wholeInt(EnvAuditSinkBatch, 100); err != nil {
 		return s, err
 	}
-	rmin, err := num(EnvAuditSinkRetryMin, 1)
-	if err != nil {
+	if s.RetryMin, err = r.seconds(EnvAuditSinkRetryMin, time.Second); err != nil {
 		return s, err
 	}
-	rmax, err := num(EnvAuditSinkRetryMax, 300)
-	if err != nil {
+	if s.RetryMax, err = r.seconds(EnvAuditSinkRetryMax, 300*time.Second); err != nil {
 		return s, err
 	}
-	if rmax < rmin {
-		return s, fmt.Errorf("%s=%d is below %s=%d", EnvAuditSinkRetryMax, rmax, EnvAuditSinkRetryMin, rmin)
+	if s.RetryMax < s.RetryMin {
+		return s, fmt.Errorf("%s=%d is below %s=%d", EnvAuditSinkRetryMax, s.RetryMax/time.Second, EnvAuditSinkRetryMin, s.RetryMin/time.Second)
 	}
-	s.RetryMin, s.RetryMax = time.Duration(rmin)*time.Second, time.Duration(rmax)*time.Second
 	if s.NATSSubject != "" && s.NATSURL == "" {
 		if !strings.HasPrefix(busURL, "nats://") {
 			return s, fmt.Errorf("%s is set but neither %s nor BUS_URL names a NATS server", EnvAuditSinkNATSSubject, EnvAuditSinkNATSURL)
@@ -70,4 +56,11 @@ func readAuditSink(getenv func(string) string, busURL string) (AuditSink, error)
 		s.NATSURL = busURL
 	}
 	return s, nil
+}
+
+// readAudit reads the audit area: the SIEM feed.
+func readAudit(r reader, c *Config) error {
+	var err error
+	c.AuditSink, err = readAuditSink(r, c.BusURL)
+	return err
 }

@@ -33,9 +33,9 @@ func (h HTTP) ListenAddr(port int) string {
 	return net.JoinHostPort(h.Host, strconv.Itoa(port))
 }
 
-func (h *HTTP) read(getenv func(string) string) error {
-	h.MaxConnsPerClient = DefaultMaxConnsPerClient
-	if v := strings.TrimSpace(getenv("HOST")); v != "" {
+// read reads the bind address, the per-client connection cap and the deadlines.
+func (h *HTTP) read(r reader) error {
+	if v := r.text("HOST"); v != "" {
 		ip := strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
 		if net.ParseIP(ip) != nil {
 			v = ip
@@ -44,31 +44,19 @@ func (h *HTTP) read(getenv func(string) string) error {
 		}
 		h.Host = v
 	}
-	if v := strings.TrimSpace(getenv("MAX_CONNS_PER_CLIENT")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1000000 {
-			return fmt.Errorf("MAX_CONNS_PER_CLIENT=%q: want a whole number of connections per client address, or 0 for no cap", v)
-		}
-		h.MaxConnsPerClient = n
+	var err error
+	if h.MaxConnsPerClient, err = r.wholeInt("MAX_CONNS_PER_CLIENT", DefaultMaxConnsPerClient); err != nil {
+		return err
 	}
-	for _, d := range []struct {
-		name string
-		to   *time.Duration
-	}{
-		{"HTTP_READ_HEADER_TIMEOUT_SECONDS", &h.ReadHeaderTimeout},
-		{"HTTP_READ_TIMEOUT_SECONDS", &h.ReadTimeout},
-		{"HTTP_WRITE_TIMEOUT_SECONDS", &h.WriteTimeout},
-		{"HTTP_IDLE_TIMEOUT_SECONDS", &h.IdleTimeout},
-	} {
-		v := strings.TrimSpace(getenv(d.name))
-		if v == "" {
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 3600 {
-			return fmt.Errorf("%s=%q: want whole seconds from 1 to 3600", d.name, v)
-		}
-		*d.to = time.Duration(n) * time.Second
+	if h.ReadHeaderTimeout, err = r.seconds("HTTP_READ_HEADER_TIMEOUT_SECONDS", 0); err != nil {
+		return err
 	}
-	return nil
+	if h.ReadTimeout, err = r.seconds("HTTP_READ_TIMEOUT_SECONDS", 0); err != nil {
+		return err
+	}
+	if h.WriteTimeout, err = r.seconds("HTTP_WRITE_TIMEOUT_SECONDS", 0); err != nil {
+		return err
+	}
+	h.IdleTimeout, err = r.seconds("HTTP_IDLE_TIMEOUT_SECONDS", 0)
+	return err
 }

@@ -33,7 +33,7 @@ func (l OrgLimits) MonthlyCap(slug string) (int, bool) {
 // readOrgLimits parses WORKBENCH_ORG_LIMITS; an unknown key, a negative number or a blank slug is an
 // error naming the variable.
 func readOrgLimits(getenv func(string) string) (OrgLimits, error) {
-	raw := strings.TrimSpace(getenv(EnvOrgLimits))
+	raw := reader(getenv).text(EnvOrgLimits)
 	if raw == "" {
 		return OrgLimits{}, nil
 	}

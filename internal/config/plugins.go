@@ -21,14 +21,15 @@ func PluginEnvPrefix(integration string) string {
 // it. An integration whose <PLUGIN>_CLIENT_ID is unset is left out: it cannot be connected until the
 // operator sets it (and restarts).
 func PluginClients(getenv func(string) string, integrations []string) map[string]OAuthClient {
+	r := reader(getenv)
 	out := make(map[string]OAuthClient)
 	for _, name := range integrations {
 		p := PluginEnvPrefix(name)
-		id := strings.TrimSpace(getenv(p + "_CLIENT_ID"))
+		id := r.filled(pluginClientID, p)
 		if id == "" {
 			continue
 		}
-		out[name] = OAuthClient{ID: id, Secret: strings.TrimSpace(getenv(p + "_CLIENT_SECRET"))}
+		out[name] = OAuthClient{ID: id, Secret: r.filled(pluginClientSecret, p)}
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // EnvConnectorRegistryDir names the connector registry an instance admin installs connectors from
@@ -34,8 +33,8 @@ type ConnectorRegistry struct {
 // Its entries are read at every listing and install (app/connectors registry.go), so a file added
 // later needs no restart; a bad entry is shown with its problems, never a reason not to start.
 func readConnectorRegistry(getenv func(string) string, allowLoopback bool) (ConnectorRegistry, error) {
-	dir := strings.TrimSpace(getenv(EnvConnectorRegistryDir))
-	raw := strings.TrimSpace(getenv(EnvConnectorRegistryURL))
+	r := reader(getenv)
+	dir, raw := r.text(EnvConnectorRegistryDir), r.text(EnvConnectorRegistryURL)
 	if dir != "" && raw != "" {
 		return ConnectorRegistry{}, fmt.Errorf("%s and %s are both set; set one: a directory or the URL of a registry index", EnvConnectorRegistryDir, EnvConnectorRegistryURL)
 	}

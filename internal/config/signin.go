@@ -64,49 +64,90 @@ type SignIn struct {
 //
 // A half-configured provider is an error that names the missing variable.
 func readSignIn(getenv func(string) string) (SignIn, error) {
-	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	r := reader(getenv)
 	var s SignIn
-	gid, gsecret := get(EnvGoogleClientID), get(EnvGoogleClientSecret)
-	switch {
-	case gid != "" && gsecret != "":
-		s.Providers = append(s.Providers, OIDCProvider{ID: "google", Name: "Google", Issuer: GoogleIssuer, ClientID: gid, ClientSecret: gsecret})
-	case gid != "":
-		return SignIn{}, fmt.Errorf("%s is set but %s is not: Google sign-in needs both (a web application client of the Google Cloud console)", EnvGoogleClientID, EnvGoogleClientSecret)
-	case gsecret != "":
-		return SignIn{}, fmt.Errorf("%s is set but %s is not", EnvGoogleClientSecret, EnvGoogleClientID)
-	}
-	kiss, kid, ksecret := get(EnvKeycloakIssuer), get(EnvKeycloakClientID), get(EnvKeycloakClientSecret)
-	switch {
-	case kiss != "" && kid != "":
-		if err := checkIssuer(kiss); err != nil {
-			return SignIn{}, fmt.Errorf("%s: %w", EnvKeycloakIssuer, err)
+	for _, read := range []func(reader) (*OIDCProvider, error){readGoogle, readKeycloak} {
+		p, err := read(r)
+		if err != nil {
+			return SignIn{}, err
 		}
-		s.Providers = append(s.Providers, OIDCProvider{ID: "keycloak", Name: "Keycloak", Issuer: strings.TrimSuffix(kiss, "/"), ClientID: kid, ClientSecret: ksecret})
-	case kiss != "":
-		return SignIn{}, fmt.Errorf("%s is set but %s is not", EnvKeycloakIssuer, EnvKeycloakClientID)
-	case kid != "" || ksecret != "":
-		return SignIn{}, fmt.Errorf("%s is set but %s is not: set it to the realm URL, e.g. https://sso.example.com/realms/acme", EnvKeycloakClientID, EnvKeycloakIssuer)
+		if p != nil {
+			s.Providers = append(s.Providers, *p)
+		}
 	}
-	for _, d := range strings.Split(get(EnvAllowedDomains), ",") {
+	var err error
+	if s.AllowedDomains, err = readAllowedDomains(r); err != nil {
+		return SignIn{}, err
+	}
+	admin := r.text(EnvAdminEmail)
+	if admin == "" {
+		admin = DefaultAdminEmail
+	}
+	if s.AdminEmail, err = identity.NormalizeEmail(admin); err != nil {
+		return SignIn{}, fmt.Errorf("%s: %w", EnvAdminEmail, err)
+	}
+	return s, nil
+}
+
+// readGoogle reads Google's client: both variables, or neither (nil).
+func readGoogle(r reader) (*OIDCProvider, error) {
+	id, secret := r.text(EnvGoogleClientID), r.text(EnvGoogleClientSecret)
+	switch {
+	case id != "" && secret != "":
+		return &OIDCProvider{ID: "google", Name: "Google", Issuer: GoogleIssuer, ClientID: id, ClientSecret: secret}, nil
+	case id != "":
+		return nil, fmt.Errorf("%s is set but %s is not: Google sign-in needs both (a web application client of the Google Cloud console)", EnvGoogleClientID, EnvGoogleClientSecret)
+	case secret != "":
+		return nil, fmt.Errorf("%s is set but %s is not", EnvGoogleClientSecret, EnvGoogleClientID)
+	}
+	return nil, nil
+}
+
+// readKeycloak reads the Keycloak realm and client: the issuer and the client id, or neither (nil).
+func readKeycloak(r reader) (*OIDCProvider, error) {
+	issuer, id, secret := r.text(EnvKeycloakIssuer), r.text(EnvKeycloakClientID), r.text(EnvKeycloakClientSecret)
+	switch {
+	case issuer != "" && id != "":
+		if err := checkIssuer(issuer); err != nil {
+			return nil, fmt.Errorf("%s: %w", EnvKeycloakIssuer, err)
+		}
+		return &OIDCProvider{ID: "keycloak", Name: "Keycloak", Issuer: strings.TrimSuffix(issuer, "/"), ClientID: id, ClientSecret: secret}, nil
+	case issuer != "":
+		return nil, fmt.Errorf("%s is set but %s is not", EnvKeycloakIssuer, EnvKeycloakClientID)
+	case id != "" || secret != "":
+		return nil, fmt.Errorf("%s is set but %s is not: set it to the realm URL, e.g. https://sso.example.com/realms/acme", EnvKeycloakClientID, EnvKeycloakIssuer)
+	}
+	return nil, nil
+}
+
+// readAllowedDomains reads SIGNIN_ALLOWED_DOMAINS into lower-case domains (a leading @ is dropped).
+func readAllowedDomains(r reader) ([]string, error) {
+	var out []string
+	for _, d := range strings.Split(r.text(EnvAllowedDomains), ",") {
 		d = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(d), "@")))
 		if d == "" {
 			continue
 		}
 		if strings.ContainsAny(d, "@/ ") || !strings.Contains(d, ".") {
-			return SignIn{}, fmt.Errorf("%s: %q is not an email domain such as example.com", EnvAllowedDomains, d)
+			return nil, fmt.Errorf("%s: %q is not an email domain such as example.com", EnvAllowedDomains, d)
 		}
-		s.AllowedDomains = append(s.AllowedDomains, d)
+		out = append(out, d)
 	}
-	admin := get(EnvAdminEmail)
-	if admin == "" {
-		admin = DefaultAdminEmail
+	return out, nil
+}
+
+// readSignInArea reads the sign-in area: portal sign-in, the instance admins and the lifetime of the
+// access tokens issued to MCP clients.
+func readSignInArea(r reader, c *Config) error {
+	var err error
+	if c.SignIn, err = readSignIn(r); err != nil {
+		return err
 	}
-	norm, err := identity.NormalizeEmail(admin)
-	if err != nil {
-		return SignIn{}, fmt.Errorf("%s: %w", EnvAdminEmail, err)
+	if c.Admins, err = readAdmins(r, c.SignIn.AdminEmail); err != nil {
+		return err
 	}
-	s.AdminEmail = norm
-	return s, nil
+	c.OAuthAccessTokenTTL, err = r.seconds("OAUTH_ACCESS_TOKEN_TTL_SECONDS", 0)
+	return err
 }
 
 // checkIssuer wants an absolute https URL (http only on a loopback host, for development and tests)
