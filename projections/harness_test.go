@@ -16,7 +16,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/projectiontest"
@@ -74,7 +74,7 @@ func openSQLite(t testing.TB) backend {
 // openPostgres returns a fresh PostgreSQL database holding both the events and the read models.
 func openPostgres(t testing.TB) backend {
 	t.Helper()
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	ctx := testCtx(t)
 	db, err := sql.Open("pgx", url)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
@@ -74,7 +74,7 @@ func newNode(t *testing.T, pg bool) *node {
 	var err error
 	dialect := migrations.SQLite
 	if pg {
-		url := testpg.New(t)
+		url := testenv.PostgresURL(t)
 		if db, err = sql.Open("pgx", url); err != nil {
 			t.Fatal(err)
 		}

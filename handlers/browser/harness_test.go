@@ -25,9 +25,8 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	browserhttp "github.com/workbench/workbench/handlers/browser"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/chromiumtest"
-	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/internal/replicaauth"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
@@ -35,7 +34,7 @@ import (
 )
 
 // chromium is the machine's Chromium; without it the test is skipped, and fails under CI=true.
-func chromium(t testing.TB) string { return chromiumtest.Bin(t) }
+func chromium(t testing.TB) string { return testenv.ChromiumBin(t) }
 
 // settable is a clock the test moves.
 type settable struct {
@@ -127,7 +126,7 @@ type env struct {
 	catalog *plugins.Registry
 	sess    *websession.Manager
 	srv     *httptest.Server
-	db      dbtest.SQLite
+	db      testenv.SQLiteDB
 	// replicas signs requests between replicas (the test plays the other replica).
 	replicas *replicaauth.Signer
 }
@@ -138,8 +137,8 @@ func newEnv(t *testing.T) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	e := &env{t: t, ctx: ctx, site: newSite(t), clock: &settable{t: time.Now().UTC()}}
-	e.db = dbtest.OpenSQLite(t)
-	vault := dbtest.Vault(t, e.db.DB, e.db.Store)
+	e.db = testenv.OpenSQLite(t)
+	vault := testenv.Vault(t, e.db.DB, e.db.Store)
 
 	dir := filepath.Join(t.TempDir(), "plugins", "intranet")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/auditchain"
 	"github.com/workbench/workbench/internal/bus"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -69,7 +69,7 @@ func openSQLite(t testing.TB) backend {
 }
 
 func openPostgres(t testing.TB) backend {
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	ctx := context.Background()
 	db, err := sql.Open("pgx", url)
 	if err != nil {

@@ -15,11 +15,11 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 
-	"github.com/workbench/workbench/internal/chromiumtest"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // chromium returns the machine's Chromium, skipping (failing under CI=true) when there is none.
-func chromium(t testing.TB) string { return chromiumtest.Bin(t) }
+func chromium(t testing.TB) string { return testenv.ChromiumBin(t) }
 
 // clock is a settable clock.
 type clock struct {

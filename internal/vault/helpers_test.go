@@ -11,7 +11,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 )
@@ -53,7 +53,7 @@ func openSQLite(t testing.TB) (*sql.DB, eventstore.Store) {
 // in its own file (the vault needs only the eventstore.Store contract).
 func openPostgres(t testing.TB) (*sql.DB, eventstore.Store) {
 	t.Helper()
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatalf("open postgres: %v", err)

@@ -22,7 +22,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -75,7 +75,7 @@ func openSQLite(t testing.TB) backend {
 
 func openPostgres(t testing.TB) backend {
 	t.Helper()
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	ctx := testCtx(t)
 	db, err := sql.Open("pgx", url)
 	if err != nil {

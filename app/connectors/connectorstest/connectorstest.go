@@ -42,7 +42,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/ssrf"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
@@ -266,7 +266,7 @@ func Open(t testing.TB, o Options) *Env {
 	var err error
 	dialect := migrations.SQLite
 	if o.Postgres {
-		u := testpg.New(t)
+		u := testenv.PostgresURL(t)
 		if db, err = sql.Open("pgx", u); err != nil {
 			t.Fatal(err)
 		}
