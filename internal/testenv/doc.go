@@ -12,6 +12,8 @@
 //     test that must stop or crash the database; the shared server is never stopped.
 //   - Vault: a vault under a new master key; Settle: a wait until a store's log shows every committed
 //     event (on PostgreSQL a reader sees an event only once no transaction below it is open).
+//   - Clock: the one fake clock, standing at an instant or running on the wall clock at an offset, safe
+//     for concurrent use; production code that takes a func() time.Time gets Clock.Now.
 //   - ChromiumBin and LaunchChromium: the machine's Chromium, named explicitly so go-rod never downloads
 //     a browser, headless and off the network; without it a test is skipped, and fails under CI=true.
 //
