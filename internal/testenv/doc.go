@@ -4,6 +4,9 @@
 //
 // What it gives a test:
 //
+//   - Open: the storage of one node, on SQLite or on PostgreSQL as the test asks (Open(t, SQLite),
+//     Open(t, Postgres)): the migrated database, its event store, a vault and a standing Clock. Each
+//     PostgreSQL node gets a database of its own, so tests that share no node may run in parallel.
 //   - OpenSQLite: a SQLite file in the test's temporary directory with every migration applied, and the
 //     event store over it.
 //   - PostgresURL: an empty database of the test's own on the shared server WORKBENCH_TEST_POSTGRES_URL

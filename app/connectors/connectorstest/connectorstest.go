@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,8 +25,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/app/connections"
@@ -38,13 +35,10 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/postgres"
-	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
-	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections"
@@ -261,49 +255,12 @@ func Open(t testing.TB, o Options) *Env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	var db *sql.DB
-	var store eventstore.Store
-	var err error
-	dialect := migrations.SQLite
+	backend := testenv.SQLite
 	if o.Postgres {
-		u := testenv.PostgresURL(t)
-		if db, err = sql.Open("pgx", u); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dialect = migrations.Postgres
-		if _, err := migrations.Apply(ctx, db, dialect, nil); err != nil {
-			t.Fatal(err)
-		}
-		pool, err := pgxpool.New(ctx, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
-		if store, err = postgres.New(ctx, pool, nil); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		if db, err = sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "wb.db")); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if _, err := migrations.Apply(ctx, db, dialect, nil); err != nil {
-			t.Fatal(err)
-		}
-		if store, err = sqlite.New(db, nil); err != nil {
-			t.Fatal(err)
-		}
+		backend = testenv.Postgres
 	}
-	t.Cleanup(func() { store.Close() })
-	key, err := vault.GenerateMasterKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vault.New(db, store, key, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	node := testenv.Open(t, backend)
+	db, store, v, dialect := node.DB, node.Store, node.Vault, node.Dialect
 	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: append([]projections.Projection{connectorsrm.New(), audit.New(), platform.NewKeys(), platform.NewCalls()}, o.Projections...), PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
