@@ -36,19 +36,6 @@ import (
 // chromium is the machine's Chromium; without it the test is skipped, and fails under CI=true.
 func chromium(t testing.TB) string { return testenv.ChromiumBin(t) }
 
-// settable is a clock the test moves.
-type settable struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *settable) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *settable) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // site is the target service, served on 127.0.0.1: a page with a button over its top-left corner, one
 // whose button changes the address without loading a page, a login form that sets a session cookie, and /api/me, which answers the Cookie header it received.
 type site struct {
@@ -120,7 +107,7 @@ type env struct {
 	t       *testing.T
 	ctx     context.Context
 	site    *site
-	clock   *settable
+	clock   *testenv.Clock
 	browser *browser.Service
 	conns   *connections.Service
 	catalog *plugins.Registry
@@ -136,7 +123,7 @@ func newEnv(t *testing.T) *env {
 	bin := chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	e := &env{t: t, ctx: ctx, site: newSite(t), clock: &settable{t: time.Now().UTC()}}
+	e := &env{t: t, ctx: ctx, site: newSite(t), clock: testenv.NewClock(time.Now().UTC())}
 	e.db = testenv.OpenSQLite(t)
 	vault := testenv.Vault(t, e.db.DB, e.db.Store)
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
@@ -106,12 +105,6 @@ func newVault(t testing.TB, db *sql.DB, store eventstore.Store, current vault.Ma
 	}
 	return v
 }
-
-// fakeClock is a clock tests move by hand.
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) Now() time.Time          { return c.t }
-func (c *fakeClock) Advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func countRows(t testing.TB, db *sql.DB, query string, args ...any) int {
 	t.Helper()

@@ -245,7 +245,7 @@ type Env struct {
 	// Keys are the platform keys (app/platformkeys), the service's PlatformKeys.
 	Keys     *platformkeys.Service
 	Registry *plugins.Registry
-	now      atomic.Pointer[time.Time]
+	clock    *testenv.Clock
 }
 
 // Open opens a node: migrated database, event store, vault, the connectors projection running, the
@@ -274,11 +274,12 @@ func Open(t testing.TB, o Options) *Env {
 		t.Fatalf("connectors: %v", problems)
 	}
 	e := &Env{DB: db, Store: store, Runner: runner, Reader: connectorsrm.Reader{DB: db}, Vault: v}
-	now := o.Now
-	if now.IsZero() {
-		now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	e.clock = node.Clock
+	if o.Now.IsZero() {
+		e.clock.Set(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	} else {
+		e.clock.Set(o.Now)
 	}
-	e.now.Store(&now)
 	e.Scopes = &Scopes{Chains: map[uuid.UUID]connectors.Chain{
 		Agent: {OrganizationID: Org, GuildID: Guild, AgentID: Agent},
 		Other: {OrganizationID: Org, AgentID: Other},
@@ -290,7 +291,7 @@ func Open(t testing.TB, o Options) *Env {
 		t.Fatalf("plugins: %v", problems2)
 	}
 	e.Registry = reg
-	clock := func() time.Time { return *e.now.Load() }
+	clock := e.clock.Now
 	if e.Keys, err = platformkeys.New(platformkeys.Options{Store: store, Reader: platform.Reader{DB: db}, Projections: runner, Vault: v,
 		Integrations: reg, Catalog: e.Reader, Admins: o.Admins, Now: clock, AfterWrite: func(ctx context.Context) error {
 			if o.NoSyncAfterWrite {
@@ -323,13 +324,10 @@ func Open(t testing.TB, o Options) *Env {
 }
 
 // Now is the node's clock.
-func (e *Env) Now() time.Time { return *e.now.Load() }
+func (e *Env) Now() time.Time { return e.clock.Now() }
 
 // Advance moves the node's clock.
-func (e *Env) Advance(d time.Duration) {
-	n := e.now.Load().Add(d)
-	e.now.Store(&n)
-}
+func (e *Env) Advance(d time.Duration) { e.clock.Advance(d) }
 
 // NoCredentials answers every plugin integration as not connected (connector tests run no plugin).
 type NoCredentials struct{}
