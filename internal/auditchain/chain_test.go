@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -46,15 +45,7 @@ func gateOf(b backend) auditchain.WriteGate {
 }
 
 func openSQLite(t testing.TB) backend {
-	ctx := context.Background()
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
+	db := testenv.MigratedSQLite(t)
 	// One write gate for every writer of the file, the store and the sealer, as the server has.
 	gate := sqlite.NewWriteGate()
 	open := func(t testing.TB) eventstore.Store {

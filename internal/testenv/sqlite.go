@@ -20,6 +20,20 @@ type SQLiteDB struct {
 // opens the event store over it; both are closed when the test ends.
 func OpenSQLite(t testing.TB) SQLiteDB {
 	t.Helper()
+	db := MigratedSQLite(t)
+	store, err := sqlite.New(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return SQLiteDB{DB: db, Store: store}
+}
+
+// MigratedSQLite opens a fresh SQLite file in the test's temporary directory with every migration
+// applied, for a test that puts its own event store (an in-memory log, a store with a write gate)
+// beside it. The database is closed when the test ends.
+func MigratedSQLite(t testing.TB) *sql.DB {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
 	if err != nil {
@@ -29,10 +43,5 @@ func OpenSQLite(t testing.TB) SQLiteDB {
 	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
 		t.Fatal(err)
 	}
-	store, err := sqlite.New(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return SQLiteDB{DB: db, Store: store}
+	return db
 }

@@ -3,7 +3,6 @@ package vault_test
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -64,19 +63,7 @@ func openPostgres(t testing.TB) (*sql.DB, eventstore.Store) {
 	return db, newSQLiteStore(t, openSQLiteDB(t))
 }
 
-func openSQLiteDB(t testing.TB) *sql.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
-	if err != nil {
-		t.Fatalf("open sqlite: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatalf("migrate sqlite: %v", err)
-	}
-	return db
-}
+func openSQLiteDB(t testing.TB) *sql.DB { return testenv.MigratedSQLite(t) }
 
 func newSQLiteStore(t testing.TB, db *sql.DB) eventstore.Store {
 	t.Helper()
