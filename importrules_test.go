@@ -21,11 +21,13 @@ package workbench_test
 //     record's Metadata, a Position to wait for or page by. They never write the log: TestHandlersNeverWrite
 //     reads every production file under handlers/ and portal/ and allows only the names in envelopeTypes.
 //   - Test code (in-package and _test packages) may import what its package may, plus what builds a real
-//     environment: the event store and its backends, migrations, internal/testpg and test helper packages
-//     (a package whose name ends in "test", such as eventstore/storetest or projections/projectiontest).
-//     A read model's tests may also import app/, to write its events the way production does. Test code never
-//     reaches up into handlers/ or cmd/ from below. A test helper package is itself held to this test rule,
-//     since only tests import it.
+//     environment: the event store and its backends, migrations and the test helper packages: the test
+//     environment internal/testenv, which every layer's tests share, and a package whose name ends in
+//     "test", such as eventstore/storetest or projections/projectiontest. A read model's tests may also
+//     import app/, to write its events the way production does. Test code never reaches up into handlers/
+//     or cmd/ from below. A test helper package is itself held to its layer's test rule, since only tests
+//     import it: internal/testenv may import internal/, eventstore/, domain/ and migrations, never
+//     projections/ or app/. Production code never imports a test helper package.
 
 import (
 	"encoding/json"
@@ -61,7 +63,10 @@ var externalRules = map[string][]string{
 }
 
 // testExtras is what test code of any layer may import on top of its layer's rule.
-var testExtras = []string{"eventstore/...", "migrations/...", "internal/testpg"}
+var testExtras = []string{"eventstore/...", "migrations/...", testEnv}
+
+// testEnv is the test environment every layer's tests share (a test helper package, see isTestHelper).
+const testEnv = "internal/testenv"
 
 // layerTestExtras is what test code of one layer may import on top of testExtras.
 var layerTestExtras = map[string][]string{
@@ -117,6 +122,10 @@ func TestImportRules(t *testing.T) {
 				if !ok || to == from {
 					continue
 				}
+				if !test && isTestHelper(to) && !isTestHelper(from) {
+					report = append(report, fmt.Sprintf("%s -> %s (production code never imports a test helper package)", from, to))
+					continue
+				}
 				if allows(allowed, to) || (test && isTestHelper(to)) {
 					continue
 				}
@@ -132,7 +141,7 @@ func TestImportRules(t *testing.T) {
 					continue
 				}
 				kind := layer + " may import"
-				if test {
+				if test || isTestHelper(from) {
 					kind = layer + " tests may import"
 				}
 				report = append(report, fmt.Sprintf("%s -> %s (%s: %s)", from, to, kind, strings.Join(allowed, ", ")))
@@ -217,9 +226,10 @@ func allows(rule []string, pkg string) bool {
 	return false
 }
 
-// isTestHelper reports whether pkg exists only for tests: its last path element ends in "test".
+// isTestHelper reports whether pkg exists only for tests: it is the test environment, or its last path
+// element ends in "test".
 func isTestHelper(pkg string) bool {
-	return strings.HasSuffix(pkg[strings.LastIndex(pkg, "/")+1:], "test")
+	return pkg == testEnv || strings.HasSuffix(pkg[strings.LastIndex(pkg, "/")+1:], "test")
 }
 
 // unique drops repeated entries, keeping the first of each.

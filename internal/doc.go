@@ -8,7 +8,8 @@
 // read from the environment, in one place), ssrf (the outbound-address guard), signed (sealed, expiring
 // tokens under a derived key), dbtime (time columns across both SQL dialects), redact (secret values
 // out of remote output, in their encoded forms), httpserve (timeouts and connection limits before any
-// route runs) and testpg (a PostgreSQL database per test).
+// route runs) and testenv (what a test runs on: a migrated database on either backend, a fake clock,
+// the machine's Chromium; only tests import it, and its own imports follow the rule for test code).
 //
 // What does not belong here, and where it goes instead:
 //

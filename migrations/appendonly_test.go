@@ -10,7 +10,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -27,7 +27,7 @@ func TestEventsAppendOnly(t *testing.T) {
 			return db
 		},
 		migrations.Postgres: func(t *testing.T) *sql.DB {
-			db, err := sql.Open("pgx", testpg.New(t))
+			db, err := sql.Open("pgx", testenv.PostgresURL(t))
 			if err != nil {
 				t.Fatal(err)
 			}

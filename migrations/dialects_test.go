@@ -12,7 +12,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -55,7 +55,7 @@ func TestDialectsHaveTheSameSchema(t *testing.T) {
 	sqliteCols := columns(t, lite, `SELECT m.name, p.name, p.type FROM sqlite_master m JOIN pragma_table_info(m.name) p
 		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\_%' ESCAPE '\'`, sqliteBroadType)
 
-	pg, err := sql.Open("pgx", testpg.New(t))
+	pg, err := sql.Open("pgx", testenv.PostgresURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

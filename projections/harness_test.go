@@ -4,19 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/postgres"
-	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/projectiontest"
@@ -52,49 +48,16 @@ func testCtx(t testing.TB) context.Context {
 
 // openSQLite returns a fresh SQLite file (WAL, durable commits) holding both the events, in the
 // group-committed SQLite store, and the read models.
-func openSQLite(t testing.TB) backend {
-	t.Helper()
-	ctx := testCtx(t)
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
-	if err != nil {
-		t.Fatalf("open sqlite: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatalf("migrate sqlite: %v", err)
-	}
-	store, err := sqlite.New(db, nil)
-	if err != nil {
-		t.Fatalf("sqlite store: %v", err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return backend{dialect: migrations.SQLite, store: store, db: db}
-}
+func openSQLite(t testing.TB) backend { return openNode(t, testenv.SQLite) }
 
-// openPostgres returns a fresh PostgreSQL database holding both the events and the read models.
-func openPostgres(t testing.TB) backend {
+// openPostgres returns a fresh database of the test's own on the shared PostgreSQL server (skipped
+// without WORKBENCH_TEST_POSTGRES_URL), holding the events and the read models.
+func openPostgres(t testing.TB) backend { return openNode(t, testenv.Postgres) }
+
+func openNode(t testing.TB, on testenv.Backend) backend {
 	t.Helper()
-	url := testpg.New(t)
-	ctx := testCtx(t)
-	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.Postgres, nil); err != nil {
-		t.Fatalf("migrate postgres: %v", err)
-	}
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatalf("pool: %v", err)
-	}
-	t.Cleanup(pool.Close)
-	store, err := postgres.New(ctx, pool, nil)
-	if err != nil {
-		t.Fatalf("postgres store: %v", err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return backend{dialect: migrations.Postgres, store: store, db: db}
+	n := testenv.Open(t, on)
+	return backend{dialect: n.Dialect, store: n.Store, db: n.DB}
 }
 
 // ledger returns a Ledger named name with its tables created in b.

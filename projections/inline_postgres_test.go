@@ -11,7 +11,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/projectiontest"
@@ -44,7 +44,7 @@ func pgReplica(t *testing.T, url string) backend {
 // one).
 func migratedPostgres(t *testing.T) string {
 	t.Helper()
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatalf("open postgres: %v", err)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 )
@@ -35,7 +35,7 @@ func waitResult(t *testing.T, done <-chan error, bound time.Duration, what strin
 // (a lost connection is no fault of the event), the listener reconnects, and a wait after the restart
 // is woken too. The runner runs with the server's default intervals.
 func TestWaitSurvivesPostgresRestart(t *testing.T) {
-	cluster := testpg.NewCluster(t)
+	cluster := testenv.NewCluster(t)
 	ctx := testCtx(t)
 	{
 		db, err := sql.Open("pgx", cluster.URL())

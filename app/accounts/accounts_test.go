@@ -12,7 +12,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 var (
@@ -32,9 +32,9 @@ func setup(t *testing.T) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	sq := dbtest.OpenSQLite(t)
+	sq := testenv.OpenSQLite(t)
 	store := sq.Store
-	v := dbtest.Vault(t, sq.DB, store)
+	v := testenv.Vault(t, sq.DB, store)
 	f := &fixture{ctx: ctx, store: store, now: t0}
 	f.svc = &accounts.Service{Store: store, Vault: v, Now: func() time.Time { return f.now }}
 	return f

@@ -29,9 +29,8 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/internal/ssrf"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections/audit"
 	"github.com/workbench/workbench/projections/audit/audittest"
@@ -55,12 +54,12 @@ type backend struct {
 }
 
 func openSQLiteBackend(t *testing.T) backend {
-	sq := dbtest.OpenSQLite(t)
+	sq := testenv.OpenSQLite(t)
 	return backend{"sqlite", sq.DB, sq.Store, sqDBPath(t, sq.DB)}
 }
 
 func openPostgresBackend(t *testing.T) backend {
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	db, store := openPostgres(t, url)
 	return backend{"postgres", db, store, url}
 }
@@ -106,7 +105,7 @@ func expected(t *testing.T, db *sql.DB, store eventstore.Store) []uuid.UUID {
 // expectedThrough is expected and the position of the log's last event.
 func expectedThrough(t *testing.T, db *sql.DB, store eventstore.Store) ([]uuid.UUID, eventstore.Position) {
 	t.Helper()
-	dbtest.Settle(t, db, store)
+	testenv.Settle(t, db, store)
 	dec := audit.NewDecoder()
 	var ids []uuid.UUID
 	from := eventstore.Start
@@ -248,7 +247,7 @@ func TestWebhookDeliversEverythingInOrder(t *testing.T) {
 
 func testWebhookDelivers(t *testing.T, sq backend) {
 	ctx := testCtx(t)
-	audittest.Build(ctx, t, sq.store, dbtest.Vault(t, sq.db, sq.store))
+	audittest.Build(ctx, t, sq.store, testenv.Vault(t, sq.db, sq.store))
 	if _, err := audittest.AppendCurlSession(ctx, sq.store); err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +448,7 @@ func TestKillMidDelivery(t *testing.T) {
 
 func testKillMidDelivery(t *testing.T, sq backend) {
 	ctx := testCtx(t)
-	audittest.Build(ctx, t, sq.store, dbtest.Vault(t, sq.db, sq.store))
+	audittest.Build(ctx, t, sq.store, testenv.Vault(t, sq.db, sq.store))
 	if err := audittest.AppendToolRuns(ctx, sq.store, audittest.Bob, audittest.Day1.Add(200*time.Hour), 300, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -514,7 +513,7 @@ func testKillMidDelivery(t *testing.T, sq backend) {
 	}
 }
 
-// sqDBPath finds the file of the SQLite database dbtest opened.
+// sqDBPath finds the file of the SQLite database testenv.OpenSQLite opened.
 func sqDBPath(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	var seq int
@@ -544,8 +543,8 @@ func TestNATSDelivery(t *testing.T) {
 		c.Close()
 	}
 	ctx := testCtx(t)
-	sq := dbtest.OpenSQLite(t)
-	audittest.Build(ctx, t, sq.Store, dbtest.Vault(t, sq.DB, sq.Store))
+	sq := testenv.OpenSQLite(t)
+	audittest.Build(ctx, t, sq.Store, testenv.Vault(t, sq.DB, sq.Store))
 	want := expected(t, sq.DB, sq.Store)
 	subject := "test.audit." + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
 	dest, err := auditsink.NewNATS(ctx, natsURL, subject)

@@ -19,13 +19,12 @@ import (
 	"github.com/workbench/workbench/domain"
 	browserdom "github.com/workbench/workbench/domain/browser"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/chromiumtest"
-	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/internal/mcppeer"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/plugins"
 )
 
-func chromium(t testing.TB) string { return chromiumtest.Bin(t) }
+func chromium(t testing.TB) string { return testenv.ChromiumBin(t) }
 
 const home = `<!doctype html><html><head><title>Home</title></head><body>
 <h1>Welcome</h1>
@@ -64,7 +63,7 @@ type env struct {
 
 func newEnv(t testing.TB, o browser.Options) *env {
 	t.Helper()
-	db := dbtest.OpenSQLite(t)
+	db := testenv.OpenSQLite(t)
 	o.Store = db.Store
 	o.Pool.Bin = chromium(t)
 	o.Pool.DataDir = t.TempDir()

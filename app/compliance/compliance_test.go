@@ -12,14 +12,14 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // TestAuditorRole: only an admin grants and revokes; only an auditor reads; every read is an
 // identity.audit_read event in the log before AuthorizeRead returns.
 func TestAuditorRole(t *testing.T) {
 	ctx := context.Background()
-	db := dbtest.OpenSQLite(t)
+	db := testenv.OpenSQLite(t)
 	svc := &compliance.Service{Store: db.Store, Admins: []string{"root@example.com"}, QueryKey: []byte("0123456789abcdef")}
 	admin := compliance.Principal{ID: uuid.New(), Email: "root@example.com"}
 	eve := compliance.Principal{ID: uuid.New(), Email: "eve@example.com"}

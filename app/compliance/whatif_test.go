@@ -14,7 +14,7 @@ import (
 	"github.com/workbench/workbench/app/organizations"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/audit"
@@ -104,7 +104,7 @@ func testWhatIf(t *testing.T, pg bool) {
 		}
 	}
 	a, o := connectorstest.Agent, connectorstest.Other
-	dbtest.Settle(t, e.DB, e.Store)
+	testenv.Settle(t, e.DB, e.Store)
 	check("guild off", whatIf(now, "guild:"+connectorstest.Guild.String()+":remote_echo=off"),
 		map[uuid.UUID]int64{a: 2}, audit.WhatIfTotals{Executions: 4, Matched: 2, Blocked: 2, Agents: 1})
 	check("org off", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
@@ -220,7 +220,7 @@ func testWhatIfOrganizations(t *testing.T, pg bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbtest.Settle(t, e.DB, e.Store)
+	testenv.Settle(t, e.DB, e.Store)
 	rep, err := audit.WhatIf(ctx, e.Store, audit.WhatIfQuery{Switches: []audit.ProposedSwitch{p}, Scopes: reader, Current: e.Reader})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -50,16 +51,14 @@ func (c *cookieSite) last() string {
 // last one expires it is NOT_CONNECTED. The pending connect attempt completes.
 func TestCookieBundleConnectsUntilTheLastCookieExpires(t *testing.T) {
 	site := newCookieSite(t)
-	var mu sync.Mutex
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	clock := testenv.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	advance := clock.Advance
 
 	e := newEnvWith(t, "body", envOptions{extra: func(dir string, _ *provider) {
 		writePlugin(t, dir, "crumbs", fmt.Sprintf(`{"name":"crumbs","version":"1","display_name":"Crumbs","description":"test","base_url":%q,
 			"auth":{"mode":"cookie","cookie":{"domains":["127.0.0.1"]}}}`, site.srv.URL))
 	}})
-	e.opts = func(c *connections.Config) { c.Now = clock }
+	e.opts = func(c *connections.Config) { c.Now = clock.Now }
 	n := e.node(true)
 	user := uuid.New()
 	crumbs, _ := e.catalog.Integration("crumbs")
@@ -74,7 +73,7 @@ func TestCookieBundleConnectsUntilTheLastCookieExpires(t *testing.T) {
 	if _, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", []connections.Cookie{{Name: "other", Value: "x", Domain: "example.com"}}); domain.ErrorCode(err) != domain.CodeInvalid {
 		t.Fatalf("a bundle without a declared domain's cookie: %v, want invalid", err)
 	}
-	t0 := clock()
+	t0 := clock.Now()
 	bundle, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", []connections.Cookie{
 		{Name: "sid", Value: "s-1", Domain: "127.0.0.1", Path: "/", Expires: t0.Add(2 * time.Hour), HTTPOnly: true},
 		{Name: "csrf", Value: "c-1", Domain: ".127.0.0.1", Path: "/", Expires: t0.Add(time.Hour)},

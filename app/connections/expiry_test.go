@@ -1,13 +1,13 @@
 package connections_test
 
 import (
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/connections"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // A token answer without expires_in (GitHub OAuth apps) never expires as far as the workbench knows:
@@ -22,11 +22,9 @@ func TestTokensWithoutExpiry(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			now := time.Now()
-			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+			clock := testenv.NewClock(time.Now())
 			e := newEnv(t, "body")
-			e.opts = func(c *connections.Config) { c.Now = clock }
+			e.opts = func(c *connections.Config) { c.Now = clock.Now }
 			n := e.node(true)
 			user := uuid.New()
 			e.provider.set(func(p *provider) { p.expiresIn = 0; p.noRefresh = tc.noRefresh })
@@ -34,9 +32,7 @@ func TestTokensWithoutExpiry(t *testing.T) {
 			acme, _ := e.catalog.Integration("acme")
 			var first string
 			for i, skip := range []time.Duration{0, 2 * time.Hour, 400 * 24 * time.Hour} {
-				mu.Lock()
-				now = now.Add(skip)
-				mu.Unlock()
+				clock.Advance(skip)
 				acc, err := n.svc.Access(e.ctx, user, acme)
 				if err != nil {
 					t.Fatalf("call %d: %v", i, err)

@@ -15,7 +15,7 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -26,7 +26,7 @@ import (
 func TestOrganizationScopes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	db := dbtest.OpenSQLite(t)
+	db := testenv.OpenSQLite(t)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{Projections: []projections.Projection{organizationsrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/plugins/connector"
 )
 
@@ -82,21 +83,15 @@ func (x *indexServer) roots() *x509.CertPool {
 	return p
 }
 
-// clock is a settable clock for the index cache.
-type clock struct{ ns atomic.Int64 }
-
-func (c *clock) now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) add(d time.Duration) { c.ns.Add(int64(d)) }
-
 // urlService is a service on e's log and read models whose registry is the index at u.
-func urlService(t *testing.T, e *connectorstest.Env, remoteURL, u string, roots *x509.CertPool, c *clock) *connectors.Service {
+func urlService(t *testing.T, e *connectorstest.Env, remoteURL, u string, roots *x509.CertPool, c *testenv.Clock) *connectors.Service {
 	t.Helper()
 	cs, problems := connector.Load(manifestFS(remoteURL, nil), "core", nil)
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
 	s, err := connectors.New(connectors.Options{Store: e.Store, DB: e.DB, Projections: e.Runner, Vault: e.Vault, Pool: e.Pool, Scopes: e.Scopes, Connectors: cs,
-		AllowLoopback: true, RegistryURL: u, RegistryRootCAs: roots, Now: c.now})
+		AllowLoopback: true, RegistryURL: u, RegistryRootCAs: roots, Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +124,8 @@ func TestRegistryIndexURL(t *testing.T) {
 	e := connectorstest.Open(t, connectorstest.Options{FS: manifestFS(r.URL(), nil)})
 	x := newIndexServer(t)
 	x.set(indexBody(r.URL()))
-	c := &clock{}
-	c.add(time.Hour)
+	c := testenv.NewClock(time.Unix(0, 0).UTC())
+	c.Advance(time.Hour)
 	s := urlService(t, e, r.URL(), x.URL+"/index.json", x.roots(), c)
 	ctx := t.Context()
 
@@ -193,7 +188,7 @@ func TestRegistryIndexURL(t *testing.T) {
 	if w, err := s.InstallFromRegistry(ctx, "admin-id", "weather"); err != nil || w.Source != "registry" || w.Verified {
 		t.Fatalf("weather from the kept index: %+v, %v", w, err)
 	}
-	c.add(connectors.RegistryIndexTTL)
+	c.Advance(connectors.RegistryIndexTTL)
 	if entries, err := s.Registry(ctx); err != nil || len(entries) != 0 {
 		t.Fatalf("after the TTL: %+v, %v", entries, err)
 	}
@@ -219,7 +214,7 @@ func TestRegistryIndexURLRefusals(t *testing.T) {
 	gone := httptest.NewTLSServer(http.NotFoundHandler())
 	goneURL := gone.URL
 	gone.Close()
-	c := &clock{}
+	c := testenv.NewClock(time.Unix(0, 0).UTC())
 	for _, cs := range []struct {
 		name, u string
 		roots   *x509.CertPool

@@ -13,7 +13,7 @@ import (
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -49,7 +49,7 @@ func (s *switched) Append(ctx context.Context, stream string, expected eventstor
 
 func sqliteStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	return dbtest.OpenSQLite(t).Store
+	return testenv.OpenSQLite(t).Store
 }
 
 func newService(t *testing.T, store Appender, queue int) *Service {

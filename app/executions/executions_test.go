@@ -17,7 +17,7 @@ import (
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/plugins"
 )
 
@@ -56,7 +56,7 @@ func registry(t *testing.T) *plugins.Registry {
 
 func sqliteStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	return dbtest.OpenSQLite(t).Store
+	return testenv.OpenSQLite(t).Store
 }
 
 var caller = Caller{UserID: uuid.New(), Via: "api_key", ClientID: "key-1"}

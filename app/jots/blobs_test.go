@@ -9,7 +9,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/workbench/workbench/app/jots"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -50,7 +50,7 @@ func TestFSBlobs(t *testing.T) {
 }
 
 func TestPostgresBlobs(t *testing.T) {
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package jots_test
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,25 +11,13 @@ import (
 	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/app/jots/jotstest"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/internal/testenv"
 )
-
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // A user holds at most MaxJotsPerUser names, live or claimed; a claim never uploaded to expires with
 // its upload URL, which frees both the user's count and the name.
 func TestJotCountLimitAndClaimExpiry(t *testing.T) {
-	c := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	c := testenv.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	e := jotstest.New(t, jots.Options{Limits: jots.Limits{MaxJotsPerUser: 2, UploadTTL: time.Minute}, Now: c.Now})
 	claim := func(user any, name string) error {
 		t.Helper()
@@ -48,7 +35,7 @@ func TestJotCountLimitAndClaimExpiry(t *testing.T) {
 	}
 	wantCode(t, claim("alice", "three"), domain.CodeForbidden, "the limit is 2")
 	// A name already held is not counted again.
-	c.advance(30 * time.Second)
+	c.Advance(30 * time.Second)
 	if err := claim("alice", "two"); err != nil {
 		t.Fatalf("a new upload URL for a held name: %v", err)
 	}
@@ -59,7 +46,7 @@ func TestJotCountLimitAndClaimExpiry(t *testing.T) {
 	}
 
 	// One minute on, "one" has lapsed (its only upload expired); "two" was claimed again, so it has not.
-	c.advance(30 * time.Second)
+	c.Advance(30 * time.Second)
 	if err := claim("bob", "one"); err != nil {
 		t.Fatalf("a lapsed name for another user: %v", err)
 	}
@@ -71,10 +58,10 @@ func TestJotCountLimitAndClaimExpiry(t *testing.T) {
 	wantCode(t, claim("alice", "five"), domain.CodeForbidden, "the limit is 2")
 
 	// A live jot counts for good; deleting it frees the count.
-	c.advance(time.Hour)
+	c.Advance(time.Hour)
 	deploy(t, e, alice, "live", jotstest.File{Path: "index.html", Body: "x"})
 	deploy(t, e, alice, "live2", jotstest.File{Path: "index.html", Body: "y"})
-	c.advance(time.Hour)
+	c.Advance(time.Hour)
 	wantCode(t, claim("alice", "six"), domain.CodeForbidden, "the limit is 2")
 	if err := e.Service.Delete(e.Ctx, alice, "live", md); err != nil {
 		t.Fatal(err)

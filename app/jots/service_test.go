@@ -18,6 +18,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/testenv"
 	jotsrm "github.com/workbench/workbench/projections/jots"
 )
 
@@ -133,11 +134,9 @@ func TestNamesAreLockedToTheirCreator(t *testing.T) {
 }
 
 func TestUploadURLs(t *testing.T) {
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	var mu sync.Mutex
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	e := jotstest.New(t, jots.Options{Now: clock, Limits: jots.Limits{UploadTTL: time.Minute}})
+	clock := testenv.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	advance := clock.Advance
+	e := jotstest.New(t, jots.Options{Now: clock.Now, Limits: jots.Limits{UploadTTL: time.Minute}})
 	arc := jotstest.Archive(t, jotstest.File{Path: "index.html", Body: "x"})
 
 	tk, err := e.Service.Deploy(e.Ctx, alice, "once", jots.SettingsInput{}, md)

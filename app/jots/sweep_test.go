@@ -15,7 +15,7 @@ import (
 	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/app/jots/jotstest"
 	"github.com/workbench/workbench/domain/jot"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -148,7 +148,7 @@ func TestFSBlobsSweep(t *testing.T) {
 }
 
 func TestPostgresBlobsSweep(t *testing.T) {
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatal(err)

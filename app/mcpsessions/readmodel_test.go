@@ -2,8 +2,6 @@ package mcpsessions_test
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/workbench/workbench/app/mcpsessions"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
@@ -21,14 +20,7 @@ import (
 func TestEndedSessionsReadModel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "wb.db")+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
+	db := testenv.MigratedSQLite(t)
 	log := memory.New(nil)
 	defer log.Close()
 	runner, err := projections.NewRunner(log, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{mcpsessionsrm.New()}, PollInterval: 20 * time.Millisecond})

@@ -2,25 +2,19 @@ package oauthclients_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain"
 	oauthdom "github.com/workbench/workbench/domain/oauth"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/postgres"
-	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
-	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/projections"
 	oauthrm "github.com/workbench/workbench/projections/oauth"
 )
@@ -69,41 +63,12 @@ func newNode(t *testing.T, pg bool) *node {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	var db *sql.DB
-	var store eventstore.Store
-	var err error
-	dialect := migrations.SQLite
+	backend := testenv.SQLite
 	if pg {
-		url := testpg.New(t)
-		if db, err = sql.Open("pgx", url); err != nil {
-			t.Fatal(err)
-		}
-		dialect = migrations.Postgres
-		pool, err := pgxpool.New(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
-		t.Cleanup(func() { db.Close() })
-		if _, err := migrations.Apply(ctx, db, dialect, nil); err != nil {
-			t.Fatal(err)
-		}
-		if store, err = postgres.New(ctx, pool, nil); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		if db, err = sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "wb.db")); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if _, err := migrations.Apply(ctx, db, dialect, nil); err != nil {
-			t.Fatal(err)
-		}
-		if store, err = sqlite.New(db, nil); err != nil {
-			t.Fatal(err)
-		}
+		backend = testenv.Postgres
 	}
-	t.Cleanup(func() { store.Close() })
+	env := testenv.Open(t, backend)
+	db, store, dialect := env.DB, env.Store, env.Dialect
 	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{
 		Projections: []projections.Projection{oauthrm.New()}, PollInterval: 20 * time.Millisecond,
 	})

@@ -12,7 +12,7 @@ import (
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/identity"
@@ -25,8 +25,8 @@ import (
 func TestSignInMakesThePersonalOrganizationAndLeavesInvitationsPending(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db := dbtest.OpenSQLite(t)
-	v := dbtest.Vault(t, db.DB, db.Store)
+	db := testenv.OpenSQLite(t)
+	v := testenv.Vault(t, db.DB, db.Store)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
 		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New().WithInviteeKey(inviteeKey)}, PollInterval: 20 * time.Millisecond,
 	})

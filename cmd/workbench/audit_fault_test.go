@@ -29,7 +29,7 @@ import (
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // These tests check the promise of both audited paths, execute_tools and the curl proxy, against a
@@ -357,7 +357,7 @@ func TestAuditSurvivesSIGKILLSQLite(t *testing.T) {
 }
 
 func TestAuditSurvivesSIGKILLPostgres(t *testing.T) {
-	auditCrash(t, testpg.New(t))
+	auditCrash(t, testenv.PostgresURL(t))
 }
 
 func auditCrash(t *testing.T, databaseURL string) {
@@ -479,7 +479,7 @@ func auditCrash(t *testing.T, databaseURL string) {
 // every acknowledgement has its records, outcomes included (the proxy retries them until the
 // database is back).
 func TestAuditThroughPostgresOutage(t *testing.T) {
-	cluster := testpg.NewCluster(t)
+	cluster := testenv.NewCluster(t)
 	provider := relayProvider(t)
 	dir := t.TempDir()
 	writeRelayPlugin(t, dir, provider.URL)

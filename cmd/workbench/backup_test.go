@@ -24,7 +24,7 @@ import (
 
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/projections/audit"
 )
 
@@ -58,14 +58,14 @@ func TestBackupRestoreSQLite(t *testing.T) {
 }
 
 func TestBackupRestorePostgres(t *testing.T) {
-	src := testpg.New(t)
+	src := testenv.PostgresURL(t)
 	pgDump, pgRestore := pgTool(t, "pg_dump"), pgTool(t, "pg_restore")
 	runBackupRestore(t, src, func(map[string]string) string {
 		dump := filepath.Join(t.TempDir(), "workbench.dump")
 		if out, err := exec.Command(pgDump, "--format=custom", "--no-owner", "--file", dump, "--dbname", src).CombinedOutput(); err != nil {
 			t.Fatalf("pg_dump: %v\n%s", err, out)
 		}
-		restored := testpg.New(t)
+		restored := testenv.PostgresURL(t)
 		if out, err := exec.Command(pgRestore, "--no-owner", "--exit-on-error", "--dbname", restored, dump).CombinedOutput(); err != nil {
 			t.Fatalf("pg_restore: %v\n%s", err, out)
 		}

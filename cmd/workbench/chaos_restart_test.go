@@ -12,7 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // privateNATS is a nats-server of the test's own (JetStream on, its store in a temp dir), which the
@@ -135,7 +135,7 @@ func TestChaosNATSRestart(t *testing.T) {
 // again without a restart. A key looked up before the outage may be answered from the API-key cache
 // (an initialize touches no storage then), so the 503 is checked with a key no replica has seen.
 func TestChaosPostgresRestart(t *testing.T) {
-	pg := testpg.NewCluster(t)
+	pg := testenv.NewCluster(t)
 	c := newCluster(t, 2, map[string]string{"DATABASE_URL": pg.URL()})
 	ada := c.user("ada@example.com")
 	bob := c.user("bob@example.com") // bob's key is first presented during the outage: nothing has it cached

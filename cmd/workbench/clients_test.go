@@ -26,7 +26,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // The compatibility tests run real MCP clients, pinned in testdata/clients/package-lock.json (with the
@@ -96,7 +96,7 @@ func TestClientsSQLite(t *testing.T) {
 // TestClientsPostgres serves with SERVER_PUBLIC_URL=http://127.0.0.1:PORT, and runs the TypeScript SDK
 // client once more at http://localhost:PORT/mcp (the other way round).
 func TestClientsPostgres(t *testing.T) {
-	runClients(t, func() string { return testpg.New(t) }, "127.0.0.1")
+	runClients(t, func() string { return testenv.PostgresURL(t) }, "127.0.0.1")
 }
 
 // runClients runs every client against one served instance; postgresURL gives its PostgreSQL database,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // doctorRun runs `workbench doctor` with env and returns its output and error.
@@ -73,7 +73,7 @@ func TestDoctorSQLite(t *testing.T) {
 // On PostgreSQL: an unreachable server, a missing ENCRYPTION_KEY, a database a newer binary migrated
 // and a never-migrated database; then a served one with NATS passes.
 func TestDoctorPostgres(t *testing.T) {
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	env := map[string]string{"DATABASE_URL": url, "ENCRYPTION_KEY": testEncryptionKey, "SERVER_PUBLIC_URL": "https://wb.example.com", "METRICS_TOKEN": "0123456789abcdef0123", "JOTS_ORIGIN": "https://jots.example.com", "WORKBENCH_REPLICA_URL": "http://10.0.0.12:8080"}
 	with := func(k, v string) map[string]string {
 		m := map[string]string{}

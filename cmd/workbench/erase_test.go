@@ -21,7 +21,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/config"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/projections/audit/audittest"
 	"github.com/workbench/workbench/projections/identity"
@@ -234,7 +234,7 @@ next:
 // and the erased user's key stops authenticating.
 func TestEraseUserAdminAPI(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) { testEraseUserAdminAPI(t, t.TempDir()+"/wb.db") })
-	t.Run("postgres", func(t *testing.T) { testEraseUserAdminAPI(t, testpg.New(t)) })
+	t.Run("postgres", func(t *testing.T) { testEraseUserAdminAPI(t, testenv.PostgresURL(t)) })
 }
 
 func testEraseUserAdminAPI(t *testing.T, databaseURL string) {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/internal/config"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // TestMain lets a test run the real main() in a child process (see TestSIGTERMDrainsAndExits).
@@ -175,7 +175,7 @@ func TestServeSQLite(t *testing.T) {
 }
 
 func TestServePostgres(t *testing.T) {
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	checkServer(t, map[string]string{"DATABASE_URL": url, "ENCRYPTION_KEY": "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="})
 }
 
@@ -183,7 +183,7 @@ func TestServePostgres(t *testing.T) {
 // keeps that many connections idle after a burst: database/sql's default keeps 2, so a loaded server
 // would open (and PostgreSQL fork) a new backend for most queries.
 func TestPostgresPoolSized(t *testing.T) {
-	cfg, err := config.FromEnv(envFunc(map[string]string{"DATABASE_URL": testpg.New(t), "DATABASE_MAX_CONNS": "7"}))
+	cfg, err := config.FromEnv(envFunc(map[string]string{"DATABASE_URL": testenv.PostgresURL(t), "DATABASE_MAX_CONNS": "7"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestStartupErrors(t *testing.T) {
 			for k, v := range tt.env {
 				v = strings.ReplaceAll(v, "DIR", t.TempDir())
 				if v == "PG" {
-					v = testpg.New(t)
+					v = testenv.PostgresURL(t)
 				}
 				env[k] = v
 			}

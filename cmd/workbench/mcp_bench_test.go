@@ -48,7 +48,7 @@ import (
 
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 const benchClients = 32
@@ -300,8 +300,8 @@ func BenchmarkMCPEndToEnd(b *testing.B) {
 	want := []byte(`{\"message\":\"` + message + `\"}`)
 
 	targets := []mcpTarget{newMCPTarget(b, "sqlite", filepath.Join(b.TempDir(), "wb.db"), client, body, want)}
-	if os.Getenv(testpg.EnvVar) != "" {
-		targets = append(targets, newMCPTarget(b, "postgres", testpg.New(b), client, body, want))
+	if os.Getenv(testenv.PostgresEnvVar) != "" {
+		targets = append(targets, newMCPTarget(b, "postgres", testenv.PostgresURL(b), client, body, want))
 	}
 
 	baseURL := echoBaseline(b)

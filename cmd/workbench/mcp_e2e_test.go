@@ -1,7 +1,7 @@
 package main
 
 // End-to-end tests of /mcp: Main served on a loopback listener (SQLite in a temp dir, and PostgreSQL
-// through internal/testpg), driven by the official MCP Go SDK client with an API key as Bearer token,
+// through internal/testenv), driven by the official MCP Go SDK client with an API key as Bearer token,
 // a test OAuth plugin in a temp PLUGINS_DIR, and an httptest OAuth provider that checks PKCE S256, the
 // code exchange and the refresh grant.
 
@@ -31,7 +31,7 @@ import (
 
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 const (
@@ -442,7 +442,7 @@ func TestMCPEndToEndSQLite(t *testing.T) {
 }
 
 func TestMCPEndToEndPostgres(t *testing.T) {
-	runMCPSuite(t, testpg.New(t))
+	runMCPSuite(t, testenv.PostgresURL(t))
 }
 
 var metaToolNames = []string{"connect", "curl_session", "execute_tools", "get_auth_url", "get_tool_schema", "list_integrations", "search_tools", "wait_for_connection", "whoami"}

@@ -37,7 +37,7 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections/audit"
 	"github.com/workbench/workbench/projections/connections"
@@ -178,7 +178,7 @@ func BenchmarkMCPScaling(b *testing.B) {
 	sizes := scaleSizes(b)
 
 	backends := []string{"sqlite"}
-	if os.Getenv(testpg.EnvVar) != "" {
+	if os.Getenv(testenv.PostgresEnvVar) != "" {
 		backends = append(backends, "postgres")
 	}
 	b.ResetTimer()
@@ -190,7 +190,7 @@ func BenchmarkMCPScaling(b *testing.B) {
 				for i, n := range sizes {
 					target := filepath.Join(b.TempDir(), fmt.Sprintf("wb-%d.db", i))
 					if backend != "sqlite" {
-						target = testpg.New(b)
+						target = testenv.PostgresURL(b)
 					}
 					took := preloadLog(b, backend, target, n)
 					targets[i] = newMCPTargetFor(b, backend, target, maxClients, client, body, want)

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // TestOAuthAndMCPDuringDatabaseOutage serves Main on a private PostgreSQL cluster, stops the cluster
@@ -25,7 +25,7 @@ import (
 // /readyz all answer 503 with Retry-After. Then it starts the cluster again and checks that the same
 // requests succeed, without restarting the server.
 func TestOAuthAndMCPDuringDatabaseOutage(t *testing.T) {
-	cluster := testpg.NewCluster(t)
+	cluster := testenv.NewCluster(t)
 	s := startE2E(t, cluster.URL(), nil, slog.LevelInfo)
 	ada := s.user(t, "ada@example.com")
 	c := &outageClient{t: t, base: s.Base, http: &http.Client{Timeout: 30 * time.Second,

@@ -30,11 +30,11 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/internal/chromiumtest"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // launchChromium starts the machine's Chromium headless, or skips when there is none.
-func launchChromium(t *testing.T) *rod.Browser { return chromiumtest.Launch(t) }
+func launchChromium(t *testing.T) *rod.Browser { return testenv.LaunchChromium(t) }
 
 // tab is one browser page with the test's helpers. It records every script error, CSP or Trusted
 // Types violation the page reports, and the test fails on any.

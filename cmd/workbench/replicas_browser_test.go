@@ -22,12 +22,12 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/domain/browser"
-	"github.com/workbench/workbench/internal/chromiumtest"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // chromiumOrSkip is WORKBENCH_CHROMIUM (or /usr/bin/chromium); missing, the test is skipped, and
 // fails under CI=true.
-func chromiumOrSkip(t *testing.T) string { return chromiumtest.Bin(t) }
+func chromiumOrSkip(t *testing.T) string { return testenv.ChromiumBin(t) }
 
 // browserCall runs one browser tool through cs: its result, or the error execute_tools answered.
 func browserCall(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (json.RawMessage, string) {

@@ -1,7 +1,7 @@
 package main
 
 // Three replicas as processes: the binary built once (compatBinary), three `workbench serve` on three
-// loopback ports over one PostgreSQL database (internal/testpg) with NATS as the bus
+// loopback ports over one PostgreSQL database (internal/testenv) with NATS as the bus
 // (WORKBENCH_TEST_NATS_URL). Skipped without PostgreSQL or NATS; under CI=true their absence fails.
 
 import (
@@ -35,7 +35,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/config"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // replica is one `workbench serve` process.
@@ -80,7 +80,7 @@ func newCluster(t *testing.T, n int, extra map[string]string) *cluster {
 	if u, ok := extra["DATABASE_URL"]; ok {
 		dbURL = u // a private cluster the test stops and starts
 	} else {
-		dbURL = testpg.New(t)
+		dbURL = testenv.PostgresURL(t)
 	}
 	bin := compatBinary(t)
 	// The first replica's port is every replica's public URL; the others get theirs when they start

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // TestMigrateCreateRole: `workbench migrate --create-role NAME` makes a role the server runs as (it
@@ -21,7 +21,7 @@ import (
 // lift the triggers that forbid it.
 func TestMigrateCreateRole(t *testing.T) {
 	ctx := context.Background()
-	ownerURL := testpg.New(t)
+	ownerURL := testenv.PostgresURL(t)
 	name := "wb_server_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
 	// Roles belong to the cluster, not the test database: take this one away before the database goes.
 	t.Cleanup(func() {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -22,7 +22,7 @@ import (
 // columns, defaults, constraints and indexes), with the server's own durability settings.
 func postgresBackend() backend {
 	return backend{name: "postgres", open: func(b *testing.B) opened {
-		url := testpg.New(b)
+		url := testenv.PostgresURL(b)
 		ctx := context.Background()
 		db, err := sql.Open("pgx", url)
 		if err != nil {

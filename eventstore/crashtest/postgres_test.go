@@ -12,7 +12,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -22,7 +22,7 @@ func postgresBackend() backend {
 	return backend{
 		name: "postgres",
 		prepare: func(t *testing.T) string {
-			url := testpg.New(t)
+			url := testenv.PostgresURL(t)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			db, err := sql.Open("pgx", url)

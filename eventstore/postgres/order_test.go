@@ -1,4 +1,4 @@
-package postgres
+package postgres_test
 
 import (
 	"context"
@@ -10,19 +10,20 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/eventstore/postgres"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // naiveReadAll is the reader this package must not be: it orders by the sequence alone and reads every
 // committed row. A sequence value is taken at insert, not at commit, so a transaction that inserted
 // first and commits last puts its row behind a reader that has already moved on.
-func naiveReadAll(s *Store) func(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.Envelope, error) {
+func naiveReadAll(s *postgres.Store) func(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.Envelope, error) {
 	return func(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.Envelope, error) {
-		rows, err := s.pool.Query(ctx, `SELECT `+selectColumns+` FROM events WHERE position > $1 ORDER BY position LIMIT $2`, int64(from.Prepare), limit)
+		rows, err := postgres.Pool(s).Query(ctx, `SELECT `+postgres.SelectColumns+` FROM events WHERE position > $1 ORDER BY position LIMIT $2`, int64(from.Prepare), limit)
 		if err != nil {
 			return nil, err
 		}
-		envs, err := scanEnvelopes(rows)
+		envs, err := postgres.ScanEnvelopes(rows)
 		for i := range envs {
 			envs[i].Position.Commit = 0 // the naive checkpoint is the sequence alone
 		}
@@ -38,10 +39,10 @@ func naiveReadAll(s *Store) func(ctx context.Context, from eventstore.Position, 
 func TestGlobalOrderLateCommit(t *testing.T) {
 	cases := []struct {
 		name     string
-		reader   func(*Store) func(context.Context, eventstore.Position, int) ([]eventstore.Envelope, error)
+		reader   func(*postgres.Store) func(context.Context, eventstore.Position, int) ([]eventstore.Envelope, error)
 		wantSkip bool
 	}{
-		{name: "xid order below xmin", reader: func(s *Store) func(context.Context, eventstore.Position, int) ([]eventstore.Envelope, error) {
+		{name: "xid order below xmin", reader: func(s *postgres.Store) func(context.Context, eventstore.Position, int) ([]eventstore.Envelope, error) {
 			return s.ReadAll
 		}},
 		{name: "naive position order", reader: naiveReadAll, wantSkip: true},
@@ -148,7 +149,7 @@ func TestReadAllLine(t *testing.T) {
 			s := openStore(t, url, nil)
 			otherURL := url
 			if !tc.sameDB {
-				otherURL = testpg.New(t)
+				otherURL = testenv.PostgresURL(t)
 			}
 			other, err := pgx.Connect(ctx, otherURL)
 			if err != nil {
@@ -214,8 +215,8 @@ func TestFastPath(t *testing.T) {
 	if _, err := s.Append(ctx, "f-1", eventstore.Exact(2), ev()); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.fast.Load(); got != 2 || s.slowAfterFast.Load() != 0 {
-		t.Fatalf("fast batches %d, refused %d; want 2, 0", got, s.slowAfterFast.Load())
+	if got := postgres.FastBatches(s); got != 2 || postgres.RefusedFast(s) != 0 {
+		t.Fatalf("fast batches %d, refused %d; want 2, 0", got, postgres.RefusedFast(s))
 	}
 	for _, tc := range []struct {
 		name     string
@@ -228,7 +229,7 @@ func TestFastPath(t *testing.T) {
 		{"ahead", eventstore.Exact(5), []eventstore.EventData{ev()}, true},
 		{"retry", eventstore.NoStream, nil, false},
 	} {
-		refused := s.slowAfterFast.Load()
+		refused := postgres.RefusedFast(s)
 		var err error
 		if tc.events == nil {
 			// The first event of the first append, again: an idempotent retry of it.
@@ -241,7 +242,7 @@ func TestFastPath(t *testing.T) {
 				t.Errorf("%s: %v, want a conflict at version 3", tc.name, err)
 			}
 		}
-		if s.slowAfterFast.Load() != refused+1 {
+		if postgres.RefusedFast(s) != refused+1 {
 			t.Errorf("%s: the optimistic insert was not refused", tc.name)
 		}
 	}
@@ -250,7 +251,7 @@ func TestFastPath(t *testing.T) {
 	}
 }
 
-func mustLoadVersions(t *testing.T, s *Store, stream string) int {
+func mustLoadVersions(t *testing.T, s *postgres.Store, stream string) int {
 	t.Helper()
 	envs, err := s.Load(testCtx(t), stream, 1)
 	if err != nil {

@@ -1,4 +1,4 @@
-package postgres
+package postgres_test
 
 import (
 	"context"
@@ -14,8 +14,9 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for migrations.Apply
 
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/storetest"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -28,7 +29,7 @@ func testCtx(t *testing.T) context.Context {
 // migratedDB returns the URL of a fresh database with the postgres migrations applied.
 func migratedDB(t *testing.T) string {
 	t.Helper()
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatalf("open %s: %v", url, err)
@@ -52,12 +53,12 @@ func openPool(t *testing.T, url string) *pgxpool.Pool {
 	return pool
 }
 
-// openStore opens a Store with its own pool on url.
-func openStore(t *testing.T, url string, opts *Options) *Store {
+// openStore opens a postgres.Store with its own pool on url.
+func openStore(t *testing.T, url string, opts *postgres.Options) *postgres.Store {
 	t.Helper()
-	s, err := New(testCtx(t), openPool(t, url), opts)
+	s, err := postgres.New(testCtx(t), openPool(t, url), opts)
 	if err != nil {
-		t.Fatalf("New: %v", err)
+		t.Fatalf("postgres.New: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -88,10 +89,10 @@ func TestStore(t *testing.T) {
 }
 
 func TestNewWithoutMigrations(t *testing.T) {
-	url := testpg.New(t)
-	_, err := New(testCtx(t), openPool(t, url), nil)
+	url := testenv.PostgresURL(t)
+	_, err := postgres.New(testCtx(t), openPool(t, url), nil)
 	if err == nil {
-		t.Fatal("New on an empty database succeeded; want an error naming the missing migrations")
+		t.Fatal("postgres.New on an empty database succeeded; want an error naming the missing migrations")
 	}
 }
 
@@ -205,7 +206,7 @@ func TestBatchDecisions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := countEvents(t, s)
-			outs, err := s.commit(ctx, tc.reqs)
+			outs, err := postgres.Commit(ctx, s, tc.reqs)
 			if err != nil {
 				t.Fatalf("commit: %v", err)
 			}
@@ -234,10 +235,10 @@ func TestBatchDecisions(t *testing.T) {
 	}
 }
 
-func countEvents(t *testing.T, s *Store) int {
+func countEvents(t *testing.T, s *postgres.Store) int {
 	t.Helper()
 	var n int
-	if err := s.pool.QueryRow(testCtx(t), `SELECT count(*) FROM events`).Scan(&n); err != nil {
+	if err := postgres.Pool(s).QueryRow(testCtx(t), `SELECT count(*) FROM events`).Scan(&n); err != nil {
 		t.Fatalf("count: %v", err)
 	}
 	return n
@@ -248,7 +249,7 @@ func TestOnCommit(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[uuid.UUID]eventstore.Envelope{}
 	calls := 0
-	s := openStore(t, migratedDB(t), &Options{OnCommit: func(envs []eventstore.Envelope) {
+	s := openStore(t, migratedDB(t), &postgres.Options{OnCommit: func(envs []eventstore.Envelope) {
 		mu.Lock()
 		defer mu.Unlock()
 		calls++
@@ -293,7 +294,7 @@ func TestOnCommit(t *testing.T) {
 func TestSubscribeWokenByNotify(t *testing.T) {
 	url := migratedDB(t)
 	writer := openStore(t, url, nil)
-	reader := openStore(t, url, &Options{PollInterval: time.Hour})
+	reader := openStore(t, url, &postgres.Options{PollInterval: time.Hour})
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 
@@ -308,7 +309,7 @@ func TestSubscribeWokenByNotify(t *testing.T) {
 	// Give the subscriber time to catch up on the empty log and start waiting, and its listener time
 	// to be connected for longer than peerGrace, so that the event can only reach it through a
 	// notification (the writer must have seen the reader's listener by then).
-	time.Sleep(peerGrace + 3*peerCheck)
+	time.Sleep(postgres.PeerGrace + 3*postgres.PeerCheck)
 	ev := event("notified")
 	if _, err := writer.Append(ctx, "n", eventstore.NoStream, ev); err != nil {
 		t.Fatalf("append: %v", err)
@@ -337,16 +338,16 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestNotifyOnlyWithPeers(t *testing.T) {
 	url := migratedDB(t)
 	a := openStore(t, url, nil)
-	eventually(t, "a lone store still notifies", func() bool { return !a.notifyWanted() })
+	eventually(t, "a lone store still notifies", func() bool { return !postgres.NotifyWanted(a) })
 
-	b, err := New(testCtx(t), openPool(t, url), nil)
+	b, err := postgres.New(testCtx(t), openPool(t, url), nil)
 	if err != nil {
-		t.Fatalf("New: %v", err)
+		t.Fatalf("postgres.New: %v", err)
 	}
-	eventually(t, "the first store does not notify with a second one listening", a.notifyWanted)
-	eventually(t, "the second store does not notify with the first one listening", b.notifyWanted)
+	eventually(t, "the first store does not notify with a second one listening", func() bool { return postgres.NotifyWanted(a) })
+	eventually(t, "the second store does not notify with the first one listening", func() bool { return postgres.NotifyWanted(b) })
 	b.Close()
-	eventually(t, "the first store notifies once it is alone again", func() bool { return !a.notifyWanted() })
+	eventually(t, "the first store notifies once it is alone again", func() bool { return !postgres.NotifyWanted(a) })
 }
 
 // TestNewListenerSeesUnnotifiedAppends: a store that has not yet seen a new listener appends without
@@ -357,10 +358,10 @@ func TestNotifyOnlyWithPeers(t *testing.T) {
 func TestNewListenerSeesUnnotifiedAppends(t *testing.T) {
 	url := migratedDB(t)
 	writer := openStore(t, url, nil)
-	eventually(t, "a lone store still notifies", func() bool { return !writer.notifyWanted() })
+	eventually(t, "a lone store still notifies", func() bool { return !postgres.NotifyWanted(writer) })
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
-	reader := openStore(t, url, &Options{PollInterval: time.Hour})
+	reader := openStore(t, url, &postgres.Options{PollInterval: time.Hour})
 	got := make(chan eventstore.Envelope, 2)
 	go reader.Subscribe(ctx, eventstore.Start, func(env eventstore.Envelope) error { //nolint:errcheck // ends with ctx
 		got <- env
@@ -377,7 +378,7 @@ func TestNewListenerSeesUnnotifiedAppends(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the subscriber never read its own store's event")
 	}
-	notified := writer.notifyWanted()
+	notified := postgres.NotifyWanted(writer)
 	ev := event("unnotified")
 	if _, err := writer.Append(ctx, "u", eventstore.NoStream, ev); err != nil {
 		t.Fatalf("append: %v", err)
@@ -400,7 +401,7 @@ func TestKnownHeadsSkipTheVersionCheck(t *testing.T) {
 			t.Fatalf("append %d: %v", v, err)
 		}
 	}
-	if got := s.fast.Load(); got != 3 {
+	if got := postgres.FastBatches(s); got != 3 {
 		t.Errorf("%d one-round-trip batches, want 3", got)
 	}
 	// Ahead of the stream: refused by the check (the store knows the stream is at 3, not 5).
@@ -460,7 +461,7 @@ func receive(t *testing.T, got <-chan eventstore.Envelope, want eventstore.Event
 // subscriber that polls only once an hour is woken again by another store's append, through NOTIFY.
 // The subscriber resubscribes after the outage, as the projections runner does.
 func TestListenerReconnectsAfterRestart(t *testing.T) {
-	cluster := testpg.NewCluster(t)
+	cluster := testenv.NewCluster(t)
 	{
 		db, err := sql.Open("pgx", cluster.URL())
 		if err != nil {
@@ -473,7 +474,7 @@ func TestListenerReconnectsAfterRestart(t *testing.T) {
 		}
 	}
 	writer := openStore(t, cluster.URL(), nil)
-	reader := openStore(t, cluster.URL(), &Options{PollInterval: time.Hour})
+	reader := openStore(t, cluster.URL(), &postgres.Options{PollInterval: time.Hour})
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	got := make(chan eventstore.Envelope, 1)
@@ -490,10 +491,10 @@ func TestListenerReconnectsAfterRestart(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
-	eventually(t, "the reader's listener connects", func() bool { return reader.listenerPID.Load() != 0 })
+	eventually(t, "the reader's listener connects", func() bool { return postgres.ListenerPID(reader) != 0 })
 
 	cluster.Stop()
-	eventually(t, "the reader sees its listener gone", func() bool { return reader.listenerPID.Load() == 0 })
+	eventually(t, "the reader sees its listener gone", func() bool { return postgres.ListenerPID(reader) == 0 })
 	cluster.Start()
 	back := time.Now()
 	// An append at once passes over the pooled connections the restart ended.
@@ -502,12 +503,12 @@ func TestListenerReconnectsAfterRestart(t *testing.T) {
 		t.Fatalf("append right after the restart: %v", err)
 	}
 	receive(t, got, first, "subscriber never saw the append made right after the restart")
-	eventually(t, "the reader's listener reconnects after the restart", func() bool { return reader.listenerPID.Load() != 0 })
+	eventually(t, "the reader's listener reconnects after the restart", func() bool { return postgres.ListenerPID(reader) != 0 })
 	t.Logf("listener back %s after the restart", time.Since(back).Round(time.Millisecond))
 
 	// As in TestSubscribeWokenByNotify: past the listener's own wake-ups, only a notification wakes
 	// the reader in time.
-	time.Sleep(peerGrace + 3*peerCheck)
+	time.Sleep(postgres.PeerGrace + 3*postgres.PeerCheck)
 	ev := event("after-restart")
 	if _, err := writer.Append(ctx, "r", eventstore.NoStream, ev); err != nil {
 		t.Fatalf("append after the restart: %v", err)

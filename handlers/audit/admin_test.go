@@ -21,7 +21,7 @@ import (
 	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	audithttp "github.com/workbench/workbench/handlers/audit"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	auditrm "github.com/workbench/workbench/projections/audit"
@@ -45,8 +45,8 @@ type adminServer struct {
 func newAdminServer(t *testing.T) *adminServer {
 	t.Helper()
 	ctx := testCtx(t)
-	sq := dbtest.OpenSQLite(t)
-	v := dbtest.Vault(t, sq.DB, sq.Store)
+	sq := testenv.OpenSQLite(t)
+	v := testenv.Vault(t, sq.DB, sq.Store)
 	r, err := projections.NewRunner(sq.Store, sq.DB, migrations.SQLite, &projections.Options{
 		Projections: []projections.Projection{identityrm.New().WithOpener(v), auditrm.New().WithOpener(v)}, BatchSize: 4, PollInterval: 20 * time.Millisecond,
 	})

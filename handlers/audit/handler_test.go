@@ -18,7 +18,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	audithttp "github.com/workbench/workbench/handlers/audit"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	auditrm "github.com/workbench/workbench/projections/audit"
@@ -42,9 +42,9 @@ type node struct {
 func newNode(t *testing.T) node {
 	t.Helper()
 	ctx := testCtx(t)
-	sq := dbtest.OpenSQLite(t)
+	sq := testenv.OpenSQLite(t)
 	db, store := sq.DB, sq.Store
-	v := dbtest.Vault(t, db, store)
+	v := testenv.Vault(t, db, store)
 	r, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{
 		Projections: []projections.Projection{auditrm.New()}, BatchSize: 4, PollInterval: 20 * time.Millisecond,
 	})

@@ -124,7 +124,7 @@ func TestCaptureFromALiveLogin(t *testing.T) {
 		t.Fatalf("%d capture events, want 1", captured)
 	}
 
-	e.clock.Add(2 * time.Hour)
+	e.clock.Advance(2 * time.Hour)
 	if e.connected(user) {
 		t.Fatal("still connected after the session cookie expired")
 	}

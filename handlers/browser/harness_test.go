@@ -25,9 +25,8 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	browserhttp "github.com/workbench/workbench/handlers/browser"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/chromiumtest"
-	"github.com/workbench/workbench/internal/dbtest"
 	"github.com/workbench/workbench/internal/replicaauth"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
@@ -35,20 +34,7 @@ import (
 )
 
 // chromium is the machine's Chromium; without it the test is skipped, and fails under CI=true.
-func chromium(t testing.TB) string { return chromiumtest.Bin(t) }
-
-// settable is a clock the test moves.
-type settable struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *settable) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *settable) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func chromium(t testing.TB) string { return testenv.ChromiumBin(t) }
 
 // site is the target service, served on 127.0.0.1: a page with a button over its top-left corner, one
 // whose button changes the address without loading a page, a login form that sets a session cookie, and /api/me, which answers the Cookie header it received.
@@ -121,13 +107,13 @@ type env struct {
 	t       *testing.T
 	ctx     context.Context
 	site    *site
-	clock   *settable
+	clock   *testenv.Clock
 	browser *browser.Service
 	conns   *connections.Service
 	catalog *plugins.Registry
 	sess    *websession.Manager
 	srv     *httptest.Server
-	db      dbtest.SQLite
+	db      testenv.SQLiteDB
 	// replicas signs requests between replicas (the test plays the other replica).
 	replicas *replicaauth.Signer
 }
@@ -137,9 +123,9 @@ func newEnv(t *testing.T) *env {
 	bin := chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	e := &env{t: t, ctx: ctx, site: newSite(t), clock: &settable{t: time.Now().UTC()}}
-	e.db = dbtest.OpenSQLite(t)
-	vault := dbtest.Vault(t, e.db.DB, e.db.Store)
+	e := &env{t: t, ctx: ctx, site: newSite(t), clock: testenv.NewClock(time.Now().UTC())}
+	e.db = testenv.OpenSQLite(t)
+	vault := testenv.Vault(t, e.db.DB, e.db.Store)
 
 	dir := filepath.Join(t.TempDir(), "plugins", "intranet")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/app/connectors/connectorstest"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // oauthNode is a Workbench node with one dynamic OAuth connector on the test's resource server,
@@ -26,7 +26,7 @@ type oauthNode struct {
 
 func dialects(t *testing.T) []bool {
 	pg := []bool{false}
-	if os.Getenv(testpg.EnvVar) != "" || os.Getenv("CI") == "true" {
+	if os.Getenv(testenv.PostgresEnvVar) != "" || os.Getenv("CI") == "true" {
 		pg = append(pg, true)
 	}
 	return pg

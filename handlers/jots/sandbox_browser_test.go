@@ -15,7 +15,7 @@ import (
 	"github.com/workbench/workbench/app/jots"
 	"github.com/workbench/workbench/app/jots/jotstest"
 	jotshttp "github.com/workbench/workbench/handlers/jots"
-	"github.com/workbench/workbench/internal/chromiumtest"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // The app's secrets the hostile jot goes after.
@@ -82,7 +82,7 @@ func (a *appServer) routes(r chi.Router) {
 
 func launch(t *testing.T) *rod.Browser {
 	t.Helper()
-	b := chromiumtest.Launch(t)
+	b := testenv.LaunchChromium(t)
 	// Keep one page open throughout: closing a browser's last page may drop its session cookies,
 	// and the app's cookie must be there when the jot goes looking for it.
 	if _, err := b.Page(proto.TargetCreateTarget{URL: "about:blank"}); err != nil {

@@ -6,33 +6,20 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/workbench/workbench/internal/signed"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
-// clock is a settable clock for a Server.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func clockedServer(t *testing.T, c *clock) (*Server, *httptest.Server) {
+func clockedServer(t *testing.T, c *testenv.Clock) (*Server, *httptest.Server) {
 	t.Helper()
 	srv, err := New(Options{
 		Auth:       AuthenticatorFunc(func(*http.Request) (Principal, error) { return Principal{UserID: "u"}, nil }),
 		Tools:      fakeTools{},
 		SessionKey: bytes.Repeat([]byte("k"), 32),
-		Now:        c.now,
+		Now:        c.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +31,7 @@ func clockedServer(t *testing.T, c *clock) (*Server, *httptest.Server) {
 
 // A session id lives SessionLifetime by the server's clock, and its log level with it.
 func TestSessionLapsesByTheInjectedClock(t *testing.T) {
-	c := &clock{t: time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC)}
+	c := testenv.NewClock(time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC))
 	srv, ts := clockedServer(t, c)
 	sid := initSession(t, ts.URL, "x")
 	ping := func() int {
@@ -55,21 +42,21 @@ func TestSessionLapsesByTheInjectedClock(t *testing.T) {
 		t.Fatalf("setLevel: %s", body)
 	}
 	sess, ok := srv.checkSession(context.Background(), sid, Principal{UserID: "u"})
-	if !ok || !sess.Expires.Equal(c.now().Add(SessionLifetime)) {
+	if !ok || !sess.Expires.Equal(c.Now().Add(SessionLifetime)) {
 		t.Fatalf("session %+v %v: want it to expire SessionLifetime after the clock's now", sess, ok)
 	}
-	c.add(SessionLifetime - time.Second)
+	c.Advance(SessionLifetime - time.Second)
 	if st := ping(); st != 200 {
 		t.Fatalf("a second before expiry: %d", st)
 	}
 	if got := srv.levels.get(sess.ID); got != "debug" {
 		t.Fatalf("level a second before expiry %q", got)
 	}
-	c.add(time.Second)
+	c.Advance(time.Second)
 	if st := ping(); st != 404 {
 		t.Fatalf("at expiry: %d, want 404", st)
 	}
-	c.add(time.Second)
+	c.Advance(time.Second)
 	if got := srv.levels.get(sess.ID); got != "" {
 		t.Fatalf("a lapsed session kept its level %q", got)
 	}
@@ -77,14 +64,14 @@ func TestSessionLapsesByTheInjectedClock(t *testing.T) {
 
 // MemorySessions forgets an ended session once it would have expired, by its clock.
 func TestMemorySessionsForgetByTheClock(t *testing.T) {
-	c := &clock{t: time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC)}
-	m := NewMemorySessions(c.now)
+	c := testenv.NewClock(time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC))
+	m := NewMemorySessions(c.Now)
 	ctx := context.Background()
-	if err := m.End(ctx, "a", c.now().Add(time.Hour)); err != nil {
+	if err := m.End(ctx, "a", c.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	c.add(2 * time.Hour)
-	if err := m.End(ctx, "b", c.now().Add(time.Hour)); err != nil { // sweeps the lapsed ones
+	c.Advance(2 * time.Hour)
+	if err := m.End(ctx, "b", c.Now().Add(time.Hour)); err != nil { // sweeps the lapsed ones
 		t.Fatal(err)
 	}
 	if ended, _ := m.Ended(ctx, "a"); ended {
@@ -98,14 +85,14 @@ func TestMemorySessionsForgetByTheClock(t *testing.T) {
 // A session id over the length cap is refused before it is decoded, even one genuinely signed
 // (padded with a field a session does not have); so is one cut short.
 func TestOverLongSessionIDIsRefused(t *testing.T) {
-	c := &clock{t: time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC)}
+	c := testenv.NewClock(time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC))
 	_, ts := clockedServer(t, c)
 	sid := initSession(t, ts.URL, "x")
 	type padded struct {
 		session
 		Pad string `json:"pad"`
 	}
-	big, err := signed.New[padded](bytes.Repeat([]byte("k"), 32), sessionLabel, &signed.Options{MaxLen: 4 * maxSessionIDLen, Now: c.now})
+	big, err := signed.New[padded](bytes.Repeat([]byte("k"), 32), sessionLabel, &signed.Options{MaxLen: 4 * maxSessionIDLen, Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +103,8 @@ func TestOverLongSessionIDIsRefused(t *testing.T) {
 	}{
 		{sid, 200},
 		{sid[:len(sid)-1], 404},
-		{seal(t, big, padded{session: sess, Pad: "p"}, c.now().Add(time.Hour)), 200},
-		{seal(t, big, padded{session: sess, Pad: strings.Repeat("p", maxSessionIDLen)}, c.now().Add(time.Hour)), 404},
+		{seal(t, big, padded{session: sess, Pad: "p"}, c.Now().Add(time.Hour)), 200},
+		{seal(t, big, padded{session: sess, Pad: strings.Repeat("p", maxSessionIDLen)}, c.Now().Add(time.Hour)), 404},
 	} {
 		resp, body := do(t, ts.URL, exchange{"POST", map[string]string{"Mcp-Session-Id": tc.sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`})
 		if resp.StatusCode != tc.want {

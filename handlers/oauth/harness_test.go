@@ -38,7 +38,7 @@ import (
 	oauthhttp "github.com/workbench/workbench/handlers/oauth"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/httpserve"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/identity"
@@ -96,7 +96,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	var store eventstore.Store
 	dialect := migrations.SQLite
 	if o.postgres {
-		url := testpg.New(t)
+		url := testenv.PostgresURL(t)
 		var err error
 		if db, err = sql.Open("pgx", url); err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/handlers/orgs"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -34,7 +34,7 @@ type harness struct {
 	t     *testing.T
 	ctx   context.Context
 	base  string
-	db    dbtest.SQLite
+	db    testenv.SQLiteDB
 	orgs  *organizations.Service
 	acc   *accounts.Service
 	keys  map[string]string    // user name → API key of the default agent
@@ -52,8 +52,8 @@ func setup(t *testing.T) *harness {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	db := dbtest.OpenSQLite(t)
-	v := dbtest.Vault(t, db.DB, db.Store)
+	db := testenv.OpenSQLite(t)
+	v := testenv.Vault(t, db.DB, db.Store)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
 		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New().WithInviteeKey(inviteeKey)}, PollInterval: 20 * time.Millisecond,
 	})

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,6 +35,7 @@ import (
 	"github.com/workbench/workbench/handlers/portal"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/config"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
@@ -219,20 +219,6 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// clock is the wall clock moved by offset; while frozen (unix nanoseconds, not 0) it stands still, for
-// a test that must not lose a second between two steps on a busy machine.
-type clock struct{ offset, frozen atomic.Int64 }
-
-func (c *clock) now() time.Time {
-	if f := c.frozen.Load(); f != 0 {
-		return time.Unix(0, f).Add(time.Duration(c.offset.Load()))
-	}
-	return time.Now().Add(time.Duration(c.offset.Load()))
-}
-func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
-func (c *clock) freeze()                 { c.frozen.Store(time.Now().UnixNano()) }
-func (c *clock) thaw()                   { c.frozen.Store(0) }
-
 // env is a workbench as the portal API sees it, on one SQLite file that its replicas share.
 type env struct {
 	t         *testing.T
@@ -242,7 +228,7 @@ type env struct {
 	oauth     *httptest.Server // the acme integration's authorization server (only /authorize is visited)
 	key       vault.MasterKey
 	catalog   *plugins.Registry
-	clock     *clock
+	clock     *testenv.Clock
 	settings  signin.Settings
 	publicURL string
 	// linkLimit is the sign-in link redemptions a client address may attempt per minute (0: the
@@ -288,7 +274,7 @@ func newEnv(t *testing.T) *env {
 	}
 	p := newIDP(t)
 	return &env{
-		t: t, ctx: ctx, dir: dir, idp: p, oauth: oauth, key: key, catalog: reg, clock: &clock{},
+		t: t, ctx: ctx, dir: dir, idp: p, oauth: oauth, key: key, catalog: reg, clock: &testenv.Clock{},
 		settings: signin.Settings{
 			Providers:  []signin.ProviderConfig{{ID: "google", Name: "Google", Issuer: p.srv.URL, ClientID: oidcClientID, ClientSecret: oidcClientSecret}},
 			AdminEmail: "admin@workbench.localhost",
@@ -348,21 +334,21 @@ func (e *env) node() *node {
 	n.accounts = &accounts.Service{Store: store, Vault: v}
 	creds, err := connections.New(connections.Config{
 		Store: store, Vault: v, Catalog: e.catalog, DB: db, Projections: runner, PublicURL: e.publicURL,
-		LinkKey: []byte(strings.Repeat("l", 32)), Now: e.clock.now,
+		LinkKey: []byte(strings.Repeat("l", 32)), Now: e.clock.Now,
 		Clients: map[string]config.OAuthClient{"acme": {ID: "acme-client"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n.sessions, err = websession.New([]byte(strings.Repeat("s", 32)), e.publicURL, &websession.Options{
-		Now: e.clock.now, Ended: portalsessionsrm.Reader{DB: db}, Ends: endsFor(t, store, runner, e.clock.now),
+		Now: e.clock.Now, Ended: portalsessionsrm.Reader{DB: db}, Ends: endsFor(t, store, runner, e.clock.Now),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n.signin, err = signin.New(signin.Config{
 		Settings: e.settings, Users: n.accounts, Store: store, Projections: runner, PublicURL: e.publicURL,
-		FlowKey: []byte(strings.Repeat("f", 32)), Now: e.clock.now,
+		FlowKey: []byte(strings.Repeat("f", 32)), Now: e.clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +356,7 @@ func (e *env) node() *node {
 	r := chi.NewRouter()
 	portal.Mount(r, portal.Deps{
 		Sessions: n.sessions, SignIn: n.signin, Accounts: n.accounts, Projections: runner,
-		Credentials: creds, Catalog: e.catalog, Connections: connectionsrm.Reader{DB: db}, Now: e.clock.now,
+		Credentials: creds, Catalog: e.catalog, Connections: connectionsrm.Reader{DB: db}, Now: e.clock.Now,
 		APIKeys:   n.auth,
 		LinkLimit: e.linkLimit,
 	})

@@ -94,8 +94,8 @@ func TestStartupLink(t *testing.T) {
 
 	t.Run("refused after 15 minutes", func(t *testing.T) {
 		link := issue()
-		e.clock.advance(signin.LinkTTL)
-		defer e.clock.advance(-signin.LinkTTL)
+		e.clock.Advance(signin.LinkTTL)
+		defer e.clock.Advance(-signin.LinkTTL)
 		got := newBrowser(t).get(on(b, link))
 		if got.status != http.StatusConflict || !strings.Contains(string(got.body), "expired") {
 			t.Fatalf("late use: %d %s", got.status, got.body)
@@ -103,11 +103,11 @@ func TestStartupLink(t *testing.T) {
 	})
 
 	t.Run("good just before 15 minutes", func(t *testing.T) {
-		e.clock.freeze()
-		defer e.clock.thaw()
+		e.clock.Freeze()
+		defer e.clock.Thaw()
 		link := issue()
-		e.clock.advance(signin.LinkTTL - time.Second)
-		defer e.clock.advance(-(signin.LinkTTL - time.Second))
+		e.clock.Advance(signin.LinkTTL - time.Second)
+		defer e.clock.Advance(-(signin.LinkTTL - time.Second))
 		if got := newBrowser(t).get(on(a, link)); got.status != http.StatusFound {
 			t.Fatalf("use at 14:59: %d %s", got.status, got.body)
 		}

@@ -178,8 +178,8 @@ func TestSSOSignIn(t *testing.T) {
 
 	t.Run("a flow older than FlowTTL is refused", func(t *testing.T) {
 		e.idp.set(func(p *idp) { p.claims, p.signWith, p.denied = nil, nil, false })
-		got := n.ssoSignIn(t, newBrowser(t), "", func(cb string) string { e.clock.advance(signin.FlowTTL); return cb })
-		e.clock.advance(-signin.FlowTTL)
+		got := n.ssoSignIn(t, newBrowser(t), "", func(cb string) string { e.clock.Advance(signin.FlowTTL); return cb })
+		e.clock.Advance(-signin.FlowTTL)
 		if got.status != http.StatusBadRequest || !strings.Contains(string(got.body), "longer than") {
 			t.Fatalf("late callback: %d %s", got.status, got.body)
 		}

@@ -100,7 +100,7 @@ func TestSignOutEverywhereEndsEverySessionOfTheUser(t *testing.T) {
 		t.Fatalf("another user's session ended too: %d %s", got.status, got.body)
 	}
 	// The cut is at the moment of the sign-out: a session issued after it is good.
-	e.clock.advance(time.Millisecond)
+	e.clock.Advance(time.Millisecond)
 	if got := n2.signedIn(user).get(n2.srv.URL + "/api/me"); got.status != http.StatusOK {
 		t.Fatalf("a new session after sign-out everywhere: %d %s", got.status, got.body)
 	}
@@ -120,7 +120,7 @@ func TestRevealNeedsAFreshSession(t *testing.T) {
 		t.Fatalf("a fresh session cannot reveal: %v", got)
 	}
 
-	e.clock.advance(websession.FreshFor + time.Second)
+	e.clock.Advance(websession.FreshFor + time.Second)
 	got := b.do(http.MethodPost, n.srv.URL+"/api/apikey/reveal", "", nil)
 	if got.status != http.StatusForbidden || got.json(t)["error"] != portal.CodeReauthRequired || got.json(t)["key"] != nil {
 		t.Fatalf("an old session revealed the key: %d %s", got.status, got.body)

@@ -206,7 +206,7 @@ func TestExpiredToken(t *testing.T) {
 	if status, _, _ := e.do(t, "GET", "/c/keyed/x", s.Token, nil, nil); status != 200 {
 		t.Fatalf("fresh token: %d", status)
 	}
-	e.clock.advance(15*time.Minute + time.Second)
+	e.clock.Advance(15*time.Minute + time.Second)
 	status, _, body := e.do(t, "GET", "/c/keyed/x", s.Token, nil, nil)
 	if status != 401 || !strings.Contains(string(body), "expired") {
 		t.Fatalf("expired token: %d %s", status, body)
@@ -489,7 +489,7 @@ func TestDisconnectReachesAWarmProxy(t *testing.T) {
 	if err := e.creds.Disconnect(e.ctx, e.user, "keyed"); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.advance(2 * time.Second)
+	e.clock.Advance(2 * time.Second)
 	before := e.api.count()
 	status, _, body := e.do(t, "GET", "/c/keyed/x", s.Token, nil, nil)
 	if status != 409 || e.api.count() != before {

@@ -27,6 +27,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/internal/config"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
@@ -229,29 +230,11 @@ type env struct {
 	sessions *curlsessions.Service
 	proxy    *proxy.Proxy
 	srv      *httptest.Server
-	clock    *clock
+	clock    *testenv.Clock
 	key      []byte
 	user     uuid.UUID
 	stopRun  func()
 	dbPath   string
-}
-
-// clock is a settable time source.
-type clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
 }
 
 type envOptions struct {
@@ -268,7 +251,7 @@ type envOptions struct {
 func newEnv(t testing.TB, o envOptions) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	e := &env{t: t, ctx: ctx, clock: &clock{}, key: []byte(strings.Repeat("c", 32)), user: uuid.New()}
+	e := &env{t: t, ctx: ctx, clock: &testenv.Clock{}, key: []byte(strings.Repeat("c", 32)), user: uuid.New()}
 	e.api = newUpstream(t)
 	e.oauth = newOAuthProvider(t)
 	dir := t.TempDir()
@@ -334,7 +317,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	e.creds, err = connections.New(connections.Config{
 		Store: store, Vault: v, Catalog: reg, DB: db, Projections: runner,
 		PublicURL: e.srv.URL, LinkKey: []byte(strings.Repeat("k", 32)), Clients: map[string]config.OAuthClient{"acme": {ID: clientID, Secret: clientSecret}},
-		Now: e.clock.now,
+		Now: e.clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +329,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	e.sessions = newSessions(t, e, appender)
 	e.proxy, err = proxy.New(proxy.Options{
 		Catalog: reg, Credentials: e.creds, Sessions: e.sessions, Key: e.key, PublicURL: e.srv.URL,
-		MaxRequestBytes: o.maxRequest, MaxResponseBytes: o.maxResponse, Now: e.clock.now, Transport: o.transport,
+		MaxRequestBytes: o.maxRequest, MaxResponseBytes: o.maxResponse, Now: e.clock.Now, Transport: o.transport,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -409,7 +392,7 @@ func newSessions(t testing.TB, e *env, store curlsessions.Appender) *curlsession
 		t.Fatal(err)
 	}
 	s, err := curlsessions.New(curlsessions.Options{
-		Catalog: e.catalog, Credentials: e.creds, Store: store, Tokens: issuer, PublicURL: e.srv.URL, Now: e.clock.now,
+		Catalog: e.catalog, Credentials: e.creds, Store: store, Tokens: issuer, PublicURL: e.srv.URL, Now: e.clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/handlers/websession"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
@@ -32,13 +32,7 @@ type rig struct {
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "wb.db")+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
+	db := testenv.MigratedSQLite(t)
 	log := memory.New(nil)
 	runner, err := projections.NewRunner(log, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{portalsessionsrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {

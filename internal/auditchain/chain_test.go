@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +20,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/auditchain"
 	"github.com/workbench/workbench/internal/bus"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -46,15 +45,7 @@ func gateOf(b backend) auditchain.WriteGate {
 }
 
 func openSQLite(t testing.TB) backend {
-	ctx := context.Background()
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
+	db := testenv.MigratedSQLite(t)
 	// One write gate for every writer of the file, the store and the sealer, as the server has.
 	gate := sqlite.NewWriteGate()
 	open := func(t testing.TB) eventstore.Store {
@@ -69,7 +60,7 @@ func openSQLite(t testing.TB) backend {
 }
 
 func openPostgres(t testing.TB) backend {
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	ctx := context.Background()
 	db, err := sql.Open("pgx", url)
 	if err != nil {

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/workbench/workbench/internal/auditchain"
-	"github.com/workbench/workbench/internal/dbtest"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 func TestSealingKeyLivesInTheVault(t *testing.T) {
 	ctx := context.Background()
-	s := dbtest.OpenSQLite(t)
-	v := dbtest.Vault(t, s.DB, s.Store)
+	s := testenv.OpenSQLite(t)
+	v := testenv.Vault(t, s.DB, s.Store)
 	if _, err := auditchain.LoadKey(ctx, s.DB, v); !errors.Is(err, auditchain.ErrNoKey) {
 		t.Fatalf("before first use: %v", err)
 	}

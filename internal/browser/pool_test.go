@@ -15,24 +15,11 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 
-	"github.com/workbench/workbench/internal/chromiumtest"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // chromium returns the machine's Chromium, skipping (failing under CI=true) when there is none.
-func chromium(t testing.TB) string { return chromiumtest.Bin(t) }
-
-// clock is a settable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func chromium(t testing.TB) string { return testenv.ChromiumBin(t) }
 
 // recorder keeps the pool's events and lets a test wait for one.
 type recorder struct {
@@ -156,7 +143,7 @@ func noProcessLeft(t *testing.T, pids ...int) {
 // TestSessionLifecycle drives one user's session through idle expiry (profile kept), a crash, a reset
 // asked while claimed (BUSY until released), and Close, with an injected clock.
 func TestSessionLifecycle(t *testing.T) {
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testenv.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	p, rec := newTestPool(t, Config{IdleTTL: time.Minute, AllowLoopback: true, Now: clk.Now})
 	srv := site(t)
 	ctx := context.Background()
@@ -179,19 +166,19 @@ func TestSessionLifecycle(t *testing.T) {
 	}
 
 	// Claimed sessions are never idle.
-	clk.Add(2 * time.Minute)
+	clk.Advance(2 * time.Minute)
 	p.Reap()
 	if !s.Alive() {
 		t.Fatal("a claimed session was reaped")
 	}
 	s.Release()
 	s.Release() // a second release of one claim does nothing
-	clk.Add(59 * time.Second)
+	clk.Advance(59 * time.Second)
 	p.Reap()
 	if !s.Alive() {
 		t.Fatal("reaped before its TTL")
 	}
-	clk.Add(time.Second)
+	clk.Advance(time.Second)
 	p.Reap()
 	stopped := rec.wait(t, EventStopped, "alice", ReasonIdle)
 	noProcessLeft(t, stopped.PID)

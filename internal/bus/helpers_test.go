@@ -18,7 +18,7 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/bus"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // noLeaks fails the test when goroutines started during it are still running once every cleanup
@@ -105,7 +105,7 @@ var backends = []backend{
 		dropNATSStream(t, u, topic)
 		return u
 	}},
-	{name: "postgres", shared: true, url: func(t *testing.T, _ string) string { return testpg.New(t) }},
+	{name: "postgres", shared: true, url: func(t *testing.T, _ string) string { return testenv.PostgresURL(t) }},
 }
 
 func open(t *testing.T, ctx context.Context, busURL string, opts *bus.Options) *bus.Bus {

@@ -2,7 +2,6 @@ package bus_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -11,7 +10,7 @@ import (
 	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/bus"
-	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // savesCounted is a MemoryCheckpoint that records every Save.
@@ -107,14 +106,7 @@ func TestRelaySaveInterval(t *testing.T) {
 func TestSQLCheckpointWaitsForTheWriteGate(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "bus.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
+	db := testenv.MigratedSQLite(t)
 	gate := sqlite.NewWriteGate()
 	cp := bus.NewSQLCheckpoint(db, "gated").WithWriteGate(gate)
 	if err := gate.Lock(ctx); err != nil {

@@ -20,7 +20,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/internal/bus"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 )
 
@@ -162,7 +162,7 @@ func openSQL(t *testing.T, ctx context.Context, dialect migrations.Dialect) (*sq
 	case migrations.SQLite:
 		db, err = sql.Open("sqlite", filepath.Join(t.TempDir(), "bus.db"))
 	case migrations.Postgres:
-		pgURL = testpg.New(t)
+		pgURL = testenv.PostgresURL(t)
 		db, err = sql.Open("pgx", pgURL)
 	}
 	if err != nil {

@@ -3,15 +3,13 @@ package vault_test
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 )
@@ -53,7 +51,7 @@ func openSQLite(t testing.TB) (*sql.DB, eventstore.Store) {
 // in its own file (the vault needs only the eventstore.Store contract).
 func openPostgres(t testing.TB) (*sql.DB, eventstore.Store) {
 	t.Helper()
-	url := testpg.New(t)
+	url := testenv.PostgresURL(t)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatalf("open postgres: %v", err)
@@ -65,19 +63,7 @@ func openPostgres(t testing.TB) (*sql.DB, eventstore.Store) {
 	return db, newSQLiteStore(t, openSQLiteDB(t))
 }
 
-func openSQLiteDB(t testing.TB) *sql.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
-	if err != nil {
-		t.Fatalf("open sqlite: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatalf("migrate sqlite: %v", err)
-	}
-	return db
-}
+func openSQLiteDB(t testing.TB) *sql.DB { return testenv.MigratedSQLite(t) }
 
 func newSQLiteStore(t testing.TB, db *sql.DB) eventstore.Store {
 	t.Helper()
@@ -106,12 +92,6 @@ func newVault(t testing.TB, db *sql.DB, store eventstore.Store, current vault.Ma
 	}
 	return v
 }
-
-// fakeClock is a clock tests move by hand.
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) Now() time.Time          { return c.t }
-func (c *fakeClock) Advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func countRows(t testing.TB, db *sql.DB, query string, args ...any) int {
 	t.Helper()

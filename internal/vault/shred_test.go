@@ -13,6 +13,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 )
 
@@ -154,7 +155,7 @@ func TestCachedKeyExpires(t *testing.T) {
 	db, store := openSQLite(t)
 	ctx := context.Background()
 	master := mustKey(t)
-	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testenv.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	v := newVault(t, db, store, master, nil, nil)
 	replica := newVault(t, db, store, master, nil, &vault.Options{CacheTTL: time.Minute, Now: clock.Now})
 	s, err := v.Seal(ctx, "alice", purpose, []byte("x"))

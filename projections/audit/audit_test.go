@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/workbench/workbench/domain/connection"
@@ -20,9 +18,8 @@ import (
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -54,61 +51,19 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
-func openSQLite(t testing.TB) backend {
-	t.Helper()
-	ctx := testCtx(t)
-	db, err := sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "workbench.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.New(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return backend{dialect: migrations.SQLite, store: store, db: db}
-}
+func openSQLite(t testing.TB) backend { return openNode(t, testenv.SQLite) }
 
-func openPostgres(t testing.TB) backend {
+func openPostgres(t testing.TB) backend { return openNode(t, testenv.Postgres) }
+
+func openNode(t testing.TB, on testenv.Backend) backend {
 	t.Helper()
-	url := testpg.New(t)
-	ctx := testCtx(t)
-	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.Postgres, nil); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	store, err := postgres.New(ctx, pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return backend{dialect: migrations.Postgres, store: store, db: db}
+	n := testenv.Open(t, on)
+	return backend{dialect: n.Dialect, store: n.Store, db: n.DB}
 }
 
 func (b backend) vault(t testing.TB) *vault.Vault {
 	t.Helper()
-	key, err := vault.GenerateMasterKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vault.New(b.db, b.store, key, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return testenv.Vault(t, b.db, b.store)
 }
 
 // running starts a runner with the audit projection (batches of 4 events, so the log is applied over

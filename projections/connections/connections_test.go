@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/connections"
@@ -28,14 +28,7 @@ var agg = eventstore.Aggregate[connection.State, connection.Command, domain.Even
 func TestConnectionLifecycleInTheReadModel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "wb.db")+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
+	db := testenv.MigratedSQLite(t)
 	store := memory.New(nil)
 	defer store.Close()
 	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{connections.New()}, PollInterval: 20 * time.Millisecond})

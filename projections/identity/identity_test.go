@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	identitydom "github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -37,14 +37,7 @@ func setup(t *testing.T) *env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "wb.db")+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Apply(ctx, db, migrations.SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
+	db := testenv.MigratedSQLite(t)
 	store := memory.New(nil)
 	t.Cleanup(func() { store.Close() })
 	key, err := vault.GenerateMasterKey()

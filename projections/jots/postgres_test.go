@@ -14,7 +14,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections/jots"
 )
@@ -22,7 +22,7 @@ import (
 // The projection and the counting queries on PostgreSQL: a live jot, a claim, an expired claim.
 func TestReaderOnPostgres(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("pgx", testpg.New(t))
+	db, err := sql.Open("pgx", testenv.PostgresURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

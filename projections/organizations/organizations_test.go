@@ -21,7 +21,7 @@ import (
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
@@ -88,7 +88,7 @@ func openSQLite(t *testing.T) *sql.DB {
 }
 
 func openPostgres(t *testing.T) *sql.DB {
-	db, err := sql.Open("pgx", testpg.New(t))
+	db, err := sql.Open("pgx", testenv.PostgresURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

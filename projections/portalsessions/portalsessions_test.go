@@ -14,7 +14,7 @@ import (
 	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/memory"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
 	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
@@ -33,7 +33,7 @@ func TestEndedSessionsReadModel(t *testing.T) {
 			return db, migrations.SQLite
 		}},
 		{"postgres", func(t *testing.T) (*sql.DB, migrations.Dialect) {
-			db, err := sql.Open("pgx", testpg.New(t))
+			db, err := sql.Open("pgx", testenv.PostgresURL(t))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,8 +25,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/app/connections"
@@ -38,13 +35,10 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/postgres"
-	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/ssrf"
-	"github.com/workbench/workbench/internal/testpg"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
-	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections"
@@ -251,7 +245,7 @@ type Env struct {
 	// Keys are the platform keys (app/platformkeys), the service's PlatformKeys.
 	Keys     *platformkeys.Service
 	Registry *plugins.Registry
-	now      atomic.Pointer[time.Time]
+	clock    *testenv.Clock
 }
 
 // Open opens a node: migrated database, event store, vault, the connectors projection running, the
@@ -261,49 +255,12 @@ func Open(t testing.TB, o Options) *Env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	var db *sql.DB
-	var store eventstore.Store
-	var err error
-	dialect := migrations.SQLite
+	backend := testenv.SQLite
 	if o.Postgres {
-		u := testpg.New(t)
-		if db, err = sql.Open("pgx", u); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dialect = migrations.Postgres
-		if _, err := migrations.Apply(ctx, db, dialect, nil); err != nil {
-			t.Fatal(err)
-		}
-		pool, err := pgxpool.New(ctx, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
-		if store, err = postgres.New(ctx, pool, nil); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		if db, err = sqlite.OpenDB(ctx, filepath.Join(t.TempDir(), "wb.db")); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if _, err := migrations.Apply(ctx, db, dialect, nil); err != nil {
-			t.Fatal(err)
-		}
-		if store, err = sqlite.New(db, nil); err != nil {
-			t.Fatal(err)
-		}
+		backend = testenv.Postgres
 	}
-	t.Cleanup(func() { store.Close() })
-	key, err := vault.GenerateMasterKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vault.New(db, store, key, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	node := testenv.Open(t, backend)
+	db, store, v, dialect := node.DB, node.Store, node.Vault, node.Dialect
 	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: append([]projections.Projection{connectorsrm.New(), audit.New(), platform.NewKeys(), platform.NewCalls()}, o.Projections...), PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -317,11 +274,12 @@ func Open(t testing.TB, o Options) *Env {
 		t.Fatalf("connectors: %v", problems)
 	}
 	e := &Env{DB: db, Store: store, Runner: runner, Reader: connectorsrm.Reader{DB: db}, Vault: v}
-	now := o.Now
-	if now.IsZero() {
-		now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	e.clock = node.Clock
+	if o.Now.IsZero() {
+		e.clock.Set(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	} else {
+		e.clock.Set(o.Now)
 	}
-	e.now.Store(&now)
 	e.Scopes = &Scopes{Chains: map[uuid.UUID]connectors.Chain{
 		Agent: {OrganizationID: Org, GuildID: Guild, AgentID: Agent},
 		Other: {OrganizationID: Org, AgentID: Other},
@@ -333,7 +291,7 @@ func Open(t testing.TB, o Options) *Env {
 		t.Fatalf("plugins: %v", problems2)
 	}
 	e.Registry = reg
-	clock := func() time.Time { return *e.now.Load() }
+	clock := e.clock.Now
 	if e.Keys, err = platformkeys.New(platformkeys.Options{Store: store, Reader: platform.Reader{DB: db}, Projections: runner, Vault: v,
 		Integrations: reg, Catalog: e.Reader, Admins: o.Admins, Now: clock, AfterWrite: func(ctx context.Context) error {
 			if o.NoSyncAfterWrite {
@@ -366,13 +324,10 @@ func Open(t testing.TB, o Options) *Env {
 }
 
 // Now is the node's clock.
-func (e *Env) Now() time.Time { return *e.now.Load() }
+func (e *Env) Now() time.Time { return e.clock.Now() }
 
 // Advance moves the node's clock.
-func (e *Env) Advance(d time.Duration) {
-	n := e.now.Load().Add(d)
-	e.now.Store(&n)
-}
+func (e *Env) Advance(d time.Duration) { e.clock.Advance(d) }
 
 // NoCredentials answers every plugin integration as not connected (connector tests run no plugin).
 type NoCredentials struct{}

@@ -1,4 +1,4 @@
-package testpg
+package testenv
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"time"
 )
 
-// BinDirEnvVar names a directory holding initdb and pg_ctl, overriding the default search.
-const BinDirEnvVar = "WORKBENCH_TEST_PG_BIN"
+// PostgresBinDirEnvVar names a directory holding initdb and pg_ctl, overriding the default search.
+const PostgresBinDirEnvVar = "WORKBENCH_TEST_PG_BIN"
 
 // defaultBinDir is where Debian and Ubuntu install the PostgreSQL 15 server programs.
 const defaultBinDir = "/usr/lib/postgresql/15/bin"
@@ -25,7 +25,7 @@ const defaultBinDir = "/usr/lib/postgresql/15/bin"
 // Cluster is a private PostgreSQL server a single test owns: its own data directory under a temporary
 // directory, its own loopback port, trust authentication and fsync on. A test can Stop it to play a
 // database outage and Start it again on the same port; the URL stays the same. It is never the shared
-// server named by EnvVar.
+// server named by PostgresEnvVar.
 type Cluster struct {
 	t      testing.TB
 	bin    string
@@ -48,21 +48,21 @@ func NewCluster(t testing.TB) *Cluster {
 	bin, err := findBinDir()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("testpg: %v (CI installs PostgreSQL 15)", err)
+			t.Fatalf("testenv: %v (CI installs PostgreSQL 15)", err)
 		}
-		t.Skipf("testpg: %v; skipping private-cluster test", err)
+		t.Skipf("testenv: %v; skipping private-cluster test", err)
 	}
 	c := &Cluster{t: t, bin: bin}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			t.Fatalf("testpg: running as root needs the postgres user to run initdb: %v", err)
+			t.Fatalf("testenv: running as root needs the postgres user to run initdb: %v", err)
 		}
 		c.runAs = u
 	}
 	base, err := os.MkdirTemp("", "wbpg-")
 	if err != nil {
-		t.Fatalf("testpg: temp dir: %v", err)
+		t.Fatalf("testenv: temp dir: %v", err)
 	}
 	c.base = base
 	c.data = filepath.Join(base, "data")
@@ -71,12 +71,12 @@ func NewCluster(t testing.TB) *Cluster {
 		uid, _ := strconv.Atoi(c.runAs.Uid)
 		gid, _ := strconv.Atoi(c.runAs.Gid)
 		if err := os.Chown(base, uid, gid); err != nil {
-			t.Fatalf("testpg: hand %s to postgres: %v", base, err)
+			t.Fatalf("testenv: hand %s to postgres: %v", base, err)
 		}
 	}
 	port, err := freeLoopbackPort()
 	if err != nil {
-		t.Fatalf("testpg: free port: %v", err)
+		t.Fatalf("testenv: free port: %v", err)
 	}
 	c.port = port
 
@@ -84,18 +84,18 @@ func NewCluster(t testing.TB) *Cluster {
 	// fsync on (below), which is what crash and outage tests depend on.
 	if out, err := c.run(2*time.Minute, "initdb", "-D", c.data, "-U", "postgres", "-A", "trust",
 		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
-		t.Fatalf("testpg: initdb: %v\n%s", err, out)
+		t.Fatalf("testenv: initdb: %v\n%s", err, out)
 	}
-	conf := fmt.Sprintf("\n# testpg private cluster\nlisten_addresses = '127.0.0.1'\nport = %d\n"+
+	conf := fmt.Sprintf("\n# testenv private cluster\nlisten_addresses = '127.0.0.1'\nport = %d\n"+
 		"unix_socket_directories = '%s'\nfsync = on\nsynchronous_commit = on\nmax_connections = 50\n"+
 		"shared_buffers = 16MB\n", port, base)
 	f, err := os.OpenFile(filepath.Join(c.data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
-		t.Fatalf("testpg: open postgresql.conf: %v", err)
+		t.Fatalf("testenv: open postgresql.conf: %v", err)
 	}
 	_, werr := f.WriteString(conf)
 	if err := errors.Join(werr, f.Close()); err != nil {
-		t.Fatalf("testpg: write postgresql.conf: %v", err)
+		t.Fatalf("testenv: write postgresql.conf: %v", err)
 	}
 	c.Start()
 	return c
@@ -116,7 +116,7 @@ func (c *Cluster) Start() {
 	defer c.mu.Unlock()
 	if out, err := c.run(2*time.Minute, "pg_ctl", "start", "-D", c.data, "-l", filepath.Join(c.base, "postgres.log"),
 		"-w", "-t", "90"); err != nil {
-		c.t.Fatalf("testpg: start cluster: %v\n%s\n%s", err, out, c.logTail())
+		c.t.Fatalf("testenv: start cluster: %v\n%s\n%s", err, out, c.logTail())
 	}
 }
 
@@ -139,7 +139,7 @@ func (c *Cluster) stop(mode string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if out, err := c.run(2*time.Minute, "pg_ctl", "stop", "-D", c.data, "-m", mode, "-w", "-t", "90"); err != nil {
-		c.t.Fatalf("testpg: stop cluster (%s): %v\n%s\n%s", mode, err, out, c.logTail())
+		c.t.Fatalf("testenv: stop cluster (%s): %v\n%s\n%s", mode, err, out, c.logTail())
 	}
 }
 
@@ -153,11 +153,11 @@ func (c *Cluster) destroy() {
 	c.closed = true
 	if _, err := os.Stat(filepath.Join(c.data, "postmaster.pid")); err == nil {
 		if out, err := c.run(time.Minute, "pg_ctl", "stop", "-D", c.data, "-m", "immediate", "-w"); err != nil {
-			c.t.Logf("testpg: stop cluster at cleanup: %v\n%s", err, out)
+			c.t.Logf("testenv: stop cluster at cleanup: %v\n%s", err, out)
 		}
 	}
 	if err := os.RemoveAll(c.base); err != nil {
-		c.t.Logf("testpg: remove %s: %v", c.base, err)
+		c.t.Logf("testenv: remove %s: %v", c.base, err)
 	}
 }
 
@@ -192,7 +192,7 @@ func (c *Cluster) logTail() string {
 // findBinDir returns a directory holding initdb and pg_ctl.
 func findBinDir() (string, error) {
 	candidates := []string{}
-	if d := os.Getenv(BinDirEnvVar); d != "" {
+	if d := os.Getenv(PostgresBinDirEnvVar); d != "" {
 		candidates = append(candidates, d)
 	}
 	candidates = append(candidates, defaultBinDir)
