@@ -11,7 +11,7 @@ const DocPath = "docs/configuration.md"
 // areaNotes are the sentences an area's section opens with, where the table alone would not say enough.
 var areaNotes = map[Area]string{
 	AreaConnectors: "A plugin's OAuth client is read once the plugins are loaded, for each of them; the rest at start, with everything else.",
-	AreaTests:      "Read by the test-support packages (`internal/testpg`, `internal/chromiumtest`), never by the server. Tests read a few more of their own (benchmark scales, golden-file updates); they are described where they are read.",
+	AreaTests:      "Read by the test-support packages (`internal/testenv`), never by the server. Tests read a few more of their own (benchmark scales, golden-file updates); they are described where they are read.",
 }
 
 // Markdown is docs/configuration.md: an introduction, then a section per area with a table of its
