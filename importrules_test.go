@@ -61,7 +61,7 @@ var externalRules = map[string][]string{
 }
 
 // testExtras is what test code of any layer may import on top of its layer's rule.
-var testExtras = []string{"eventstore/...", "migrations/...", "internal/testpg"}
+var testExtras = []string{"eventstore/...", "migrations/...", "internal/testpg", "internal/testenv"}
 
 // layerTestExtras is what test code of one layer may import on top of testExtras.
 var layerTestExtras = map[string][]string{
