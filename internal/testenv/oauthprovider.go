@@ -186,11 +186,13 @@ func NewOAuthProvider(t testing.TB) *OAuthProvider {
 	return p
 }
 
-// URL is the provider's base URL; AuthorizeURL, TokenURL and so on its endpoints.
-func (p *OAuthProvider) URL() string          { return p.srv.URL }
-func (p *OAuthProvider) AuthorizeURL() string { return p.srv.URL + "/authorize" }
-func (p *OAuthProvider) TokenURL() string     { return p.srv.URL + "/token" }
-func (p *OAuthProvider) UserinfoURL() string  { return p.srv.URL + "/userinfo" }
+// Server is the provider's httptest server; URL its base URL; AuthorizeURL, TokenURL and so on its
+// endpoints.
+func (p *OAuthProvider) Server() *httptest.Server { return p.srv }
+func (p *OAuthProvider) URL() string              { return p.srv.URL }
+func (p *OAuthProvider) AuthorizeURL() string     { return p.srv.URL + "/authorize" }
+func (p *OAuthProvider) TokenURL() string         { return p.srv.URL + "/token" }
+func (p *OAuthProvider) UserinfoURL() string      { return p.srv.URL + "/userinfo" }
 
 // Set changes the settings under the provider's lock.
 func (p *OAuthProvider) Set(f func(s *OAuthSettings)) {
