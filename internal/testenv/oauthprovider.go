@@ -130,7 +130,7 @@ type TokenReply struct {
 type IssuedToken struct {
 	Access, Refresh string // Refresh is "" when none was issued
 	ClientID        string
-	Grant           string // authorization_code, refresh_token, or "" for one minted by the test
+	Grant           string // authorization_code, refresh_token, or "" for one the test added
 	At              time.Time
 }
 
@@ -216,13 +216,20 @@ func (p *OAuthProvider) NewConfidentialClient(redirect string) (id, secret strin
 	return id, secret
 }
 
-// Mint issues a live token pair for client outside any grant, as a test that seeds a credential or a
-// Token hook that answers with extra tokens needs.
-func (p *OAuthProvider) Mint(client string) (access, refresh string) {
+// AddToken makes a token pair the test chose live for tok.ClientID (tok.Refresh may be ""), as a test
+// that seeds a credential, or a Token hook answering with tokens of a provider's own shape, needs. It
+// is listed by Issued.
+func (p *OAuthProvider) AddToken(tok IssuedToken) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	tok := p.issueLocked(client, "", "", true)
-	return tok.Access, tok.Refresh
+	if tok.At.IsZero() {
+		tok.At = time.Now()
+	}
+	p.access[tok.Access] = tok.ClientID
+	if tok.Refresh != "" {
+		p.refresh[tok.Refresh] = refreshGrant{client: tok.ClientID}
+	}
+	p.issued = append(p.issued, tok)
 }
 
 // Live says whether access is an access token the provider issued and has not revoked.
