@@ -83,6 +83,8 @@ type OAuthSettings struct {
 	// Expect is what the authorization request must carry on top of the protocol's own parameters:
 	// each key's value exactly, "" meaning the parameter must be absent (scope, prompt, resource, ...).
 	Expect map[string]string
+	// ExpectScopes are scopes the authorization request's scope must hold, among any others.
+	ExpectScopes []string
 	// Deny answers the authorization request with access_denied (the user refused consent).
 	Deny bool
 
@@ -458,6 +460,11 @@ func (p *OAuthProvider) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	if q.Get("state") == "" {
 		wrong = append(wrong, "no state")
+	}
+	for _, sc := range s.ExpectScopes {
+		if !slices.Contains(strings.Fields(q.Get("scope")), sc) {
+			wrong = append(wrong, fmt.Sprintf("scope %q lacks %s", q.Get("scope"), sc))
+		}
 	}
 	openid := s.OpenID && slices.Contains(strings.Fields(q.Get("scope")), "openid")
 	if openid && q.Get("nonce") == "" {
