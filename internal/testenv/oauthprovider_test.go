@@ -334,3 +334,44 @@ func getJSON(t *testing.T, u string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// The protected API answers only live tokens: one the test added, not one revoked, not a request
+// without a token; each is recorded.
+func TestOAuthProviderAPI(t *testing.T) {
+	t.Parallel()
+	p := testenv.NewOAuthProvider(t)
+	p.Set(func(s *testenv.OAuthSettings) { s.API = map[string]string{"/v1/me": `{"id":1}`} })
+	p.AddToken(testenv.IssuedToken{Access: "seeded", ClientID: "app"})
+	call := func(tok string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, p.URL()+"/v1/me", nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode == http.StatusUnauthorized && !strings.Contains(res.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+			t.Errorf("401 without an RFC 6750 challenge: %q", res.Header.Get("WWW-Authenticate"))
+		}
+		return res.StatusCode
+	}
+	if got := call("seeded"); got != http.StatusOK {
+		t.Fatalf("a seeded token: %d", got)
+	}
+	if got := call("made-up"); got != http.StatusUnauthorized {
+		t.Fatalf("a made-up token: %d", got)
+	}
+	if got := call(""); got != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", got)
+	}
+	p.RevokeAccess()
+	if got := call("seeded"); got != http.StatusUnauthorized {
+		t.Fatalf("a revoked token: %d", got)
+	}
+	if seen := strings.Join(p.SeenTokens(), ","); seen != "seeded,made-up,,seeded" || p.APICalls() != 4 {
+		t.Fatalf("seen %q, %d calls", seen, p.APICalls())
+	}
+}
