@@ -48,7 +48,7 @@ func TestTokensWithoutExpiry(t *testing.T) {
 					t.Fatalf("call %d got another token", i)
 				}
 			}
-			if got := e.provider.refreshes.Load(); got != 0 {
+			if got := e.provider.refreshes(); got != 0 {
 				t.Fatalf("%d refresh requests for a token without expiry", got)
 			}
 		})

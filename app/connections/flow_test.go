@@ -83,8 +83,8 @@ func TestConnectFlow(t *testing.T) {
 			if err := acc.Injector.Inject(e.ctx, req); err != nil || req.Header.Get("Authorization") != "Bearer "+tok {
 				t.Fatalf("injected %q: %v", req.Header.Get("Authorization"), err)
 			}
-			if e.provider.exchanges.Load() != 1 {
-				t.Fatalf("%d code exchanges, want 1", e.provider.exchanges.Load())
+			if e.provider.exchanges() != 1 {
+				t.Fatalf("%d code exchanges, want 1", e.provider.exchanges())
 			}
 			// Neither the token nor anything of the verifier is stored in clear.
 			assertNotStored(t, n, tok)
@@ -235,15 +235,15 @@ func TestCallbackRefusals(t *testing.T) {
 			t.Fatalf("first callback: connected=%q", got)
 		}
 		back := n.follow(c, callback)
-		if back.Query().Get("connect_error") != "state_used" || e.provider.exchanges.Load() != 1 {
-			t.Fatalf("replay redirected to %s after %d exchanges", back, e.provider.exchanges.Load())
+		if back.Query().Get("connect_error") != "state_used" || e.provider.exchanges() != 1 {
+			t.Fatalf("replay redirected to %s after %d exchanges", back, e.provider.exchanges())
 		}
 	})
 	t.Run("unknown state", func(t *testing.T) {
 		e := newEnv(t, "basic")
 		n := e.node(true)
 		back := n.follow(n.browser(uuid.New()), e.publicURL+"/api/auth/plugin/acme/callback?code=x&state=nothing-like-it")
-		if back.Query().Get("connect_error") != "invalid_state" || e.provider.exchanges.Load() != 0 {
+		if back.Query().Get("connect_error") != "invalid_state" || e.provider.exchanges() != 0 {
 			t.Fatalf("redirected to %s", back)
 		}
 	})
@@ -262,7 +262,7 @@ func TestCallbackRefusals(t *testing.T) {
 		if s, err := n.svc.WaitForConnection(e.ctx, user, res.ConnectionID, 50*time.Millisecond); s != connections.StatusTimeout || err != nil {
 			t.Fatalf("wait after denial: %q %v", s, err)
 		}
-		if conn, _ := n.svc.Connected(e.ctx, user); conn["acme"] || e.provider.exchanges.Load() != 0 {
+		if conn, _ := n.svc.Connected(e.ctx, user); conn["acme"] || e.provider.exchanges() != 0 {
 			t.Fatalf("connected after a denial: %v", conn)
 		}
 	})
@@ -276,7 +276,7 @@ func TestCallbackRefusals(t *testing.T) {
 		resp, _ := c.Get(body["url"])
 		resp.Body.Close()
 		back := n.follow(n.browser(uuid.New()), resp.Header.Get("Location"))
-		if back.Query().Get("connect_error") != "account_mismatch" || e.provider.exchanges.Load() != 0 {
+		if back.Query().Get("connect_error") != "account_mismatch" || e.provider.exchanges() != 0 {
 			t.Fatalf("redirected to %s", back)
 		}
 	})

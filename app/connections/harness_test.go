@@ -2,8 +2,6 @@ package connections_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,6 +26,7 @@ import (
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
@@ -41,274 +39,133 @@ const (
 	clientSecret = "s3cret/with:odd&chars"
 )
 
-// provider is an httptest OAuth 2.0 authorization server that checks what RFC 6749 and RFC 7636
-// require of a client: the authorization request, PKCE S256 (it recomputes the challenge from the
-// verifier it receives), the code exchange (grant_type, the exact redirect_uri, client
-// authentication by the configured style) and the refresh grant.
+// provider is the test environment's fake OAuth provider set up as acme's authorization server: one
+// client (clientID) authenticating by authStyle ("basic", "body" or "public": client_id in the body,
+// no secret anywhere), authorization requests carrying scope "read write" and prompt consent, and
+// GET /resources answering resources to a live token (Atlassian's accessible-resources). The fields
+// below are what the token endpoint does on top; set applies them.
 type provider struct {
-	t   *testing.T
-	srv *httptest.Server
+	*testenv.OAuthProvider
+	srv       *httptest.Server
+	authStyle string
 
-	// authStyle is what client authentication the token endpoint demands: "basic", "body" or
-	// "public" (client_id in the body, no secret anywhere).
-	authStyle   string
-	redirectURI string
-
-	mu            sync.Mutex
-	codes         map[string]pendingCode
-	refreshTokens map[string]bool // live refresh tokens
-	denyConsent   bool
-	noRefresh     bool   // the code exchange returns no refresh_token
-	refreshMode   string // "rotate" (default), "keep" (no new refresh token) or "invalid_grant"
-	expiresIn     int
-	refreshDelay  time.Duration
-	// resources is the JSON GET /resources answers a bearer of an issued token (Atlassian's
-	// accessible-resources); resourceCalls counts the calls and lastBearer keeps the token used.
-	resources string
+	mu          sync.Mutex
+	denyConsent bool
+	noRefresh   bool   // the code exchange returns no refresh_token
+	refreshMode string // "rotate" (default), "keep" (no new refresh token) or "invalid_grant"
+	expiresIn   int    // 0: the answers carry no expires_in (GitHub OAuth apps)
+	// refreshDelay is how long a refresh answer waits.
+	refreshDelay time.Duration
+	resources    string
 	// slack makes grants look like Slack's oauth.v2.access: a bot token (token_type "bot") at the top
 	// level and a user token in authed_user, each with its own refresh token; a refresh answers the
 	// token of the refresh token's kind at the top level (token_type "bot" or "user").
-	slack         bool
-	slackKinds    map[string]string // refresh token → "bot" or "user"
-	lastRefresh   string            // the refresh token last presented
-	resourceCalls atomic.Int64
-	lastBearer    string
-
-	exchanges atomic.Int64
-	refreshes atomic.Int64
-	issued    atomic.Int64
-}
-
-type pendingCode struct {
-	challenge   string
-	redirectURI string
-	used        bool
+	slack       bool
+	slackKinds  map[string]string // refresh token → "bot" or "user"
+	slackIssued int
+	lastRefresh string // the refresh token last presented
 }
 
 func newProvider(t *testing.T, authStyle string) *provider {
-	p := &provider{t: t, authStyle: authStyle, codes: map[string]pendingCode{}, refreshTokens: map[string]bool{}, expiresIn: 3600, refreshMode: "rotate"}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /authorize", p.authorize)
-	mux.HandleFunc("POST /token", p.token)
-	mux.HandleFunc("GET /resources", p.resourcesHandler)
-	p.srv = httptest.NewServer(mux)
-	t.Cleanup(p.srv.Close)
+	p := &provider{OAuthProvider: testenv.NewOAuthProvider(t), authStyle: authStyle, expiresIn: 3600, refreshMode: "rotate", slackKinds: map[string]string{}}
+	p.srv = p.Server()
+	p.set(func(*provider) {})
 	return p
+}
+
+// register makes acme's client known with its one redirect URI.
+func (p *provider) register(redirect string) {
+	c := testenv.OAuthClient{ID: clientID, Secret: clientSecret, RedirectURIs: []string{redirect}}
+	switch p.authStyle {
+	case "basic":
+		c.Auth = testenv.AuthBasic
+	case "body":
+		c.Auth = testenv.AuthPost
+	default:
+		c.Auth, c.Secret = testenv.AuthNone, ""
+	}
+	p.AddClient(c)
 }
 
 func (p *provider) set(f func(p *provider)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f(p)
+	p.Set(func(s *testenv.OAuthSettings) {
+		s.Expect = map[string]string{"scope": "read write", "prompt": "consent"}
+		s.Deny, s.NoRefreshToken, s.KeepRefreshToken = p.denyConsent, p.noRefresh, p.refreshMode == "keep"
+		s.ExpiresIn, s.RefreshedExpiresIn = p.expiresIn, 0
+		s.API = map[string]string{"/resources": p.resources}
+		s.Token = p.answer
+	})
 }
 
-func (p *provider) authorize(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	for k, want := range map[string]string{"response_type": "code", "client_id": clientID, "redirect_uri": p.redirectURI, "code_challenge_method": "S256", "scope": "read write", "prompt": "consent"} {
-		if got := q.Get(k); got != want {
-			p.t.Errorf("authorize: %s = %q, want %q", k, got, want)
-		}
-	}
-	ch := q.Get("code_challenge")
-	if len(ch) != 43 {
-		p.t.Errorf("authorize: code_challenge %q is not a base64url SHA-256", ch)
-	}
-	if q.Get("state") == "" {
-		p.t.Errorf("authorize: no state")
-	}
-	back, _ := url.Parse(q.Get("redirect_uri"))
-	bq := url.Values{"state": {q.Get("state")}}
+func (p *provider) exchanges() int64     { return int64(p.Exchanges()) }
+func (p *provider) refreshes() int64     { return int64(p.Refreshes()) }
+func (p *provider) resourceCalls() int64 { return int64(p.APICalls()) }
+
+// answer shapes a token endpoint answer as the fields say.
+func (p *provider) answer(r *testenv.TokenReply) {
 	p.mu.Lock()
-	if p.denyConsent {
-		bq.Set("error", "access_denied")
-	} else {
-		code := "code-" + uuid.NewString()
-		p.codes[code] = pendingCode{challenge: ch, redirectURI: q.Get("redirect_uri")}
-		bq.Set("code", code)
+	mode, delay, slack := p.refreshMode, p.refreshDelay, p.slack
+	rt := r.Form.Get("refresh_token")
+	kind := p.slackKinds[rt]
+	if r.Grant == "refresh_token" {
+		p.lastRefresh = rt
 	}
 	p.mu.Unlock()
-	back.RawQuery = bq.Encode()
-	http.Redirect(w, r, back.String(), http.StatusFound)
-}
-
-func (p *provider) resourcesHandler(w http.ResponseWriter, r *http.Request) {
-	p.resourceCalls.Add(1)
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	p.mu.Lock()
-	p.lastBearer = tok
-	body := p.resources
-	p.mu.Unlock()
-	if !ok || !strings.HasPrefix(tok, "at-") {
-		p.fail(w, http.StatusUnauthorized, "invalid_token")
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(body))
-}
-
-func (p *provider) fail(w http.ResponseWriter, status int, code string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"error":%q}`, code)
-}
-
-// checkClient verifies client authentication (RFC 6749 section 2.3.1; a public client under RFC
-// 7636 sends only its client_id).
-func (p *provider) checkClient(w http.ResponseWriter, r *http.Request) bool {
-	user, pass, basic := r.BasicAuth()
-	form := r.PostForm
-	ok := false
-	switch p.authStyle {
-	case "basic":
-		u, _ := url.QueryUnescape(user)
-		s, _ := url.QueryUnescape(pass)
-		ok = basic && u == clientID && s == clientSecret && !form.Has("client_secret")
-	case "body":
-		ok = !basic && form.Get("client_id") == clientID && form.Get("client_secret") == clientSecret
-	case "public":
-		ok = !basic && form.Get("client_id") == clientID && !form.Has("client_secret")
-	}
-	if !ok {
-		p.t.Errorf("token: client authentication does not match style %s (basic=%v, form keys %v)", p.authStyle, basic, keys(form))
-		p.fail(w, http.StatusUnauthorized, "invalid_client")
-	}
-	return ok
-}
-
-func keys(v url.Values) []string {
-	var out []string
-	for k := range v {
-		out = append(out, k)
-	}
-	return out
-}
-
-func (p *provider) token(w http.ResponseWriter, r *http.Request) {
-	if ct := r.Header.Get("Content-Type"); ct != "application/x-www-form-urlencoded" {
-		p.t.Errorf("token: Content-Type %q", ct)
-	}
-	if err := r.ParseForm(); err != nil {
-		p.fail(w, 400, "invalid_request")
-		return
-	}
-	if !p.checkClient(w, r) {
-		return
-	}
-	f := r.PostForm
-	switch f.Get("grant_type") {
-	case "authorization_code":
-		p.exchanges.Add(1)
-		p.mu.Lock()
-		c, ok := p.codes[f.Get("code")]
-		reused := c.used
-		if ok {
-			c.used = true
-			p.codes[f.Get("code")] = c
-		}
-		p.mu.Unlock()
-		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
-		switch {
-		case !ok || reused:
-			p.fail(w, 400, "invalid_grant")
-			return
-		case f.Get("redirect_uri") != c.redirectURI:
-			p.t.Errorf("token: redirect_uri %q, want exactly %q", f.Get("redirect_uri"), c.redirectURI)
-			p.fail(w, 400, "invalid_grant")
-			return
-		case base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge:
-			p.t.Errorf("token: the code_verifier does not hash to the code_challenge")
-			p.fail(w, 400, "invalid_grant")
-			return
-		}
-		p.grant(w, !p.noRefreshToken())
-	case "refresh_token":
-		p.refreshes.Add(1)
-		p.mu.Lock()
-		live := p.refreshTokens[f.Get("refresh_token")]
-		mode, delay := p.refreshMode, p.refreshDelay
-		p.lastRefresh = f.Get("refresh_token")
-		slackKind := p.slackKinds[f.Get("refresh_token")]
-		if live && mode == "rotate" {
-			delete(p.refreshTokens, f.Get("refresh_token"))
-		}
-		p.mu.Unlock()
+	if r.Grant == "refresh_token" {
 		time.Sleep(delay)
-		if !live || mode == "invalid_grant" {
-			p.fail(w, 400, "invalid_grant")
+		if mode == "invalid_grant" && r.Status == http.StatusOK {
+			r.Status, r.Body = http.StatusBadRequest, map[string]any{"error": "invalid_grant"}
 			return
 		}
-		if slackKind != "" {
-			p.slackRefresh(w, slackKind)
-			return
-		}
-		p.grant(w, mode == "rotate")
-	default:
-		p.fail(w, 400, "unsupported_grant_type")
+	}
+	if r.Status != http.StatusOK || !slack {
+		return
+	}
+	if r.Grant == "authorization_code" {
+		r.Body = p.slackGrant()
+	} else if kind != "" {
+		r.Body = p.slackRefresh(kind)
 	}
 }
 
-func (p *provider) noRefreshToken() bool {
+// slackToken makes a live token pair of Slack's shape for kind ("bot" or "user").
+// Tokens of one grant share their number n.
+func (p *provider) slackToken(kind string, n int) (access, refresh string) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.noRefresh
+	refresh = "xoxe-1-" + kind + "-" + uuid.NewString()
+	p.slackKinds[refresh] = kind
+	p.mu.Unlock()
+	access = map[string]string{"bot": "xoxe.xoxb-", "user": "xoxe.xoxp-"}[kind] + strconv.Itoa(n)
+	p.AddToken(testenv.IssuedToken{Access: access, Refresh: refresh, ClientID: clientID})
+	return access, refresh
 }
 
 // slackGrant answers a code exchange the way Slack's oauth.v2.access does with token rotation on.
-func (p *provider) slackGrant(w http.ResponseWriter) {
-	n := strconv.FormatInt(p.issued.Add(1), 10)
+func (p *provider) slackGrant() map[string]any {
 	p.mu.Lock()
-	botRT, userRT := "xoxe-1-bot-"+uuid.NewString(), "xoxe-1-user-"+uuid.NewString()
-	p.refreshTokens[botRT], p.refreshTokens[userRT] = true, true
-	if p.slackKinds == nil {
-		p.slackKinds = map[string]string{}
-	}
-	p.slackKinds[botRT], p.slackKinds[userRT] = "bot", "user"
-	expires := p.expiresIn
+	p.slackIssued++
+	n, expires := p.slackIssued, p.expiresIn
 	p.mu.Unlock()
-	body := map[string]any{"ok": true, "access_token": "xoxe.xoxb-" + n, "token_type": "bot", "scope": "chat:write,channels:read",
+	bot, botRT := p.slackToken("bot", n)
+	user, userRT := p.slackToken("user", n)
+	return map[string]any{"ok": true, "access_token": bot, "token_type": "bot", "scope": "chat:write,channels:read",
 		"refresh_token": botRT, "expires_in": 43200, "bot_user_id": "U0KRQLJ9H", "app_id": "A0KRD7HC3",
 		"team": map[string]any{"id": "T9TK3CUKW", "name": "Slack Softball Team"},
-		"authed_user": map[string]any{"id": "U1234", "scope": "search:read", "access_token": "xoxe.xoxp-" + n, "token_type": "user",
+		"authed_user": map[string]any{"id": "U1234", "scope": "search:read", "access_token": user, "token_type": "user",
 			"refresh_token": userRT, "expires_in": expires}}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(body)
 }
 
 // slackRefresh answers a refresh of one kind of Slack token: the new token at the top level.
-func (p *provider) slackRefresh(w http.ResponseWriter, kind string) {
-	n := strconv.FormatInt(p.issued.Add(1), 10)
+func (p *provider) slackRefresh(kind string) map[string]any {
 	p.mu.Lock()
-	rt := "xoxe-1-" + kind + "-" + uuid.NewString()
-	p.refreshTokens[rt], p.slackKinds[rt] = true, kind
+	p.slackIssued++
+	n := p.slackIssued
 	p.mu.Unlock()
-	prefix := map[string]string{"bot": "xoxe.xoxb-", "user": "xoxe.xoxp-"}[kind]
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "access_token": prefix + n, "token_type": kind, "refresh_token": rt, "expires_in": 43200})
-}
-
-func (p *provider) grant(w http.ResponseWriter, withRefresh bool) {
-	p.mu.Lock()
-	slack := p.slack
-	p.mu.Unlock()
-	if slack {
-		p.slackGrant(w)
-		return
-	}
-	n := p.issued.Add(1)
-	body := map[string]any{"access_token": "at-" + strconv.FormatInt(n, 10) + "-" + uuid.NewString(), "token_type": "Bearer", "scope": "read write"}
-	p.mu.Lock()
-	if p.expiresIn > 0 { // 0: the provider gives no expires_in (GitHub OAuth apps)
-		body["expires_in"] = p.expiresIn
-	}
-	if withRefresh {
-		rt := "rt-" + uuid.NewString()
-		p.refreshTokens[rt] = true
-		body["refresh_token"] = rt
-	}
-	p.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
-	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(body)
+	at, rt := p.slackToken(kind, n)
+	return map[string]any{"ok": true, "access_token": at, "token_type": kind, "refresh_token": rt, "expires_in": 43200}
 }
 
 // node is one replica: its database handle, event store, read-model runner, bus, relay, vault and
@@ -454,7 +311,7 @@ func (e *env) node(relay bool) *node {
 	n.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	if e.publicURL == "" {
 		e.publicURL = n.srv.URL
-		e.provider.redirectURI = e.publicURL + "/api/auth/plugin/acme/callback"
+		e.provider.register(e.publicURL + "/api/auth/plugin/acme/callback")
 	}
 	cfg := connections.Config{
 		Store: store, Vault: v, Catalog: e.catalog, DB: db, Projections: runner, Bus: e.bus,

@@ -31,8 +31,8 @@ func TestPostConsentCloudID(t *testing.T) {
 		n := e.node(true)
 		user := uuid.New()
 		connectExpiring(t, e, n, user)
-		if e.provider.resourceCalls.Load() != 1 {
-			t.Fatalf("%d post-consent calls, want 1", e.provider.resourceCalls.Load())
+		if e.provider.resourceCalls() != 1 {
+			t.Fatalf("%d post-consent calls, want 1", e.provider.resourceCalls())
 		}
 		acme, _ := e.catalog.Integration("acme")
 		for round := range 2 { // the first round refreshes (the token expires within the window)
@@ -52,8 +52,8 @@ func TestPostConsentCloudID(t *testing.T) {
 				t.Fatalf("round %d: base %v: %v", round, base, err)
 			}
 		}
-		if e.provider.refreshes.Load() != 1 {
-			t.Fatalf("%d refreshes, want 1", e.provider.refreshes.Load())
+		if e.provider.refreshes() != 1 {
+			t.Fatalf("%d refreshes, want 1", e.provider.refreshes())
 		}
 		assertNotStored(t, n, "1324a887-45db-1bf4-1e99-ef0ff456d421")
 	})

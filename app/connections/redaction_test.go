@@ -199,9 +199,9 @@ func TestToolResultsAreRedacted(t *testing.T) {
 	t.Run("oauth2 token refreshed during the call", func(t *testing.T) {
 		other := uuid.New()
 		connectExpiring(t, e, n, other)
-		before := e.provider.refreshes.Load()
+		before := e.provider.refreshes()
 		o := ex.Run(e.ctx, executions.Caller{UserID: other, Via: "api_key"}, []executions.Call{{Tool: "acme_me"}})[0]
-		if e.provider.refreshes.Load() == before {
+		if e.provider.refreshes() == before {
 			t.Fatal("the call did not refresh the token")
 		}
 		if f := leaks(string(o.Result), lastSeen(t)); len(f) > 0 || !strings.Contains(string(o.Result), connections.Redacted) {

@@ -66,7 +66,7 @@ func TestRefresh(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
 		}
-		if got := e.provider.refreshes.Load(); got != 1 {
+		if got := e.provider.refreshes(); got != 1 {
 			t.Fatalf("%d refresh requests reached the provider, want 1", got)
 		}
 		for _, tok := range toks {
@@ -86,7 +86,7 @@ func TestRefresh(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
 		}
-		if got := e.provider.refreshes.Load(); got != 1 {
+		if got := e.provider.refreshes(); got != 1 {
 			t.Fatalf("%d refresh requests reached the provider, want 1", got)
 		}
 		for _, tok := range toks {
@@ -120,8 +120,8 @@ func TestRefresh(t *testing.T) {
 		e.provider.set(func(p *provider) { p.noRefresh = true })
 		connectExpiring(t, e, n, user)
 		_, errs := tokens(t, e, user, 1, n)
-		if len(errs) != 1 || !strings.Contains(domain.ErrorMessage(errs[0]), "reconnect with connect('acme')") || e.provider.refreshes.Load() != 0 {
-			t.Fatalf("got %v after %d refresh requests", errs, e.provider.refreshes.Load())
+		if len(errs) != 1 || !strings.Contains(domain.ErrorMessage(errs[0]), "reconnect with connect('acme')") || e.provider.refreshes() != 0 {
+			t.Fatalf("got %v after %d refresh requests", errs, e.provider.refreshes())
 		}
 	})
 	t.Run("a refresh without a new refresh token keeps the old one", func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestRefresh(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatalf("refresh %d: %v", i+1, errs[0])
 			}
-			if got := e.provider.refreshes.Load(); got != int64(i+1) {
+			if got := e.provider.refreshes(); got != int64(i+1) {
 				t.Fatalf("after call %d: %d refresh requests", i+1, got)
 			}
 			_ = toks

@@ -54,7 +54,7 @@ func TestSlackUserAndBotTokens(t *testing.T) {
 					t.Fatalf("injected %q: %v", req.Header.Get("Authorization"), err)
 				}
 			}
-			if got := e.provider.refreshes.Load(); got != tc.refreshes {
+			if got := e.provider.refreshes(); got != tc.refreshes {
 				t.Fatalf("%d refreshes, want %d", got, tc.refreshes)
 			}
 			if tc.wantRT != "" && !strings.HasPrefix(e.provider.lastRefresh, tc.wantRT) {

@@ -44,7 +44,7 @@ func TestUnreadableCredentialIsNotAFailedRequest(t *testing.T) {
 
 	// Through the runtime's client, as a tool call makes its request: the same error, and nothing sent.
 	rc := plugins.NewContext(acme, plugins.ContextOptions{UserID: user.String(), Injector: acc.Injector, GetToken: acc.GetToken})
-	before := e.provider.resourceCalls.Load()
+	before := e.provider.resourceCalls()
 	req, _ := http.NewRequestWithContext(e.ctx, http.MethodGet, e.provider.srv.URL+"/resources", nil)
 	resp, err := rc.HTTP().Do(req)
 	if err == nil {
@@ -54,7 +54,7 @@ func TestUnreadableCredentialIsNotAFailedRequest(t *testing.T) {
 	if !errors.As(err, &de) || domain.ErrorMessage(err) != msg {
 		t.Fatalf("through the runtime: %v", err)
 	}
-	if e.provider.resourceCalls.Load() != before {
+	if e.provider.resourceCalls() != before {
 		t.Fatal("a request reached the provider")
 	}
 }

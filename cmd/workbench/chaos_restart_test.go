@@ -100,7 +100,7 @@ func TestChaosNATSRestart(t *testing.T) {
 		"BUS_URL": bus.url(), "PLUGINS_DIR": plugDir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true",
 		"ACME_CLIENT_ID": acmeClientID, "ACME_CLIENT_SECRET": acmeClientSecret,
 	})
-	p.redirectURI = c.public + "/api/auth/plugin/acme/callback"
+	p.register(c.public + "/api/auth/plugin/acme/callback")
 	ada := c.user("ada@example.com")
 	c.start()
 	csA, _ := c.mcp(0).connectSDK(t, ada.Key)

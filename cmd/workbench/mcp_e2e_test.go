@@ -7,8 +7,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +19,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,161 +41,43 @@ const (
 	acmeRefreshWindow  = 30 * time.Second
 )
 
-// oauthProvider is an httptest OAuth 2.0 authorization server and resource API. It checks what RFC
-// 6749 and RFC 7636 require of the client: the authorization request (response_type, client_id, exact
-// redirect_uri, S256 challenge, state), the code exchange (HTTP Basic client authentication, single-use
-// code, the same redirect_uri, a code_verifier that hashes to the challenge) and the refresh grant (a
-// live refresh token, rotated on use). Its API answers only a live access token as Bearer.
+// oauthProvider is the test environment's fake OAuth provider as acme's authorization server and
+// API: one confidential client authenticating by HTTP Basic, authorization requests carrying scope
+// "profile offline", a first token announced to live acmeFirstExpiresIn seconds and refreshed ones
+// an hour, and GET /api/profile answering a live token.
 type oauthProvider struct {
-	t           *testing.T
-	srv         *httptest.Server
-	redirectURI string
-
-	mu        sync.Mutex
-	codes     map[string]string // code → S256 challenge
-	access    map[string]bool   // live access tokens
-	refresh   map[string]bool   // live refresh tokens
-	seen      []string          // Bearer tokens the API received, in order
-	grantedAt time.Time         // when the code exchange issued its token
-	issued    int
-
-	exchanges atomic.Int64
-	refreshes atomic.Int64
+	*testenv.OAuthProvider
+	srv *httptest.Server
 }
 
 func newOAuthProvider(t *testing.T) *oauthProvider {
-	p := &oauthProvider{t: t, codes: map[string]string{}, access: map[string]bool{}, refresh: map[string]bool{}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /authorize", p.authorize)
-	mux.HandleFunc("POST /token", p.token)
-	mux.HandleFunc("GET /api/profile", p.profile)
-	p.srv = httptest.NewServer(mux)
-	t.Cleanup(p.srv.Close)
+	p := &oauthProvider{OAuthProvider: testenv.NewOAuthProvider(t)}
+	p.srv = p.Server()
+	p.Set(func(s *testenv.OAuthSettings) {
+		s.Expect = map[string]string{"scope": "profile offline"}
+		s.ExpiresIn, s.RefreshedExpiresIn = acmeFirstExpiresIn, 3600
+		s.API = map[string]string{"/api/profile": `{"login":"ada-at-acme","plan":"pro","internal":"dropped by the response shape"}`}
+	})
 	return p
 }
 
-func (p *oauthProvider) authorize(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	for k, want := range map[string]string{"response_type": "code", "client_id": acmeClientID, "redirect_uri": p.redirectURI, "code_challenge_method": "S256", "scope": "profile offline"} {
-		if got := q.Get(k); got != want {
-			p.t.Errorf("authorize: %s = %q, want %q", k, got, want)
-			http.Error(w, "bad authorization request", http.StatusBadRequest)
-			return
-		}
-	}
-	challenge := q.Get("code_challenge")
-	if raw, err := base64.RawURLEncoding.DecodeString(challenge); err != nil || len(raw) != sha256.Size {
-		p.t.Errorf("authorize: code_challenge %q is not a base64url SHA-256 digest", challenge)
-	}
-	if q.Get("state") == "" {
-		p.t.Error("authorize: no state")
-	}
-	code := "code-" + uuid.NewString()
-	p.mu.Lock()
-	p.codes[code] = challenge
-	p.mu.Unlock()
-	back, _ := url.Parse(p.redirectURI)
-	back.RawQuery = url.Values{"code": {code}, "state": {q.Get("state")}}.Encode()
-	http.Redirect(w, r, back.String(), http.StatusFound)
+// register makes acme's client known with the served instance's callback as its redirect URI.
+func (p *oauthProvider) register(redirect string) {
+	p.AddClient(testenv.OAuthClient{ID: acmeClientID, Secret: acmeClientSecret, RedirectURIs: []string{redirect}, Auth: testenv.AuthBasic})
 }
 
-func (p *oauthProvider) fail(w http.ResponseWriter, code string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	fmt.Fprintf(w, `{"error":%q}`, code)
-}
-
-func (p *oauthProvider) token(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		p.fail(w, "invalid_request")
-		return
-	}
-	user, pass, ok := r.BasicAuth()
-	if !ok || user != acmeClientID || pass != acmeClientSecret || r.PostForm.Has("client_secret") {
-		p.t.Errorf("token: client authentication is not HTTP Basic with the configured credentials")
-		p.fail(w, "invalid_client")
-		return
-	}
-	f := r.PostForm
-	switch f.Get("grant_type") {
-	case "authorization_code":
-		p.exchanges.Add(1)
-		p.mu.Lock()
-		challenge, known := p.codes[f.Get("code")]
-		delete(p.codes, f.Get("code")) // single use
-		p.mu.Unlock()
-		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
-		switch {
-		case !known:
-			p.fail(w, "invalid_grant")
-		case f.Get("redirect_uri") != p.redirectURI:
-			p.t.Errorf("token: redirect_uri %q, want %q", f.Get("redirect_uri"), p.redirectURI)
-			p.fail(w, "invalid_grant")
-		case base64.RawURLEncoding.EncodeToString(sum[:]) != challenge:
-			p.t.Errorf("token: the code_verifier does not hash (S256) to the code_challenge")
-			p.fail(w, "invalid_grant")
-		default:
-			p.grant(w, acmeFirstExpiresIn, true)
-		}
-	case "refresh_token":
-		p.refreshes.Add(1)
-		p.mu.Lock()
-		live := p.refresh[f.Get("refresh_token")]
-		delete(p.refresh, f.Get("refresh_token")) // rotated
-		p.mu.Unlock()
-		if !live {
-			p.fail(w, "invalid_grant")
-			return
-		}
-		p.grant(w, 3600, false)
-	default:
-		p.fail(w, "unsupported_grant_type")
-	}
-}
-
-func (p *oauthProvider) grant(w http.ResponseWriter, expiresIn int, first bool) {
-	p.mu.Lock()
-	p.issued++
-	at := fmt.Sprintf("at-%d-%s", p.issued, uuid.NewString())
-	rt := "rt-" + uuid.NewString()
-	p.access[at], p.refresh[rt] = true, true
-	if first {
-		p.grantedAt = time.Now()
-	}
-	p.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	json.NewEncoder(w).Encode(map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": expiresIn, "refresh_token": rt, "scope": "profile offline"}) //nolint:errcheck
-}
-
-func (p *oauthProvider) profile(w http.ResponseWriter, r *http.Request) {
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	p.mu.Lock()
-	live := ok && p.access[tok]
-	if ok {
-		p.seen = append(p.seen, tok)
-	}
-	p.mu.Unlock()
-	if !live {
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-		http.Error(w, `{"message":"bad token"}`, http.StatusUnauthorized)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprint(w, `{"login":"ada-at-acme","plan":"pro","internal":"dropped by the response shape"}`)
-}
+func (p *oauthProvider) exchanges() int64 { return int64(p.Exchanges()) }
+func (p *oauthProvider) refreshes() int64 { return int64(p.Refreshes()) }
 
 // seenTokens returns the Bearer tokens the API has received so far.
-func (p *oauthProvider) seenTokens() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.seen)
-}
+func (p *oauthProvider) seenTokens() []string { return p.SeenTokens() }
 
+// firstGrant is when the code exchange issued its token (zero before).
 func (p *oauthProvider) firstGrant() time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.grantedAt
+	if issued := p.Issued(); len(issued) > 0 {
+		return issued[0].At
+	}
+	return time.Time{}
 }
 
 // writeAcmePlugin writes the acme OAuth plugin, pointed at the provider, into dir/acme.
@@ -242,9 +121,9 @@ func newMCPEnv(t *testing.T, databaseURL string) *mcpEnv {
 		"ACME_CLIENT_ID":               acmeClientID,
 		"ACME_CLIENT_SECRET":           acmeClientSecret,
 	}, slog.LevelInfo)
-	p.redirectURI = srv.Base + "/api/auth/plugin/acme/callback"
+	p.register(srv.Base + "/api/auth/plugin/acme/callback")
 	return &mcpEnv{
-		srv: srv, provider: p, endpoint: srv.Base + "/mcp", callbackU: p.redirectURI,
+		srv: srv, provider: p, endpoint: srv.Base + "/mcp", callbackU: srv.Base + "/api/auth/plugin/acme/callback",
 		ada: srv.user(t, "ada@example.com"), bob: srv.user(t, "bob@example.com"),
 	}
 }
@@ -649,7 +528,7 @@ func (e *mcpEnv) connectFlow(t *testing.T, ada, bob *sdk.ClientSession) {
 	if status, body := e.redeem(t, e.browser(t, uuid.Nil), started.URL); status != http.StatusUnauthorized {
 		t.Fatalf("redeem signed out: %d %v, want 401", status, body)
 	}
-	if e.provider.exchanges.Load() != 0 {
+	if e.provider.exchanges() != 0 {
 		t.Fatal("the provider was contacted before the link was redeemed")
 	}
 
@@ -684,7 +563,7 @@ func (e *mcpEnv) connectFlow(t *testing.T, ada, bob *sdk.ClientSession) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("wait_for_connection did not return after the callback")
 	}
-	if n := e.provider.exchanges.Load(); n != 1 {
+	if n := e.provider.exchanges(); n != 1 {
 		t.Fatalf("%d code exchanges, want 1", n)
 	}
 	// Another user's view of the attempt: unknown, a tool result with isError.
@@ -712,19 +591,19 @@ func (e *mcpEnv) connectFlow(t *testing.T, ada, bob *sdk.ClientSession) {
 	if age := time.Since(e.provider.firstGrant()); age > (acmeFirstExpiresIn*time.Second - acmeRefreshWindow) {
 		t.Fatalf("the first call came %s after the grant: the machine is too slow for this test's timing", age)
 	}
-	if !strings.HasPrefix(first, "at-1-") || e.provider.refreshes.Load() != 0 {
-		t.Fatalf("first call used %q with %d refreshes, want the exchanged token and none", first, e.provider.refreshes.Load())
+	if !strings.HasPrefix(first, "at-1-") || e.provider.refreshes() != 0 {
+		t.Fatalf("first call used %q with %d refreshes, want the exchanged token and none", first, e.provider.refreshes())
 	}
 
 	// Once the token is inside the refresh window, the next call refreshes it first, exactly once.
 	time.Sleep(time.Until(e.provider.firstGrant().Add(acmeFirstExpiresIn*time.Second - acmeRefreshWindow + 500*time.Millisecond)))
 	second := profile()
-	if second == first || !strings.HasPrefix(second, "at-2-") || e.provider.refreshes.Load() != 1 {
-		t.Fatalf("after expiry the call used %q with %d refreshes, want a refreshed token and one refresh", second, e.provider.refreshes.Load())
+	if second == first || !strings.HasPrefix(second, "at-2-") || e.provider.refreshes() != 1 {
+		t.Fatalf("after expiry the call used %q with %d refreshes, want a refreshed token and one refresh", second, e.provider.refreshes())
 	}
 	third := profile()
-	if third != second || e.provider.refreshes.Load() != 1 {
-		t.Fatalf("the call after the refresh used %q with %d refreshes", third, e.provider.refreshes.Load())
+	if third != second || e.provider.refreshes() != 1 {
+		t.Fatalf("the call after the refresh used %q with %d refreshes", third, e.provider.refreshes())
 	}
 	// The executions record the connection version they used; the refresh moved it on. Each was
 	// appended before its result came back, but on PostgreSQL may become readable a moment later.

@@ -251,7 +251,7 @@ func TestPortalInChromium(t *testing.T) {
 		"ACME_CLIENT_ID":               acmeClientID,
 		"ACME_CLIENT_SECRET":           acmeClientSecret,
 	}, slog.LevelInfo)
-	provider.redirectURI = srv.Base + "/api/auth/plugin/acme/callback"
+	provider.register(srv.Base + "/api/auth/plugin/acme/callback")
 	tb := openTab(t, browser, srv.Base)
 	var user uuid.UUID
 
@@ -350,8 +350,8 @@ func TestPortalInChromium(t *testing.T) {
 			t.Error("the no-sign-in integration offers Disconnect")
 		}
 		tb.shot("integrations-connected")
-		if provider.exchanges.Load() != 1 {
-			t.Fatalf("the provider saw %d code exchanges, want 1", provider.exchanges.Load())
+		if provider.exchanges() != 1 {
+			t.Fatalf("the provider saw %d code exchanges, want 1", provider.exchanges())
 		}
 	})
 
@@ -436,7 +436,7 @@ func TestPortalInChromium(t *testing.T) {
 
 	t.Run("a claim link made for this account", func(t *testing.T) {
 		tb.t = t
-		before := provider.exchanges.Load()
+		before := provider.exchanges()
 		res, err := srv.M.Credentials.Connect(context.Background(), user, "acme")
 		if err != nil {
 			t.Fatal(err)
@@ -444,7 +444,7 @@ func TestPortalInChromium(t *testing.T) {
 		tb.open(strings.TrimPrefix(res.URL, srv.Base))
 		tb.waitURL(`^/(integrations)?$`)
 		tb.el(`.notice-success`, `Acme is connected`)
-		if provider.exchanges.Load() != before+1 {
+		if provider.exchanges() != before+1 {
 			t.Fatal("the claim link did not lead to a code exchange")
 		}
 		tb.open("/connect/not-a-real.link")

@@ -41,7 +41,7 @@ func TestReplicaFigures(t *testing.T) {
 		"PLUGINS_DIR": plugDir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true",
 		"ACME_CLIENT_ID": acmeClientID, "ACME_CLIENT_SECRET": acmeClientSecret, "LOG_LEVEL": "warn",
 	})
-	p.redirectURI = c.public + "/api/auth/plugin/acme/callback"
+	p.register(c.public + "/api/auth/plugin/acme/callback")
 	ada := c.user("ada@example.com")
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: figureClients, DisableCompression: true}}

@@ -305,7 +305,7 @@ func TestThreeReplicas(t *testing.T) {
 		"PLUGINS_DIR": plugDir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true", "CONNECTORS_DIR": connDir,
 		"ACME_CLIENT_ID": acmeClientID, "ACME_CLIENT_SECRET": acmeClientSecret,
 	})
-	p.redirectURI = c.public + "/api/auth/plugin/acme/callback"
+	p.register(c.public + "/api/auth/plugin/acme/callback")
 	ada := c.user("ada@example.com")
 	c.start()
 
@@ -337,7 +337,7 @@ func TestThreeReplicas(t *testing.T) {
 		// The code exchange's token lives acmeFirstExpiresIn seconds; from the refresh window on,
 		// every call must refresh first. Wait for the provider's clock to get there.
 		time.Sleep(time.Until(p.firstGrant().Add(acmeFirstExpiresIn*time.Second - acmeRefreshWindow + 500*time.Millisecond)))
-		before := p.refreshes.Load()
+		before := p.refreshes()
 		const calls = 200
 		errs := make(chan error, calls)
 		var wg sync.WaitGroup
@@ -364,7 +364,7 @@ func TestThreeReplicas(t *testing.T) {
 		for err := range errs {
 			t.Error(err)
 		}
-		if n := p.refreshes.Load() - before; n != 1 {
+		if n := p.refreshes() - before; n != 1 {
 			t.Fatalf("%d provider refreshes for %d concurrent calls over three replicas, want 1", n, calls)
 		}
 	})

@@ -2,15 +2,10 @@ package portal_test
 
 import (
 	"context"
-	"crypto"
-	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -50,168 +45,45 @@ const (
 	oidcClientSecret = "oidc-secret/with:odd&chars"
 )
 
-// idp is an OpenID provider inside the test: discovery, a JWKS, an authorization endpoint that
-// consents at once, and a token endpoint that checks the code, the redirect URI, client
-// authentication and the PKCE verifier (RFC 7636 section 4.6) before issuing an RS256 ID token it
-// signs itself. claims, when set, rewrites the ID token's claims before signing; signWith, when set,
-// signs with another key than the published one.
+// idp is the test environment's fake provider as an OpenID provider: discovery, a JWKS, an
+// authorization endpoint that consents at once (the portal's client, HTTP Basic, redirect URI
+// registered once the public URL is known, scope holding openid, a nonce), and a token endpoint that
+// checks the code, the redirect URI, client authentication and the PKCE verifier before issuing an
+// RS256 ID token. claims, when set, rewrites the ID token's claims before signing; signWith, when
+// set, signs with another key than the published one; set applies the fields.
 type idp struct {
-	t     *testing.T
+	*testenv.OAuthProvider
 	srv   *httptest.Server
-	key   *rsa.PrivateKey
 	email string
 	name  string
 
 	mu       sync.Mutex
-	codes    map[string]idpCode
 	claims   func(map[string]any)
 	signWith *rsa.PrivateKey
 	denied   bool
-	sawAuth  url.Values
-}
-
-type idpCode struct {
-	challenge, nonce, redirect string
-	used                       bool
 }
 
 func newIDP(t *testing.T) *idp {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &idp{t: t, key: key, email: "Ann@Example.com", name: "Ann Lee", codes: map[string]idpCode{}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
-	mux.HandleFunc("GET /jwks", p.jwks)
-	mux.HandleFunc("GET /authorize", p.authorize)
-	mux.HandleFunc("POST /token", p.token)
-	p.srv = httptest.NewServer(mux)
-	t.Cleanup(p.srv.Close)
+	p := &idp{OAuthProvider: testenv.NewOAuthProvider(t), email: "Ann@Example.com", name: "Ann Lee"}
+	p.srv = p.Server()
+	p.set(func(*idp) {})
 	return p
+}
+
+// register makes the portal's client known with its callback.
+func (p *idp) register(redirect string) {
+	p.AddClient(testenv.OAuthClient{ID: oidcClientID, Secret: oidcClientSecret, RedirectURIs: []string{redirect}, Auth: testenv.AuthBasic})
 }
 
 func (p *idp) set(f func(*idp)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f(p)
-}
-
-func (p *idp) discovery(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, map[string]any{
-		"issuer": p.srv.URL, "authorization_endpoint": p.srv.URL + "/authorize", "token_endpoint": p.srv.URL + "/token",
-		"jwks_uri": p.srv.URL + "/jwks", "response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
-		"id_token_signing_alg_values_supported": []string{"RS256"}, "code_challenge_methods_supported": []string{"S256"},
+	p.Set(func(s *testenv.OAuthSettings) {
+		s.OpenID, s.ExpectScopes, s.Deny = true, []string{"openid"}, p.denied
+		s.User = testenv.OIDCUser{Subject: "sub-" + p.email, Email: p.email, Name: p.name, EmailVerified: true}
+		s.Claims, s.SignWith = p.claims, p.signWith
 	})
-}
-
-func (p *idp) jwks(w http.ResponseWriter, _ *http.Request) {
-	pub := p.key.PublicKey
-	writeJSON(w, map[string]any{"keys": []map[string]string{{
-		"kty": "RSA", "kid": "k1", "use": "sig", "alg": "RS256",
-		"n": base64.RawURLEncoding.EncodeToString(pub.N.Bytes()),
-		"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(pub.E)).Bytes()),
-	}}})
-}
-
-func (p *idp) authorize(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	p.mu.Lock()
-	p.sawAuth = q
-	denied := p.denied
-	p.mu.Unlock()
-	for k, want := range map[string]string{"response_type": "code", "client_id": oidcClientID, "code_challenge_method": "S256"} {
-		if got := q.Get(k); got != want {
-			p.t.Errorf("authorize: %s = %q, want %q", k, got, want)
-		}
-	}
-	if !strings.Contains(" "+q.Get("scope")+" ", " openid ") || q.Get("state") == "" || q.Get("nonce") == "" || len(q.Get("code_challenge")) != 43 {
-		p.t.Errorf("authorize: scope %q, state %q, nonce %q, challenge %q", q.Get("scope"), q.Get("state"), q.Get("nonce"), q.Get("code_challenge"))
-	}
-	back, err := url.Parse(q.Get("redirect_uri"))
-	if err != nil {
-		p.t.Errorf("authorize: redirect_uri %q", q.Get("redirect_uri"))
-		return
-	}
-	bq := url.Values{"state": {q.Get("state")}}
-	if denied {
-		bq.Set("error", "access_denied")
-	} else {
-		code := "code-" + uuid.NewString()
-		p.mu.Lock()
-		p.codes[code] = idpCode{challenge: q.Get("code_challenge"), nonce: q.Get("nonce"), redirect: q.Get("redirect_uri")}
-		p.mu.Unlock()
-		bq.Set("code", code)
-	}
-	back.RawQuery = bq.Encode()
-	http.Redirect(w, r, back.String(), http.StatusFound)
-}
-
-func (p *idp) token(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "bad form", 400)
-		return
-	}
-	user, pass, _ := r.BasicAuth()
-	user, _ = url.QueryUnescape(user)
-	pass, _ = url.QueryUnescape(pass)
-	fail := func(code string) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		fmt.Fprintf(w, `{"error":%q}`, code)
-	}
-	if user != oidcClientID || pass != oidcClientSecret {
-		p.t.Errorf("token: client authentication %q", user)
-		fail("invalid_client")
-		return
-	}
-	f := r.PostForm
-	p.mu.Lock()
-	c, ok := p.codes[f.Get("code")]
-	if ok {
-		p.codes[f.Get("code")] = idpCode{used: true}
-	}
-	claimsHook, signer := p.claims, p.signWith
-	p.mu.Unlock()
-	sum := sha256.Sum256([]byte(f.Get("code_verifier")))
-	switch {
-	case f.Get("grant_type") != "authorization_code" || !ok || c.used:
-		fail("invalid_grant")
-		return
-	case f.Get("redirect_uri") != c.redirect:
-		p.t.Errorf("token: redirect_uri %q, want %q", f.Get("redirect_uri"), c.redirect)
-		fail("invalid_grant")
-		return
-	case base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge:
-		p.t.Errorf("token: the code_verifier does not hash to the code_challenge")
-		fail("invalid_grant")
-		return
-	}
-	now := time.Now()
-	claims := map[string]any{
-		"iss": p.srv.URL, "sub": "sub-" + p.email, "aud": oidcClientID, "exp": now.Add(time.Hour).Unix(), "iat": now.Unix(),
-		"nonce": c.nonce, "email": p.email, "email_verified": true, "name": p.name,
-	}
-	if claimsHook != nil {
-		claimsHook(claims)
-	}
-	if signer == nil {
-		signer = p.key
-	}
-	writeJSON(w, map[string]any{"access_token": "at-" + uuid.NewString(), "token_type": "Bearer", "expires_in": 3600, "id_token": signJWT(p.t, signer, claims)})
-}
-
-// signJWT makes a compact JWS with RS256 (RFC 7515, RFC 7518 section 3.3).
-func signJWT(t *testing.T, key *rsa.PrivateKey, claims map[string]any) string {
-	header, _ := json.Marshal(map[string]string{"alg": "RS256", "kid": "k1", "typ": "JWT"})
-	payload, _ := json.Marshal(claims)
-	input := base64.RawURLEncoding.EncodeToString(header) + "." + base64.RawURLEncoding.EncodeToString(payload)
-	sum := sha256.Sum256([]byte(input))
-	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, sum[:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return input + "." + base64.RawURLEncoding.EncodeToString(sig)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -330,6 +202,7 @@ func (e *env) node() *node {
 	n.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	if e.publicURL == "" {
 		e.publicURL = n.srv.URL
+		e.idp.register(e.publicURL + "/api/auth/google/callback")
 	}
 	n.accounts = &accounts.Service{Store: store, Vault: v}
 	creds, err := connections.New(connections.Config{

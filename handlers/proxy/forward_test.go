@@ -396,10 +396,14 @@ func TestRefreshesTheOAuthToken(t *testing.T) {
 		t.Fatalf("%d %s", status, body)
 	}
 	got := e.api.last(t)
-	if got.RequestURI != "/base/acme/me" || got.Header.Get("Authorization") != "Bearer at-2" {
-		t.Fatalf("provider got %s with Authorization %q, want the refreshed at-2", got.RequestURI, got.Header.Get("Authorization"))
+	issued := e.oauth.Issued()
+	if len(issued) != 2 || issued[1].Grant != "refresh_token" {
+		t.Fatalf("issued %+v, want the code exchange's token and one refreshed", issued)
 	}
-	if n := e.oauth.refreshes.Load(); n != 1 {
+	if got.RequestURI != "/base/acme/me" || got.Header.Get("Authorization") != "Bearer "+issued[1].Access {
+		t.Fatalf("provider got %s with Authorization %q, want the refreshed %s", got.RequestURI, got.Header.Get("Authorization"), issued[1].Access)
+	}
+	if n := e.oauth.Refreshes(); n != 1 {
 		t.Fatalf("%d refreshes, want 1", n)
 	}
 }

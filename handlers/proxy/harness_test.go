@@ -184,38 +184,6 @@ func (u *upstream) last(t testing.TB) seen {
 	return u.reqs[len(u.reqs)-1]
 }
 
-// oauthProvider is a minimal authorization server for the acme integration: it grants a token that
-// expires at once, and refreshes it on request (RFC 6749 sections 4.1 and 6).
-type oauthProvider struct {
-	srv       *httptest.Server
-	issued    atomic.Int64
-	refreshes atomic.Int64
-}
-
-func newOAuthProvider(t testing.TB) *oauthProvider {
-	p := &oauthProvider{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
-		back, _ := url.Parse(r.URL.Query().Get("redirect_uri"))
-		back.RawQuery = url.Values{"state": {r.URL.Query().Get("state")}, "code": {"the-code"}}.Encode()
-		http.Redirect(w, r, back.String(), http.StatusFound)
-	})
-	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		if r.PostForm.Get("grant_type") == "refresh_token" {
-			p.refreshes.Add(1)
-		}
-		n := p.issued.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"access_token": "at-" + strconv.FormatInt(n, 10), "token_type": "Bearer", "expires_in": 5, "refresh_token": "rt-" + strconv.FormatInt(n, 10),
-		})
-	})
-	p.srv = httptest.NewServer(mux)
-	t.Cleanup(p.srv.Close)
-	return p
-}
-
 // env is one workbench replica in miniature: a SQLite file with the real event store, vault,
 // connections read model and credential service, the real plugin registry loaded from test
 // plugins, and the proxy mounted at /c/* on an httptest server.
@@ -223,7 +191,7 @@ type env struct {
 	t        testing.TB
 	ctx      context.Context
 	api      *upstream
-	oauth    *oauthProvider
+	oauth    *testenv.OAuthProvider
 	store    eventstore.Store
 	creds    *connections.Service
 	catalog  *plugins.Registry
@@ -253,7 +221,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	t.Cleanup(cancel)
 	e := &env{t: t, ctx: ctx, clock: &testenv.Clock{}, key: []byte(strings.Repeat("c", 32)), user: uuid.New()}
 	e.api = newUpstream(t)
-	e.oauth = newOAuthProvider(t)
+	// acme's authorization server grants tokens announced to live 5 seconds, so a call soon refreshes.
+	e.oauth = testenv.NewOAuthProvider(t)
+	e.oauth.Set(func(s *testenv.OAuthSettings) { s.ExpiresIn, s.Expect = 5, map[string]string{"scope": "read"} })
 	dir := t.TempDir()
 	plugDir := filepath.Join(dir, "plugins")
 	write := func(name, manifest string) {
@@ -280,7 +250,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	write("free", fmt.Sprintf(`{"name":"free","version":"1","display_name":"Free","description":"test","base_url":%q,"proxy":{},"auth":{"mode":"none"}}`, e.api.srv.URL+"/base"))
 	write("acme", fmt.Sprintf(`{"name":"acme","version":"1","display_name":"Acme","description":"test","base_url":%q,"proxy":{},
 		"auth":{"mode":"oauth2","oauth2":{"authorize_url":%q,"token_url":%q,"scopes":["read"],"token_auth_style":"body"}}}`,
-		e.api.srv.URL+"/base/acme", e.oauth.srv.URL+"/authorize", e.oauth.srv.URL+"/token"))
+		e.api.srv.URL+"/base/acme", e.oauth.AuthorizeURL(), e.oauth.TokenURL()))
 	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, SkipBuiltins: true, AllowInsecureHTTP: true})
 	if len(problems) > 0 {
 		t.Fatalf("load plugins: %v", problems)
@@ -314,6 +284,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	var h http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	e.oauth.AddClient(testenv.OAuthClient{ID: clientID, Secret: clientSecret, RedirectURIs: []string{e.srv.URL + "/api/auth/plugin/acme/callback"}, Auth: testenv.AuthPost})
 	e.creds, err = connections.New(connections.Config{
 		Store: store, Vault: v, Catalog: reg, DB: db, Projections: runner,
 		PublicURL: e.srv.URL, LinkKey: []byte(strings.Repeat("k", 32)), Clients: map[string]config.OAuthClient{"acme": {ID: clientID, Secret: clientSecret}},
