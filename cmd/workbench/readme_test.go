@@ -11,6 +11,7 @@ import (
 // TestREADMEPaths: every file or folder of the repository the README names, as a Markdown link or as
 // a path in code, exists; and it names nothing outside the repository.
 func TestREADMEPaths(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..")
 	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
