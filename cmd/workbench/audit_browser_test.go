@@ -24,6 +24,7 @@ import (
 )
 
 func TestAuditPagesInChromium(t *testing.T) {
+	t.Parallel()
 	browser := launchChromium(t)
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), nil, slog.LevelInfo)
 	tb := openTab(t, browser, srv.Base)

@@ -19,6 +19,7 @@ import (
 // the printed public key, fails with another key, and names the position of an event edited in the
 // database behind Workbench's back.
 func TestAuditChainCommands(t *testing.T) {
+	t.Parallel()
 	env, m := auditEnv(t, 0)
 	if err := m.Close(); err != nil {
 		t.Fatal(err)

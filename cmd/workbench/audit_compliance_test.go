@@ -23,6 +23,7 @@ import (
 // TestAuditComplianceCommands: `audit asof`, `audit blast-radius`, `audit what-if` and `audit auditor` on the audittest
 // log, each read recorded in the log as an audit read by the command line.
 func TestAuditComplianceCommands(t *testing.T) {
+	t.Parallel()
 	env, m := auditEnv(t, 0)
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
@@ -92,6 +93,7 @@ func TestAuditComplianceCommands(t *testing.T) {
 // TestServeAuditSink: with AUDIT_SINK_URL set, the server delivers its audit records to the webhook,
 // signed, and /metrics reports workbench_audit_sink_lag.
 func TestServeAuditSink(t *testing.T) {
+	t.Parallel()
 	secret := "a-sink-secret-of-more-than-16"
 	got := make(chan auditsink.Batch, 100)
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -353,10 +353,12 @@ func (l *auditLoad) figures(t *testing.T, name string, log *auditedLog, outcomeB
 // ---- SIGKILL ----
 
 func TestAuditSurvivesSIGKILLSQLite(t *testing.T) {
+	t.Parallel()
 	auditCrash(t, filepath.Join(t.TempDir(), "wb.db"))
 }
 
 func TestAuditSurvivesSIGKILLPostgres(t *testing.T) {
+	t.Parallel()
 	auditCrash(t, testenv.PostgresURL(t))
 }
 
@@ -479,6 +481,7 @@ func auditCrash(t *testing.T, databaseURL string) {
 // every acknowledgement has its records, outcomes included (the proxy retries them until the
 // database is back).
 func TestAuditThroughPostgresOutage(t *testing.T) {
+	t.Parallel()
 	cluster := testenv.NewCluster(t)
 	provider := relayProvider(t)
 	dir := t.TempDir()

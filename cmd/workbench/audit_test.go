@@ -45,6 +45,7 @@ func auditEnv(t *testing.T, extra int) (map[string]string, *Main) {
 }
 
 func TestAuditReplayCommand(t *testing.T) {
+	t.Parallel()
 	env, m := auditEnv(t, 0)
 	if err := m.Close(); err != nil { // the command opens the database itself
 		t.Fatal(err)
@@ -105,6 +106,7 @@ func TestAuditReplayCommand(t *testing.T) {
 // Progress lines come while the replay runs (every batch here, every two seconds in the command),
 // then the summary.
 func TestAuditReplayProgress(t *testing.T) {
+	t.Parallel()
 	_, m := auditEnv(t, 2500)
 	var out, errOut bytes.Buffer
 	if err := replayAudit(context.Background(), m, audit.Filter{}, audit.FormatCSV, &out, &errOut, 0); err != nil {
@@ -125,6 +127,7 @@ func TestAuditReplayProgress(t *testing.T) {
 }
 
 func TestAuditReplayBadFlags(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args []string
@@ -160,6 +163,7 @@ func TestAuditReplayBadFlags(t *testing.T) {
 // grant, revocation) with the client's name; stdout holds records only, and stderr's summary comes
 // after the start-up log lines.
 func TestAuditReplayAccess(t *testing.T) {
+	t.Parallel()
 	env, m := auditEnv(t, 0)
 	if _, _, err := audittest.AppendAccess(context.Background(), m.Store); err != nil {
 		t.Fatal(err)

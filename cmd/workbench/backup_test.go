@@ -29,6 +29,7 @@ import (
 )
 
 func TestBackupRestoreSQLite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "wb.db")
 	runBackupRestore(t, src, func(env map[string]string) string {
@@ -58,6 +59,7 @@ func TestBackupRestoreSQLite(t *testing.T) {
 }
 
 func TestBackupRestorePostgres(t *testing.T) {
+	t.Parallel()
 	src := testenv.PostgresURL(t)
 	pgDump, pgRestore := pgTool(t, "pg_dump"), pgTool(t, "pg_restore")
 	runBackupRestore(t, src, func(map[string]string) string {

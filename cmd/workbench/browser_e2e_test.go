@@ -24,6 +24,7 @@ import (
 )
 
 func TestBrowserToolsEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := os.Getenv("WORKBENCH_CHROMIUM")
 	if bin == "" {
 		bin = "/usr/bin/chromium"

@@ -50,6 +50,7 @@ func catalogDir(t *testing.T, remoteURL string) string {
 }
 
 func TestConnectorCatalogPagesInChromium(t *testing.T) {
+	t.Parallel()
 	browser := launchChromium(t)
 	const tok = "tok-catalog-browser-42"
 	remote := connectorstest.NewRemote(t, tok)
@@ -190,6 +191,7 @@ func TestConnectorCatalogPagesInChromium(t *testing.T) {
 
 // A signed-in user who is not an instance admin sees no Connector catalog, and its page says so.
 func TestConnectorCatalogHiddenFromNonAdminsInChromium(t *testing.T) {
+	t.Parallel()
 	browser := launchChromium(t)
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"CONNECTORS_DIR": catalogDir(t, "https://93.184.216.34/mcp"), "WORKBENCH_ADMINS": "someone-else@example.com"}, slog.LevelInfo)
 	tb := openTab(t, browser, srv.Base)
@@ -206,6 +208,7 @@ func TestConnectorCatalogHiddenFromNonAdminsInChromium(t *testing.T) {
 // A switched-off connector's tools leave search_tools and execute_tools for a real MCP client over
 // the served /mcp; its login stays; switched on again, they come back.
 func TestDisabledConnectorOverMCP(t *testing.T) {
+	t.Parallel()
 	const tok = "tok-disabled-mcp-5151"
 	remote := connectorstest.NewRemote(t, tok)
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"CONNECTORS_DIR": catalogDir(t, remote.URL()), "WORKBENCH_DEV_ALLOW_LOOPBACK": "true"}, slog.LevelWarn)

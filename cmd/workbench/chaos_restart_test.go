@@ -92,6 +92,7 @@ func (n *privateNATS) stop() {
 // checkpoint once the bus is back, and wait_for_connection on the other replica still completes
 // within its timeout.
 func TestChaosNATSRestart(t *testing.T) {
+	t.Parallel()
 	bus := newPrivateNATS(t)
 	p := newOAuthProvider(t)
 	plugDir := t.TempDir()
@@ -135,6 +136,7 @@ func TestChaosNATSRestart(t *testing.T) {
 // again without a restart. A key looked up before the outage may be answered from the API-key cache
 // (an initialize touches no storage then), so the 503 is checked with a key no replica has seen.
 func TestChaosPostgresRestart(t *testing.T) {
+	t.Parallel()
 	pg := testenv.NewCluster(t)
 	c := newCluster(t, 2, map[string]string{"DATABASE_URL": pg.URL()})
 	ada := c.user("ada@example.com")

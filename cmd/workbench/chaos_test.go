@@ -36,6 +36,7 @@ func relayLeader(r *replica) int {
 // leadership moves to a survivor, the survivors never fail a call, and the bus still carries events
 // between them (an MCP session ended on one is refused on the other).
 func TestChaosSIGKILLMidBurst(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, 3, nil)
 	users := []e2eUser{c.user("a@example.com"), c.user("b@example.com"), c.user("c@example.com")}
 	c.start()

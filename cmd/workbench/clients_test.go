@@ -90,12 +90,14 @@ var metaTools = []string{"search_tools", "get_tool_schema", "execute_tools", "wh
 // unset (so http://localhost:PORT), while every client is given http://127.0.0.1:PORT/mcp, as the
 // README's examples are: the two are one server to a user, OAuth included.
 func TestClientsSQLite(t *testing.T) {
+	t.Parallel()
 	runClients(t, func() string { return "" }, "localhost")
 }
 
 // TestClientsPostgres serves with SERVER_PUBLIC_URL=http://127.0.0.1:PORT, and runs the TypeScript SDK
 // client once more at http://localhost:PORT/mcp (the other way round).
 func TestClientsPostgres(t *testing.T) {
+	t.Parallel()
 	runClients(t, func() string { return testenv.PostgresURL(t) }, "127.0.0.1")
 }
 

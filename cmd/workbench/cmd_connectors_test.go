@@ -10,6 +10,7 @@ import (
 )
 
 func TestConnectorsCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(folder, body string) {
 		os.MkdirAll(filepath.Join(dir, folder), 0o755)

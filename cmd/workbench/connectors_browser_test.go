@@ -23,6 +23,7 @@ import (
 )
 
 func TestConnectorsPageInChromium(t *testing.T) {
+	t.Parallel()
 	browser := launchChromium(t)
 	const tok = "tok-browser-remote-1234"
 	const todoTok = "todo-browser-token-5678"

@@ -40,6 +40,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // schema, execute_tools runs it (audited as a plugin call), and once switched Off it is neither
 // found nor run.
 func TestConnectorToolsThroughTheMetaTools(t *testing.T) {
+	t.Parallel()
 	const tok = "tok-e2e-remote-0123"
 	remote := connectorstest.NewRemote(t, tok)
 	dir := t.TempDir()
@@ -106,6 +107,7 @@ func TestConnectorToolsThroughTheMetaTools(t *testing.T) {
 // A guild's login reaches the guild's agent over /mcp with that agent's own API key, and not an agent
 // of the same organisation outside the guild; a switch at the guild decides for its agent.
 func TestConnectorScopesOverMCP(t *testing.T) {
+	t.Parallel()
 	const tok = "tok-e2e-guild-0123"
 	remote := connectorstest.NewRemote(t, tok)
 	dir := t.TempDir()

@@ -79,6 +79,7 @@ func startContentServer(t *testing.T, clients, token string) string {
 // connector, its tools run through execute_tools, and the official TypeScript client (and the Go SDK
 // client) see each as the block it is, labelled in its execution's entry, redacted.
 func TestRemoteContentThroughExecuteTools(t *testing.T) {
+	t.Parallel()
 	clients := clientsDir(t)
 	const tok = "tok-content-remote-4242"
 	endpoint := startContentServer(t, clients, tok)

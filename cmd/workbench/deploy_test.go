@@ -25,6 +25,7 @@ var prometheusOwn = []string{"up"}
 // Every metric the alert rules and the Grafana dashboard in deploy/ name is one the server exports at
 // /metrics (a dashboard panel on a misspelt name is silently empty; an alert on one never fires).
 func TestDeployMetricsExist(t *testing.T) {
+	t.Parallel()
 	named := map[string][]string{} // metric → where it is named
 	for _, m := range alertRuleMetrics(t, filepath.Join("..", "..", "deploy", "prometheus", "workbench-alerts.yaml")) {
 		named[m.metric] = append(named[m.metric], "alert "+m.where)
@@ -237,6 +238,7 @@ func grepLines(body, prefix string) string {
 }
 
 func TestPromQLMetrics(t *testing.T) {
+	t.Parallel()
 	got := promqlMetrics(`sum by (instance, le) (rate(a_bucket{outcome="ok",x=~"$i"}[5m])) / on(instance) group_left b_total > 0.25 and up{job="w"} == 0`)
 	want := []string{"a_bucket", "b_total", "up"}
 	if !slices.Equal(got, want) {

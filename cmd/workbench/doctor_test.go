@@ -40,6 +40,7 @@ func wantDoctor(t *testing.T, env map[string]string, ok bool, lines ...string) s
 // On SQLite: a healthy served database passes (its generated key opens the key check); another key,
 // a missing bus, a public URL with a path and a broken setting each fail, naming what is wrong.
 func TestDoctorSQLite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "wb.db")
 	env := map[string]string{"DATABASE_URL": db, "HOST": "127.0.0.1"}
@@ -73,6 +74,7 @@ func TestDoctorSQLite(t *testing.T) {
 // On PostgreSQL: an unreachable server, a missing ENCRYPTION_KEY, a database a newer binary migrated
 // and a never-migrated database; then a served one with NATS passes.
 func TestDoctorPostgres(t *testing.T) {
+	t.Parallel()
 	url := testenv.PostgresURL(t)
 	env := map[string]string{"DATABASE_URL": url, "ENCRYPTION_KEY": testEncryptionKey, "SERVER_PUBLIC_URL": "https://wb.example.com", "METRICS_TOKEN": "0123456789abcdef0123", "JOTS_ORIGIN": "https://jots.example.com", "WORKBENCH_REPLICA_URL": "http://10.0.0.12:8080"}
 	with := func(k, v string) map[string]string {

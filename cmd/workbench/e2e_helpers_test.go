@@ -57,6 +57,8 @@ func startE2EWith(tb testing.TB, databaseURL string, env map[string]string, leve
 	vars := map[string]string{"DATABASE_URL": databaseURL, "SERVER_PUBLIC_URL": base}
 	if strings.HasPrefix(databaseURL, "postgres") {
 		vars["ENCRYPTION_KEY"] = testEncryptionKey
+		// Otherwise ./data of the package directory, shared by every test running at the same time.
+		vars["WORKBENCH_DATA_DIR"] = tb.TempDir()
 	}
 	for k, v := range env {
 		vars[k] = v

@@ -51,6 +51,7 @@ func sendWholeThenRead(t *testing.T, base, head string, size int64) (int, []byte
 // logged), a head over 64 KiB is 431, a body over /mcp's cap is a JSON-RPC 413 the client receives,
 // and /readyz turns unready when the data directory stops taking writes.
 func TestServedEdgeLimitsAndReadiness(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -94,6 +94,7 @@ func logHolds(t *testing.T, store eventstore.Store, needle string) string {
 // her. At the following boot Erin gets her personal organisation (the backfill passes over the erased
 // user), and no event of the log, nor any table, holds Dora's address readably.
 func TestEraseLeavesNoAddressAndBackfillGoesOn(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "wb.db")
 	env := map[string]string{"DATABASE_URL": db, "SERVER_PUBLIC_URL": "http://127.0.0.1:1"}
 	runCLI(t, env, "signin-link", "--email", "Dora@Example.com")
@@ -148,6 +149,7 @@ func TestEraseLeavesNoAddressAndBackfillGoesOn(t *testing.T) {
 // passes over him and gives the users after him their personal organisation, and no table but the
 // event log holds his address.
 func TestEraseOldLogBackfillGoesOn(t *testing.T) {
+	t.Parallel()
 	env, m := auditEnv(t, 0)
 	if _, _, err := audittest.AppendAccess(context.Background(), m.Store); err != nil {
 		t.Fatal(err)

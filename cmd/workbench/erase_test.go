@@ -33,6 +33,7 @@ import (
 // holds his email or account label, his credential and API key no longer open, his key no longer
 // authenticates, his audit records keep their number, kinds, times and tools, and the chain verifies.
 func TestEraseUserEndToEnd(t *testing.T) {
+	t.Parallel()
 	env, m := auditEnv(t, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -233,6 +234,7 @@ next:
 // admin (WORKBENCH_ADMIN_EMAIL) may erase; the answer comes once the read models show the pseudonym,
 // and the erased user's key stops authenticating.
 func TestEraseUserAdminAPI(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { testEraseUserAdminAPI(t, t.TempDir()+"/wb.db") })
 	t.Run("postgres", func(t *testing.T) { testEraseUserAdminAPI(t, testenv.PostgresURL(t)) })
 }

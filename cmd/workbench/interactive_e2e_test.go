@@ -65,6 +65,7 @@ func startInteractiveRemote(t *testing.T, clients, token string) string {
 // its cancellation reaches the remote; the tool that requires task augmentation is listed unavailable
 // and refused. The relays and the cancellation are in the audit log.
 func TestInteractiveRemoteThroughExecuteTools(t *testing.T) {
+	t.Parallel()
 	clients := clientsDir(t)
 	const tok = "tok-interactive-remote-0123"
 	endpoint := startInteractiveRemote(t, clients, tok)

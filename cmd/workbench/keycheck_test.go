@@ -80,6 +80,7 @@ func serveUntilHealthy(t *testing.T, env ...string) {
 // TestWrongEncryptionKeyRefusesStart: a server started with key A, then with key B, exits non-zero at
 // start with a message naming both key ids; with B current and A previous it starts.
 func TestWrongEncryptionKeyRefusesStart(t *testing.T) {
+	t.Parallel()
 	a, err := vault.GenerateMasterKey()
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +133,7 @@ func TestWrongEncryptionKeyRefusesStart(t *testing.T) {
 // master-key rotation (and once the old key is dropped): an invitation recorded before the rotation is
 // still found by its invitee's address, and an erasure after it shreds the right subject.
 func TestInviteeKeyOutlivesKeyRotation(t *testing.T) {
+	t.Parallel()
 	a, err := vault.GenerateMasterKey()
 	if err != nil {
 		t.Fatal(err)

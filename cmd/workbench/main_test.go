@@ -166,6 +166,7 @@ func checkServer(t *testing.T, env map[string]string) {
 }
 
 func TestServeSQLite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	checkServer(t, map[string]string{"DATABASE_URL": filepath.Join(dir, "wb.db")})
 	fi, err := os.Stat(filepath.Join(dir, "encryption.key"))
@@ -175,6 +176,7 @@ func TestServeSQLite(t *testing.T) {
 }
 
 func TestServePostgres(t *testing.T) {
+	t.Parallel()
 	url := testenv.PostgresURL(t)
 	checkServer(t, map[string]string{"DATABASE_URL": url, "ENCRYPTION_KEY": "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="})
 }
@@ -183,6 +185,7 @@ func TestServePostgres(t *testing.T) {
 // keeps that many connections idle after a burst: database/sql's default keeps 2, so a loaded server
 // would open (and PostgreSQL fork) a new backend for most queries.
 func TestPostgresPoolSized(t *testing.T) {
+	t.Parallel()
 	cfg, err := config.FromEnv(envFunc(map[string]string{"DATABASE_URL": testenv.PostgresURL(t), "DATABASE_MAX_CONNS": "7"}))
 	if err != nil {
 		t.Fatal(err)
@@ -219,6 +222,7 @@ func TestPostgresPoolSized(t *testing.T) {
 }
 
 func TestStartupErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -258,6 +262,7 @@ func TestStartupErrors(t *testing.T) {
 // TestSIGTERMDrainsAndExits runs the real binary's main in a child process, waits until it serves,
 // sends SIGTERM, and expects a logged, graceful shutdown and exit status 0.
 func TestSIGTERMDrainsAndExits(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

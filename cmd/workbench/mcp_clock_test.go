@@ -17,6 +17,7 @@ import (
 // TestMCPSessionsFollowMainsClock: Main.Now is the clock the served MCP endpoint mints and checks
 // session ids by, and the one an ended session is recorded at.
 func TestMCPSessionsFollowMainsClock(t *testing.T) {
+	t.Parallel()
 	var ahead atomic.Int64 // how far Main's clock runs ahead of the wall clock
 	srv := startE2EWith(t, filepath.Join(t.TempDir(), "wb.db"), nil, slog.LevelWarn, func(m *Main) {
 		m.Now = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }

@@ -317,10 +317,12 @@ func runMCPSuite(t *testing.T, databaseURL string) {
 }
 
 func TestMCPEndToEndSQLite(t *testing.T) {
+	// Serial: the token-refresh steps run on the wall clock within a 3s window, which parallel load breaks.
 	runMCPSuite(t, filepath.Join(t.TempDir(), "wb.db"))
 }
 
 func TestMCPEndToEndPostgres(t *testing.T) {
+	// Serial: the token-refresh steps run on the wall clock within a 3s window, which parallel load breaks.
 	runMCPSuite(t, testenv.PostgresURL(t))
 }
 

@@ -15,6 +15,7 @@ import (
 // TestMetricsToken: with METRICS_TOKEN set, /metrics answers only a bearer of the token, under every
 // spelling of the path that could reach it; the rest of the server is untouched.
 func TestMetricsToken(t *testing.T) {
+	t.Parallel()
 	const token = "metrics-0123456789abcdef"
 	base, _ := serveInProcess(t, map[string]string{"DATABASE_URL": filepath.Join(t.TempDir(), "wb.db"), "METRICS_TOKEN": token})
 	waitReady(t, base)
@@ -74,6 +75,7 @@ func TestMetricsToken(t *testing.T) {
 }
 
 func TestMetricsTokenSetting(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"short", "has white space in it ok"} {
 		if _, err := config.FromEnv(envFunc(map[string]string{"METRICS_TOKEN": bad})); err == nil || !strings.Contains(err.Error(), "METRICS_TOKEN") {
 			t.Errorf("METRICS_TOKEN=%q: %v", bad, err)

@@ -29,6 +29,7 @@ const (
 )
 
 func TestLogOfThePreviousVersionOpens(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("testdata", "oldlog", "8f853c8.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@ func (tb *tab) choose(selector, re string) {
 }
 
 func TestOrganizationPagesInChromium(t *testing.T) {
+	t.Parallel()
 	browser := launchChromium(t)
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{}, slog.LevelInfo)
 	bob := srv.user(t, "bob@example.com")

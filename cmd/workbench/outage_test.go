@@ -25,6 +25,7 @@ import (
 // /readyz all answer 503 with Retry-After. Then it starts the cluster again and checks that the same
 // requests succeed, without restarting the server.
 func TestOAuthAndMCPDuringDatabaseOutage(t *testing.T) {
+	t.Parallel()
 	cluster := testenv.NewCluster(t)
 	s := startE2E(t, cluster.URL(), nil, slog.LevelInfo)
 	ada := s.user(t, "ada@example.com")

@@ -22,6 +22,7 @@ import (
 )
 
 func TestPlatformKeysPagesInChromium(t *testing.T) {
+	t.Parallel()
 	browser := launchChromium(t)
 	const key = "BSA-browser-key-31337"
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -96,6 +97,7 @@ func TestPlatformKeysPagesInChromium(t *testing.T) {
 }
 
 func TestPlatformKeysPageIsTheAdminsInChromium(t *testing.T) {
+	t.Parallel()
 	browser := launchChromium(t)
 	srv := startE2EWith(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"WORKBENCH_ADMINS": "someone-else@example.com"}, slog.LevelInfo, nil)
 	tb := openTab(t, browser, srv.Base)

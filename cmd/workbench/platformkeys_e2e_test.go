@@ -93,6 +93,7 @@ func toolText(cs *sdk.ClientSession, tool string, args map[string]any) (string, 
 const platformKeyPath = "/api/admin/platform-keys/connector%3Aremote"
 
 func TestPlatformKeysTwoReplicas(t *testing.T) {
+	t.Parallel()
 	const key = "tok-platform-replicas-4242"
 	remote := connectorstest.NewRemote(t, "tok-nobody-else-0000")
 	remote.Accept(key)
@@ -220,6 +221,7 @@ func platformCalls(t *testing.T, browser *http.Client, base string) int {
 }
 
 func TestPlatformKeyKeptAcrossRestart(t *testing.T) {
+	t.Parallel()
 	const key = "tok-platform-restart-7171"
 	remote := connectorstest.NewRemote(t, key)
 	db := filepath.Join(t.TempDir(), "wb.db")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestPluginsCheck(t *testing.T) {
+	t.Parallel()
 	// The README's example plugin is valid.
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"plugins", "check", "../../plugins/examples/jsonplaceholder"}, envFunc(nil), &out, &errOut); err != nil {
@@ -62,6 +63,7 @@ func TestPluginsCheck(t *testing.T) {
 // block and each tool), counts problems rather than plugins, honours WORKBENCH_DEV_ALLOW_LOOPBACK as
 // serve does; and serve logs a skipped plugin once.
 func TestPluginsCheckEveryProblem(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	folder := filepath.Join(dir, "trio")
 	if err := os.MkdirAll(folder, 0o755); err != nil {

@@ -239,6 +239,7 @@ func mcpStatus(t *testing.T, base, key string) int {
 }
 
 func TestPortalInChromium(t *testing.T) {
+	t.Parallel()
 	browser := launchChromium(t)
 	provider := newOAuthProvider(t)
 	plugDir := t.TempDir()
@@ -606,6 +607,7 @@ func seedMCPClient(t *testing.T, tb *tab, base string) (string, func(t *testing.
 // TestPortalFallbackRules checks, over HTTP against the served instance, that the app only answers
 // genuine client routes.
 func TestPortalFallbackRules(t *testing.T) {
+	t.Parallel()
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), nil, slog.LevelWarn)
 	tests := []struct {
 		name, method, path string

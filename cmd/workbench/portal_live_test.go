@@ -83,6 +83,7 @@ func writeIntranetPlugin(t *testing.T, dir, base string) {
 }
 
 func TestLiveViewInThePortal(t *testing.T) {
+	t.Parallel()
 	human := launchChromium(t)
 	bin := os.Getenv("WORKBENCH_CHROMIUM")
 	if bin == "" {

@@ -15,6 +15,7 @@ import (
 // problems, installs the first, and sees it installed. The server then restarts on the same database
 // with no registry configured, and the installed row is still in the catalog, source registry.
 func TestRegistryInstallInChromium(t *testing.T) {
+	t.Parallel()
 	browser := launchChromium(t)
 	reg := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(reg, "notes"), 0o755); err != nil {

@@ -77,6 +77,7 @@ func sessionStarts(t *testing.T, c *cluster, user uuid.UUID) []string {
 }
 
 func TestBrowserSessionPinnedToItsReplica(t *testing.T) {
+	t.Parallel()
 	bin := chromiumOrSkip(t)
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><html><head><title>Counter</title></head><body>

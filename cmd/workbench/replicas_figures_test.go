@@ -30,6 +30,7 @@ import (
 const figureClients = 16
 
 func TestReplicaFigures(t *testing.T) {
+	// Serial: it measures throughput and latency, which other tests running beside it would skew.
 	if os.Getenv("WORKBENCH_REPLICA_FIGURES") != "1" {
 		t.Skip("set WORKBENCH_REPLICA_FIGURES=1 (make bench does) to measure replicas")
 	}

@@ -42,7 +42,8 @@ import (
 type replica struct {
 	name string
 	base string
-	port int // 0 until it first starts (then kept across restarts)
+	port int    // 0 until it first starts (then kept across restarts)
+	dir  string // its working directory (and so its ./data), kept across restarts
 	cmd  *exec.Cmd
 	logs *syncBuffer
 	done chan struct{} // closed when the process has exited; err is then its exit
@@ -136,8 +137,11 @@ func (c *cluster) startReplica(r *replica) {
 		env = append(env, k+"="+v)
 	}
 	r.logs = &syncBuffer{}
+	if r.dir == "" {
+		r.dir = c.t.TempDir()
+	}
 	r.cmd = exec.Command(c.bin, "serve")
-	r.cmd.Env = env
+	r.cmd.Dir, r.cmd.Env = r.dir, env
 	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
 	if err := r.cmd.Start(); err != nil {
 		c.t.Fatalf("start replica %s: %v", r.name, err)
@@ -287,6 +291,7 @@ func eventually(t *testing.T, what string, within time.Duration, check func() er
 }
 
 func TestThreeReplicas(t *testing.T) {
+	t.Parallel()
 	p := newOAuthProvider(t)
 	plugDir := t.TempDir()
 	writeAcmePlugin(t, plugDir, p)

@@ -20,6 +20,7 @@ import (
 // appends events, seals credentials, writes read models) that cannot change or remove an event, nor
 // lift the triggers that forbid it.
 func TestMigrateCreateRole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ownerURL := testenv.PostgresURL(t)
 	name := "wb_server_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]

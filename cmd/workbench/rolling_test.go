@@ -90,6 +90,7 @@ func (b *balancer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // is taken out of rotation and stopped with SIGTERM: no call fails, every old replica exits cleanly
 // after draining, and every acknowledged call is in the log.
 func TestRollingRestart(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, 6, nil) // three replicas, then their three replacements
 	ada := c.user("ada@example.com")
 	lb := &balancer{}

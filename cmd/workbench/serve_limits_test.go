@@ -35,6 +35,7 @@ func waitServerClose(t *testing.T, c net.Conn) string {
 // TestServeDeadlinesAndConnectionCap serves the real server with short deadlines and a small
 // per-address cap from the environment, and checks what reaches the network.
 func TestServeDeadlinesAndConnectionCap(t *testing.T) {
+	t.Parallel()
 	const maxConns = 4
 	http.DefaultClient.CloseIdleConnections()
 	s := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{
@@ -140,6 +141,7 @@ func TestServeDeadlinesAndConnectionCap(t *testing.T) {
 
 // TestServeBindsHOST serves with HOST=127.0.0.2: the server answers there and not on 127.0.0.1.
 func TestServeBindsHOST(t *testing.T) {
+	t.Parallel()
 	probe, err := net.Listen("tcp", "127.0.0.2:0")
 	if err != nil {
 		t.Skipf("127.0.0.2 is not a loopback address here: %v", err)

@@ -15,6 +15,7 @@ import (
 // TestMCPWithPortalSession: the third credential at /mcp is the portal session, accepted only from the
 // portal's own origin.
 func TestMCPWithPortalSession(t *testing.T) {
+	t.Parallel()
 	base, m := serveInProcess(t, map[string]string{"DATABASE_URL": filepath.Join(t.TempDir(), "wb.db")})
 	waitReady(t, base)
 	// serveInProcess's public URL is the default http://localhost:8080; the session manager is built

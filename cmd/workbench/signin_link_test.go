@@ -16,6 +16,7 @@ import (
 // TestSigninLink: an operator mints a one-time link for another user with the CLI, against the
 // database a running server uses; the link signs that user in to the portal once.
 func TestSigninLink(t *testing.T) {
+	t.Parallel()
 	s := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), nil, slog.LevelInfo)
 	base, env := s.Base, s.Env
 
@@ -77,6 +78,7 @@ func TestSigninLink(t *testing.T) {
 // user and points at the running server (the address `serve` recorded in the data directory), not at
 // the default :8080; the command's own PORT or SERVER_PUBLIC_URL, when set, still wins.
 func TestSigninLinkFollowsTheRunningServer(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "wb.db")
 	s := startE2E(t, db, map[string]string{"WORKBENCH_ADMIN_EMAIL": "Owner@Example.com"}, slog.LevelInfo)
 	cli := map[string]string{} // the second shell: the server's settings without PORT or SERVER_PUBLIC_URL

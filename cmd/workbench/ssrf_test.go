@@ -16,6 +16,7 @@ import (
 // (here loopback, where a fake service listens) is refused when the connection is dialled, unless the
 // explicit development setting allows loopback.
 func TestToolCallsNeverReachPrivateAddresses(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	inside := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		hits.Add(1)

@@ -27,6 +27,7 @@ import (
 // request (whose traceparent the provider receives, since the integration opted in) and the audit
 // append; the audit events carry the trace id.
 func TestTraceOfExecuteTools(t *testing.T) {
+	t.Parallel()
 	rec := tracetest.NewSpanRecorder()
 	prevTP, prevProp := otel.GetTracerProvider(), otel.GetTextMapPropagator()
 	tracing.Install(tracing.Provider(sdktrace.WithSpanProcessor(rec)))

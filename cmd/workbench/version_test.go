@@ -14,6 +14,7 @@ import (
 )
 
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	want := "workbench " + binaryVersion() + "\n"
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		var stdout, stderr bytes.Buffer
@@ -30,6 +31,7 @@ func TestVersionCommand(t *testing.T) {
 }
 
 func TestResolveVersion(t *testing.T) {
+	t.Parallel()
 	vcs := func(rev, modified string) *debug.BuildInfo {
 		bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/workbench/workbench", Version: "(devel)"}}
 		if rev != "" {
@@ -64,6 +66,7 @@ func TestResolveVersion(t *testing.T) {
 // TestMCPServerInfoVersion: a served instance names its version in initialize, as the protocol's
 // schema requires (clients built on the TypeScript SDK refuse an initialize result without it).
 func TestMCPServerInfoVersion(t *testing.T) {
+	// Serial: it sets the package-level version that every served instance reports.
 	// As if linked with -ldflags "-X main.version=v0.0.0-linked".
 	defer func(v string) { version = v }(version)
 	version = "v0.0.0-linked"

@@ -86,6 +86,9 @@ type Bus struct {
 	subs    map[*Subscription]struct{}
 	durable map[string]bool // topics with an active durable subscription
 	wg      sync.WaitGroup
+	// back is closed (and replaced) when the transport has reconnected after losing its server; see
+	// Reconnected.
+	back chan struct{}
 	// wanted holds, per topic, the match of every subscription ever made on this Bus (a nil match
 	// wants everything; see Wants).
 	wanted map[string][]Match
@@ -120,14 +123,14 @@ func Open(ctx context.Context, url string, opts *Options) (*Bus, error) {
 	}
 	wlog := watermill.NewSlogLoggerWithLevelMapping(o.Logger, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
 
-	b := &Bus{log: o.Logger, name: o.Name, retry: o.RetryDelay, subs: map[*Subscription]struct{}{}, durable: map[string]bool{}, wanted: map[string][]Match{}}
+	b := &Bus{log: o.Logger, name: o.Name, retry: o.RetryDelay, subs: map[*Subscription]struct{}{}, durable: map[string]bool{}, wanted: map[string][]Match{}, back: make(chan struct{})}
 	var err error
 	switch scheme := schemeOf(url); {
 	case url == "":
 		b.kind, b.be = "gochannel", newGoChannel(wlog)
 	case scheme == "nats":
 		b.kind = "nats"
-		b.be, err = openNATS(ctx, url, o.NATSPrefix, wlog)
+		b.be, err = openNATS(ctx, url, o.NATSPrefix, wlog, b.transportBack)
 	case scheme == "postgres" || scheme == "postgresql":
 		b.kind = "postgres"
 		b.be, err = openPostgres(ctx, url, wlog)
@@ -156,6 +159,23 @@ func describeURL(url string) string {
 		return fmt.Sprintf("with scheme %q", s)
 	}
 	return "(no scheme)"
+}
+
+// Reconnected returns a channel that is closed the next time the transport reconnects after losing
+// its server (NATS only; the channel of another transport is never closed). Take it before the
+// attempt that may fail, so that a reconnection during the attempt is not missed.
+func (b *Bus) Reconnected() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.back
+}
+
+// transportBack wakes every Reconnected channel taken so far.
+func (b *Bus) transportBack() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	close(b.back)
+	b.back = make(chan struct{})
 }
 
 // Kind names the transport: "gochannel", "nats" or "postgres".

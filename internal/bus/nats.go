@@ -67,8 +67,15 @@ func natsOptions() []nats.Option {
 	}
 }
 
-func openNATS(ctx context.Context, url, prefix string, wlog watermill.LoggerAdapter) (*natsBus, error) {
-	nc, err := nats.Connect(url, natsOptions()...)
+// openNATS connects the publisher. reconnected is called each time that connection is back after
+// losing the server, so that a relay waiting out its backoff publishes again at once.
+func openNATS(ctx context.Context, url, prefix string, wlog watermill.LoggerAdapter, reconnected func()) (*natsBus, error) {
+	// While the connection is down a publish fails at once instead of waiting in the client's
+	// reconnect buffer: the relay publishes again from its checkpoint when the connection is back
+	// (reconnected wakes it), and a buffered copy, flushed before the server's JetStream has
+	// recovered its streams, would be lost anyway.
+	opts := append(natsOptions(), nats.ReconnectBufSize(-1), nats.ReconnectHandler(func(*nats.Conn) { reconnected() }))
+	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS: %w", err)
 	}

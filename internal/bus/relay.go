@@ -103,6 +103,7 @@ func (r *Relay) Position() eventstore.Position {
 func (r *Relay) Run(ctx context.Context) error {
 	wait := r.cfg.Backoff
 	for {
+		back := r.cfg.Bus.Reconnected()
 		published, err := r.runOnce(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -116,11 +117,19 @@ func (r *Relay) Run(ctx context.Context) error {
 		if err != nil {
 			r.log.Warn("bus: relay interrupted; retrying", "err", err, "in", wait)
 		}
+		// The backoff spares a database or bus that is down, but it must not outlast the outage: a
+		// bus that has reconnected gets the events at once (the waiters of other replicas depend on
+		// them), and from a fresh backoff, since its server may need a moment more to serve streams.
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return nil
+		case <-back:
+			t.Stop()
+			r.log.Info("bus: relay resumes: the bus has reconnected")
+			wait = r.cfg.Backoff
+			continue
 		case <-t.C:
 		}
 		wait = min(wait*2, 30*time.Second)
