@@ -36,7 +36,7 @@ bench:
 	$(GO) test -run '^$$' -bench BenchmarkProxy -benchtime 1x -count 1 -timeout 10m ./handlers/proxy/
 	$(GO) test -run '^$$' -bench BenchmarkBrowser -benchtime 1x -count 1 -timeout 10m ./app/browser/
 	WORKBENCH_REPLICA_FIGURES=1 $(GO) test -v -run '^TestReplicaFigures$$' -count 1 -timeout 15m ./cmd/workbench/
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./internal/auditchain/
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./app/compliance/auditchain/
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)

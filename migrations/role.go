@@ -88,7 +88,7 @@ func CreateServerRole(ctx context.Context, db *sql.DB, name string) (err error) 
 		case "events":
 			rights = "SELECT, INSERT"
 		case "audit_chain", "audit_seals", "audit_seal_keys":
-			// The audit chain only grows, like the log it covers (internal/auditchain).
+			// The audit chain only grows, like the log it covers (app/compliance/auditchain).
 			rights = "SELECT, INSERT"
 		case "schema_migrations":
 			rights = "SELECT"

@@ -14,8 +14,8 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
-	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/profile"
 )
 
 // Batch is one delivery: records in log order, and the log positions it spans. ID is stable across

@@ -8,11 +8,11 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/browserpool"
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
-	browserdom "github.com/workbench/workbench/domain/browser"
+	"github.com/workbench/workbench/domain/browser"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/browser"
 )
 
 // CookieStore is the part of app/connections a capture writes through: the sealed bundle and the
@@ -24,8 +24,8 @@ type CookieStore interface {
 // captureSessions is the part of Service a capture uses (an interface so that it is declared by the
 // code that uses it).
 type captureSessions interface {
-	Acquire(ctx context.Context, user uuid.UUID) (*browser.Session, error)
-	RecordCapture(ctx context.Context, ev browserdom.BrowserCookiesCaptured, md eventstore.Metadata) error
+	Acquire(ctx context.Context, user uuid.UUID) (*browserpool.Session, error)
+	RecordCapture(ctx context.Context, ev browser.BrowserCookiesCaptured, md eventstore.Metadata) error
 }
 
 // Capture stores the cookies of a cookie integration from the user's browser session (spec,
@@ -51,7 +51,7 @@ func NewCapture(sessions captureSessions, cookies CookieStore, now func() time.T
 
 // Capture reads the user's browser jar and stores integration's bundle. While the session is starting
 // or being reset it is the BROWSER_SESSION_BUSY error of Service.Acquire (errors.Is
-// internal/browser.ErrBusy).
+// app/browserpool.ErrBusy).
 func (c *Capture) Capture(ctx context.Context, user uuid.UUID, integration string) (connections.CookieBundle, error) {
 	s, err := c.sessions.Acquire(ctx, user)
 	if err != nil {
@@ -67,7 +67,7 @@ func (c *Capture) Capture(ctx context.Context, user uuid.UUID, integration strin
 	if err != nil {
 		return connections.CookieBundle{}, err
 	}
-	ev := browserdom.BrowserCookiesCaptured{UserID: user, Integration: integration, Domains: bundle.Domains,
+	ev := browser.BrowserCookiesCaptured{UserID: user, Integration: integration, Domains: bundle.Domains,
 		Count: bundle.Stored, ExpiresAt: bundle.ExpiresAt, At: c.now().UTC()}
 	if err := c.sessions.RecordCapture(ctx, ev, eventstore.Metadata{Actor: user.String(), Time: ev.At}); err != nil {
 		return connections.CookieBundle{}, fmt.Errorf("capture: record: %w", err)
@@ -76,7 +76,7 @@ func (c *Capture) Capture(ctx context.Context, user uuid.UUID, integration strin
 }
 
 // readJar returns every cookie of the session's profile.
-func readJar(ctx context.Context, s *browser.Session) ([]connections.Cookie, error) {
+func readJar(ctx context.Context, s *browserpool.Session) ([]connections.Cookie, error) {
 	res, err := proto.StorageGetCookies{}.Call(s.Browser().Context(ctx))
 	if err != nil {
 		return nil, &domain.Error{Code: domain.CodeUnavailable, Message: "the browser session did not answer; try the capture again", Err: err}

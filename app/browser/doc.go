@@ -1,5 +1,5 @@
 // Package browser is the browser use case: each user's browser session (one headless Chromium in the
-// internal/browser pool), the log of its lifecycle, the live-view links, and the nine tools of the
+// app/browserpool pool), the log of its lifecycle, the live-view links, and the nine tools of the
 // built-in "browser" integration.
 //
 // # Sessions and events
@@ -45,7 +45,7 @@
 // Holder folds the user's session stream (the log itself, so another replica's start is seen at once)
 // and names the holder while it runs elsewhere. Each tool handler Integration returns is routed: when
 // another replica holds the session the call is POSTed to its ToolPath, signed for the user with
-// Options.Replicas (internal/replicaauth, a key derived from the root key; no credential of the user
+// Options.Replicas (app/browser/replicaauth, a key derived from the root key; no credential of the user
 // travels), and RunForwarded runs it there on the local pool and never forwards again. A holder that
 // cannot be reached (dial failure, or an address answering 401/404 as no replica of this server) is
 // gone: the call runs here, the session starts here, and this replica is recorded as the holder. A

@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/browser/replicaauth"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/internal/replicaauth"
 	"github.com/workbench/workbench/plugins"
 )
 

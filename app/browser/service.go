@@ -12,11 +12,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/browser/replicaauth"
+	"github.com/workbench/workbench/app/browserpool"
 	"github.com/workbench/workbench/domain"
-	browserdom "github.com/workbench/workbench/domain/browser"
+	"github.com/workbench/workbench/domain/browser"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/browser"
-	"github.com/workbench/workbench/internal/replicaauth"
 	"github.com/workbench/workbench/internal/signed"
 )
 
@@ -35,7 +35,7 @@ const (
 type Options struct {
 	Store eventstore.Store
 	// Pool configures the Chromium pool (its OnEvent is set by New: pool changes are appended here).
-	Pool browser.Config
+	Pool browserpool.Config
 	// AllowEvaluate turns browser_evaluate on (BROWSER_ALLOW_EVALUATE).
 	AllowEvaluate bool
 	// PublicURL is SERVER_PUBLIC_URL, the origin live URLs point into.
@@ -69,9 +69,9 @@ type LiveClaim struct {
 type Service struct {
 	opts Options
 	log  *slog.Logger
-	pool *browser.Pool
+	pool *browserpool.Pool
 	live *signed.Sealer[LiveClaim]
-	agg  eventstore.Aggregate[browserdom.State, browserdom.Command, domain.Event]
+	agg  eventstore.Aggregate[browser.State, browser.Command, domain.Event]
 	// client sends calls forwarded to the replica holding a session.
 	client *http.Client
 }
@@ -103,11 +103,11 @@ func New(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("app/browser: live-view key: %w", err)
 	}
-	s := &Service{opts: opts, log: log, live: live, client: opts.ReplicaClient, agg: eventstore.Aggregate[browserdom.State, browserdom.Command, domain.Event]{
-		Initial: func() browserdom.State { return browserdom.State{} },
-		Evolve:  browserdom.Evolve,
-		Decide:  browserdom.Decide,
-		Codec:   eventstore.NewJSONCodec(browserdom.Events()...),
+	s := &Service{opts: opts, log: log, live: live, client: opts.ReplicaClient, agg: eventstore.Aggregate[browser.State, browser.Command, domain.Event]{
+		Initial: func() browser.State { return browser.State{} },
+		Evolve:  browser.Evolve,
+		Decide:  browser.Decide,
+		Codec:   eventstore.NewJSONCodec(browser.Events()...),
 	}}
 	cfg := opts.Pool
 	if cfg.Logger == nil {
@@ -117,7 +117,7 @@ func New(opts Options) (*Service, error) {
 		cfg.Now = opts.Now
 	}
 	cfg.OnEvent = s.poolEvent
-	pool, err := browser.NewPool(cfg)
+	pool, err := browserpool.NewPool(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -126,27 +126,27 @@ func New(opts Options) (*Service, error) {
 }
 
 // Pool is the Chromium pool (the live view drives sessions through it).
-func (s *Service) Pool() *browser.Pool { return s.pool }
+func (s *Service) Pool() *browserpool.Pool { return s.pool }
 
 // Close stops every Chromium.
 func (s *Service) Close() error { return s.pool.Close() }
 
 // poolEvent appends the pool's lifecycle changes to the user's stream.
-func (s *Service) poolEvent(ev browser.Event) {
+func (s *Service) poolEvent(ev browserpool.Event) {
 	user, err := uuid.Parse(ev.UserID)
 	if err != nil {
 		s.log.Error("browser event for a user id that is not a uuid", "user", ev.UserID, "kind", ev.Kind)
 		return
 	}
 	at := ev.At.UTC()
-	var cmd browserdom.Command
+	var cmd browser.Command
 	switch ev.Kind {
-	case browser.EventStarted:
-		cmd = browserdom.RecordStart{Event: browserdom.BrowserSessionStarted{UserID: user, PID: ev.PID, Restart: ev.Restart, SpawnMS: ev.SpawnDuration.Milliseconds(), At: at, Replica: s.opts.ReplicaURL}}
-	case browser.EventStopped:
-		cmd = browserdom.RecordStop{Event: browserdom.BrowserSessionStopped{UserID: user, Reason: ev.Reason, MemoryBytes: ev.MemoryBytes, At: at, Replica: s.opts.ReplicaURL}}
-	case browser.EventReset:
-		cmd = browserdom.RecordReset{Event: browserdom.BrowserSessionReset{UserID: user, At: at}}
+	case browserpool.EventStarted:
+		cmd = browser.RecordStart{Event: browser.BrowserSessionStarted{UserID: user, PID: ev.PID, Restart: ev.Restart, SpawnMS: ev.SpawnDuration.Milliseconds(), At: at, Replica: s.opts.ReplicaURL}}
+	case browserpool.EventStopped:
+		cmd = browser.RecordStop{Event: browser.BrowserSessionStopped{UserID: user, Reason: ev.Reason, MemoryBytes: ev.MemoryBytes, At: at, Replica: s.opts.ReplicaURL}}
+	case browserpool.EventReset:
+		cmd = browser.RecordReset{Event: browser.BrowserSessionReset{UserID: user, At: at}}
 	default:
 		return
 	}
@@ -158,13 +158,13 @@ func (s *Service) poolEvent(ev browser.Event) {
 }
 
 // sessionState folds the user's session stream.
-func (s *Service) sessionState(ctx context.Context, user uuid.UUID) (browserdom.State, error) {
-	st, _, err := eventstore.LoadState(ctx, s.opts.Store, browserdom.StreamName(user), s.agg)
+func (s *Service) sessionState(ctx context.Context, user uuid.UUID) (browser.State, error) {
+	st, _, err := eventstore.LoadState(ctx, s.opts.Store, browser.StreamName(user), s.agg)
 	return st, err
 }
 
-func (s *Service) execute(ctx context.Context, user uuid.UUID, cmd browserdom.Command, md eventstore.Metadata) error {
-	_, err := eventstore.Execute(ctx, s.opts.Store, browserdom.StreamName(user), s.agg, cmd, md)
+func (s *Service) execute(ctx context.Context, user uuid.UUID, cmd browser.Command, md eventstore.Metadata) error {
+	_, err := eventstore.Execute(ctx, s.opts.Store, browser.StreamName(user), s.agg, cmd, md)
 	return err
 }
 
@@ -173,13 +173,13 @@ func poolError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, browser.ErrBusy):
+	case errors.Is(err, browserpool.ErrBusy):
 		return &domain.Error{Code: domain.CodeConflict, Message: "BROWSER_SESSION_BUSY: the browser session is starting or its profile is being reset; retry in a few seconds", Err: err}
-	case errors.Is(err, browser.ErrLimit):
+	case errors.Is(err, browserpool.ErrLimit):
 		return &domain.Error{Code: domain.CodeUnavailable, Message: "the server runs as many browser sessions as it may (BROWSER_MAX_SESSIONS); retry later", Err: err}
-	case errors.Is(err, browser.ErrHumanInControl):
+	case errors.Is(err, browserpool.ErrHumanInControl):
 		return &domain.Error{Code: domain.CodeConflict, Message: "HUMAN_IN_CONTROL: a person is driving this browser through the live view; retry once they give control back", Err: err}
-	case errors.Is(err, browser.ErrClosed):
+	case errors.Is(err, browserpool.ErrClosed):
 		return &domain.Error{Code: domain.CodeUnavailable, Message: "the server is shutting down", Err: err}
 	}
 	return &domain.Error{Code: domain.CodeUnavailable, Message: "the browser session could not be started; retry shortly", Err: err}
@@ -188,7 +188,7 @@ func poolError(err error) error {
 // Acquire returns the user's browser session, started if need be, claimed until Release. BUSY (while
 // a spawn or a profile reset is in flight) is a CodeConflict error whose message starts
 // BROWSER_SESSION_BUSY.
-func (s *Service) Acquire(ctx context.Context, user uuid.UUID) (*browser.Session, error) {
+func (s *Service) Acquire(ctx context.Context, user uuid.UUID) (*browserpool.Session, error) {
 	sess, err := s.pool.Acquire(ctx, user.String())
 	if err != nil {
 		return nil, poolError(err)
@@ -204,24 +204,24 @@ func (s *Service) Reset(ctx context.Context, user uuid.UUID) error {
 
 // HandOver gives control of the user's session to a person (the live view): the browser tools answer
 // HUMAN_IN_CONTROL until TakeBack. Recorded as BrowserControlHandedOver.
-func (s *Service) HandOver(ctx context.Context, sess *browser.Session, md eventstore.Metadata) error {
+func (s *Service) HandOver(ctx context.Context, sess *browserpool.Session, md eventstore.Metadata) error {
 	return s.setControl(ctx, sess, true, md)
 }
 
 // TakeBack returns control to the agent. Recorded as BrowserControlTakenBack.
-func (s *Service) TakeBack(ctx context.Context, sess *browser.Session, md eventstore.Metadata) error {
+func (s *Service) TakeBack(ctx context.Context, sess *browserpool.Session, md eventstore.Metadata) error {
 	return s.setControl(ctx, sess, false, md)
 }
 
-func (s *Service) setControl(ctx context.Context, sess *browser.Session, human bool, md eventstore.Metadata) error {
+func (s *Service) setControl(ctx context.Context, sess *browserpool.Session, human bool, md eventstore.Metadata) error {
 	user, err := uuid.Parse(sess.UserID())
 	if err != nil {
 		return domain.Errorf(domain.CodeInvalid, "browser: session of a user id that is not a uuid")
 	}
 	at := s.opts.Now().UTC()
-	var cmd browserdom.Command = browserdom.TakeBack{Event: browserdom.BrowserControlTakenBack{UserID: user, At: at}}
+	var cmd browser.Command = browser.TakeBack{Event: browser.BrowserControlTakenBack{UserID: user, At: at}}
 	if human {
-		cmd = browserdom.HandOver{Event: browserdom.BrowserControlHandedOver{UserID: user, At: at}}
+		cmd = browser.HandOver{Event: browser.BrowserControlHandedOver{UserID: user, At: at}}
 	}
 	// Recorded first: control changes hands only once the log says so.
 	if err := s.execute(ctx, user, cmd, md); err != nil {
@@ -232,11 +232,11 @@ func (s *Service) setControl(ctx context.Context, sess *browser.Session, human b
 }
 
 // RecordCapture appends a BrowserCookiesCaptured (the cookie bundle itself is sealed with the connection).
-func (s *Service) RecordCapture(ctx context.Context, ev browserdom.BrowserCookiesCaptured, md eventstore.Metadata) error {
+func (s *Service) RecordCapture(ctx context.Context, ev browser.BrowserCookiesCaptured, md eventstore.Metadata) error {
 	if ev.At.IsZero() {
 		ev.At = s.opts.Now().UTC()
 	}
-	return s.execute(ctx, ev.UserID, browserdom.RecordCapture{Event: ev}, md)
+	return s.execute(ctx, ev.UserID, browser.RecordCapture{Event: ev}, md)
 }
 
 // LiveURL mints the signed, short-lived portal URL of the user's live view:

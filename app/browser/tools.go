@@ -17,9 +17,9 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/browserpool"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/browser"
 	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/plugins"
@@ -141,7 +141,7 @@ type call struct {
 	s     *Service
 	tool  string
 	a     args
-	sess  *browser.Session
+	sess  *browserpool.Session
 	page  *rod.Page
 	ctx   context.Context
 	limit time.Duration
@@ -191,7 +191,7 @@ func (s *Service) tool(name string, work func(*call) (any, error)) plugins.Handl
 		}
 		defer done()
 		if c.sess.HumanInControl() {
-			return nil, poolError(browser.ErrHumanInControl)
+			return nil, poolError(browserpool.ErrHumanInControl)
 		}
 		c.page, err = c.sess.Page(c.ctx)
 		if err != nil {

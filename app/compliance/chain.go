@@ -1,5 +1,5 @@
 // Package compliance holds the use cases compliance teams run on the log: proving it untampered
-// (the audit chain of internal/auditchain: verify, the latest seal, the sealing key, the sealer the
+// (the audit chain of app/compliance/auditchain: verify, the latest seal, the sealing key, the sealer the
 // server runs) and erasing a user (GDPR art. 17: EraseUser).
 package compliance
 
@@ -10,8 +10,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/workbench/workbench/app/compliance/auditchain"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/auditchain"
 )
 
 // Chain runs the audit chain's use cases over one database and event store.

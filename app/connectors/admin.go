@@ -11,9 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
 	connectordom "github.com/workbench/workbench/domain/connector"
-	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectors"
 )

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/redact"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectors"

@@ -17,9 +17,9 @@ import (
 	josejwt "github.com/go-jose/go-jose/v3/jwt"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
-	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/plugins/connector"
 )
 

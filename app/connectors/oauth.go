@@ -19,11 +19,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
 	connectordom "github.com/workbench/workbench/domain/connector"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/signed"
 	"github.com/workbench/workbench/plugins/connector"
 )

@@ -15,10 +15,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
 	connectordom "github.com/workbench/workbench/domain/connector"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/plugins/connector"
 )
 

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/ssrf"
 )
 

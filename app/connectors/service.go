@@ -17,12 +17,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
 	connectordom "github.com/workbench/workbench/domain/connector"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/config"
-	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectors"

@@ -9,10 +9,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
-	"github.com/workbench/workbench/internal/mcpclient"
 	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectors"

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/workbench/workbench/app/compliance/auditchain"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/auditchain"
 )
 
 // TestAuditChainCommands: seal-head --now seals the log, verify passes with the derived key and with

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/workbench/workbench/app/browser"
-	"github.com/workbench/workbench/internal/replicaauth"
+	"github.com/workbench/workbench/app/browser/replicaauth"
 )
 
 // openBrowser builds the browser service and registers the built-in "browser" integration whose nine

@@ -20,7 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/workbench/workbench/internal/browser"
+	"github.com/workbench/workbench/app/browserpool"
 )
 
 func TestBrowserToolsEndToEnd(t *testing.T) {
@@ -44,7 +44,7 @@ func TestBrowserToolsEndToEnd(t *testing.T) {
 	var pids []int
 	t.Cleanup(func() {
 		for _, pid := range pids {
-			if left := browser.GroupProcesses(pid); len(left) > 0 {
+			if left := browserpool.GroupProcesses(pid); len(left) > 0 {
 				t.Errorf("Chromium %d left processes after shutdown: %v", pid, left)
 			}
 		}

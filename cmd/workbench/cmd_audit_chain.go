@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/app/compliance"
+	"github.com/workbench/workbench/app/compliance/auditchain"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/auditchain"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
 )
@@ -187,7 +187,7 @@ func cmdAuditPublicKey(ctx context.Context, args []string, getenv func(string) s
 	return nil
 }
 
-// startAuditSealer runs the audit chain's sealer in the background (internal/auditchain): it creates
+// startAuditSealer runs the audit chain's sealer in the background (app/compliance/auditchain): it creates
 // the sealing key on first use, then follows the log. With several replicas on PostgreSQL one sealer
 // runs at a time, under an advisory lock.
 func (m *Main) startAuditSealer(ctx context.Context, goRun func(name string, f func(context.Context) error)) error {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/workbench/workbench/app/connectors"
-	"github.com/workbench/workbench/internal/mcpclient"
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/projections/organizations"
 )
 

@@ -57,12 +57,12 @@
 //
 // # Personal data in events
 //
-// The log is append-only and covered by a hash chain (internal/auditchain), so nothing in it is ever
+// The log is append-only and covered by a hash chain (app/compliance/auditchain), so nothing in it is ever
 // rewritten; erasing a person must instead leave nothing of theirs readable. Since erasure exists:
 //
 //   - identity.user_created carries the email and display name only in Profile, ProfileData sealed
 //     under the user's own data key (purpose ProfilePurpose); Email and DisplayName stay empty. Older
-//     events carry them in clear, and every reader accepts both (internal/profile.Open).
+//     events carry them in clear, and every reader accepts both (projections/profile.Open).
 //
 //   - identity.email_claimed carries no address: the stream name (a SHA-256 of the normalised address)
 //     already says which address it claims. Older claims carry it.

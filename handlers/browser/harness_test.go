@@ -22,10 +22,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/browser"
+	"github.com/workbench/workbench/app/browser/replicaauth"
 	"github.com/workbench/workbench/app/connections"
 	browserhttp "github.com/workbench/workbench/handlers/browser"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/internal/replicaauth"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"

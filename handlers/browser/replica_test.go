@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/browser/replicaauth"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/browser"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/replicaauth"
 )
 
 // internalCall POSTs body to the internal path, signed by signer for user (nil: unsigned).

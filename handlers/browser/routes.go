@@ -15,12 +15,12 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/browser/replicaauth"
+	"github.com/workbench/workbench/app/browserpool"
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
-	"github.com/workbench/workbench/internal/browser"
-	"github.com/workbench/workbench/internal/replicaauth"
 )
 
 // Error codes of these routes beyond the application codes (handlers.ErrorBody.Error).
@@ -42,15 +42,15 @@ type Sessions interface {
 // Browser is the part of app/browser's Service the routes use: the user's session, its reset, the
 // hand-over of control, and the live-view links.
 type Browser interface {
-	Acquire(ctx context.Context, user uuid.UUID) (*browser.Session, error)
+	Acquire(ctx context.Context, user uuid.UUID) (*browserpool.Session, error)
 	Reset(ctx context.Context, user uuid.UUID) error
-	HandOver(ctx context.Context, sess *browser.Session, md eventstore.Metadata) error
-	TakeBack(ctx context.Context, sess *browser.Session, md eventstore.Metadata) error
+	HandOver(ctx context.Context, sess *browserpool.Session, md eventstore.Metadata) error
+	TakeBack(ctx context.Context, sess *browserpool.Session, md eventstore.Metadata) error
 	LiveURL(user uuid.UUID) (string, time.Time, error)
 	OpenLiveToken(tok string) (uuid.UUID, error)
 }
 
-// Capturer stores a cookie integration's bundle from the user's browser (app/browser.Capture).
+// Capturer stores a cookie integration's bundle from the user's browser (app/browserpool.Capture).
 type Capturer interface {
 	Capture(ctx context.Context, user uuid.UUID, integration string) (connections.CookieBundle, error)
 }
@@ -182,10 +182,10 @@ func busy(w http.ResponseWriter, status int) {
 }
 
 // acquire claims the user's session; on failure it has answered (busy with busyStatus).
-func (h *routes) acquire(w http.ResponseWriter, r *http.Request, user uuid.UUID, busyStatus int) (*browser.Session, bool) {
+func (h *routes) acquire(w http.ResponseWriter, r *http.Request, user uuid.UUID, busyStatus int) (*browserpool.Session, bool) {
 	s, err := h.Browser.Acquire(r.Context(), user)
 	if err != nil {
-		if errors.Is(err, browser.ErrBusy) {
+		if errors.Is(err, browserpool.ErrBusy) {
 			busy(w, busyStatus)
 			return nil, false
 		}
@@ -234,7 +234,7 @@ func (h *routes) liveURL(w http.ResponseWriter, r *http.Request, user uuid.UUID)
 // reset closes the user's browser and wipes its profile.
 func (h *routes) reset(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	if err := h.Browser.Reset(r.Context(), user); err != nil {
-		if errors.Is(err, browser.ErrBusy) {
+		if errors.Is(err, browserpool.ErrBusy) {
 			busy(w, http.StatusConflict)
 			return
 		}
@@ -263,7 +263,7 @@ func (h *routes) capture(w http.ResponseWriter, r *http.Request, user uuid.UUID)
 	}
 	bundle, err := h.Capture.Capture(r.Context(), user, req.Integration)
 	if err != nil {
-		if errors.Is(err, browser.ErrBusy) {
+		if errors.Is(err, browserpool.ErrBusy) {
 			busy(w, http.StatusBadRequest)
 			return
 		}

@@ -13,12 +13,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/connectors"
+	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/httpserve"
-	"github.com/workbench/workbench/internal/mcpclient"
 )
 
 // Sessions is the portal's session manager (*websession.Manager).

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 )
 
-// readBrowser reads the browser session settings (internal/browser).
+// readBrowser reads the browser session settings (app/browserpool).
 func readBrowser(r reader, c *Config) error {
 	var err error
 	if c.BrowserSessionTTL, err = r.seconds("BROWSER_SESSION_TTL_SECONDS", DefaultBrowserTTL); err != nil {

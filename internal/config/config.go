@@ -80,7 +80,7 @@ type Config struct {
 	// CONNECTOR_REGISTRY_URL, registry.go).
 	ConnectorRegistry ConnectorRegistry
 
-	// Browser sessions (internal/browser): the Chromium executable (WORKBENCH_CHROMIUM), sessions per
+	// Browser sessions (app/browserpool): the Chromium executable (WORKBENCH_CHROMIUM), sessions per
 	// server (BROWSER_MAX_SESSIONS), pages per session (BROWSER_MAX_PAGES), memory per session
 	// (BROWSER_MEMORY_LIMIT_MB; zero: the pool's default), and whether browser_evaluate may run
 	// (BROWSER_ALLOW_EVALUATE).

@@ -2,7 +2,7 @@
 // sees it: where a remote's progress goes (notifications/progress on the call's response stream,
 // MCP 2025-11-25 basic/utilities/progress). handlers/mcp installs a Sink per tools/call that carries a
 // progressToken, app/executions labels the context with each execution's index, and
-// internal/mcpclient reports a remote's progress through it.
+// app/connectors/mcpclient reports a remote's progress through it.
 package mcppeer
 
 import (

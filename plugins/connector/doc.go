@@ -5,7 +5,7 @@
 // subset of JSON Schema a login's settings document is checked against.
 //
 // It imports nothing of the application: app/connectors reads the loaded catalog, and the pool
-// (internal/mcpclient) reaches the endpoints.
+// (app/connectors/mcpclient) reaches the endpoints.
 //
 // A connector's adapter may have a state hook (Stater, state.go); its manifest then names state.key and
 // state.intro, and Parse refuses a key without a hook and a hook without a key. prompt.guidance is the

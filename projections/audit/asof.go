@@ -14,7 +14,7 @@ import (
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/profile"
+	"github.com/workbench/workbench/projections/profile"
 )
 
 // Holding is one connection as it stood at an instant, folded from the log (AsOf): who held a

@@ -16,8 +16,8 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
-	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/projections"
+	"github.com/workbench/workbench/projections/profile"
 )
 
 // Name is the projection's checkpoint name.

@@ -13,7 +13,7 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/profile"
+	"github.com/workbench/workbench/projections/profile"
 )
 
 // The credentials a blast-radius report can be about.

@@ -15,8 +15,8 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/internal/vault"
+	"github.com/workbench/workbench/projections/profile"
 )
 
 // Kind says what a Record is about.

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/profile"
+	"github.com/workbench/workbench/projections/profile"
 )
 
 // replayBatch is how many events one ReadAll of the replay asks for.

@@ -14,9 +14,9 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/projections/connectors"
 	"github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/profile"
 )
 
 // What-if limits.

@@ -18,8 +18,8 @@ import (
 	"github.com/workbench/workbench/domain/identity"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
-	"github.com/workbench/workbench/internal/profile"
 	"github.com/workbench/workbench/projections"
+	"github.com/workbench/workbench/projections/profile"
 )
 
 // Name is the projection's checkpoint name.
@@ -32,7 +32,7 @@ type Projection struct {
 }
 
 // WithOpener gives the projection the vault, to read the emails that newer user_created events seal
-// (internal/profile). It returns p.
+// (projections/profile). It returns p.
 func (p *Projection) WithOpener(o profile.Opener) *Projection {
 	p.opener = o
 	return p

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/internal/replicaauth"
+	"github.com/workbench/workbench/app/browser/replicaauth"
 )
 
 func TestSignVerify(t *testing.T) {

@@ -42,4 +42,4 @@
 //
 // The proxy listens on loopback without a password: another process of the same machine could use it,
 // but only to reach what the server itself may reach (public addresses).
-package browser
+package browserpool

@@ -1,4 +1,4 @@
-package browser
+package browserpool
 
 import (
 	"bytes"

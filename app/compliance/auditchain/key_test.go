@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/workbench/workbench/internal/auditchain"
+	"github.com/workbench/workbench/app/compliance/auditchain"
 	"github.com/workbench/workbench/internal/testenv"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/compliance/auditchain"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/internal/auditchain"
 )
 
 // benchEvents is how many events BenchmarkVerify builds: WORKBENCH_BENCH_CHAIN_EVENTS, default 1,000,000.

@@ -15,10 +15,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/workbench/workbench/app/compliance/auditchain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/internal/auditchain"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
