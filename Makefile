@@ -28,7 +28,7 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./eventstore/benchmarks/
 	$(GO) test -run '^$$' -bench BenchmarkRebuild -benchtime 1x -count 1 -timeout 30m ./projections/
-	$(GO) test -run '^$$' -bench BenchmarkAsOf -benchtime 3x -count 1 -timeout 30m ./projections/audit/
+	$(GO) test -run '^$$' -bench BenchmarkAsOf -benchtime 3x -count 1 -timeout 30m ./projections/auditrm/
 	$(GO) test -run '^$$' -bench BenchmarkMCPEndToEnd -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkMCPScaling -benchtime 1x -count 1 -timeout 20m ./cmd/workbench/
 	$(GO) test -run '^$$' -bench BenchmarkMCPUnderJotPasswordFlood -benchtime 1x -count 1 -timeout 10m ./cmd/workbench/
@@ -42,7 +42,7 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet $(PKGS)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
-	$(GO) test -count=1 -run '^(TestImportRules|TestHandlersNeverWrite|TestImportAliases)$$' .
+	$(GO) test -count=1 -run '^(TestImportRules|TestHandlersNeverWrite|TestPackageNamesUnique)$$' .
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -81,7 +81,7 @@ var knownViolations = map[string]string{
 	// app/connections' flow tests drive a connect end to end over the portal's real HTTP routes (the
 	// callback, the API-key form, the claim link) with a real session cookie. They move once one shared
 	// test environment builds a whole node for every package's tests.
-	"app/connections -> handlers/portal (test)":     "its flow test serves the connect pages over HTTP",
+	"app/connections -> handlers/portalhttp (test)": "its flow test serves the connect pages over HTTP",
 	"app/connections -> handlers/websession (test)": "its flow test signs the user in with a real session cookie",
 }
 

@@ -38,7 +38,7 @@
 // never passes an event that commits later, and replicas sharing the database keep one checkpoint
 // row between them as they do for the loops. AfterApply registers a function called with
 // every batch a projection has applied, once committed and before WaitFor reports it (the API-key
-// cache of projections/identity empties itself there). The savepoint and checkpoint statements of
+// cache of projections/identityrm empties itself there). The savepoint and checkpoint statements of
 // InTransaction are prepared once on the store's writer connection and kept from batch to batch; on
 // SQLite the runner's own loop also runs its checkpoint update as a statement prepared once.
 //

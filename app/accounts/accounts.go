@@ -1,5 +1,5 @@
 // Package accounts holds the identity use cases: ensuring a user exists for an email (claim the
-// address, then create: domain/identity's two-step create), reading a user from the log, and the life
+// address, then create: domain/identitydom's two-step create), reading a user from the log, and the life
 // of the one workbench API key each user holds (mint, reveal, rotate, revoke). Handlers and the CLI
 // call it; it calls the command loop with the domain's functions.
 //
@@ -18,7 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/vault"
 )
@@ -50,14 +50,14 @@ type Service struct {
 
 var (
 	// Users is the user aggregate (identity.StreamName): profile and API keys.
-	Users = eventstore.Aggregate[identity.State, identity.Command, domain.Event]{
-		Initial: identity.Initial, Evolve: identity.Evolve, Decide: identity.Decide,
-		Codec: eventstore.NewJSONCodec(identity.Events()...),
+	Users = eventstore.Aggregate[identitydom.State, identitydom.Command, domain.Event]{
+		Initial: identitydom.Initial, Evolve: identitydom.Evolve, Decide: identitydom.Decide,
+		Codec: eventstore.NewJSONCodec(identitydom.Events()...),
 	}
 	// EmailClaims is the aggregate that makes an address name one user (identity.EmailStreamName).
-	EmailClaims = eventstore.Aggregate[identity.EmailClaim, identity.ClaimEmail, domain.Event]{
-		Initial: identity.InitialEmailClaim, Evolve: identity.EvolveEmailClaim, Decide: identity.DecideEmailClaim,
-		Codec: eventstore.NewJSONCodec(identity.Events()...),
+	EmailClaims = eventstore.Aggregate[identitydom.EmailClaim, identitydom.ClaimEmail, domain.Event]{
+		Initial: identitydom.InitialEmailClaim, Evolve: identitydom.EvolveEmailClaim, Decide: identitydom.DecideEmailClaim,
+		Codec: eventstore.NewJSONCodec(identitydom.Events()...),
 	}
 )
 
@@ -89,14 +89,14 @@ type KeyInfo struct {
 // this call created it. The caller must have established that whoever asks owns the address (SSO
 // sign-in, an operator at the CLI). pos is the position of the last event written (Start when none).
 func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md eventstore.Metadata) (u User, created bool, pos eventstore.Position, err error) {
-	norm, err := identity.NormalizeEmail(email)
+	norm, err := identitydom.NormalizeEmail(email)
 	if err != nil {
 		return User{}, false, pos, err
 	}
 	id := uuid.New()
-	claim, err := eventstore.Execute(ctx, s.Store, identity.EmailStreamName(norm), EmailClaims,
-		identity.ClaimEmail{Email: norm, UserID: id, At: s.now()}, md)
-	var taken *identity.EmailClaimedError
+	claim, err := eventstore.Execute(ctx, s.Store, identitydom.EmailStreamName(norm), EmailClaims,
+		identitydom.ClaimEmail{Email: norm, UserID: id, At: s.now()}, md)
+	var taken *identitydom.EmailClaimedError
 	switch {
 	case errors.As(err, &taken):
 		id = taken.UserID // an earlier create claimed it: use (or finish) that user
@@ -105,12 +105,12 @@ func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md 
 	default:
 		pos = claim.Position
 	}
-	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(id), Users)
+	st, _, err := eventstore.LoadState(ctx, s.Store, identitydom.StreamName(id), Users)
 	if err != nil {
 		return User{}, false, pos, err
 	}
 	if !st.Exists() {
-		name, err := identity.NormalizeDisplayName(displayName)
+		name, err := identitydom.NormalizeDisplayName(displayName)
 		if err != nil {
 			return User{}, false, pos, err
 		}
@@ -119,16 +119,16 @@ func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md 
 		// (A Service without a vault, which only tests build, records them in clear as before.)
 		var sealed domain.Sealed
 		if s.Vault != nil {
-			profile, err := json.Marshal(identity.ProfileData{Email: norm, DisplayName: name})
+			profile, err := json.Marshal(identitydom.ProfileData{Email: norm, DisplayName: name})
 			if err != nil {
 				return User{}, false, pos, err
 			}
-			if sealed, err = s.Vault.Seal(ctx, id.String(), identity.ProfilePurpose, profile); err != nil {
+			if sealed, err = s.Vault.Seal(ctx, id.String(), identitydom.ProfilePurpose, profile); err != nil {
 				return User{}, false, pos, fmt.Errorf("seal profile: %w", err)
 			}
 		}
-		res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(id), Users,
-			identity.Command(identity.CreateUser{UserID: id, Email: norm, DisplayName: displayName, Profile: sealed, At: s.now()}), md)
+		res, err := eventstore.Execute(ctx, s.Store, identitydom.StreamName(id), Users,
+			identitydom.Command(identitydom.CreateUser{UserID: id, Email: norm, DisplayName: displayName, Profile: sealed, At: s.now()}), md)
 		if err == nil {
 			return User{ID: id, Email: norm, DisplayName: name}, true, res.Position, nil
 		}
@@ -136,7 +136,7 @@ func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md 
 			return User{}, false, pos, fmt.Errorf("create user: %w", err)
 		}
 		// A concurrent creator of the same address got there first: use that user.
-		if st, _, err = eventstore.LoadState(ctx, s.Store, identity.StreamName(id), Users); err != nil {
+		if st, _, err = eventstore.LoadState(ctx, s.Store, identitydom.StreamName(id), Users); err != nil {
 			return User{}, false, pos, err
 		}
 	}
@@ -149,17 +149,17 @@ func (s *Service) EnsureUser(ctx context.Context, email, displayName string, md 
 }
 
 // user is st as a User, its email and name opened from the sealed profile when the log holds them so.
-func (s *Service) user(ctx context.Context, st identity.State) (User, error) {
+func (s *Service) user(ctx context.Context, st identitydom.State) (User, error) {
 	u := User{ID: st.UserID, Email: st.Email, DisplayName: st.DisplayName}
 	if u.Email == "" && !st.Profile.IsZero() && s.Vault != nil {
-		raw, err := s.Vault.Open(ctx, st.Profile, identity.ProfilePurpose)
+		raw, err := s.Vault.Open(ctx, st.Profile, identitydom.ProfilePurpose)
 		if errors.Is(err, vault.ErrShredded) {
 			return u, nil // shredded: the email and name are gone for good
 		}
 		if err != nil {
 			return User{}, fmt.Errorf("open the profile of user %s: %w", st.UserID, err)
 		}
-		var p identity.ProfileData
+		var p identitydom.ProfileData
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return User{}, fmt.Errorf("profile of user %s: %w", st.UserID, err)
 		}
@@ -171,7 +171,7 @@ func (s *Service) user(ctx context.Context, st identity.State) (User, error) {
 // User reads a user from the log, not a read model, so a user created a moment ago on another
 // replica is already there. A user the log does not know is a *domain.Error of CodeNotFound.
 func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
-	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(id), Users)
+	st, _, err := eventstore.LoadState(ctx, s.Store, identitydom.StreamName(id), Users)
 	if err != nil {
 		return User{}, err
 	}
@@ -196,7 +196,7 @@ type Key struct {
 }
 
 func (s *Service) newKey(ctx context.Context, user uuid.UUID) (Key, string, domain.Sealed, error) {
-	secret, hash, prefix := identity.NewAPIKey()
+	secret, hash, prefix := identitydom.NewAPIKey()
 	sealed, err := s.Vault.Seal(ctx, user.String(), SealPurpose, []byte(secret))
 	if err != nil {
 		return Key{}, "", domain.Sealed{}, fmt.Errorf("seal api key: %w", err)
@@ -206,7 +206,7 @@ func (s *Service) newKey(ctx context.Context, user uuid.UUID) (Key, string, doma
 
 // checkAgent refuses an agent that is not the user's. uuid.Nil and the default agent always pass.
 func (s *Service) checkAgent(ctx context.Context, user, agent uuid.UUID) error {
-	if agent == uuid.Nil || agent == identity.DefaultAgentID(user) {
+	if agent == uuid.Nil || agent == identitydom.DefaultAgentID(user) {
 		return nil
 	}
 	if s.Agents == nil {
@@ -230,8 +230,8 @@ func (s *Service) MintAgentKey(ctx context.Context, user, agent uuid.UUID, md ev
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
-	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users,
-		identity.Command(identity.MintAPIKey{AgentID: agent, KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
+	res, err := eventstore.Execute(ctx, s.Store, identitydom.StreamName(user), Users,
+		identitydom.Command(identitydom.MintAPIKey{AgentID: agent, KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
@@ -252,8 +252,8 @@ func (s *Service) RotateAgentKey(ctx context.Context, user, agent uuid.UUID, md 
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
-	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users,
-		identity.Command(identity.RotateAPIKey{AgentID: agent, KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
+	res, err := eventstore.Execute(ctx, s.Store, identitydom.StreamName(user), Users,
+		identitydom.Command(identitydom.RotateAPIKey{AgentID: agent, KeyID: k.ID, Hash: hash, Prefix: k.Prefix, Sealed: sealed, At: s.now()}), md)
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
@@ -268,7 +268,7 @@ func (s *Service) MintOrRotate(ctx context.Context, user uuid.UUID, md eventstor
 // MintOrRotateAgent mints a key for an agent without one and rotates its live key otherwise
 // (uuid.Nil: the default agent).
 func (s *Service) MintOrRotateAgent(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) (Key, eventstore.Position, error) {
-	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), Users)
+	st, _, err := eventstore.LoadState(ctx, s.Store, identitydom.StreamName(user), Users)
 	if err != nil {
 		return Key{}, eventstore.Start, err
 	}
@@ -281,7 +281,7 @@ func (s *Service) MintOrRotateAgent(ctx context.Context, user, agent uuid.UUID, 
 // HasLiveKey says whether the agent (uuid.Nil: the default agent) has a key that authenticates now,
 // read from the log. It answers false when the log cannot be read: callers use it for messages only.
 func (s *Service) HasLiveKey(ctx context.Context, user, agent uuid.UUID) bool {
-	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), Users)
+	st, _, err := eventstore.LoadState(ctx, s.Store, identitydom.StreamName(user), Users)
 	if err != nil {
 		return false
 	}
@@ -297,7 +297,7 @@ func (s *Service) RevokeKey(ctx context.Context, user uuid.UUID, md eventstore.M
 // RevokeAgentKey retires an agent's live key without a replacement (uuid.Nil: the default agent's).
 // It does not check that the agent still exists: a deleted agent's key is revoked this way.
 func (s *Service) RevokeAgentKey(ctx context.Context, user, agent uuid.UUID, md eventstore.Metadata) (eventstore.Position, error) {
-	res, err := eventstore.Execute(ctx, s.Store, identity.StreamName(user), Users, identity.Command(identity.RevokeAPIKey{AgentID: agent, At: s.now()}), md)
+	res, err := eventstore.Execute(ctx, s.Store, identitydom.StreamName(user), Users, identitydom.Command(identitydom.RevokeAPIKey{AgentID: agent, At: s.now()}), md)
 	if err != nil {
 		return eventstore.Start, err
 	}
@@ -312,7 +312,7 @@ func (s *Service) RevealKey(ctx context.Context, user uuid.UUID) (Key, error) {
 
 // RevealAgentKey opens the live key of one of the user's agents (uuid.Nil: the default agent).
 func (s *Service) RevealAgentKey(ctx context.Context, user, agent uuid.UUID) (Key, error) {
-	st, _, err := eventstore.LoadState(ctx, s.Store, identity.StreamName(user), Users)
+	st, _, err := eventstore.LoadState(ctx, s.Store, identitydom.StreamName(user), Users)
 	if err != nil {
 		return Key{}, err
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testenv"
 )
@@ -81,7 +81,7 @@ func TestEnsureUser(t *testing.T) {
 			email:       " Ann@Example.COM ",
 			display:     "Ann",
 			wantCreated: true, wantEmail: "ann@example.com",
-			wantUser: []string{identity.TypeUserCreated},
+			wantUser: []string{identitydom.TypeUserCreated},
 		},
 		{
 			name: "a known address in another case is the same user",
@@ -90,21 +90,21 @@ func TestEnsureUser(t *testing.T) {
 			},
 			email:       "ANN@example.com",
 			wantCreated: false, wantEmail: "ann@example.com",
-			wantUser: []string{identity.TypeUserCreated},
+			wantUser: []string{identitydom.TypeUserCreated},
 		},
 		{
 			name: "a claim left without its user (a crash between the two steps) is finished",
 			given: func(t *testing.T, f *fixture) uuid.UUID {
 				id := uuid.New()
-				if _, err := eventstore.Execute(f.ctx, f.store, identity.EmailStreamName("ann@example.com"), accounts.EmailClaims,
-					identity.ClaimEmail{Email: "ann@example.com", UserID: id, At: t0}, md); err != nil {
+				if _, err := eventstore.Execute(f.ctx, f.store, identitydom.EmailStreamName("ann@example.com"), accounts.EmailClaims,
+					identitydom.ClaimEmail{Email: "ann@example.com", UserID: id, At: t0}, md); err != nil {
 					t.Fatal(err)
 				}
 				return id
 			},
 			email:       "ann@example.com",
 			wantCreated: true, wantEmail: "ann@example.com",
-			wantUser: []string{identity.TypeUserCreated},
+			wantUser: []string{identitydom.TypeUserCreated},
 		},
 		{
 			name:     "an address that is none is refused",
@@ -138,10 +138,10 @@ func TestEnsureUser(t *testing.T) {
 			if created == pos.IsZero() {
 				t.Fatalf("created=%v but position %v", created, pos)
 			}
-			if got := f.types(t, identity.StreamName(u.ID)); !reflect.DeepEqual(got, tt.wantUser) {
+			if got := f.types(t, identitydom.StreamName(u.ID)); !reflect.DeepEqual(got, tt.wantUser) {
 				t.Fatalf("user stream %v, want %v", got, tt.wantUser)
 			}
-			if got := f.types(t, identity.EmailStreamName(tt.wantEmail)); !reflect.DeepEqual(got, []string{identity.TypeEmailClaimed}) {
+			if got := f.types(t, identitydom.EmailStreamName(tt.wantEmail)); !reflect.DeepEqual(got, []string{identitydom.TypeEmailClaimed}) {
 				t.Fatalf("email stream %v, want one claim", got)
 			}
 			got, err := f.svc.User(f.ctx, u.ID)
@@ -175,18 +175,18 @@ func TestKeyLife(t *testing.T) {
 	}{
 		{name: "reveal before any key", when: func() (accounts.Key, error) { return f.svc.RevealKey(f.ctx, user) }, wantCode: domain.CodeNotFound, noKey: true},
 		{name: "revoke before any key", when: func() (accounts.Key, error) { _, err := f.svc.RevokeKey(f.ctx, user, md); return accounts.Key{}, err }, wantCode: domain.CodeConflict, noKey: true},
-		{name: "mint", when: func() (accounts.Key, error) { k, _, err := f.svc.MintKey(f.ctx, user, md); return k, err }, newKey: true, events: []string{identity.TypeAPIKeyMinted}},
+		{name: "mint", when: func() (accounts.Key, error) { k, _, err := f.svc.MintKey(f.ctx, user, md); return k, err }, newKey: true, events: []string{identitydom.TypeAPIKeyMinted}},
 		{name: "mint again is refused", when: func() (accounts.Key, error) { k, _, err := f.svc.MintKey(f.ctx, user, md); return k, err }, wantCode: domain.CodeConflict},
-		{name: "rotate", when: func() (accounts.Key, error) { k, _, err := f.svc.RotateKey(f.ctx, user, md); return k, err }, newKey: true, events: []string{identity.TypeAPIKeyRotated}},
-		{name: "mint or rotate with a live key rotates", when: func() (accounts.Key, error) { k, _, err := f.svc.MintOrRotate(f.ctx, user, md); return k, err }, newKey: true, events: []string{identity.TypeAPIKeyRotated}},
-		{name: "revoke", when: func() (accounts.Key, error) { _, err := f.svc.RevokeKey(f.ctx, user, md); return accounts.Key{}, err }, noKey: true, events: []string{identity.TypeAPIKeyRevoked}},
+		{name: "rotate", when: func() (accounts.Key, error) { k, _, err := f.svc.RotateKey(f.ctx, user, md); return k, err }, newKey: true, events: []string{identitydom.TypeAPIKeyRotated}},
+		{name: "mint or rotate with a live key rotates", when: func() (accounts.Key, error) { k, _, err := f.svc.MintOrRotate(f.ctx, user, md); return k, err }, newKey: true, events: []string{identitydom.TypeAPIKeyRotated}},
+		{name: "revoke", when: func() (accounts.Key, error) { _, err := f.svc.RevokeKey(f.ctx, user, md); return accounts.Key{}, err }, noKey: true, events: []string{identitydom.TypeAPIKeyRevoked}},
 		{name: "rotate without a live key is refused", when: func() (accounts.Key, error) { k, _, err := f.svc.RotateKey(f.ctx, user, md); return k, err }, wantCode: domain.CodeConflict, noKey: true},
 		{name: "a user the log does not know has no key", when: func() (accounts.Key, error) { k, _, err := f.svc.MintKey(f.ctx, uuid.New(), md); return k, err }, wantCode: domain.CodeNotFound, noKey: true},
-		{name: "mint or rotate without a live key mints", when: func() (accounts.Key, error) { k, _, err := f.svc.MintOrRotate(f.ctx, user, md); return k, err }, newKey: true, events: []string{identity.TypeAPIKeyMinted}},
+		{name: "mint or rotate without a live key mints", when: func() (accounts.Key, error) { k, _, err := f.svc.MintOrRotate(f.ctx, user, md); return k, err }, newKey: true, events: []string{identitydom.TypeAPIKeyMinted}},
 	}
 	for i, st := range steps {
 		f.now = t0.Add(time.Duration(i+1) * time.Minute)
-		before := f.types(t, identity.StreamName(user))
+		before := f.types(t, identitydom.StreamName(user))
 		k, err := st.when()
 		if st.wantCode != "" {
 			if domain.ErrorCode(err) != st.wantCode {
@@ -195,7 +195,7 @@ func TestKeyLife(t *testing.T) {
 		} else if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		after := f.types(t, identity.StreamName(user))
+		after := f.types(t, identitydom.StreamName(user))
 		if added := after[len(before):]; !reflect.DeepEqual(added, append([]string{}, st.events...)) {
 			t.Fatalf("%s: appended %v, want %v", st.name, added, st.events)
 		}

@@ -1,5 +1,5 @@
 // Package auditsink is the SIEM feed (issue 15, item 7): it follows the event log and delivers every
-// audit record (projections/audit's Decoder: tool runs, connection events, API keys, curl sessions and
+// audit record (projections/auditrm's Decoder: tool runs, connection events, API keys, curl sessions and
 // their requests, shreds, the auditor role and every auditor read) to a webhook (AUDIT_SINK_URL,
 // batches signed with HMAC-SHA256 under AUDIT_SINK_SECRET) and/or a NATS JetStream subject
 // (AUDIT_SINK_NATS_SUBJECT, on the NATS server of AUDIT_SINK_NATS_URL, else BUS_URL).
@@ -28,7 +28,7 @@
 // # Emails
 //
 // A record names its user by id; its email is filled in from identity.user_created events seen while
-// following, and otherwise from the audit read model's audit_users table (projections/audit.Reader).
+// following, and otherwise from the audit read model's audit_users table (projections/auditrm.Reader).
 // Sign-in links and OAuth grants are records of a full replay only (they need the log's history) and
 // are not sent.
 //

@@ -14,18 +14,18 @@ import (
 
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
-	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/auditrm"
 	"github.com/workbench/workbench/projections/profile"
 )
 
 // Batch is one delivery: records in log order, and the log positions it spans. ID is stable across
 // re-sends of the same batch (the sink's name and the span), for the receiver to deduplicate.
 type Batch struct {
-	Sink    string         `json:"sink"`
-	ID      string         `json:"batch_id"`
-	From    string         `json:"from"`
-	Through string         `json:"through"`
-	Records []audit.Record `json:"records"`
+	Sink    string           `json:"sink"`
+	ID      string           `json:"batch_id"`
+	From    string           `json:"from"`
+	Through string           `json:"through"`
+	Records []auditrm.Record `json:"records"`
 }
 
 // Destination sends one batch and returns nil only once the destination has acknowledged it.
@@ -51,7 +51,7 @@ type Options struct {
 	Name        string // the checkpoint's name and the sink label: "webhook", "nats"
 	Destination Destination
 	// Emails resolves a user's email for records whose user_created event came before the sink's
-	// checkpoint (projections/audit.Reader.EmailOf); nil leaves such emails empty.
+	// checkpoint (projections/auditrm.Reader.EmailOf); nil leaves such emails empty.
 	Emails func(ctx context.Context, user uuid.UUID) (string, error)
 	// Opener opens the sealed profiles (emails) of newer user_created events: the vault. Without one,
 	// a sealed profile stops the sink (an audit record must not go out with a wrong email).
@@ -74,7 +74,7 @@ type Options struct {
 // Sink delivers the log's audit records to one destination, at least once, in order.
 type Sink struct {
 	o   Options
-	dec *audit.Decoder
+	dec *auditrm.Decoder
 
 	mu                  sync.Mutex
 	pending             time.Time // the time of the oldest event read and not yet acknowledged; zero when none
@@ -108,7 +108,7 @@ func New(o Options) (*Sink, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Sink{o: o, dec: audit.NewDecoder().WithOpener(o.Opener), emails: map[uuid.UUID]string{}}
+	s := &Sink{o: o, dec: auditrm.NewDecoder().WithOpener(o.Opener), emails: map[uuid.UUID]string{}}
 	labels := prometheus.Labels{"sink": o.Name}
 	s.delivered = prometheus.NewCounter(prometheus.CounterOpts{Name: "workbench_audit_sink_delivered_total",
 		Help: "Audit records the SIEM sink's destination acknowledged.", ConstLabels: labels})
@@ -251,7 +251,7 @@ func (s *Sink) step(ctx context.Context, pos eventstore.Position, delivered int6
 		return pos, delivered, err
 	}
 	s.setPending(envs[0].Metadata.Time)
-	var batch []audit.Record
+	var batch []auditrm.Record
 	from := pos
 	flush := func(through eventstore.Position) error {
 		if len(batch) == 0 && through == pos {

@@ -32,8 +32,8 @@ import (
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
-	"github.com/workbench/workbench/projections/audit"
-	"github.com/workbench/workbench/projections/audit/audittest"
+	"github.com/workbench/workbench/projections/auditrm"
+	"github.com/workbench/workbench/projections/auditrm/audittest"
 )
 
 var secret = []byte("0123456789abcdef-test-secret")
@@ -106,7 +106,7 @@ func expected(t *testing.T, db *sql.DB, store eventstore.Store) []uuid.UUID {
 func expectedThrough(t *testing.T, db *sql.DB, store eventstore.Store) ([]uuid.UUID, eventstore.Position) {
 	t.Helper()
 	testenv.Settle(t, db, store)
-	dec := audit.NewDecoder()
+	dec := auditrm.NewDecoder()
 	var ids []uuid.UUID
 	from := eventstore.Start
 	for {

@@ -11,7 +11,7 @@ import (
 	"github.com/workbench/workbench/app/browserpool"
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/browser"
+	"github.com/workbench/workbench/domain/browserdom"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -25,7 +25,7 @@ type CookieStore interface {
 // code that uses it).
 type captureSessions interface {
 	Acquire(ctx context.Context, user uuid.UUID) (*browserpool.Session, error)
-	RecordCapture(ctx context.Context, ev browser.BrowserCookiesCaptured, md eventstore.Metadata) error
+	RecordCapture(ctx context.Context, ev browserdom.BrowserCookiesCaptured, md eventstore.Metadata) error
 }
 
 // Capture stores the cookies of a cookie integration from the user's browser session (spec,
@@ -67,7 +67,7 @@ func (c *Capture) Capture(ctx context.Context, user uuid.UUID, integration strin
 	if err != nil {
 		return connections.CookieBundle{}, err
 	}
-	ev := browser.BrowserCookiesCaptured{UserID: user, Integration: integration, Domains: bundle.Domains,
+	ev := browserdom.BrowserCookiesCaptured{UserID: user, Integration: integration, Domains: bundle.Domains,
 		Count: bundle.Stored, ExpiresAt: bundle.ExpiresAt, At: c.now().UTC()}
 	if err := c.sessions.RecordCapture(ctx, ev, eventstore.Metadata{Actor: user.String(), Time: ev.At}); err != nil {
 		return connections.CookieBundle{}, fmt.Errorf("capture: record: %w", err)

@@ -5,7 +5,7 @@
 // # Sessions and events
 //
 // New builds the pool and appends every change the pool reports to the user's stream
-// (domain/browser): BrowserSessionStarted, BrowserSessionStopped (idle, memory_limit, shutdown,
+// (domain/browserdom): BrowserSessionStarted, BrowserSessionStopped (idle, memory_limit, shutdown,
 // crashed) and BrowserSessionReset. Acquire and Reset answer the pool's refusals as application errors:
 // BROWSER_SESSION_BUSY (CodeConflict) while a spawn or a profile reset is in flight or pending,
 // CodeUnavailable at BROWSER_MAX_SESSIONS. HandOver and TakeBack (the live view) record
@@ -50,7 +50,7 @@
 // cannot be reached (dial failure, or an address answering 401/404 as no replica of this server) is
 // gone: the call runs here, the session starts here, and this replica is recorded as the holder. A
 // holder that answers but fails is reported as unavailable (the call is not run twice).
-// handlers/browser proxies the portal's live-view routes to the holder the same way.
+// handlers/browserhttp proxies the portal's live-view routes to the holder the same way.
 //
 // Each call is recorded by execute_tools like any tool run (sizes and digests, never page content);
 // the handler logs the tool, the user and the URL host only.

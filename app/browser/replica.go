@@ -20,7 +20,7 @@ import (
 )
 
 // ToolPath is the internal endpoint a replica forwards a browser tool call to, on the replica that
-// holds the user's session (handlers/browser serves it; replicaauth signs it).
+// holds the user's session (handlers/browserhttp serves it; replicaauth signs it).
 const ToolPath = "/api/internal/browser/tool"
 
 // maxForwardedResult bounds the answer of a forwarded call (a full-page screenshot is the largest).

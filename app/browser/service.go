@@ -15,7 +15,7 @@ import (
 	"github.com/workbench/workbench/app/browser/replicaauth"
 	"github.com/workbench/workbench/app/browserpool"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/browser"
+	"github.com/workbench/workbench/domain/browserdom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/signed"
 )
@@ -71,7 +71,7 @@ type Service struct {
 	log  *slog.Logger
 	pool *browserpool.Pool
 	live *signed.Sealer[LiveClaim]
-	agg  eventstore.Aggregate[browser.State, browser.Command, domain.Event]
+	agg  eventstore.Aggregate[browserdom.State, browserdom.Command, domain.Event]
 	// client sends calls forwarded to the replica holding a session.
 	client *http.Client
 }
@@ -103,11 +103,11 @@ func New(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("app/browser: live-view key: %w", err)
 	}
-	s := &Service{opts: opts, log: log, live: live, client: opts.ReplicaClient, agg: eventstore.Aggregate[browser.State, browser.Command, domain.Event]{
-		Initial: func() browser.State { return browser.State{} },
-		Evolve:  browser.Evolve,
-		Decide:  browser.Decide,
-		Codec:   eventstore.NewJSONCodec(browser.Events()...),
+	s := &Service{opts: opts, log: log, live: live, client: opts.ReplicaClient, agg: eventstore.Aggregate[browserdom.State, browserdom.Command, domain.Event]{
+		Initial: func() browserdom.State { return browserdom.State{} },
+		Evolve:  browserdom.Evolve,
+		Decide:  browserdom.Decide,
+		Codec:   eventstore.NewJSONCodec(browserdom.Events()...),
 	}}
 	cfg := opts.Pool
 	if cfg.Logger == nil {
@@ -139,14 +139,14 @@ func (s *Service) poolEvent(ev browserpool.Event) {
 		return
 	}
 	at := ev.At.UTC()
-	var cmd browser.Command
+	var cmd browserdom.Command
 	switch ev.Kind {
 	case browserpool.EventStarted:
-		cmd = browser.RecordStart{Event: browser.BrowserSessionStarted{UserID: user, PID: ev.PID, Restart: ev.Restart, SpawnMS: ev.SpawnDuration.Milliseconds(), At: at, Replica: s.opts.ReplicaURL}}
+		cmd = browserdom.RecordStart{Event: browserdom.BrowserSessionStarted{UserID: user, PID: ev.PID, Restart: ev.Restart, SpawnMS: ev.SpawnDuration.Milliseconds(), At: at, Replica: s.opts.ReplicaURL}}
 	case browserpool.EventStopped:
-		cmd = browser.RecordStop{Event: browser.BrowserSessionStopped{UserID: user, Reason: ev.Reason, MemoryBytes: ev.MemoryBytes, At: at, Replica: s.opts.ReplicaURL}}
+		cmd = browserdom.RecordStop{Event: browserdom.BrowserSessionStopped{UserID: user, Reason: ev.Reason, MemoryBytes: ev.MemoryBytes, At: at, Replica: s.opts.ReplicaURL}}
 	case browserpool.EventReset:
-		cmd = browser.RecordReset{Event: browser.BrowserSessionReset{UserID: user, At: at}}
+		cmd = browserdom.RecordReset{Event: browserdom.BrowserSessionReset{UserID: user, At: at}}
 	default:
 		return
 	}
@@ -158,13 +158,13 @@ func (s *Service) poolEvent(ev browserpool.Event) {
 }
 
 // sessionState folds the user's session stream.
-func (s *Service) sessionState(ctx context.Context, user uuid.UUID) (browser.State, error) {
-	st, _, err := eventstore.LoadState(ctx, s.opts.Store, browser.StreamName(user), s.agg)
+func (s *Service) sessionState(ctx context.Context, user uuid.UUID) (browserdom.State, error) {
+	st, _, err := eventstore.LoadState(ctx, s.opts.Store, browserdom.StreamName(user), s.agg)
 	return st, err
 }
 
-func (s *Service) execute(ctx context.Context, user uuid.UUID, cmd browser.Command, md eventstore.Metadata) error {
-	_, err := eventstore.Execute(ctx, s.opts.Store, browser.StreamName(user), s.agg, cmd, md)
+func (s *Service) execute(ctx context.Context, user uuid.UUID, cmd browserdom.Command, md eventstore.Metadata) error {
+	_, err := eventstore.Execute(ctx, s.opts.Store, browserdom.StreamName(user), s.agg, cmd, md)
 	return err
 }
 
@@ -219,9 +219,9 @@ func (s *Service) setControl(ctx context.Context, sess *browserpool.Session, hum
 		return domain.Errorf(domain.CodeInvalid, "browser: session of a user id that is not a uuid")
 	}
 	at := s.opts.Now().UTC()
-	var cmd browser.Command = browser.TakeBack{Event: browser.BrowserControlTakenBack{UserID: user, At: at}}
+	var cmd browserdom.Command = browserdom.TakeBack{Event: browserdom.BrowserControlTakenBack{UserID: user, At: at}}
 	if human {
-		cmd = browser.HandOver{Event: browser.BrowserControlHandedOver{UserID: user, At: at}}
+		cmd = browserdom.HandOver{Event: browserdom.BrowserControlHandedOver{UserID: user, At: at}}
 	}
 	// Recorded first: control changes hands only once the log says so.
 	if err := s.execute(ctx, user, cmd, md); err != nil {
@@ -232,11 +232,11 @@ func (s *Service) setControl(ctx context.Context, sess *browserpool.Session, hum
 }
 
 // RecordCapture appends a BrowserCookiesCaptured (the cookie bundle itself is sealed with the connection).
-func (s *Service) RecordCapture(ctx context.Context, ev browser.BrowserCookiesCaptured, md eventstore.Metadata) error {
+func (s *Service) RecordCapture(ctx context.Context, ev browserdom.BrowserCookiesCaptured, md eventstore.Metadata) error {
 	if ev.At.IsZero() {
 		ev.At = s.opts.Now().UTC()
 	}
-	return s.execute(ctx, ev.UserID, browser.RecordCapture{Event: ev}, md)
+	return s.execute(ctx, ev.UserID, browserdom.RecordCapture{Event: ev}, md)
 }
 
 // LiveURL mints the signed, short-lived portal URL of the user's live view:

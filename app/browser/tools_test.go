@@ -17,7 +17,7 @@ import (
 
 	"github.com/workbench/workbench/app/browser"
 	"github.com/workbench/workbench/domain"
-	browserdom "github.com/workbench/workbench/domain/browser"
+	"github.com/workbench/workbench/domain/browserdom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/internal/testenv"

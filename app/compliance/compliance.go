@@ -14,17 +14,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/eventstore"
 )
 
 // Roles is the auditor role's aggregate: one "auditor-<uuid>" stream per user, and one
 // "audit-read-<uuid>" stream per recorded read.
-var Roles = eventstore.Aggregate[identity.AuditorRole, identity.RoleCommand, domain.Event]{
-	Initial: func() identity.AuditorRole { return identity.AuditorRole{} },
-	Evolve:  identity.EvolveRole,
-	Decide:  identity.DecideRole,
-	Codec:   eventstore.NewJSONCodec(identity.RoleEvents()...),
+var Roles = eventstore.Aggregate[identitydom.AuditorRole, identitydom.RoleCommand, domain.Event]{
+	Initial: func() identitydom.AuditorRole { return identitydom.AuditorRole{} },
+	Evolve:  identitydom.EvolveRole,
+	Decide:  identitydom.DecideRole,
+	Codec:   eventstore.NewJSONCodec(identitydom.RoleEvents()...),
 }
 
 // Principal is who asks: a signed-in user (ID and Email), or the command line (CLI set).
@@ -80,8 +80,8 @@ func (s *Service) Grant(ctx context.Context, p Principal, user uuid.UUID, _ stri
 	if err := s.requireAdmin(p, "grant the auditor role"); err != nil {
 		return eventstore.Start, err
 	}
-	res, err := eventstore.Execute(ctx, s.Store, identity.AuditorStreamName(user), Roles,
-		identity.RoleCommand(identity.GrantAuditor{UserID: user, GrantedBy: p.actor(), At: s.now()}),
+	res, err := eventstore.Execute(ctx, s.Store, identitydom.AuditorStreamName(user), Roles,
+		identitydom.RoleCommand(identitydom.GrantAuditor{UserID: user, GrantedBy: p.actor(), At: s.now()}),
 		eventstore.Metadata{Actor: p.actor()})
 	if err != nil {
 		return eventstore.Start, fmt.Errorf("grant the auditor role: %w", err)
@@ -94,8 +94,8 @@ func (s *Service) Revoke(ctx context.Context, p Principal, user uuid.UUID) (even
 	if err := s.requireAdmin(p, "revoke the auditor role"); err != nil {
 		return eventstore.Start, err
 	}
-	res, err := eventstore.Execute(ctx, s.Store, identity.AuditorStreamName(user), Roles,
-		identity.RoleCommand(identity.RevokeAuditor{UserID: user, RevokedBy: p.actor(), At: s.now()}),
+	res, err := eventstore.Execute(ctx, s.Store, identitydom.AuditorStreamName(user), Roles,
+		identitydom.RoleCommand(identitydom.RevokeAuditor{UserID: user, RevokedBy: p.actor(), At: s.now()}),
 		eventstore.Metadata{Actor: p.actor()})
 	if err != nil {
 		return eventstore.Start, fmt.Errorf("revoke the auditor role: %w", err)
@@ -109,7 +109,7 @@ func (s *Service) IsAuditor(ctx context.Context, user uuid.UUID) (bool, error) {
 	if user == uuid.Nil {
 		return false, nil
 	}
-	st, _, err := eventstore.LoadState(ctx, s.Store, identity.AuditorStreamName(user), Roles)
+	st, _, err := eventstore.LoadState(ctx, s.Store, identitydom.AuditorStreamName(user), Roles)
 	if err != nil {
 		return false, &domain.Error{Code: domain.CodeUnavailable, Message: "read the auditor role", Err: err}
 	}
@@ -133,8 +133,8 @@ func (s *Service) AuthorizeRead(ctx context.Context, p Principal, view, query st
 	}
 	readID := uuid.Must(uuid.NewV7())
 	auditor := p.ID
-	res, err := eventstore.Execute(ctx, s.Store, identity.AuditReadStreamName(readID), Roles,
-		identity.RoleCommand(identity.RecordAuditRead{ReadID: readID, AuditorID: auditor, View: view, Query: s.recordedQuery(query), At: s.now()}),
+	res, err := eventstore.Execute(ctx, s.Store, identitydom.AuditReadStreamName(readID), Roles,
+		identitydom.RoleCommand(identitydom.RecordAuditRead{ReadID: readID, AuditorID: auditor, View: view, Query: s.recordedQuery(query), At: s.now()}),
 		eventstore.Metadata{Actor: p.actor()})
 	if err != nil {
 		return eventstore.Start, fmt.Errorf("record the audit read: %w", err)
@@ -158,7 +158,7 @@ func (s *Service) recordedQuery(query string) string {
 			users[i] = "withheld"
 			continue
 		}
-		norm, err := identity.NormalizeEmail(u)
+		norm, err := identitydom.NormalizeEmail(u)
 		if err != nil {
 			norm = strings.ToLower(strings.TrimSpace(u))
 		}

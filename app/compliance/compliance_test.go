@@ -10,7 +10,7 @@ import (
 
 	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testenv"
 )
@@ -45,7 +45,7 @@ func TestAuditorRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := envs[len(envs)-1]
-	if last.Type != identity.TypeAuditRead || last.Position != pos || last.Metadata.Actor != eve.ID.String() {
+	if last.Type != identitydom.TypeAuditRead || last.Position != pos || last.Metadata.Actor != eve.ID.String() {
 		t.Fatalf("last event = %s at %s by %s, want the read at %s", last.Type, last.Position, last.Metadata.Actor, pos)
 	}
 	// No address is recorded in clear: not the auditor's in the grant, not the one a read filtered on

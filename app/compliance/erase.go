@@ -13,7 +13,7 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 )
@@ -58,7 +58,7 @@ type Erasure struct {
 func (e *Eraser) Pseudonym(user uuid.UUID) string {
 	m := hmac.New(sha256.New, e.PseudonymKey)
 	m.Write(user[:])
-	return identity.PseudonymPrefix + hex.EncodeToString(m.Sum(nil)[:8])
+	return identitydom.PseudonymPrefix + hex.EncodeToString(m.Sum(nil)[:8])
 }
 
 // EraseUser erases the user who owns email: it appends identity.user_erased to the user's stream (the
@@ -72,11 +72,11 @@ func (e *Eraser) EraseUser(ctx context.Context, email string, md eventstore.Meta
 	if len(e.PseudonymKey) < 16 {
 		return Erasure{}, errors.New("compliance: eraser has no pseudonym key")
 	}
-	norm, err := identity.NormalizeEmail(email)
+	norm, err := identitydom.NormalizeEmail(email)
 	if err != nil {
 		return Erasure{}, err
 	}
-	claim, _, err := eventstore.LoadState(ctx, e.Store, identity.EmailStreamName(norm), accounts.EmailClaims)
+	claim, _, err := eventstore.LoadState(ctx, e.Store, identitydom.EmailStreamName(norm), accounts.EmailClaims)
 	if err != nil {
 		return Erasure{}, err
 	}
@@ -95,8 +95,8 @@ func (e *Eraser) EraseUser(ctx context.Context, email string, md eventstore.Meta
 	if len(e.InviteeKey) > 0 {
 		inviteeHash = organization.InviteeHash(e.InviteeKey, norm)
 	}
-	res, err := eventstore.Execute(ctx, e.Store, identity.StreamName(claim.UserID), accounts.Users,
-		identity.Command(identity.EraseUser{Pseudonym: out.Pseudonym, InviteeHash: inviteeHash, At: md.Time}), md)
+	res, err := eventstore.Execute(ctx, e.Store, identitydom.StreamName(claim.UserID), accounts.Users,
+		identitydom.Command(identitydom.EraseUser{Pseudonym: out.Pseudonym, InviteeHash: inviteeHash, At: md.Time}), md)
 	if err != nil {
 		return Erasure{}, fmt.Errorf("erase user %s: %w", claim.UserID, err)
 	}

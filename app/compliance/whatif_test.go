@@ -17,8 +17,8 @@ import (
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/audit"
-	organizationsrm "github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/auditrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // chains answers audit.WhatIfScopes from the connectors test node's agents (Agent in Guild of Org,
@@ -61,23 +61,23 @@ func testWhatIf(t *testing.T, pg bool) {
 	run(connectorstest.Agent, "remote_create_issue")
 	run(connectorstest.Other, "remote_echo")
 
-	whatIf := func(now time.Time, specs ...string) audit.WhatIfReport {
+	whatIf := func(now time.Time, specs ...string) auditrm.WhatIfReport {
 		t.Helper()
-		q := audit.WhatIfQuery{Days: 30, Now: now, Scopes: chains{e.Scopes}, Current: e.Reader}
+		q := auditrm.WhatIfQuery{Days: 30, Now: now, Scopes: chains{e.Scopes}, Current: e.Reader}
 		for _, s := range specs {
-			p, err := audit.ParseSwitch(s)
+			p, err := auditrm.ParseSwitch(s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			q.Switches = append(q.Switches, p)
 		}
-		rep, err := audit.WhatIf(ctx, e.Store, q)
+		rep, err := auditrm.WhatIf(ctx, e.Store, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return rep
 	}
-	blocked := func(rep audit.WhatIfReport) map[uuid.UUID]int64 {
+	blocked := func(rep auditrm.WhatIfReport) map[uuid.UUID]int64 {
 		out := map[uuid.UUID]int64{}
 		for _, a := range rep.Agents {
 			out[a.AgentID] = a.Blocked
@@ -88,7 +88,7 @@ func testWhatIf(t *testing.T, pg bool) {
 		return out
 	}
 	now := time.Now()
-	check := func(name string, rep audit.WhatIfReport, want map[uuid.UUID]int64, wantTotals audit.WhatIfTotals) {
+	check := func(name string, rep auditrm.WhatIfReport, want map[uuid.UUID]int64, wantTotals auditrm.WhatIfTotals) {
 		t.Helper()
 		got := blocked(rep)
 		if len(got) != len(want) {
@@ -106,34 +106,34 @@ func testWhatIf(t *testing.T, pg bool) {
 	a, o := connectorstest.Agent, connectorstest.Other
 	testenv.Settle(t, e.DB, e.Store)
 	check("guild off", whatIf(now, "guild:"+connectorstest.Guild.String()+":remote_echo=off"),
-		map[uuid.UUID]int64{a: 2}, audit.WhatIfTotals{Executions: 4, Matched: 2, Blocked: 2, Agents: 1})
+		map[uuid.UUID]int64{a: 2}, auditrm.WhatIfTotals{Executions: 4, Matched: 2, Blocked: 2, Agents: 1})
 	check("org off", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
-		map[uuid.UUID]int64{a: 2, o: 1}, audit.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2})
+		map[uuid.UUID]int64{a: 2, o: 1}, auditrm.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2})
 	// A platform Off binds every organisation, over the organisation's default (the listing's).
 	check("platform off over an org default", whatIf(now, "platform:remote_echo=off"),
-		map[uuid.UUID]int64{a: 2, o: 1}, audit.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2})
+		map[uuid.UUID]int64{a: 2, o: 1}, auditrm.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2})
 	check("agent off", whatIf(now, "agent:"+o.String()+":remote_echo=off", "agent:"+o.String()+":remote_create_issue=off"),
-		map[uuid.UUID]int64{o: 1}, audit.WhatIfTotals{Executions: 4, Matched: 1, Blocked: 1, Agents: 1})
+		map[uuid.UUID]int64{o: 1}, auditrm.WhatIfTotals{Executions: 4, Matched: 1, Blocked: 1, Agents: 1})
 	check("outside the window", whatIf(now.Add(31*24*time.Hour), "org:"+connectorstest.Org.String()+":remote_echo=off"),
-		nil, audit.WhatIfTotals{})
+		nil, auditrm.WhatIfTotals{})
 
 	// Agent's own switch turns echo On: an organisation-wide Off still binds it.
 	if err := e.Service.SetSwitch(ctx, connectorstest.User, login.Owner{Scope: login.ScopeAgent, ID: a}, "mcp_remote", "remote_echo", true); err != nil {
 		t.Fatal(err)
 	}
 	check("org off over an agent switch", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
-		map[uuid.UUID]int64{a: 2, o: 1}, audit.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2})
+		map[uuid.UUID]int64{a: 2, o: 1}, auditrm.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2})
 	// Switched Off since: the calls count as already off, not as blocked by the proposal.
 	if err := e.Service.SetSwitch(ctx, connectorstest.User, org, "mcp_remote", "remote_echo", false); err != nil {
 		t.Fatal(err)
 	}
 	check("already off", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
-		nil, audit.WhatIfTotals{Executions: 4, Matched: 3, AlreadyOff: 3})
+		nil, auditrm.WhatIfTotals{Executions: 4, Matched: 3, AlreadyOff: 3})
 }
 
 func TestParseSwitch(t *testing.T) {
 	id := uuid.MustParse("22222222-2222-4222-8222-222222222222")
-	good := map[string]audit.ProposedSwitch{
+	good := map[string]auditrm.ProposedSwitch{
 		"platform:gh_create_issue=off":              {Owner: login.Owner{Scope: login.ScopePlatform}, Tool: "gh_create_issue"},
 		"org:" + id.String() + ":gh_x=on":           {Owner: login.Owner{Scope: login.ScopeOrganization, ID: id}, Tool: "gh_x", On: true},
 		"organization:" + id.String() + ":gh_x=OFF": {Owner: login.Owner{Scope: login.ScopeOrganization, ID: id}, Tool: "gh_x"},
@@ -141,17 +141,17 @@ func TestParseSwitch(t *testing.T) {
 		"agent:" + id.String() + ":remote_echo=off": {Owner: login.Owner{Scope: login.ScopeAgent, ID: id}, Tool: "remote_echo"},
 	}
 	for in, want := range good {
-		got, err := audit.ParseSwitch(in)
+		got, err := auditrm.ParseSwitch(in)
 		if err != nil || got != want {
 			t.Errorf("ParseSwitch(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
-		if again, err := audit.ParseSwitch(got.String()); err != nil || again != got {
+		if again, err := auditrm.ParseSwitch(got.String()); err != nil || again != got {
 			t.Errorf("%q does not round-trip: %v", got.String(), err)
 		}
 	}
 	for _, in := range []string{"", "platform:x", "platform:=off", "platform:x=maybe", "org:x=off", "org:nope:x=off", "team:" + id.String() + ":x=off",
 		"agent:" + uuid.Nil.String() + ":x=off", "platform:a b=off"} {
-		if _, err := audit.ParseSwitch(in); err == nil {
+		if _, err := auditrm.ParseSwitch(in); err == nil {
 			t.Errorf("ParseSwitch(%q) was accepted", in)
 		}
 	}
@@ -216,16 +216,16 @@ func testWhatIfOrganizations(t *testing.T, pg bool) {
 			t.Fatalf("echo as %s: %+v", agent, o)
 		}
 	}
-	p, err := audit.ParseSwitch("guild:" + guild.String() + ":remote_echo=off")
+	p, err := auditrm.ParseSwitch("guild:" + guild.String() + ":remote_echo=off")
 	if err != nil {
 		t.Fatal(err)
 	}
 	testenv.Settle(t, e.DB, e.Store)
-	rep, err := audit.WhatIf(ctx, e.Store, audit.WhatIfQuery{Switches: []audit.ProposedSwitch{p}, Scopes: reader, Current: e.Reader})
+	rep, err := auditrm.WhatIf(ctx, e.Store, auditrm.WhatIfQuery{Switches: []auditrm.ProposedSwitch{p}, Scopes: reader, Current: e.Reader})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (audit.WhatIfTotals{Executions: 3, Matched: 2, Blocked: 2, Agents: 1}); rep.Totals != want || len(rep.Agents) != 1 || rep.Agents[0].AgentID != inGuild {
+	if want := (auditrm.WhatIfTotals{Executions: 3, Matched: 2, Blocked: 2, Agents: 1}); rep.Totals != want || len(rep.Agents) != 1 || rep.Agents[0].AgentID != inGuild {
 		t.Fatalf("guild off: totals %+v (want %+v), agents %+v", rep.Totals, want, rep.Agents)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/plugins"
-	"github.com/workbench/workbench/projections/connections"
+	"github.com/workbench/workbench/projections/connectionsrm"
 )
 
 // Access is what a tool call of one integration needs from the user's connection.
@@ -104,7 +104,7 @@ func (s *Service) usableState(ctx context.Context, user uuid.UUID, in *plugins.I
 	switch {
 	case err == nil && row.State.Usable(now):
 		return row.State, row.Version, nil
-	case err != nil && !errors.Is(err, connections.ErrNotFound):
+	case err != nil && !errors.Is(err, connectionsrm.ErrNotFound):
 		return connection.State{}, 0, fmt.Errorf("read connection %s: %w", in.Name, err)
 	}
 	st, version, err := s.loadConnection(ctx, user, in.Name)

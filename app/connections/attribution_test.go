@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain/connection"
-	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/auditrm"
 )
 
 // TestConnectNamesItsMCPClient: a connect asked for over MCP names the client in its
@@ -33,7 +33,7 @@ func TestConnectNamesItsMCPClient(t *testing.T) {
 			t.Fatalf("%s's connection.started: %+v, want MCP client %q", user, evs, want)
 		}
 	}
-	res, err := audit.AsOf(e.ctx, n.store, audit.AsOfQuery{At: time.Now().Add(time.Hour)})
+	res, err := auditrm.AsOf(e.ctx, n.store, auditrm.AsOfQuery{At: time.Now().Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestConnectNamesItsMCPClient(t *testing.T) {
 	if len(via) != 2 || via[ada] != client || via[bob] != "" {
 		t.Fatalf("asof created_via = %v", via)
 	}
-	rep, err := audit.BlastRadius(e.ctx, n.store, audit.BlastQuery{Kind: audit.CredentialOAuthClient, ID: client})
+	rep, err := auditrm.BlastRadius(e.ctx, n.store, auditrm.BlastQuery{Kind: auditrm.CredentialOAuthClient, ID: client})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,9 @@
 // (domain/connection) and of the two streams beside it, the OAuth handshake and the refresh lease:
 // it holds each one's single eventstore.Aggregate value, and commands.go is the one place that runs
 // the command loop (eventstore.Execute) on them. Handlers call the Service and never append to these
-// streams themselves. Lists and statuses are read from the read model (projections/connections).
+// streams themselves. Lists and statuses are read from the read model (projections/connectionsrm).
 //
-// A connect callback reads top-down: handlers/portal parses the provider's redirect and calls
+// A connect callback reads top-down: handlers/portalhttp parses the provider's redirect and calls
 // Service.Callback (callback.go), whose steps, in the order they run, are functions of that file;
 // each writes through commands.go with a domain/connection command, which the domain decides and the
 // event store appends.

@@ -22,7 +22,7 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/sqlite"
-	"github.com/workbench/workbench/handlers/portal"
+	"github.com/workbench/workbench/handlers/portalhttp"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
@@ -31,7 +31,7 @@ import (
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
-	connectionsrm "github.com/workbench/workbench/projections/connections"
+	"github.com/workbench/workbench/projections/connectionsrm"
 )
 
 const (
@@ -329,7 +329,7 @@ func (e *env) node(relay bool) *node {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	portal.Mount(r, portal.Deps{Credentials: n.svc, Sessions: n.sess, RedeemLimit: e.redeemLimit})
+	portalhttp.Mount(r, portalhttp.Deps{Credentials: n.svc, Sessions: n.sess, RedeemLimit: e.redeemLimit})
 	h = r
 
 	bg, stop := context.WithCancel(context.Background())

@@ -18,7 +18,7 @@ import (
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/signed"
 	"github.com/workbench/workbench/plugins"
-	"github.com/workbench/workbench/projections/connections"
+	"github.com/workbench/workbench/projections/connectionsrm"
 )
 
 // Catalog is the part of the plugin registry this package reads.
@@ -57,7 +57,7 @@ type Config struct {
 	Vault Sealer
 	// Catalog is the plugin registry.
 	Catalog Catalog
-	// DB holds the connections read models (projections/connections).
+	// DB holds the connections read models (projections/connectionsrm).
 	DB *sql.DB
 	// Projections is the runner keeping those read models, for reading this replica's own writes.
 	Projections Projections
@@ -96,7 +96,7 @@ type Service struct {
 	store     eventstore.Store
 	vault     Sealer
 	catalog   Catalog
-	reader    connections.Reader
+	reader    connectionsrm.Reader
 	db        *sql.DB
 	runner    Projections
 	bus       Subscriber
@@ -145,7 +145,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("connections: the public URL (SERVER_PUBLIC_URL) must be an absolute http or https URL")
 	}
 	s := &Service{
-		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connections.Reader{DB: cfg.DB},
+		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connectionsrm.Reader{DB: cfg.DB},
 		runner: cfg.Projections, bus: cfg.Bus, topic: cfg.Topic,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
 		clients:   cfg.Clients, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,

@@ -12,7 +12,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/projections/connections"
+	"github.com/workbench/workbench/projections/connectionsrm"
 )
 
 // wait_for_connection answers.
@@ -78,7 +78,7 @@ func (s *Service) WaitForConnection(ctx context.Context, user, attemptID uuid.UU
 	unknown := domain.Errorf(domain.CodeNotFound, UnknownConnection)
 	start := s.clock()
 	row, err := s.reader.Attempt(ctx, attemptID)
-	if errors.Is(err, connections.ErrNotFound) || (err == nil && row.UserID != user) {
+	if errors.Is(err, connectionsrm.ErrNotFound) || (err == nil && row.UserID != user) {
 		return "", unknown
 	}
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/connectors/todoist"
+	"github.com/workbench/workbench/plugins/shippedconnectors/todoist"
 )
 
 // The adapter-only connector: connect without its required setting stays pending with

@@ -13,9 +13,9 @@ import (
 
 	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
-	connectordom "github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // The instance admin's catalog (spec connectors.md, The catalog in Admin). The handlers check that the
@@ -63,7 +63,7 @@ type AdminEntry struct {
 }
 
 // platformServer reads a platform row (an organisation's own server is not found here).
-func (s *Service) platformServer(ctx context.Context, id string) (connectors.Server, error) {
+func (s *Service) platformServer(ctx context.Context, id string) (connectorsrm.Server, error) {
 	srv, err := s.reader.Server(ctx, id)
 	if err != nil {
 		return srv, err
@@ -101,7 +101,7 @@ func (s *Service) AdminServer(ctx context.Context, id string) (AdminEntry, error
 	return s.adminEntry(ctx, r)
 }
 
-func (s *Service) adminEntry(ctx context.Context, r connectors.Server) (AdminEntry, error) {
+func (s *Service) adminEntry(ctx context.Context, r connectorsrm.Server) (AdminEntry, error) {
 	ce, err := s.catalogEntry(ctx, r)
 	if err != nil {
 		return AdminEntry{}, err
@@ -167,7 +167,7 @@ func (s *Service) EditServer(ctx context.Context, actor, id string, edit ServerE
 
 // editRow applies an edit to a row: the copy and endpoint of a local row, the overrides of another,
 // then the switch.
-func (s *Service) editRow(ctx context.Context, actor string, srv connectors.Server, edit ServerEdit) error {
+func (s *Service) editRow(ctx context.Context, actor string, srv connectorsrm.Server, edit ServerEdit) error {
 	for k, v := range edit.Copy {
 		if err := checkCopy(k, v); err != nil {
 			return err
@@ -242,7 +242,7 @@ func (s *Service) editRow(ctx context.Context, actor string, srv connectors.Serv
 // handMade reports a row added by hand (a local row with no folder: its row is its source of truth),
 // as opposed to a folder's, whose manifest the folder writes at every boot (CONNECTORS_DIR's folders
 // are source local too).
-func (s *Service) handMade(srv connectors.Server) bool {
+func (s *Service) handMade(srv connectorsrm.Server) bool {
 	return srv.OwnerOrgID != "" || (srv.Source == connectordom.SourceLocal && s.bySlug[srv.Slug] == nil)
 }
 
@@ -286,7 +286,7 @@ func digest(raw []byte) string {
 }
 
 // editLocal is a local row's manifest with the edit applied, checked by the loader.
-func (s *Service) editLocal(ctx context.Context, srv connectors.Server, edit ServerEdit) (json.RawMessage, error) {
+func (s *Service) editLocal(ctx context.Context, srv connectorsrm.Server, edit ServerEdit) (json.RawMessage, error) {
 	var doc map[string]any
 	if err := json.Unmarshal(srv.Manifest, &doc); err != nil {
 		return nil, fmt.Errorf("manifest of %s: %w", srv.ID, err)
@@ -566,12 +566,12 @@ func (s *Service) Export(ctx context.Context, id string) (json.RawMessage, error
 // schema the admin overrode. A named tool skips the hint and verb rules of what starts Off, so one
 // that those rules would start Off (destructiveHint in a listing, a writing verb) is exported as
 // mutating: it starts Off where the export is loaded, as it does here.
-func (s *Service) exportListed(ctx context.Context, srv connectors.Server, o *connector.Overrides, named map[string]bool, tools []any) ([]any, error) {
+func (s *Service) exportListed(ctx context.Context, srv connectorsrm.Server, o *connector.Overrides, named map[string]bool, tools []any) ([]any, error) {
 	listed, err := s.reader.ListedTools(ctx, srv.ID)
 	if err != nil {
 		return nil, err
 	}
-	byRemote := map[string]connectors.Tool{}
+	byRemote := map[string]connectorsrm.Tool{}
 	for _, t := range listed {
 		byRemote[t.Remote] = t
 	}

@@ -9,13 +9,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	connectordom "github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
-	"github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/connectorsrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // OrgRoles is what the catalog needs of the organisations read model beyond Scopes: a user's role in
@@ -39,7 +39,7 @@ func (o OrganizationScopes) OrgRole(ctx context.Context, org, user uuid.UUID) (o
 		return organization.RoleOwner, nil
 	}
 	m, err := o.Reader.Membership(ctx, org, user)
-	if errors.Is(err, organizations.ErrNotFound) {
+	if errors.Is(err, organizationsrm.ErrNotFound) {
 		return "", nil
 	}
 	if err != nil {
@@ -51,7 +51,7 @@ func (o OrganizationScopes) OrgRole(ctx context.Context, org, user uuid.UUID) (o
 // GuildOrg implements OrgRoles.
 func (o OrganizationScopes) GuildOrg(ctx context.Context, guild uuid.UUID) (uuid.UUID, error) {
 	g, err := o.Reader.Guild(ctx, guild)
-	if errors.Is(err, organizations.ErrNotFound) {
+	if errors.Is(err, organizationsrm.ErrNotFound) {
 		return uuid.Nil, domain.Errorf(domain.CodeNotFound, "no guild %s", guild)
 	}
 	return g.OrganizationID, err
@@ -107,7 +107,7 @@ func (s *Service) orgOf(ctx context.Context, user uuid.UUID, o login.Owner) (uui
 
 // visibleAt refuses, as not found, an organisation's own server to an owner of another organisation
 // (spec connectors.md: another organisation's id is a 404 at Connect, at a binding, and at its routes).
-func (s *Service) visibleAt(ctx context.Context, user uuid.UUID, srv connectors.Server, o login.Owner) error {
+func (s *Service) visibleAt(ctx context.Context, user uuid.UUID, srv connectorsrm.Server, o login.Owner) error {
 	if srv.OwnerOrgID == "" {
 		return nil
 	}
@@ -119,7 +119,7 @@ func (s *Service) visibleAt(ctx context.Context, user uuid.UUID, srv connectors.
 }
 
 // serverAt reads a catalog row as an owner sees it: another organisation's server is not found.
-func (s *Service) serverAt(ctx context.Context, user uuid.UUID, o login.Owner, id string) (connectors.Server, error) {
+func (s *Service) serverAt(ctx context.Context, user uuid.UUID, o login.Owner, id string) (connectorsrm.Server, error) {
 	srv, err := s.reader.Server(ctx, id)
 	if err != nil {
 		return srv, err
@@ -172,7 +172,7 @@ func (s *Service) Catalog(ctx context.Context, user, org uuid.UUID) ([]CatalogEn
 	return out, nil
 }
 
-func (s *Service) catalogEntry(ctx context.Context, r connectors.Server) (CatalogEntry, error) {
+func (s *Service) catalogEntry(ctx context.Context, r connectorsrm.Server) (CatalogEntry, error) {
 	m, err := s.manifestOf(r)
 	if err != nil {
 		return CatalogEntry{}, err
@@ -286,7 +286,7 @@ func (s *Service) executeCatalog(ctx context.Context, actor, id string, cmd conn
 
 // overrideListed applies the instance admin's tool overrides (description, input_schema) to a
 // listing: a listed tool takes them at its next listing (spec connectors.md, The catalog in Admin).
-func overrideListed(srv connectors.Server, listed []connector.Tool) []connector.Tool {
+func overrideListed(srv connectorsrm.Server, listed []connector.Tool) []connector.Tool {
 	o, err := overridesOf(srv)
 	if err != nil || o == nil || len(o.Tools) == 0 {
 		return listed

@@ -17,7 +17,7 @@ import (
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/domain"
-	connectordom "github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"

@@ -12,7 +12,7 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // ConnectRequest is a token connect.
@@ -244,7 +244,7 @@ func (s *Service) removeLogin(ctx context.Context, actor string, l login.State, 
 }
 
 // serverOf reads the login's server and manifest.
-func (s *Service) serverOf(ctx context.Context, l connectors.Login) (connectors.Server, *connector.Manifest, error) {
+func (s *Service) serverOf(ctx context.Context, l connectorsrm.Login) (connectorsrm.Server, *connector.Manifest, error) {
 	srv, m, err := s.serverFor(ctx, l.ServerID)
 	if domain.ErrorCode(err) == domain.CodeNotFound {
 		return srv, nil, domain.Errorf(domain.CodeNotFound, "the connector of login %s is gone", l.LoginID)

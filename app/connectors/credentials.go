@@ -14,7 +14,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/internal/redact"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 const credentialPurpose = "mcp-login-credentials"
@@ -184,7 +184,7 @@ func providerError(what string, err error, r redactor) error {
 }
 
 // serverFor reads a catalog row and its manifest; CodeNotFound when there is none.
-func (s *Service) serverFor(ctx context.Context, id string) (connectors.Server, *connector.Manifest, error) {
+func (s *Service) serverFor(ctx context.Context, id string) (connectorsrm.Server, *connector.Manifest, error) {
 	srv, err := s.reader.Server(ctx, id)
 	if err != nil {
 		return srv, nil, err

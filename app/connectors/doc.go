@@ -29,7 +29,7 @@
 // default deciding rule 1 of what starts Off) and export in the connector.json format; servers added
 // by hand, by the admin (platform rows) or by an organisation's owners and admins (its own, visible to
 // it alone: another organisation's id is not found at Connect, at a switch and at its routes). Slugs
-// and tool prefixes are claimed on the catalog stream before a row is added (domain/connector's
+// and tool prefixes are claimed on the catalog stream before a row is added (domain/connectordom's
 // slugs.go), so racing adds cannot collide. Deleting a server removes its logins and every switch
 // that names it, each an event. A switched-off connector refuses Connect and offers no tools. Whether
 // a connector is set up reads the platform keys it needs (PlatformKeys; nil: none is set).

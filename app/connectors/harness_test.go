@@ -17,7 +17,7 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
-	connectorsrm "github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // The tests' names for connectorstest's pieces.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // DefaultCacheTTL is how long the tool-call path may reuse what it read of an agent's effective
@@ -25,7 +25,7 @@ type hot struct {
 	ttl     time.Duration
 	gen     uint64
 	agents  map[uuid.UUID]hotEntry[hotAgent]
-	servers map[string]hotEntry[connectors.Server]
+	servers map[string]hotEntry[connectorsrm.Server]
 	creds   map[uuid.UUID]hotCreds
 }
 
@@ -36,11 +36,11 @@ type hotEntry[T any] struct {
 
 // hotAgent is an agent's effective tools and, by name, the index of each On one (the first of a name).
 type hotAgent struct {
-	all []connectors.Effective
+	all []connectorsrm.Effective
 	on  map[string]int
 }
 
-func newHotAgent(all []connectors.Effective) hotAgent {
+func newHotAgent(all []connectorsrm.Effective) hotAgent {
 	a := hotAgent{all: all, on: make(map[string]int, len(all))}
 	for i, e := range all {
 		if _, dup := a.on[e.Name]; e.On && runnable(e) && !dup {
@@ -66,7 +66,7 @@ func newHot(ttl time.Duration) *hot {
 func (h *hot) clearLocked() {
 	h.gen++
 	h.agents = map[uuid.UUID]hotEntry[hotAgent]{}
-	h.servers = map[string]hotEntry[connectors.Server]{}
+	h.servers = map[string]hotEntry[connectorsrm.Server]{}
 	h.creds = map[uuid.UUID]hotCreds{}
 }
 
@@ -80,7 +80,7 @@ func (h *hot) invalidate() {
 func fresh(at time.Time, ttl time.Duration) bool { return ttl > 0 && time.Since(at) < ttl }
 
 // cachedEffective is the agent's effective tools, cached.
-func (s *Service) cachedEffective(ctx context.Context, user, agent uuid.UUID) ([]connectors.Effective, error) {
+func (s *Service) cachedEffective(ctx context.Context, user, agent uuid.UUID) ([]connectorsrm.Effective, error) {
 	a, err := s.cachedAgent(ctx, user, agent)
 	return a.all, err
 }
@@ -109,24 +109,24 @@ func (s *Service) cachedAgent(ctx context.Context, user, agent uuid.UUID) (hotAg
 }
 
 // offeredTool is the caller's On tool named name (ToolSchema without copying the On tools out).
-func (s *Service) offeredTool(ctx context.Context, caller executions.Caller, name string) (connectors.Effective, bool, error) {
+func (s *Service) offeredTool(ctx context.Context, caller executions.Caller, name string) (connectorsrm.Effective, bool, error) {
 	agent, err := s.agentOf(ctx, caller)
 	if err != nil {
-		return connectors.Effective{}, false, err
+		return connectorsrm.Effective{}, false, err
 	}
 	a, err := s.cachedAgent(ctx, caller.UserID, agent)
 	if err != nil {
-		return connectors.Effective{}, false, err
+		return connectorsrm.Effective{}, false, err
 	}
 	i, ok := a.on[name]
 	if !ok {
-		return connectors.Effective{}, false, nil
+		return connectorsrm.Effective{}, false, nil
 	}
 	return a.all[i], true, nil
 }
 
 // cachedServer is a catalog row, cached.
-func (s *Service) cachedServer(ctx context.Context, id string) (connectors.Server, error) {
+func (s *Service) cachedServer(ctx context.Context, id string) (connectorsrm.Server, error) {
 	h := s.hot
 	h.mu.Lock()
 	e, ok := h.servers[id]
@@ -142,7 +142,7 @@ func (s *Service) cachedServer(ctx context.Context, id string) (connectors.Serve
 	}
 	h.mu.Lock()
 	if h.gen == gen {
-		h.servers[id] = hotEntry[connectors.Server]{v: v, at: at}
+		h.servers[id] = hotEntry[connectorsrm.Server]{v: v, at: at}
 	}
 	h.mu.Unlock()
 	return v, nil

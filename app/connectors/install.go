@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	connectordom "github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
 )

@@ -21,7 +21,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
-	connectordom "github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/signed"

@@ -19,7 +19,7 @@ import (
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	organizationsrm "github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // OrganizationScopes over the real organisations read model: chains, and who manages which owner.

@@ -12,17 +12,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	connectordom "github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // Servers added by hand (spec connectors.md, The catalog in Admin: POST /api/admin/mcp/servers; An
 // organisation's own servers). Each is a local row whose manifest is its source of truth. Its slug and
-// tool prefix are claimed on the catalog stream (domain/connector/slugs.go) before the row is added.
+// tool prefix are claimed on the catalog stream (domain/connectordom/slugs.go) before the row is added.
 
 // slugPattern is the manifest schema's slug.
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,47}$`)
@@ -134,11 +134,11 @@ func (s *Service) mayEditOrg(ctx context.Context, user, org uuid.UUID) error {
 
 // orgServer reads an organisation's own row: any other row, another organisation's among them, is not
 // found.
-func (s *Service) orgServer(ctx context.Context, org uuid.UUID, id string) (connectors.Server, error) {
+func (s *Service) orgServer(ctx context.Context, org uuid.UUID, id string) (connectorsrm.Server, error) {
 	srv, err := s.reader.Server(ctx, id)
 	if domain.ErrorCode(err) == domain.CodeNotFound || (err == nil && srv.OwnerOrgID != org.String()) {
 		// A row that does not exist and one that is not this organisation's answer alike.
-		return connectors.Server{}, domain.Errorf(domain.CodeNotFound, "no MCP server %s in this organization", id)
+		return connectorsrm.Server{}, domain.Errorf(domain.CodeNotFound, "no MCP server %s in this organization", id)
 	}
 	if err != nil {
 		return srv, err
@@ -224,7 +224,7 @@ func (s *Service) DeleteOrgServer(ctx context.Context, user, org uuid.UUID, id s
 // removeServer removes a local row: every login of it (its switches at the login's scope cleared,
 // its credential shredded, login.removed), the switches other scopes hold for it (toolswitch.cleared),
 // the row (connector.removed), and its claim. Each step may be repeated: a failed removal is retried whole.
-func (s *Service) removeServer(ctx context.Context, actor string, srv connectors.Server) error {
+func (s *Service) removeServer(ctx context.Context, actor string, srv connectorsrm.Server) error {
 	logins, err := s.reader.ServerLogins(ctx, srv.ID)
 	if err != nil {
 		return err
@@ -258,7 +258,7 @@ func (s *Service) removeServer(ctx context.Context, actor string, srv connectors
 
 // fillCopy fills a local row's blank display name and description from the server's initialize reply
 // (serverInfo's name and the instructions) after a Connect. A failure logs and changes nothing.
-func (s *Service) fillCopy(ctx context.Context, actor string, srv connectors.Server, m *connector.Manifest, creds Creds) {
+func (s *Service) fillCopy(ctx context.Context, actor string, srv connectorsrm.Server, m *connector.Manifest, creds Creds) {
 	if !s.handMade(srv) || (m.DisplayName != "" && m.Description != "") {
 		return
 	}

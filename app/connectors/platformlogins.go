@@ -13,7 +13,7 @@ import (
 	"github.com/workbench/workbench/domain/platformcall"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // Platform logins (spec connectors.md, Platform logins): a connector whose manifest names
@@ -58,7 +58,7 @@ func tokenFieldName(m *connector.Manifest) string {
 // platformKey reads the key srv's auth.instance names and maps it onto the login's fields, with the
 // redaction label of each; ok is false while the key (or a required field of it) is not set, and for
 // the {integration, field} form on a connector the box did not ship.
-func (s *Service) platformKey(ctx context.Context, srv connectors.Server, m *connector.Manifest) (Creds, map[string]string, bool, error) {
+func (s *Service) platformKey(ctx context.Context, srv connectorsrm.Server, m *connector.Manifest) (Creds, map[string]string, bool, error) {
 	inst := m.Auth.Instance
 	if inst == nil || s.opts.PlatformKeys == nil || (!inst.Own && srv.Source != "core") {
 		return nil, nil, false, nil
@@ -131,7 +131,7 @@ func (s *Service) SyncPlatformLogins(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (s *Service) syncPlatformLogin(ctx context.Context, srv connectors.Server, m *connector.Manifest) error {
+func (s *Service) syncPlatformLogin(ctx context.Context, srv connectorsrm.Server, m *connector.Manifest) error {
 	creds, _, set, err := s.platformKey(ctx, srv, m)
 	if err != nil {
 		return err
@@ -259,7 +259,7 @@ type platformUse struct {
 // login it reads the key (CodeNotConnected while it is unset) and counts the call against the
 // organisation's monthly cap before anything reaches the provider; a call past the cap is refused
 // with platformcall.LimitMessage as its whole message.
-func (s *Service) platformCall(ctx context.Context, l connectors.Login, srv connectors.Server, m *connector.Manifest) (*platformUse, error) {
+func (s *Service) platformCall(ctx context.Context, l connectorsrm.Login, srv connectorsrm.Server, m *connector.Manifest) (*platformUse, error) {
 	if l.Owner.Scope != login.ScopePlatform {
 		return nil, nil
 	}
@@ -281,7 +281,7 @@ func (s *Service) platformCall(ctx context.Context, l connectors.Login, srv conn
 // with optimistic concurrency, so concurrent calls never overshoot the cap; that stream holds at most
 // the cap's events). An uncapped call is appended without reading the stream, which grows with every
 // call, and cannot fail for racing other calls.
-func (s *Service) countCall(ctx context.Context, srv connectors.Server, m *connector.Manifest) error {
+func (s *Service) countCall(ctx context.Context, srv connectorsrm.Server, m *connector.Manifest) error {
 	org, err := s.organizationOf(ctx)
 	if err != nil {
 		return err

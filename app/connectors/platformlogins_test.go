@@ -16,11 +16,11 @@ import (
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/app/platformkeys"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/platformcall"
 	"github.com/workbench/workbench/eventstore"
-	connectorsrm "github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 	"github.com/workbench/workbench/projections/platform"
 )
 
@@ -197,12 +197,12 @@ func TestPlatformLoginSyncsAfterACatalogChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := connector.Installed{ID: srv.ID, Slug: srv.Slug, ToolPrefix: srv.ToolPrefix, Manifest: srv.Manifest, Digest: "changed", Source: "core", At: time.Now().UTC()}
-	typ, ver, data, err := eventstore.NewJSONCodec(connector.Events()...).Encode(ev)
+	ev := connectordom.Installed{ID: srv.ID, Slug: srv.Slug, ToolPrefix: srv.ToolPrefix, Manifest: srv.Manifest, Digest: "changed", Source: "core", At: time.Now().UTC()}
+	typ, ver, data, err := eventstore.NewJSONCodec(connectordom.Events()...).Encode(ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Store.Append(w.ctx, connector.StreamName(srv.ID), eventstore.Any,
+	if _, err := w.Store.Append(w.ctx, connectordom.StreamName(srv.ID), eventstore.Any,
 		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: ver, Data: data, Metadata: eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
-	"github.com/workbench/workbench/projections/connectors"
-	"github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/connectorsrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // PersonalScopes is the stand-in for the organizations read model: every user is one organization
@@ -41,7 +41,7 @@ func (PersonalScopes) MayManage(_ context.Context, userID uuid.UUID, o login.Own
 // such an organisation or one they are a member of, and an agent they own or whose organisation they
 // administer.
 type OrganizationScopes struct {
-	Reader *organizations.Reader
+	Reader *organizationsrm.Reader
 }
 
 var (
@@ -52,7 +52,7 @@ var (
 // Chain implements Scopes.
 func (o OrganizationScopes) Chain(ctx context.Context, agentID uuid.UUID) (Chain, error) {
 	c, err := o.Reader.Chain(ctx, agentID)
-	if errors.Is(err, organizations.ErrNotFound) {
+	if errors.Is(err, organizationsrm.ErrNotFound) {
 		return Chain{}, domain.Errorf(domain.CodeNotFound, "no agent %s", agentID)
 	}
 	if err != nil {
@@ -74,7 +74,7 @@ func (o OrganizationScopes) MayManage(ctx context.Context, userID uuid.UUID, own
 			return true, nil
 		}
 		m, err := o.Reader.Membership(ctx, org, userID)
-		if errors.Is(err, organizations.ErrNotFound) {
+		if errors.Is(err, organizationsrm.ErrNotFound) {
 			return false, nil
 		}
 		if err != nil {
@@ -94,7 +94,7 @@ func (o OrganizationScopes) MayManage(ctx context.Context, userID uuid.UUID, own
 		return nil
 	case login.ScopeGuild:
 		g, err := o.Reader.Guild(ctx, owner.ID)
-		if errors.Is(err, organizations.ErrNotFound) {
+		if errors.Is(err, organizationsrm.ErrNotFound) {
 			return notFound
 		}
 		if err != nil {
@@ -116,7 +116,7 @@ func (o OrganizationScopes) MayManage(ctx context.Context, userID uuid.UUID, own
 			return nil
 		}
 		a, err := o.Reader.Agent(ctx, owner.ID)
-		if errors.Is(err, organizations.ErrNotFound) {
+		if errors.Is(err, organizationsrm.ErrNotFound) {
 			return notFound
 		}
 		if err != nil {
@@ -157,7 +157,7 @@ var _ ScopeNamer = OrganizationScopes{}
 
 // managedLogin reads a login the user may manage. A login the user may not manage, another
 // organisation's among them, answers exactly as an id that does not exist: its owner is not named.
-func (s *Service) managedLogin(ctx context.Context, user, loginID uuid.UUID) (connectors.Login, error) {
+func (s *Service) managedLogin(ctx context.Context, user, loginID uuid.UUID) (connectorsrm.Login, error) {
 	l, err := s.reader.Login(ctx, loginID)
 	if err != nil {
 		return l, err
@@ -165,12 +165,12 @@ func (s *Service) managedLogin(ctx context.Context, user, loginID uuid.UUID) (co
 	err = s.opts.Scopes.MayManage(ctx, user, l.Owner)
 	switch domain.ErrorCode(err) {
 	case domain.CodeNotFound, domain.CodeForbidden:
-		return connectors.Login{}, noLogin(loginID)
+		return connectorsrm.Login{}, noLogin(loginID)
 	}
 	return l, err
 }
 
-// noLogin is the answer for a login id that does not exist (projections/connectors.Reader.Login's).
+// noLogin is the answer for a login id that does not exist (projections/connectorsrm.Reader.Login's).
 func noLogin(id uuid.UUID) error { return domain.Errorf(domain.CodeNotFound, "no login %s", id) }
 
 // chainOf is the chain of a caller's agent. A user's default agent acts in their personal

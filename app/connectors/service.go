@@ -19,13 +19,13 @@ import (
 
 	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
-	connectordom "github.com/workbench/workbench/domain/connector"
+	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/ssrf"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // Defaults.
@@ -53,7 +53,7 @@ type Projections interface {
 }
 
 // Chain is an agent's scopes (the organizations read model's).
-type Chain = connectors.Chain
+type Chain = connectorsrm.Chain
 
 // Scopes resolves an agent's chain and what a user may act for.
 type Scopes interface {
@@ -87,7 +87,7 @@ type Options struct {
 	// PlatformKeys reads the platform keys (platformkeys.go); nil: none is set.
 	PlatformKeys PlatformKeys
 	Scopes       Scopes
-	// Connectors are the loaded folders (plugins/connectors.Builtin and any extra).
+	// Connectors are the loaded folders (plugins/shippedconnectors.Builtin and any extra).
 	Connectors []*connector.Connector
 	// Reserved reports a tool prefix that may not be used (a plugin's integration name, a meta-tool).
 	Reserved func(prefix string) bool
@@ -136,7 +136,7 @@ type Options struct {
 type Service struct {
 	opts   Options
 	log    *slog.Logger
-	reader connectors.Reader
+	reader connectorsrm.Reader
 	bySlug map[string]*connector.Connector
 
 	hot       *hot
@@ -202,7 +202,7 @@ func New(opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{opts: opts, log: log, reader: connectors.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{},
+	s := &Service{opts: opts, log: log, reader: connectorsrm.Reader{DB: opts.DB}, bySlug: map[string]*connector.Connector{}, manifests: map[string]*connector.Manifest{},
 		flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(opts.CacheTTL),
 		syncs: make(chan struct{}, 1)}
 	for _, c := range opts.Connectors {
@@ -212,7 +212,7 @@ func New(opts Options) (*Service, error) {
 }
 
 // Reader is the read model the service reads.
-func (s *Service) Reader() connectors.Reader { return s.reader }
+func (s *Service) Reader() connectorsrm.Reader { return s.reader }
 
 func (s *Service) md(actor string) eventstore.Metadata {
 	return eventstore.Metadata{Actor: actor, Time: s.opts.Now().UTC()}
@@ -241,7 +241,7 @@ func (s *Service) executeLogin(ctx context.Context, actor string, stream string,
 
 // manifestOf reads a catalog row's manifest with the row's overrides applied (the one loader every
 // reader goes through), once per manifest and overrides.
-func (s *Service) manifestOf(srv connectors.Server) (*connector.Manifest, error) {
+func (s *Service) manifestOf(srv connectorsrm.Server) (*connector.Manifest, error) {
 	key := srv.Digest + "\x00" + string(srv.Overrides)
 	s.mu.Lock()
 	m, ok := s.manifests[key]
@@ -265,7 +265,7 @@ func (s *Service) manifestOf(srv connectors.Server) (*connector.Manifest, error)
 }
 
 // overridesOf reads a catalog row's overrides (nil when none).
-func overridesOf(srv connectors.Server) (*connector.Overrides, error) {
+func overridesOf(srv connectorsrm.Server) (*connector.Overrides, error) {
 	if len(srv.Overrides) == 0 || string(srv.Overrides) == "null" {
 		return nil, nil
 	}
@@ -277,7 +277,7 @@ func overridesOf(srv connectors.Server) (*connector.Overrides, error) {
 }
 
 // manifestOf reads a catalog row's manifest.
-func manifestOf(srv connectors.Server) (*connector.Manifest, error) {
+func manifestOf(srv connectorsrm.Server) (*connector.Manifest, error) {
 	c, reasons := connector.Parse(srv.Slug, srv.Manifest, nil)
 	if c == nil {
 		// An adapter-only manifest fails Parse without its adapter; read it plainly then.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // DefaultStateBudget bounds a run start's state hooks, all of them together (spec connectors.md,
@@ -45,9 +45,9 @@ type RunContext struct {
 
 // stateJob is one state hook to run.
 type stateJob struct {
-	srv   connectors.Server
+	srv   connectorsrm.Server
 	m     *connector.Manifest
-	login connectors.Login
+	login connectorsrm.Login
 	hook  connector.Stater
 }
 
@@ -66,7 +66,7 @@ func (s *Service) RunContext(ctx context.Context, caller executions.Caller) (Run
 	if err != nil {
 		return RunContext{}, err
 	}
-	logins := map[string]connectors.Login{}
+	logins := map[string]connectorsrm.Login{}
 	var ids []string
 	for _, t := range offered {
 		if _, ok := logins[t.ServerID]; !ok {

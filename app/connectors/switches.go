@@ -11,7 +11,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // Switches (spec connectors.md, Bindings for tools). A tool's switch along an agent's chain is
@@ -172,7 +172,7 @@ func (s *Service) boundOff(ctx context.Context, user uuid.UUID, owner login.Owne
 	if err != nil {
 		return "", err
 	}
-	d := connectors.Decide(switches[serverID+"\x00"+tool], connectors.Tool{}, "")
+	d := connectorsrm.Decide(switches[serverID+"\x00"+tool], connectorsrm.Tool{}, "")
 	if d.On || !d.Explicit() {
 		return "", nil
 	}
@@ -180,7 +180,7 @@ func (s *Service) boundOff(ctx context.Context, user uuid.UUID, owner login.Owne
 }
 
 // whyOff says why a tool the chain holds is not offered ("" when it is On).
-func (s *Service) whyOff(ctx context.Context, d connectors.Decision) string {
+func (s *Service) whyOff(ctx context.Context, d connectorsrm.Decision) string {
 	switch {
 	case d.On:
 		return ""

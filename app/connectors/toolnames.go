@@ -4,12 +4,12 @@ import (
 	"context"
 
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // modelNames names the listed tools for the model (connector.ModelNames: unique, at most 128
 // characters) and logs each tool that got a suffix.
-func modelNames(ctx context.Context, s *Service, srv connectors.Server, listed []connector.Tool) []string {
+func modelNames(ctx context.Context, s *Service, srv connectorsrm.Server, listed []connector.Tool) []string {
 	remotes := make([]string, len(listed))
 	for i, t := range listed {
 		remotes[i] = t.Name

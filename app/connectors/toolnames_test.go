@@ -11,7 +11,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/domain/login"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // Remote names that sanitise to one name (a.b and a_b) both stay listed under distinct names, a
@@ -61,7 +61,7 @@ func TestListedToolNamesAreUniqueAndCallable(t *testing.T) {
 	}
 }
 
-func (w *world) listedTools(t *testing.T, loginID uuid.UUID) []connectors.Tool {
+func (w *world) listedTools(t *testing.T, loginID uuid.UUID) []connectorsrm.Tool {
 	t.Helper()
 	ts, err := w.reader.Tools(w.ctx, loginID)
 	if err != nil {

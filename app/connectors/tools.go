@@ -15,12 +15,12 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // list lists a login's tools (the adapter's list, else the endpoint's tools/list, else the manifest's
 // tools) and records the listing: digest, diff, and the default switches of new tools.
-func (s *Service) list(ctx context.Context, actor string, srv connectors.Server, m *connector.Manifest, l login.State, creds Creds) error {
+func (s *Service) list(ctx context.Context, actor string, srv connectorsrm.Server, m *connector.Manifest, l login.State, creds Creds) error {
 	creds, err := s.fresh(ctx, l, m, creds, false)
 	if err != nil {
 		return err
@@ -125,7 +125,7 @@ func (s *Service) Relist(ctx context.Context, actor string, loginID uuid.UUID) e
 
 // Offered is one tool an agent sees.
 type Offered struct {
-	connectors.Effective
+	connectorsrm.Effective
 }
 
 // agentOf is the caller's agent: the credential's, or the user's default.
@@ -137,7 +137,7 @@ func (s *Service) agentOf(ctx context.Context, c executions.Caller) (uuid.UUID, 
 }
 
 // Effective reads the tools of an agent's chain with their switches (On and Off).
-func (s *Service) Effective(ctx context.Context, agentID uuid.UUID) ([]connectors.Effective, error) {
+func (s *Service) Effective(ctx context.Context, agentID uuid.UUID) ([]connectorsrm.Effective, error) {
 	chain, err := s.opts.Scopes.Chain(ctx, agentID)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (s *Service) Effective(ctx context.Context, agentID uuid.UUID) ([]connector
 
 // effectiveOf is Effective for a caller: user's agent (a default agent not yet in the read model acts
 // in the user's personal organisation).
-func (s *Service) effectiveOf(ctx context.Context, user, agentID uuid.UUID) ([]connectors.Effective, error) {
+func (s *Service) effectiveOf(ctx context.Context, user, agentID uuid.UUID) ([]connectorsrm.Effective, error) {
 	chain, err := s.chainOf(ctx, user, agentID)
 	if err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ func (s *Service) relistFlight(ctx context.Context, actor string, loginID uuid.U
 }
 
 // OfferedTools are the On tools the caller's agent sees, by name.
-func (s *Service) OfferedTools(ctx context.Context, caller executions.Caller) ([]connectors.Effective, error) {
+func (s *Service) OfferedTools(ctx context.Context, caller executions.Caller) ([]connectorsrm.Effective, error) {
 	agent, err := s.agentOf(ctx, caller)
 	if err != nil {
 		return nil, err
@@ -250,7 +250,7 @@ func (s *Service) OfferedTools(ctx context.Context, caller executions.Caller) ([
 	if err != nil {
 		return nil, err
 	}
-	out := make([]connectors.Effective, 0, len(all))
+	out := make([]connectorsrm.Effective, 0, len(all))
 	for _, e := range all {
 		if e.On && runnable(e) {
 			out = append(out, e)
@@ -263,31 +263,31 @@ func (s *Service) OfferedTools(ctx context.Context, caller executions.Caller) ([
 const needsTasks = `needs task augmentation (its execution.taskSupport is "required"), which Workbench does not support yet`
 
 // taskTool finds an On tool of the caller's agent that requires task augmentation.
-func (s *Service) taskTool(ctx context.Context, caller executions.Caller, name string) (connectors.Effective, bool, error) {
+func (s *Service) taskTool(ctx context.Context, caller executions.Caller, name string) (connectorsrm.Effective, bool, error) {
 	agent, err := s.agentOf(ctx, caller)
 	if err != nil {
-		return connectors.Effective{}, false, err
+		return connectorsrm.Effective{}, false, err
 	}
 	all, err := s.cachedEffective(ctx, caller.UserID, agent)
 	if err != nil {
-		return connectors.Effective{}, false, err
+		return connectorsrm.Effective{}, false, err
 	}
 	for _, e := range all {
 		if e.Name == name && e.On && !runnable(e) {
 			return e, true, nil
 		}
 	}
-	return connectors.Effective{}, false, nil
+	return connectorsrm.Effective{}, false, nil
 }
 
 // runnable reports whether Workbench can run a listed tool: not one that requires task augmentation
 // (MCP 2025-11-25; the Go SDK's client of this build has no tasks), which would always fail. A tool
 // whose taskSupport is "optional" runs as a plain call.
-func runnable(e connectors.Effective) bool { return e.TaskSupport != "required" }
+func runnable(e connectorsrm.Effective) bool { return e.TaskSupport != "required" }
 
 // SearchTools finds the caller's On connector tools whose name or description holds every word of
 // query (all of them for an empty query), up to limit.
-func (s *Service) SearchTools(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]connectors.Effective, error) {
+func (s *Service) SearchTools(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]connectorsrm.Effective, error) {
 	tools, err := s.OfferedTools(ctx, caller)
 	if err != nil {
 		return nil, err
@@ -297,9 +297,9 @@ func (s *Service) SearchTools(ctx context.Context, caller executions.Caller, que
 
 // matching keeps the tools of integration (any when "") whose name or description holds every word
 // of query, by name, up to limit (0: all).
-func matching(tools []connectors.Effective, query, integration string, limit int) []connectors.Effective {
+func matching(tools []connectorsrm.Effective, query, integration string, limit int) []connectorsrm.Effective {
 	words := strings.Fields(strings.ToLower(query))
-	var out []connectors.Effective
+	var out []connectorsrm.Effective
 	for _, t := range tools {
 		if integration != "" && integration != t.ServerID {
 			continue
@@ -321,17 +321,17 @@ func matching(tools []connectors.Effective, query, integration string, limit int
 }
 
 // ToolSchema is one On tool of the caller's agent by its prefixed name.
-func (s *Service) ToolSchema(ctx context.Context, caller executions.Caller, name string) (connectors.Effective, bool, error) {
+func (s *Service) ToolSchema(ctx context.Context, caller executions.Caller, name string) (connectorsrm.Effective, bool, error) {
 	tools, err := s.OfferedTools(ctx, caller)
 	if err != nil {
-		return connectors.Effective{}, false, err
+		return connectorsrm.Effective{}, false, err
 	}
 	for _, t := range tools {
 		if t.Name == name {
 			return t, true, nil
 		}
 	}
-	return connectors.Effective{}, false, nil
+	return connectorsrm.Effective{}, false, nil
 }
 
 var _ executions.ToolSource = (*Service)(nil)
@@ -371,7 +371,7 @@ type called struct {
 }
 
 // callWith runs one tool with creds: the adapter's call, else the endpoint's tools/call.
-func (s *Service) callWith(ctx context.Context, l connectors.Login, m *connector.Manifest, creds Creds, remote string, args json.RawMessage) (called, error) {
+func (s *Service) callWith(ctx context.Context, l connectorsrm.Login, m *connector.Manifest, creds Creds, remote string, args json.RawMessage) (called, error) {
 	c := s.bySlug[m.Slug]
 	ep, hasEndpoint := endpoint(m, creds)
 	switch {
@@ -390,7 +390,7 @@ func (s *Service) callWith(ctx context.Context, l connectors.Login, m *connector
 
 // call runs one tool of a login by its remote name; its result is redacted against the login's
 // credentials (content.go).
-func (s *Service) call(ctx context.Context, l connectors.Login, remote string, args json.RawMessage) (called, error) {
+func (s *Service) call(ctx context.Context, l connectorsrm.Login, remote string, args json.RawMessage) (called, error) {
 	srv, err := s.cachedServer(ctx, l.ServerID)
 	if err != nil {
 		return called{}, err
@@ -446,7 +446,7 @@ func (s *Service) call(ctx context.Context, l connectors.Login, remote string, a
 
 // redactingPeer returns ctx whose progress messages and relayed requests to the agent's client are
 // redacted against the credentials the call uses (mcppeer), as its result is.
-func (s *Service) redactingPeer(ctx context.Context, l connectors.Login, creds Creds, plat *platformUse) context.Context {
+func (s *Service) redactingPeer(ctx context.Context, l connectorsrm.Login, creds Creds, plat *platformUse) context.Context {
 	red := s.redactorFor(l.LoginID, creds)
 	if plat != nil {
 		red = plat.red
@@ -523,7 +523,7 @@ type OfferedTool struct {
 	Unavailable string
 }
 
-func offeredOf(e connectors.Effective) OfferedTool {
+func offeredOf(e connectorsrm.Effective) OfferedTool {
 	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema, Drift: e.Drift}
 }
 
@@ -539,7 +539,7 @@ func (s *Service) Search(ctx context.Context, caller executions.Caller, query, i
 	if err != nil {
 		return nil, err
 	}
-	var on, off, tasks []connectors.Effective
+	var on, off, tasks []connectorsrm.Effective
 	for _, e := range all {
 		switch {
 		case e.On && !runnable(e):
@@ -554,9 +554,9 @@ func (s *Service) Search(ctx context.Context, caller executions.Caller, query, i
 	for _, e := range matching(on, query, integration, limit) {
 		out = append(out, offeredOf(e))
 	}
-	why := map[connectors.Decision]string{}
+	why := map[connectorsrm.Decision]string{}
 	for _, e := range matching(off, query, integration, limit) {
-		key := connectors.Decision{From: e.From, Rule: e.Rule}
+		key := connectorsrm.Decision{From: e.From, Rule: e.Rule}
 		if _, ok := why[key]; !ok {
 			why[key] = s.whyOff(ctx, key)
 		}
@@ -579,7 +579,7 @@ func (s *Service) Schema(ctx context.Context, caller executions.Caller, name str
 	if err != nil {
 		return OfferedTool{}, false, err
 	}
-	var off *connectors.Effective
+	var off *connectorsrm.Effective
 	for i, e := range all {
 		if e.Name != name {
 			continue

@@ -10,7 +10,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // View is a login's metadata (spec connectors.md, Reference): never a credential.
@@ -30,7 +30,7 @@ type View struct {
 	Missing       []string        `json:"missing_settings,omitempty"`
 }
 
-func viewOf(l connectors.Login) View {
+func viewOf(l connectorsrm.Login) View {
 	v := View{ID: l.LoginID, ServerID: l.ServerID, OwnerScope: l.Owner.Scope, OwnerID: l.Owner.ID.String(), AccountHint: l.AccountHint,
 		Status: l.Status, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Settings: l.Settings, NeedsSettings: l.NeedsSettings(), Missing: l.State.NeedsSettings}
 	if l.Owner.Scope == login.ScopePlatform {
@@ -110,7 +110,7 @@ func (s *Service) Server(ctx context.Context, id string) (ServerView, error) {
 	return s.serverView(r, m), nil
 }
 
-func (s *Service) serverView(r connectors.Server, m *connector.Manifest) ServerView {
+func (s *Service) serverView(r connectorsrm.Server, m *connector.Manifest) ServerView {
 	v := ServerView{ID: r.ID, Slug: r.Slug, DisplayName: m.DisplayName, Description: m.Description, Limitations: m.Limitations, SetupHint: m.SetupHint,
 		ToolPrefix: r.ToolPrefix, AuthKind: m.Auth.Kind, AuthFields: m.TokenFields(), Source: r.Source, Verified: r.Verified, Publisher: r.Publisher,
 		Version: r.Version, Enabled: r.Enabled, SettingsSchema: m.SettingsSchema, ConnectSupport: "token", Manifest: m}
@@ -198,8 +198,8 @@ type ToolView struct {
 // LoginDetail is one login's metadata, its tools as an agent of the chain sees them, and its listings.
 type LoginDetail struct {
 	View
-	Tools    []ToolView           `json:"tools"`
-	Listings []connectors.Listing `json:"listings"`
+	Tools    []ToolView             `json:"tools"`
+	Listings []connectorsrm.Listing `json:"listings"`
 }
 
 // Detail reads a login for the user: its tools' switches along the chain of agentID (the user's
@@ -240,7 +240,7 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 		for _, x := range sw {
 			tv.Switches[x.Owner.Scope] = x.On
 		}
-		dec := connectors.Decide(sw, t, l.Owner.Scope)
+		dec := connectorsrm.Decide(sw, t, l.Owner.Scope)
 		tv.On, tv.From, tv.Rule, tv.Drift, tv.Explicit = dec.On, dec.From.Scope, dec.Rule, dec.Drift, dec.Explicit()
 		tv.Unavailable = s.whyOff(ctx, dec)
 		d.Tools = append(d.Tools, tv)
@@ -249,7 +249,7 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 		return LoginDetail{}, err
 	}
 	if d.Listings == nil {
-		d.Listings = []connectors.Listing{}
+		d.Listings = []connectorsrm.Listing{}
 	}
 	return d, nil
 }

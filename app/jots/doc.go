@@ -51,7 +51,7 @@
 // sweeps at start, after every delete, redeploy and update (coalesced), and once per grace period, so
 // a body becomes free at most about two grace periods after its last reference went.
 //
-// Password guesses. Each guess costs a bcrypt comparison (~50-100 ms of one CPU), so handlers/jots
+// Password guesses. Each guess costs a bcrypt comparison (~50-100 ms of one CPU), so handlers/jotshttp
 // counts guesses before anything else is done for them, per client address over all jots and per jot
 // over all addresses (429 with Retry-After), and CheckPassword runs in a semaphore of
 // DefaultBcryptSlots (GOMAXPROCS/2, at least one) slots: a check that waits BcryptWait (250 ms) for one

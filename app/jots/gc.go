@@ -10,7 +10,7 @@ import (
 
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/projections/jots"
+	"github.com/workbench/workbench/projections/jotsrm"
 )
 
 // DefaultBlobGrace is how long a blob no live jot references is kept after it was last stored: far
@@ -59,7 +59,7 @@ func (s *Service) CollectGarbage(ctx context.Context) (Swept, error) {
 		return Swept{}, fmt.Errorf("jots: blob sweep: mark the log: %w", err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
-	err = s.waiter.WaitForProjection(wctx, jots.Name, pos)
+	err = s.waiter.WaitForProjection(wctx, jotsrm.Name, pos)
 	cancel()
 	if err != nil {
 		return Swept{}, fmt.Errorf("jots: blob sweep: the jots read model has not caught up, so nothing is deleted: %w", err)

@@ -21,12 +21,12 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/projections/jots"
+	"github.com/workbench/workbench/projections/jotsrm"
 )
 
-// Reader is the read model the service and the jots host read live jots from (projections/jots.Reader).
+// Reader is the read model the service and the jots host read live jots from (projections/jotsrm.Reader).
 type Reader interface {
-	Jot(ctx context.Context, name string) (jots.Jot, error)
+	Jot(ctx context.Context, name string) (jotsrm.Jot, error)
 	File(ctx context.Context, name, path string) (jot.File, error)
 	Files(ctx context.Context, name string) ([]jot.File, error)
 	// Held counts the names user holds at a time: live jots and unexpired claims.
@@ -53,7 +53,7 @@ type Options struct {
 	// PublicURL is SERVER_PUBLIC_URL, the base of upload URLs (e.g. https://workbench.example.com).
 	PublicURL string
 	// JotsOrigin is JOTS_ORIGIN, the base of the URLs jots are served at; empty means PublicURL. See
-	// handlers/jots for why a separate origin is better.
+	// handlers/jotshttp for why a separate origin is better.
 	JotsOrigin string
 	Limits     Limits
 	// BcryptCost hashes jot passwords (default bcrypt.DefaultCost).
@@ -356,7 +356,7 @@ func (s *Service) wait(ctx context.Context, pos eventstore.Position) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := s.waiter.WaitForProjection(wctx, jots.Name, pos); err != nil {
+	if err := s.waiter.WaitForProjection(wctx, jotsrm.Name, pos); err != nil {
 		s.log.WarnContext(ctx, "jots read model has not caught up; the change is recorded and will be served once it does", "position", pos.String(), "err", err)
 	}
 }
@@ -490,14 +490,14 @@ func (s *Service) Delete(ctx context.Context, user uuid.UUID, name string, md ev
 }
 
 // Site is a live jot as the host serves it.
-type Site = jots.Jot
+type Site = jotsrm.Jot
 
-// Site returns the live jot called name, or an error matching projections/jots.ErrNotFound.
+// Site returns the live jot called name, or an error matching projections/jotsrm.ErrNotFound.
 func (s *Service) Site(ctx context.Context, name string) (Site, error) {
 	return s.reader.Jot(ctx, name)
 }
 
-// File returns the manifest entry of path in the jot called name, or projections/jots.ErrNotFound.
+// File returns the manifest entry of path in the jot called name, or projections/jotsrm.ErrNotFound.
 func (s *Service) File(ctx context.Context, name, path string) (jot.File, error) {
 	return s.reader.File(ctx, name, path)
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testenv"
-	jotsrm "github.com/workbench/workbench/projections/jots"
+	"github.com/workbench/workbench/projections/jotsrm"
 )
 
 var (

@@ -13,7 +13,7 @@ import (
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
+	"github.com/workbench/workbench/projections/mcpsessionsrm"
 )
 
 // Ended sessions reach the read model once each, and Unexpired returns only those not yet lapsed.

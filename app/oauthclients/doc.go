@@ -1,11 +1,11 @@
 // Package oauthclients holds the use cases of the workbench's OAuth 2.1 authorization server that
 // write the log: dynamic client registration (RFC 7591), the grants a user consents to, the exchange
 // of a code and the rotation of a refresh token, and the revocation of a grant's token family. Every
-// write is a command of domain/oauth run through the command loop on one stream (a client, or a grant:
+// write is a command of domain/oauthdom run through the command loop on one stream (a client, or a grant:
 // one refresh-token family); the service then waits for the oauth read model to apply it, so a read
 // right after a write (the token request right after the consent) sees it.
 //
-// handlers/oauth composes fosite over a storage that reads the oauth projection and calls this
+// handlers/oauthhttp composes fosite over a storage that reads the oauth projection and calls this
 // package for every write. fosite decides the protocol; this package records what it decided and owns
 // the rules that are not fosite's:
 //
@@ -28,5 +28,5 @@
 //
 // Errors are returned as the command loop gave them. IsRefusal tells an answer of the domain or of the
 // store's concurrency check from a failure to reach the database, which callers answer 503 (never a
-// bad credential: see handlers/oauth).
+// bad credential: see handlers/oauthhttp).
 package oauthclients

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	oauthdom "github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauthdom"
 	"github.com/workbench/workbench/eventstore"
-	oauthrm "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/oauthrm"
 )
 
 // projectionWait bounds how long a grant write waits for the oauth read model to apply it.
@@ -64,7 +64,7 @@ func (s *Service) CommitGrant(ctx context.Context, requestID string, batch oauth
 }
 
 // RevokeFamily ends a grant's refresh-token family and its access tokens at once, for reason (one of
-// domain/oauth's Reason* values), in one append.
+// domain/oauthdom's Reason* values), in one append.
 func (s *Service) RevokeFamily(ctx context.Context, requestID, reason string, o Origin) error {
 	at := s.now()
 	return s.RecordGrant(ctx, requestID, oauthdom.Batch{oauthdom.RevokeRefreshTokens{Reason: reason, At: at}, oauthdom.RevokeAccessTokens{Reason: reason, At: at}}, o)

@@ -12,11 +12,11 @@ import (
 
 	"github.com/workbench/workbench/app/oauthclients"
 	"github.com/workbench/workbench/domain"
-	oauthdom "github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauthdom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/projections"
-	oauthrm "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/oauthrm"
 )
 
 // node is the service over a real store and the oauth read model, kept up to date by a running

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	oauthdom "github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauthdom"
 	"github.com/workbench/workbench/eventstore"
-	oauthrm "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/oauthrm"
 )
 
 // ErrNotYetReadable says a write was recorded but the read model could not be seen to apply it: the
@@ -16,7 +16,7 @@ var ErrNotYetReadable = errors.New("oauthclients: recorded, but the read model h
 
 // Register records a dynamically registered client (RFC 7591) on its own stream and waits until the
 // oauth read model has it, so the client's first authorization request finds it. The refusals of
-// domain/oauth (ErrInvalidRedirectURI, ErrInvalidClientMetadata) come back as they are; a failed wait
+// domain/oauthdom (ErrInvalidRedirectURI, ErrInvalidClientMetadata) come back as they are; a failed wait
 // after the append is ErrNotYetReadable.
 func (s *Service) Register(ctx context.Context, cmd oauthdom.RegisterClient, o Origin) (oauthdom.Client, error) {
 	res, err := eventstore.Execute(ctx, s.store, oauthdom.ClientStreamName(cmd.ClientID), clientAgg, cmd, o.metadata())

@@ -7,9 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	oauthdom "github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauthdom"
 	"github.com/workbench/workbench/eventstore"
-	oauthrm "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/oauthrm"
 )
 
 // RevokeAgentGrants retires every grant user made for agent, because the agent was deleted: the

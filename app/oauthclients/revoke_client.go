@@ -7,9 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	oauthdom "github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauthdom"
 	"github.com/workbench/workbench/eventstore"
-	oauthrm "github.com/workbench/workbench/projections/oauth"
+	"github.com/workbench/workbench/projections/oauthrm"
 )
 
 // RevokeClient is the portal's revocation of an MCP client: every grant user gave the client loses its

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/oauth"
+	"github.com/workbench/workbench/domain/oauthdom"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -32,7 +32,7 @@ type Grants interface {
 type Options struct {
 	Store       eventstore.Store // the event log
 	Projections Waiter           // *projections.Runner, for read-your-writes
-	Grants      Grants           // the oauth read model (projections/oauth.Reader)
+	Grants      Grants           // the oauth read model (projections/oauthrm.Reader)
 	Logger      *slog.Logger
 	// Now is the clock of the times the service records itself (default time.Now).
 	Now func() time.Time
@@ -91,12 +91,12 @@ func IsRefusal(err error) bool {
 }
 
 var (
-	clientAgg = eventstore.Aggregate[oauth.Client, oauth.RegisterClient, domain.Event]{
-		Initial: oauth.InitialClient, Evolve: oauth.EvolveClient, Decide: oauth.DecideClient,
-		Codec: eventstore.NewJSONCodec(oauth.Events()...),
+	clientAgg = eventstore.Aggregate[oauthdom.Client, oauthdom.RegisterClient, domain.Event]{
+		Initial: oauthdom.InitialClient, Evolve: oauthdom.EvolveClient, Decide: oauthdom.DecideClient,
+		Codec: eventstore.NewJSONCodec(oauthdom.Events()...),
 	}
-	grantAgg = eventstore.Aggregate[oauth.Grant, oauth.GrantCommand, domain.Event]{
-		Initial: oauth.InitialGrant, Evolve: oauth.EvolveGrant, Decide: oauth.DecideGrant,
-		Codec: eventstore.NewJSONCodec(oauth.Events()...),
+	grantAgg = eventstore.Aggregate[oauthdom.Grant, oauthdom.GrantCommand, domain.Event]{
+		Initial: oauthdom.InitialGrant, Evolve: oauthdom.EvolveGrant, Decide: oauthdom.DecideGrant,
+		Codec: eventstore.NewJSONCodec(oauthdom.Events()...),
 	}
 )

@@ -9,12 +9,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	identitydom "github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/vault"
-	identityrm "github.com/workbench/workbench/projections/identity"
-	"github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/identityrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // Organizations is the organisation aggregate (organization.StreamName).
@@ -50,7 +50,7 @@ type LoginRemover interface {
 // Options configure a Service. Store and Reader are required.
 type Options struct {
 	Store  eventstore.Store
-	Reader *organizations.Reader
+	Reader *organizationsrm.Reader
 	// Projections, when set, is waited on after every write for the organizations read model.
 	Projections Waiter
 	// Keys, when set, revokes the API key of an agent that is deleted.
@@ -90,7 +90,7 @@ func (s *Service) inviteeHash(norm string) string {
 }
 
 // invitationID is the id of a pending invitation of the read model.
-func invitationID(inv organizations.Invitation) uuid.UUID {
+func invitationID(inv organizationsrm.Invitation) uuid.UUID {
 	if inv.EmailHash != "" {
 		return organization.InvitationIDOfHash(inv.OrganizationID, inv.EmailHash)
 	}
@@ -140,7 +140,7 @@ func (s *Service) WithGrants(g GrantRevoker) { s.opts.Grants = g }
 func (s *Service) WithLogins(l LoginRemover) { s.opts.Logins = l }
 
 // Reader returns the read model the service was built with.
-func (s *Service) Reader() *organizations.Reader { return s.opts.Reader }
+func (s *Service) Reader() *organizationsrm.Reader { return s.opts.Reader }
 
 // exec runs one command on an organisation's stream and waits for the read model.
 func (s *Service) exec(ctx context.Context, org uuid.UUID, cmd organization.Command, md eventstore.Metadata) (eventstore.Result[organization.State, domain.Event], error) {
@@ -161,7 +161,7 @@ func (s *Service) wait(ctx context.Context, pos eventstore.Position) error {
 	if s.opts.Projections == nil || pos.IsZero() {
 		return nil
 	}
-	if err := s.opts.Projections.WaitForProjection(ctx, organizations.Name, pos); err != nil {
+	if err := s.opts.Projections.WaitForProjection(ctx, organizationsrm.Name, pos); err != nil {
 		return fmt.Errorf("organizations: recorded, but the read model has not applied it yet: %w", err)
 	}
 	return nil
@@ -228,7 +228,7 @@ func (s *Service) PendingInvitations(ctx context.Context, email string) ([]Pendi
 	out := make([]PendingInvitation, 0, len(invs))
 	for _, inv := range invs {
 		o, err := s.opts.Reader.Organization(ctx, inv.OrganizationID)
-		if errors.Is(err, organizations.ErrNotFound) {
+		if errors.Is(err, organizationsrm.ErrNotFound) {
 			continue
 		}
 		if err != nil {
@@ -451,7 +451,7 @@ func (s *Service) Invitations(ctx context.Context, org uuid.UUID) ([]OrgInvitati
 }
 
 // openInvitee unseals the address of an invitation recorded by hash.
-func (s *Service) openInvitee(ctx context.Context, inv organizations.Invitation) (string, error) {
+func (s *Service) openInvitee(ctx context.Context, inv organizationsrm.Invitation) (string, error) {
 	if inv.SealedEmail.IsZero() {
 		return "", nil
 	}
@@ -593,7 +593,7 @@ func (s *Service) AgentOf(ctx context.Context, user, agent uuid.UUID) error {
 		return nil
 	}
 	c, err := s.opts.Reader.Chain(ctx, agent)
-	if errors.Is(err, organizations.ErrNotFound) {
+	if errors.Is(err, organizationsrm.ErrNotFound) {
 		return domain.Errorf(domain.CodeNotFound, "you have no agent %s", agent)
 	}
 	if err != nil {

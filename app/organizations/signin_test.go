@@ -15,8 +15,8 @@ import (
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/identity"
-	organizationsrm "github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/identityrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // Sign-in is where a user gets their personal organisation: the one-time link (what the startup link
@@ -28,7 +28,7 @@ func TestSignInMakesThePersonalOrganizationAndLeavesInvitationsPending(t *testin
 	db := testenv.OpenSQLite(t)
 	v := testenv.Vault(t, db.DB, db.Store)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New().WithInviteeKey(inviteeKey)}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identityrm.New().WithOpener(v), organizationsrm.New().WithInviteeKey(inviteeKey)}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

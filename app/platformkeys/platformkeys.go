@@ -19,7 +19,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/connectorsrm"
 	"github.com/workbench/workbench/projections/platform"
 )
 
@@ -43,10 +43,10 @@ type Integrations interface {
 	Integrations() []*plugins.Integration
 }
 
-// Catalog reads the connector catalog (projections/connectors.Reader).
+// Catalog reads the connector catalog (projections/connectorsrm.Reader).
 type Catalog interface {
-	Server(ctx context.Context, id string) (connectors.Server, error)
-	Servers(ctx context.Context) ([]connectors.Server, error)
+	Server(ctx context.Context, id string) (connectorsrm.Server, error)
+	Servers(ctx context.Context) ([]connectorsrm.Server, error)
 }
 
 // Principal is who asks: a signed-in user with their email.

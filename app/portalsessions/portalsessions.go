@@ -2,7 +2,7 @@
 // issued until now ("sign out everywhere"). It owns the portal-session aggregate's one
 // eventstore.Aggregate value and the commands that write its stream; handlers/websession issues and
 // reads the cookies and asks this package to end them. An end returns once the read model that every
-// replica consults (projections/portalsessions) holds it, so no replica accepts the session after the
+// replica consults (projections/portalsessionsrm) holds it, so no replica accepts the session after the
 // sign-out has been answered.
 package portalsessions
 

@@ -19,11 +19,11 @@
 //
 // IssueStartupLink issues <SERVER_PUBLIC_URL>/auth/link/<token> for the WORKBENCH_ADMIN_EMAIL user
 // (default admin@workbench.localhost, created when missing). The token is 32 random bytes; the log
-// holds only its SHA-256, in domain/signin's link stream, with the user and the expiry (15 minutes).
+// holds only its SHA-256, in domain/signindom's link stream, with the user and the expiry (15 minutes).
 // RedeemLink appends the redemption with the stream's expected version, so the link works once
-// across replicas. Its route (handlers/portal) lets one client address attempt at most
+// across replicas. Its route (handlers/portalhttp) lets one client address attempt at most
 // DefaultLinkLimit redemptions a minute and answers 429 with Retry-After past that: a token cannot be
 // guessed, but each attempt loads a stream, so a flood is cut off before it reaches the store.
 //
-// Issuing sessions (the cookie) is handlers/websession's; the HTTP routes are handlers/portal's.
+// Issuing sessions (the cookie) is handlers/websession's; the HTTP routes are handlers/portalhttp's.
 package signin

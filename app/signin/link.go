@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/signin"
+	"github.com/workbench/workbench/domain/signindom"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -48,12 +48,12 @@ func (s *Service) IssueLink(ctx context.Context, email, purpose string) (string,
 	h := linkHash(token)
 	var sealed domain.Sealed
 	if s.cfg.Vault != nil {
-		if sealed, err = s.cfg.Vault.Seal(ctx, u.ID.String(), signin.EmailPurpose, []byte(u.Email)); err != nil {
+		if sealed, err = s.cfg.Vault.Seal(ctx, u.ID.String(), signindom.EmailPurpose, []byte(u.Email)); err != nil {
 			return "", fmt.Errorf("sign-in link: seal the address: %w", err)
 		}
 	}
-	res, err := eventstore.Execute(ctx, s.cfg.Store, signin.StreamName(h), Links, signin.Command(signin.IssueLink{
-		LinkHash: h, UserID: u.ID, Email: u.Email, SealedEmail: sealed, Purpose: purpose, At: now, ExpiresAt: now.Add(signin.LinkTTL),
+	res, err := eventstore.Execute(ctx, s.cfg.Store, signindom.StreamName(h), Links, signindom.Command(signindom.IssueLink{
+		LinkHash: h, UserID: u.ID, Email: u.Email, SealedEmail: sealed, Purpose: purpose, At: now, ExpiresAt: now.Add(signindom.LinkTTL),
 	}), md(ctx, "system", now))
 	if err != nil {
 		return "", fmt.Errorf("sign-in link: %w", err)
@@ -74,10 +74,10 @@ func (s *Service) IssueLink(ctx context.Context, email, purpose string) (string,
 // *domain.Error caused by signin.ErrUnknownLink, ErrLinkUsed or ErrLinkExpired.
 func (s *Service) RedeemLink(ctx context.Context, token string) (uuid.UUID, error) {
 	if !wellFormedToken(token) {
-		return uuid.Nil, &domain.Error{Code: domain.CodeNotFound, Message: "this sign-in link is not valid", Err: signin.ErrUnknownLink}
+		return uuid.Nil, &domain.Error{Code: domain.CodeNotFound, Message: "this sign-in link is not valid", Err: signindom.ErrUnknownLink}
 	}
 	now := s.clock()
-	res, err := eventstore.Execute(ctx, s.cfg.Store, signin.StreamName(linkHash(token)), Links, signin.Command(signin.RedeemLink{At: now}), md(ctx, "system", now))
+	res, err := eventstore.Execute(ctx, s.cfg.Store, signindom.StreamName(linkHash(token)), Links, signindom.Command(signindom.RedeemLink{At: now}), md(ctx, "system", now))
 	if err != nil {
 		return uuid.Nil, err
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 )
 
 // FlowCookie is the cookie that binds an SSO sign-in to the browser that started it.
@@ -285,7 +285,7 @@ func (s *Service) Complete(ctx context.Context, providerID, flowValue string, qu
 	if !c.verified() {
 		return accounts.User{}, "", refuse(domain.CodeForbidden, ErrEmailNotVerified, "%s has not verified the address %s; verify it there, then sign in again", p.cfg.Name, c.Email)
 	}
-	email, err := identity.NormalizeEmail(c.Email)
+	email, err := identitydom.NormalizeEmail(c.Email)
 	if err != nil {
 		return accounts.User{}, "", refuse(domain.CodeForbidden, ErrEmailNotVerified, "%s sent no usable email address", p.cfg.Name)
 	}
@@ -356,8 +356,8 @@ func cleanName(s string) string {
 		return r
 	}, s)
 	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) > identity.MaxDisplayNameLen {
-		s = strings.TrimSpace(string([]rune(s)[:identity.MaxDisplayNameLen]))
+	if utf8.RuneCountInString(s) > identitydom.MaxDisplayNameLen {
+		s = strings.TrimSpace(string([]rune(s)[:identitydom.MaxDisplayNameLen]))
 	}
 	return s
 }

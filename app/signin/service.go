@@ -18,7 +18,7 @@ import (
 
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/signin"
+	"github.com/workbench/workbench/domain/signindom"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -71,9 +71,9 @@ type Config struct {
 
 // Links is the one-time sign-in link aggregate (signin.StreamName of the token's hash); this
 // package is the only one that writes it.
-var Links = eventstore.Aggregate[signin.Link, signin.Command, domain.Event]{
-	Initial: signin.Initial, Evolve: signin.Evolve, Decide: signin.Decide,
-	Codec: eventstore.NewJSONCodec(signin.Events()...),
+var Links = eventstore.Aggregate[signindom.Link, signindom.Command, domain.Event]{
+	Initial: signindom.Initial, Evolve: signindom.Evolve, Decide: signindom.Decide,
+	Codec: eventstore.NewJSONCodec(signindom.Events()...),
 }
 
 // Service signs people in to the portal.

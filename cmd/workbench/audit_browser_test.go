@@ -18,9 +18,9 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/execution"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/projections/audit/audittest"
+	"github.com/workbench/workbench/projections/auditrm/audittest"
 )
 
 func TestAuditPagesInChromium(t *testing.T) {
@@ -127,7 +127,7 @@ func TestAuditPagesInChromium(t *testing.T) {
 
 	// Every auditor read the pages made (the first records page, the search, asof, blast radius) is in
 	// the log.
-	reads := srv.events(t, identity.TypeAuditRead)
+	reads := srv.events(t, identitydom.TypeAuditRead)
 	if len(reads) < 4 {
 		t.Fatalf("%d audit reads recorded, want at least 4", len(reads))
 	}
@@ -147,11 +147,11 @@ func TestAuditPagesInChromium(t *testing.T) {
 
 func readView(t *testing.T, e eventstore.Envelope) string {
 	t.Helper()
-	ev, err := eventstore.NewJSONCodec(identity.RoleEvents()...).Decode(e.Type, e.SchemaVersion, e.Data)
+	ev, err := eventstore.NewJSONCodec(identitydom.RoleEvents()...).Decode(e.Type, e.SchemaVersion, e.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ev.(identity.AuditRead).View
+	return ev.(identitydom.AuditRead).View
 }
 
 // waitRows waits until selector matches exactly n elements.

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/app/auditsink"
-	"github.com/workbench/workbench/domain/identity"
-	"github.com/workbench/workbench/projections/audit"
-	"github.com/workbench/workbench/projections/audit/audittest"
+	"github.com/workbench/workbench/domain/identitydom"
+	"github.com/workbench/workbench/projections/auditrm"
+	"github.com/workbench/workbench/projections/auditrm/audittest"
 )
 
 // TestAuditComplianceCommands: `audit asof`, `audit blast-radius`, `audit what-if` and `audit auditor` on the audittest
@@ -37,7 +37,7 @@ func TestAuditComplianceCommands(t *testing.T) {
 		}
 		return out.String()
 	}
-	var asof audit.AsOfResult
+	var asof auditrm.AsOfResult
 	if err := json.Unmarshal([]byte(runOK("audit", "asof", "2025-03-03T11:00:00Z")), &asof); err != nil || len(asof.Holdings) != 2 {
 		t.Fatalf("asof: %+v %v", asof, err)
 	}
@@ -45,7 +45,7 @@ func TestAuditComplianceCommands(t *testing.T) {
 		len(asof.Holdings) != 1 || asof.Holdings[0].Generation != 2 || asof.Holdings[0].Status != "connected" {
 		t.Fatalf("asof ada: %+v %v", asof, err)
 	}
-	var rep audit.BlastReport
+	var rep auditrm.BlastReport
 	if err := json.Unmarshal([]byte(runOK("audit", "blast-radius", "--api-key", audittest.AdaKey1.String())), &rep); err != nil || rep.Totals.ToolRuns != 5 {
 		t.Fatalf("blast radius: %+v %v", rep.Totals, err)
 	}
@@ -53,13 +53,13 @@ func TestAuditComplianceCommands(t *testing.T) {
 		!strings.Contains(html, "github_create_issue") {
 		t.Fatalf("html: %.200s", html)
 	}
-	rep = audit.BlastReport{}
-	if err := json.Unmarshal([]byte(runOK("audit", "blast-radius", "--agent", identity.DefaultAgentID(audittest.Ada).String())), &rep); err != nil ||
-		rep.Kind != audit.CredentialAgent || rep.Totals.ToolRuns != 5 {
+	rep = auditrm.BlastReport{}
+	if err := json.Unmarshal([]byte(runOK("audit", "blast-radius", "--agent", identitydom.DefaultAgentID(audittest.Ada).String())), &rep); err != nil ||
+		rep.Kind != auditrm.CredentialAgent || rep.Totals.ToolRuns != 5 {
 		t.Fatalf("blast radius of ada's default agent: %+v %v", rep.Totals, err)
 	}
-	var wi audit.WhatIfReport
-	sw := "agent:" + identity.DefaultAgentID(audittest.Ada).String() + ":github_list_repos=off"
+	var wi auditrm.WhatIfReport
+	sw := "agent:" + identitydom.DefaultAgentID(audittest.Ada).String() + ":github_list_repos=off"
 	if err := json.Unmarshal([]byte(runOK("audit", "what-if", "--switch", sw, "--switch", "platform:utils_uuid=off", "--days", "3")), &wi); err != nil ||
 		len(wi.Switches) != 2 || wi.Switches[0] != sw || wi.Until.Sub(wi.Since) != 72*time.Hour {
 		t.Fatalf("what-if: %+v %v", wi, err)
@@ -121,7 +121,7 @@ func TestServeAuditSink(t *testing.T) {
 		select {
 		case b := <-got:
 			for _, r := range b.Records {
-				found = found || (r.Kind == audit.KindAPIKeyMinted && r.KeyID == u.KeyID && r.Email == "ada@example.com")
+				found = found || (r.Kind == auditrm.KindAPIKeyMinted && r.KeyID == u.KeyID && r.Email == "ada@example.com")
 			}
 		case <-ctx.Done():
 			t.Fatal("the key's record never reached the sink")

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/internal/config"
-	"github.com/workbench/workbench/projections/audit"
-	"github.com/workbench/workbench/projections/audit/audittest"
+	"github.com/workbench/workbench/projections/auditrm"
+	"github.com/workbench/workbench/projections/auditrm/audittest"
 )
 
 // auditEnv returns the environment of a fresh SQLite data directory whose log holds the audittest
@@ -63,7 +63,7 @@ func TestAuditReplayCommand(t *testing.T) {
 		}},
 		{"one user as CSV", []string{"--user", "Ada@Example.com", "--format", "csv"}, 14, func(t *testing.T, out string) {
 			rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-			if err != nil || strings.Join(rows[0], ",") != strings.Join(audit.CSVHeader, ",") {
+			if err != nil || strings.Join(rows[0], ",") != strings.Join(auditrm.CSVHeader, ",") {
 				t.Fatalf("CSV header %v: %v", rows[0], err)
 			}
 			for _, row := range rows[1:] {
@@ -109,7 +109,7 @@ func TestAuditReplayProgress(t *testing.T) {
 	t.Parallel()
 	_, m := auditEnv(t, 2500)
 	var out, errOut bytes.Buffer
-	if err := replayAudit(context.Background(), m, audit.Filter{}, audit.FormatCSV, &out, &errOut, 0); err != nil {
+	if err := replayAudit(context.Background(), m, auditrm.Filter{}, auditrm.FormatCSV, &out, &errOut, 0); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
@@ -175,15 +175,15 @@ func TestAuditReplayAccess(t *testing.T) {
 	if err := run(context.Background(), []string{"audit", "replay", "--user", "bob@example.com"}, envFunc(env), &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
-	kinds := map[audit.Kind]string{}
+	kinds := map[auditrm.Kind]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var r audit.Record
+		var r auditrm.Record
 		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Kind == "" {
 			t.Fatalf("stdout holds something other than a record: %q (%v)", line, err)
 		}
 		kinds[r.Kind] = r.ClientName
 	}
-	for k, name := range map[audit.Kind]string{audit.KindSigninLinkIssued: "", audit.KindSignedIn: "", audit.KindOAuthGranted: audittest.ClientName, audit.KindOAuthTokensRevoked: audittest.ClientName} {
+	for k, name := range map[auditrm.Kind]string{auditrm.KindSigninLinkIssued: "", auditrm.KindSignedIn: "", auditrm.KindOAuthGranted: audittest.ClientName, auditrm.KindOAuthTokensRevoked: audittest.ClientName} {
 		if got, ok := kinds[k]; !ok || got != name {
 			t.Errorf("kind %s: present %v, client name %q, want %q", k, ok, got, name)
 		}

@@ -8,14 +8,14 @@ import (
 
 	"github.com/workbench/workbench/app/auditsink"
 	"github.com/workbench/workbench/app/compliance"
-	audithttp "github.com/workbench/workbench/handlers/audit"
+	"github.com/workbench/workbench/handlers/audithttp"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
-	auditrm "github.com/workbench/workbench/projections/audit"
-	"github.com/workbench/workbench/projections/connectors"
-	"github.com/workbench/workbench/projections/identity"
-	"github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/auditrm"
+	"github.com/workbench/workbench/projections/connectorsrm"
+	"github.com/workbench/workbench/projections/identityrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // startAuditSinks builds the configured SIEM sinks and runs them with goRun. None configured: nothing.
@@ -75,18 +75,18 @@ func (m *Main) openCompliance() error {
 	return nil
 }
 
-// whatIf is projections/audit.WhatIf over the log with the organisations and connectors read models.
+// whatIf is projections/auditrm.WhatIf over the log with the organisations and connectors read models.
 func (m *Main) whatIf(ctx context.Context, q auditrm.WhatIfQuery) (auditrm.WhatIfReport, error) {
-	q.Opener, q.Scopes, q.Current = m.Vault, &organizations.Reader{DB: m.DB}, connectors.Reader{DB: m.DB}
+	q.Opener, q.Scopes, q.Current = m.Vault, &organizationsrm.Reader{DB: m.DB}, connectorsrm.Reader{DB: m.DB}
 	return auditrm.WhatIf(ctx, m.Store, q)
 }
 
-// mountCompliance mounts the compliance API and the usage receipts (handlers/audit) for portal users.
+// mountCompliance mounts the compliance API and the usage receipts (handlers/audithttp) for portal users.
 func (m *Main) mountCompliance(r chi.Router, sessions *websession.Manager) {
 	store := m.Store
 	audithttp.MountAdmin(r, audithttp.AdminOptions{
 		UserOf: sessions.User, SameOrigin: sessions.SameOrigin,
-		Users: identity.Reader{DB: m.DB}, Roles: m.Compliance, Records: auditrm.Reader{DB: m.DB},
+		Users: identityrm.Reader{DB: m.DB}, Roles: m.Compliance, Records: auditrm.Reader{DB: m.DB},
 		AsOf: func(ctx context.Context, q auditrm.AsOfQuery) (auditrm.AsOfResult, error) {
 			q.Opener = m.Vault
 			return auditrm.AsOf(ctx, store, q)

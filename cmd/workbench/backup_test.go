@@ -25,7 +25,7 @@ import (
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testenv"
-	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/auditrm"
 )
 
 func TestBackupRestoreSQLite(t *testing.T) {
@@ -184,7 +184,7 @@ func stateAnswers(t *testing.T, s *e2eServer, users ...e2eUser) ([]string, map[s
 	}
 	s.waitFor(t, last)
 	for _, u := range users {
-		recs, err := audit.Reader{DB: s.M.DB}.ForUser(ctx, u.ID, eventstore.Position{}, 1000)
+		recs, err := auditrm.Reader{DB: s.M.DB}.ForUser(ctx, u.ID, eventstore.Position{}, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/workbench/workbench/app/signin"
 	"github.com/workbench/workbench/domain"
-	signindom "github.com/workbench/workbench/domain/signin"
+	"github.com/workbench/workbench/domain/signindom"
 	"github.com/workbench/workbench/eventstore"
 )
 

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/auditrm"
 )
 
 const auditUsage = `usage: workbench audit replay [--from T] [--to T] [--user EMAIL] [--integration NAME] [--format jsonl|csv]
@@ -56,7 +56,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 
 // parseAuditFlags reads the flags of `audit replay`. A bad flag is reported on stderr and returned
 // as errUsage.
-func parseAuditFlags(args []string, stderr io.Writer) (audit.Filter, string, error) {
+func parseAuditFlags(args []string, stderr io.Writer) (auditrm.Filter, string, error) {
 	fs := flag.NewFlagSet("audit replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, auditUsage) }
@@ -64,26 +64,26 @@ func parseAuditFlags(args []string, stderr io.Writer) (audit.Filter, string, err
 	to := fs.String("to", "", "records before this time (RFC 3339), or through this date (YYYY-MM-DD)")
 	user := fs.String("user", "", "only the records of the user with this email")
 	integration := fs.String("integration", "", "only the records about this integration")
-	format := fs.String("format", audit.FormatJSONL, "jsonl or csv")
+	format := fs.String("format", auditrm.FormatJSONL, "jsonl or csv")
 	if err := fs.Parse(args); err != nil {
-		return audit.Filter{}, "", errUsage
+		return auditrm.Filter{}, "", errUsage
 	}
-	bad := func(msg string) (audit.Filter, string, error) {
+	bad := func(msg string) (auditrm.Filter, string, error) {
 		fmt.Fprintf(stderr, "workbench audit replay: %s\n", msg)
-		return audit.Filter{}, "", errUsage
+		return auditrm.Filter{}, "", errUsage
 	}
 	if fs.NArg() > 0 {
 		return bad(fmt.Sprintf("unexpected argument %q (flags only; see workbench audit replay -h)", fs.Arg(0)))
 	}
-	var f audit.Filter
+	var f auditrm.Filter
 	var err error
 	if *from != "" {
-		if f.From, err = audit.ParseFrom(*from); err != nil {
+		if f.From, err = auditrm.ParseFrom(*from); err != nil {
 			return bad(describe(err))
 		}
 	}
 	if *to != "" {
-		if f.To, err = audit.ParseTo(*to); err != nil {
+		if f.To, err = auditrm.ParseTo(*to); err != nil {
 			return bad(describe(err))
 		}
 	}
@@ -91,22 +91,22 @@ func parseAuditFlags(args []string, stderr io.Writer) (audit.Filter, string, err
 	if err := f.Validate(); err != nil {
 		return bad(describe(err))
 	}
-	if *format != audit.FormatJSONL && *format != audit.FormatCSV {
-		return bad(fmt.Sprintf("--format %q: want %s or %s", *format, audit.FormatJSONL, audit.FormatCSV))
+	if *format != auditrm.FormatJSONL && *format != auditrm.FormatCSV {
+		return bad(fmt.Sprintf("--format %q: want %s or %s", *format, auditrm.FormatJSONL, auditrm.FormatCSV))
 	}
 	return f, *format, nil
 }
 
 // replayAudit writes the records to stdout and reports progress on stderr every `every`, then a
 // summary.
-func replayAudit(ctx context.Context, m *Main, f audit.Filter, format string, stdout, stderr io.Writer, every time.Duration) error {
-	w, err := audit.NewWriter(format, stdout)
+func replayAudit(ctx context.Context, m *Main, f auditrm.Filter, format string, stdout, stderr io.Writer, every time.Duration) error {
+	w, err := auditrm.NewWriter(format, stdout)
 	if err != nil {
 		return err
 	}
 	var last time.Duration
-	var final audit.Progress
-	err = audit.ReplayWith(ctx, m.Store, m.Vault, f, w.Write, func(p audit.Progress) {
+	var final auditrm.Progress
+	err = auditrm.ReplayWith(ctx, m.Store, m.Vault, f, w.Write, func(p auditrm.Progress) {
 		final = p
 		if p.Done || p.Elapsed-last < every {
 			return

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/workbench/workbench/app/compliance"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/eventstore"
-	audithttp "github.com/workbench/workbench/handlers/audit"
-	auditrm "github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/handlers/audithttp"
+	"github.com/workbench/workbench/projections/auditrm"
 )
 
 const auditComplianceUsage = `usage:
@@ -155,7 +155,7 @@ func cmdAuditCompliance(ctx context.Context, sub string, args []string, getenv f
 		if err := fs.Parse(args[1:]); err != nil {
 			return errUsage
 		}
-		norm, err := identity.NormalizeEmail(*email)
+		norm, err := identitydom.NormalizeEmail(*email)
 		if err != nil {
 			return bad("--email: " + describe(err))
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/handlers/erasure"
 	"github.com/workbench/workbench/handlers/websession"
-	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/identityrm"
 )
 
 const usersUsage = `usage: workbench users erase --email EMAIL
@@ -80,7 +80,7 @@ func cmdUsers(ctx context.Context, args []string, getenv func(string) string, st
 
 // erasureHandler is POST /api/admin/users/erase: instance admins (Config.Admins: WORKBENCH_ADMINS, else WORKBENCH_ADMIN_EMAIL) erase a user,
 // authenticated by API key or portal session; the answer waits for the read models.
-func (m *Main) erasureHandler(keys *identity.KeyLookup, sessions *websession.Manager) (http.Handler, error) {
+func (m *Main) erasureHandler(keys *identityrm.KeyLookup, sessions *websession.Manager) (http.Handler, error) {
 	eraser, err := m.eraser(m.Runner)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (m *Main) erasureHandler(keys *identity.KeyLookup, sessions *websession.Man
 		Eraser: eraser,
 		Auth: authn.Chain{
 			authn.APIKeys{Reader: keys},
-			authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
+			authn.PortalSessions{Sessions: sessions, Users: identityrm.Reader{DB: m.DB}},
 		},
 		Admins:  m.Config.Admins,
 		WaitFor: m.Runner.WaitFor,

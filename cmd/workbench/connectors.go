@@ -7,7 +7,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/connectors/mcpclient"
-	"github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // openConnectors loads the shipped connector folders, opens the MCP client pool and the connectors
@@ -38,7 +38,7 @@ func (m *Main) openConnectors(ctx context.Context) (*connectors.Service, error) 
 		return nil, err
 	}
 	svc, err := connectors.New(connectors.Options{
-		Store: m.Store, DB: m.DB, Projections: m.Runner, Vault: m.Vault, Pool: pool, Scopes: connectors.OrganizationScopes{Reader: &organizations.Reader{DB: m.DB}},
+		Store: m.Store, DB: m.DB, Projections: m.Runner, Vault: m.Vault, Pool: pool, Scopes: connectors.OrganizationScopes{Reader: &organizationsrm.Reader{DB: m.DB}},
 		Connectors: folders, Reserved: func(p string) bool { return reserved[p] }, AllowLoopback: m.Config.DevAllowLoopback, Logger: m.Logger,
 		// The OAuth callback lives under SERVER_PUBLIC_URL; its signed state's key is derived from the master key.
 		PublicURL: m.Config.ServerPublicURL, OAuthStateKey: m.deriveKey("mcp-oauth-state"),

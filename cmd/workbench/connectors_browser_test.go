@@ -19,7 +19,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/connectors/todoist"
+	"github.com/workbench/workbench/plugins/shippedconnectors/todoist"
 )
 
 func TestConnectorsPageInChromium(t *testing.T) {

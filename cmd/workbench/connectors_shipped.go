@@ -4,19 +4,19 @@ import (
 	"os"
 
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/connectors"
+	"github.com/workbench/workbench/plugins/shippedconnectors"
 )
 
 // shippedConnectors loads the connector folders built into the binary with their adapters, any of
 // them replaced by those of override.
 func shippedConnectors(override ...map[string]connector.Adapter) ([]*connector.Connector, []connector.Problem) {
-	adapters := connectors.Adapters()
+	adapters := shippedconnectors.Adapters()
 	for _, o := range override {
 		for slug, a := range o {
 			adapters[slug] = a
 		}
 	}
-	return connectors.Load(adapters)
+	return shippedconnectors.Load(adapters)
 }
 
 // localConnectors loads the folders of CONNECTORS_DIR (no adapters: endpoint connectors only). A

@@ -15,8 +15,8 @@ import (
 	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/projections/audit/audittest"
-	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/auditrm/audittest"
+	"github.com/workbench/workbench/projections/identityrm"
 )
 
 // runCLI runs one workbench command against env and returns its stdout.
@@ -101,7 +101,7 @@ func TestEraseLeavesNoAddressAndBackfillGoesOn(t *testing.T) {
 	var dora uuid.UUID
 	t.Run("first boot", func(t *testing.T) {
 		s := startE2E(t, db, nil, slog.LevelInfo)
-		u, err := (identity.Reader{DB: s.M.DB}).UserByEmail(context.Background(), "dora@example.com")
+		u, err := (identityrm.Reader{DB: s.M.DB}).UserByEmail(context.Background(), "dora@example.com")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestEraseLeavesNoAddressAndBackfillGoesOn(t *testing.T) {
 	runCLI(t, env, "signin-link", "--email", "erin@example.com")
 
 	s := startE2E(t, db, nil, slog.LevelInfo)
-	erin, err := (identity.Reader{DB: s.M.DB}).UserByEmail(context.Background(), "erin@example.com")
+	erin, err := (identityrm.Reader{DB: s.M.DB}).UserByEmail(context.Background(), "erin@example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestEraseOldLogBackfillGoesOn(t *testing.T) {
 	runCLI(t, env, "signin-link", "--email", "erin@example.com")
 
 	s := startE2E(t, env["DATABASE_URL"], nil, slog.LevelInfo)
-	erin, err := (identity.Reader{DB: s.M.DB}).UserByEmail(context.Background(), "erin@example.com")
+	erin, err := (identityrm.Reader{DB: s.M.DB}).UserByEmail(context.Background(), "erin@example.com")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ import (
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/internal/vault"
-	"github.com/workbench/workbench/projections/audit/audittest"
-	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/auditrm/audittest"
+	"github.com/workbench/workbench/projections/identityrm"
 )
 
 // TestEraseUserEndToEnd: Bob is created, connects newrelic with a sealed credential, mints an API key
@@ -87,10 +87,10 @@ func TestEraseUserEndToEnd(t *testing.T) {
 		t.Fatalf("Bob's row after erasure: %q %q erased %v", email, name, erasedAt)
 	}
 	// The readers that authenticate no longer find him.
-	if _, err := (identity.Reader{DB: db}).UserByID(ctx, audittest.Bob); !errors.Is(err, identity.ErrNotFound) {
+	if _, err := (identityrm.Reader{DB: db}).UserByID(ctx, audittest.Bob); !errors.Is(err, identityrm.ErrNotFound) {
 		t.Fatalf("lookup of the erased user by id: %v", err)
 	}
-	if _, err := (identity.Reader{DB: db}).UserByEmail(ctx, "bob@example.com"); !errors.Is(err, identity.ErrNotFound) {
+	if _, err := (identityrm.Reader{DB: db}).UserByEmail(ctx, "bob@example.com"); !errors.Is(err, identityrm.ErrNotFound) {
 		t.Fatalf("lookup by the erased email: %v", err)
 	}
 	// His key no longer authenticates, and its sealed copy is gone.
@@ -310,7 +310,7 @@ func testEraseUserAdminAPI(t *testing.T, databaseURL string) {
 	if email, _, erasedAt := userRow(t, s.M.DB, carol.ID); email != res.Pseudonym || !erasedAt {
 		t.Fatalf("carol after a rebuild: %q erased %v", email, erasedAt)
 	}
-	if root, err := (identity.Reader{DB: s.M.DB}).UserByID(context.Background(), admin.ID); err != nil || root.Email != "root@example.com" {
+	if root, err := (identityrm.Reader{DB: s.M.DB}).UserByID(context.Background(), admin.ID); err != nil || root.Email != "root@example.com" {
 		t.Fatalf("the admin after a rebuild: %+v %v", root, err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/internal/testenv"
 )
@@ -109,7 +109,7 @@ func checkServer(t *testing.T, env map[string]string) {
 		t.Fatalf("apikey create: %v\n%s", err, errOut.String())
 	}
 	secret := strings.TrimSpace(out.String())
-	if !identity.LooksLikeAPIKey(secret) || !strings.Contains(errOut.String(), "created user ada@example.com") {
+	if !identitydom.LooksLikeAPIKey(secret) || !strings.Contains(errOut.String(), "created user ada@example.com") {
 		t.Fatalf("apikey create printed %q / %q", secret, errOut.String())
 	}
 	// A newcomer's first key: where it goes, and no talk of replaced keys before there was one.
@@ -119,7 +119,7 @@ func checkServer(t *testing.T, env map[string]string) {
 	// The server's own read model learns about the key from the log.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if u, _, err := readerFor(m).UserByKeyHash(context.Background(), identity.HashAPIKey(secret)); err == nil && u.Email == "ada@example.com" {
+		if u, _, err := readerFor(m).UserByKeyHash(context.Background(), identitydom.HashAPIKey(secret)); err == nil && u.Email == "ada@example.com" {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -39,13 +39,13 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
-	"github.com/workbench/workbench/projections/audit"
-	"github.com/workbench/workbench/projections/connections"
-	"github.com/workbench/workbench/projections/identity"
-	"github.com/workbench/workbench/projections/jots"
-	"github.com/workbench/workbench/projections/mcpsessions"
-	"github.com/workbench/workbench/projections/oauth"
-	"github.com/workbench/workbench/projections/portalsessions"
+	"github.com/workbench/workbench/projections/auditrm"
+	"github.com/workbench/workbench/projections/connectionsrm"
+	"github.com/workbench/workbench/projections/identityrm"
+	"github.com/workbench/workbench/projections/jotsrm"
+	"github.com/workbench/workbench/projections/mcpsessionsrm"
+	"github.com/workbench/workbench/projections/oauthrm"
+	"github.com/workbench/workbench/projections/portalsessionsrm"
 )
 
 var scaleClients = []int{1, 8, 32, 128}
@@ -139,7 +139,7 @@ func preloadLog(tb testing.TB, backend, target string, n int) time.Duration {
 		now = `now()`
 	}
 	pad := func(v uint64) string { return fmt.Sprintf("%020d", v) }
-	for _, name := range []string{identity.Name, connections.Name, audit.Name, jots.Name, oauth.Name, mcpsessions.Name, portalsessions.Name} {
+	for _, name := range []string{identityrm.Name, connectionsrm.Name, auditrm.Name, jotsrm.Name, oauthrm.Name, mcpsessionsrm.Name, portalsessionsrm.Name} {
 		if _, err := db.ExecContext(ctx, `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos, updated_at) VALUES ($1, $2, $3, `+now+`)`,
 			name, pad(commit), pad(prepare)); err != nil {
 			tb.Fatal(err)

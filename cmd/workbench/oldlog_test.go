@@ -13,7 +13,7 @@ import (
 
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // testdata/oldlog/8f853c8.db is a SQLite database written by the code of commit 8f853c8 (before the
@@ -107,14 +107,14 @@ func TestLogOfThePreviousVersionOpens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.ContainsFunc(members, func(mb organizations.Member) bool { return mb.Email == "bob@example.com" }) {
+	if slices.ContainsFunc(members, func(mb organizationsrm.Member) bool { return mb.Email == "bob@example.com" }) {
 		t.Fatalf("Acme's members after bob's erasure still name him: %+v", members)
 	}
 	if _, err := m.Organizations.Backfill(ctx, md); err != nil {
 		t.Fatalf("backfill over the old log with an erased user: %v", err)
 	}
 	settle()
-	if ms, err := m.Organizations.Reader().Memberships(ctx, carol.ID); err != nil || !slices.ContainsFunc(ms, func(x organizations.Membership) bool { return x.Organization.Personal }) {
+	if ms, err := m.Organizations.Reader().Memberships(ctx, carol.ID); err != nil || !slices.ContainsFunc(ms, func(x organizationsrm.Membership) bool { return x.Organization.Personal }) {
 		t.Fatalf("carol's memberships after the backfill: %+v, %v; want her personal organisation", ms, err)
 	}
 	if err := run(context.Background(), []string{"audit", "verify"}, envFunc(env), &bytes.Buffer{}, &bytes.Buffer{}); err != nil {

@@ -18,11 +18,11 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/google/uuid"
 
-	identitydom "github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
-	identityrm "github.com/workbench/workbench/projections/identity"
-	"github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/identityrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // fill types text into the input matched by selector, replacing what it held.
@@ -176,7 +176,7 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		tb.click(`[data-agent-name=crawler] [data-testid=agent-delete]`, "")
 		tb.click(`[data-testid=dialog-confirm]`, "")
 		tb.el(`.notice-success`, `crawler was deleted`)
-		if _, err := srv.M.Organizations.Reader().Chain(ctx, crawler); err != organizations.ErrNotFound {
+		if _, err := srv.M.Organizations.Reader().Chain(ctx, crawler); err != organizationsrm.ErrNotFound {
 			t.Fatalf("chain of the deleted agent: %v", err)
 		}
 		if _, err := (identityrm.Reader{DB: srv.M.DB}).LiveKeyFor(ctx, tb.userOf(t), crawler); err != identityrm.ErrNotFound {
@@ -213,7 +213,7 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		if m, err := srv.M.Organizations.Reader().Membership(ctx, orgsOfBob["Globex"], me.ID); err != nil || m.Role != organization.RoleMember {
 			t.Fatalf("membership of Globex after accepting: %+v %v", m, err)
 		}
-		if _, err := srv.M.Organizations.Reader().Membership(ctx, orgsOfBob["Initech"], me.ID); err != organizations.ErrNotFound {
+		if _, err := srv.M.Organizations.Reader().Membership(ctx, orgsOfBob["Initech"], me.ID); err != organizationsrm.ErrNotFound {
 			t.Fatalf("membership of Initech after declining: %v", err)
 		}
 	})

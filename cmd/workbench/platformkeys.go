@@ -9,10 +9,10 @@ import (
 
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/platformkeys"
-	platformkeyshttp "github.com/workbench/workbench/handlers/platformkeys"
+	"github.com/workbench/workbench/handlers/platformkeyshttp"
 	"github.com/workbench/workbench/handlers/websession"
-	connectorsrm "github.com/workbench/workbench/projections/connectors"
-	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/connectorsrm"
+	"github.com/workbench/workbench/projections/identityrm"
 	"github.com/workbench/workbench/projections/platform"
 )
 
@@ -61,9 +61,9 @@ func (m *Main) startPlatformLogins(ctx context.Context, svc *connectors.Service)
 	return nil
 }
 
-// mountPlatformKeys mounts Admin, Platform keys and the caps usage (handlers/platformkeys).
+// mountPlatformKeys mounts Admin, Platform keys and the caps usage (handlers/platformkeyshttp).
 func (m *Main) mountPlatformKeys(r chi.Router, sessions *websession.Manager) {
-	users := identity.Reader{DB: m.DB}
+	users := identityrm.Reader{DB: m.DB}
 	platformkeyshttp.Mount(r, platformkeyshttp.Deps{
 		UserOf: sessions.User, SameOrigin: sessions.SameOrigin, Keys: m.PlatformKeys, Logger: m.Logger,
 		Email: func(r *http.Request, id uuid.UUID) (string, error) {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/connectors/brave"
+	"github.com/workbench/workbench/plugins/shippedconnectors/brave"
 )
 
 func TestPlatformKeysPagesInChromium(t *testing.T) {

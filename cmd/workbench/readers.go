@@ -1,5 +1,5 @@
 package main
 
-import "github.com/workbench/workbench/projections/identity"
+import "github.com/workbench/workbench/projections/identityrm"
 
-func readerFor(m *Main) identity.Reader { return identity.Reader{DB: m.DB} }
+func readerFor(m *Main) identityrm.Reader { return identityrm.Reader{DB: m.DB} }

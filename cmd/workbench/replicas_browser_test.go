@@ -21,7 +21,7 @@ import (
 	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/workbench/workbench/domain/browser"
+	"github.com/workbench/workbench/domain/browserdom"
 	"github.com/workbench/workbench/internal/testenv"
 )
 
@@ -59,14 +59,14 @@ func mustBrowserCall(t *testing.T, cs *sdk.ClientSession, tool string, args map[
 // sessionStarts lists the replicas recorded in the user's BrowserSessionStarted events.
 func sessionStarts(t *testing.T, c *cluster, user uuid.UUID) []string {
 	t.Helper()
-	recs, err := c.admin.Store.Load(context.Background(), browser.StreamName(user), 0)
+	recs, err := c.admin.Store.Load(context.Background(), browserdom.StreamName(user), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, r := range recs {
-		if r.Type == browser.TypeSessionStarted {
-			var ev browser.BrowserSessionStarted
+		if r.Type == browserdom.TypeSessionStarted {
+			var ev browserdom.BrowserSessionStarted
 			if err := json.Unmarshal(r.Data, &ev); err != nil {
 				t.Fatal(err)
 			}

@@ -45,17 +45,17 @@ import (
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers"
-	audithttp "github.com/workbench/workbench/handlers/audit"
+	"github.com/workbench/workbench/handlers/audithttp"
 	"github.com/workbench/workbench/handlers/authn"
-	browserhttp "github.com/workbench/workbench/handlers/browser"
-	connectorshttp "github.com/workbench/workbench/handlers/connectors"
+	"github.com/workbench/workbench/handlers/browserhttp"
+	"github.com/workbench/workbench/handlers/connectorshttp"
 	"github.com/workbench/workbench/handlers/erasure"
-	jotshttp "github.com/workbench/workbench/handlers/jots"
+	"github.com/workbench/workbench/handlers/jotshttp"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
-	oauthhttp "github.com/workbench/workbench/handlers/oauth"
+	"github.com/workbench/workbench/handlers/oauthhttp"
 	"github.com/workbench/workbench/handlers/orgs"
-	portalhttp "github.com/workbench/workbench/handlers/portal"
+	"github.com/workbench/workbench/handlers/portalhttp"
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/bus"
@@ -69,16 +69,16 @@ import (
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/portal"
 	"github.com/workbench/workbench/projections"
-	auditrm "github.com/workbench/workbench/projections/audit"
-	connectionsrm "github.com/workbench/workbench/projections/connections"
-	connectorsrm "github.com/workbench/workbench/projections/connectors"
-	"github.com/workbench/workbench/projections/identity"
-	jotsrm "github.com/workbench/workbench/projections/jots"
-	mcpsessionsrm "github.com/workbench/workbench/projections/mcpsessions"
-	oauthrm "github.com/workbench/workbench/projections/oauth"
-	organizationsrm "github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/auditrm"
+	"github.com/workbench/workbench/projections/connectionsrm"
+	"github.com/workbench/workbench/projections/connectorsrm"
+	"github.com/workbench/workbench/projections/identityrm"
+	"github.com/workbench/workbench/projections/jotsrm"
+	"github.com/workbench/workbench/projections/mcpsessionsrm"
+	"github.com/workbench/workbench/projections/oauthrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 	"github.com/workbench/workbench/projections/platform"
-	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
+	"github.com/workbench/workbench/projections/portalsessionsrm"
 )
 
 // Main is the whole server, wired by hand: Open builds every piece from the configuration, Run serves
@@ -173,7 +173,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return fmt.Errorf("the invitee hash key: %w", err)
 	}
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
-		Projections: []projections.Projection{identity.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
+		Projections: []projections.Projection{identityrm.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
 			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New().WithInviteeKey(m.inviteeKey), connectorsrm.New(),
 			platform.NewKeys(), platform.NewCalls()},
 		Logger:     m.Logger,
@@ -453,7 +453,7 @@ type services struct {
 	jotHandler  *jotshttp.Handler
 	curl        *proxy.Proxy
 	oauthServer *oauthhttp.Server
-	keys        *identity.KeyLookup
+	keys        *identityrm.KeyLookup
 	mcpServer   *mcp.Server
 	app         http.Handler
 	// browser is the users' browser sessions and the browser tools (the live view mounts on it).
@@ -614,7 +614,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	m.Organizations.WithGrants(oauthClients)
 	oauthServer, err := oauthhttp.New(oauthhttp.Options{
 		Clients: oauthClients, DB: m.DB, Sessions: sessions,
-		Users: identity.Reader{DB: m.DB}, Agents: m.Organizations.Reader(), PublicURL: m.Config.ServerPublicURL,
+		Users: identityrm.Reader{DB: m.DB}, Agents: m.Organizations.Reader(), PublicURL: m.Config.ServerPublicURL,
 		SigningKey: m.deriveKey("oauth-signing"), AccessTokenTTL: m.Config.OAuthAccessTokenTTL, Logger: m.Logger,
 		// A code or client written through another replica a moment ago is found here too: a miss waits
 		// (bounded) for the oauth read model to catch up with the log, then reads again.
@@ -623,15 +623,15 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if err != nil {
 		return err
 	}
-	keys, err := identity.NewKeyLookup(ctx, m.DB)
+	keys, err := identityrm.NewKeyLookup(ctx, m.DB)
 	if err != nil {
 		return err
 	}
 	m.closers = append(m.closers, keys.Close)
 	// Key owners are cached; the identity read model's every batch that may change one empties the
 	// cache before its position is reported applied, so a rotated or revoked key is refused from then on.
-	keyOwners := identity.NewKeyCache(keys, nil)
-	if err := m.Runner.AfterApply(identity.Name, keyOwners.Forget); err != nil {
+	keyOwners := identityrm.NewKeyCache(keys, nil)
+	if err := m.Runner.AfterApply(identityrm.Name, keyOwners.Forget); err != nil {
 		return err
 	}
 	// Ended MCP sessions: heard from the bus while running (subscribed before the read model is loaded,
@@ -651,8 +651,8 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		Now:      m.Now,
 		Auth: tracedAuth{authn.Chain{
 			authn.APIKeys{Reader: keyOwners},
-			authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
-			authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
+			authn.AccessTokens{Verifier: oauthServer, Users: identityrm.Reader{DB: m.DB}},
+			authn.PortalSessions{Sessions: sessions, Users: identityrm.Reader{DB: m.DB}},
 		}},
 		Tools:               tools,
 		SessionKey:          m.deriveKey("mcp-session"),
@@ -707,21 +707,21 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			orgs.Mount(r, orgs.Deps{
 				Auth: authn.Chain{
 					authn.APIKeys{Reader: keys},
-					authn.AccessTokens{Verifier: oauthServer, Users: identity.Reader{DB: m.DB}},
-					authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: m.DB}},
+					authn.AccessTokens{Verifier: oauthServer, Users: identityrm.Reader{DB: m.DB}},
+					authn.PortalSessions{Sessions: sessions, Users: identityrm.Reader{DB: m.DB}},
 				},
 				Orgs: m.Organizations, Reader: m.Organizations.Reader(), Keys: m.Accounts,
-				KeyReader: identity.Reader{DB: m.DB}, Clients: oauthrm.Reader{DB: m.DB}, Projections: m.Runner, Logger: m.Logger,
+				KeyReader: identityrm.Reader{DB: m.DB}, Clients: oauthrm.Reader{DB: m.DB}, Projections: m.Runner, Logger: m.Logger,
 			})
 			r.Method(http.MethodGet, "/api/audit", httpserve.Streaming(audithttp.Handler(auditrm.Reader{DB: m.DB}, sessions.User)))
 			m.mountCompliance(r, sessions)
 			jotHandler.Mount(r)
 			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger,
-				Admins: m.Config.Admins, Users: identity.Reader{DB: m.DB}})
+				Admins: m.Config.Admins, Users: identityrm.Reader{DB: m.DB}})
 			m.mountPlatformKeys(r, sessions)
-			connectorshttp.MountRegistry(r, connectorshttp.RegistryDeps{Sessions: sessions, Connectors: s.connectors, Users: identity.Reader{DB: m.DB}, Admins: m.Config.Admins, Logger: m.Logger})
+			connectorshttp.MountRegistry(r, connectorshttp.RegistryDeps{Sessions: sessions, Connectors: s.connectors, Users: identityrm.Reader{DB: m.DB}, Admins: m.Config.Admins, Logger: m.Logger})
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
-			// The live view of each user's browser session, its reset, and cookie capture (handlers/browser).
+			// The live view of each user's browser session, its reset, and cookie capture (handlers/browserhttp).
 			browserhttp.Mount(r, browserhttp.Deps{
 				Sessions: sessions, PublicURL: m.Config.ServerPublicURL, Browser: s.browser,
 				Capture: browser.NewCapture(s.browser, creds, nil), Logger: m.Logger, Done: s.done,

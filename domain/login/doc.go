@@ -15,5 +15,5 @@
 // A tool switch is On or Off for one prefixed tool name at one scope (platform, organization, guild,
 // agent); its stream is the scope's (SwitchStreamName). Switches inherit platform → organization →
 // guild → agent: an explicit Off binds every scope below it, else the most specific explicit On
-// decides, else the most specific default (projections/connectors.Decide).
+// decides, else the most specific default (projections/connectorsrm.Decide).
 package login

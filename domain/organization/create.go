@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 )
 
 // DefaultAgentName is the name of the agent a personal organisation starts with.
@@ -43,7 +43,7 @@ func (c CreateOrganization) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	email, err := identity.NormalizeEmail(c.CreatorEmail)
+	email, err := identitydom.NormalizeEmail(c.CreatorEmail)
 	if err != nil {
 		return nil, err
 	}

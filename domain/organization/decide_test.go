@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/domain/organization"
 )
 
@@ -302,10 +302,10 @@ func TestNoCommand(t *testing.T) {
 }
 
 // The ids derived from a user id are stable (they are stored in the log) and the default agent's id
-// is the one domain/identity resolves keys without an agent to.
+// is the one domain/identitydom resolves keys without an agent to.
 func TestWellKnownIDs(t *testing.T) {
 	u := uuid.MustParse("11111111-1111-4111-8111-111111111111")
-	if organization.DefaultAgentID(u) != identity.DefaultAgentID(u) {
+	if organization.DefaultAgentID(u) != identitydom.DefaultAgentID(u) {
 		t.Fatal("the default agent ids of organization and identity differ")
 	}
 	if organization.DefaultAgentID(u) == organization.PersonalOrganizationID(u) || organization.DefaultAgentID(u) == organization.DefaultAgentID(bob) {

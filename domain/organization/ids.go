@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 )
 
 // namespace is the UUID version 5 namespace of the well-known ids. It never changes: ids derived
@@ -21,8 +21,8 @@ func PersonalOrganizationID(userID uuid.UUID) uuid.UUID {
 
 // DefaultAgentID is the id of a user's default agent, in their personal organisation. A credential
 // that names no agent (every API key and OAuth grant made before agents existed) acts as this agent.
-// The id is defined in domain/identity, whose key events need it too.
-func DefaultAgentID(userID uuid.UUID) uuid.UUID { return identity.DefaultAgentID(userID) }
+// The id is defined in domain/identitydom, whose key events need it too.
+func DefaultAgentID(userID uuid.UUID) uuid.UUID { return identitydom.DefaultAgentID(userID) }
 
 // InvitationID is the id of the pending invitation of an address (normalised) to an organisation:
 // one per organisation and address, derived so that invitations recorded before ids existed have one.

@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 )
 
 // checkGrant refuses a role the actor may not hand out: only an owner makes owners.
@@ -54,7 +54,7 @@ func (c InviteMember) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	email, err := identity.NormalizeEmail(c.Email)
+	email, err := identitydom.NormalizeEmail(c.Email)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (c RevokeInvitation) decide(s State) ([]domain.Event, error) {
 	}
 	var email string
 	if c.Email != "" || c.EmailHash == "" {
-		if email, err = identity.NormalizeEmail(c.Email); err != nil {
+		if email, err = identitydom.NormalizeEmail(c.Email); err != nil {
 			return nil, err
 		}
 	}
@@ -141,7 +141,7 @@ func (c AddMember) decide(s State) ([]domain.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	email, err := identity.NormalizeEmail(c.Email)
+	email, err := identitydom.NormalizeEmail(c.Email)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func pendingFor(what string, s State, user uuid.UUID, rawEmail, hash string, t t
 	if user == uuid.Nil {
 		return "", time.Time{}, Invitation{}, domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
 	}
-	email, err := identity.NormalizeEmail(rawEmail)
+	email, err := identitydom.NormalizeEmail(rawEmail)
 	if err != nil {
 		return "", time.Time{}, Invitation{}, err
 	}

@@ -11,7 +11,7 @@
 //
 // Decide is pure: ids and times arrive in the command. Ending a session twice, or one already covered
 // by an AllSessionsEnded, records nothing (sign-out is idempotent). The read model is
-// projections/portalsessions; handlers/websession checks it on every request.
+// projections/portalsessionsrm; handlers/websession checks it on every request.
 //
 // The wiring builds the codec with eventstore.NewJSONCodec(portalsession.Events()...) and runs
 // commands with eventstore.Execute; pass them as portalsession.Command(portalsession.End{...}).

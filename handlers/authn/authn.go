@@ -16,9 +16,9 @@ import (
 	"strings"
 
 	"github.com/workbench/workbench/domain"
-	identitydom "github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/handlers/mcp"
-	identityrm "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/identityrm"
 )
 
 // ErrNoCredential means the request carried no credential at all.

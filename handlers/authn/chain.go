@@ -6,7 +6,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/handlers/mcp"
-	"github.com/workbench/workbench/handlers/oauth"
+	"github.com/workbench/workbench/handlers/oauthhttp"
 )
 
 // Chain tries authenticators in order and returns the first success, e.g.
@@ -39,7 +39,7 @@ func (c Chain) Authenticate(r *http.Request) (mcp.Principal, error) {
 		}
 	}
 	for i := len(errs) - 1; i >= 0; i-- {
-		if !errors.Is(errs[i], ErrNoCredential) && !errors.Is(errs[i], oauth.ErrNotAccessToken) {
+		if !errors.Is(errs[i], ErrNoCredential) && !errors.Is(errs[i], oauthhttp.ErrNotAccessToken) {
 			return mcp.Principal{}, errs[i]
 		}
 	}

@@ -8,16 +8,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	identitydom "github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/handlers/mcp"
-	"github.com/workbench/workbench/handlers/oauth"
-	identityrm "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/handlers/oauthhttp"
+	"github.com/workbench/workbench/projections/identityrm"
 )
 
 // AccessTokenVerifier checks an access token issued by the workbench's authorization server
 // (*oauth.Server).
 type AccessTokenVerifier interface {
-	VerifyAccessToken(ctx context.Context, raw string) (oauth.AccessClaims, error)
+	VerifyAccessToken(ctx context.Context, raw string) (oauthhttp.AccessClaims, error)
 }
 
 // UserReader finds the user an access token names.
@@ -25,7 +25,7 @@ type UserReader interface {
 	UserByID(ctx context.Context, id uuid.UUID) (identityrm.User, error)
 }
 
-// AccessTokens authenticates OAuth access tokens issued by this server (handlers/oauth), sent as a
+// AccessTokens authenticates OAuth access tokens issued by this server (handlers/oauthhttp), sent as a
 // Bearer token in the Authorization header only: a token in the query string is refused (BearerToken).
 type AccessTokens struct {
 	Verifier AccessTokenVerifier
@@ -42,7 +42,7 @@ func (a AccessTokens) Authenticate(r *http.Request) (mcp.Principal, error) {
 	}
 	claims, err := a.Verifier.VerifyAccessToken(r.Context(), token)
 	if err != nil {
-		if domain.ErrorCode(err) == domain.CodeInternal && !errors.Is(err, oauth.ErrNotAccessToken) {
+		if domain.ErrorCode(err) == domain.CodeInternal && !errors.Is(err, oauthhttp.ErrNotAccessToken) {
 			return mcp.Principal{}, unavailable(err)
 		}
 		return mcp.Principal{}, err

@@ -8,9 +8,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	identitydom "github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/handlers/mcp"
-	identityrm "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/identityrm"
 )
 
 // SessionCookies reads the session cookie of the portal.

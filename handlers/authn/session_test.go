@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/projections/identityrm"
 )
 
 // fakeSessions and fakeUsers are hand-written fakes with function fields' worth of behaviour: the real
@@ -22,13 +22,13 @@ type fakeSessions struct {
 func (f fakeSessions) User(*http.Request) (uuid.UUID, bool) { return f.user, f.user != uuid.Nil }
 func (f fakeSessions) SameOrigin(*http.Request) bool        { return f.sameOrigin }
 
-type fakeUsers map[uuid.UUID]identity.User
+type fakeUsers map[uuid.UUID]identityrm.User
 
-func (f fakeUsers) UserByID(_ context.Context, id uuid.UUID) (identity.User, error) {
+func (f fakeUsers) UserByID(_ context.Context, id uuid.UUID) (identityrm.User, error) {
 	if u, ok := f[id]; ok {
 		return u, nil
 	}
-	return identity.User{}, identity.ErrNotFound
+	return identityrm.User{}, identityrm.ErrNotFound
 }
 
 func TestPortalSessions(t *testing.T) {

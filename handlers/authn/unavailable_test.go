@@ -9,10 +9,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
-	identitydom "github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/handlers/mcp"
-	"github.com/workbench/workbench/handlers/oauth"
-	identityrm "github.com/workbench/workbench/projections/identity"
+	"github.com/workbench/workbench/handlers/oauthhttp"
+	"github.com/workbench/workbench/projections/identityrm"
 )
 
 // keyOwners is a fake read model: a fixed answer for every lookup.
@@ -26,11 +26,11 @@ func (k keyOwners) OwnerByKeyHash(context.Context, string) (identityrm.KeyOwner,
 }
 
 type verifier struct {
-	claims oauth.AccessClaims
+	claims oauthhttp.AccessClaims
 	err    error
 }
 
-func (v verifier) VerifyAccessToken(context.Context, string) (oauth.AccessClaims, error) {
+func (v verifier) VerifyAccessToken(context.Context, string) (oauthhttp.AccessClaims, error) {
 	return v.claims, v.err
 }
 
@@ -56,11 +56,11 @@ func TestStorageFailureIsUnavailable(t *testing.T) {
 		{"API key, database down", APIKeys{Reader: keyOwners{err: down}}, key, domain.CodeUnavailable},
 		{"API key, unknown", APIKeys{Reader: keyOwners{err: identityrm.ErrNotFound}}, key, domain.CodeUnauthenticated},
 		{"access token, grant unreadable", AccessTokens{Verifier: verifier{err: down}, Users: fakeUsers{}}, "a.b.c", domain.CodeUnavailable},
-		{"access token, user unreadable", AccessTokens{Verifier: verifier{claims: oauth.AccessClaims{UserID: ada}}, Users: failingUsers{down}}, "a.b.c", domain.CodeUnavailable},
+		{"access token, user unreadable", AccessTokens{Verifier: verifier{claims: oauthhttp.AccessClaims{UserID: ada}}, Users: failingUsers{down}}, "a.b.c", domain.CodeUnavailable},
 		{"access token, refused", AccessTokens{Verifier: verifier{err: domain.Errorf(domain.CodeUnauthenticated, "expired")}, Users: fakeUsers{}}, "a.b.c", domain.CodeUnauthenticated},
-		{"access token, wrong scope", AccessTokens{Verifier: verifier{err: &oauth.InsufficientScopeError{Scope: "mcp"}}, Users: fakeUsers{}}, "a.b.c", domain.CodeForbidden},
+		{"access token, wrong scope", AccessTokens{Verifier: verifier{err: &oauthhttp.InsufficientScopeError{Scope: "mcp"}}, Users: fakeUsers{}}, "a.b.c", domain.CodeForbidden},
 		{"chain: the key lookup failed, the token authenticator does not know the credential",
-			Chain{APIKeys{Reader: keyOwners{err: down}}, AccessTokens{Verifier: verifier{err: oauth.ErrNotAccessToken}, Users: fakeUsers{}}}, key, domain.CodeUnavailable},
+			Chain{APIKeys{Reader: keyOwners{err: down}}, AccessTokens{Verifier: verifier{err: oauthhttp.ErrNotAccessToken}, Users: fakeUsers{}}}, key, domain.CodeUnavailable},
 		{"chain: a refusal after a failure does not hide it",
 			Chain{AccessTokens{Verifier: verifier{err: down}, Users: fakeUsers{}}, APIKeys{Reader: keyOwners{err: identityrm.ErrNotFound}}}, "a.b.c", domain.CodeUnavailable},
 	}

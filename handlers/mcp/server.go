@@ -42,7 +42,7 @@ type Principal struct {
 	// ClientID is the API key id or the OAuth client id the call came through (recorded in audit events).
 	ClientID string
 	// AgentID is the agent (domain/organization) the credential acts as; the request's scopes are its
-	// chain agent → guild → organisation (projections/organizations.Reader.Chain). A credential made
+	// chain agent → guild → organisation (projections/organizationsrm.Reader.Chain). A credential made
 	// before agents existed, and the portal session, act as the user's default agent.
 	AgentID uuid.UUID
 }

@@ -22,9 +22,9 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/handlers/mcp"
-	"github.com/workbench/workbench/projections/identity"
-	"github.com/workbench/workbench/projections/oauth"
-	organizationsrm "github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/identityrm"
+	"github.com/workbench/workbench/projections/oauthrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 // Keys is the part of app/accounts that makes and retires an agent's API key.
@@ -35,12 +35,12 @@ type Keys interface {
 
 // KeyReader is the part of the identity read model that shows an agent's live key.
 type KeyReader interface {
-	LiveKeyFor(ctx context.Context, user, agent uuid.UUID) (identity.APIKey, error)
+	LiveKeyFor(ctx context.Context, user, agent uuid.UUID) (identityrm.APIKey, error)
 }
 
 // Clients is the part of the oauth read model that lists the MCP clients acting as an agent.
 type Clients interface {
-	ClientsOfAgent(ctx context.Context, user, agent uuid.UUID, now time.Time) ([]oauth.UserClient, error)
+	ClientsOfAgent(ctx context.Context, user, agent uuid.UUID, now time.Time) ([]oauthrm.UserClient, error)
 }
 
 // Projections is the part of the projections runner used to read our own writes: a new key must
@@ -303,7 +303,7 @@ func (h *routes) agentJSON(ctx context.Context, a organizationsrm.Agent) (agentJ
 	switch {
 	case err == nil:
 		out.APIKey = &keyJSON{Prefix: k.Prefix, MintedAt: k.MintedAt}
-	case !errors.Is(err, identity.ErrNotFound):
+	case !errors.Is(err, identityrm.ErrNotFound):
 		return agentJSON{}, err
 	}
 	if h.Clients != nil {

@@ -26,8 +26,8 @@ import (
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/identity"
-	organizationsrm "github.com/workbench/workbench/projections/organizations"
+	"github.com/workbench/workbench/projections/identityrm"
+	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
 type harness struct {
@@ -55,7 +55,7 @@ func setup(t *testing.T) *harness {
 	db := testenv.OpenSQLite(t)
 	v := testenv.Vault(t, db.DB, db.Store)
 	runner, err := projections.NewRunner(db.Store, db.DB, migrations.SQLite, &projections.Options{
-		Projections: []projections.Projection{identity.New().WithOpener(v), organizationsrm.New().WithInviteeKey(inviteeKey)}, PollInterval: 20 * time.Millisecond,
+		Projections: []projections.Projection{identityrm.New().WithOpener(v), organizationsrm.New().WithInviteeKey(inviteeKey)}, PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,9 +77,9 @@ func setup(t *testing.T) *harness {
 	}
 	r := chi.NewRouter()
 	orgs.Mount(r, orgs.Deps{
-		Auth: authn.Chain{authn.APIKeys{Reader: identity.Reader{DB: db.DB}}, authn.PortalSessions{Sessions: sessions, Users: identity.Reader{DB: db.DB}}},
+		Auth: authn.Chain{authn.APIKeys{Reader: identityrm.Reader{DB: db.DB}}, authn.PortalSessions{Sessions: sessions, Users: identityrm.Reader{DB: db.DB}}},
 		Orgs: svc, Reader: reader,
-		Keys: acc, KeyReader: identity.Reader{DB: db.DB}, Projections: runner,
+		Keys: acc, KeyReader: identityrm.Reader{DB: db.DB}, Projections: runner,
 	})
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
@@ -328,7 +328,7 @@ func TestRoutes(t *testing.T) {
 	}
 	req := httptest.NewRequest("GET", "/mcp", nil)
 	req.Header.Set("Authorization", "Bearer "+key.Key)
-	p, err := authn.APIKeys{Reader: identity.Reader{DB: h.db.DB}}.Authenticate(req)
+	p, err := authn.APIKeys{Reader: identityrm.Reader{DB: h.db.DB}}.Authenticate(req)
 	if err != nil || p.AgentID != crawler.ID || p.UserID != cy.String() {
 		t.Fatalf("the agent's key authenticates as %+v, %v; want agent %s", p, err, crawler.ID)
 	}
@@ -338,7 +338,7 @@ func TestRoutes(t *testing.T) {
 	}
 	// Cy's default key still acts as her default agent.
 	req.Header.Set("Authorization", "Bearer "+h.keys["cy"])
-	if p, err := (authn.APIKeys{Reader: identity.Reader{DB: h.db.DB}}).Authenticate(req); err != nil || p.AgentID != organization.DefaultAgentID(cy) {
+	if p, err := (authn.APIKeys{Reader: identityrm.Reader{DB: h.db.DB}}).Authenticate(req); err != nil || p.AgentID != organization.DefaultAgentID(cy) {
 		t.Fatalf("cy's first key: %+v %v", p, err)
 	}
 
@@ -371,7 +371,7 @@ func TestRoutes(t *testing.T) {
 		t.Fatalf("a removed member reads the organisation: %d, want 404", code)
 	}
 	req.Header.Set("Authorization", "Bearer "+key.Key)
-	if _, err := (authn.APIKeys{Reader: identity.Reader{DB: h.db.DB}}).Authenticate(req); err == nil {
+	if _, err := (authn.APIKeys{Reader: identityrm.Reader{DB: h.db.DB}}).Authenticate(req); err == nil {
 		t.Fatal("the deleted agent's key still authenticates after the removal was answered")
 	}
 }
@@ -541,7 +541,7 @@ func (h *harness) waitUser(id uuid.UUID) {
 	h.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := (identity.Reader{DB: h.db.DB}).UserByID(h.ctx, id); err == nil {
+		if _, err := (identityrm.Reader{DB: h.db.DB}).UserByID(h.ctx, id); err == nil {
 			return
 		}
 		if time.Now().After(deadline) {

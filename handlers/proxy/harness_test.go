@@ -32,7 +32,7 @@ import (
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
-	connectionsrm "github.com/workbench/workbench/projections/connections"
+	"github.com/workbench/workbench/projections/connectionsrm"
 )
 
 var benchBody = []byte(`{"id":42,"login":"octocat","name":"The Octocat","public_repos":8,"followers":9000,"url":"https://api.example/users/octocat"}`)

@@ -19,7 +19,7 @@ import (
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	portalsessionsrm "github.com/workbench/workbench/projections/portalsessions"
+	"github.com/workbench/workbench/projections/portalsessionsrm"
 )
 
 type rig struct {

@@ -11,12 +11,12 @@
 // The cookie is self-contained, so every replica given the same key accepts it; only its early end
 // is state. Signing out (End) records portal.session_ended for that session, "sign out everywhere"
 // (EndAll) portal.all_sessions_ended for the user, which ends every session issued at or before it
-// (domain/portalsession). Both wait until the read model (projections/portalsessions, in the shared
+// (domain/portalsession). Both wait until the read model (projections/portalsessionsrm, in the shared
 // database) holds the end before they return, and Guard asks that read model about every request
 // that carries a genuine cookie, so an ended session is refused on every replica from the moment the
 // sign-out is answered. A lookup that fails is a 503 with Retry-After, never a silent sign-out or a
 // silent pass. The per-request lookup, rather than the in-memory set of ended MCP sessions, is
-// explained in projections/portalsessions.
+// explained in projections/portalsessionsrm.
 //
 // # Fresh sessions
 //
@@ -59,7 +59,7 @@ const CSRFHeader = "X-Workbench-CSRF"
 // expired one, or one that was ended.
 var ErrNoSession = errors.New("websession: no signed-in session")
 
-// EndedLookup answers whether a session was ended early (projections/portalsessions.Reader). An
+// EndedLookup answers whether a session was ended early (projections/portalsessionsrm.Reader). An
 // error is a storage failure, never a verdict.
 type EndedLookup interface {
 	Ended(ctx context.Context, user, session uuid.UUID, issued time.Time) (bool, error)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 )
 
 // EnvAdmins names the instance admins: comma-separated email addresses.
@@ -24,7 +24,7 @@ func readAdmins(getenv func(string) string, fallback string) ([]string, error) {
 		if strings.TrimSpace(part) == "" {
 			continue
 		}
-		e, err := identity.NormalizeEmail(part)
+		e, err := identitydom.NormalizeEmail(part)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %q: %w", EnvAdmins, strings.TrimSpace(part), err)
 		}

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 )
 
 // Environment variables of portal sign-in (Config.SignIn). The OIDC names carry "_OIDC_" so that
@@ -83,7 +83,7 @@ func readSignIn(getenv func(string) string) (SignIn, error) {
 	if admin == "" {
 		admin = DefaultAdminEmail
 	}
-	if s.AdminEmail, err = identity.NormalizeEmail(admin); err != nil {
+	if s.AdminEmail, err = identitydom.NormalizeEmail(admin); err != nil {
 		return SignIn{}, fmt.Errorf("%s: %w", EnvAdminEmail, err)
 	}
 	return s, nil

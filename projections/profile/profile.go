@@ -1,6 +1,6 @@
 // Package profile reads the email and display name of a user_created event: in clear in older events,
-// sealed under the user's data key in newer ones (domain/identity, "Personal data in events"). The read
-// models that show emails (projections/identity, projections/audit) use it with the vault.
+// sealed under the user's data key in newer ones (domain/identitydom, "Personal data in events"). The read
+// models that show emails (projections/identityrm, projections/auditrm) use it with the vault.
 package profile
 
 import (
@@ -10,7 +10,7 @@ import (
 	"fmt"
 
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/identity"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/internal/vault"
 )
 
@@ -31,7 +31,7 @@ var ErrNoOpener = errors.New("profile: a sealed profile and no vault to open it 
 // sealed in Profile in newer ones. A shredded profile is ErrSealed, a sealed one with no opener
 // ErrNoOpener; any other failure to open it is returned as is (a missing master key, a storage
 // failure), so a projection stops rather than records a wrong email.
-func Open(ctx context.Context, o Opener, e identity.UserCreated) (email, displayName string, err error) {
+func Open(ctx context.Context, o Opener, e identitydom.UserCreated) (email, displayName string, err error) {
 	if e.Email != "" || e.Profile.IsZero() {
 		return e.Email, e.DisplayName, nil
 	}
@@ -41,14 +41,14 @@ func Open(ctx context.Context, o Opener, e identity.UserCreated) (email, display
 	if e.Profile.Subject != e.UserID.String() {
 		return "", "", fmt.Errorf("profile: the profile of user %s is sealed for %q", e.UserID, e.Profile.Subject)
 	}
-	raw, err := o.Open(ctx, e.Profile, identity.ProfilePurpose)
+	raw, err := o.Open(ctx, e.Profile, identitydom.ProfilePurpose)
 	if errors.Is(err, vault.ErrShredded) {
 		return "", "", ErrSealed
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("profile: open the profile of user %s: %w", e.UserID, err)
 	}
-	var p identity.ProfileData
+	var p identitydom.ProfileData
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return "", "", fmt.Errorf("profile: profile of user %s: %w", e.UserID, err)
 	}
@@ -58,4 +58,4 @@ func Open(ctx context.Context, o Opener, e identity.UserCreated) (email, display
 // Placeholder is the email the users table holds for a user whose profile cannot be opened (the
 // user was erased; identity.user_erased then replaces it by the pseudonym). It is unique per user, as
 // the column must be, and names nobody.
-func Placeholder(e identity.UserCreated) string { return "sealed-" + e.UserID.String() }
+func Placeholder(e identitydom.UserCreated) string { return "sealed-" + e.UserID.String() }

@@ -42,8 +42,8 @@ import (
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections"
-	"github.com/workbench/workbench/projections/audit"
-	connectorsrm "github.com/workbench/workbench/projections/connectors"
+	"github.com/workbench/workbench/projections/auditrm"
+	"github.com/workbench/workbench/projections/connectorsrm"
 	"github.com/workbench/workbench/projections/platform"
 )
 
@@ -261,7 +261,7 @@ func Open(t testing.TB, o Options) *Env {
 	}
 	node := testenv.Open(t, backend)
 	db, store, v, dialect := node.DB, node.Store, node.Vault, node.Dialect
-	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: append([]projections.Projection{connectorsrm.New(), audit.New(), platform.NewKeys(), platform.NewCalls()}, o.Projections...), PollInterval: 20 * time.Millisecond})
+	runner, err := projections.NewRunner(store, db, dialect, &projections.Options{Projections: append([]projections.Projection{connectorsrm.New(), auditrm.New(), platform.NewKeys(), platform.NewCalls()}, o.Projections...), PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

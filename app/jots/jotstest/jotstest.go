@@ -20,7 +20,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/projections"
-	jotsrm "github.com/workbench/workbench/projections/jots"
+	"github.com/workbench/workbench/projections/jotsrm"
 )
 
 // Env is a running jots service.

@@ -18,7 +18,7 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
-	"github.com/workbench/workbench/projections/audit"
+	"github.com/workbench/workbench/projections/auditrm"
 )
 
 // A run start is the MCP session's initialize: a stored list older than ten minutes is listed again
@@ -113,14 +113,14 @@ func testInitializeRelists(t *testing.T, pg bool) {
 		t.Fatalf("a new tool is flagged: %s", s)
 	}
 	// Both listings are in the user's audit trail, the second with its diff.
-	var recs []audit.Record
-	if _, err := (audit.Reader{DB: env.DB}).List(ctx, audit.Query{UserID: connectorstest.User, Integration: "mcp_remote"}, func(r audit.Record) error {
+	var recs []auditrm.Record
+	if _, err := (auditrm.Reader{DB: env.DB}).List(ctx, auditrm.Query{UserID: connectorstest.User, Integration: "mcp_remote"}, func(r auditrm.Record) error {
 		recs = append(recs, r)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || recs[0].Kind != audit.KindToolsListed || recs[1].Kind != audit.KindToolsListed {
+	if len(recs) != 2 || recs[0].Kind != auditrm.KindToolsListed || recs[1].Kind != auditrm.KindToolsListed {
 		t.Fatalf("audit records = %+v", recs)
 	}
 	last := recs[1]
