@@ -88,27 +88,45 @@ var metaTools = []string{"search_tools", "get_tool_schema", "execute_tools", "wh
 
 // TestClientsSQLite serves as the README's local setup does: HOST=127.0.0.1 and SERVER_PUBLIC_URL
 // unset (so http://localhost:PORT), while every client is given http://127.0.0.1:PORT/mcp, as the
-// README's examples are: the two are one server to a user, OAuth included.
+// README's examples are: the two are one server to a user, OAuth included. The clients are split over
+// two tests, each with its own server, so that neither runs long: the SDKs and the conformance suite
+// here, mcp-remote and the Inspector in TestClientsSQLiteProxies.
 func TestClientsSQLite(t *testing.T) {
 	t.Parallel()
-	runClients(t, func() string { return "" }, "localhost")
+	runSDKClients(t, func() string { return "" }, "localhost")
+}
+
+func TestClientsSQLiteProxies(t *testing.T) {
+	t.Parallel()
+	runProxyClients(t, func() string { return "" }, "localhost")
 }
 
 // TestClientsPostgres serves with SERVER_PUBLIC_URL=http://127.0.0.1:PORT, and runs the TypeScript SDK
 // client once more at http://localhost:PORT/mcp (the other way round).
 func TestClientsPostgres(t *testing.T) {
 	t.Parallel()
-	runClients(t, func() string { return testenv.PostgresURL(t) }, "127.0.0.1")
+	runSDKClients(t, func() string { return testenv.PostgresURL(t) }, "127.0.0.1")
 }
 
-// runClients runs every client against one served instance; postgresURL gives its PostgreSQL database,
-// or "" for SQLite; publicHost is the host of its public URL (serveBinary).
-func runClients(t *testing.T, postgresURL func() string, publicHost string) {
+func TestClientsPostgresProxies(t *testing.T) {
+	t.Parallel()
+	runProxyClients(t, func() string { return testenv.PostgresURL(t) }, "127.0.0.1")
+}
+
+// clientServer serves one instance for the client tests; postgresURL gives its PostgreSQL database, or
+// "" for SQLite; publicHost is the host of its public URL (serveBinary). It returns the clients'
+// folder, the server and an API key of compat@example.com.
+func clientServer(t *testing.T, postgresURL func() string, publicHost string) (string, *servedBinary, string) {
 	clients := clientsDir(t)
 	bin := compatBinary(t)
 	srv := serveBinary(t, bin, postgresURL(), publicHost)
-	key := srv.apiKey(t, "compat@example.com")
+	return clients, srv, srv.apiKey(t, "compat@example.com")
+}
 
+// runSDKClients runs the TypeScript SDK (at the public URL's other host too, where they differ), the
+// README's snippet, the Go SDK, every protocol version and the conformance suite against one server.
+func runSDKClients(t *testing.T, postgresURL func() string, publicHost string) {
+	clients, srv, key := clientServer(t, postgresURL, publicHost)
 	var caps map[string]any
 	t.Run("typescript-sdk", func(t *testing.T) { caps = runSDKClient(t, clients, srv, srv.Base, srv.signInLink(t), key) })
 	if alias := "http://localhost:" + srv.port; alias != srv.Public {
@@ -116,19 +134,25 @@ func runClients(t *testing.T, postgresURL func() string, publicHost string) {
 			runSDKClient(t, clients, srv, alias, srv.newSignInLink(t, "compat@example.com"), key)
 		})
 	}
-	t.Run("mcp-remote-bearer", func(t *testing.T) {
-		runChecks(t, "mcp-remote", clients, []string{"WORKBENCH_MCP_URL=" + srv.Base + "/mcp", "WORKBENCH_API_KEY=" + key}, "mcp-remote-client.mjs", "bearer")
-	})
-	t.Run("mcp-remote-oauth", func(t *testing.T) {
-		runChecks(t, "mcp-remote", clients, []string{"WORKBENCH_MCP_URL=" + srv.Base + "/mcp",
-			"WORKBENCH_SIGNIN_LINK=" + srv.newSignInLink(t, "compat@example.com")}, "mcp-remote-client.mjs", "oauth")
-	})
 	t.Run("readme-typescript-snippet", func(t *testing.T) { runREADMESnippet(t, clients, srv, key) })
 	t.Run("go-sdk", func(t *testing.T) { runGoSDK(t, srv, key) })
 	t.Run("protocol-versions", func(t *testing.T) { runProtocolVersions(t, srv, key) })
 	t.Run("conformance", func(t *testing.T) {
 		_, logging := caps["logging"]
 		runConformance(t, clients, srv, key, logging)
+	})
+}
+
+// runProxyClients runs mcp-remote (with a bearer key, then through OAuth) and the Inspector's CLI
+// against one server.
+func runProxyClients(t *testing.T, postgresURL func() string, publicHost string) {
+	clients, srv, key := clientServer(t, postgresURL, publicHost)
+	t.Run("mcp-remote-bearer", func(t *testing.T) {
+		runChecks(t, "mcp-remote", clients, []string{"WORKBENCH_MCP_URL=" + srv.Base + "/mcp", "WORKBENCH_API_KEY=" + key}, "mcp-remote-client.mjs", "bearer")
+	})
+	t.Run("mcp-remote-oauth", func(t *testing.T) {
+		runChecks(t, "mcp-remote", clients, []string{"WORKBENCH_MCP_URL=" + srv.Base + "/mcp",
+			"WORKBENCH_SIGNIN_LINK=" + srv.newSignInLink(t, "compat@example.com")}, "mcp-remote-client.mjs", "oauth")
 	})
 	t.Run("inspector-cli", func(t *testing.T) { runInspector(t, clients, srv, key) })
 }
@@ -162,13 +186,19 @@ func clientsDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	npmOnce.Do(func() { npmErr = npmCI(dir) })
+	// Parallel tests share one install: the first caller runs npm ci and sets pinnedNode, the others
+	// wait for it inside Do and only read them afterwards.
+	npmOnce.Do(func() {
+		if npmErr = npmCI(dir); npmErr != nil {
+			return
+		}
+		pinnedNode = filepath.Join(dir, "node_modules", ".bin", "node")
+		if out, err := exec.Command(pinnedNode, "--version").CombinedOutput(); err != nil {
+			npmErr = fmt.Errorf("the pinned Node.js (npm package node) does not run: %v\n%s", err, out)
+		}
+	})
 	if npmErr != nil {
 		t.Fatal(npmErr)
-	}
-	pinnedNode = filepath.Join(dir, "node_modules", ".bin", "node")
-	if out, err := exec.Command(pinnedNode, "--version").CombinedOutput(); err != nil {
-		t.Fatalf("the pinned Node.js (npm package node) does not run: %v\n%s", err, out)
 	}
 	return dir
 }

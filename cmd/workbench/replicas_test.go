@@ -81,6 +81,9 @@ func newCluster(t *testing.T, n int, extra map[string]string) *cluster {
 	if u, ok := extra["DATABASE_URL"]; ok {
 		dbURL = u // a private cluster the test stops and starts
 	} else {
+		// Several replicas hold tens of connections to the shared PostgreSQL server between them
+		// (max_connections 100): one such cluster at a time on the machine, each replica's pool small.
+		testenv.Exclusive(t, "postgres-replicas")
 		dbURL = testenv.PostgresURL(t)
 	}
 	bin := compatBinary(t)
@@ -91,7 +94,7 @@ func newCluster(t *testing.T, n int, extra map[string]string) *cluster {
 	env := map[string]string{
 		"DATABASE_URL": dbURL, "ENCRYPTION_KEY": testEncryptionKey, "SERVER_PUBLIC_URL": public,
 		"BUS_URL": natsURL, "BUS_NATS_PREFIX": natsPrefix(t, natsURL), "HOST": "127.0.0.1",
-		"MAX_CONNS_PER_CLIENT": "0", "LOG_LEVEL": "info", "DATABASE_MAX_CONNS": "8",
+		"MAX_CONNS_PER_CLIENT": "0", "LOG_LEVEL": "info", "DATABASE_MAX_CONNS": "4",
 	}
 	for k, v := range extra {
 		env[k] = v
