@@ -40,7 +40,8 @@ type SessionIntegration struct {
 // Problem is why one named integration cannot be in a session.
 type Problem struct {
 	Integration string `json:"integration"`
-	// Reason is UNKNOWN_INTEGRATION, PROXY_DISABLED or NOT_CONNECTED.
+	// Reason is UNKNOWN_INTEGRATION, PROXY_DISABLED, NOT_CONNECTED, or TOOLS_OFF (the integration has
+	// a tool switched Off for the agent: curl_session refuses it before minting).
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 }

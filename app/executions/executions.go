@@ -32,6 +32,9 @@ const (
 	// CodeCancelled: the agent cancelled the call (notifications/cancelled) or went away while the tool
 	// ran; a remote MCP tool was sent notifications/cancelled.
 	CodeCancelled = "CANCELLED"
+	// CodeToolOff: the tool is switched Off for the caller's agent (the message says by which scope);
+	// it did not run and no credential was read.
+	CodeToolOff = "TOOL_OFF"
 )
 
 // DefaultConcurrency bounds the executions of one Run that run at once.
@@ -63,6 +66,15 @@ type Options struct {
 	// Sources offer tools beyond the plugin registry (connector tools of the caller's logins). A name
 	// the registry does not hold is asked of each in turn; every execution is recorded the same way.
 	Sources []ToolSource
+	// Switches says whether a plugin tool is switched Off for the caller's agent (*connectors.Service);
+	// nil: every plugin tool runs.
+	Switches PluginSwitches
+}
+
+// PluginSwitches is the switch check of a plugin tool: why it is Off for the caller, or "" when it may
+// run.
+type PluginSwitches interface {
+	PluginToolOff(ctx context.Context, caller Caller, integration, tool string) (string, error)
 }
 
 // ToolSource offers tools that are not plugin tools: the connector tools an agent sees.
@@ -232,6 +244,17 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 	in := t.Owner()
 	o.Integration = in
 	rec.Integration = in.Name
+	if s.opts.Switches != nil {
+		why, err := s.opts.Switches.PluginToolOff(ctx, caller, in.Name, name)
+		if err != nil {
+			s.log.ErrorContext(ctx, "tool switch check failed", "tool", name, "err", err)
+			return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: fmt.Sprintf("%s: %s", name, safeMessage(err))})
+		}
+		if why != "" {
+			return s.finish(ctx, rec, start, Outcome{Code: CodeToolOff, Integration: in,
+				Message: fmt.Sprintf("%s is %s for this agent; it did not run. Someone who manages that scope can turn it On.", name, why)})
+		}
+	}
 	ctx = tracing.WithPropagation(ctx, in.TracePropagation)
 	access, err := s.opts.Credentials.Access(ctx, caller.UserID, in)
 	if err != nil {

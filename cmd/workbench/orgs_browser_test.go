@@ -107,6 +107,7 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 
 	var crawler uuid.UUID
 	var guild uuid.UUID
+	var crawlerKey string
 	t.Run("a guild, and an agent in it with its own key", func(t *testing.T) {
 		tb.t = t
 		tb.fill(`[data-testid=new-guild-name]`, "Research")
@@ -126,6 +127,7 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		tb.click(`[data-agent-name=crawler] [data-testid=agent-key]`, "")
 		tb.el(`.notice-success`, `API key of crawler is ready`)
 		key := tb.value(`[data-testid=key-slot] [data-testid=secret]`)
+		crawlerKey = key
 		tb.el(`[data-agent-name=crawler] [data-testid=agent-key-prefix]`, regexp.QuoteMeta(identitydom.DisplayPrefix(key)))
 		tb.el(`[data-agent-name=crawler] [data-testid=agent-key]`, `Rotate key`)
 		tb.shot("org")
@@ -142,6 +144,29 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 			t.Fatalf("chain: %+v %v", c, err)
 		}
 		guild = c.GuildID
+	})
+
+	t.Run("a plugin tool switched Off for the organisation's agents", func(t *testing.T) {
+		tb.t = t
+		echoRun := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"utils_echo","args":{"message":"hi"}}]}}}`
+		if out := rpc(t, srv.Base, crawlerKey, echoRun); !strings.Contains(out, "hi") || strings.Contains(out, "did not run") {
+			t.Fatalf("the agent's utils_echo before any switch: %s", out)
+		}
+		tb.fill(`[data-testid=plugin-switches-filter]`, "utils_echo")
+		tb.el(`[data-tool=utils_echo] [data-testid=plugin-effective]`, `^On$`)
+		tb.click(`[data-tool=utils_echo] [data-testid=plugin-switch]`, `—`)
+		tb.el(`.notice-success`, `utils_echo is Off at this organisation`)
+		tb.el(`[data-tool=utils_echo] [data-testid=plugin-switch]`, `^Off$`)
+		tb.el(`[data-tool=utils_echo] [data-testid=plugin-effective]`, `switched Off by organisation Acme`)
+		if out := rpc(t, srv.Base, crawlerKey, echoRun); !strings.Contains(out, "switched Off by organisation Acme for this agent; it did not run") {
+			t.Fatalf("the agent's utils_echo after the organisation's Off: %s", out)
+		}
+		tb.click(`[data-tool=utils_echo] [data-testid=plugin-switch]`, `^Off$`)
+		tb.el(`.notice-success`, `utils_echo is On at this organisation`)
+		tb.el(`[data-tool=utils_echo] [data-testid=plugin-effective]`, `^On$`)
+		if out := rpc(t, srv.Base, crawlerKey, echoRun); strings.Contains(out, "did not run") {
+			t.Fatalf("the agent's utils_echo after the organisation's On: %s", out)
+		}
 	})
 
 	t.Run("the guild page: add a member, see its agents", func(t *testing.T) {

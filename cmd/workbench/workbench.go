@@ -598,7 +598,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	// Tool requests to providers are client spans (the trace context goes upstream only when the
 	// integration's manifest opts in).
 	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger,
-		Transport: tracing.Transport(outbound), Sources: []executions.ToolSource{connectorSvc}})
+		Transport: tracing.Transport(outbound), Sources: []executions.ToolSource{connectorSvc}, Switches: connectorSvc})
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,8 @@ type ToolExecuted struct {
 	Tool        string    `json:"tool"`
 	Success     bool      `json:"success"`
 	// ErrorCode is empty on success: NOT_CONNECTED, INVALID_ARGUMENTS, TOOL_ERROR, UNKNOWN_TOOL,
-	// CANCELLED (the agent cancelled the call while it ran; records before it say TOOL_ERROR), ...
+	// CANCELLED (the agent cancelled the call while it ran; records before it say TOOL_ERROR), TOOL_OFF
+	// (switched Off for the agent; records before plugin tools had switches never say it), ...
 	ErrorCode  string `json:"error_code,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 	// ConnectionVersion is the version of the connection stream whose credential was used (0 when the

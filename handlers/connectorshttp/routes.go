@@ -63,6 +63,8 @@ func Mount(r chi.Router, d Deps) {
 	r.Get("/api/mcp/connections/{id}/lookup", h.user(h.lookupSaved))
 	r.Put("/api/mcp/connections/{id}/settings", h.user(h.settings))
 	r.Put("/api/mcp/switches", h.user(h.setSwitch))
+	r.Put("/api/tools/switches", h.user(h.setPluginSwitch))
+	r.Get("/api/tools/switches", h.user(h.pluginSwitches))
 	r.Get(connectors.CallbackPath, h.user(h.oauthCallback))
 	h.mountAdmin(r)
 	h.mountOrgServers(r)
@@ -440,4 +442,88 @@ func (h *routes) setPlatformSwitch(w http.ResponseWriter, r *http.Request, user 
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// setPluginSwitch is PUT /api/tools/switches: a plugin tool (an integration's or a built-in's) On or
+// Off at a scope, {owner_scope, owner_id, tool, on}, under the rules of PUT /api/mcp/switches; the
+// platform scope (no owner_id) is the instance admin's.
+func (h *routes) setPluginSwitch(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	var body struct {
+		OwnerScope string `json:"owner_scope"`
+		OwnerID    string `json:"owner_id"`
+		Tool       string `json:"tool"`
+		On         *bool  `json:"on"`
+	}
+	if err := decode(r, &body); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if body.On == nil || strings.TrimSpace(body.Tool) == "" {
+		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_scope, owner_id, tool and on are required"))
+		return
+	}
+	scope := login.Scope(body.OwnerScope)
+	if scope == login.ScopePlatform {
+		ok, err := h.isAdmin(r.Context(), user)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if !ok {
+			h.fail(w, r, domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's"))
+			return
+		}
+		if id, err := uuid.Parse(body.OwnerID); body.OwnerID != "" && (err != nil || id != uuid.Nil) {
+			h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_scope platform takes tool and on (and no owner_id)"))
+			return
+		}
+		if err := h.Connectors.SetPlatformPluginSwitch(r.Context(), user.String(), body.Tool, *body.On); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	id, err := uuid.Parse(body.OwnerID)
+	if err != nil {
+		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_id must be the id of the organisation, guild or agent"))
+		return
+	}
+	if err := h.Connectors.SetPluginSwitch(r.Context(), user, login.Owner{Scope: scope, ID: id}, body.Tool, *body.On); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// pluginSwitches is GET /api/tools/switches?owner_scope=&owner_id=: every plugin tool with the scope's
+// own switch, the switch resolved down to it, and whether a scope above binds it Off. The scope is one
+// the user manages; the platform (no owner_id) is the instance admin's.
+func (h *routes) pluginSwitches(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	q := r.URL.Query()
+	owner := login.Owner{Scope: login.Scope(q.Get("owner_scope"))}
+	if owner.Scope == login.ScopePlatform {
+		ok, err := h.isAdmin(r.Context(), user)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if !ok {
+			h.fail(w, r, domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's"))
+			return
+		}
+	} else {
+		id, err := uuid.Parse(q.Get("owner_id"))
+		if err != nil {
+			h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_scope and owner_id (the organisation, guild or agent) are required"))
+			return
+		}
+		owner.ID = id
+	}
+	views, err := h.Connectors.PluginSwitchViews(r.Context(), user, owner)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	handlers.WriteJSON(w, http.StatusOK, map[string]any{"tools": views})
 }

@@ -274,8 +274,25 @@ type Switch struct {
 	SchemaSHA string
 }
 
-// Switches reads the switches of owners for the given connectors, keyed by server id and tool.
+// Switches reads the switches of owners, keyed by server id and tool.
 func (r Reader) Switches(ctx context.Context, owners []login.Owner) (map[string][]Switch, error) {
+	return r.switches(ctx, owners, "")
+}
+
+// PluginSwitches reads the switches of owners that switch plugin tools (login.PluginServerID),
+// keyed as Switches keys them.
+func (r Reader) PluginSwitches(ctx context.Context, owners []login.Owner) (map[string][]Switch, error) {
+	return r.switches(ctx, owners, ` AND server_id LIKE '`+login.PluginServerPrefix+`%'`)
+}
+
+// ToolSwitches reads the switches of owners that name one tool of one server.
+func (r Reader) ToolSwitches(ctx context.Context, owners []login.Owner, serverID, tool string) ([]Switch, error) {
+	n := 2 * len(owners)
+	m, err := r.switches(ctx, owners, fmt.Sprintf(" AND server_id = $%d AND tool = $%d", n+1, n+2), serverID, tool)
+	return m[serverID+"\x00"+tool], err
+}
+
+func (r Reader) switches(ctx context.Context, owners []login.Owner, and string, extra ...any) (map[string][]Switch, error) {
 	if len(owners) == 0 {
 		return nil, nil
 	}
@@ -285,7 +302,8 @@ func (r Reader) Switches(ctx context.Context, owners []login.Owner) (map[string]
 		conds = append(conds, fmt.Sprintf("(scope = $%d AND scope_id = $%d)", len(args)+1, len(args)+2))
 		args = append(args, string(o.Scope), o.ID.String())
 	}
-	rows, err := r.DB.QueryContext(ctx, `SELECT scope, scope_id, server_id, tool, is_on, rule, description_sha, schema_sha FROM mcp_tool_switches WHERE `+strings.Join(conds, " OR "), args...)
+	args = append(args, extra...)
+	rows, err := r.DB.QueryContext(ctx, `SELECT scope, scope_id, server_id, tool, is_on, rule, description_sha, schema_sha FROM mcp_tool_switches WHERE (`+strings.Join(conds, " OR ")+`)`+and, args...)
 	if err != nil {
 		return nil, err
 	}

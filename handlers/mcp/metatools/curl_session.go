@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,6 +32,16 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, err
+	}
+	// A curl session reaches the whole of an integration's API, what its tools do included: an
+	// integration with a tool switched Off for the agent is refused, and nothing is minted.
+	off, err := s.pluginToolsOff(ctx, caller(p, user))
+	if err != nil {
+		return nil, err
+	}
+	if problems := switchedOff(s, a.Integrations, off); len(problems) > 0 {
+		refused := &curlsessions.RefusedError{Problems: problems}
+		return failed{"error": refused.Error(), "refused": refused.Problems}, nil
 	}
 	sess, err := s.opts.CurlSessions.Mint(ctx, curlsessions.MintRequest{UserID: user, Via: p.Method, ClientID: p.ClientID, Integrations: a.Integrations})
 	var refused *curlsessions.RefusedError
@@ -59,4 +70,30 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 			"header and injects the user's own credential for the provider. Methods: GET, HEAD, POST, PUT, PATCH, DELETE. " +
 			"Redirects come back to you unfollowed. The token works only for the integrations listed, until expires_at.",
 	}, nil
+}
+
+// switchedOff names each of integrations that has a tool switched Off for the agent (off, from
+// pluginToolsOff), with the tools and why.
+func switchedOff(s *Set, integrations []string, off map[string]string) []curlsessions.Problem {
+	if len(off) == 0 {
+		return nil
+	}
+	byIntegration := map[string][]string{}
+	for tool, why := range off {
+		if t, ok := s.opts.Registry.Tool(tool); ok {
+			in := t.Owner().Name
+			byIntegration[in] = append(byIntegration[in], tool+" ("+why+")")
+		}
+	}
+	var problems []curlsessions.Problem
+	for _, in := range integrations {
+		tools := byIntegration[in]
+		if len(tools) == 0 {
+			continue
+		}
+		slices.Sort(tools)
+		problems = append(problems, curlsessions.Problem{Integration: in, Reason: "TOOLS_OFF",
+			Message: in + " has tools switched Off for this agent: " + strings.Join(tools, ", ") + ". A curl session would reach what they do, so none is minted; use execute_tools with its other tools."})
+	}
+	return problems
 }

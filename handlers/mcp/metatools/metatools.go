@@ -70,6 +70,8 @@ type ConnectorTools interface {
 	// Schema answers an On tool; an Off one of the caller's chain is a *domain.Error saying why.
 	Schema(ctx context.Context, caller executions.Caller, name string) (connectors.OfferedTool, bool, error)
 	IsConnector(ctx context.Context, id string) bool
+	// PluginToolsOff names the plugin tools switched Off for the caller's agent, each with why.
+	PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]string, error)
 }
 
 // Set is the meta-tool set; it implements mcp.ToolSet.
@@ -267,9 +269,26 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 		}
 	}
 	out := []toolSummary{}
+	var unavailable []offTool
 	if !connectorOnly {
-		for _, t := range s.opts.Registry.Search(a.Query, a.Integration, a.Limit) {
-			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration})
+		off, err := s.pluginToolsOff(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		// A tool switched Off for the agent is never offered: it is named under unavailable, with why,
+		// and the search reaches as far past it as it would have without it.
+		want := a.Limit
+		if want <= 0 {
+			want = plugins.DefaultSearchLimit
+		}
+		for _, t := range s.opts.Registry.Search(a.Query, a.Integration, want+len(off)) {
+			if why, isOff := off[t.Name]; isOff {
+				unavailable = append(unavailable, offTool{Name: t.Name, Integration: t.Integration, Unavailable: why})
+				continue
+			}
+			if len(out) < want {
+				out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration})
+			}
 		}
 	}
 	if s.opts.Connectors != nil && (a.Integration == "" || connectorOnly) && (a.Limit <= 0 || len(out) < a.Limit) {
@@ -286,7 +305,6 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 		if err != nil {
 			return nil, err
 		}
-		var unavailable []offTool
 		for _, t := range found {
 			if t.Unavailable != "" {
 				unavailable = append(unavailable, offTool{Name: t.Name, Integration: t.Integration, Unavailable: t.Unavailable})
@@ -294,11 +312,20 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 			}
 			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration, Drift: t.Drift})
 		}
-		if len(unavailable) > 0 {
-			return map[string]any{"tools": out, "unavailable": unavailable}, nil
-		}
+	}
+	if len(unavailable) > 0 {
+		return map[string]any{"tools": out, "unavailable": unavailable}, nil
 	}
 	return map[string]any{"tools": out}, nil
+}
+
+// pluginToolsOff names the plugin tools switched Off for the caller, with why (none without the
+// connectors use case, which keeps the switches).
+func (s *Set) pluginToolsOff(ctx context.Context, c executions.Caller) (map[string]string, error) {
+	if s.opts.Connectors == nil {
+		return nil, nil
+	}
+	return s.opts.Connectors.PluginToolsOff(ctx, c)
 }
 
 func (s *Set) getToolSchema(ctx context.Context, c executions.Caller, raw json.RawMessage) (any, error) {
@@ -320,6 +347,13 @@ func (s *Set) getToolSchema(ctx context.Context, c executions.Caller, raw json.R
 	}
 	if !ok {
 		return nil, domain.Errorf(domain.CodeNotFound, "Unknown tool: %s. Use search_tools to find tool names.", a.Tool)
+	}
+	off, err := s.pluginToolsOff(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if why, isOff := off[t.Name]; isOff {
+		return nil, domain.Errorf(domain.CodeForbidden, "%s is unavailable: %s.", t.Name, why)
 	}
 	return map[string]any{"name": t.Name, "description": t.Description, "integration": t.Integration, "inputSchema": t.InputSchema}, nil
 }

@@ -6,6 +6,7 @@
 import { request } from '../api.js';
 import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, formatTime, ago, secretField } from '../dom.js';
 import { orgTools } from './orgtools.js';
+import { orgPluginSwitches } from './orgpluginswitches.js';
 
 const enc = encodeURIComponent;
 const orgsApi = {
@@ -240,6 +241,7 @@ function orgPage(ctx, page, status, secret, reload) {
     card('Agents', h('p', { class: 'muted small' }, 'An agent is what an MCP credential acts as: its API key, or the MCP clients you approve for it. Its logins and tool switches come from this organisation, then its guild, then the agent itself.'),
       agentsTable(ctx, o, page.agents, page.guilds, emails, guildNames, status, secret, act, reload), newAgent),
     admin ? orgTools(o) : null,
+    admin ? orgPluginSwitches(o) : null,
   ];
 }
 

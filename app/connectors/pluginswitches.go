@@ -1,0 +1,188 @@
+package connectors
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/projections/connectorsrm"
+)
+
+// Plugin tools' switches. A plugin tool (an integration's or a built-in's) is switched as a connector
+// tool is, on the same switch streams and by the same Decide, its ServerID being
+// login.PluginServerID(integration): an explicit Off at a scope binds every scope below it, a lower
+// scope cannot turn it back On, and only someone who manages the binding scope lifts it. Unlike a
+// connector tool, whose login's listing writes its defaults, a plugin tool no scope has switched is
+// On: that is what every agent had before plugin tools had switches.
+
+// PluginToolLookup finds a plugin tool by name and lists them all (*plugins.Registry);
+// Options.Integrations provides it.
+type PluginToolLookup interface {
+	Tool(name string) (*plugins.Tool, bool)
+	Tools() []*plugins.Tool
+}
+
+// pluginTool is the integration of the plugin tool called name, or CodeUnprocessable.
+func (s *Service) pluginTool(name string) (string, error) {
+	if lookup, ok := s.opts.Integrations.(PluginToolLookup); ok {
+		if t, ok := lookup.Tool(name); ok {
+			return t.Owner().Name, nil
+		}
+	}
+	return "", domain.Errorf(domain.CodeUnprocessable, "there is no plugin tool %s", name)
+}
+
+// SetPluginSwitch turns a plugin tool On or Off at a scope the user manages (PUT
+// /api/tools/switches). An On below a scope that switched the tool Off is CodeConflict, naming that
+// scope; the platform's switches are the instance admin's (SetPlatformPluginSwitch).
+func (s *Service) SetPluginSwitch(ctx context.Context, user uuid.UUID, owner login.Owner, tool string, on bool) error {
+	if owner.Scope == login.ScopePlatform {
+		return domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's")
+	}
+	if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
+		return err
+	}
+	integration, err := s.pluginTool(tool)
+	if err != nil {
+		return err
+	}
+	server := login.PluginServerID(integration)
+	if on {
+		reason, err := s.boundOff(ctx, user, owner, server, tool)
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			return domain.Errorf(domain.CodeConflict, "%s is %s; a scope below it cannot turn it On, only whoever manages that scope can", tool, reason)
+		}
+	}
+	return s.setSwitch(ctx, user.String(), login.SwitchSet{Owner: owner, ServerID: server, Tool: tool, On: on, By: user.String(), At: s.opts.Now()})
+}
+
+// SetPlatformPluginSwitch is the instance admin's switch of a plugin tool at the platform scope (the
+// caller checks that actor is one); an Off binds every organisation.
+func (s *Service) SetPlatformPluginSwitch(ctx context.Context, actor, tool string, on bool) error {
+	integration, err := s.pluginTool(tool)
+	if err != nil {
+		return err
+	}
+	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: login.PluginServerID(integration), Tool: tool, On: on, By: actor, At: s.opts.Now()})
+}
+
+// PluginToolsOff answers which plugin tools are Off for the caller's agent, each with the reason a
+// person reads ("switched Off by organisation Acme"); a tool it does not name is On. It reads the
+// switches of the agent's chain afresh: a switch binds from the moment its write is acknowledged.
+func (s *Service) PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]string, error) {
+	chain, err := s.callerChain(ctx, caller)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.reader.PluginSwitches(ctx, chain.Owners())
+	if err != nil {
+		return nil, err
+	}
+	off := map[string]string{}
+	for key, switches := range all {
+		_, tool, _ := strings.Cut(key, "\x00")
+		if reason := s.pluginDecision(ctx, switches); reason != "" {
+			off[tool] = reason
+		}
+	}
+	return off, nil
+}
+
+// PluginToolOff is why one plugin tool is Off for the caller ("" when it is On): the check an
+// execution of a plugin tool makes before it reads a credential.
+func (s *Service) PluginToolOff(ctx context.Context, caller executions.Caller, integration, tool string) (string, error) {
+	chain, err := s.callerChain(ctx, caller)
+	if err != nil {
+		return "", err
+	}
+	switches, err := s.reader.ToolSwitches(ctx, chain.Owners(), login.PluginServerID(integration), tool)
+	if err != nil {
+		return "", err
+	}
+	return s.pluginDecision(ctx, switches), nil
+}
+
+// pluginDecision is why a plugin tool with these switches along a chain is Off, or "": no switch is
+// On (see above), else Decide decides.
+func (s *Service) pluginDecision(ctx context.Context, switches []connectorsrm.Switch) string {
+	if len(switches) == 0 {
+		return ""
+	}
+	return s.whyOff(ctx, connectorsrm.Decide(switches, connectorsrm.Tool{}, ""))
+}
+
+func (s *Service) callerChain(ctx context.Context, caller executions.Caller) (Chain, error) {
+	agent, err := s.agentOf(ctx, caller)
+	if err != nil {
+		return Chain{}, err
+	}
+	return s.chainOf(ctx, caller.UserID, agent)
+}
+
+// PluginSwitchView is one plugin tool as a scope sees it (GET /api/tools/switches).
+type PluginSwitchView struct {
+	Name        string `json:"name"`
+	Integration string `json:"integration"`
+	Description string `json:"description"`
+	// Switch is this scope's own explicit switch; nil when it holds none.
+	Switch *bool `json:"switch"`
+	// On is the tool's switch resolved along the chain down to this scope.
+	On bool `json:"on"`
+	// Unavailable says why it is Off here ("switched Off by organisation Acme").
+	Unavailable string `json:"unavailable,omitempty"`
+	// Bound: a scope above switched it Off, so this scope cannot turn it On.
+	Bound bool `json:"bound"`
+}
+
+// PluginSwitchViews lists every plugin tool with its switches at owner, a scope the user manages (the
+// platform's are the instance admin's: the caller checks that).
+func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner login.Owner) ([]PluginSwitchView, error) {
+	if owner.Scope != login.ScopePlatform {
+		if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
+			return nil, err
+		}
+	}
+	lookup, ok := s.opts.Integrations.(PluginToolLookup)
+	if !ok {
+		return []PluginSwitchView{}, nil
+	}
+	chain, err := s.ownerChain(ctx, user, owner)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.reader.PluginSwitches(ctx, chain.Owners())
+	if err != nil {
+		return nil, err
+	}
+	out := []PluginSwitchView{}
+	for _, t := range lookup.Tools() {
+		integration := t.Owner().Name
+		switches := all[login.PluginServerID(integration)+"\x00"+t.Name]
+		v := PluginSwitchView{Name: t.Name, Integration: integration, Description: t.Description, On: true}
+		var above []connectorsrm.Switch
+		for _, sw := range switches {
+			if sw.Owner == owner {
+				on := sw.On
+				v.Switch = &on
+			} else if rank(sw.Owner.Scope) < rank(owner.Scope) {
+				above = append(above, sw)
+			}
+		}
+		if why := s.pluginDecision(ctx, switches); why != "" {
+			v.On, v.Unavailable = false, why
+		}
+		if d := connectorsrm.Decide(above, connectorsrm.Tool{}, ""); len(above) > 0 && !d.On && d.Explicit() {
+			v.Bound = true
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
