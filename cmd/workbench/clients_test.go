@@ -311,7 +311,7 @@ func serveBinary(t *testing.T, bin, postgresURL, publicHost string) *servedBinar
 		s.env = append(s.env, "SERVER_PUBLIC_URL="+s.Base)
 	}
 	if postgresURL != "" {
-		s.env = append(s.env, "DATABASE_URL="+postgresURL, "ENCRYPTION_KEY="+testEncryptionKey)
+		s.env = append(s.env, "DATABASE_URL="+postgresURL, "ENCRYPTION_KEY="+testEncryptionKey, "DATABASE_MAX_CONNS=8")
 	} else {
 		s.env = append(s.env, "DATABASE_URL="+filepath.Join(dir, "data", "workbench.db"))
 	}

@@ -59,6 +59,9 @@ func startE2EWith(tb testing.TB, databaseURL string, env map[string]string, leve
 		vars["ENCRYPTION_KEY"] = testEncryptionKey
 		// Otherwise ./data of the package directory, shared by every test running at the same time.
 		vars["WORKBENCH_DATA_DIR"] = tb.TempDir()
+		// Tests share one PostgreSQL server (max_connections 100) with the other packages' tests
+		// running beside them: a small pool each, unless the test asks for more.
+		vars["DATABASE_MAX_CONNS"] = "8"
 	}
 	for k, v := range env {
 		vars[k] = v
