@@ -66,7 +66,7 @@ func (r *Registry) AddInternal(m Manifest, tools []ToolSpec, handlers map[string
 		}
 		in.tools = append(in.tools, &Tool{
 			Name: spec.Name, Description: spec.Description, Integration: m.Name, InputSchema: compact.Bytes(),
-			Source: in.Source, integration: in, schema: schema, handler: handlers[spec.Name],
+			Source: in.Source, Mutating: spec.Mutating, integration: in, schema: schema, handler: handlers[spec.Name],
 			nameTokens: tokenize(spec.Name), descTokens: tokenize(spec.Description),
 		})
 	}

@@ -220,6 +220,10 @@ type ToolSpec struct {
 	HTTP *HTTPTemplate `json:"http,omitempty"`
 	// Handler is "go": the tool runs a Go handler registered in code under the tool's name.
 	Handler string `json:"handler,omitempty"`
+	// Mutating says whether the tool changes anything at the provider (creates, sends, deletes, pays):
+	// a mutating tool starts Off for every agent until someone who manages a scope switches it On.
+	// Absent, the tool's name decides (a writing verb: StartsOff).
+	Mutating *bool `json:"mutating,omitempty"`
 }
 
 // HandlerGo is the only value ToolSpec.Handler accepts.

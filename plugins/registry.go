@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/workbench/workbench/plugins/connector"
 )
 
 // Size limits for plugin files.
@@ -111,6 +113,8 @@ type Tool struct {
 	InputSchema json.RawMessage
 	// Source is where the plugin was loaded from.
 	Source string
+	// Mutating is tools.json's mutating (nil when the manifest does not say).
+	Mutating *bool
 
 	integration *Integration
 	schema      *jsonschema.Schema
@@ -127,6 +131,28 @@ func (t *Tool) Declarative() bool { return t.http != nil }
 
 // Owner returns the tool's integration.
 func (t *Tool) Owner() *Integration { return t.integration }
+
+// Why a plugin tool starts Off (the rule recorded with the decision, as a connector tool's is).
+const (
+	RuleMutating    = connector.RuleMutating
+	RuleWritingVerb = connector.RuleWritingVerb
+)
+
+// StartsOff reports whether the tool is Off for an agent until someone switches it On, and the rule
+// that says so: tools.json marks it mutating, or, where tools.json does not say, its name (less the
+// integration's prefix) carries a writing verb (create, send, delete, ...), as a connector tool's does.
+func (t *Tool) StartsOff() (bool, string) {
+	if t.Mutating != nil {
+		if *t.Mutating {
+			return true, RuleMutating
+		}
+		return false, ""
+	}
+	if connector.HasWritingVerb(strings.TrimPrefix(t.Name, ToolPrefix(t.Integration))) {
+		return true, RuleWritingVerb
+	}
+	return false, ""
+}
 
 // Registry is the in-memory index built at boot (spec, concepts: "Registry"). It is immutable after
 // Load and safe for concurrent use.
@@ -395,6 +421,7 @@ func loadPlugin(src pluginSource, handlers map[string]Handler, allowInsecure boo
 			Description: spec.Description,
 			Integration: m.Name,
 			Source:      src.source,
+			Mutating:    spec.Mutating,
 			integration: in,
 			nameTokens:  tokenize(spec.Name),
 			descTokens:  tokenize(spec.Description),

@@ -102,6 +102,10 @@ func (s *Service) Integration() (plugins.Manifest, []plugins.ToolSpec, map[strin
 	for name, h := range handlers {
 		handlers[name] = s.routed(name, h)
 	}
+	// None of these tools starts Off (they drive the user's own sandboxed browser session, which holds no provider credential of Workbench's); each can still be switched Off at any scope.
+	for i := range tools {
+		tools[i].Mutating = new(bool)
+	}
 	return m, tools, handlers
 }
 

@@ -2,7 +2,7 @@ package connectors
 
 import (
 	"context"
-	"strings"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -16,9 +16,11 @@ import (
 // Plugin tools' switches. A plugin tool (an integration's or a built-in's) is switched as a connector
 // tool is, on the same switch streams and by the same Decide, its ServerID being
 // login.PluginServerID(integration): an explicit Off at a scope binds every scope below it, a lower
-// scope cannot turn it back On, and only someone who manages the binding scope lifts it. Unlike a
-// connector tool, whose login's listing writes its defaults, a plugin tool no scope has switched is
-// On: that is what every agent had before plugin tools had switches.
+// scope cannot turn it back On, and only someone who manages the binding scope lifts it. A connector
+// tool's defaults are written by its login's listing; a plugin tool's default is its manifest's, the
+// same what-starts-Off rule read at the platform scope (plugins.Tool.StartsOff: tools.json marks it
+// mutating, or its name carries a writing verb): such a tool is Off for every agent until someone who
+// manages a scope of its chain switches it On there. Any other tool no scope has switched is On.
 
 // PluginToolLookup finds a plugin tool by name and lists them all (*plugins.Registry);
 // Options.Integrations provides it.
@@ -74,10 +76,22 @@ func (s *Service) SetPlatformPluginSwitch(ctx context.Context, actor, tool strin
 	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: login.PluginServerID(integration), Tool: tool, On: on, By: actor, At: s.opts.Now()})
 }
 
-// PluginToolsOff answers which plugin tools are Off for the caller's agent, each with the reason a
-// person reads ("switched Off by organisation Acme"); a tool it does not name is On. It reads the
-// switches of the agent's chain afresh: a switch binds from the moment its write is acknowledged.
-func (s *Service) PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]string, error) {
+// OffTool is why a plugin tool is Off for an agent.
+type OffTool struct {
+	// Why is the reason a person reads ("switched Off by organisation Acme").
+	Why string
+	// ByDefault: only its start-Off rule holds it Off (no scope switched it Off, none On).
+	ByDefault bool
+}
+
+// PluginToolsOff answers which plugin tools are Off for the caller's agent, each with why; a tool it
+// does not name is On. It reads the switches of the agent's chain afresh: a switch binds from the
+// moment its write is acknowledged.
+func (s *Service) PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]OffTool, error) {
+	lookup, ok := s.opts.Integrations.(PluginToolLookup)
+	if !ok {
+		return map[string]OffTool{}, nil
+	}
 	chain, err := s.callerChain(ctx, caller)
 	if err != nil {
 		return nil, err
@@ -86,11 +100,11 @@ func (s *Service) PluginToolsOff(ctx context.Context, caller executions.Caller) 
 	if err != nil {
 		return nil, err
 	}
-	off := map[string]string{}
-	for key, switches := range all {
-		_, tool, _ := strings.Cut(key, "\x00")
-		if reason := s.pluginDecision(ctx, switches); reason != "" {
-			off[tool] = reason
+	off := map[string]OffTool{}
+	for _, t := range lookup.Tools() {
+		switches := all[login.PluginServerID(t.Owner().Name)+"\x00"+t.Name]
+		if why := s.pluginDecision(ctx, t, switches); why != "" {
+			off[t.Name] = OffTool{Why: why, ByDefault: len(switches) == 0}
 		}
 	}
 	return off, nil
@@ -99,6 +113,14 @@ func (s *Service) PluginToolsOff(ctx context.Context, caller executions.Caller) 
 // PluginToolOff is why one plugin tool is Off for the caller ("" when it is On): the check an
 // execution of a plugin tool makes before it reads a credential.
 func (s *Service) PluginToolOff(ctx context.Context, caller executions.Caller, integration, tool string) (string, error) {
+	lookup, ok := s.opts.Integrations.(PluginToolLookup)
+	if !ok {
+		return "", nil
+	}
+	t, ok := lookup.Tool(tool)
+	if !ok {
+		return "", nil
+	}
 	chain, err := s.callerChain(ctx, caller)
 	if err != nil {
 		return "", err
@@ -107,12 +129,15 @@ func (s *Service) PluginToolOff(ctx context.Context, caller executions.Caller, i
 	if err != nil {
 		return "", err
 	}
-	return s.pluginDecision(ctx, switches), nil
+	return s.pluginDecision(ctx, t, switches), nil
 }
 
-// pluginDecision is why a plugin tool with these switches along a chain is Off, or "": no switch is
-// On (see above), else Decide decides.
-func (s *Service) pluginDecision(ctx context.Context, switches []connectorsrm.Switch) string {
+// pluginDecision is why plugin tool t, with these switches along a chain, is Off ("" when On): its
+// start-Off rule is a default at the platform scope, and Decide decides.
+func (s *Service) pluginDecision(ctx context.Context, t *plugins.Tool, switches []connectorsrm.Switch) string {
+	if off, rule := t.StartsOff(); off {
+		switches = append(slices.Clip(switches), connectorsrm.Switch{Owner: login.Owner{Scope: login.ScopePlatform}, Tool: t.Name, On: false, Rule: rule})
+	}
 	if len(switches) == 0 {
 		return ""
 	}
@@ -140,6 +165,9 @@ type PluginSwitchView struct {
 	Unavailable string `json:"unavailable,omitempty"`
 	// Bound: a scope above switched it Off, so this scope cannot turn it On.
 	Bound bool `json:"bound"`
+	// StartsOff is the rule that has the tool Off until someone switches it On (mutating,
+	// writing_verb); empty when it starts On.
+	StartsOff string `json:"starts_off,omitempty"`
 }
 
 // PluginSwitchViews lists every plugin tool with its switches at owner, a scope the user manages (the
@@ -176,8 +204,11 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 				above = append(above, sw)
 			}
 		}
-		if why := s.pluginDecision(ctx, switches); why != "" {
+		if why := s.pluginDecision(ctx, t, switches); why != "" {
 			v.On, v.Unavailable = false, why
+		}
+		if off, rule := t.StartsOff(); off {
+			v.StartsOff = rule
 		}
 		if d := connectorsrm.Decide(above, connectorsrm.Tool{}, ""); len(above) > 0 && !d.On && d.Explicit() {
 			v.Bound = true

@@ -81,6 +81,10 @@ func (s *Service) Integration() (plugins.Manifest, []plugins.ToolSpec, map[strin
 		"list_jot_files": s.listTool,
 		"delete_jot":     s.deleteTool,
 	}
+	// None of these tools starts Off (they write Workbench's own jot store, under the user's quota, with no provider credential); each can still be switched Off at any scope.
+	for i := range tools {
+		tools[i].Mutating = new(bool)
+	}
 	return m, tools, handlers
 }
 

@@ -186,11 +186,50 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 	if out, _ := call("execute_tools", echo); !strings.Contains(out, "it did not run") {
 		t.Fatalf("the tool runs after the member's On through the connectors' route: %s", out)
 	}
-	// A curl session would reach what a switched-Off tool does: an integration with one is refused
-	// before anything is minted, naming the tool and why.
-	if code, body := put(ada.ID, map[string]any{"owner_scope": "organization", "owner_id": acme.String(), "tool": "github_create_issue", "on": false}); code != http.StatusNoContent {
+	// A mutating tool starts Off (tools.json marks github_create_issue so); the member turns it On for
+	// his own agent, which no Off above binds.
+	const byDefault = "Off by default at the platform (mutating) until someone who manages a scope turns it On"
+	if out, isErr := call("get_tool_schema", map[string]any{"tool": "github_create_issue"}); !isErr || !strings.Contains(out, byDefault) {
+		t.Fatalf("get_tool_schema of a mutating tool nobody switched On: isError=%v %s", isErr, out)
+	}
+	if out, _ := call("search_tools", map[string]any{"query": "create issue", "integration": "github"}); !strings.Contains(out, `"unavailable":"`+byDefault+`"`) || strings.Contains(out, `"tools":[{"name":"github_create_issue"`) {
+		t.Fatalf("search_tools offers a mutating tool nobody switched On: %s", out)
+	}
+	createIssue := func(user uuid.UUID, scope string, id uuid.UUID, on bool) (int, string) {
+		return put(user, map[string]any{"owner_scope": scope, "owner_id": id.String(), "tool": "github_create_issue", "on": on})
+	}
+	if code, body := createIssue(bob.ID, "agent", bobBot, true); code != http.StatusNoContent {
+		t.Fatalf("the member's On of github_create_issue at his agent: %d %s", code, body)
+	}
+	if out, isErr := call("get_tool_schema", map[string]any{"tool": "github_create_issue"}); isErr || !strings.Contains(out, "inputSchema") {
+		t.Fatalf("get_tool_schema once the member switched it On: isError=%v %s", isErr, out)
+	}
+	if v := func() map[string]any {
+		code, body := portalDo(t, sessions, bob.ID, http.MethodGet, srv.Base+"/api/tools/switches?owner_scope=agent&owner_id="+bobBot.String(), nil)
+		var r struct {
+			Tools []map[string]any `json:"tools"`
+		}
+		if code != http.StatusOK || json.Unmarshal([]byte(body), &r) != nil {
+			t.Fatalf("GET /api/tools/switches: %d %s", code, body)
+		}
+		for _, tl := range r.Tools {
+			if tl["name"] == "github_create_issue" {
+				return tl
+			}
+		}
+		return nil
+	}(); v == nil || v["starts_off"] != "mutating" || v["switch"] != true || v["on"] != true {
+		t.Fatalf("the agent's view of github_create_issue: %v", v)
+	}
+	// The owner's Off at the organisation binds it again.
+	if code, body := createIssue(ada.ID, "organization", acme, false); code != http.StatusNoContent {
 		t.Fatalf("the owner's Off of github_create_issue: %d %s", code, body)
 	}
+	if out, isErr := call("get_tool_schema", map[string]any{"tool": "github_create_issue"}); !isErr || !strings.Contains(out, why) {
+		t.Fatalf("get_tool_schema after the organisation's Off above the agent's On: isError=%v %s", isErr, out)
+	}
+	// A curl session would reach what a switched-Off tool does: an integration with one is refused
+	// before anything is minted, naming the tool and why.
 	if out, isErr := call("curl_session", map[string]any{"integrations": []string{"github"}}); !isErr || !strings.Contains(out, "TOOLS_OFF") ||
 		!strings.Contains(out, "github_create_issue ("+why+")") || strings.Contains(out, "token") {
 		t.Fatalf("curl_session for an integration with a tool switched Off: isError=%v %s", isErr, out)

@@ -187,7 +187,8 @@ func (tb *tab) waitURL(re string) string {
 func (tb *tab) shot(name string) {
 	tb.t.Helper()
 	_ = tb.p.Timeout(3 * time.Second).WaitStable(300 * time.Millisecond)
-	png, err := tb.p.Timeout(10*time.Second).Screenshot(true, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
+	// A full-page capture of a long page on a loaded machine takes seconds: bounded, but generously.
+	png, err := tb.p.Timeout(30*time.Second).Screenshot(true, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
 	if err != nil {
 		tb.t.Fatalf("screenshot %s: %v", name, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/curlsessions"
 	"github.com/workbench/workbench/handlers/mcp"
 )
@@ -34,7 +35,8 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 		return nil, err
 	}
 	// A curl session reaches the whole of an integration's API, what its tools do included: an
-	// integration with a tool switched Off for the agent is refused, and nothing is minted.
+	// integration with a tool a scope switched Off for the agent is refused, and nothing is minted. A
+	// tool Off only by its start-Off default does not refuse it (docs/policy.md, Plugin tools).
 	off, err := s.pluginToolsOff(ctx, caller(p, user))
 	if err != nil {
 		return nil, err
@@ -74,15 +76,15 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 
 // switchedOff names each of integrations that has a tool switched Off for the agent (off, from
 // pluginToolsOff), with the tools and why.
-func switchedOff(s *Set, integrations []string, off map[string]string) []curlsessions.Problem {
-	if len(off) == 0 {
-		return nil
-	}
+func switchedOff(s *Set, integrations []string, off map[string]connectors.OffTool) []curlsessions.Problem {
 	byIntegration := map[string][]string{}
-	for tool, why := range off {
+	for tool, o := range off {
+		if o.ByDefault {
+			continue
+		}
 		if t, ok := s.opts.Registry.Tool(tool); ok {
 			in := t.Owner().Name
-			byIntegration[in] = append(byIntegration[in], tool+" ("+why+")")
+			byIntegration[in] = append(byIntegration[in], tool+" ("+o.Why+")")
 		}
 	}
 	var problems []curlsessions.Problem

@@ -70,8 +70,8 @@ type ConnectorTools interface {
 	// Schema answers an On tool; an Off one of the caller's chain is a *domain.Error saying why.
 	Schema(ctx context.Context, caller executions.Caller, name string) (connectors.OfferedTool, bool, error)
 	IsConnector(ctx context.Context, id string) bool
-	// PluginToolsOff names the plugin tools switched Off for the caller's agent, each with why.
-	PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]string, error)
+	// PluginToolsOff names the plugin tools Off for the caller's agent, each with why.
+	PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]connectors.OffTool, error)
 }
 
 // Set is the meta-tool set; it implements mcp.ToolSet.
@@ -282,8 +282,8 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 			want = plugins.DefaultSearchLimit
 		}
 		for _, t := range s.opts.Registry.Search(a.Query, a.Integration, want+len(off)) {
-			if why, isOff := off[t.Name]; isOff {
-				unavailable = append(unavailable, offTool{Name: t.Name, Integration: t.Integration, Unavailable: why})
+			if o, isOff := off[t.Name]; isOff {
+				unavailable = append(unavailable, offTool{Name: t.Name, Integration: t.Integration, Unavailable: o.Why})
 				continue
 			}
 			if len(out) < want {
@@ -321,7 +321,7 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 
 // pluginToolsOff names the plugin tools switched Off for the caller, with why (none without the
 // connectors use case, which keeps the switches).
-func (s *Set) pluginToolsOff(ctx context.Context, c executions.Caller) (map[string]string, error) {
+func (s *Set) pluginToolsOff(ctx context.Context, c executions.Caller) (map[string]connectors.OffTool, error) {
 	if s.opts.Connectors == nil {
 		return nil, nil
 	}
@@ -352,8 +352,8 @@ func (s *Set) getToolSchema(ctx context.Context, c executions.Caller, raw json.R
 	if err != nil {
 		return nil, err
 	}
-	if why, isOff := off[t.Name]; isOff {
-		return nil, domain.Errorf(domain.CodeForbidden, "%s is unavailable: %s.", t.Name, why)
+	if o, isOff := off[t.Name]; isOff {
+		return nil, domain.Errorf(domain.CodeForbidden, "%s is unavailable: %s.", t.Name, o.Why)
 	}
 	return map[string]any{"name": t.Name, "description": t.Description, "integration": t.Integration, "inputSchema": t.InputSchema}, nil
 }
