@@ -27,7 +27,13 @@ type hot struct {
 	agents  map[uuid.UUID]hotEntry[hotAgent]
 	servers map[string]hotEntry[connectorsrm.Server]
 	creds   map[uuid.UUID]hotCreds
+	// plugins are the plugin tools' switches of a caller's chain, by tool, per caller (pluginswitches.go).
+	plugins map[pluginCaller]hotEntry[map[string][]connectorsrm.Switch]
 }
+
+// pluginCaller keys the plugin switches cache: the agent a caller names, or the user whose default
+// agent it acts as.
+type pluginCaller struct{ user, agent uuid.UUID }
 
 type hotEntry[T any] struct {
 	v  T
@@ -68,6 +74,7 @@ func (h *hot) clearLocked() {
 	h.agents = map[uuid.UUID]hotEntry[hotAgent]{}
 	h.servers = map[string]hotEntry[connectorsrm.Server]{}
 	h.creds = map[uuid.UUID]hotCreds{}
+	h.plugins = map[pluginCaller]hotEntry[map[string][]connectorsrm.Switch]{}
 }
 
 // invalidate forgets everything (after a write).

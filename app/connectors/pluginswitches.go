@@ -3,6 +3,7 @@ package connectors
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -85,24 +86,20 @@ type OffTool struct {
 }
 
 // PluginToolsOff answers which plugin tools are Off for the caller's agent, each with why; a tool it
-// does not name is On. It reads the switches of the agent's chain afresh: a switch binds from the
-// moment its write is acknowledged.
+// does not name is On. It reads the switches of the agent's chain through the tool-call cache: a
+// switch set on this replica binds at once, one set on another within DefaultCacheTTL.
 func (s *Service) PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]OffTool, error) {
 	lookup, ok := s.opts.Integrations.(PluginToolLookup)
 	if !ok {
 		return map[string]OffTool{}, nil
 	}
-	chain, err := s.callerChain(ctx, caller)
-	if err != nil {
-		return nil, err
-	}
-	all, err := s.reader.PluginSwitches(ctx, chain.Owners())
+	all, err := s.cachedPluginSwitches(ctx, caller)
 	if err != nil {
 		return nil, err
 	}
 	off := map[string]OffTool{}
 	for _, t := range lookup.Tools() {
-		switches := all[login.PluginServerID(t.Owner().Name)+"\x00"+t.Name]
+		switches := all[pluginKey(t)]
 		if why := s.pluginDecision(ctx, t, switches); why != "" {
 			off[t.Name] = OffTool{Why: why, ByDefault: len(switches) == 0}
 		}
@@ -118,18 +115,47 @@ func (s *Service) PluginToolOff(ctx context.Context, caller executions.Caller, i
 		return "", nil
 	}
 	t, ok := lookup.Tool(tool)
-	if !ok {
+	if !ok || t.Owner().Name != integration {
 		return "", nil
 	}
+	all, err := s.cachedPluginSwitches(ctx, caller)
+	if err != nil {
+		return "", err
+	}
+	return s.pluginDecision(ctx, t, all[pluginKey(t)]), nil
+}
+
+// pluginKey is a plugin tool's key in the switches the reader answers.
+func pluginKey(t *plugins.Tool) string { return login.PluginServerID(t.Owner().Name) + "\x00" + t.Name }
+
+// cachedPluginSwitches are the plugin tools' switches along the caller's chain, keyed by server id and
+// tool (pluginKey), reused for
+// DefaultCacheTTL (every write of this replica clears them).
+func (s *Service) cachedPluginSwitches(ctx context.Context, caller executions.Caller) (map[string][]connectorsrm.Switch, error) {
+	key := pluginCaller{user: caller.UserID, agent: caller.AgentID}
+	h := s.hot
+	h.mu.Lock()
+	e, ok := h.plugins[key]
+	gen := h.gen
+	h.mu.Unlock()
+	if ok && fresh(e.at, h.ttl) {
+		return e.v, nil
+	}
+	at := time.Now()
 	chain, err := s.callerChain(ctx, caller)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	switches, err := s.reader.ToolSwitches(ctx, chain.Owners(), login.PluginServerID(integration), tool)
+	byServer, err := s.reader.PluginSwitches(ctx, chain.Owners())
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return s.pluginDecision(ctx, t, switches), nil
+	h.mu.Lock()
+	if h.gen == gen {
+		h.plugins[key] = hotEntry[map[string][]connectorsrm.Switch]{v: byServer, at: at}
+	}
+	h.mu.Unlock()
+	return byServer, nil
 }
 
 // pluginDecision is why plugin tool t, with these switches along a chain, is Off ("" when On): its
@@ -193,7 +219,7 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 	out := []PluginSwitchView{}
 	for _, t := range lookup.Tools() {
 		integration := t.Owner().Name
-		switches := all[login.PluginServerID(integration)+"\x00"+t.Name]
+		switches := all[pluginKey(t)]
 		v := PluginSwitchView{Name: t.Name, Integration: integration, Description: t.Description, On: true}
 		var above []connectorsrm.Switch
 		for _, sw := range switches {

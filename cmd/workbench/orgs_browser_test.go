@@ -161,6 +161,13 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		if out := rpc(t, srv.Base, crawlerKey, echoRun); !strings.Contains(out, "switched Off by organisation Acme for this agent; it did not run") {
 			t.Fatalf("the agent's utils_echo after the organisation's Off: %s", out)
 		}
+		// The agent's own card says why, and its switch cannot be pressed: the organisation's Off binds it.
+		tb.click(`[data-agent-name=crawler] [data-testid=agent-plugin-tools]`, "")
+		tb.fill(`[data-testid=agent-plugin-switches] [data-testid=plugin-switches-filter]`, "utils_echo")
+		tb.el(`[data-testid=agent-plugin-switches] [data-tool=utils_echo] [data-testid=plugin-effective]`, `switched Off by organisation Acme`)
+		if d, err := tb.el(`[data-testid=agent-plugin-switches] [data-tool=utils_echo] [data-testid=plugin-switch]`, "").Property("disabled"); err != nil || !d.Bool() {
+			t.Fatalf("the agent's switch of a tool its organisation switched Off can be pressed (disabled=%v, %v)", d, err)
+		}
 		tb.click(`[data-tool=utils_echo] [data-testid=plugin-switch]`, `^Off$`)
 		tb.el(`.notice-success`, `utils_echo is On at this organisation`)
 		tb.el(`[data-tool=utils_echo] [data-testid=plugin-effective]`, `^On$`)
@@ -175,6 +182,7 @@ func TestOrganizationPagesInChromium(t *testing.T) {
 		tb.waitURL(`^/orgs/` + acme.String() + `/guilds/` + guild.String() + `$`)
 		tb.el(`h1`, `^Research$`)
 		tb.el(`[data-testid=guild-agents] [data-agent-name=crawler]`, "")
+		tb.el(`[data-testid=plugin-switches-card][data-scope=guild] h2`, `Plugin tools of guild Research`)
 		tb.choose(`[data-testid=add-guild-member-select]`, `^bob@example\.com$`)
 		tb.click(`[data-testid=add-guild-member-submit]`, "")
 		tb.el(`[data-testid=guild-members] [data-member="bob@example.com"]`, "")

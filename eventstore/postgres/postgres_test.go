@@ -310,6 +310,9 @@ func TestSubscribeWokenByNotify(t *testing.T) {
 	// to be connected for longer than peerGrace, so that the event can only reach it through a
 	// notification (the writer must have seen the reader's listener by then).
 	time.Sleep(postgres.PeerGrace + 3*postgres.PeerCheck)
+	// On a loaded machine the writer's peer check may not have run yet: wait until it has seen the
+	// reader's listener (otherwise it would append without notifying, and nothing would wake the reader).
+	eventually(t, "the writer to see the reader's listener and notify", func() bool { return postgres.NotifyWanted(writer) })
 	ev := event("notified")
 	if _, err := writer.Append(ctx, "n", eventstore.NoStream, ev); err != nil {
 		t.Fatalf("append: %v", err)

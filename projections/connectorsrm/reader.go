@@ -285,13 +285,6 @@ func (r Reader) PluginSwitches(ctx context.Context, owners []login.Owner) (map[s
 	return r.switches(ctx, owners, ` AND server_id LIKE '`+login.PluginServerPrefix+`%'`)
 }
 
-// ToolSwitches reads the switches of owners that name one tool of one server.
-func (r Reader) ToolSwitches(ctx context.Context, owners []login.Owner, serverID, tool string) ([]Switch, error) {
-	n := 2 * len(owners)
-	m, err := r.switches(ctx, owners, fmt.Sprintf(" AND server_id = $%d AND tool = $%d", n+1, n+2), serverID, tool)
-	return m[serverID+"\x00"+tool], err
-}
-
 func (r Reader) switches(ctx context.Context, owners []login.Owner, and string, extra ...any) (map[string][]Switch, error) {
 	if len(owners) == 0 {
 		return nil, nil

@@ -6,7 +6,7 @@
 import { request } from '../api.js';
 import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, formatTime, ago, secretField } from '../dom.js';
 import { orgTools } from './orgtools.js';
-import { orgPluginSwitches } from './orgpluginswitches.js';
+import { pluginSwitches } from './pluginswitches.js';
 
 const enc = encodeURIComponent;
 const orgsApi = {
@@ -225,7 +225,9 @@ function orgPage(ctx, page, status, secret, reload) {
     h('td', {}, String(page.agents.filter((a) => a.guild_id === g.id).length)))), 'guilds')
     : h('p', { class: 'muted' }, 'No guilds yet.', admin ? ' A guild is a team: its agents share the logins the guild holds.' : '');
 
-  // Agents.
+  // Agents: a row's Plugin tools button shows that agent's switches below the table.
+  const agentTools = h('div', { 'data-testid': 'agent-plugin-switches' });
+  const showAgentTools = (a) => replace(agentTools, pluginSwitches({ scope: 'agent', id: a.id, label: `agent ${a.name}` }));
   const agentName = h('input', { type: 'text', name: 'agent', placeholder: 'Agent name', 'aria-label': 'Agent name', 'data-testid': 'new-agent-name' });
   const agentGuild = h('select', { 'aria-label': 'Guild', 'data-testid': 'new-agent-guild' }, h('option', { value: '' }, 'No guild'),
     page.guilds.map((g) => h('option', { value: g.id }, g.name)));
@@ -239,13 +241,14 @@ function orgPage(ctx, page, status, secret, reload) {
     card('Members', table(['Member', 'Role', 'Joined', ''], memberRows, 'members'), invite, invitations),
     card('Guilds', guilds, newGuild),
     card('Agents', h('p', { class: 'muted small' }, 'An agent is what an MCP credential acts as: its API key, or the MCP clients you approve for it. Its logins and tool switches come from this organisation, then its guild, then the agent itself.'),
-      agentsTable(ctx, o, page.agents, page.guilds, emails, guildNames, status, secret, act, reload), newAgent),
+      agentsTable(ctx, o, page.agents, page.guilds, emails, guildNames, status, secret, act, reload, showAgentTools), newAgent),
     admin ? orgTools(o) : null,
-    admin ? orgPluginSwitches(o) : null,
+    admin ? pluginSwitches({ scope: 'organization', id: o.id, label: 'this organisation' }) : null,
+    agentTools,
   ];
 }
 
-function agentsTable(ctx, o, agents, guilds, emails, guildNames, status, secret, act, reload) {
+function agentsTable(ctx, o, agents, guilds, emails, guildNames, status, secret, act, reload, showTools) {
   const me = ctx.me.id;
   if (!agents.length) return h('p', { class: 'muted' }, 'No agents yet.');
   return table(['Agent', 'Owner', 'Guild', 'Credentials', ''], agents.map((a) => {
@@ -275,6 +278,11 @@ function agentsTable(ctx, o, agents, guilds, emails, guildNames, status, secret,
       const revoke = button('Revoke key', { kind: 'danger-outline', testid: 'agent-key-revoke' });
       revoke.addEventListener('click', () => busy(revoke, act('The key was not revoked', () => orgsApi.revokeKey(o.id, a.id), `The key of ${a.name} was revoked`)));
       actions.push(revoke);
+    }
+    if (mine || manages(o.role)) {
+      const tools = button('Plugin tools', { kind: 'secondary', testid: 'agent-plugin-tools' });
+      tools.addEventListener('click', () => showTools(a));
+      actions.push(tools);
     }
     if ((mine || manages(o.role)) && !a.default) {
       const del = button('Delete', { kind: 'danger-outline', iconName: 'trash', testid: 'agent-delete' });
@@ -379,5 +387,6 @@ function guildPage(ctx, page, orgPage, status, reload) {
     card('Members', members, add),
     card('Agents', h('p', { class: 'muted small' }, 'Agents in this guild inherit what the guild holds. Members create and manage their agents on the organisation page.'), agents),
     admin ? card('Settings', rename) : null,
+    admin || g.members.includes(me) ? pluginSwitches({ scope: 'guild', id: g.id, label: `guild ${g.name}` }) : null,
   ];
 }
