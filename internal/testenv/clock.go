@@ -45,7 +45,7 @@ func (c *Clock) Set(t time.Time) {
 		c.at = t
 		return
 	}
-	c.offset = t.Sub(time.Now())
+	c.offset = time.Until(t)
 }
 
 // Advance moves the clock by d (back, when d is negative).
