@@ -86,11 +86,6 @@ func (p *idp) set(f func(*idp)) {
 	})
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 // env is a workbench as the portal API sees it, on one SQLite file that its replicas share.
 type env struct {
 	t         *testing.T
