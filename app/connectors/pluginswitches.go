@@ -98,10 +98,11 @@ func (s *Service) PluginToolsOff(ctx context.Context, caller executions.Caller) 
 		return nil, err
 	}
 	off := map[string]OffTool{}
+	why := s.reasons()
 	for _, t := range lookup.Tools() {
 		switches := all[pluginKey(t)]
-		if why := s.pluginDecision(ctx, t, switches); why != "" {
-			off[t.Name] = OffTool{Why: why, ByDefault: len(switches) == 0}
+		if d := pluginDecision(t, switches); !d.On {
+			off[t.Name] = OffTool{Why: why(ctx, d), ByDefault: len(switches) == 0}
 		}
 	}
 	return off, nil
@@ -122,7 +123,7 @@ func (s *Service) PluginToolOff(ctx context.Context, caller executions.Caller, i
 	if err != nil {
 		return "", err
 	}
-	return s.pluginDecision(ctx, t, all[pluginKey(t)]), nil
+	return s.whyOff(ctx, pluginDecision(t, all[pluginKey(t)])), nil
 }
 
 // pluginKey is a plugin tool's key in the switches the reader answers.
@@ -158,16 +159,29 @@ func (s *Service) cachedPluginSwitches(ctx context.Context, caller executions.Ca
 	return byServer, nil
 }
 
-// pluginDecision is why plugin tool t, with these switches along a chain, is Off ("" when On): its
-// start-Off rule is a default at the platform scope, and Decide decides.
-func (s *Service) pluginDecision(ctx context.Context, t *plugins.Tool, switches []connectorsrm.Switch) string {
+// pluginDecision is plugin tool t's switch along a chain, switches being the chain's: its start-Off
+// rule is a default at the platform scope, then Decide decides; a tool with neither is On.
+func pluginDecision(t *plugins.Tool, switches []connectorsrm.Switch) connectorsrm.Decision {
 	if off, rule := t.StartsOff(); off {
 		switches = append(slices.Clip(switches), connectorsrm.Switch{Owner: login.Owner{Scope: login.ScopePlatform}, Tool: t.Name, On: false, Rule: rule})
 	}
 	if len(switches) == 0 {
-		return ""
+		return connectorsrm.Decision{On: true}
 	}
-	return s.whyOff(ctx, connectorsrm.Decide(switches, connectorsrm.Tool{}, ""))
+	return connectorsrm.Decide(switches, connectorsrm.Tool{}, "")
+}
+
+// reasons is whyOff for one answer that may give many: a scope's name is read once, not per tool.
+func (s *Service) reasons() func(context.Context, connectorsrm.Decision) string {
+	seen := map[connectorsrm.Decision]string{}
+	return func(ctx context.Context, d connectorsrm.Decision) string {
+		why, ok := seen[d]
+		if !ok {
+			why = s.whyOff(ctx, d)
+			seen[d] = why
+		}
+		return why
+	}
 }
 
 func (s *Service) callerChain(ctx context.Context, caller executions.Caller) (Chain, error) {
@@ -217,28 +231,22 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 		return nil, err
 	}
 	out := []PluginSwitchView{}
+	why := s.reasons()
 	for _, t := range lookup.Tools() {
-		integration := t.Owner().Name
 		switches := all[pluginKey(t)]
-		v := PluginSwitchView{Name: t.Name, Integration: integration, Description: t.Description, On: true}
-		var above []connectorsrm.Switch
+		v := PluginSwitchView{Name: t.Name, Integration: t.Owner().Name, Description: t.Description}
 		for _, sw := range switches {
 			if sw.Owner == owner {
-				on := sw.On
-				v.Switch = &on
-			} else if rank(sw.Owner.Scope) < rank(owner.Scope) {
-				above = append(above, sw)
+				v.Switch = &sw.On
 			}
 		}
-		if why := s.pluginDecision(ctx, t, switches); why != "" {
-			v.On, v.Unavailable = false, why
+		if d := pluginDecision(t, switches); d.On {
+			v.On = true
+		} else {
+			v.Unavailable = why(ctx, d)
 		}
-		if off, rule := t.StartsOff(); off {
-			v.StartsOff = rule
-		}
-		if d := connectorsrm.Decide(above, connectorsrm.Tool{}, ""); len(above) > 0 && !d.On && d.Explicit() {
-			v.Bound = true
-		}
+		_, v.StartsOff = t.StartsOff()
+		_, v.Bound = boundAbove(switches, owner)
 		out = append(out, v)
 	}
 	return out, nil

@@ -172,11 +172,24 @@ func (s *Service) boundOff(ctx context.Context, user uuid.UUID, owner login.Owne
 	if err != nil {
 		return "", err
 	}
-	d := connectorsrm.Decide(switches[serverID+"\x00"+tool], connectorsrm.Tool{}, "")
-	if d.On || !d.Explicit() {
+	d, bound := boundAbove(switches[serverID+"\x00"+tool], owner)
+	if !bound {
 		return "", nil
 	}
 	return "switched Off by " + s.scopeLabel(ctx, d.From), nil
+}
+
+// boundAbove is the explicit Off that a scope above owner holds among a chain's switches of one tool,
+// and whether there is one: what keeps owner from turning the tool On.
+func boundAbove(switches []connectorsrm.Switch, owner login.Owner) (connectorsrm.Decision, bool) {
+	var above []connectorsrm.Switch
+	for _, sw := range switches {
+		if rank(sw.Owner.Scope) < rank(owner.Scope) {
+			above = append(above, sw)
+		}
+	}
+	d := connectorsrm.Decide(above, connectorsrm.Tool{}, "")
+	return d, !d.On && d.Explicit()
 }
 
 // whyOff says why a tool the chain holds is not offered ("" when it is On).

@@ -178,6 +178,42 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 	if out, _ := call("execute_tools", echo); !strings.Contains(out, "it did not run") {
 		t.Fatalf("the tool runs after the member's refused switches: %s", out)
 	}
+	// Nor at a scope that is not his: another member's agent in Acme, another organisation and its
+	// agent. Each answers as an id that does not exist, and nothing is written there.
+	adaBot, err := orgs.CreateAgent(ctx, ada.ID, acme, "ada-bot", uuid.Nil, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carol := srv.user(t, "carol@example.com")
+	if err := orgs.SignedIn(ctx, carol.ID, carol.Email, md); err != nil {
+		t.Fatal(err)
+	}
+	globex, err := orgs.Create(ctx, carol.ID, carol.Email, "Globex", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carolBot, err := orgs.CreateAgent(ctx, carol.ID, globex, "carol-bot", uuid.Nil, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []struct {
+		scope string
+		id    uuid.UUID
+	}{{"agent", adaBot}, {"organization", globex}, {"agent", carolBot}} {
+		if code, body := put(bob.ID, sw(o.scope, o.id, false)); code != http.StatusNotFound {
+			t.Fatalf("the member's switch at %s %s: %d %s", o.scope, o.id, code, body)
+		}
+		if code, body := portalDo(t, sessions, bob.ID, http.MethodGet, srv.Base+"/api/tools/switches?owner_scope="+o.scope+"&owner_id="+o.id.String(), nil); code != http.StatusNotFound {
+			t.Fatalf("the member reads the switches of %s %s: %d %s", o.scope, o.id, code, body)
+		}
+	}
+	if code, body := put(bob.ID, map[string]any{"owner_scope": "platform", "tool": "utils_echo", "on": true}); code != http.StatusForbidden {
+		t.Fatalf("the member's switch at the platform: %d %s", code, body)
+	}
+	if v := view(carol.ID, "agent", carolBot); v["switch"] != nil || v["on"] != true {
+		t.Fatalf("carol's agent after the member's refused switches: %v", v)
+	}
+
 	// Nor through the connectors' switch route, naming the plugin's switch id as a server.
 	if code, body := portalDo(t, sessions, bob.ID, http.MethodPut, srv.Base+"/api/mcp/switches", map[string]any{"owner_scope": "agent",
 		"owner_id": bobBot.String(), "mcp_server_id": "plugin:utils", "tool": "utils_echo", "on": true}); code < 400 {

@@ -1,6 +1,7 @@
 package connectorshttp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -424,13 +425,8 @@ func (h *routes) setSwitch(w http.ResponseWriter, r *http.Request, user uuid.UUI
 // setPlatformSwitch is PUT /api/mcp/switches at the platform scope: the instance admin's alone
 // (owner_id absent or the nil id); anyone else is a 403.
 func (h *routes) setPlatformSwitch(w http.ResponseWriter, r *http.Request, user uuid.UUID, ownerID, serverID, tool string, on *bool) {
-	ok, err := h.isAdmin(r.Context(), user)
-	if err != nil {
+	if err := h.mayManagePlatform(r.Context(), user); err != nil {
 		h.fail(w, r, err)
-		return
-	}
-	if !ok {
-		h.fail(w, r, domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's"))
 		return
 	}
 	if id, err := uuid.Parse(ownerID); (ownerID != "" && (err != nil || id != uuid.Nil)) || on == nil || strings.TrimSpace(tool) == "" || serverID == "" {
@@ -444,9 +440,36 @@ func (h *routes) setPlatformSwitch(w http.ResponseWriter, r *http.Request, user 
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// mayManagePlatform is nil for an instance admin, else the 403 every platform switch answers.
+func (h *routes) mayManagePlatform(ctx context.Context, user uuid.UUID) error {
+	ok, err := h.isAdmin(ctx, user)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's")
+	}
+	return nil
+}
+
+// pluginSwitchOwner is the scope of a plugin switch request: the platform (no owner_id, only for an
+// instance admin), or an organisation, guild or agent by id (whom the use case checks).
+func (h *routes) pluginSwitchOwner(ctx context.Context, user uuid.UUID, scope, id string) (login.Owner, error) {
+	if login.Scope(scope) == login.ScopePlatform {
+		if u, err := uuid.Parse(id); id != "" && (err != nil || u != uuid.Nil) {
+			return login.Owner{}, domain.Errorf(domain.CodeInvalid, "owner_scope platform takes no owner_id")
+		}
+		return login.Owner{Scope: login.ScopePlatform}, h.mayManagePlatform(ctx, user)
+	}
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return login.Owner{}, domain.Errorf(domain.CodeInvalid, "owner_scope and owner_id (the organisation, guild or agent) are required")
+	}
+	return login.Owner{Scope: login.Scope(scope), ID: u}, nil
+}
+
 // setPluginSwitch is PUT /api/tools/switches: a plugin tool (an integration's or a built-in's) On or
-// Off at a scope, {owner_scope, owner_id, tool, on}, under the rules of PUT /api/mcp/switches; the
-// platform scope (no owner_id) is the instance admin's.
+// Off at a scope, {owner_scope, owner_id, tool, on}, under the rules of PUT /api/mcp/switches.
 func (h *routes) setPluginSwitch(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	var body struct {
 		OwnerScope string `json:"owner_scope"`
@@ -462,34 +485,15 @@ func (h *routes) setPluginSwitch(w http.ResponseWriter, r *http.Request, user uu
 		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_scope, owner_id, tool and on are required"))
 		return
 	}
-	scope := login.Scope(body.OwnerScope)
-	if scope == login.ScopePlatform {
-		ok, err := h.isAdmin(r.Context(), user)
-		if err != nil {
-			h.fail(w, r, err)
-			return
+	owner, err := h.pluginSwitchOwner(r.Context(), user, body.OwnerScope, body.OwnerID)
+	if err == nil {
+		if owner.Scope == login.ScopePlatform {
+			err = h.Connectors.SetPlatformPluginSwitch(r.Context(), user.String(), body.Tool, *body.On)
+		} else {
+			err = h.Connectors.SetPluginSwitch(r.Context(), user, owner, body.Tool, *body.On)
 		}
-		if !ok {
-			h.fail(w, r, domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's"))
-			return
-		}
-		if id, err := uuid.Parse(body.OwnerID); body.OwnerID != "" && (err != nil || id != uuid.Nil) {
-			h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_scope platform takes tool and on (and no owner_id)"))
-			return
-		}
-		if err := h.Connectors.SetPlatformPluginSwitch(r.Context(), user.String(), body.Tool, *body.On); err != nil {
-			h.fail(w, r, err)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-		return
 	}
-	id, err := uuid.Parse(body.OwnerID)
 	if err != nil {
-		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_id must be the id of the organisation, guild or agent"))
-		return
-	}
-	if err := h.Connectors.SetPluginSwitch(r.Context(), user, login.Owner{Scope: scope, ID: id}, body.Tool, *body.On); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -497,28 +501,13 @@ func (h *routes) setPluginSwitch(w http.ResponseWriter, r *http.Request, user uu
 }
 
 // pluginSwitches is GET /api/tools/switches?owner_scope=&owner_id=: every plugin tool with the scope's
-// own switch, the switch resolved down to it, and whether a scope above binds it Off. The scope is one
-// the user manages; the platform (no owner_id) is the instance admin's.
+// own switch, the switch resolved down to it, and whether a scope above binds it Off.
 func (h *routes) pluginSwitches(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	q := r.URL.Query()
-	owner := login.Owner{Scope: login.Scope(q.Get("owner_scope"))}
-	if owner.Scope == login.ScopePlatform {
-		ok, err := h.isAdmin(r.Context(), user)
-		if err != nil {
-			h.fail(w, r, err)
-			return
-		}
-		if !ok {
-			h.fail(w, r, domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's"))
-			return
-		}
-	} else {
-		id, err := uuid.Parse(q.Get("owner_id"))
-		if err != nil {
-			h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_scope and owner_id (the organisation, guild or agent) are required"))
-			return
-		}
-		owner.ID = id
+	owner, err := h.pluginSwitchOwner(r.Context(), user, q.Get("owner_scope"), q.Get("owner_id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
 	}
 	views, err := h.Connectors.PluginSwitchViews(r.Context(), user, owner)
 	if err != nil {

@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -43,7 +42,7 @@ func Exclusive(t testing.TB, name string) {
 	}
 	t.Cleanup(func() {
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
-			t.Errorf("%s", fmt.Sprintf("testenv: release the %s lock: %v", name, err))
+			t.Errorf("testenv: release the %s lock: %v", name, err)
 		}
 		f.Close()
 	})

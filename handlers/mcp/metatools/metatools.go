@@ -72,6 +72,8 @@ type ConnectorTools interface {
 	IsConnector(ctx context.Context, id string) bool
 	// PluginToolsOff names the plugin tools Off for the caller's agent, each with why.
 	PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]connectors.OffTool, error)
+	// PluginToolOff is why one plugin tool is Off for the caller's agent ("" when it is On).
+	PluginToolOff(ctx context.Context, caller executions.Caller, integration, tool string) (string, error)
 }
 
 // Set is the meta-tool set; it implements mcp.ToolSet.
@@ -348,12 +350,14 @@ func (s *Set) getToolSchema(ctx context.Context, c executions.Caller, raw json.R
 	if !ok {
 		return nil, domain.Errorf(domain.CodeNotFound, "Unknown tool: %s. Use search_tools to find tool names.", a.Tool)
 	}
-	off, err := s.pluginToolsOff(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	if o, isOff := off[t.Name]; isOff {
-		return nil, domain.Errorf(domain.CodeForbidden, "%s is unavailable: %s.", t.Name, o.Why)
+	if s.opts.Connectors != nil {
+		why, err := s.opts.Connectors.PluginToolOff(ctx, c, t.Integration, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			return nil, domain.Errorf(domain.CodeForbidden, "%s is unavailable: %s.", t.Name, why)
+		}
 	}
 	return map[string]any{"name": t.Name, "description": t.Description, "integration": t.Integration, "inputSchema": t.InputSchema}, nil
 }
