@@ -67,7 +67,7 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	call := func(name string, args map[string]any) (string, bool) {
+	callText := func(name string, args map[string]any) (string, bool) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
@@ -77,17 +77,13 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 	}
 	echo := map[string]any{"executions": []any{map[string]any{"tool": "utils_echo", "args": map[string]any{"message": "hi"}}}}
 
-	sessions, err := websession.New(srv.M.deriveKey("portal-session"), srv.M.Config.ServerPublicURL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	put := func(user uuid.UUID, body map[string]any) (int, string) {
 		t.Helper()
-		return portalDo(t, sessions, user, http.MethodPut, srv.Base+"/api/tools/switches", body)
+		return portalDo(t, srv.M, user, http.MethodPut, srv.Base+"/api/tools/switches", body)
 	}
-	view := func(user uuid.UUID, scope string, id uuid.UUID) map[string]any {
+	view := func(user uuid.UUID, scope string, id uuid.UUID, tool string) map[string]any {
 		t.Helper()
-		code, body := portalDo(t, sessions, user, http.MethodGet, srv.Base+"/api/tools/switches?owner_scope="+scope+"&owner_id="+id.String(), nil)
+		code, body := portalDo(t, srv.M, user, http.MethodGet, srv.Base+"/api/tools/switches?owner_scope="+scope+"&owner_id="+id.String(), nil)
 		if code != http.StatusOK {
 			t.Fatalf("GET /api/tools/switches at %s %s: %d %s", scope, id, code, body)
 		}
@@ -98,11 +94,11 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tl := range v.Tools {
-			if tl["name"] == "utils_echo" {
+			if tl["name"] == tool {
 				return tl
 			}
 		}
-		t.Fatalf("GET /api/tools/switches lists no utils_echo: %s", body)
+		t.Fatalf("GET /api/tools/switches lists no %s: %s", tool, body)
 		return nil
 	}
 	sw := func(scope string, id uuid.UUID, on bool) map[string]any {
@@ -110,10 +106,10 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 	}
 
 	// No switch anywhere: the tool is On, as every plugin tool was before it had switches.
-	if out, _ := call("search_tools", map[string]any{"query": "echo"}); !strings.Contains(out, `"name":"utils_echo"`) {
+	if out, _ := callText("search_tools", map[string]any{"query": "echo"}); !strings.Contains(out, `"name":"utils_echo"`) {
 		t.Fatalf("utils_echo not found before any switch: %s", out)
 	}
-	if out, _ := call("execute_tools", echo); !strings.Contains(out, "hi") || strings.Contains(out, "did not run") {
+	if out, _ := callText("execute_tools", echo); !strings.Contains(out, "hi") || strings.Contains(out, "did not run") {
 		t.Fatalf("utils_echo did not run before any switch: %s", out)
 	}
 
@@ -121,7 +117,7 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 		t.Fatalf("the owner's Off at the organisation: %d %s", code, body)
 	}
 	const why = "switched Off by organisation Acme"
-	out, _ := call("search_tools", map[string]any{"query": "echo"})
+	out, _ := callText("search_tools", map[string]any{"query": "echo"})
 	var found struct {
 		Tools       []struct{ Name string } `json:"tools"`
 		Unavailable []struct {
@@ -139,10 +135,10 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 	if len(found.Unavailable) != 1 || found.Unavailable[0].Name != "utils_echo" || found.Unavailable[0].Unavailable != why {
 		t.Fatalf("search_tools does not name utils_echo as unavailable %q: %s", why, out)
 	}
-	if out, isErr := call("get_tool_schema", map[string]any{"tool": "utils_echo"}); !isErr || !strings.Contains(out, why) || strings.Contains(out, "inputSchema") {
+	if out, isErr := callText("get_tool_schema", map[string]any{"tool": "utils_echo"}); !isErr || !strings.Contains(out, why) || strings.Contains(out, "inputSchema") {
 		t.Fatalf("get_tool_schema of a tool switched Off: isError=%v %s", isErr, out)
 	}
-	if out, _ := call("execute_tools", echo); !strings.Contains(out, why+" for this agent; it did not run") || strings.Contains(out, `"hi"`) {
+	if out, _ := callText("execute_tools", echo); !strings.Contains(out, why+" for this agent; it did not run") || strings.Contains(out, `"hi"`) {
 		t.Fatalf("execute_tools of a tool switched Off: %s", out)
 	}
 	recs := srv.eventsUntil(t, execution.TypeToolExecuted, func(evs []eventstore.Envelope) bool {
@@ -158,13 +154,13 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 	}
 
 	// The views say the same: the organisation holds the Off, and it binds the member's agent.
-	if v := view(ada.ID, "organization", acme); v["switch"] != false || v["on"] != false || v["bound"] != false {
+	if v := view(ada.ID, "organization", acme, "utils_echo"); v["switch"] != false || v["on"] != false || v["bound"] != false {
 		t.Fatalf("the organisation's view of utils_echo: %v", v)
 	}
-	if v := view(bob.ID, "agent", bobBot); v["switch"] != nil || v["on"] != false || v["bound"] != true || v["unavailable"] != why {
+	if v := view(bob.ID, "agent", bobBot, "utils_echo"); v["switch"] != nil || v["on"] != false || v["bound"] != true || v["unavailable"] != why {
 		t.Fatalf("the member's agent's view of utils_echo: %v", v)
 	}
-	if code, body := portalDo(t, sessions, bob.ID, http.MethodGet, srv.Base+"/api/tools/switches?owner_scope=organization&owner_id="+acme.String(), nil); code != http.StatusNotFound {
+	if code, body := portalDo(t, srv.M, bob.ID, http.MethodGet, srv.Base+"/api/tools/switches?owner_scope=organization&owner_id="+acme.String(), nil); code != http.StatusNotFound {
 		t.Fatalf("a member reads the organisation's switches: %d %s", code, body)
 	}
 
@@ -175,7 +171,7 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 	if code, body := put(bob.ID, sw("organization", acme, true)); code != http.StatusNotFound {
 		t.Fatalf("the member's On at the organisation: %d %s", code, body)
 	}
-	if out, _ := call("execute_tools", echo); !strings.Contains(out, "it did not run") {
+	if out, _ := callText("execute_tools", echo); !strings.Contains(out, "it did not run") {
 		t.Fatalf("the tool runs after the member's refused switches: %s", out)
 	}
 	// Nor at a scope that is not his: another member's agent in Acme, another organisation and its
@@ -203,32 +199,32 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 		if code, body := put(bob.ID, sw(o.scope, o.id, false)); code != http.StatusNotFound {
 			t.Fatalf("the member's switch at %s %s: %d %s", o.scope, o.id, code, body)
 		}
-		if code, body := portalDo(t, sessions, bob.ID, http.MethodGet, srv.Base+"/api/tools/switches?owner_scope="+o.scope+"&owner_id="+o.id.String(), nil); code != http.StatusNotFound {
+		if code, body := portalDo(t, srv.M, bob.ID, http.MethodGet, srv.Base+"/api/tools/switches?owner_scope="+o.scope+"&owner_id="+o.id.String(), nil); code != http.StatusNotFound {
 			t.Fatalf("the member reads the switches of %s %s: %d %s", o.scope, o.id, code, body)
 		}
 	}
 	if code, body := put(bob.ID, map[string]any{"owner_scope": "platform", "tool": "utils_echo", "on": true}); code != http.StatusForbidden {
 		t.Fatalf("the member's switch at the platform: %d %s", code, body)
 	}
-	if v := view(carol.ID, "agent", carolBot); v["switch"] != nil || v["on"] != true {
+	if v := view(carol.ID, "agent", carolBot, "utils_echo"); v["switch"] != nil || v["on"] != true {
 		t.Fatalf("carol's agent after the member's refused switches: %v", v)
 	}
 
 	// Nor through the connectors' switch route, naming the plugin's switch id as a server.
-	if code, body := portalDo(t, sessions, bob.ID, http.MethodPut, srv.Base+"/api/mcp/switches", map[string]any{"owner_scope": "agent",
+	if code, body := portalDo(t, srv.M, bob.ID, http.MethodPut, srv.Base+"/api/mcp/switches", map[string]any{"owner_scope": "agent",
 		"owner_id": bobBot.String(), "mcp_server_id": "plugin:utils", "tool": "utils_echo", "on": true}); code < 400 {
 		t.Fatalf("the member's On through /api/mcp/switches: %d %s", code, body)
 	}
-	if out, _ := call("execute_tools", echo); !strings.Contains(out, "it did not run") {
+	if out, _ := callText("execute_tools", echo); !strings.Contains(out, "it did not run") {
 		t.Fatalf("the tool runs after the member's On through the connectors' route: %s", out)
 	}
 	// A mutating tool starts Off (tools.json marks github_create_issue so); the member turns it On for
 	// his own agent, which no Off above binds.
 	const byDefault = "Off by default at the platform (mutating) until someone who manages a scope turns it On"
-	if out, isErr := call("get_tool_schema", map[string]any{"tool": "github_create_issue"}); !isErr || !strings.Contains(out, byDefault) {
+	if out, isErr := callText("get_tool_schema", map[string]any{"tool": "github_create_issue"}); !isErr || !strings.Contains(out, byDefault) {
 		t.Fatalf("get_tool_schema of a mutating tool nobody switched On: isError=%v %s", isErr, out)
 	}
-	if out, _ := call("search_tools", map[string]any{"query": "create issue", "integration": "github"}); !strings.Contains(out, `"unavailable":"`+byDefault+`"`) || strings.Contains(out, `"tools":[{"name":"github_create_issue"`) {
+	if out, _ := callText("search_tools", map[string]any{"query": "create issue", "integration": "github"}); !strings.Contains(out, `"unavailable":"`+byDefault+`"`) || strings.Contains(out, `"tools":[{"name":"github_create_issue"`) {
 		t.Fatalf("search_tools offers a mutating tool nobody switched On: %s", out)
 	}
 	createIssue := func(user uuid.UUID, scope string, id uuid.UUID, on bool) (int, string) {
@@ -237,36 +233,22 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 	if code, body := createIssue(bob.ID, "agent", bobBot, true); code != http.StatusNoContent {
 		t.Fatalf("the member's On of github_create_issue at his agent: %d %s", code, body)
 	}
-	if out, isErr := call("get_tool_schema", map[string]any{"tool": "github_create_issue"}); isErr || !strings.Contains(out, "inputSchema") {
+	if out, isErr := callText("get_tool_schema", map[string]any{"tool": "github_create_issue"}); isErr || !strings.Contains(out, "inputSchema") {
 		t.Fatalf("get_tool_schema once the member switched it On: isError=%v %s", isErr, out)
 	}
-	if v := func() map[string]any {
-		code, body := portalDo(t, sessions, bob.ID, http.MethodGet, srv.Base+"/api/tools/switches?owner_scope=agent&owner_id="+bobBot.String(), nil)
-		var r struct {
-			Tools []map[string]any `json:"tools"`
-		}
-		if code != http.StatusOK || json.Unmarshal([]byte(body), &r) != nil {
-			t.Fatalf("GET /api/tools/switches: %d %s", code, body)
-		}
-		for _, tl := range r.Tools {
-			if tl["name"] == "github_create_issue" {
-				return tl
-			}
-		}
-		return nil
-	}(); v == nil || v["starts_off"] != "mutating" || v["switch"] != true || v["on"] != true {
+	if v := view(bob.ID, "agent", bobBot, "github_create_issue"); v["starts_off"] != "mutating" || v["switch"] != true || v["on"] != true {
 		t.Fatalf("the agent's view of github_create_issue: %v", v)
 	}
 	// The owner's Off at the organisation binds it again.
 	if code, body := createIssue(ada.ID, "organization", acme, false); code != http.StatusNoContent {
 		t.Fatalf("the owner's Off of github_create_issue: %d %s", code, body)
 	}
-	if out, isErr := call("get_tool_schema", map[string]any{"tool": "github_create_issue"}); !isErr || !strings.Contains(out, why) {
+	if out, isErr := callText("get_tool_schema", map[string]any{"tool": "github_create_issue"}); !isErr || !strings.Contains(out, why) {
 		t.Fatalf("get_tool_schema after the organisation's Off above the agent's On: isError=%v %s", isErr, out)
 	}
 	// A curl session would reach what a switched-Off tool does: an integration with one is refused
 	// before anything is minted, naming the tool and why.
-	if out, isErr := call("curl_session", map[string]any{"integrations": []string{"github"}}); !isErr || !strings.Contains(out, "TOOLS_OFF") ||
+	if out, isErr := callText("curl_session", map[string]any{"integrations": []string{"github"}}); !isErr || !strings.Contains(out, "TOOLS_OFF") ||
 		!strings.Contains(out, "github_create_issue ("+why+")") || strings.Contains(out, "token") {
 		t.Fatalf("curl_session for an integration with a tool switched Off: isError=%v %s", isErr, out)
 	}
@@ -282,16 +264,16 @@ func TestPluginToolSwitchOverMCP(t *testing.T) {
 	if code, body := put(ada.ID, sw("organization", acme, true)); code != http.StatusNoContent {
 		t.Fatalf("the owner's On at the organisation: %d %s", code, body)
 	}
-	if out, _ := call("execute_tools", echo); !strings.Contains(out, "hi") || strings.Contains(out, "did not run") {
+	if out, _ := callText("execute_tools", echo); !strings.Contains(out, "hi") || strings.Contains(out, "did not run") {
 		t.Fatalf("utils_echo did not run once the owner lifted the Off: %s", out)
 	}
 }
 
-// portalDo sends one portal API request as user (a session cookie and the CSRF header) and answers
+// portalDo sends one portal API request as user (a session cookie m signs, and the CSRF header) and answers
 // the status and body.
-func portalDo(t *testing.T, sessions *websession.Manager, user uuid.UUID, method, url string, body any) (int, string) {
+func portalDo(t *testing.T, m *Main, user uuid.UUID, method, url string, body any) (int, string) {
 	t.Helper()
-	cookie, err := sessions.Cookie(user)
+	cookie, err := m.Sessions.Cookie(user)
 	if err != nil {
 		t.Fatal(err)
 	}
