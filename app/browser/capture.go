@@ -18,7 +18,7 @@ import (
 // CookieStore is the part of app/connections a capture writes through: the sealed bundle and the
 // connection it makes.
 type CookieStore interface {
-	ConnectCookies(ctx context.Context, user uuid.UUID, integration string, cookies []connections.Cookie) (connections.CookieBundle, error)
+	ConnectCookies(ctx context.Context, user uuid.UUID, integration, account string, cookies []connections.Cookie) (connections.CookieBundle, error)
 }
 
 // captureSessions is the part of Service a capture uses (an interface so that it is declared by the
@@ -49,10 +49,11 @@ func NewCapture(sessions captureSessions, cookies CookieStore, now func() time.T
 	return &Capture{sessions: sessions, cookies: cookies, now: now}
 }
 
-// Capture reads the user's browser jar and stores integration's bundle. While the session is starting
+// Capture reads the user's browser jar and stores integration's bundle as the account labelled
+// account (empty: the default account; see connections.Service.ConnectCookies). While the session is starting
 // or being reset it is the BROWSER_SESSION_BUSY error of Service.Acquire (errors.Is
 // app/browserpool.ErrBusy).
-func (c *Capture) Capture(ctx context.Context, user uuid.UUID, integration string) (connections.CookieBundle, error) {
+func (c *Capture) Capture(ctx context.Context, user uuid.UUID, integration, account string) (connections.CookieBundle, error) {
 	s, err := c.sessions.Acquire(ctx, user)
 	if err != nil {
 		return connections.CookieBundle{}, err
@@ -63,11 +64,11 @@ func (c *Capture) Capture(ctx context.Context, user uuid.UUID, integration strin
 	if err != nil {
 		return connections.CookieBundle{}, err
 	}
-	bundle, err := c.cookies.ConnectCookies(ctx, user, integration, jar)
+	bundle, err := c.cookies.ConnectCookies(ctx, user, integration, account, jar)
 	if err != nil {
 		return connections.CookieBundle{}, err
 	}
-	ev := browserdom.BrowserCookiesCaptured{UserID: user, Integration: integration, Domains: bundle.Domains,
+	ev := browserdom.BrowserCookiesCaptured{UserID: user, Integration: integration, Account: account, Domains: bundle.Domains,
 		Count: bundle.Stored, ExpiresAt: bundle.ExpiresAt, At: c.now().UTC()}
 	if err := c.sessions.RecordCapture(ctx, ev, eventstore.Metadata{Actor: user.String(), Time: ev.At}); err != nil {
 		return connections.CookieBundle{}, fmt.Errorf("capture: record: %w", err)

@@ -2,7 +2,6 @@ package connections
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -22,6 +21,8 @@ type Access struct {
 	Injector plugins.CredentialInjector
 	// GetToken returns the current access token, refreshing it lazily; nil unless oauth2.
 	GetToken func(ctx context.Context) (string, error)
+	// Account is the label of the account whose credential is used ("" for auth mode none).
+	Account string
 	// ConnectionVersion is the version of the connection stream whose credential is used (0 for none).
 	ConnectionVersion int64
 	// Credential holds the values stored after consent (auth.oauth2.post_consent: Atlassian's
@@ -33,18 +34,26 @@ type Access struct {
 	held *held
 }
 
-// Access resolves the user's credential for a tool call of in. An integration with auth mode none
-// needs nothing. Without a usable credential (never connected, disconnected, needing
-// re-authorization, or a cookie bundle whose cookies have all expired) it is a CodeNotConnected error
-// whose message names what to do.
-func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (Access, error) {
+// Access resolves the user's credential for a tool call of in, from the account labelled account
+// (empty: the user's default account of in). An integration with auth mode none needs nothing.
+// Without a usable credential (never connected, disconnected, needing re-authorization, a cookie
+// bundle whose cookies have all expired, or no account under that label) it is a CodeNotConnected
+// error whose message names what to do.
+func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integration, account string) (Access, error) {
 	if in.Auth.Mode == plugins.AuthNone {
 		return Access{}, nil
 	}
-	st, version, err := s.usableState(ctx, user, in)
+	st, version, err := s.callAccount(ctx, user, in, account)
 	if err != nil {
 		return Access{}, err
 	}
+	acc, err := s.access(ctx, user, in, st, version)
+	acc.Account = st.Label()
+	return acc, err
+}
+
+// access builds the Access of one usable account.
+func (s *Service) access(ctx context.Context, user uuid.UUID, in *plugins.Integration, st connection.State, version int64) (Access, error) {
 	switch in.Auth.Mode {
 	case plugins.AuthAPIKey:
 		doc, err := s.openDocument(ctx, user, in.Name, st.Credential)
@@ -96,31 +105,10 @@ func (s *Service) Access(ctx context.Context, user uuid.UUID, in *plugins.Integr
 	return Access{}, domain.Errorf(domain.CodeInternal, "%s has an unknown auth mode", in.Name)
 }
 
-// usableState reads the connection from the read model, and from the log when the read model says it
-// is not usable (it may not have caught up with a connect on another replica yet).
-func (s *Service) usableState(ctx context.Context, user uuid.UUID, in *plugins.Integration) (connection.State, int64, error) {
-	now := s.clock()
-	row, err := s.reader.Get(ctx, user, in.Name)
-	switch {
-	case err == nil && row.State.Usable(now):
-		return row.State, row.Version, nil
-	case err != nil && !errors.Is(err, connectionsrm.ErrNotFound):
-		return connection.State{}, 0, fmt.Errorf("read connection %s: %w", in.Name, err)
-	}
-	st, version, err := s.loadConnection(ctx, user, in.Name)
-	if err != nil {
-		return connection.State{}, 0, err
-	}
-	if !st.Usable(now) {
-		return connection.State{}, 0, notConnected(in, st)
-	}
-	return st, version, nil
-}
-
-// Connected reports, for every integration of the catalog, whether the user counts as connected by
-// the spec's rule per auth mode (spec, Connection): none always; cookie with a stored bundle holding
-// an unexpired cookie; oauth2 and apikey with a stored credential (an expired token is refreshed on
-// use, so it still counts).
+// Connected reports, for every integration of the catalog, whether the user's default account counts
+// as connected by the spec's rule per auth mode (spec, Connection): none always; cookie with a stored
+// bundle holding an unexpired cookie; oauth2 and apikey with a stored credential (an expired token is
+// refreshed on use, so it still counts). A call without an account label uses that account.
 func (s *Service) Connected(ctx context.Context, user uuid.UUID) (map[string]bool, error) {
 	rows, err := s.reader.ForUser(ctx, user)
 	if err != nil {
@@ -133,8 +121,8 @@ func (s *Service) Connected(ctx context.Context, user uuid.UUID) (map[string]boo
 			out[in.Name] = true
 			continue
 		}
-		row, ok := rows[in.Name]
-		out[in.Name] = ok && row.State.Usable(now)
+		d, ok := connectionsrm.Default(rows[in.Name])
+		out[in.Name] = ok && d.State.Usable(now)
 	}
 	return out, nil
 }

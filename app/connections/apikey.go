@@ -22,9 +22,14 @@ const maxFieldLen = 4096
 // undeclared field, values without control characters. When the manifest declares a key check
 // (auth.apikey.verify), the key is first sent to the provider's "who am I" call: a refusal (401 or
 // 403) is CodeInvalid ("<Provider> refused this key: …"), any other failure CodeUnavailable, and in
-// both cases nothing is stored. It replaces a stored key.
-func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration string, fields map[string]string) error {
+// both cases nothing is stored. It stores the key as the account labelled account (see
+// ConnectAccount: empty means the default account), replacing that account's key.
+func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration, account string, fields map[string]string) error {
 	in, err := s.integration(integration)
+	if err != nil {
+		return err
+	}
+	account, err = s.connectAccount(ctx, user, in.Name, account)
 	if err != nil {
 		return err
 	}
@@ -53,8 +58,8 @@ func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration
 	if err != nil {
 		return err
 	}
-	if _, err := s.execute(ctx, user, in.Name, connection.Connect{
-		UserID: user, Integration: in.Name, AuthMode: connection.AuthAPIKey, Credential: sealed, At: s.clock(),
+	if _, err := s.execute(ctx, user, in.Name, account, connection.Connect{
+		UserID: user, Integration: in.Name, Account: account, AuthMode: connection.AuthAPIKey, Credential: sealed, At: s.clock(),
 	}); err != nil {
 		return fmt.Errorf("connect %s: %w", in.Name, err)
 	}

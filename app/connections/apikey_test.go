@@ -94,7 +94,7 @@ func TestAPIKeyCheckedBeforeStoring(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			kp.set(tc.status)
 			before := len(kp.requests())
-			err := n.svc.ConnectAPIKey(e.ctx, user, tc.integration, tc.fields)
+			err := n.svc.ConnectAPIKey(e.ctx, user, tc.integration, "", tc.fields)
 			if domain.ErrorCode(err) != tc.wantCode || !strings.Contains(domain.ErrorMessage(err), tc.wantMsg) {
 				t.Fatalf("got %v, want %s containing %q", err, tc.wantCode, tc.wantMsg)
 			}
@@ -106,7 +106,7 @@ func TestAPIKeyCheckedBeforeStoring(t *testing.T) {
 				if in == "offline" {
 					integ = offline
 				}
-				if _, err := n.svc.Access(e.ctx, user, integ); domain.ErrorCode(err) != domain.CodeNotConnected {
+				if _, err := n.svc.Access(e.ctx, user, integ, ""); domain.ErrorCode(err) != domain.CodeNotConnected {
 					t.Fatalf("%s was stored after a failed check: %v", in, err)
 				}
 			}
@@ -118,7 +118,7 @@ func TestAPIKeyCheckedBeforeStoring(t *testing.T) {
 
 	t.Run("accepted and stored", func(t *testing.T) {
 		kp.set(200)
-		if err := n.svc.ConnectAPIKey(e.ctx, user, "checked", good); err != nil {
+		if err := n.svc.ConnectAPIKey(e.ctx, user, "checked", "", good); err != nil {
 			t.Fatal(err)
 		}
 		reqs := kp.requests()
@@ -126,7 +126,7 @@ func TestAPIKeyCheckedBeforeStoring(t *testing.T) {
 		if last.Get("X-Api-Key") != "key-one" || last.Get("X-App-Key") != "app-one" {
 			t.Fatalf("the check carried %v", last)
 		}
-		acc, err := n.svc.Access(e.ctx, user, checked)
+		acc, err := n.svc.Access(e.ctx, user, checked, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,11 +138,11 @@ func TestAPIKeyCheckedBeforeStoring(t *testing.T) {
 	})
 	t.Run("a refused replacement keeps the stored key", func(t *testing.T) {
 		kp.set(401)
-		err := n.svc.ConnectAPIKey(e.ctx, user, "checked", map[string]string{"api_key": "key-two", "app_key": "app-two"})
+		err := n.svc.ConnectAPIKey(e.ctx, user, "checked", "", map[string]string{"api_key": "key-two", "app_key": "app-two"})
 		if domain.ErrorCode(err) != domain.CodeInvalid {
 			t.Fatalf("got %v", err)
 		}
-		acc, err := n.svc.Access(e.ctx, user, checked)
+		acc, err := n.svc.Access(e.ctx, user, checked, "")
 		if err != nil {
 			t.Fatal(err)
 		}

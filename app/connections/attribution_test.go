@@ -18,14 +18,14 @@ func TestConnectNamesItsMCPClient(t *testing.T) {
 	n := e.node(true)
 	ada, bob := uuid.New(), uuid.New()
 	const client = "mcp-client-attribution"
-	if _, err := n.svc.ConnectFrom(e.ctx, ada, "acme", client); err != nil {
+	if _, err := n.svc.ConnectFrom(e.ctx, ada, "acme", "", client); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.svc.Connect(e.ctx, bob, "acme"); err != nil {
+	if _, err := n.svc.Connect(e.ctx, bob, "acme", ""); err != nil {
 		t.Fatal(err)
 	}
 	for user, want := range map[uuid.UUID]string{ada: client, bob: ""} {
-		evs, err := n.store.Load(e.ctx, connection.StreamName(user, "acme"), 0)
+		evs, err := n.store.Load(e.ctx, connection.StreamName(user, "acme", ""), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

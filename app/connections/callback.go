@@ -121,7 +121,7 @@ func (s *Service) receiveCallback(ctx context.Context, sessionUser uuid.UUID, in
 // now, that the redirect carries a code, and that the integration still uses OAuth; it returns the
 // integration.
 func (s *Service) callbackIntegration(ctx context.Context, h connection.Handshake, now time.Time, code string) (*plugins.Integration, error) {
-	if st, _, err := s.loadConnection(ctx, h.UserID, h.Integration); err != nil {
+	if st, _, err := s.loadConnection(ctx, h.UserID, h.Integration, h.Account); err != nil {
 		return nil, err
 	} else if a := st.Attempt; a.ID != h.AttemptID || !a.Pending() || a.ExpiredBy(now) {
 		return nil, &domain.Error{Code: domain.CodeConflict, Message: "the connect link expired or was replaced before the sign-in finished; ask for a new one", Err: ErrHandshakeExpired}
@@ -175,7 +175,7 @@ func (s *Service) exchangeCode(ctx context.Context, in *plugins.Integration, h c
 		return connection.Connect{}, err
 	}
 	return connection.Connect{
-		AttemptID: h.AttemptID, UserID: h.UserID, Integration: in.Name, AuthMode: connection.AuthOAuth2,
+		AttemptID: h.AttemptID, UserID: h.UserID, Integration: in.Name, Account: h.Account, AuthMode: connection.AuthOAuth2,
 		Credential: sealed, ExpiresAt: injected.ExpiresAt, Scopes: tr.token(src).scopes(in.Auth.OAuth2.ScopeSeparator), At: now,
 	}, nil
 }
@@ -183,7 +183,7 @@ func (s *Service) exchangeCode(ctx context.Context, in *plugins.Integration, h c
 // recordConnected records the connection; the domain refuses it (a conflict) when the attempt ended
 // meanwhile.
 func (s *Service) recordConnected(ctx context.Context, connect connection.Connect) error {
-	if _, err := s.execute(ctx, connect.UserID, connect.Integration, connect); err != nil {
+	if _, err := s.execute(ctx, connect.UserID, connect.Integration, connect.Account, connect); err != nil {
 		if domain.ErrorCode(err) == domain.CodeConflict {
 			return &domain.Error{Code: domain.CodeConflict, Message: "the connect link expired or was replaced before the sign-in finished; ask for a new one", Err: errors.Join(ErrHandshakeExpired, err)}
 		}

@@ -15,7 +15,8 @@ import (
 // and decide functions with the codec of its events. The functions below are the only place in the
 // repository that runs the command loop (eventstore.Execute) on these streams.
 var (
-	// connectionAggregate is a user's connection to one integration (stream connection-<user>-<integration>).
+	// connectionAggregate is one account of a user's connection to one integration (stream
+	// connection-<user>-<integration>[.<account>], connection.StreamName).
 	connectionAggregate = eventstore.Aggregate[connection.State, connection.Command, domain.Event]{
 		Initial: connection.Initial, Evolve: connection.Evolve, Decide: connection.Decide,
 		Codec: eventstore.NewJSONCodec(connection.Events()...),
@@ -37,15 +38,16 @@ func (s *Service) md(user uuid.UUID) eventstore.Metadata {
 	return eventstore.Metadata{Actor: user.String(), Time: s.clock()}
 }
 
-// execute runs one connection command and waits until the read models hold its events, so that the
-// caller's next read (list_integrations, a tool call, a wait) sees them on this replica.
-func (s *Service) execute(ctx context.Context, user uuid.UUID, integration string, cmd connection.Command) (eventstore.Result[connection.State, domain.Event], error) {
-	return s.executeWith(ctx, user, integration, cmd, s.md(user))
+// execute runs one command on one account's connection stream and waits until the read models hold
+// its events, so that the caller's next read (list_integrations, a tool call, a wait) sees them on
+// this replica.
+func (s *Service) execute(ctx context.Context, user uuid.UUID, integration, account string, cmd connection.Command) (eventstore.Result[connection.State, domain.Event], error) {
+	return s.executeWith(ctx, user, integration, account, cmd, s.md(user))
 }
 
 // executeWith is execute with the events' metadata given (a connect that names its MCP client).
-func (s *Service) executeWith(ctx context.Context, user uuid.UUID, integration string, cmd connection.Command, md eventstore.Metadata) (eventstore.Result[connection.State, domain.Event], error) {
-	res, err := eventstore.Execute(ctx, s.store, connection.StreamName(user, integration), connectionAggregate, cmd, md)
+func (s *Service) executeWith(ctx context.Context, user uuid.UUID, integration, account string, cmd connection.Command, md eventstore.Metadata) (eventstore.Result[connection.State, domain.Event], error) {
+	res, err := eventstore.Execute(ctx, s.store, connection.StreamName(user, integration, account), connectionAggregate, cmd, md)
 	if err != nil {
 		return res, err
 	}
@@ -57,9 +59,10 @@ func (s *Service) executeWith(ctx context.Context, user uuid.UUID, integration s
 	return res, nil
 }
 
-// loadConnection folds a connection stream from the log (not the read model) and returns its version.
-func (s *Service) loadConnection(ctx context.Context, user uuid.UUID, integration string) (connection.State, int64, error) {
-	st, v, err := eventstore.LoadState(ctx, s.store, connection.StreamName(user, integration), connectionAggregate)
+// loadConnection folds one account's connection stream from the log (not the read model) and returns
+// its version.
+func (s *Service) loadConnection(ctx context.Context, user uuid.UUID, integration, account string) (connection.State, int64, error) {
+	st, v, err := eventstore.LoadState(ctx, s.store, connection.StreamName(user, integration, account), connectionAggregate)
 	if err != nil {
 		return st, 0, fmt.Errorf("load connection %s: %w", integration, err)
 	}
@@ -82,6 +85,6 @@ func (s *Service) loadHandshake(ctx context.Context, stateHash string) (connecti
 // connection.ErrRefreshClaimed when another caller holds it, connection.ErrCredentialChanged when the
 // generation is no longer current.
 func (s *Service) claimRefresh(ctx context.Context, claim connection.ClaimRefresh) error {
-	_, err := eventstore.Execute(ctx, s.store, connection.RefreshLeaseStreamName(claim.UserID, claim.Integration), leaseAggregate, claim, s.md(claim.UserID))
+	_, err := eventstore.Execute(ctx, s.store, connection.RefreshLeaseStreamName(claim.UserID, claim.Integration, claim.Account), leaseAggregate, claim, s.md(claim.UserID))
 	return err
 }

@@ -30,17 +30,24 @@ type ConnectResult struct {
 //
 // API-key integrations are connected from the portal only; none integrations are always connected;
 // both are refused with CodeInvalid. An unknown integration is CodeNotFound naming it.
-func (s *Service) Connect(ctx context.Context, user uuid.UUID, integration string) (ConnectResult, error) {
-	return s.ConnectFrom(ctx, user, integration, "")
+//
+// account is the label of the account to connect (see Accounts): a new label adds an account, an
+// existing one reconnects it, and an empty one reconnects the default account (or creates the account
+// labelled connection.DefaultAccount when the user holds none).
+func (s *Service) Connect(ctx context.Context, user uuid.UUID, integration, account string) (ConnectResult, error) {
+	return s.ConnectFrom(ctx, user, integration, account, "")
 }
 
 // ConnectFrom is Connect asked for by an agent through the MCP client mcpClient (the OAuth client id
 // or API key id it authenticated with): the connection.started event's metadata names the client
 // (eventstore.Metadata.MCPClient), which is what the audit's asof ("created_via") and blast radius
 // ("connections started") read. An empty mcpClient is Connect.
-func (s *Service) ConnectFrom(ctx context.Context, user uuid.UUID, integration, mcpClient string) (ConnectResult, error) {
+func (s *Service) ConnectFrom(ctx context.Context, user uuid.UUID, integration, account, mcpClient string) (ConnectResult, error) {
 	in, err := s.integration(integration)
 	if err != nil {
+		return ConnectResult{}, err
+	}
+	if err := connection.CheckAccountLabel(account); err != nil {
 		return ConnectResult{}, err
 	}
 	var mode connection.AuthMode
@@ -59,13 +66,16 @@ func (s *Service) ConnectFrom(ctx context.Context, user uuid.UUID, integration, 
 	default:
 		return ConnectResult{}, domain.Errorf(domain.CodeInternal, "%s has an unknown auth mode", in.Name)
 	}
+	if account, err = s.connectAccount(ctx, user, in.Name, account); err != nil {
+		return ConnectResult{}, err
+	}
 	now := s.clock()
 	attempt := uuid.New()
 	expires := now.Add(s.linkTTL)
 	md := s.md(user)
 	md.MCPClient = mcpClient
-	res, err := s.executeWith(ctx, user, in.Name, connection.Start{
-		AttemptID: attempt, UserID: user, Integration: in.Name, AuthMode: mode, At: now, ExpiresAt: expires, JoinPending: true,
+	res, err := s.executeWith(ctx, user, in.Name, account, connection.Start{
+		AttemptID: attempt, UserID: user, Integration: in.Name, Account: account, AuthMode: mode, At: now, ExpiresAt: expires, JoinPending: true,
 	}, md)
 	if err != nil {
 		return ConnectResult{}, fmt.Errorf("connect %s: %w", in.Name, err)
@@ -75,7 +85,7 @@ func (s *Service) ConnectFrom(ctx context.Context, user uuid.UUID, integration, 
 		// same link.
 		attempt, expires = res.State.Attempt.ID, res.State.Attempt.ExpiresAt
 	}
-	token, err := s.mintLink(claim{Attempt: attempt, User: user, Integration: in.Name}, expires)
+	token, err := s.mintLink(claim{Attempt: attempt, User: user, Integration: in.Name, Account: linkAccount(account)}, expires)
 	if err != nil {
 		return ConnectResult{}, fmt.Errorf("connect %s: mint link: %w", in.Name, err)
 	}
@@ -99,6 +109,9 @@ type RedeemResult struct {
 	URL          string // oauth2: the provider's consent URL
 	ConnectionID uuid.UUID
 	Integration  string
+	// Account is the label of the account the link connects (connection.DefaultAccount when it
+	// names none); an API-key or cookie connect that goes on in the portal stores under it.
+	Account string
 }
 
 // Redeem turns a claim link into the provider consent URL, for the signed-in portal user sessionUser.
@@ -121,7 +134,7 @@ func (s *Service) Redeem(ctx context.Context, sessionUser uuid.UUID, token strin
 	if err != nil {
 		return RedeemResult{}, err
 	}
-	st, _, err := s.loadConnection(ctx, c.User, c.Integration)
+	st, _, err := s.loadConnection(ctx, c.User, c.Integration, c.Account)
 	if err != nil {
 		return RedeemResult{}, err
 	}
@@ -134,7 +147,7 @@ func (s *Service) Redeem(ctx context.Context, sessionUser uuid.UUID, token strin
 	case !a.Pending() || a.ExpiredBy(now):
 		return RedeemResult{}, &domain.Error{Code: domain.CodeConflict, Message: "this connect link has expired; ask the agent to call connect again", Err: ErrLinkExpired}
 	}
-	res := RedeemResult{Type: string(a.AuthMode), ConnectionID: a.ID, Integration: in.Name}
+	res := RedeemResult{Type: string(a.AuthMode), ConnectionID: a.ID, Integration: in.Name, Account: connection.NormalAccount(c.Account)}
 	if a.AuthMode != connection.AuthOAuth2 {
 		// An API-key or cookie connect goes on in the portal (workbench-how-it-works.md): a cookie
 		// link opens the live browser view, where the user signs in and captures (ConnectCookies).
@@ -143,7 +156,7 @@ func (s *Service) Redeem(ctx context.Context, sessionUser uuid.UUID, token strin
 	if in.Auth.OAuth2 == nil {
 		return RedeemResult{}, domain.Errorf(domain.CodeInternal, "%s no longer declares OAuth endpoints", in.Name)
 	}
-	res.URL, err = s.startHandshake(ctx, in, c.User, a, now)
+	res.URL, err = s.startHandshake(ctx, in, c.User, c.Account, a, now)
 	if err != nil {
 		return RedeemResult{}, err
 	}

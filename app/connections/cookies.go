@@ -48,8 +48,14 @@ type CookieBundle struct {
 // completed by it, so wait_for_connection hears CONNECTED. It replaces a stored bundle.
 //
 // No cookie of a declared domain is CodeInvalid saying to sign in first; nothing is stored then.
-func (s *Service) ConnectCookies(ctx context.Context, user uuid.UUID, integration string, cookies []Cookie) (CookieBundle, error) {
+// The bundle is stored as the account labelled account (empty: the default account, see
+// ConnectAccount).
+func (s *Service) ConnectCookies(ctx context.Context, user uuid.UUID, integration, account string, cookies []Cookie) (CookieBundle, error) {
 	in, err := s.integration(integration)
+	if err != nil {
+		return CookieBundle{}, err
+	}
+	account, err = s.connectAccount(ctx, user, in.Name, account)
 	if err != nil {
 		return CookieBundle{}, err
 	}
@@ -65,8 +71,8 @@ func (s *Service) ConnectCookies(ctx context.Context, user uuid.UUID, integratio
 	if err != nil {
 		return CookieBundle{}, err
 	}
-	if _, err := s.execute(ctx, user, in.Name, connection.Connect{
-		UserID: user, Integration: in.Name, AuthMode: connection.AuthCookie, Credential: sealed, ExpiresAt: expires, At: now,
+	if _, err := s.execute(ctx, user, in.Name, account, connection.Connect{
+		UserID: user, Integration: in.Name, Account: account, AuthMode: connection.AuthCookie, Credential: sealed, ExpiresAt: expires, At: now,
 	}); err != nil {
 		return CookieBundle{}, fmt.Errorf("connect %s: %w", in.Name, err)
 	}

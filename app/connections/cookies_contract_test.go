@@ -83,7 +83,7 @@ func TestRedditWebContract(t *testing.T) {
 	n := e.node(true)
 	user := uuid.New()
 	exp := time.Now().Add(24 * time.Hour)
-	if _, err := n.svc.ConnectCookies(e.ctx, user, "reddit-web", []connections.Cookie{
+	if _, err := n.svc.ConnectCookies(e.ctx, user, "reddit-web", "", []connections.Cookie{
 		{Name: "reddit_session", Value: "rs-123", Domain: ".reddit.com", Path: "/", Expires: exp, Secure: true, HTTPOnly: true},
 		{Name: "token_v2", Value: "tv-456", Domain: ".reddit.com", Path: "/", Expires: exp, Secure: true},
 		{Name: "loid", Value: "l-789", Domain: "www.reddit.com", Path: "/", Expires: exp},
@@ -92,7 +92,7 @@ func TestRedditWebContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, _ := e.catalog.Integration("reddit-web")
-	acc, err := n.svc.Access(e.ctx, user, in)
+	acc, err := n.svc.Access(e.ctx, user, in, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,18 +63,18 @@ func TestCookieBundleConnectsUntilTheLastCookieExpires(t *testing.T) {
 	user := uuid.New()
 	crumbs, _ := e.catalog.Integration("crumbs")
 
-	started, err := n.svc.Connect(e.ctx, user, "crumbs")
+	started, err := n.svc.Connect(e.ctx, user, "crumbs", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if started.Type != "cookie" {
 		t.Fatalf("connect type %q, want cookie", started.Type)
 	}
-	if _, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", []connections.Cookie{{Name: "other", Value: "x", Domain: "example.com"}}); domain.ErrorCode(err) != domain.CodeInvalid {
+	if _, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", "", []connections.Cookie{{Name: "other", Value: "x", Domain: "example.com"}}); domain.ErrorCode(err) != domain.CodeInvalid {
 		t.Fatalf("a bundle without a declared domain's cookie: %v, want invalid", err)
 	}
 	t0 := clock.Now()
-	bundle, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", []connections.Cookie{
+	bundle, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", "", []connections.Cookie{
 		{Name: "sid", Value: "s-1", Domain: "127.0.0.1", Path: "/", Expires: t0.Add(2 * time.Hour), HTTPOnly: true},
 		{Name: "csrf", Value: "c-1", Domain: ".127.0.0.1", Path: "/", Expires: t0.Add(time.Hour)},
 		{Name: "old", Value: "gone", Domain: "127.0.0.1", Expires: t0.Add(-time.Minute)},
@@ -92,7 +92,7 @@ func TestCookieBundleConnectsUntilTheLastCookieExpires(t *testing.T) {
 	}
 
 	call := func() error {
-		acc, err := n.svc.Access(e.ctx, user, crumbs)
+		acc, err := n.svc.Access(e.ctx, user, crumbs, "")
 		if err != nil {
 			return err
 		}
@@ -152,7 +152,7 @@ func TestCookieBundleChecks(t *testing.T) {
 	n := e.node(true)
 	user := uuid.New()
 	later := time.Now().Add(time.Hour)
-	bundle, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", []connections.Cookie{
+	bundle, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", "", []connections.Cookie{
 		{Name: "sid", Value: "s", Domain: "127.0.0.1"},
 		{Name: "pref", Value: "p", Domain: "127.0.0.1", Expires: later},
 	})
@@ -168,11 +168,11 @@ func TestCookieBundleChecks(t *testing.T) {
 		"a semicolon":        {Name: "sid", Value: "a;b=c", Domain: "127.0.0.1"},
 		"an oversized value": {Name: "sid", Value: string(make([]byte, 5000)), Domain: "127.0.0.1"},
 	} {
-		if _, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", []connections.Cookie{c}); domain.ErrorCode(err) != domain.CodeInvalid {
+		if _, err := n.svc.ConnectCookies(e.ctx, user, "crumbs", "", []connections.Cookie{c}); domain.ErrorCode(err) != domain.CodeInvalid {
 			t.Errorf("%s: %v, want invalid", name, err)
 		}
 	}
-	if _, err := n.svc.ConnectCookies(e.ctx, user, "keyed", []connections.Cookie{{Name: "a", Value: "b", Domain: "127.0.0.1"}}); domain.ErrorCode(err) != domain.CodeInvalid {
+	if _, err := n.svc.ConnectCookies(e.ctx, user, "keyed", "", []connections.Cookie{{Name: "a", Value: "b", Domain: "127.0.0.1"}}); domain.ErrorCode(err) != domain.CodeInvalid {
 		t.Fatalf("cookies for an API-key integration: %v, want invalid", err)
 	}
 }

@@ -33,7 +33,7 @@ func TestTokensWithoutExpiry(t *testing.T) {
 			var first string
 			for i, skip := range []time.Duration{0, 2 * time.Hour, 400 * 24 * time.Hour} {
 				clock.Advance(skip)
-				acc, err := n.svc.Access(e.ctx, user, acme)
+				acc, err := n.svc.Access(e.ctx, user, acme, "")
 				if err != nil {
 					t.Fatalf("call %d: %v", i, err)
 				}

@@ -40,7 +40,7 @@ func TestConnectFlow(t *testing.T) {
 			e := newEnv(t, style)
 			n := e.node(true)
 			user := uuid.New()
-			res, err := n.svc.Connect(e.ctx, user, "acme")
+			res, err := n.svc.Connect(e.ctx, user, "acme", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestConnectFlow(t *testing.T) {
 				t.Fatalf("Connected: %v %v", conn, err)
 			}
 			acme, _ := e.catalog.Integration("acme")
-			acc, err := n.svc.Access(e.ctx, user, acme)
+			acc, err := n.svc.Access(e.ctx, user, acme, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func TestRedeemRateLimited(t *testing.T) {
 	e.redeemLimit = 3
 	n := e.node(true)
 	owner := uuid.New()
-	res, err := n.svc.Connect(e.ctx, owner, "acme")
+	res, err := n.svc.Connect(e.ctx, owner, "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestRedeemRefusals(t *testing.T) {
 	e := newEnv(t, "basic")
 	n := e.node(true)
 	owner, other := uuid.New(), uuid.New()
-	res, err := n.svc.Connect(e.ctx, owner, "acme")
+	res, err := n.svc.Connect(e.ctx, owner, "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestCallbackRefusals(t *testing.T) {
 		e := newEnv(t, "basic")
 		n := e.node(true)
 		user := uuid.New()
-		res, _ := n.svc.Connect(e.ctx, user, "acme")
+		res, _ := n.svc.Connect(e.ctx, user, "acme", "")
 		c := n.browser(user)
 		_, body := n.redeem(c, res.URL)
 		resp, err := c.Get(body["url"])
@@ -252,7 +252,7 @@ func TestCallbackRefusals(t *testing.T) {
 		n := e.node(true)
 		e.provider.set(func(p *provider) { p.denyConsent = true })
 		user := uuid.New()
-		res, _ := n.svc.Connect(e.ctx, user, "acme")
+		res, _ := n.svc.Connect(e.ctx, user, "acme", "")
 		c := n.browser(user)
 		_, body := n.redeem(c, res.URL)
 		back := n.consent(c, body["url"])
@@ -270,7 +270,7 @@ func TestCallbackRefusals(t *testing.T) {
 		e := newEnv(t, "basic")
 		n := e.node(true)
 		user := uuid.New()
-		res, _ := n.svc.Connect(e.ctx, user, "acme")
+		res, _ := n.svc.Connect(e.ctx, user, "acme", "")
 		c := n.browser(user)
 		_, body := n.redeem(c, res.URL)
 		resp, _ := c.Get(body["url"])
@@ -287,7 +287,7 @@ func TestExpiredLink(t *testing.T) {
 	e.opts = func(c *connections.Config) { c.LinkTTL = time.Second }
 	n := e.node(true)
 	user := uuid.New()
-	res, err := n.svc.Connect(e.ctx, user, "acme")
+	res, err := n.svc.Connect(e.ctx, user, "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestWaitForConnection(t *testing.T) {
 	e := newEnv(t, "basic")
 	n := e.node(true)
 	user := uuid.New()
-	first, err := n.svc.Connect(e.ctx, user, "acme")
+	first, err := n.svc.Connect(e.ctx, user, "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestWaitForConnection(t *testing.T) {
 		}
 	})
 	t.Run("a second connect answers the pending attempt", func(t *testing.T) {
-		again, err := n.svc.Connect(e.ctx, user, "acme")
+		again, err := n.svc.Connect(e.ctx, user, "acme", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,11 +357,11 @@ func TestTwoSessionsShareOneConnect(t *testing.T) {
 	e := newEnv(t, "basic")
 	n := e.node(true)
 	user := uuid.New()
-	first, err := n.svc.ConnectFrom(e.ctx, user, "acme", "session-a")
+	first, err := n.svc.ConnectFrom(e.ctx, user, "acme", "", "session-a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := n.svc.ConnectFrom(e.ctx, user, "acme", "session-b")
+	second, err := n.svc.ConnectFrom(e.ctx, user, "acme", "", "session-b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +395,7 @@ func TestTwoSessionsShareOneConnect(t *testing.T) {
 	results := make(chan connections.ConnectResult, 2)
 	for _, client := range []string{"session-a", "session-b"} {
 		go func() {
-			res, err := n.svc.ConnectFrom(e.ctx, other, "acme", client)
+			res, err := n.svc.ConnectFrom(e.ctx, other, "acme", "", client)
 			if err != nil {
 				t.Error(err)
 			}
@@ -415,7 +415,7 @@ func TestWaitCompletesFromAnotherReplica(t *testing.T) {
 	a := e.node(true)
 	b := e.node(false)
 	user := uuid.New()
-	res, err := a.svc.Connect(e.ctx, user, "acme")
+	res, err := a.svc.Connect(e.ctx, user, "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +466,7 @@ func TestConnectRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.integration, func(t *testing.T) {
-			_, err := n.svc.Connect(e.ctx, uuid.New(), tc.integration)
+			_, err := n.svc.Connect(e.ctx, uuid.New(), tc.integration, "")
 			if domain.ErrorCode(err) != tc.code || !strings.Contains(domain.ErrorMessage(err), tc.mentions) {
 				t.Fatalf("got %v, want %s mentioning %s", err, tc.code, tc.mentions)
 			}
@@ -475,7 +475,7 @@ func TestConnectRefusals(t *testing.T) {
 	t.Run("oauth2 without a client id", func(t *testing.T) {
 		e.clients = nil
 		m := e.node(false)
-		_, err := m.svc.Connect(e.ctx, uuid.New(), "acme")
+		_, err := m.svc.Connect(e.ctx, uuid.New(), "acme", "")
 		if domain.ErrorCode(err) != domain.CodeUnavailable || !strings.Contains(domain.ErrorMessage(err), "ACME_CLIENT_ID") {
 			t.Fatalf("%v", err)
 		}
@@ -487,7 +487,7 @@ func TestAPIKeyAndDisconnect(t *testing.T) {
 	n := e.node(true)
 	user := uuid.New()
 	keyed, _ := e.catalog.Integration("keyed")
-	if _, err := n.svc.Access(e.ctx, user, keyed); domain.ErrorCode(err) != domain.CodeNotConnected || !strings.Contains(domain.ErrorMessage(err), "portal") {
+	if _, err := n.svc.Access(e.ctx, user, keyed, ""); domain.ErrorCode(err) != domain.CodeNotConnected || !strings.Contains(domain.ErrorMessage(err), "portal") {
 		t.Fatalf("before connecting: %v", err)
 	}
 	post := func(c *http.Client, body string, headers map[string]string) int {
@@ -525,7 +525,7 @@ func TestAPIKeyAndDisconnect(t *testing.T) {
 			}
 		})
 	}
-	acc, err := n.svc.Access(e.ctx, user, keyed)
+	acc, err := n.svc.Access(e.ctx, user, keyed, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +546,7 @@ func TestAPIKeyAndDisconnect(t *testing.T) {
 	if resp.StatusCode != http.StatusNoContent || len(body) != 0 {
 		t.Fatalf("disconnect: %d %q, want 204 and no body", resp.StatusCode, body)
 	}
-	if _, err := n.svc.Access(e.ctx, user, keyed); domain.ErrorCode(err) != domain.CodeNotConnected {
+	if _, err := n.svc.Access(e.ctx, user, keyed, ""); domain.ErrorCode(err) != domain.CodeNotConnected {
 		t.Fatalf("after disconnecting: %v", err)
 	}
 	if conn, _ := n.svc.Connected(e.ctx, user); conn["keyed"] {
@@ -563,7 +563,7 @@ func TestSweep(t *testing.T) {
 	}
 	n := e.node(true)
 	user := uuid.New()
-	res, err := n.svc.Connect(e.ctx, user, "acme")
+	res, err := n.svc.Connect(e.ctx, user, "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}

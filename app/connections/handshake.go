@@ -43,7 +43,7 @@ func stateHash(state string) string {
 
 // startHandshake makes the verifier and state, records them (the verifier sealed) and builds the
 // provider's authorization URL (RFC 6749 section 4.1.1 with RFC 7636 section 4.3).
-func (s *Service) startHandshake(ctx context.Context, in *plugins.Integration, user uuid.UUID, a connection.Attempt, now time.Time) (string, error) {
+func (s *Service) startHandshake(ctx context.Context, in *plugins.Integration, user uuid.UUID, account string, a connection.Attempt, now time.Time) (string, error) {
 	o := in.Auth.OAuth2
 	clientID, _, err := s.clientCredentials(in.Name)
 	if err != nil {
@@ -64,7 +64,7 @@ func (s *Service) startHandshake(ctx context.Context, in *plugins.Integration, u
 	hash := stateHash(state)
 	redirect := s.RedirectURI(in.Name)
 	if err := s.executeHandshake(ctx, hash, user, connection.StartHandshake{
-		StateHash: hash, AttemptID: a.ID, UserID: user, Integration: in.Name, Verifier: sealed,
+		StateHash: hash, AttemptID: a.ID, UserID: user, Integration: in.Name, Account: account, Verifier: sealed,
 		RedirectURI: redirect, At: now, ExpiresAt: a.ExpiresAt,
 	}); err != nil {
 		return "", fmt.Errorf("record the OAuth handshake: %w", err)

@@ -424,7 +424,7 @@ func (n *node) follow(c *http.Client, callback string) *url.URL {
 // connectOAuth runs the whole flow for user on n and returns the attempt id.
 func (n *node) connectOAuth(ctx context.Context, user uuid.UUID) uuid.UUID {
 	n.t.Helper()
-	res, err := n.svc.Connect(ctx, user, "acme")
+	res, err := n.svc.Connect(ctx, user, "acme", "")
 	if err != nil {
 		n.t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/internal/signed"
 )
 
@@ -29,6 +30,17 @@ type claim struct {
 	Attempt     uuid.UUID `json:"a"`
 	User        uuid.UUID `json:"u"`
 	Integration string    `json:"i"`
+	// Account is the label of the account the attempt connects; empty for the default label (and in
+	// every link minted before accounts existed).
+	Account string `json:"c,omitempty"`
+}
+
+// linkAccount is the label a claim carries: empty for connection.DefaultAccount.
+func linkAccount(label string) string {
+	if label == connection.DefaultAccount {
+		return ""
+	}
+	return label
 }
 
 // Link errors, reported to the person who opened the link.

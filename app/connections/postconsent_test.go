@@ -36,7 +36,7 @@ func TestPostConsentCloudID(t *testing.T) {
 		}
 		acme, _ := e.catalog.Integration("acme")
 		for round := range 2 { // the first round refreshes (the token expires within the window)
-			acc, err := n.svc.Access(e.ctx, user, acme)
+			acc, err := n.svc.Access(e.ctx, user, acme, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +62,7 @@ func TestPostConsentCloudID(t *testing.T) {
 		e.provider.set(func(p *provider) { p.resources = `[]` })
 		n := e.node(true)
 		user := uuid.New()
-		res, err := n.svc.Connect(e.ctx, user, "acme")
+		res, err := n.svc.Connect(e.ctx, user, "acme", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestPostConsentCloudID(t *testing.T) {
 			t.Fatalf("callback redirected to %s, want an error", back)
 		}
 		acme, _ := e.catalog.Integration("acme")
-		if _, err := n.svc.Access(e.ctx, user, acme); domain.ErrorCode(err) != domain.CodeNotConnected {
+		if _, err := n.svc.Access(e.ctx, user, acme, ""); domain.ErrorCode(err) != domain.CodeNotConnected {
 			t.Fatalf("Access after a failed lookup: %v", err)
 		}
 		w, err := n.svc.WaitForConnection(e.ctx, user, res.ConnectionID, 50*time.Millisecond)

@@ -210,7 +210,7 @@ func TestToolResultsAreRedacted(t *testing.T) {
 	})
 
 	t.Run("apikey and its Basic pair", func(t *testing.T) {
-		if err := n.svc.ConnectAPIKey(e.ctx, user, "keyecho", map[string]string{"user": "alice", "api_key": apiKey}); err != nil {
+		if err := n.svc.ConnectAPIKey(e.ctx, user, "keyecho", "", map[string]string{"user": "alice", "api_key": apiKey}); err != nil {
 			t.Fatal(err)
 		}
 		o := run(t, "keyecho_me", "", apiKey)
@@ -222,7 +222,7 @@ func TestToolResultsAreRedacted(t *testing.T) {
 
 	t.Run("cookie", func(t *testing.T) {
 		exp := time.Now().Add(time.Hour)
-		if _, err := n.svc.ConnectCookies(e.ctx, user, "cookieecho", []connections.Cookie{
+		if _, err := n.svc.ConnectCookies(e.ctx, user, "cookieecho", "", []connections.Cookie{
 			{Name: "session", Value: cookieValue, Domain: "127.0.0.1", Path: "/", Expires: exp},
 		}); err != nil {
 			t.Fatal(err)

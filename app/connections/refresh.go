@@ -26,7 +26,7 @@ func (s *Service) token(ctx context.Context, user uuid.UUID, in *plugins.Integra
 		h.document(doc)
 		tok := doc.token(source(in, doc)).AccessToken
 		if tok == "" {
-			return "", notConnected(in, connection.State{})
+			return "", notConnected(in, connection.State{Account: st.Account})
 		}
 		return tok, nil
 	}
@@ -37,7 +37,7 @@ func (s *Service) token(ctx context.Context, user uuid.UUID, in *plugins.Integra
 			h.document(doc)
 		}
 	}
-	return s.refreshShared(ctx, user, in)
+	return s.refreshShared(ctx, user, in, st.Label())
 }
 
 // flight is one refresh in progress, shared by every caller of this process that needs it.
@@ -50,8 +50,8 @@ type flight struct {
 // refreshShared runs at most one refresh per connection at a time in this process (single flight):
 // the first caller refreshes and the others wait for its result. The refresh runs on a context
 // detached from the first caller's cancellation, so that one impatient caller does not fail the rest.
-func (s *Service) refreshShared(ctx context.Context, user uuid.UUID, in *plugins.Integration) (string, error) {
-	key := connection.StreamName(user, in.Name)
+func (s *Service) refreshShared(ctx context.Context, user uuid.UUID, in *plugins.Integration, account string) (string, error) {
+	key := connection.StreamName(user, in.Name, account)
 	s.flightsMu.Lock()
 	f, ok := s.flights[key]
 	if !ok {
@@ -61,7 +61,7 @@ func (s *Service) refreshShared(ctx context.Context, user uuid.UUID, in *plugins
 		go func() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*RefreshLeaseTTL)
 			defer cancel()
-			f.token, f.err = s.refresh(rctx, user, in)
+			f.token, f.err = s.refresh(rctx, user, in, account)
 			s.flightsMu.Lock()
 			delete(s.flights, key)
 			s.flightsMu.Unlock()
@@ -87,12 +87,12 @@ const maxRefreshRounds = 8
 // lease stream, so that only one caller anywhere presents the refresh token; a loser waits for the
 // winner's TokenRefreshed and uses its token. The new credential is stored with connection.Refresh
 // naming the generation it replaces.
-func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integration) (string, error) {
-	stream := connection.StreamName(user, in.Name)
+func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integration, account string) (string, error) {
+	stream := connection.StreamName(user, in.Name, account)
 	wake, stop := s.hub.watch(stream)
 	defer stop()
 	for round := 0; round < maxRefreshRounds; round++ {
-		st, _, err := s.loadConnection(ctx, user, in.Name)
+		st, _, err := s.loadConnection(ctx, user, in.Name, account)
 		if err != nil {
 			return "", err
 		}
@@ -112,7 +112,7 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 		if cur.RefreshToken == "" {
 			return "", domain.Errorf(domain.CodeNotConnected, "the %s access token has expired and %s gave no refresh token to renew it; reconnect with connect('%s')", in.Name, in.Name, in.Name)
 		}
-		claim := connection.ClaimRefresh{UserID: user, Integration: in.Name, Generation: st.Generation, ClaimID: uuid.New(), At: now, Until: now.Add(RefreshLeaseTTL)}
+		claim := connection.ClaimRefresh{UserID: user, Integration: in.Name, Account: account, Generation: st.Generation, ClaimID: uuid.New(), At: now, Until: now.Add(RefreshLeaseTTL)}
 		err = s.claimRefresh(ctx, claim)
 		switch {
 		case errors.Is(err, connection.ErrRefreshClaimed):
@@ -134,7 +134,7 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 		if errors.As(err, &oe) && oe.Code == "invalid_grant" {
 			// RFC 6749 section 5.2: the refresh token is invalid, expired or revoked. Withdraw the
 			// credential, unless a newer one replaced it meanwhile.
-			_, rerr := s.execute(ctx, user, in.Name, connection.RequireReauth{Generation: st.Generation, Reason: "invalid_grant", At: s.clock()})
+			_, rerr := s.execute(ctx, user, in.Name, account, connection.RequireReauth{Generation: st.Generation, Reason: "invalid_grant", At: s.clock()})
 			if errors.Is(rerr, connection.ErrCredentialChanged) {
 				continue
 			}
@@ -183,7 +183,7 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 		if err != nil {
 			return "", err
 		}
-		_, err = s.execute(ctx, user, in.Name, connection.Refresh{
+		_, err = s.execute(ctx, user, in.Name, account, connection.Refresh{
 			Generation: st.Generation, Credential: sealed, ExpiresAt: tok.ExpiresAt, KeptOldRefreshToken: kept, At: now,
 		})
 		if errors.Is(err, connection.ErrCredentialChanged) {

@@ -35,7 +35,7 @@ func tokens(t *testing.T, e *env, user uuid.UUID, count int, nodes ...*node) ([]
 			go func() {
 				defer wg.Done()
 				<-start
-				acc, err := n.svc.Access(e.ctx, user, acme)
+				acc, err := n.svc.Access(e.ctx, user, acme, "")
 				var tok string
 				if err == nil {
 					tok, err = acc.GetToken(e.ctx)
@@ -106,7 +106,7 @@ func TestRefresh(t *testing.T) {
 			t.Fatalf("got %v, want NOT_CONNECTED naming connect('acme')", errs)
 		}
 		acme, _ := e.catalog.Integration("acme")
-		if _, err := n.svc.Access(e.ctx, user, acme); domain.ErrorCode(err) != domain.CodeNotConnected || !strings.Contains(domain.ErrorMessage(err), "re-authorization") {
+		if _, err := n.svc.Access(e.ctx, user, acme, ""); domain.ErrorCode(err) != domain.CodeNotConnected || !strings.Contains(domain.ErrorMessage(err), "re-authorization") {
 			t.Fatalf("a later call: %v", err)
 		}
 		if conn, _ := n.svc.Connected(e.ctx, user); conn["acme"] {

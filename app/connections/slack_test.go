@@ -38,7 +38,7 @@ func TestSlackUserAndBotTokens(t *testing.T) {
 			n.connectOAuth(e.ctx, user)
 			acme, _ := e.catalog.Integration("acme")
 			for range 2 {
-				acc, err := n.svc.Access(e.ctx, user, acme)
+				acc, err := n.svc.Access(e.ctx, user, acme, "")
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -50,7 +50,7 @@ func (s *Service) Run(ctx context.Context) error {
 // Sweep runs one sweep (Run calls it every SweepInterval).
 func (s *Service) Sweep(ctx context.Context) error {
 	now := s.clock()
-	rows, err := s.db.QueryContext(ctx, `SELECT attempt_id, user_id, integration FROM connection_attempts WHERE outcome = $1 AND expires_at <= $2`,
+	rows, err := s.db.QueryContext(ctx, `SELECT attempt_id, user_id, integration, account FROM connection_attempts WHERE outcome = $1 AND expires_at <= $2`,
 		string(connection.AttemptPending), dbtime.Format(now))
 	if err != nil {
 		return fmt.Errorf("list expired attempts: %w", err)
@@ -58,18 +58,19 @@ func (s *Service) Sweep(ctx context.Context) error {
 	type due struct {
 		attempt, user uuid.UUID
 		integration   string
+		account       string
 	}
 	var list []due
 	for rows.Next() {
-		var a, u, in string
-		if err := rows.Scan(&a, &u, &in); err != nil {
+		var a, u, in, acc string
+		if err := rows.Scan(&a, &u, &in, &acc); err != nil {
 			rows.Close()
 			return err
 		}
 		aid, err1 := uuid.Parse(a)
 		uid, err2 := uuid.Parse(u)
 		if err1 == nil && err2 == nil {
-			list = append(list, due{aid, uid, in})
+			list = append(list, due{aid, uid, in, acc})
 		}
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
@@ -77,7 +78,7 @@ func (s *Service) Sweep(ctx context.Context) error {
 	}
 	var errs []error
 	for _, d := range list {
-		if err := s.expire(ctx, d.user, d.integration, d.attempt, now); err != nil {
+		if err := s.expire(ctx, d.user, d.integration, d.account, d.attempt, now); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -92,8 +93,8 @@ func (s *Service) Sweep(ctx context.Context) error {
 }
 
 // expire records ExpirePending; an attempt that ended some other way first is fine.
-func (s *Service) expire(ctx context.Context, user uuid.UUID, integration string, attempt uuid.UUID, now time.Time) error {
-	_, err := s.execute(ctx, user, integration, connection.ExpirePending{AttemptID: attempt, At: now})
+func (s *Service) expire(ctx context.Context, user uuid.UUID, integration, account string, attempt uuid.UUID, now time.Time) error {
+	_, err := s.execute(ctx, user, integration, account, connection.ExpirePending{AttemptID: attempt, At: now})
 	switch domain.ErrorCode(err) {
 	case domain.CodeConflict, domain.CodeNotFound:
 		return nil

@@ -28,7 +28,7 @@ func TestUnreadableCredentialIsNotAFailedRequest(t *testing.T) {
 	e.key = other
 	n := e.node(false)
 	acme, _ := e.catalog.Integration("acme")
-	acc, err := n.svc.Access(e.ctx, user, acme)
+	acc, err := n.svc.Access(e.ctx, user, acme, "")
 	if err != nil {
 		t.Fatal(err)
 	}

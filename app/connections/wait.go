@@ -87,7 +87,7 @@ func (s *Service) WaitForConnection(ctx context.Context, user, attemptID uuid.UU
 	if row.Outcome != connection.AttemptPending && !row.EndedAt.IsZero() && start.Sub(row.EndedAt) > s.retention {
 		return "", unknown
 	}
-	stream := connection.StreamName(user, row.Integration)
+	stream := connection.StreamName(user, row.Integration, row.Account)
 	wake, stop := s.hub.watch(stream)
 	defer stop()
 	deadline := start.Add(max(timeout, 0))
@@ -126,7 +126,7 @@ func (s *Service) WaitForConnection(ctx context.Context, user, attemptID uuid.UU
 		}
 		if !now.Before(expiresAt) {
 			// The link ran out; record it so every other waiter and the read model agree.
-			if err := s.expire(ctx, user, row.Integration, attemptID, now); err != nil {
+			if err := s.expire(ctx, user, row.Integration, row.Account, attemptID, now); err != nil {
 				return "", fmt.Errorf("wait for connection: %w", err)
 			}
 			continue

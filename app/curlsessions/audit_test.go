@@ -23,7 +23,7 @@ func (noCatalog) Integration(string) (*plugins.Integration, bool) { return nil, 
 
 type noCreds struct{}
 
-func (noCreds) Access(context.Context, uuid.UUID, *plugins.Integration) (connections.Access, error) {
+func (noCreds) Access(context.Context, uuid.UUID, *plugins.Integration, string) (connections.Access, error) {
 	return connections.Access{}, errors.New("not used")
 }
 

@@ -36,7 +36,7 @@ type Catalog interface {
 // Credentials is the part of the connection use case minting uses (*connections.Service): the
 // user's credential for one integration, or a CodeNotConnected error.
 type Credentials interface {
-	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (connections.Access, error)
+	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration, account string) (connections.Access, error)
 }
 
 // Appender is the part of the event store the sessions' streams are appended to.
@@ -49,7 +49,9 @@ type Grant struct {
 	SessionID    uuid.UUID
 	UserID       uuid.UUID
 	Integrations []string
-	ExpiresAt    time.Time
+	// Account is the label of the account used for every integration; empty for each one's default.
+	Account   string
+	ExpiresAt time.Time
 }
 
 // Tokens issues the bearer token of a grant. The token format and its key belong to the proxy that

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/curlsession"
 )
 
@@ -18,6 +19,9 @@ type MintRequest struct {
 	// Via and ClientID say how the agent authenticated (mcp.Principal's Method and ClientID).
 	Via, ClientID string
 	Integrations  []string
+	// Account is the label of the account the session uses for every integration it names; empty
+	// for the user's default account of each.
+	Account string
 }
 
 // Session is a minted token and where to use it.
@@ -86,6 +90,9 @@ func (s *Service) Mint(ctx context.Context, req MintRequest) (Session, error) {
 	if len(names) == 0 {
 		return Session{}, domain.Errorf(domain.CodeInvalid, "name at least one integration")
 	}
+	if err := connection.CheckAccountLabel(req.Account); err != nil {
+		return Session{}, err
+	}
 	var problems []Problem
 	out := make([]SessionIntegration, 0, len(names))
 	for _, name := range names {
@@ -99,11 +106,15 @@ func (s *Service) Mint(ctx context.Context, req MintRequest) (Session, error) {
 			problems = append(problems, Problem{name, "PROXY_DISABLED", fmt.Sprintf("%s has no proxy block in its manifest, so curl_session cannot reach it; use its tools through execute_tools.", name)})
 			continue
 		}
-		if _, err := s.creds.Access(ctx, req.UserID, in); err != nil {
+		if _, err := s.creds.Access(ctx, req.UserID, in, req.Account); err != nil {
 			if domain.ErrorCode(err) != domain.CodeNotConnected {
 				return Session{}, fmt.Errorf("curl_session: credential of %s: %w", name, err)
 			}
-			problems = append(problems, Problem{name, "NOT_CONNECTED", fmt.Sprintf("%s is not connected for this user: call connect({\"integration\":%q}), give the user the URL, then wait_for_connection.", name, name)})
+			msg := fmt.Sprintf("%s is not connected for this user: call connect({\"integration\":%q}), give the user the URL, then wait_for_connection.", name, name)
+			if req.Account != "" {
+				msg = domain.ErrorMessage(err)
+			}
+			problems = append(problems, Problem{name, "NOT_CONNECTED", msg})
 			continue
 		}
 		out = append(out, SessionIntegration{Name: name, BaseURL: s.publicURL + "/c/" + name + "/", Upstream: strings.TrimRight(upstream, "/") + "/"})
@@ -114,13 +125,13 @@ func (s *Service) Mint(ctx context.Context, req MintRequest) (Session, error) {
 
 	now := s.now().UTC()
 	sess := Session{SessionID: uuid.New(), ExpiresAt: now.Add(s.ttl).Truncate(time.Second), Integrations: out}
-	tok, err := s.tokens.Issue(Grant{SessionID: sess.SessionID, UserID: req.UserID, Integrations: names, ExpiresAt: sess.ExpiresAt})
+	tok, err := s.tokens.Issue(Grant{SessionID: sess.SessionID, UserID: req.UserID, Integrations: names, Account: req.Account, ExpiresAt: sess.ExpiresAt})
 	if err != nil {
 		return Session{}, fmt.Errorf("curl_session: sign: %w", err)
 	}
 	ev := curlsession.SessionMinted{
 		SessionID: sess.SessionID, UserID: req.UserID, Via: req.Via, ClientID: req.ClientID,
-		Integrations: names, ExpiresAt: sess.ExpiresAt, At: now,
+		Integrations: names, Account: req.Account, ExpiresAt: sess.ExpiresAt, At: now,
 	}
 	if err := s.appendEvent(ctx, curlsession.SessionStreamName(sess.SessionID), ev, req.UserID, req.ClientID, sess.SessionID, now); err != nil {
 		return Session{}, fmt.Errorf("curl_session: record the mint: %w", err)

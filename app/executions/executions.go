@@ -16,6 +16,7 @@ import (
 
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/mcppeer"
@@ -43,7 +44,7 @@ const DefaultConcurrency = 8
 // Credentials is what an execution needs of the connection use case (*connections.Service): the
 // user's credential for an integration, or an error with domain.CodeNotConnected.
 type Credentials interface {
-	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (connections.Access, error)
+	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration, account string) (connections.Access, error)
 }
 
 // Appender is the part of the event store the records are appended to.
@@ -148,10 +149,13 @@ type Caller struct {
 	AgentID uuid.UUID
 }
 
-// Call is one execution asked for: a plugin tool's name and its arguments (JSON; empty means {}).
+// Call is one execution asked for: a plugin tool's name, its arguments (JSON; empty means {}) and
+// the label of the account whose credential it uses (empty: the user's default account of the
+// tool's integration).
 type Call struct {
-	Tool string
-	Args json.RawMessage
+	Tool    string
+	Args    json.RawMessage
+	Account string
 }
 
 // Outcome is what became of one Call, recorded.
@@ -183,7 +187,7 @@ const withheldMessage = "The audit record of this execution could not be written
 func (s *Service) Run(ctx context.Context, caller Caller, calls []Call) []Outcome {
 	if len(calls) == 1 {
 		// The common case runs on the caller's goroutine: no goroutine, semaphore or wait group.
-		return []Outcome{s.runOne(mcppeer.Execution(ctx, 0, 1), caller, calls[0].Tool, calls[0].Args)}
+		return []Outcome{s.runOne(mcppeer.Execution(ctx, 0, 1), caller, calls[0])}
 	}
 	out := make([]Outcome, len(calls))
 	sem := make(chan struct{}, s.opts.Concurrency)
@@ -193,7 +197,7 @@ func (s *Service) Run(ctx context.Context, caller Caller, calls []Call) []Outcom
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i] = s.runOne(mcppeer.Execution(ctx, i, len(calls)), caller, c.Tool, c.Args)
+			out[i] = s.runOne(mcppeer.Execution(ctx, i, len(calls)), caller, c)
 		}()
 	}
 	wg.Wait()
@@ -201,7 +205,8 @@ func (s *Service) Run(ctx context.Context, caller Caller, calls []Call) []Outcom
 }
 
 // runOne runs one execution and records it.
-func (s *Service) runOne(ctx context.Context, caller Caller, name string, args json.RawMessage) (o Outcome) {
+func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outcome) {
+	name, args := call.Tool, call.Args
 	start := s.opts.Now()
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -228,6 +233,10 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 			}
 			if found {
 				rec.Integration = st.Integration
+				if call.Account != "" {
+					// A connector tool runs with its connector's login; labels name plugin accounts.
+					return s.finish(ctx, rec, start, Outcome{Code: CodeInvalidArgs, Message: fmt.Sprintf("%s is a connector tool: it runs with its connector's login, and takes no account (accounts are for plugin integrations); leave account out", name)})
+				}
 				r, err := st.Run(s.observeRelays(ctx, rec), args)
 				if err != nil {
 					return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: safeMessage(err)})
@@ -256,7 +265,7 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 		}
 	}
 	ctx = tracing.WithPropagation(ctx, in.TracePropagation)
-	access, err := s.opts.Credentials.Access(ctx, caller.UserID, in)
+	access, err := s.opts.Credentials.Access(ctx, caller.UserID, in, call.Account)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeNotConnected {
 			return s.finish(ctx, rec, start, Outcome{Code: CodeNotConnected, Integration: in, Message: domain.ErrorMessage(err)})
@@ -265,6 +274,9 @@ func (s *Service) runOne(ctx context.Context, caller Caller, name string, args j
 		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: fmt.Sprintf("%s: %s", name, safeMessage(err))})
 	}
 	rec.ConnectionVersion = access.ConnectionVersion
+	if access.Account != connection.DefaultAccount {
+		rec.Account = access.Account
+	}
 	validated, err := plugins.ValidateArgs(t, args)
 	if err != nil {
 		return s.finish(ctx, rec, start, Outcome{Code: CodeInvalidArgs, Integration: in, Message: err.Error()})

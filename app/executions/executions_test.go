@@ -24,7 +24,7 @@ import (
 // creds answers every integration needing no credential as connected and the others as not.
 type creds struct{}
 
-func (creds) Access(_ context.Context, _ uuid.UUID, in *plugins.Integration) (connections.Access, error) {
+func (creds) Access(_ context.Context, _ uuid.UUID, in *plugins.Integration, _ string) (connections.Access, error) {
 	if in.Auth.Mode == plugins.AuthNone {
 		return connections.Access{}, nil
 	}

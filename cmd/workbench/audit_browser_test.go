@@ -55,7 +55,7 @@ func TestAuditPagesInChromium(t *testing.T) {
 		Initial: connection.Initial, Evolve: connection.Evolve, Decide: connection.Decide,
 		Codec: eventstore.NewJSONCodec(connection.Events()...),
 	}
-	res, err := eventstore.Execute(ctx, srv.M.Store, connection.StreamName(admin.ID, "github"), conns,
+	res, err := eventstore.Execute(ctx, srv.M.Store, connection.StreamName(admin.ID, "github", ""), conns,
 		connection.Command(connection.Start{AttemptID: uuid.New(), UserID: admin.ID, Integration: "github", AuthMode: connection.AuthOAuth2,
 			At: now.Add(-5 * time.Minute), ExpiresAt: now.Add(time.Hour)}),
 		eventstore.Metadata{Actor: admin.ID.String(), Time: now.Add(-5 * time.Minute)})

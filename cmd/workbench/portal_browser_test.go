@@ -427,7 +427,7 @@ func TestPortalInChromium(t *testing.T) {
 	t.Run("a claim link made for another account", func(t *testing.T) {
 		tb.t = t
 		bob := srv.user(t, "bob@example.com")
-		res, err := srv.M.Credentials.Connect(context.Background(), bob.ID, "acme")
+		res, err := srv.M.Credentials.Connect(context.Background(), bob.ID, "acme", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -439,7 +439,7 @@ func TestPortalInChromium(t *testing.T) {
 	t.Run("a claim link made for this account", func(t *testing.T) {
 		tb.t = t
 		before := provider.exchanges()
-		res, err := srv.M.Credentials.Connect(context.Background(), user, "acme")
+		res, err := srv.M.Credentials.Connect(context.Background(), user, "acme", "")
 		if err != nil {
 			t.Fatal(err)
 		}

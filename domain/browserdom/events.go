@@ -68,8 +68,10 @@ type BrowserSessionReset struct {
 // user's session (sealed and stored with the connection, never here). Count and ExpiresAt describe the
 // bundle: its number of cookies and when the last of them expires.
 type BrowserCookiesCaptured struct {
-	UserID       uuid.UUID `json:"user_id"`
-	Integration  string    `json:"integration"`
+	UserID      uuid.UUID `json:"user_id"`
+	Integration string    `json:"integration"`
+	// Account is the label of the account the bundle was stored as (empty: the default account's).
+	Account      string    `json:"account,omitempty"`
 	ConnectionID uuid.UUID `json:"connection_id,omitempty"`
 	Domains      []string  `json:"domains"`
 	Count        int       `json:"count"`

@@ -26,6 +26,7 @@ type Connect struct {
 	AttemptID   uuid.UUID // the attempt completed; uuid.Nil for a direct connect
 	UserID      uuid.UUID
 	Integration string
+	Account     string // the account's label; empty means DefaultAccount
 	AuthMode    AuthMode
 	Credential  domain.Sealed // sealed under the user's data key (subject = user id)
 	ExpiresAt   time.Time     // the credential's expiry; zero when it never expires
@@ -36,7 +37,8 @@ type Connect struct {
 
 func (c Connect) decide(s State) ([]domain.Event, error) {
 	const what = "connect"
-	if err := checkTarget(what, s, c.UserID, c.Integration); err != nil {
+	account, err := checkTarget(what, s, c.UserID, c.Integration, c.Account)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkMode(what, c.AuthMode); err != nil {
@@ -65,7 +67,7 @@ func (c Connect) decide(s State) ([]domain.Event, error) {
 		return nil, err
 	}
 	connected := Connected{
-		AttemptID: c.AttemptID, UserID: c.UserID, Integration: c.Integration, AuthMode: c.AuthMode,
+		AttemptID: c.AttemptID, UserID: c.UserID, Integration: c.Integration, Account: account, AuthMode: c.AuthMode,
 		Credential: c.Credential, ExpiresAt: expires, AccountHint: c.AccountHint, ConnectedAt: at,
 	}
 	if len(c.Scopes) > 0 {
@@ -100,7 +102,7 @@ func (c Connect) decide(s State) ([]domain.Event, error) {
 		return []domain.Event{connected}, nil
 	}
 	return []domain.Event{
-		PendingExpired{AttemptID: a.ID, UserID: c.UserID, Integration: c.Integration, Reason: expiryOf(a, at), At: at},
+		PendingExpired{AttemptID: a.ID, UserID: c.UserID, Integration: c.Integration, Account: account, Reason: expiryOf(a, at), At: at},
 		connected,
 	}, nil
 }

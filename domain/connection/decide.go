@@ -57,19 +57,24 @@ func checkExpiry(what string, expires, at time.Time, optional bool) (time.Time, 
 	return expires.UTC(), nil
 }
 
-// checkTarget validates the user and integration a first-event command names, and that they are the
-// stream's own when the stream exists.
-func checkTarget(what string, s State, user uuid.UUID, integration string) error {
+// checkTarget validates the user, integration and account a first-event command names, and that
+// they are the stream's own when the stream exists. It returns the label as events carry it: empty
+// for DefaultAccount, so that the default account's events read as they did before accounts existed.
+func checkTarget(what string, s State, user uuid.UUID, integration, account string) (string, error) {
 	if user == uuid.Nil {
-		return domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
+		return "", domain.Errorf(domain.CodeInvalid, "%s: no user id", what)
 	}
 	if !ValidIntegrationName(integration) {
-		return domain.Errorf(domain.CodeInvalid, "%s: %q is not an integration name (lower-case letters, digits, '-' and '_', at most %d)", what, integration, maxIntegrationLen)
+		return "", domain.Errorf(domain.CodeInvalid, "%s: %q is not an integration name (lower-case letters, digits, '-' and '_', at most %d)", what, integration, maxIntegrationLen)
 	}
-	if s.Exists() && (s.UserID != user || s.Integration != integration) {
-		return domain.Errorf(domain.CodeInvalid, "%s: the command is for %s/%s but the connection is %s/%s", what, user, integration, s.UserID, s.Integration)
+	if err := CheckAccountLabel(account); err != nil {
+		return "", domain.Errorf(domain.CodeInvalid, "%s: %s", what, domain.ErrorMessage(err))
 	}
-	return nil
+	account = eventAccount(account)
+	if s.Exists() && (s.UserID != user || s.Integration != integration || s.Account != account) {
+		return "", domain.Errorf(domain.CodeInvalid, "%s: the command is for %s/%s (account %s) but the connection is %s/%s (account %s)", what, user, integration, NormalAccount(account), s.UserID, s.Integration, s.Label())
+	}
+	return account, nil
 }
 
 // checkMode accepts the modes that have a connection: every mode but none.

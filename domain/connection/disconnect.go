@@ -34,8 +34,8 @@ func (c Disconnect) decide(s State) ([]domain.Event, error) {
 	var events []domain.Event
 	if s.Attempt.Pending() {
 		events = append(events, PendingExpired{
-			AttemptID: s.Attempt.ID, UserID: s.UserID, Integration: s.Integration, Reason: ExpiryCancelled, At: at,
+			AttemptID: s.Attempt.ID, UserID: s.UserID, Integration: s.Integration, Account: s.Account, Reason: ExpiryCancelled, At: at,
 		})
 	}
-	return append(events, Disconnected{UserID: s.UserID, Integration: s.Integration, Reason: c.Reason, At: at}), nil
+	return append(events, Disconnected{UserID: s.UserID, Integration: s.Integration, Account: s.Account, Reason: c.Reason, At: at}), nil
 }

@@ -16,10 +16,13 @@ const (
 	TypeTokenRefreshed          = "connection.token_refreshed"
 	TypeReauthorizationRequired = "connection.reauthorization_required"
 	TypeDisconnected            = "connection.disconnected"
+	TypeDefaultChosen           = "connection.default_chosen"
 )
 
-// Every event names its user and integration, so that projections and the wait_for_connection waiter
-// never have to parse stream names.
+// Every event names its user, integration and account, so that projections and the
+// wait_for_connection waiter never have to parse stream names. Account is the label of the account,
+// empty for DefaultAccount: the default account's events read as every event written before accounts
+// existed.
 
 // Started opens a connect attempt: a claim link the user must redeem before ExpiresAt. AttemptID is
 // the connectionId an agent waits on.
@@ -27,6 +30,7 @@ type Started struct {
 	AttemptID   uuid.UUID `json:"attempt_id"`
 	UserID      uuid.UUID `json:"user_id"`
 	Integration string    `json:"integration"`
+	Account     string    `json:"account,omitempty"`
 	AuthMode    AuthMode  `json:"auth_mode"`
 	StartedAt   time.Time `json:"started_at"`
 	ExpiresAt   time.Time `json:"expires_at"`
@@ -37,6 +41,7 @@ type PendingExpired struct {
 	AttemptID   uuid.UUID    `json:"attempt_id"`
 	UserID      uuid.UUID    `json:"user_id"`
 	Integration string       `json:"integration"`
+	Account     string       `json:"account,omitempty"`
 	Reason      ExpiryReason `json:"reason"`
 	At          time.Time    `json:"at"`
 }
@@ -48,6 +53,7 @@ type Connected struct {
 	AttemptID   uuid.UUID     `json:"attempt_id,omitzero"`
 	UserID      uuid.UUID     `json:"user_id"`
 	Integration string        `json:"integration"`
+	Account     string        `json:"account,omitempty"`
 	AuthMode    AuthMode      `json:"auth_mode"`
 	Credential  domain.Sealed `json:"credential"`
 	ExpiresAt   time.Time     `json:"expires_at,omitzero"`
@@ -62,6 +68,7 @@ type Connected struct {
 type TokenRefreshed struct {
 	UserID              uuid.UUID     `json:"user_id"`
 	Integration         string        `json:"integration"`
+	Account             string        `json:"account,omitempty"`
 	Credential          domain.Sealed `json:"credential"`
 	ExpiresAt           time.Time     `json:"expires_at,omitzero"`
 	RefreshedAt         time.Time     `json:"refreshed_at"`
@@ -73,6 +80,7 @@ type TokenRefreshed struct {
 type ReauthorizationRequired struct {
 	UserID      uuid.UUID `json:"user_id"`
 	Integration string    `json:"integration"`
+	Account     string    `json:"account,omitempty"`
 	Reason      string    `json:"reason"`
 	At          time.Time `json:"at"`
 }
@@ -81,6 +89,7 @@ type ReauthorizationRequired struct {
 type Disconnected struct {
 	UserID      uuid.UUID `json:"user_id"`
 	Integration string    `json:"integration"`
+	Account     string    `json:"account,omitempty"`
 	Reason      string    `json:"reason,omitempty"`
 	At          time.Time `json:"at"`
 }
@@ -91,6 +100,15 @@ func (Connected) EventType() string               { return TypeConnected }
 func (TokenRefreshed) EventType() string          { return TypeTokenRefreshed }
 func (ReauthorizationRequired) EventType() string { return TypeReauthorizationRequired }
 func (Disconnected) EventType() string            { return TypeDisconnected }
+func (DefaultChosen) EventType() string           { return TypeDefaultChosen }
+
+// DefaultChosen makes this account the one a call without an account label uses (see DefaultOf).
+type DefaultChosen struct {
+	UserID      uuid.UUID `json:"user_id"`
+	Integration string    `json:"integration"`
+	Account     string    `json:"account,omitempty"`
+	At          time.Time `json:"at"`
+}
 
 // Events returns a zero value of every event type of this package, for building a codec:
 // eventstore.NewJSONCodec(connection.Events()...).
@@ -102,5 +120,6 @@ func Events() []domain.Event {
 		TokenRefreshed{},
 		ReauthorizationRequired{},
 		Disconnected{},
+		DefaultChosen{},
 	}
 }

@@ -39,6 +39,6 @@ func (c ExpirePending) decide(s State) ([]domain.Event, error) {
 		return nil, domain.Errorf(domain.CodeConflict, "%s: attempt %s does not expire until %s", what, c.AttemptID, a.ExpiresAt.Format(time.RFC3339))
 	}
 	return []domain.Event{PendingExpired{
-		AttemptID: a.ID, UserID: s.UserID, Integration: s.Integration, Reason: ExpiryTimedOut, At: at,
+		AttemptID: a.ID, UserID: s.UserID, Integration: s.Integration, Account: s.Account, Reason: ExpiryTimedOut, At: at,
 	}}, nil
 }

@@ -40,6 +40,7 @@ type HandshakeStarted struct {
 	AttemptID   uuid.UUID     `json:"attempt_id"`
 	UserID      uuid.UUID     `json:"user_id"`
 	Integration string        `json:"integration"`
+	Account     string        `json:"account,omitempty"`
 	Verifier    domain.Sealed `json:"verifier"`
 	RedirectURI string        `json:"redirect_uri"`
 	StartedAt   time.Time     `json:"started_at"`
@@ -54,6 +55,7 @@ type HandshakeCallbackReceived struct {
 	AttemptID     uuid.UUID `json:"attempt_id"`
 	UserID        uuid.UUID `json:"user_id"`
 	Integration   string    `json:"integration"`
+	Account       string    `json:"account,omitempty"`
 	ProviderError string    `json:"provider_error,omitempty"`
 	At            time.Time `json:"at"`
 }
@@ -72,6 +74,7 @@ type Handshake struct {
 	AttemptID   uuid.UUID
 	UserID      uuid.UUID
 	Integration string
+	Account     string // the account the attempt connects, as events carry it (empty: DefaultAccount)
 	Verifier    domain.Sealed
 	RedirectURI string
 	StartedAt   time.Time
@@ -95,7 +98,7 @@ func EvolveHandshake(h Handshake, ev domain.Event) Handshake {
 	case HandshakeStarted:
 		h = Handshake{
 			StateHash: e.StateHash, AttemptID: e.AttemptID, UserID: e.UserID, Integration: e.Integration,
-			Verifier: e.Verifier, RedirectURI: e.RedirectURI, StartedAt: e.StartedAt, ExpiresAt: e.ExpiresAt,
+			Account: eventAccount(e.Account), Verifier: e.Verifier, RedirectURI: e.RedirectURI, StartedAt: e.StartedAt, ExpiresAt: e.ExpiresAt,
 		}
 	case HandshakeCallbackReceived:
 		h.Used, h.UsedAt, h.ProviderError = true, e.At, e.ProviderError
@@ -130,6 +133,7 @@ type StartHandshake struct {
 	AttemptID   uuid.UUID
 	UserID      uuid.UUID
 	Integration string
+	Account     string // empty means DefaultAccount
 	Verifier    domain.Sealed
 	RedirectURI string
 	At          time.Time
@@ -144,7 +148,8 @@ func (c StartHandshake) decideHandshake(h Handshake) ([]domain.Event, error) {
 	if c.AttemptID == uuid.Nil {
 		return nil, domain.Errorf(domain.CodeInvalid, "%s: no attempt id", what)
 	}
-	if err := checkTarget(what, State{}, c.UserID, c.Integration); err != nil {
+	account, err := checkTarget(what, State{}, c.UserID, c.Integration, c.Account)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkCredential(what, c.Verifier, c.UserID); err != nil {
@@ -165,7 +170,7 @@ func (c StartHandshake) decideHandshake(h Handshake) ([]domain.Event, error) {
 		return nil, domain.Errorf(domain.CodeConflict, "%s: this state was already used; every handshake needs a fresh state", what)
 	}
 	return []domain.Event{HandshakeStarted{
-		StateHash: c.StateHash, AttemptID: c.AttemptID, UserID: c.UserID, Integration: c.Integration,
+		StateHash: c.StateHash, AttemptID: c.AttemptID, UserID: c.UserID, Integration: c.Integration, Account: account,
 		Verifier: c.Verifier, RedirectURI: c.RedirectURI, StartedAt: at, ExpiresAt: expires,
 	}}, nil
 }
@@ -194,7 +199,7 @@ func (c ReceiveCallback) decideHandshake(h Handshake) ([]domain.Event, error) {
 		return nil, &domain.Error{Code: domain.CodeConflict, Message: what + ": the connect link expired before the provider answered; ask for a new one", Err: ErrHandshakeExpired}
 	}
 	return []domain.Event{HandshakeCallbackReceived{
-		StateHash: h.StateHash, AttemptID: h.AttemptID, UserID: h.UserID, Integration: h.Integration,
+		StateHash: h.StateHash, AttemptID: h.AttemptID, UserID: h.UserID, Integration: h.Integration, Account: h.Account,
 		ProviderError: c.ProviderError, At: at,
 	}}, nil
 }

@@ -39,8 +39,8 @@ func TestEvents(t *testing.T) {
 		}
 		seen[typ] = true
 	}
-	if len(seen) != 6 {
-		t.Errorf("Events() has %d types, want 6", len(seen))
+	if len(seen) != 7 {
+		t.Errorf("Events() has %d types, want 7", len(seen))
 	}
 }
 
@@ -66,6 +66,9 @@ func TestEventsSurviveTheLog(t *testing.T) {
 		{directKey(tLast), []string{"auth_mode", "connected_at", "credential", "integration", "user_id"}},
 		{connection.Disconnected{UserID: userID, Integration: gh, At: tLast.Add(time.Minute)}, []string{"at", "integration", "user_id"}},
 		{disconnected1, []string{"at", "integration", "reason", "user_id"}},
+		// Another account's events name it; the default account's never do (above).
+		{connection.Connected{UserID: userID, Integration: gh, Account: "work", AuthMode: connection.AuthAPIKey, Credential: cred3, ConnectedAt: tLast.Add(2 * time.Minute)}, []string{"account", "auth_mode", "connected_at", "credential", "integration", "user_id"}},
+		{connection.DefaultChosen{UserID: userID, Integration: gh, Account: "work", At: tLast.Add(3 * time.Minute)}, []string{"account", "at", "integration", "user_id"}},
 	}
 	codec := eventstore.NewJSONCodec(connection.Events()...)
 	var original, decoded []domain.Event
@@ -113,7 +116,7 @@ func TestThroughTheCommandLoop(t *testing.T) {
 	store := memory.New(nil)
 	t.Cleanup(func() { store.Close() })
 	user := uuid.New()
-	stream := connection.StreamName(user, gh)
+	stream := connection.StreamName(user, gh, "")
 	seal := func(s string) domain.Sealed {
 		return domain.Sealed{Subject: user.String(), KeyVersion: 1, Blob: []byte(s)}
 	}

@@ -49,7 +49,7 @@ func (c Refresh) decide(s State) ([]domain.Event, error) {
 		}
 	}
 	return []domain.Event{TokenRefreshed{
-		UserID: s.UserID, Integration: s.Integration, Credential: c.Credential, ExpiresAt: expires,
+		UserID: s.UserID, Integration: s.Integration, Account: s.Account, Credential: c.Credential, ExpiresAt: expires,
 		RefreshedAt: at, KeptOldRefreshToken: c.KeptOldRefreshToken,
 	}}, nil
 }

@@ -24,15 +24,17 @@ import (
 // purpose: the connections projection skips it.
 const TypeRefreshClaimed = "connection_refresh.claimed"
 
-// RefreshLeaseStreamName is the lease stream of one user's connection to one integration.
-func RefreshLeaseStreamName(userID uuid.UUID, integration string) string {
-	return "connection_refresh-" + userID.String() + "-" + integration
+// RefreshLeaseStreamName is the lease stream of one account of a user's connection to one
+// integration; the default account keeps the name it had before accounts existed (see StreamName).
+func RefreshLeaseStreamName(userID uuid.UUID, integration, account string) string {
+	return "connection_refresh-" + userID.String() + "-" + integration + accountSuffix(account)
 }
 
 // RefreshClaimed says ClaimID may refresh credential generation Generation until Until.
 type RefreshClaimed struct {
 	UserID      uuid.UUID `json:"user_id"`
 	Integration string    `json:"integration"`
+	Account     string    `json:"account,omitempty"`
 	Generation  int64     `json:"generation"`
 	ClaimID     uuid.UUID `json:"claim_id"`
 	At          time.Time `json:"at"`
@@ -69,6 +71,7 @@ var ErrRefreshClaimed = errors.New("another caller is refreshing this credential
 type ClaimRefresh struct {
 	UserID      uuid.UUID
 	Integration string
+	Account     string // empty means DefaultAccount
 	Generation  int64
 	ClaimID     uuid.UUID
 	At          time.Time
@@ -87,7 +90,8 @@ func DecideRefreshLease(l RefreshLease, c ClaimRefresh) ([]domain.Event, error) 
 	if c.Generation < 1 {
 		return nil, domain.Errorf(domain.CodeInvalid, "%s: no credential generation", what)
 	}
-	if err := checkTarget(what, State{}, c.UserID, c.Integration); err != nil {
+	account, err := checkTarget(what, State{}, c.UserID, c.Integration, c.Account)
+	if err != nil {
 		return nil, err
 	}
 	at, err := checkTime(what, c.At)
@@ -107,6 +111,6 @@ func DecideRefreshLease(l RefreshLease, c ClaimRefresh) ([]domain.Event, error) 
 		return nil, &domain.Error{Code: domain.CodeConflict, Message: what + ": another caller is refreshing this credential", Err: ErrRefreshClaimed}
 	}
 	return []domain.Event{RefreshClaimed{
-		UserID: c.UserID, Integration: c.Integration, Generation: c.Generation, ClaimID: c.ClaimID, At: at, Until: until,
+		UserID: c.UserID, Integration: c.Integration, Account: account, Generation: c.Generation, ClaimID: c.ClaimID, At: at, Until: until,
 	}}, nil
 }

@@ -40,6 +40,6 @@ func (c RequireReauth) decide(s State) ([]domain.Event, error) {
 		}
 	}
 	return []domain.Event{ReauthorizationRequired{
-		UserID: s.UserID, Integration: s.Integration, Reason: c.Reason, At: at,
+		UserID: s.UserID, Integration: s.Integration, Account: s.Account, Reason: c.Reason, At: at,
 	}}, nil
 }

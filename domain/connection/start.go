@@ -24,6 +24,7 @@ type Start struct {
 	AttemptID   uuid.UUID
 	UserID      uuid.UUID
 	Integration string
+	Account     string // the account's label; empty means DefaultAccount
 	AuthMode    AuthMode
 	At          time.Time
 	ExpiresAt   time.Time // the claim link's expiry; must be after At
@@ -35,7 +36,8 @@ func (c Start) decide(s State) ([]domain.Event, error) {
 	if c.AttemptID == uuid.Nil {
 		return nil, domain.Errorf(domain.CodeInvalid, "%s: no attempt id", what)
 	}
-	if err := checkTarget(what, s, c.UserID, c.Integration); err != nil {
+	account, err := checkTarget(what, s, c.UserID, c.Integration, c.Account)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkMode(what, c.AuthMode); err != nil {
@@ -58,12 +60,12 @@ func (c Start) decide(s State) ([]domain.Event, error) {
 	var events []domain.Event
 	if s.Attempt.Pending() {
 		events = append(events, PendingExpired{
-			AttemptID: s.Attempt.ID, UserID: c.UserID, Integration: c.Integration,
+			AttemptID: s.Attempt.ID, UserID: c.UserID, Integration: c.Integration, Account: account,
 			Reason: expiryOf(s.Attempt, at), At: at,
 		})
 	}
 	return append(events, Started{
-		AttemptID: c.AttemptID, UserID: c.UserID, Integration: c.Integration, AuthMode: c.AuthMode,
+		AttemptID: c.AttemptID, UserID: c.UserID, Integration: c.Integration, Account: account, AuthMode: c.AuthMode,
 		StartedAt: at, ExpiresAt: expires,
 	}), nil
 }

@@ -8,11 +8,60 @@ import (
 	"github.com/workbench/workbench/domain"
 )
 
-// StreamName is the stream of one user's connection to one integration:
-// "connection-<user uuid>-<integration>". The uuid has a fixed length, so the name is unambiguous
-// even though integration names contain hyphens.
-func StreamName(userID uuid.UUID, integration string) string {
-	return "connection-" + userID.String() + "-" + integration
+// StreamName is the stream of one account of a user's connection to one integration. The account
+// labelled DefaultAccount (every connection made before accounts existed) keeps the original name
+// "connection-<user uuid>-<integration>"; any other label is appended after a dot:
+// "connection-<user uuid>-<integration>.<account>". The uuid has a fixed length and neither
+// integration names nor labels contain a dot, so the name is unambiguous.
+func StreamName(userID uuid.UUID, integration, account string) string {
+	return "connection-" + userID.String() + "-" + integration + accountSuffix(account)
+}
+
+// accountSuffix is what a stream name of account carries after the integration: nothing for the
+// default label, "."+label otherwise.
+func accountSuffix(account string) string {
+	if account = NormalAccount(account); account == DefaultAccount {
+		return ""
+	}
+	return "." + account
+}
+
+// DefaultAccount is the label of the account a connection has when nobody named one: every
+// connection made before a user could hold several accounts, and the first connect that names none.
+const DefaultAccount = "default"
+
+// maxAccountLen bounds an account label.
+const maxAccountLen = 32
+
+// NormalAccount is the label an event or command names: DefaultAccount for an empty one.
+func NormalAccount(label string) string {
+	if label == "" {
+		return DefaultAccount
+	}
+	return label
+}
+
+// eventAccount is the label as events and State carry it: empty for DefaultAccount.
+func eventAccount(label string) string {
+	if label == DefaultAccount {
+		return ""
+	}
+	return label
+}
+
+// ValidAccountLabel reports whether label can name an account: 1 to 32 of lower-case ASCII letters,
+// digits, '-' and '_', starting with a letter or digit ("work", "personal", "acme-eu").
+func ValidAccountLabel(label string) bool {
+	return label != "" && len(label) <= maxAccountLen && ValidIntegrationName(label)
+}
+
+// CheckAccountLabel refuses a label that ValidAccountLabel refuses with a CodeInvalid error that says
+// what a label may be; an empty label passes (it means the default).
+func CheckAccountLabel(label string) error {
+	if label == "" || ValidAccountLabel(label) {
+		return nil
+	}
+	return domain.Errorf(domain.CodeInvalid, "%q is not an account label: use 1 to %d lower-case letters, digits, '-' and '_' (for example \"work\" or \"personal\")", label, maxAccountLen)
 }
 
 // RefreshWindow is how close to its expiry a token is refreshed on use: "when ctx.getToken() sees
@@ -91,6 +140,8 @@ func (a Attempt) ExpiredBy(now time.Time) bool { return a.Pending() && !now.Befo
 type State struct {
 	UserID      uuid.UUID
 	Integration string
+	// Account is the account's label as its events carry it: empty for DefaultAccount (use Label).
+	Account string
 
 	// CredentialStatus is the credential's own status: none, connected, needs_reauth or
 	// disconnected, never pending (see Status).
@@ -104,7 +155,13 @@ type State struct {
 	Scopes      []string
 	AccountHint string
 	ConnectedAt time.Time
-	RefreshedAt time.Time // the last refresh, zero when none since the last connect
+	// Since is when the account got its first credential after having none (never connected, or
+	// disconnected): the oldest account is the default until the user chooses one (DefaultOf).
+	Since time.Time
+	// DefaultChosenAt is when the user last made this account the default; zero when never, and
+	// cleared by a disconnect.
+	DefaultChosenAt time.Time
+	RefreshedAt     time.Time // the last refresh, zero when none since the last connect
 	// Generation counts the credentials this connection has held: every Connected and every
 	// TokenRefreshed adds one. Refresh and RequireReauth name the generation they acted on, so a
 	// replica that lost a refresh race cannot overwrite or withdraw the winner's newer credential.
@@ -140,6 +197,15 @@ func (s State) Status() Status {
 	}
 }
 
+// Label is the account's label: DefaultAccount or the one its user chose.
+func (s State) Label() string { return NormalAccount(s.Account) }
+
+// Held reports whether the account holds a credential, usable or needing re-authorization: it is one
+// of the user's accounts of the integration (list_integrations lists it; it can be the default).
+func (s State) Held() bool {
+	return s.CredentialStatus == StatusConnected || s.CredentialStatus == StatusNeedsReauth
+}
+
 // Connected reports whether a credential is stored and not withdrawn.
 func (s State) Connected() bool { return s.CredentialStatus == StatusConnected }
 
@@ -172,7 +238,7 @@ func Evolve(s State, ev domain.Event) State {
 	}
 	switch e := ev.(type) {
 	case Started:
-		s.UserID, s.Integration = e.UserID, e.Integration
+		s.UserID, s.Integration, s.Account = e.UserID, e.Integration, eventAccount(e.Account)
 		if !s.Connected() {
 			s.AuthMode = e.AuthMode
 		}
@@ -187,7 +253,10 @@ func Evolve(s State, ev domain.Event) State {
 			s.Attempt.Reason = e.Reason
 		}
 	case Connected:
-		s.UserID, s.Integration = e.UserID, e.Integration
+		s.UserID, s.Integration, s.Account = e.UserID, e.Integration, eventAccount(e.Account)
+		if !s.Held() {
+			s.Since = e.ConnectedAt
+		}
 		s.CredentialStatus = StatusConnected
 		s.AuthMode = e.AuthMode
 		s.Credential = e.Credential
@@ -219,6 +288,9 @@ func Evolve(s State, ev domain.Event) State {
 		s.Scopes = nil
 		s.AccountHint = ""
 		s.Reason = e.Reason
+		s.Since, s.DefaultChosenAt = time.Time{}, time.Time{}
+	case DefaultChosen:
+		s.DefaultChosenAt = e.At
 	}
 	return s
 }

@@ -48,7 +48,7 @@ func TestFoldedState(t *testing.T) {
 	want := connection.State{
 		UserID: userID, Integration: gh, CredentialStatus: connection.StatusConnected,
 		AuthMode: connection.AuthOAuth2, Credential: cred2, ExpiresAt: ref2Exp,
-		Scopes: []string{"repo"}, AccountHint: "octocat", ConnectedAt: tConn, RefreshedAt: tRef, Generation: 2,
+		Scopes: []string{"repo"}, AccountHint: "octocat", ConnectedAt: tConn, Since: tConn, RefreshedAt: tRef, Generation: 2,
 		Attempt: connection.Attempt{ID: a2, AuthMode: connection.AuthOAuth2, StartedAt: tLater, ExpiresAt: a2Exp, Outcome: connection.AttemptPending},
 	}
 	if diff := cmp.Diff(want, fold(slices.Concat(refreshedOnce, []domain.Event{startedA2}))); diff != "" {
@@ -130,7 +130,7 @@ func TestUsable(t *testing.T) {
 }
 
 func TestStreamName(t *testing.T) {
-	if got, want := connection.StreamName(userID, "google-gmail"), "connection-11111111-1111-4111-8111-111111111111-google-gmail"; got != want {
+	if got, want := connection.StreamName(userID, "google-gmail", ""), "connection-11111111-1111-4111-8111-111111111111-google-gmail"; got != want {
 		t.Fatalf("StreamName = %s, want %s", got, want)
 	}
 	for name, want := range map[string]bool{"github": true, "google-gmail": true, "atlassian-jira": true, "x_y": true, "1password": true, "": false, "GitHub": false, "-x": false, "a b": false, "é": false} {

@@ -28,11 +28,14 @@ type SessionMinted struct {
 	SessionID uuid.UUID `json:"session_id"`
 	UserID    uuid.UUID `json:"user_id"`
 	// Via is how the agent authenticated (api_key, oauth, session); ClientID the key or client id.
-	Via          string    `json:"via,omitempty"`
-	ClientID     string    `json:"client_id,omitempty"`
-	Integrations []string  `json:"integrations"`
-	ExpiresAt    time.Time `json:"expires_at"`
-	At           time.Time `json:"at"`
+	Via          string   `json:"via,omitempty"`
+	ClientID     string   `json:"client_id,omitempty"`
+	Integrations []string `json:"integrations"`
+	// Account is the label of the account the session uses for every integration (empty: each
+	// one's default account, and every session minted before accounts existed).
+	Account   string    `json:"account,omitempty"`
+	ExpiresAt time.Time `json:"expires_at"`
+	At        time.Time `json:"at"`
 }
 
 // EventType implements domain.Event.

@@ -45,12 +45,16 @@ type ToolExecuted struct {
 	DurationMS int64  `json:"duration_ms"`
 	// ConnectionVersion is the version of the connection stream whose credential was used (0 when the
 	// integration needs none).
-	ConnectionVersion int64     `json:"connection_version,omitempty"`
-	ArgsSize          int       `json:"args_size"`
-	ArgsSHA256        string    `json:"args_sha256"`
-	ResultSize        int       `json:"result_size"`
-	ResultSHA256      string    `json:"result_sha256,omitempty"`
-	At                time.Time `json:"at"`
+	ConnectionVersion int64 `json:"connection_version,omitempty"`
+	// Account is the label of the account whose credential was used when it is not the one labelled
+	// "default" (connection.DefaultAccount): empty for the default label, for an integration that
+	// needs no credential, and in every record made before a user could hold several accounts.
+	Account      string    `json:"account,omitempty"`
+	ArgsSize     int       `json:"args_size"`
+	ArgsSHA256   string    `json:"args_sha256"`
+	ResultSize   int       `json:"result_size"`
+	ResultSHA256 string    `json:"result_sha256,omitempty"`
+	At           time.Time `json:"at"`
 
 	// Target is the host the call reached when its tool reports one (a browser tool's URL host); never
 	// a path or content.

@@ -20,7 +20,7 @@ import (
 func (e *env) callTool(user uuid.UUID, tool string) error {
 	e.t.Helper()
 	in, _ := e.catalog.Integration("intranet")
-	acc, err := e.conns.Access(e.ctx, user, in)
+	acc, err := e.conns.Access(e.ctx, user, in, "")
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func TestCaptureFromALiveLogin(t *testing.T) {
 	e := newEnv(t)
 	user := uuid.New()
 	c := e.client(user)
-	started, err := e.conns.Connect(e.ctx, user, "intranet")
+	started, err := e.conns.Connect(e.ctx, user, "intranet", "")
 	if err != nil || started.Type != "cookie" {
 		t.Fatalf("connect: %+v %v", started, err)
 	}

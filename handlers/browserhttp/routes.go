@@ -52,7 +52,7 @@ type Browser interface {
 
 // Capturer stores a cookie integration's bundle from the user's browser (app/browserpool.Capture).
 type Capturer interface {
-	Capture(ctx context.Context, user uuid.UUID, integration string) (connections.CookieBundle, error)
+	Capture(ctx context.Context, user uuid.UUID, integration, account string) (connections.CookieBundle, error)
 }
 
 // Deps is what the routes need; Sessions, PublicURL, Browser and Capture are required.
@@ -246,10 +246,13 @@ func (h *routes) reset(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 
 type captureRequest struct {
 	Integration string `json:"integration"`
+	// Account is the label of the account to store the bundle as; empty for the default account.
+	Account string `json:"account,omitempty"`
 }
 
 type captureResponse struct {
 	Integration string     `json:"integration"`
+	Account     string     `json:"account,omitempty"`
 	Cookies     int        `json:"cookies"`
 	ExpiresAt   *time.Time `json:"expires_at"`
 }
@@ -261,7 +264,7 @@ func (h *routes) capture(w http.ResponseWriter, r *http.Request, user uuid.UUID)
 		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, `the body must be {"integration": "<a cookie integration>"}`))
 		return
 	}
-	bundle, err := h.Capture.Capture(r.Context(), user, req.Integration)
+	bundle, err := h.Capture.Capture(r.Context(), user, req.Integration, req.Account)
 	if err != nil {
 		if errors.Is(err, browserpool.ErrBusy) {
 			busy(w, http.StatusBadRequest)
@@ -270,7 +273,7 @@ func (h *routes) capture(w http.ResponseWriter, r *http.Request, user uuid.UUID)
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
-	res := captureResponse{Integration: req.Integration, Cookies: bundle.Stored}
+	res := captureResponse{Integration: req.Integration, Account: req.Account, Cookies: bundle.Stored}
 	if !bundle.ExpiresAt.IsZero() {
 		res.ExpiresAt = &bundle.ExpiresAt
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/handlers"
 )
 
@@ -38,6 +39,7 @@ type redeemResponse struct {
 	URL          string `json:"url,omitempty"`
 	ConnectionID string `json:"connectionId"`
 	Integration  string `json:"integration"`
+	Account      string `json:"account"`
 }
 
 func (h *routes) redeem(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
@@ -66,7 +68,7 @@ func (h *routes) redeem(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		}
 		return
 	}
-	handlers.WriteJSON(w, http.StatusOK, redeemResponse{Type: res.Type, URL: res.URL, ConnectionID: res.ConnectionID.String(), Integration: res.Integration})
+	handlers.WriteJSON(w, http.StatusOK, redeemResponse{Type: res.Type, URL: res.URL, ConnectionID: res.ConnectionID.String(), Integration: res.Integration, Account: res.Account})
 }
 
 // pluginCallback completes the OAuth handshake and sends the browser back to the portal: /?connected=<name>
@@ -95,13 +97,29 @@ func (h *routes) pluginCallback(w http.ResponseWriter, r *http.Request) {
 
 type apiKeyRequest struct {
 	Fields map[string]string `json:"fields"`
+	// Account is the label of the account the key is stored as; empty for the default account.
+	Account string `json:"account,omitempty"`
 }
 
-// connectAPIKey stores an API key from the portal's form: JSON {"fields": {...}} or a form post whose
-// fields are the manifest's field names. It answers 204 No Content once the key is stored (the
-// portal's contract: it reloads the integration list rather than reading a body).
+// accountParam is the account label a route was given in its query (?account=work); empty for the
+// default account. A malformed label is refused.
+func accountParam(r *http.Request) (string, error) {
+	label := r.URL.Query().Get("account")
+	return label, connection.CheckAccountLabel(label)
+}
+
+// connectAPIKey stores an API key from the portal's form: JSON {"fields": {...}, "account": "work"}
+// or a form post whose fields are the manifest's field names (the account then in the query,
+// ?account=work). It answers 204 No Content once the key is stored (the portal's contract: it reloads
+// the integration list rather than reading a body). Without an account the key replaces the default
+// account's (or becomes the first account, labelled "default").
 func (h *routes) connectAPIKey(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	name := chi.URLParam(r, "name")
+	account, err := accountParam(r)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
 	fields := map[string]string{}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "application/x-www-form-urlencoded" {
@@ -121,18 +139,50 @@ func (h *routes) connectAPIKey(w http.ResponseWriter, r *http.Request, user uuid
 			return
 		}
 		fields = req.Fields
+		if req.Account != "" {
+			if account != "" && account != req.Account {
+				handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, "the query names account %q and the body %q; name one", account, req.Account))
+				return
+			}
+			account = req.Account
+		}
 	}
-	if err := h.Credentials.ConnectAPIKey(r.Context(), user, name, fields); err != nil {
+	if err := h.Credentials.ConnectAPIKey(r.Context(), user, name, account, fields); err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// disconnect removes the user's connection to the integration; 204 No Content once it is gone.
+// disconnect removes one of the user's accounts of the integration (?account=work; the default
+// account without one); 204 No Content once it is gone. The other accounts keep working.
 func (h *routes) disconnect(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	name := chi.URLParam(r, "name")
-	if err := h.Credentials.Disconnect(r.Context(), user, name); err != nil {
+	account, err := accountParam(r)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	if err := h.Credentials.Disconnect(r.Context(), user, name, account); err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type defaultRequest struct {
+	Account string `json:"account"`
+}
+
+// chooseDefault makes one of the user's accounts the default of the integration: JSON
+// {"account": "work"}; 204 No Content once recorded.
+func (h *routes) chooseDefault(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	var req defaultRequest
+	if err := decodeJSON(r, &req); err != nil || req.Account == "" {
+		handlers.WriteError(w, r, h.Logger, bodyError(err, `the body must be {"account": "<the label of the account>"}`))
+		return
+	}
+	if err := h.Credentials.ChooseDefault(r.Context(), user, chi.URLParam(r, "name"), req.Account); err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}

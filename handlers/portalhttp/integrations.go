@@ -7,10 +7,12 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/projections/connectionsrm"
 )
 
 type field struct {
@@ -32,7 +34,10 @@ type integration struct {
 	// Status is one of the Status* words below.
 	Status      string  `json:"status"`
 	AccountHint string  `json:"account_hint"`
-	Fields      []field `json:"fields"`
+	// Accounts are the user's accounts of the integration (label, hint, status, default); Status,
+	// AccountHint and Connected describe the default one, which a call without a label uses.
+	Accounts []connections.AccountView `json:"accounts"`
+	Fields   []field                   `json:"fields"`
 	// Configured is false for an OAuth integration whose client the operator has not set
 	// (<PLUGIN>_CLIENT_ID): it cannot be connected here, and Setup says what the operator must do.
 	Configured bool   `json:"configured"`
@@ -83,17 +88,23 @@ func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
+	accounts, err := h.Credentials.Accounts(r.Context(), user)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
 	out := make([]integration, 0, len(h.Catalog.Integrations()))
 	for _, in := range h.Catalog.Integrations() {
 		it := integration{
 			Name: in.Name, DisplayName: in.DisplayName, Description: in.Description, AuthMode: string(in.Auth.Mode),
 			Categories: append([]string{}, in.Categories...), LogoURL: logoURL(in),
 			Connected: connected[in.Name], Status: StatusNotConnected, Fields: []field{}, Configured: true,
+			Accounts: append([]connections.AccountView{}, accounts[in.Name]...),
 		}
 		if in.Auth.Mode == plugins.AuthOAuth2 {
 			it.Configured, it.Setup = h.Credentials.OAuthSetup(in.Name)
 		}
-		if row, ok := rows[in.Name]; ok {
+		if row, ok := summaryRow(rows[in.Name]); ok {
 			it.Status = statusWord(row.Status)
 			it.AccountHint = row.State.AccountHint
 		}
@@ -111,6 +122,23 @@ func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.
 		out = append(out, it)
 	}
 	handlers.WriteJSON(w, http.StatusOK, map[string]any{"integrations": out})
+}
+
+// summaryRow is the account an integration's card describes: the default account, else (no account
+// holds a credential) the one labelled connection.DefaultAccount, else the first.
+func summaryRow(rows []connectionsrm.Row) (connectionsrm.Row, bool) {
+	if d, ok := connectionsrm.Default(rows); ok {
+		return d, true
+	}
+	for _, r := range rows {
+		if r.Account == connection.DefaultAccount {
+			return r, true
+		}
+	}
+	if len(rows) > 0 {
+		return rows[0], true
+	}
+	return connectionsrm.Row{}, false
 }
 
 // logoURL is where the portal loads an integration's logo: our logo route for a logo file shipped
@@ -154,7 +182,12 @@ type connectResponse struct {
 // their form; the callback is pluginCallback.
 func (h *routes) connect(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	name := chi.URLParam(r, "name")
-	started, err := h.Credentials.Connect(r.Context(), user, name)
+	account, err := accountParam(r)
+	if err != nil {
+		handlers.WriteError(w, r, h.Logger, err)
+		return
+	}
+	started, err := h.Credentials.Connect(r.Context(), user, name, account)
 	if err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return

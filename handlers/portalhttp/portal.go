@@ -46,7 +46,7 @@ type Catalog interface {
 
 // Connections is the part of the connections read model the catalog route reads.
 type Connections interface {
-	ForUser(ctx context.Context, user uuid.UUID) (map[string]connectionsrm.Row, error)
+	ForUser(ctx context.Context, user uuid.UUID) (map[string][]connectionsrm.Row, error)
 }
 
 // Deps is what the routes need; all are required in production (a test may leave out what the
@@ -125,6 +125,7 @@ func Mount(r chi.Router, d Deps) {
 	r.Get("/api/auth/plugin/{integration}/callback", h.pluginCallback)
 	r.Post("/api/integrations/{name}/apikey", h.portal(h.connectAPIKey))
 	r.Delete("/api/integrations/{name}", h.portal(h.disconnect))
+	r.Post("/api/integrations/{name}/default", h.portal(h.chooseDefault))
 }
 
 type routes struct{ Deps }

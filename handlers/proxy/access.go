@@ -40,6 +40,7 @@ type resolution struct {
 type accessKey struct {
 	user        uuid.UUID
 	integration string
+	account     string
 }
 
 type cachedAccess struct {
@@ -55,12 +56,12 @@ type cachedAccess struct {
 	until   time.Time
 }
 
-func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integration) (cachedAccess, error) {
+func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integration, account string) (cachedAccess, error) {
 	c := &p.access
 	if c.ttl <= 0 {
-		return p.resolve(ctx, user, in)
+		return p.resolve(ctx, user, in, account)
 	}
-	k := accessKey{user, in.Name}
+	k := accessKey{user, in.Name, account}
 	now := p.now()
 	c.mu.Lock()
 	e, ok := c.m[k]
@@ -84,7 +85,7 @@ func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integ
 	c.resolving[k] = r
 	c.mu.Unlock()
 	// Others wait for this answer: the caller leaving must not cut it short for them.
-	a, err := p.resolve(context.WithoutCancel(ctx), user, in)
+	a, err := p.resolve(context.WithoutCancel(ctx), user, in, account)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.resolving, k)
@@ -106,8 +107,8 @@ func (p *Proxy) accessFor(ctx context.Context, user uuid.UUID, in *plugins.Integ
 	return a, nil
 }
 
-func (p *Proxy) resolve(ctx context.Context, user uuid.UUID, in *plugins.Integration) (cachedAccess, error) {
-	a, err := p.creds.Access(ctx, user, in)
+func (p *Proxy) resolve(ctx context.Context, user uuid.UUID, in *plugins.Integration, account string) (cachedAccess, error) {
+	a, err := p.creds.Access(ctx, user, in, account)
 	if err != nil {
 		return cachedAccess{}, err
 	}

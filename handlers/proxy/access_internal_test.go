@@ -23,7 +23,7 @@ type gatedCreds struct {
 	err     error
 }
 
-func (g *gatedCreds) Access(ctx context.Context, _ uuid.UUID, _ *plugins.Integration) (connections.Access, error) {
+func (g *gatedCreds) Access(ctx context.Context, _ uuid.UUID, _ *plugins.Integration, _ string) (connections.Access, error) {
 	if g.calls.Add(1) == 1 {
 		close(g.entered)
 	}
@@ -50,7 +50,7 @@ func TestConcurrentMissesResolveOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				a, err := p.accessFor(context.Background(), user, in)
+				a, err := p.accessFor(context.Background(), user, in, "")
 				if err == nil && a.access.ConnectionVersion != 7 {
 					err = errors.New("wrong access")
 				}
@@ -70,7 +70,7 @@ func TestConcurrentMissesResolveOnce(t *testing.T) {
 		if c := g.calls.Load(); failing && c < 1 || !failing && c != 1 {
 			t.Fatalf("failing=%v: %d resolutions for %d concurrent requests", failing, c, n)
 		}
-		if _, kept := p.access.m[accessKey{user, "keyed"}]; kept == failing {
+		if _, kept := p.access.m[accessKey{user, "keyed", ""}]; kept == failing {
 			t.Fatalf("failing=%v: kept=%v", failing, kept)
 		}
 		if len(p.access.resolving) != 0 {

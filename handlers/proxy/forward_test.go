@@ -106,7 +106,7 @@ func TestRefusals(t *testing.T) {
 	e := newEnv(t, envOptions{maxRequest: 64, maxResponse: 1024})
 	s := e.mint(t, e.user, "keyed")
 	other := uuid.New()
-	if err := e.creds.ConnectAPIKey(e.ctx, other, "keyed", map[string]string{"api_key": "others-key"}); err != nil {
+	if err := e.creds.ConnectAPIKey(e.ctx, other, "keyed", "", map[string]string{"api_key": "others-key"}); err != nil {
 		t.Fatal(err)
 	}
 	othersToken := e.mint(t, other, "keyed").Token
@@ -217,7 +217,7 @@ func TestExpiredToken(t *testing.T) {
 func TestDisconnectedAfterMint(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	s := e.mint(t, e.user, "keyed")
-	if err := e.creds.Disconnect(e.ctx, e.user, "keyed"); err != nil {
+	if err := e.creds.Disconnect(e.ctx, e.user, "keyed", ""); err != nil {
 		t.Fatal(err)
 	}
 	before := e.api.count()
@@ -490,7 +490,7 @@ func TestDisconnectReachesAWarmProxy(t *testing.T) {
 	if status, _, _ := e.do(t, "GET", "/c/keyed/x", s.Token, nil, nil); status != 200 {
 		t.Fatalf("before: %d", status)
 	}
-	if err := e.creds.Disconnect(e.ctx, e.user, "keyed"); err != nil {
+	if err := e.creds.Disconnect(e.ctx, e.user, "keyed", ""); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(2 * time.Second)

@@ -322,7 +322,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		store.Close()
 		db.Close()
 	})
-	if err := e.creds.ConnectAPIKey(ctx, e.user, "keyed", map[string]string{"api_key": apiKey}); err != nil {
+	if err := e.creds.ConnectAPIKey(ctx, e.user, "keyed", "", map[string]string{"api_key": apiKey}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -332,7 +332,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 // service's own steps (claim link, redeem, consent, callback).
 func (e *env) connectAcme(t *testing.T) {
 	t.Helper()
-	res, err := e.creds.Connect(e.ctx, e.user, "acme")
+	res, err := e.creds.Connect(e.ctx, e.user, "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,5 +26,5 @@ func NewIssuer(key []byte) (Issuer, error) {
 
 // Issue implements curlsessions.Tokens.
 func (i Issuer) Issue(g curlsessions.Grant) (string, error) {
-	return i.s.sign(Claims{SessionID: g.SessionID, UserID: g.UserID, Integrations: g.Integrations, ExpiresAt: g.ExpiresAt.Unix()})
+	return i.s.sign(Claims{SessionID: g.SessionID, UserID: g.UserID, Integrations: g.Integrations, Account: g.Account, ExpiresAt: g.ExpiresAt.Unix()})
 }

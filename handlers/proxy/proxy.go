@@ -34,7 +34,7 @@ type Catalog interface {
 // user's credential for one integration, refreshed lazily by its injector, or a CodeNotConnected
 // error.
 type Credentials interface {
-	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration) (connections.Access, error)
+	Access(ctx context.Context, user uuid.UUID, in *plugins.Integration, account string) (connections.Access, error)
 }
 
 // Sessions is the curl session use case (*curlsessions.Service) the proxy records every request

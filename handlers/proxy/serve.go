@@ -183,7 +183,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		p.writeError(w, r, c, http.StatusRequestEntityTooLarge, codeRequestTooLarge, fmt.Sprintf("The request body is %d bytes; the proxy accepts at most %d.", r.ContentLength, p.maxReq))
 		return
 	}
-	a, err := p.accessFor(r.Context(), c.claims.UserID, in)
+	a, err := p.accessFor(r.Context(), c.claims.UserID, in, c.claims.Account)
 	if err != nil {
 		p.credentialError(w, r, c, err)
 		return

@@ -28,7 +28,10 @@ type Claims struct {
 	SessionID    uuid.UUID `json:"sid"`
 	UserID       uuid.UUID `json:"sub"`
 	Integrations []string  `json:"int"`
-	ExpiresAt    int64     `json:"-"` // Unix seconds; carried as the signed token's expiry
+	// Account is the label of the account whose credentials the session uses for every integration
+	// it names; empty for the user's default account of each.
+	Account   string `json:"acc,omitempty"`
+	ExpiresAt int64  `json:"-"` // Unix seconds; carried as the signed token's expiry
 }
 
 // Allows reports whether the token is scoped to integration.

@@ -47,7 +47,7 @@ func BenchmarkAsOf(b *testing.B) {
 				}
 				user := uuid.New()
 				at := audittest.Day1.Add(time.Duration(i) * time.Hour)
-				if _, err := eventstore.Execute(ctx, store, connection.StreamName(user, "github"), conns,
+				if _, err := eventstore.Execute(ctx, store, connection.StreamName(user, "github", ""), conns,
 					connection.Command(connection.Start{AttemptID: uuid.New(), UserID: user, Integration: "github", AuthMode: connection.AuthOAuth2,
 						At: at, ExpiresAt: at.Add(time.Hour)}), eventstore.Metadata{Actor: user.String(), Time: at}); err != nil {
 					b.Fatal(err)

@@ -1,6 +1,6 @@
-// Package connections projects connection events into two read models: connections, one row per user
-// and integration with its status and sealed credential (what list_integrations and the tool-call path
-// read), and connection_attempts, one row per connect attempt (what wait_for_connection and the sweep
+// Package connectionsrm projects connection events into two read models: connections, one row per
+// user, integration and account with its status and sealed credential (what list_integrations and the
+// tool-call path read), and connection_attempts, one row per connect attempt (what wait_for_connection and the sweep
 // read). Each row's state is folded with the domain's own Evolve, so the read model can never disagree
 // with the aggregate about what an event means.
 package connectionsrm
@@ -64,11 +64,11 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 	if err != nil {
 		return err
 	}
-	user, integration := owner(ev)
+	user, integration, account := owner(ev)
 	if user == uuid.Nil || integration == "" {
 		return fmt.Errorf("event names no user or integration")
 	}
-	state, found, err := loadState(ctx, tx, user, integration)
+	state, found, err := loadState(ctx, tx, user, integration, account)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 	if err := saveState(ctx, tx, state, env, found); err != nil {
 		return err
 	}
-	return saveAttempt(ctx, tx, ev)
+	return saveAttempt(ctx, tx, ev, account)
 }
 
 // eraseAccountHints drops the provider account labels of an erased user's connections, in the columns
@@ -87,63 +87,69 @@ func eraseAccountHints(ctx context.Context, tx *sql.Tx, env eventstore.Envelope)
 	if err := json.Unmarshal(env.Data, &e); err != nil || e.UserID == uuid.Nil {
 		return fmt.Errorf("decode %s: %v", env.Type, err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT integration, state FROM connections WHERE user_id = $1`, e.UserID.String())
+	rows, err := tx.QueryContext(ctx, `SELECT integration, account, state FROM connections WHERE user_id = $1`, e.UserID.String())
 	if err != nil {
 		return err
 	}
-	states := map[string]connection.State{}
+	type key struct{ integration, account string }
+	states := map[key]connection.State{}
 	for rows.Next() {
-		var integration, raw string
-		if err := rows.Scan(&integration, &raw); err != nil {
+		var k key
+		var raw string
+		if err := rows.Scan(&k.integration, &k.account, &raw); err != nil {
 			rows.Close()
 			return err
 		}
 		var st connection.State
 		if err := json.Unmarshal([]byte(raw), &st); err != nil {
 			rows.Close()
-			return fmt.Errorf("stored state of %s/%s: %w", e.UserID, integration, err)
+			return fmt.Errorf("stored state of %s/%s/%s: %w", e.UserID, k.integration, k.account, err)
 		}
-		states[integration] = st
+		states[k] = st
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for integration, st := range states {
+	for k, st := range states {
 		st.AccountHint = ""
 		raw, err := json.Marshal(st)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE connections SET account_hint = '', state = $1 WHERE user_id = $2 AND integration = $3`,
-			string(raw), e.UserID.String(), integration); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE connections SET account_hint = '', state = $1 WHERE user_id = $2 AND integration = $3 AND account = $4`,
+			string(raw), e.UserID.String(), k.integration, k.account); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func owner(ev domain.Event) (uuid.UUID, string) {
+// owner is the user, integration and account label (DefaultAccount for events that name none) an
+// event belongs to.
+func owner(ev domain.Event) (uuid.UUID, string, string) {
 	switch e := ev.(type) {
 	case connection.Started:
-		return e.UserID, e.Integration
+		return e.UserID, e.Integration, connection.NormalAccount(e.Account)
 	case connection.PendingExpired:
-		return e.UserID, e.Integration
+		return e.UserID, e.Integration, connection.NormalAccount(e.Account)
 	case connection.Connected:
-		return e.UserID, e.Integration
+		return e.UserID, e.Integration, connection.NormalAccount(e.Account)
 	case connection.TokenRefreshed:
-		return e.UserID, e.Integration
+		return e.UserID, e.Integration, connection.NormalAccount(e.Account)
 	case connection.ReauthorizationRequired:
-		return e.UserID, e.Integration
+		return e.UserID, e.Integration, connection.NormalAccount(e.Account)
 	case connection.Disconnected:
-		return e.UserID, e.Integration
+		return e.UserID, e.Integration, connection.NormalAccount(e.Account)
+	case connection.DefaultChosen:
+		return e.UserID, e.Integration, connection.NormalAccount(e.Account)
 	}
-	return uuid.Nil, ""
+	return uuid.Nil, "", ""
 }
 
-func loadState(ctx context.Context, tx *sql.Tx, user uuid.UUID, integration string) (connection.State, bool, error) {
+func loadState(ctx context.Context, tx *sql.Tx, user uuid.UUID, integration, account string) (connection.State, bool, error) {
 	var raw string
-	err := tx.QueryRowContext(ctx, `SELECT state FROM connections WHERE user_id = $1 AND integration = $2`, user.String(), integration).Scan(&raw)
+	err := tx.QueryRowContext(ctx, `SELECT state FROM connections WHERE user_id = $1 AND integration = $2 AND account = $3`, user.String(), integration, account).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return connection.Initial(), false, nil
 	}
@@ -175,24 +181,24 @@ func saveState(ctx context.Context, tx *sql.Tx, s connection.State, env eventsto
 		attempt = s.Attempt.ID.String()
 	}
 	args := []any{s.UserID.String(), s.Integration, string(s.Status()), string(s.AuthMode), cred, dbtime.Nullable(s.ExpiresAt),
-		s.AccountHint, s.Generation, attempt, env.Version, dbtime.Format(env.Metadata.Time), string(raw)}
+		s.AccountHint, s.Generation, attempt, env.Version, dbtime.Format(env.Metadata.Time), string(raw), s.Label()}
 	if exists {
 		_, err = tx.ExecContext(ctx, `UPDATE connections SET status = $3, auth_mode = $4, credential = $5, expires_at = $6,
 			account_hint = $7, generation = $8, attempt_id = $9, stream_version = $10, updated_at = $11, state = $12
-			WHERE user_id = $1 AND integration = $2`, args...)
+			WHERE user_id = $1 AND integration = $2 AND account = $13`, args...)
 	} else {
 		_, err = tx.ExecContext(ctx, `INSERT INTO connections (user_id, integration, status, auth_mode, credential, expires_at,
-			account_hint, generation, attempt_id, stream_version, updated_at, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, args...)
+			account_hint, generation, attempt_id, stream_version, updated_at, state, account) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, args...)
 	}
 	return err
 }
 
-func saveAttempt(ctx context.Context, tx *sql.Tx, ev domain.Event) error {
+func saveAttempt(ctx context.Context, tx *sql.Tx, ev domain.Event, account string) error {
 	var err error
 	switch e := ev.(type) {
 	case connection.Started:
-		_, err = tx.ExecContext(ctx, `INSERT INTO connection_attempts (attempt_id, user_id, integration, auth_mode, outcome, started_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, e.AttemptID.String(), e.UserID.String(), e.Integration, string(e.AuthMode),
+		_, err = tx.ExecContext(ctx, `INSERT INTO connection_attempts (attempt_id, user_id, integration, account, auth_mode, outcome, started_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, e.AttemptID.String(), e.UserID.String(), e.Integration, account, string(e.AuthMode),
 			string(connection.AttemptPending), dbtime.Format(e.StartedAt), dbtime.Format(e.ExpiresAt))
 	case connection.PendingExpired:
 		_, err = tx.ExecContext(ctx, `UPDATE connection_attempts SET outcome = $2, reason = $3, ended_at = $4 WHERE attempt_id = $1 AND outcome = $5`,
@@ -206,10 +212,11 @@ func saveAttempt(ctx context.Context, tx *sql.Tx, ev domain.Event) error {
 	return err
 }
 
-// Row is a connection as the read model holds it.
+// Row is one account of a connection as the read model holds it.
 type Row struct {
 	UserID      uuid.UUID
 	Integration string
+	Account     string // the label: connection.DefaultAccount or the one the user chose
 	Status      connection.Status
 	State       connection.State
 	Version     int64 // the stream version the row reflects
@@ -221,6 +228,7 @@ type Attempt struct {
 	ID          uuid.UUID
 	UserID      uuid.UUID
 	Integration string
+	Account     string
 	AuthMode    connection.AuthMode
 	Outcome     connection.AttemptOutcome
 	Reason      string
@@ -235,31 +243,64 @@ var ErrNotFound = errors.New("connections: not found")
 // Reader answers connection questions from the read model.
 type Reader struct{ DB *sql.DB }
 
-// ForUser returns every connection row of a user, keyed by integration.
-func (r Reader) ForUser(ctx context.Context, user uuid.UUID) (map[string]Row, error) {
-	rows, err := r.DB.QueryContext(ctx, `SELECT integration, state, stream_version, updated_at FROM connections WHERE user_id = $1`, user.String())
+// ForUser returns every account row of a user, by integration, each integration's rows ordered by
+// label.
+func (r Reader) ForUser(ctx context.Context, user uuid.UUID) (map[string][]Row, error) {
+	rows, err := r.DB.QueryContext(ctx, `SELECT integration, state, stream_version, updated_at FROM connections WHERE user_id = $1 ORDER BY integration, account`, user.String())
 	if err != nil {
 		return nil, fmt.Errorf("connections: list: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]Row{}
+	out := map[string][]Row{}
 	for rows.Next() {
 		row, err := scanRow(rows)
 		if err != nil {
 			return nil, err
 		}
-		out[row.Integration] = row
+		out[row.Integration] = append(out[row.Integration], row)
 	}
 	return out, rows.Err()
 }
 
-// Get returns one connection row.
-func (r Reader) Get(ctx context.Context, user uuid.UUID, integration string) (Row, error) {
-	row, err := scanRow(r.DB.QueryRowContext(ctx, `SELECT integration, state, stream_version, updated_at FROM connections WHERE user_id = $1 AND integration = $2`, user.String(), integration))
+// Accounts returns a user's account rows of one integration, ordered by label.
+func (r Reader) Accounts(ctx context.Context, user uuid.UUID, integration string) ([]Row, error) {
+	rows, err := r.DB.QueryContext(ctx, `SELECT integration, state, stream_version, updated_at FROM connections WHERE user_id = $1 AND integration = $2 ORDER BY account`, user.String(), integration)
+	if err != nil {
+		return nil, fmt.Errorf("connections: accounts: %w", err)
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		row, err := scanRow(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, rows.Err()
+}
+
+// Get returns one account's row.
+func (r Reader) Get(ctx context.Context, user uuid.UUID, integration, account string) (Row, error) {
+	row, err := scanRow(r.DB.QueryRowContext(ctx, `SELECT integration, state, stream_version, updated_at FROM connections WHERE user_id = $1 AND integration = $2 AND account = $3`,
+		user.String(), integration, connection.NormalAccount(account)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Row{}, ErrNotFound
 	}
 	return row, err
+}
+
+// Default returns the row of the account a call without a label uses (connection.DefaultOf), from
+// rows of one integration; ok is false when none holds a credential.
+func Default(rows []Row) (Row, bool) {
+	states := make([]connection.State, len(rows))
+	for i, r := range rows {
+		states[i] = r.State
+	}
+	if i := connection.DefaultOf(states); i >= 0 {
+		return rows[i], true
+	}
+	return Row{}, false
 }
 
 type scanner interface{ Scan(...any) error }
@@ -274,6 +315,7 @@ func scanRow(s scanner) (Row, error) {
 		return Row{}, fmt.Errorf("connections: stored state: %w", err)
 	}
 	row.UserID = row.State.UserID
+	row.Account = row.State.Label()
 	row.Status = row.State.Status()
 	var err error
 	row.UpdatedAt, err = dbtime.Parse(updated)
@@ -285,8 +327,8 @@ func (r Reader) Attempt(ctx context.Context, id uuid.UUID) (Attempt, error) {
 	var a Attempt
 	var uid, mode, outcome, started, expires string
 	var ended sql.NullString
-	err := r.DB.QueryRowContext(ctx, `SELECT user_id, integration, auth_mode, outcome, reason, started_at, expires_at, ended_at
-		FROM connection_attempts WHERE attempt_id = $1`, id.String()).Scan(&uid, &a.Integration, &mode, &outcome, &a.Reason, &started, &expires, &ended)
+	err := r.DB.QueryRowContext(ctx, `SELECT user_id, integration, account, auth_mode, outcome, reason, started_at, expires_at, ended_at
+		FROM connection_attempts WHERE attempt_id = $1`, id.String()).Scan(&uid, &a.Integration, &a.Account, &mode, &outcome, &a.Reason, &started, &expires, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Attempt{}, ErrNotFound
 	}

@@ -41,7 +41,7 @@ func TestConnectionLifecycleInTheReadModel(t *testing.T) {
 	defer func() { stop(); <-done }()
 
 	user := uuid.New()
-	stream := connection.StreamName(user, "github")
+	stream := connection.StreamName(user, "github", "")
 	reader := connectionsrm.Reader{DB: db}
 	now := time.Now().UTC().Truncate(time.Second)
 	run := func(cmd connection.Command) {
@@ -56,7 +56,7 @@ func TestConnectionLifecycleInTheReadModel(t *testing.T) {
 	}
 	expect := func(want connection.Status) connectionsrm.Row {
 		t.Helper()
-		row, err := reader.Get(ctx, user, "github")
+		row, err := reader.Get(ctx, user, "github", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestConnectionLifecycleInTheReadModel(t *testing.T) {
 		return row
 	}
 	attempt1, attempt2 := uuid.New(), uuid.New()
-	if _, err := reader.Get(ctx, user, "github"); !errors.Is(err, connectionsrm.ErrNotFound) {
+	if _, err := reader.Get(ctx, user, "github", ""); !errors.Is(err, connectionsrm.ErrNotFound) {
 		t.Fatalf("before any event: %v", err)
 	}
 	run(connection.Start{AttemptID: attempt1, UserID: user, Integration: "github", AuthMode: connection.AuthOAuth2, At: now, ExpiresAt: now.Add(10 * time.Minute)})
@@ -98,11 +98,52 @@ func TestConnectionLifecycleInTheReadModel(t *testing.T) {
 	expect(connection.StatusDisconnected)
 
 	all, err := reader.ForUser(ctx, user)
-	if err != nil || len(all) != 1 || all["github"].Status != connection.StatusDisconnected {
+	if err != nil || len(all) != 1 || len(all["github"]) != 1 || all["github"][0].Status != connection.StatusDisconnected {
 		t.Fatalf("ForUser: %+v %v", all, err)
 	}
+
+	// Two more accounts, each in its own stream and row; the oldest is the default until the user
+	// chooses another, and a disconnected account is none.
+	exec := func(account string, cmd connection.Command, at time.Time) {
+		t.Helper()
+		res, err := eventstore.Execute(ctx, store, connection.StreamName(user, "github", account), agg, cmd, eventstore.Metadata{Actor: user.String(), Time: at})
+		if err != nil {
+			t.Fatalf("%s %T: %v", account, cmd, err)
+		}
+		if err := runner.WaitFor(ctx, res.Position); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := func(account string, at time.Time) connection.Command {
+		return connection.Connect{UserID: user, Integration: "github", Account: account, AuthMode: connection.AuthAPIKey, Credential: cred, AccountHint: account + "-hint", At: at}
+	}
+	exec("work", key("work", now.Add(time.Minute)), now.Add(time.Minute))
+	exec("personal", key("personal", now.Add(2*time.Minute)), now.Add(2*time.Minute))
+	accounts, err := reader.Accounts(ctx, user, "github")
+	if err != nil || len(accounts) != 3 {
+		t.Fatalf("Accounts: %+v %v", accounts, err)
+	}
+	if got := []string{accounts[0].Account, accounts[1].Account, accounts[2].Account}; got[0] != "default" || got[1] != "personal" || got[2] != "work" {
+		t.Fatalf("labels %v, want default, personal, work", got)
+	}
+	if d, ok := connectionsrm.Default(accounts); !ok || d.Account != "work" {
+		t.Fatalf("default %+v %v, want work (the oldest account holding a credential)", d, ok)
+	}
+	exec("personal", connection.ChooseDefault{At: now.Add(3 * time.Minute)}, now.Add(3*time.Minute))
+	accounts, _ = reader.Accounts(ctx, user, "github")
+	if d, ok := connectionsrm.Default(accounts); !ok || d.Account != "personal" {
+		t.Fatalf("default after choosing personal: %+v %v", d, ok)
+	}
+	if row, err := reader.Get(ctx, user, "github", "work"); err != nil || row.State.AccountHint != "work-hint" || row.Account != "work" {
+		t.Fatalf("work's row: %+v %v", row, err)
+	}
+	exec("personal", connection.Disconnect{At: now.Add(4 * time.Minute)}, now.Add(4*time.Minute))
+	accounts, _ = reader.Accounts(ctx, user, "github")
+	if d, ok := connectionsrm.Default(accounts); !ok || d.Account != "work" {
+		t.Fatalf("default after disconnecting personal: %+v %v, want work again", d, ok)
+	}
 	var cred2 sql.NullString
-	if err := db.QueryRow(`SELECT credential FROM connections WHERE user_id = $1`, user.String()).Scan(&cred2); err != nil || cred2.Valid {
+	if err := db.QueryRow(`SELECT credential FROM connections WHERE user_id = $1 AND account = 'default'`, user.String()).Scan(&cred2); err != nil || cred2.Valid {
 		t.Fatalf("a disconnected row still holds a credential: %v %v", cred2, err)
 	}
 }

@@ -333,7 +333,7 @@ func (e *Env) Advance(d time.Duration) { e.clock.Advance(d) }
 type NoCredentials struct{}
 
 // Access implements executions.Credentials.
-func (NoCredentials) Access(context.Context, uuid.UUID, *plugins.Integration) (connections.Access, error) {
+func (NoCredentials) Access(context.Context, uuid.UUID, *plugins.Integration, string) (connections.Access, error) {
 	return connections.Access{}, domain.Errorf(domain.CodeNotConnected, "not connected")
 }
 

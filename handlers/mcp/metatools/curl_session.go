@@ -30,6 +30,7 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 	}
 	var a struct {
 		Integrations []string `json:"integrations"`
+		Account      string   `json:"account"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, err
@@ -45,7 +46,7 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 		refused := &curlsessions.RefusedError{Problems: problems}
 		return failed{"error": refused.Error(), "refused": refused.Problems}, nil
 	}
-	sess, err := s.opts.CurlSessions.Mint(ctx, curlsessions.MintRequest{UserID: user, Via: p.Method, ClientID: p.ClientID, Integrations: a.Integrations})
+	sess, err := s.opts.CurlSessions.Mint(ctx, curlsessions.MintRequest{UserID: user, Via: p.Method, ClientID: p.ClientID, Integrations: a.Integrations, Account: a.Account})
 	var refused *curlsessions.RefusedError
 	if errors.As(err, &refused) {
 		problems := slices.Clone(refused.Problems)

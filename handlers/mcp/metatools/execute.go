@@ -25,12 +25,14 @@ type Executions interface {
 const (
 	maxExecutions  = 50
 	maxToolNameLen = 128 // in characters, as JSON Schema's maxLength counts
+	maxAccountLen  = 32  // an account label's bytes (ASCII only, connection.ValidAccountLabel)
 )
 
 type executionArgs struct {
 	Executions []struct {
-		Tool string          `json:"tool"`
-		Args json.RawMessage `json:"args"`
+		Tool    string          `json:"tool"`
+		Args    json.RawMessage `json:"args"`
+		Account string          `json:"account"`
 	} `json:"executions"`
 }
 
@@ -70,11 +72,17 @@ func decodeExecutions(raw json.RawMessage) (calls []executions.Call, ok bool) {
 			return nil, false
 		}
 		var call executions.Call
-		tool, args := false, false
+		tool, args, account := false, false, false
 		for _, m := range ms {
 			switch {
 			case m.name == "tool" && !tool && m.value[0] == '"':
 				tool, call.Tool = true, stringValue(m.value)
+			case m.name == "account" && !account && m.value[0] == '"':
+				// The label's pattern is checked where it is used (a malformed one is CodeInvalid).
+				account, call.Account = true, stringValue(m.value)
+				if n := len(call.Account); n < 1 || n > maxAccountLen {
+					return nil, false
+				}
 			case m.name == "args" && !args && m.value[0] == '{':
 				args = true
 				if call.Args, ok = appendCanonical(make([]byte, 0, len(m.value)), m.value); !ok {
@@ -104,7 +112,7 @@ func callsOf(validated json.RawMessage) ([]executions.Call, error) {
 	}
 	calls := make([]executions.Call, len(a.Executions))
 	for i, ex := range a.Executions {
-		calls[i] = executions.Call{Tool: ex.Tool, Args: ex.Args}
+		calls[i] = executions.Call{Tool: ex.Tool, Args: ex.Args, Account: ex.Account}
 	}
 	return calls, nil
 }

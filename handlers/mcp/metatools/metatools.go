@@ -31,7 +31,9 @@ type Credentials interface {
 	Connected(ctx context.Context, user uuid.UUID) (map[string]bool, error)
 	// ConnectFrom starts a connect attempt asked for through the MCP client mcpClient (recorded in the
 	// event's metadata) and returns the claim link.
-	ConnectFrom(ctx context.Context, user uuid.UUID, integration, mcpClient string) (ConnectResult, error)
+	ConnectFrom(ctx context.Context, user uuid.UUID, integration, account, mcpClient string) (ConnectResult, error)
+	// Accounts lists the user's accounts of every integration that has one.
+	Accounts(ctx context.Context, user uuid.UUID) (map[string][]connections.AccountView, error)
 	// WaitForConnection blocks until the attempt ends or timeout passes: CONNECTED, TIMEOUT or EXPIRED;
 	// an unknown attempt (or another user's) is a domain.CodeNotFound error.
 	WaitForConnection(ctx context.Context, user, attempt uuid.UUID, timeout time.Duration) (string, error)
@@ -369,10 +371,24 @@ type integrationSummary struct {
 	AuthMode    string   `json:"auth_mode"`
 	Categories  []string `json:"categories"`
 	Connected   bool     `json:"connected"`
+	// Accounts are the user's accounts of the integration, when there is any.
+	Accounts []accountSummary `json:"accounts,omitempty"`
+}
+
+// accountSummary is one account as list_integrations shows it to an agent.
+type accountSummary struct {
+	Label   string `json:"label"`
+	Hint    string `json:"hint,omitempty"`
+	Status  string `json:"status"`
+	Default bool   `json:"default"`
 }
 
 func (s *Set) listIntegrations(ctx context.Context, user uuid.UUID) (any, error) {
 	connected, err := s.opts.Credentials.Connected(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	accounts, err := s.opts.Credentials.Accounts(ctx, user)
 	if err != nil {
 		return nil, err
 	}
@@ -383,10 +399,14 @@ func (s *Set) listIntegrations(ctx context.Context, user uuid.UUID) (any, error)
 		if cats == nil {
 			cats = []string{}
 		}
-		out = append(out, integrationSummary{
+		sum := integrationSummary{
 			Name: in.Name, DisplayName: in.DisplayName, Description: in.Description, AuthMode: string(in.Auth.Mode),
 			Categories: cats, Connected: in.Auth.Mode == plugins.AuthNone || connected[in.Name],
-		})
+		}
+		for _, a := range accounts[in.Name] {
+			sum.Accounts = append(sum.Accounts, accountSummary{Label: a.Label, Hint: a.Hint, Status: a.Status, Default: a.Default})
+		}
+		out = append(out, sum)
 	}
 	return map[string]any{"integrations": out}, nil
 }
@@ -394,15 +414,20 @@ func (s *Set) listIntegrations(ctx context.Context, user uuid.UUID) (any, error)
 func (s *Set) connect(ctx context.Context, client string, user uuid.UUID, raw json.RawMessage, deprecated bool) (any, error) {
 	var a struct {
 		Integration string `json:"integration"`
+		Account     string `json:"account"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, err
 	}
 	if in, ok := s.opts.Registry.Integration(a.Integration); ok && inPortal(in) {
 		// Nothing for the agent to start: the answer is where the user goes.
-		return map[string]any{"type": string(in.Auth.Mode), "integration": in.Name, "url": s.portalURL(), "instructions": s.portalNote(in)}, nil
+		note := s.portalNote(in)
+		if a.Account != "" {
+			note += fmt.Sprintf(" To add it as the account %q, the user types that label in the card's Account field.", a.Account)
+		}
+		return map[string]any{"type": string(in.Auth.Mode), "integration": in.Name, "url": s.portalURL(), "instructions": note}, nil
 	}
-	res, err := s.opts.Credentials.ConnectFrom(ctx, user, a.Integration, client)
+	res, err := s.opts.Credentials.ConnectFrom(ctx, user, a.Integration, a.Account, client)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/execution"
@@ -30,7 +31,10 @@ type fakeCredentials struct {
 	connected map[string]bool
 	access    func(in *plugins.Integration) (Access, error)
 	connect   func(integration string) (ConnectResult, error)
-	wait      func(attempt uuid.UUID, timeout time.Duration) (string, error)
+	accounts  map[string][]connections.AccountView
+	// account is the label the last Access or connect named.
+	account string
+	wait    func(attempt uuid.UUID, timeout time.Duration) (string, error)
 	// client is the MCP client the last connect named.
 	client string
 }
@@ -38,12 +42,16 @@ type fakeCredentials struct {
 func (f *fakeCredentials) Connected(context.Context, uuid.UUID) (map[string]bool, error) {
 	return f.connected, nil
 }
-func (f *fakeCredentials) Access(_ context.Context, _ uuid.UUID, in *plugins.Integration) (Access, error) {
+func (f *fakeCredentials) Access(_ context.Context, _ uuid.UUID, in *plugins.Integration, account string) (Access, error) {
+	f.account = account
 	return f.access(in)
 }
-func (f *fakeCredentials) ConnectFrom(_ context.Context, _ uuid.UUID, integration, client string) (ConnectResult, error) {
-	f.client = client
+func (f *fakeCredentials) ConnectFrom(_ context.Context, _ uuid.UUID, integration, account, client string) (ConnectResult, error) {
+	f.client, f.account = client, account
 	return f.connect(integration)
+}
+func (f *fakeCredentials) Accounts(context.Context, uuid.UUID) (map[string][]connections.AccountView, error) {
+	return f.accounts, nil
 }
 func (f *fakeCredentials) WaitForConnection(_ context.Context, _, attempt uuid.UUID, timeout time.Duration) (string, error) {
 	return f.wait(attempt, timeout)

@@ -29,13 +29,16 @@ var metaTools = []struct {
 			"executions":{"type":"array","minItems":1,"maxItems":50,"description":"The tool calls to make.","items":{
 				"type":"object","properties":{
 					"tool":{"type":"string","minLength":1,"maxLength":128,"description":"Exact tool name."},
-					"args":{"type":"object","description":"Arguments matching the tool's schema (get_tool_schema)."}
+					"args":{"type":"object","description":"Arguments matching the tool's schema (get_tool_schema)."},
+					"account":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z0-9][a-z0-9_-]*$","description":"Which of the user's accounts of the tool's integration to use, by label (list_integrations shows them, e.g. \"work\"). Leave it out for the default account."}
 				},"required":["tool"],"additionalProperties":false}}
 		},"required":["executions"],"additionalProperties":false}`},
 	{"whoami", "Return the authenticated workbench user: {\"id\", \"email\"}.",
 		`{"type":"object","properties":{},"additionalProperties":false}`},
 	{"list_integrations", "List every integration with its auth mode and whether the current user has it connected. " +
-		"Returns {\"integrations\":[{\"name\",\"display_name\",\"description\",\"auth_mode\",\"categories\",\"connected\"}]}. " +
+		"Returns {\"integrations\":[{\"name\",\"display_name\",\"description\",\"auth_mode\",\"categories\",\"connected\",\"accounts\"}]}; " +
+		"accounts (when the user has any) are [{\"label\",\"hint\",\"status\",\"default\"}]: a user may hold several accounts of one integration, " +
+		"and execute_tools, curl_session and connect take an account label (the default account when left out). " +
 		"Integrations with auth mode none are always connected; apikey integrations are connected by the user in the portal.",
 		`{"type":"object","properties":{},"additionalProperties":false}`},
 	{"connect", "Begin connecting an integration for the current user. Returns {\"connectionId\",\"type\",\"url\"}: give the url to the user " +
@@ -43,7 +46,8 @@ var metaTools = []struct {
 		"For an API-key integration nothing is started: the answer is {\"type\":\"apikey\",\"url\",\"instructions\"}, the portal page " +
 		"where the user enters the key themselves; give them that url and retry once they have.",
 		`{"type":"object","properties":{
-			"integration":{"type":"string","minLength":1,"maxLength":64,"description":"Integration name, e.g. github."}
+			"integration":{"type":"string","minLength":1,"maxLength":64,"description":"Integration name, e.g. github."},
+			"account":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z0-9][a-z0-9_-]*$","description":"A label for the account to connect, e.g. \"work\" or \"personal\": a new label adds an account, an existing one reconnects it. Leave it out to (re)connect the default account."}
 		},"required":["integration"],"additionalProperties":false}`},
 	{"wait_for_connection", "Block until a connection started by connect completes. Returns {\"status\":\"CONNECTED\"}, {\"status\":\"TIMEOUT\"} " +
 		"(still waiting for the user: call again to keep waiting) or {\"status\":\"EXPIRED\"} (the link expired or a newer connect replaced it: call connect again).",
@@ -53,7 +57,8 @@ var metaTools = []struct {
 		},"required":["connectionId"],"additionalProperties":false}`},
 	{"get_auth_url", "Deprecated: use connect. Same arguments and answer as connect.",
 		`{"type":"object","properties":{
-			"integration":{"type":"string","minLength":1,"maxLength":64,"description":"Integration name, e.g. github."}
+			"integration":{"type":"string","minLength":1,"maxLength":64,"description":"Integration name, e.g. github."},
+			"account":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z0-9][a-z0-9_-]*$","description":"As connect's account."}
 		},"required":["integration"],"additionalProperties":false}`},
 	{"curl_session", "Mint a short-lived token for arbitrary HTTP calls to the named integrations through the workbench proxy, with the " +
 		"user's credential injected. It permits destructive writes: before calling it, tell the user which integrations and what you " +
@@ -62,7 +67,8 @@ var metaTools = []struct {
 		"Returns {\"token\",\"expires_at\",\"header\",\"integrations\":[{\"name\",\"base_url\",\"upstream\"}],\"usage\"}: send requests " +
 		"to base_url + the provider's API path with the header Authorization: Bearer <token>, for 15 minutes.",
 		`{"type":"object","properties":{
-			"integrations":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Integration names."}
+			"integrations":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Integration names."},
+			"account":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z0-9][a-z0-9_-]*$","description":"Which of the user's accounts to use for every integration named, by label (list_integrations shows them). Leave it out for each integration's default account."}
 		},"required":["integrations"],"additionalProperties":false}`},
 }
 

@@ -115,7 +115,7 @@ func (b *builder) conn(user uuid.UUID, integration string, cmd connection.Comman
 	b.t.Helper()
 	md := b.at(d)
 	md.Actor = user.String()
-	res, err := eventstore.Execute(b.ctx, b.store, connection.StreamName(user, integration), conns, cmd, md)
+	res, err := eventstore.Execute(b.ctx, b.store, connection.StreamName(user, integration, ""), conns, cmd, md)
 	if err != nil {
 		b.t.Fatalf("%T for %s/%s: %v", cmd, user, integration, err)
 	}
