@@ -32,8 +32,8 @@ type integration struct {
 	LogoURL     string   `json:"logo_url"`
 	Connected   bool     `json:"connected"`
 	// Status is one of the Status* words below.
-	Status      string  `json:"status"`
-	AccountHint string  `json:"account_hint"`
+	Status      string `json:"status"`
+	AccountHint string `json:"account_hint"`
 	// Accounts are the user's accounts of the integration (label, hint, status, default); Status,
 	// AccountHint and Connected describe the default one, which a call without a label uses.
 	Accounts []connections.AccountView `json:"accounts"`
