@@ -174,6 +174,8 @@ type Outcome struct {
 	Structured json.RawMessage
 	// Message is a caller-safe description of a failure (never a cause that might hold a secret).
 	Message string
+	// Account is the account label the call named ("" when it named none, for the default).
+	Account string
 	// Withheld: the audit record could not be appended, so the outcome is not released; Message
 	// says so.
 	Withheld bool
@@ -268,7 +270,7 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 	access, err := s.opts.Credentials.Access(ctx, caller.UserID, in, call.Account)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeNotConnected {
-			return s.finish(ctx, rec, start, Outcome{Code: CodeNotConnected, Integration: in, Message: domain.ErrorMessage(err)})
+			return s.finish(ctx, rec, start, Outcome{Code: CodeNotConnected, Integration: in, Message: domain.ErrorMessage(err), Account: call.Account})
 		}
 		s.log.ErrorContext(ctx, "credential access failed", "tool", name, "integration", in.Name, "err", err)
 		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: fmt.Sprintf("%s: %s", name, safeMessage(err))})

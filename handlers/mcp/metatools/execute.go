@@ -338,6 +338,14 @@ func (s *Set) entry(o executions.Outcome) map[string]any {
 	switch {
 	case o.Withheld:
 		return map[string]any{"error": o.Message}
+	case o.Code == executions.CodeNotConnected && o.Account != "":
+		// The call named an account: the credential layer's message says which labels exist and how
+		// to connect this one.
+		out := map[string]any{"error": "NOT_CONNECTED", "integration": o.Integration.Name, "account": o.Account, "message": o.Message}
+		if inPortal(o.Integration) {
+			out["portal_url"] = s.portalURL()
+		}
+		return out
 	case o.Code == executions.CodeNotConnected && inPortal(o.Integration):
 		in := o.Integration
 		return map[string]any{"error": "NOT_CONNECTED", "integration": in.Name, "portal_url": s.portalURL(), "message": s.portalNote(in)}
