@@ -29,6 +29,9 @@ func encodeForwarded(ev curlsession.RequestForwarded) ([]byte, error) {
 	if ev.ConnectionVersion != 0 {
 		b = strconv.AppendInt(append(b, `,"connection_version":`...), ev.ConnectionVersion, 10)
 	}
+	if ev.Account != "" {
+		b = appendStringField(b, `,"account":`, ev.Account)
+	}
 	return appendTimeField(b, `,"at":`, ev.At)
 }
 
@@ -51,6 +54,9 @@ func encodeProxied(ev curlsession.RequestProxied) ([]byte, error) {
 	b = strconv.AppendInt(append(b, `,"duration_ms":`...), ev.DurationMS, 10)
 	if ev.ConnectionVersion != 0 {
 		b = strconv.AppendInt(append(b, `,"connection_version":`...), ev.ConnectionVersion, 10)
+	}
+	if ev.Account != "" {
+		b = appendStringField(b, `,"account":`, ev.Account)
 	}
 	return appendTimeField(b, `,"at":`, ev.At)
 }

@@ -18,11 +18,11 @@ import (
 // non-ASCII, invalid UTF-8, U+2028).
 func TestRecordEncodingMatchesEncodingJSON(t *testing.T) {
 	// A field added to a record must be added to its encoder too.
-	if n := reflect.TypeFor[curlsession.RequestForwarded]().NumField(); n != 9 {
-		t.Fatalf("RequestForwarded has %d fields; encodeForwarded writes 9: update it", n)
+	if n := reflect.TypeFor[curlsession.RequestForwarded]().NumField(); n != 10 {
+		t.Fatalf("RequestForwarded has %d fields; encodeForwarded writes 10: update it", n)
 	}
-	if n := reflect.TypeFor[curlsession.RequestProxied]().NumField(); n != 14 {
-		t.Fatalf("RequestProxied has %d fields; encodeProxied writes 14: update it", n)
+	if n := reflect.TypeFor[curlsession.RequestProxied]().NumField(); n != 15 {
+		t.Fatalf("RequestProxied has %d fields; encodeProxied writes 15: update it", n)
 	}
 	texts := []string{"", "github", "/repos/o%2Fr/issues", `a"b\c`, "<script>&amp;", "tab\there\nnl\x00\x1f\x7f",
 		"héllo wörld", "\xff\xfe invalid", "line\u2028sep\u2029", "emoji 🎉"}
@@ -37,12 +37,12 @@ func TestRecordEncodingMatchesEncodingJSON(t *testing.T) {
 			for k, qk := range keys {
 				f := curlsession.RequestForwarded{RequestID: uuid.Must(uuid.NewV7()), SessionID: uuid.New(), UserID: uuid.New(),
 					Integration: text, Method: texts[(i+1)%len(texts)], Path: texts[(i+2)%len(texts)], QueryKeys: qk,
-					ConnectionVersion: int64(k * j), At: at}
+					ConnectionVersion: int64(k * j), Account: texts[(i+4)%len(texts)], At: at}
 				same(t, f, encodeForwarded)
 				p := curlsession.RequestProxied{RequestID: f.RequestID, SessionID: f.SessionID, UserID: f.UserID,
 					Integration: f.Integration, Method: f.Method, Path: f.Path, QueryKeys: qk, Status: 200 + i,
 					ErrorCode: texts[(i+3)%len(texts)], RequestBytes: int64(i * 1000), ResponseBytes: -int64(j), DurationMS: int64(k),
-					ConnectionVersion: int64(j - k), At: at}
+					ConnectionVersion: int64(j - k), Account: texts[(i+5)%len(texts)], At: at}
 				same(t, p, encodeProxied)
 			}
 		}

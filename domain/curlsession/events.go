@@ -72,12 +72,14 @@ type RequestProxied struct {
 	// ErrorCode is empty when the upstream answered and its whole response was relayed; otherwise
 	// FORBIDDEN_INTEGRATION, BAD_PATH, METHOD_NOT_ALLOWED, NOT_CONNECTED, REQUEST_TOO_LARGE,
 	// RESPONSE_TOO_LARGE, UPSTREAM_ERROR, CLIENT_GONE.
-	ErrorCode         string    `json:"error_code,omitempty"`
-	RequestBytes      int64     `json:"request_bytes"`
-	ResponseBytes     int64     `json:"response_bytes"`
-	DurationMS        int64     `json:"duration_ms"`
-	ConnectionVersion int64     `json:"connection_version,omitempty"`
-	At                time.Time `json:"at"`
+	ErrorCode         string `json:"error_code,omitempty"`
+	RequestBytes      int64  `json:"request_bytes"`
+	ResponseBytes     int64  `json:"response_bytes"`
+	DurationMS        int64  `json:"duration_ms"`
+	ConnectionVersion int64  `json:"connection_version,omitempty"`
+	// Account is the label of the account whose credential was used, when it is not "default".
+	Account string    `json:"account,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 // EventType implements domain.Event.
@@ -112,10 +114,12 @@ type RequestForwarded struct {
 	Method      string    `json:"method"`
 	// Path and QueryKeys are as in RequestProxied: the path below the proxy base, the query
 	// parameter names without their values.
-	Path              string    `json:"path"`
-	QueryKeys         []string  `json:"query_keys,omitempty"`
-	ConnectionVersion int64     `json:"connection_version,omitempty"`
-	At                time.Time `json:"at"`
+	Path              string   `json:"path"`
+	QueryKeys         []string `json:"query_keys,omitempty"`
+	ConnectionVersion int64    `json:"connection_version,omitempty"`
+	// Account is the label of the account whose credential was used, when it is not "default".
+	Account string    `json:"account,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 // EventType implements domain.Event.

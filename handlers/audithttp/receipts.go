@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/projections/auditrm"
 )
@@ -22,6 +23,8 @@ type MonthUsage struct {
 	ProxiedRequests int64            `json:"proxied_requests"`
 	Clients         map[string]int64 `json:"clients"` // MCP client (API key id or OAuth client id) → uses
 	Tools           map[string]int64 `json:"tools"`
+	// Accounts counts the tool runs and proxied requests by the label of the account they used.
+	Accounts map[string]int64 `json:"accounts"`
 }
 
 // Summary is the body of GET /api/audit/receipts/summary.
@@ -98,7 +101,7 @@ func MountReceipts(r chi.Router, userOf func(*http.Request) (uuid.UUID, bool), r
 			key := rec.Time.UTC().Format("2006-01")
 			m := months[key]
 			if m == nil {
-				m = &MonthUsage{Month: key, Clients: map[string]int64{}, Tools: map[string]int64{}}
+				m = &MonthUsage{Month: key, Clients: map[string]int64{}, Tools: map[string]int64{}, Accounts: map[string]int64{}}
 				months[key] = m
 			}
 			client := rec.ClientID
@@ -106,6 +109,7 @@ func MountReceipts(r chi.Router, userOf func(*http.Request) (uuid.UUID, bool), r
 				client = "session " + rec.SessionID.String()
 			}
 			m.Clients[client]++
+			m.Accounts[connection.NormalAccount(rec.Account)]++
 			if rec.Kind == auditrm.KindToolExecuted {
 				m.ToolRuns++
 				m.Tools[rec.Tool]++

@@ -17,6 +17,7 @@ import (
 
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/httpserve"
@@ -359,12 +360,21 @@ func (p *Proxy) auditUnavailable(w http.ResponseWriter, r *http.Request, c *call
 		Message: fmt.Sprintf("The audit log cannot be written right now, so nothing was sent to %s. Retry in a few seconds.", c.name)})
 }
 
+// recordedAccount is the account label a record names: none for the default label, as in every
+// record made before accounts existed.
+func recordedAccount(label string) string {
+	if label == connection.DefaultAccount {
+		return ""
+	}
+	return label
+}
+
 // appendForwarded makes the request's RequestForwarded record durable (app/curlsessions).
 func (p *Proxy) appendForwarded(r *http.Request, c *call) error {
 	ev := curlsession.RequestForwarded{
 		RequestID: c.id, SessionID: c.claims.SessionID, UserID: c.claims.UserID, Integration: c.name,
 		Method: c.method, Path: c.rest, QueryKeys: c.keys(r),
-		ConnectionVersion: c.access.ConnectionVersion, At: p.now().UTC(),
+		ConnectionVersion: c.access.ConnectionVersion, Account: recordedAccount(c.access.Account), At: p.now().UTC(),
 	}
 	if ev.Path == "" {
 		ev.Path = "/"
@@ -378,7 +388,7 @@ func (p *Proxy) outcome(r *http.Request, c *call) curlsession.RequestProxied {
 	ev := curlsession.RequestProxied{
 		RequestID: c.id, SessionID: c.claims.SessionID, UserID: c.claims.UserID, Integration: c.name,
 		Method: c.method, Path: c.rest, QueryKeys: c.keys(r), Status: c.status, ErrorCode: c.errCode,
-		ConnectionVersion: c.access.ConnectionVersion, DurationMS: end.Sub(c.start).Milliseconds(), At: end.UTC(),
+		ConnectionVersion: c.access.ConnectionVersion, Account: recordedAccount(c.access.Account), DurationMS: end.Sub(c.start).Milliseconds(), At: end.UTC(),
 	}
 	if ev.Path == "" {
 		ev.Path = "/"

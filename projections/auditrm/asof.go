@@ -24,6 +24,8 @@ type Holding struct {
 	UserID      uuid.UUID `json:"user_id"`
 	Email       string    `json:"email,omitempty"`
 	Integration string    `json:"integration"`
+	// Account is the label of the user's account (each account is a connection of its own).
+	Account string `json:"account"`
 	// Status is the connection's status at the instant: connected, pending, needs_reauth,
 	// disconnected or none (an attempt that expired before anything was stored).
 	Status   string `json:"status"`
@@ -90,7 +92,7 @@ type AsOfResult struct {
 // or before q.At. It never reads a read model: the answer is what the log says, whatever the current
 // tables hold. Event times are not monotonic in the log (replicas' clocks differ), so the whole log is
 // read, as Replay does; the time filter is applied to every event. Holdings come sorted by email, then
-// integration.
+// integration, then account.
 func AsOf(ctx context.Context, store eventstore.Store, q AsOfQuery) (AsOfResult, error) {
 	if err := q.Validate(); err != nil {
 		return AsOfResult{}, err
@@ -156,7 +158,7 @@ func AsOf(ctx context.Context, store eventstore.Store, q AsOfQuery) (AsOfResult,
 	for _, c := range conns {
 		s := c.state
 		h := c.h
-		h.UserID, h.Email, h.Integration = s.UserID, emails[s.UserID], s.Integration
+		h.UserID, h.Email, h.Integration, h.Account = s.UserID, emails[s.UserID], s.Integration, s.Label()
 		if q.Email != "" && h.Email != q.Email || q.Integration != "" && h.Integration != q.Integration {
 			continue
 		}
@@ -172,7 +174,10 @@ func AsOf(ctx context.Context, store eventstore.Store, q AsOfQuery) (AsOfResult,
 		if c := strings.Compare(a.UserID.String(), b.UserID.String()); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Integration, b.Integration)
+		if c := strings.Compare(a.Integration, b.Integration); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Account, b.Account)
 	})
 	if res.Holdings == nil {
 		res.Holdings = []Holding{}

@@ -132,6 +132,10 @@ type Record struct {
 	Reason      string   `json:"reason,omitempty"`
 	Scopes      []string `json:"scopes,omitempty"`
 	AccountHint string   `json:"account_hint,omitempty"`
+	// Account is the label of the user's account a tool execution used or a connection event
+	// concerns, when it is not the one labelled "default" (every record made before a user could
+	// hold several accounts concerns that one).
+	Account string `json:"account,omitempty"`
 
 	ArgsSize     *int   `json:"args_size,omitempty"`
 	ArgsSHA256   string `json:"args_sha256,omitempty"`
@@ -265,7 +269,7 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 	case execution.ToolExecuted:
 		rec.UserID, rec.Integration, rec.Tool, rec.ExecutionID = e.UserID, e.Integration, e.Tool, e.ExecutionID
 		rec.Success, rec.ErrorCode, rec.DurationMS = &e.Success, e.ErrorCode, &e.DurationMS
-		rec.Via, rec.ConnectionVersion, rec.AgentID = e.Via, e.ConnectionVersion, e.AgentID
+		rec.Via, rec.ConnectionVersion, rec.AgentID, rec.Account = e.Via, e.ConnectionVersion, e.AgentID, e.Account
 		if e.ClientID != "" {
 			rec.ClientID = e.ClientID
 		}
@@ -280,28 +284,28 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 		rec.ArgsSize, rec.ArgsSHA256 = &e.RequestSize, e.RequestSHA256
 		return e.At
 	case connection.Started:
-		rec.UserID, rec.Integration, rec.AttemptID, rec.AuthMode = e.UserID, e.Integration, e.AttemptID, string(e.AuthMode)
+		rec.UserID, rec.Integration, rec.AttemptID, rec.AuthMode, rec.Account = e.UserID, e.Integration, e.AttemptID, string(e.AuthMode), e.Account
 		rec.ConnectionVersion = env.Version
 		return e.StartedAt
 	case connection.PendingExpired:
-		rec.UserID, rec.Integration, rec.AttemptID, rec.Reason = e.UserID, e.Integration, e.AttemptID, string(e.Reason)
+		rec.UserID, rec.Integration, rec.AttemptID, rec.Reason, rec.Account = e.UserID, e.Integration, e.AttemptID, string(e.Reason), e.Account
 		rec.ConnectionVersion = env.Version
 		return e.At
 	case connection.Connected:
-		rec.UserID, rec.Integration, rec.AttemptID, rec.AuthMode = e.UserID, e.Integration, e.AttemptID, string(e.AuthMode)
+		rec.UserID, rec.Integration, rec.AttemptID, rec.AuthMode, rec.Account = e.UserID, e.Integration, e.AttemptID, string(e.AuthMode), e.Account
 		rec.Scopes, rec.AccountHint = e.Scopes, e.AccountHint
 		rec.ConnectionVersion = env.Version
 		return e.ConnectedAt
 	case connection.TokenRefreshed:
-		rec.UserID, rec.Integration = e.UserID, e.Integration
+		rec.UserID, rec.Integration, rec.Account = e.UserID, e.Integration, e.Account
 		rec.ConnectionVersion = env.Version
 		return e.RefreshedAt
 	case connection.ReauthorizationRequired:
-		rec.UserID, rec.Integration, rec.Reason = e.UserID, e.Integration, e.Reason
+		rec.UserID, rec.Integration, rec.Reason, rec.Account = e.UserID, e.Integration, e.Reason, e.Account
 		rec.ConnectionVersion = env.Version
 		return e.At
 	case connection.Disconnected:
-		rec.UserID, rec.Integration, rec.Reason = e.UserID, e.Integration, e.Reason
+		rec.UserID, rec.Integration, rec.Reason, rec.Account = e.UserID, e.Integration, e.Reason, e.Account
 		rec.ConnectionVersion = env.Version
 		return e.At
 	case identitydom.APIKeyMinted:
@@ -341,13 +345,13 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 		return e.At
 	case curlsession.RequestForwarded:
 		rec.UserID, rec.SessionID, rec.Integration, rec.RequestID = e.UserID, e.SessionID, e.Integration, e.RequestID
-		rec.Method, rec.Path, rec.QueryKeys, rec.ConnectionVersion = e.Method, e.Path, e.QueryKeys, e.ConnectionVersion
+		rec.Method, rec.Path, rec.QueryKeys, rec.ConnectionVersion, rec.Account = e.Method, e.Path, e.QueryKeys, e.ConnectionVersion, e.Account
 		return e.At
 	case curlsession.RequestProxied:
 		rec.UserID, rec.SessionID, rec.Integration, rec.RequestID = e.UserID, e.SessionID, e.Integration, e.RequestID
 		rec.Method, rec.Path, rec.QueryKeys, rec.Status, rec.ErrorCode = e.Method, e.Path, e.QueryKeys, e.Status, e.ErrorCode
 		rec.RequestBytes, rec.ResponseBytes, rec.DurationMS = &e.RequestBytes, &e.ResponseBytes, &e.DurationMS
-		rec.ConnectionVersion = e.ConnectionVersion
+		rec.ConnectionVersion, rec.Account = e.ConnectionVersion, e.Account
 		return e.At
 	}
 	return time.Time{}

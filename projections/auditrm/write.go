@@ -67,6 +67,7 @@ var CSVHeader = []string{
 	"session_id", "integrations", "expires_at", "method", "path", "query_keys", "status", "request_bytes", "response_bytes",
 	"request_id",
 	"client_name",
+	"account",
 }
 
 // CSVWriter writes RFC 4180 CSV with the CSVHeader row first (written even when there are no
@@ -108,6 +109,7 @@ func (c *CSVWriter) Write(r Record) error {
 		statusCell(r.Status), int64Cell(r.RequestBytes), int64Cell(r.ResponseBytes),
 		uuidCell(r.RequestID),
 		r.ClientName,
+		r.Account,
 	)
 	for i, cell := range row {
 		row[i] = DefuseCell(cell)
