@@ -1,6 +1,10 @@
 // Package connection owns a user's connection to one integration, as events: the stored credential
 // that makes `connected: true` (spec, Connection), and the connect attempts that lead to it (spec,
-// Connecting an integration). There is one stream per user and integration, StreamName.
+// Connecting an integration). A user may hold several accounts of one integration, each named by a
+// label; there is one stream per user, integration and account (StreamName), and the account labelled
+// DefaultAccount keeps the stream name every connection had before labels existed, so its events name
+// no account. Which account a call without a label uses is decided across the streams by DefaultOf
+// (the latest ChooseDefault, else the oldest account holding a credential).
 //
 // It is pure: Decide and Evolve see only the state and the command, which carries every time and id.
 // The wiring builds the codec with eventstore.NewJSONCodec(connection.Events()...) and runs commands
