@@ -424,7 +424,13 @@ func (n *node) follow(c *http.Client, callback string) *url.URL {
 // connectOAuth runs the whole flow for user on n and returns the attempt id.
 func (n *node) connectOAuth(ctx context.Context, user uuid.UUID) uuid.UUID {
 	n.t.Helper()
-	res, err := n.svc.Connect(ctx, user, "acme", "")
+	return n.connectOAuthAs(ctx, user, "")
+}
+
+// connectOAuthAs runs the whole flow for user's account labelled account ("" for the default).
+func (n *node) connectOAuthAs(ctx context.Context, user uuid.UUID, account string) uuid.UUID {
+	n.t.Helper()
+	res, err := n.svc.Connect(ctx, user, "acme", account)
 	if err != nil {
 		n.t.Fatal(err)
 	}

@@ -23,6 +23,12 @@ func connectExpiring(t *testing.T, e *env, n *node, user uuid.UUID) {
 // tokens calls Access and getToken concurrently, count times on each node, and returns the tokens.
 func tokens(t *testing.T, e *env, user uuid.UUID, count int, nodes ...*node) ([]string, []error) {
 	t.Helper()
+	return tokensOf(t, e, user, "", count, nodes...)
+}
+
+// tokensOf is tokens for the user's account labelled account.
+func tokensOf(t *testing.T, e *env, user uuid.UUID, account string, count int, nodes ...*node) ([]string, []error) {
+	t.Helper()
 	acme, _ := e.catalog.Integration("acme")
 	var mu sync.Mutex
 	var toks []string
@@ -35,7 +41,7 @@ func tokens(t *testing.T, e *env, user uuid.UUID, count int, nodes ...*node) ([]
 			go func() {
 				defer wg.Done()
 				<-start
-				acc, err := n.svc.Access(e.ctx, user, acme, "")
+				acc, err := n.svc.Access(e.ctx, user, acme, account)
 				var tok string
 				if err == nil {
 					tok, err = acc.GetToken(e.ctx)
@@ -93,6 +99,56 @@ func TestRefresh(t *testing.T) {
 			if tok != toks[0] {
 				t.Fatalf("replicas disagree on the token: %q vs %q", tok, toks[0])
 			}
+		}
+	})
+	t.Run("two accounts refresh once each, on two replicas", func(t *testing.T) {
+		e := newEnv(t, "basic")
+		a := e.node(true)
+		b := e.node(false)
+		user := uuid.New()
+		e.provider.set(func(p *provider) { p.expiresIn = 10 })
+		a.connectOAuthAs(e.ctx, user, "")
+		a.connectOAuthAs(e.ctx, user, "work")
+		e.provider.set(func(p *provider) { p.expiresIn = 3600; p.refreshDelay = 100 * time.Millisecond })
+		var wg sync.WaitGroup
+		got := map[string][]string{}
+		var mu sync.Mutex
+		for _, account := range []string{"", "work"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				toks, errs := tokensOf(t, e, user, account, 50, a, b)
+				mu.Lock()
+				defer mu.Unlock()
+				if len(errs) > 0 {
+					t.Errorf("account %q: %d calls failed, first: %v", account, len(errs), errs[0])
+				}
+				got[account] = toks
+			}()
+		}
+		wg.Wait()
+		if n := e.provider.refreshes(); n != 2 {
+			t.Fatalf("%d refresh requests reached the provider, want 2 (one per account)", n)
+		}
+		for account, toks := range got {
+			for _, tok := range toks {
+				if tok != toks[0] {
+					t.Fatalf("account %q: calls got different tokens: %q vs %q", account, tok, toks[0])
+				}
+			}
+		}
+		if got[""][0] == got["work"][0] {
+			t.Fatalf("both accounts got the token %q", got[""][0])
+		}
+		// invalid_grant on one account withdraws that one only.
+		e.provider.set(func(p *provider) { p.expiresIn = 10 })
+		a.connectOAuthAs(e.ctx, user, "work")
+		e.provider.set(func(p *provider) { p.refreshMode = "invalid_grant" })
+		if _, errs := tokensOf(t, e, user, "work", 1, a); len(errs) != 1 || domain.ErrorCode(errs[0]) != domain.CodeNotConnected {
+			t.Fatalf("work after invalid_grant: %v", errs)
+		}
+		if toks, errs := tokensOf(t, e, user, "", 1, b); len(errs) > 0 || toks[0] != got[""][0] {
+			t.Fatalf("the default account after work's invalid_grant: %v %v", toks, errs)
 		}
 	})
 	t.Run("invalid_grant needs re-authorization", func(t *testing.T) {
