@@ -38,6 +38,8 @@
 //	                                    // defaults to the manifest's base_url
 //	  "trace_propagation": false,       // optional: send the W3C traceparent with tool requests when
 //	                                    // the server traces (OTEL_EXPORTER_OTLP_ENDPOINT); default off
+//	  "policy": {"default_off": ["…_delete_*"]}, // optional: name patterns of tools that start Off
+//	                                    // (* matches any run; at most 64), as a connector manifest's
 //	  "auth": {
 //	    "mode": "oauth2",               // oauth2 | apikey | cookie | none; the block of that mode is
 //	                                    // required, and the blocks of other modes are refused

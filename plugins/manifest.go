@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // File names inside a plugin folder.
@@ -51,7 +52,21 @@ type Manifest struct {
 	// TracePropagation lets the server send the W3C trace context (traceparent) with this integration's
 	// tool requests when tracing is on; off by default, so a provider learns nothing of the server's traces.
 	TracePropagation bool `json:"trace_propagation,omitempty"`
+	// Policy names the tools that start Off for every agent, as a connector manifest's policy does.
+	Policy *Policy `json:"policy,omitempty"`
 }
+
+// Policy holds name patterns of tools that start Off (policy.default_off): "*" matches any run of
+// characters and nothing else is special ("github_delete_*").
+type Policy struct {
+	DefaultOff []string `json:"default_off,omitempty"`
+}
+
+// Limits on policy.default_off.
+const (
+	maxPolicyPatterns  = 64
+	maxPolicyPatternLn = 128
+)
 
 // Proxy, when present, lets curl_session forward arbitrary requests to the integration.
 type Proxy struct {
@@ -456,6 +471,16 @@ func (m *Manifest) Validate() FieldErrors {
 	for i, c := range m.Categories {
 		if strings.TrimSpace(c) == "" {
 			add(fmt.Sprintf("categories[%d]", i), "is empty")
+		}
+	}
+	if m.Policy != nil {
+		if len(m.Policy.DefaultOff) > maxPolicyPatterns {
+			add("policy.default_off", "has %d patterns; at most %d are allowed", len(m.Policy.DefaultOff), maxPolicyPatterns)
+		}
+		for i, p := range m.Policy.DefaultOff {
+			if strings.TrimSpace(p) == "" || len(p) > maxPolicyPatternLn || strings.ContainsFunc(p, unicode.IsControl) {
+				add(fmt.Sprintf("policy.default_off[%d]", i), "must be a tool name pattern of 1 to %d characters without control characters", maxPolicyPatternLn)
+			}
 		}
 	}
 	keys := m.credentialKeySet()

@@ -135,17 +135,26 @@ func (t *Tool) Owner() *Integration { return t.integration }
 // Why a plugin tool starts Off (the rule recorded with the decision, as a connector tool's is).
 const (
 	RuleMutating    = connector.RuleMutating
+	RulePolicy      = connector.RulePolicy
 	RuleWritingVerb = connector.RuleWritingVerb
 )
 
 // StartsOff reports whether the tool is Off for an agent until someone switches it On, and the rule
-// that says so: tools.json marks it mutating, or, where tools.json does not say, its name (less the
-// integration's prefix) carries a writing verb (create, send, delete, ...), as a connector tool's does.
+// that says so, as a connector tool's rules do: tools.json marks it mutating; else a pattern of the
+// manifest's policy.default_off matches its name; else, where tools.json does not say, its name (less
+// the integration's prefix) carries a writing verb (create, send, delete, ...).
 func (t *Tool) StartsOff() (bool, string) {
-	if t.Mutating != nil {
-		if *t.Mutating {
-			return true, RuleMutating
+	if t.Mutating != nil && *t.Mutating {
+		return true, RuleMutating
+	}
+	if in := t.integration; in != nil && in.Policy != nil {
+		for _, p := range in.Policy.DefaultOff {
+			if connector.MatchPattern(p, t.Name) {
+				return true, RulePolicy
+			}
 		}
+	}
+	if t.Mutating != nil {
 		return false, ""
 	}
 	if connector.HasWritingVerb(strings.TrimPrefix(t.Name, ToolPrefix(t.Integration))) {

@@ -42,6 +42,10 @@ export async function request(method, path, body) {
   return data;
 }
 
+function accountQuery(account) {
+  return account ? '?' + new URLSearchParams({ account }).toString() : '';
+}
+
 export const api = {
   me: () => request('GET', '/api/me'),
   logout: () => request('POST', '/api/auth/logout'),
@@ -68,9 +72,12 @@ export const api = {
   mcpLookupServer: (id, body) => request('POST', `/api/mcp/servers/${encodeURIComponent(id)}/lookup`, body),
   mcpSwitch: (body) => request('PUT', '/api/mcp/switches', body),
   mcpTest: (id, tool, args) => request('POST', `/api/mcp/connections/${encodeURIComponent(id)}/call`, { tool, arguments: args }),
-  connect: (name) => request('POST', `/api/integrations/${encodeURIComponent(name)}/connect`),
-  saveAPIKey: (name, fields) => request('POST', `/api/integrations/${encodeURIComponent(name)}/apikey`, { fields }),
-  disconnect: (name) => request('DELETE', `/api/integrations/${encodeURIComponent(name)}`),
+  // An integration's accounts: account is the label of one (omitted: the default account, or the
+  // first one, labelled "default").
+  connect: (name, account) => request('POST', `/api/integrations/${encodeURIComponent(name)}/connect` + accountQuery(account)),
+  saveAPIKey: (name, fields, account) => request('POST', `/api/integrations/${encodeURIComponent(name)}/apikey`, account ? { fields, account } : { fields }),
+  disconnect: (name, account) => request('DELETE', `/api/integrations/${encodeURIComponent(name)}` + accountQuery(account)),
+  makeDefault: (name, account) => request('POST', `/api/integrations/${encodeURIComponent(name)}/default`, { account }),
   redeem: (token) => request('POST', '/api/connect/redeem', { token }),
   liveURL: (integration) => request('POST', '/api/browser-session/live-url', integration ? { integration } : undefined),
 

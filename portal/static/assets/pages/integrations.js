@@ -1,6 +1,8 @@
 // Integrations: every integration the server offers, whether it is connected for you, and the way to
 // connect it — the provider's consent page for OAuth, a form built from the manifest's fields for API
-// keys. After an OAuth callback the server sends the browser to /?connected=<name> or
+// keys. A user may hold several accounts of one integration, each named by a label; the card lists
+// them, marks the default (the one agents use when they name no account) and adds another: the key
+// form takes an optional label, OAuth and cookie integrations have "Add another account". After an OAuth callback the server sends the browser to /?connected=<name> or
 // /?connect_error=<reason>&integration=<name>; this page says what happened.
 
 import { api } from '../api.js';
@@ -9,6 +11,14 @@ import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState
 export const title = 'Integrations';
 
 const MODES = { oauth2: 'OAuth', apikey: 'API key', cookie: 'Browser sign-in', none: 'No sign-in' };
+
+// An account label: 1 to 32 of a-z, 0-9, '-' and '_', starting with a letter or digit (the server's
+// rule, domain/connection.ValidAccountLabel).
+const LABEL = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const LABEL_RULE = 'Use 1 to 32 lower-case letters, digits, - and _, starting with a letter or digit.';
+
+// How one account stands, in words, by its status (GET /api/integrations, accounts[].status).
+const ACCOUNT_WORDS = { connected: 'Connected', needs_reauth: 'Needs reconnecting', expired: 'Expired', pending: 'Waiting for consent' };
 
 // Why a connection failed, in words, by the callback's reason.
 const REASONS = {
@@ -107,91 +117,240 @@ function card(ctx, i, status, refresh) {
   const actions = h('div', { class: 'card-actions' });
   const formSlot = h('div', { class: 'form-slot' });
   const inline = h('div', { class: 'inline-status' });
+  const accounts = i.auth_mode === 'none' ? [] : (i.accounts || []);
+  const held = accounts.filter((a) => a.status !== 'pending');
+
+  // addAccount offers "Add another account" (OAuth and cookie integrations that hold one already):
+  // a label, then the same connection the first account went through.
+  const addAccount = () => {
+    const open = button('Add another account', { iconName: 'users', testid: 'add-account' });
+    open.addEventListener('click', () => {
+      open.hidden = true;
+      const close = () => { replace(formSlot); open.hidden = false; open.focus(); };
+      replace(formSlot, addAccountForm(ctx, i, close));
+      formSlot.querySelector('input').focus();
+    });
+    return open;
+  };
 
   if (i.auth_mode === 'oauth2' && i.configured === false) {
     // The operator has not set this integration's OAuth client: connecting could only fail.
     actions.append(h('div', { class: 'setup-needed', 'data-testid': 'not-set-up' },
       notice('warning', 'Not set up on this server', i.setup || 'The operator has not set this integration\'s OAuth client.')));
   } else if (i.auth_mode === 'oauth2') {
-    const connect = button(i.connected ? 'Reconnect' : 'Connect', { kind: i.connected ? 'secondary' : 'primary', iconName: 'external', testid: 'connect' });
-    connect.addEventListener('click', () => busy(connect, async () => {
-      try {
-        const res = await api.connect(i.name);
-        if (res && res.url) {
-          replace(inline, h('p', { class: 'muted small' }, `Taking you to ${name} to approve access…`));
-          location.assign(res.url);
-          return;
-        }
-        replace(inline, notice('error', 'Nothing to open', 'The server did not return a consent page for this integration.'));
-      } catch (err) { ctx.fail(inline, err, `${name} could not be connected`); }
-    }));
-    actions.append(connect);
+    const label = i.connected ? (held.length > 1 ? 'Reconnect default' : 'Reconnect') : 'Connect';
+    const connect = button(label, { kind: i.connected ? 'secondary' : 'primary', iconName: 'external', testid: 'connect' });
+    connect.addEventListener('click', () => busy(connect, () => startConnect(ctx, i, '', inline)));
+    actions.append(connect, accounts.length ? addAccount() : null);
   } else if (i.auth_mode === 'apikey') {
-    const open = button(i.connected ? 'Replace key' : 'Connect', { kind: i.connected ? 'secondary' : 'primary', iconName: 'key', testid: 'connect' });
+    const open = button(held.length ? 'Add or replace key' : 'Connect', { kind: held.length ? 'secondary' : 'primary', iconName: 'key', testid: 'connect' });
     open.addEventListener('click', () => {
       open.hidden = true;
-      replace(formSlot, apiKeyForm(ctx, i, () => { replace(formSlot); open.hidden = false; }, status, refresh));
+      const close = () => { replace(formSlot); open.hidden = false; };
+      const cancel = () => { close(); open.focus(); };
+      replace(formSlot, apiKeyForm(ctx, i, accounts, close, cancel, status, refresh));
       const first = formSlot.querySelector('input');
       if (first) first.focus();
     });
     actions.append(open);
   } else if (i.auth_mode === 'cookie') {
     const open = button(i.connected ? 'Sign in again' : 'Sign in live', { kind: i.connected ? 'secondary' : 'primary', iconName: 'external', testid: 'connect' });
-    open.addEventListener('click', () => busy(open, async () => {
-      try {
-        const live = await api.liveURL(i.name);
-        const u = new URL(live.url, location.href);
-        ctx.navigate(u.pathname + u.search);
-      } catch (err) { ctx.fail(inline, err, `The live browser for ${name} could not start`); }
-    }));
-    actions.append(open, h('p', { class: 'muted small' }, 'Sign in to it in your live browser session, then capture its cookies there.'));
+    open.addEventListener('click', () => busy(open, () => startConnect(ctx, i, '', inline)));
+    actions.append(open, accounts.length ? addAccount() : null,
+      h('p', { class: 'muted small' }, 'Sign in to it in your live browser session, then capture its cookies there.'));
   }
   if (i.auth_mode === 'none') {
     actions.append(h('p', { class: 'muted small' }, 'Always available: it needs no account.'));
-  } else if (i.connected) {
-    const disconnect = button('Disconnect', { kind: 'danger-outline', testid: 'disconnect' });
-    disconnect.addEventListener('click', async () => {
-      const ok = await confirmDialog({
-        title: `Disconnect ${name}?`,
-        body: [h('p', {}, `Workbench forgets the ${MODES[i.auth_mode] || ''} credential it holds for ${name}. Your agents can no longer use its tools until you connect it again.`)],
-        confirmLabel: 'Disconnect',
-      });
-      if (!ok) return;
-      await busy(disconnect, async () => {
-        try {
-          await api.disconnect(i.name);
-          replace(status, notice('success', `${name} is disconnected`, 'Its credential has been removed.'));
-          await refresh();
-        } catch (err) { ctx.fail(inline, err, `${name} could not be disconnected`); }
-      });
-    });
-    actions.append(disconnect);
+  } else if (i.connected && accounts.length === 0) {
+    // A server that lists no accounts: the card's one Disconnect removes the default account.
+    actions.append(disconnectButton(ctx, i, null, true, status, inline, refresh));
   }
 
   return h('article', { class: 'card integration' + (i.connected ? ' is-connected' : ''), 'data-integration': i.name },
     h('div', { class: 'integration-head' },
       logo(i),
       h('div', { class: 'integration-title' },
-        h('h2', {}, name),
+        h('h2', { tabindex: '-1' }, name),
         h('div', { class: 'meta' }, h('span', { class: 'mode' }, MODES[i.auth_mode] || i.auth_mode), statusBadge(i)))),
-    i.account_hint ? h('p', { class: 'account-hint' }, 'Connected as ', h('strong', {}, i.account_hint)) : null,
+    i.account_hint && accounts.length === 0 ? h('p', { class: 'account-hint' }, 'Connected as ', h('strong', {}, i.account_hint)) : null,
     h('p', { class: 'description' }, i.description),
     (i.categories || []).length ? h('div', { class: 'tags' }, i.categories.map((c) => h('span', { class: 'tag' }, c))) : null,
+    accounts.length ? accountList(ctx, i, accounts, held.length, status, inline, refresh) : null,
     inline, formSlot, actions);
 }
 
-// apiKeyForm renders the manifest's fields: secret ones as password inputs, optional ones marked.
-function apiKeyForm(ctx, i, close, status, refresh) {
+// accountList lists the user's accounts of i: label, who it is at the provider, its status, the
+// default marked; each held one can become the default or be disconnected.
+function accountList(ctx, i, accounts, heldCount, status, inline, refresh) {
+  const name = i.display_name || i.name;
+  return h('section', { class: 'accounts', 'data-testid': 'accounts', 'aria-label': `${name} accounts` },
+    h('h3', { class: 'accounts-title', tabindex: '-1' }, accounts.length === 1 ? 'Account' : `Accounts (${accounts.length})`),
+    h('ul', { class: 'account-list' }, accounts.map((a) => {
+      const buttons = [];
+      if (a.status !== 'pending') {
+        if (!a.default) {
+          const make = button('Make default', { kind: 'secondary btn-small', testid: 'make-default' });
+          make.setAttribute('aria-label', `Make default: ${a.label}`);
+          make.addEventListener('click', () => busy(make, async () => {
+            try {
+              await api.makeDefault(i.name, a.label);
+              replace(status, notice('success', `“${a.label}” is now your default ${name} account`, 'Agents use it when they name no account.'));
+              await refresh();
+              refocus(i.name);
+            } catch (err) { ctx.fail(inline, err, `“${a.label}” could not be made the default`); }
+          }));
+          buttons.push(make);
+        }
+        buttons.push(disconnectButton(ctx, i, a, heldCount <= 1, status, inline, refresh));
+      }
+      return h('li', { class: 'account-item' + (a.default ? ' is-default' : ''), 'data-account': a.label },
+        h('div', { class: 'account-main' },
+          h('div', { class: 'account-line' },
+            h('span', { class: 'account-name', 'data-testid': 'account-name' }, a.label),
+            a.default ? h('span', { class: 'badge badge-default', 'data-testid': 'default-badge' }, 'Default') : null,
+            accountBadge(a)),
+          a.hint ? h('p', { class: 'account-who' }, 'Connected as ', h('strong', {}, a.hint)) : null),
+        buttons.length ? h('div', { class: 'account-actions' }, buttons) : null);
+    })));
+}
+
+function accountBadge(a) {
+  const ok = a.status === 'connected';
+  return h('span', { class: 'badge ' + (ok ? 'badge-ok' : 'badge-warn'), 'data-testid': 'account-status' },
+    ok ? icon('check') : null, ACCOUNT_WORDS[a.status] || String(a.status || '').replace(/_/g, ' '));
+}
+
+// disconnectButton removes account a of i after asking (a null: the default account); only says it
+// is the last account the user holds, so the integration as a whole goes.
+function disconnectButton(ctx, i, a, only, status, inline, refresh) {
+  const name = i.display_name || i.name;
+  const btn = button('Disconnect', { kind: a ? 'danger-outline btn-small' : 'danger-outline', testid: 'disconnect' });
+  if (a) btn.setAttribute('aria-label', `Disconnect ${a.label}`);
+  btn.addEventListener('click', async () => {
+    const mode = MODES[(a && a.auth_mode) || i.auth_mode] || '';
+    const ok = await confirmDialog({
+      title: only ? `Disconnect ${name}?` : `Disconnect ${name} account “${a.label}”?`,
+      body: [h('p', {}, only
+        ? `Workbench forgets the ${mode} credential it holds for ${name}. Your agents can no longer use its tools until you connect it again.`
+        : `Workbench forgets the ${mode} credential it holds for the “${a.label}” account. Your agents can no longer use that account; your other ${name} accounts keep working.`)],
+      confirmLabel: 'Disconnect',
+    });
+    if (!ok) return;
+    await busy(btn, async () => {
+      try {
+        await api.disconnect(i.name, a ? a.label : undefined);
+        replace(status, only
+          ? notice('success', `${name} is disconnected`, 'Its credential has been removed.')
+          : notice('success', `${name} account “${a.label}” is disconnected`, 'Its credential has been removed; your other accounts keep working.'));
+        await refresh();
+        refocus(i.name);
+      } catch (err) { ctx.fail(inline, err, `${name} could not be disconnected`); }
+    });
+  });
+  return btn;
+}
+
+// refocus puts the keyboard back on an integration's card after the list was drawn again: its
+// accounts, else its name.
+function refocus(integration) {
+  const card = document.querySelector(`article[data-integration="${CSS.escape(integration)}"]`);
+  const target = card && (card.querySelector('.accounts-title') || card.querySelector('h2'));
+  if (target) target.focus();
+}
+
+// startConnect starts connecting account ('' for the default) of an OAuth or cookie integration and
+// follows it: the provider's consent page, or the live browser for a cookie sign-in.
+async function startConnect(ctx, i, account, where) {
+  const name = i.display_name || i.name;
+  const what = account ? `${name} account “${account}”` : name;
+  try {
+    if (i.auth_mode === 'cookie') {
+      // A labelled account's sign-in is recorded first, so the capture that follows has it pending.
+      if (account) await api.connect(i.name, account);
+      const live = await api.liveURL(i.name);
+      const u = new URL(live.url, location.href);
+      if (account) u.searchParams.set('account', account);
+      ctx.navigate(u.pathname + u.search);
+      return;
+    }
+    const res = await api.connect(i.name, account);
+    if (res && res.url) {
+      replace(where, h('p', { class: 'muted small' }, `Taking you to ${name} to approve access…`));
+      location.assign(res.url);
+      return;
+    }
+    replace(where, notice('error', 'Nothing to open', 'The server did not return a consent page for this integration.'));
+  } catch (err) {
+    ctx.fail(where, err, i.auth_mode === 'cookie' ? `The live browser for ${what} could not start` : `${what} could not be connected`);
+  }
+}
+
+// labelInput is the account label's text input, described by help (the element with id helpId).
+function labelInput(helpId, required, testid) {
+  const input = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'none', maxlength: 32,
+    required, 'aria-describedby': helpId, 'data-testid': testid });
+  input.addEventListener('input', () => input.removeAttribute('aria-invalid'));
+  return input;
+}
+
+// checkLabel reads input's label; a malformed one (or an empty one when required) is shown in err,
+// the input marked and focused, and null returned.
+function checkLabel(input, err, required) {
+  const label = input.value.trim();
+  let problem = '';
+  if (!label && required) problem = `Name the account. ${LABEL_RULE}`;
+  else if (label && !LABEL.test(label)) problem = `“${label}” cannot name an account. ${LABEL_RULE}`;
+  if (!problem) return label;
+  input.setAttribute('aria-invalid', 'true');
+  replace(err, notice('error', 'Check the account label', problem));
+  input.focus();
+  return null;
+}
+
+// addAccountForm asks for the label of another account of an OAuth or cookie integration, then
+// connects it.
+function addAccountForm(ctx, i, close) {
+  const name = i.display_name || i.name;
+  const helpId = `add-account-help-${i.name}`;
+  const input = labelInput(helpId, true, 'new-account-label');
+  const err = h('div', {});
+  const submit = button(i.auth_mode === 'cookie' ? 'Sign in live' : 'Connect account', { kind: 'primary', type: 'submit', iconName: 'external', testid: 'add-account-submit' });
+  const form = h('form', { class: 'apikey-form', novalidate: true, 'data-testid': 'add-account-form' },
+    h('label', { class: 'field' }, h('span', { class: 'field-label' }, 'Account label'), input),
+    h('p', { class: 'field-help', id: helpId }, `A name for your other ${name} account, for example work. ${LABEL_RULE}`),
+    err,
+    h('div', { class: 'form-actions' }, button('Cancel', { onclick: close }), submit));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const label = checkLabel(input, err, true);
+    if (label === null) return;
+    replace(err);
+    await busy(submit, () => startConnect(ctx, i, label, err));
+  });
+  return form;
+}
+
+// apiKeyForm renders the manifest's fields: secret ones as password inputs, optional ones marked;
+// then the optional label of the account the key is for (empty: the default account).
+function apiKeyForm(ctx, i, accounts, close, cancel, status, refresh) {
   const name = i.display_name || i.name;
   const fields = i.fields || [];
   const err = h('div', {});
+  const helpId = `account-help-${i.name}`;
+  const account = labelInput(helpId, false, 'account-label');
+  const current = accounts.find((a) => a.default);
   const form = h('form', { class: 'apikey-form', novalidate: true, 'data-testid': 'apikey-form' },
     fields.map((f) => h('label', { class: 'field' },
       h('span', { class: 'field-label' }, f.label || f.name, f.optional ? h('span', { class: 'optional' }, ' (optional)') : null),
       h('input', { name: f.name, type: f.secret ? 'password' : 'text', placeholder: f.placeholder || null, autocomplete: 'off', spellcheck: 'false', required: !f.optional }))),
+    h('label', { class: 'field' },
+      h('span', { class: 'field-label' }, 'Account label', h('span', { class: 'optional' }, ' (optional)')), account),
+    h('p', { class: 'field-help', id: helpId }, accounts.length
+      ? `Leave it empty to replace the key of your default account${current ? ` (“${current.label}”)` : ''}, or name another account, for example work, to add it. ${LABEL_RULE}`
+      : `Leave it empty and this account is called “default”; name it, for example work, if you will add more than one. ${LABEL_RULE}`),
     err,
     h('div', { class: 'form-actions' },
-      button('Cancel', { onclick: close }),
+      button('Cancel', { onclick: cancel }),
       button(`Save and connect`, { kind: 'primary', type: 'submit', testid: 'save-apikey' })));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -206,13 +365,17 @@ function apiKeyForm(ctx, i, close, status, refresh) {
       replace(err, notice('error', 'Fill in every required field', `Missing: ${missing.join(', ')}.`));
       return;
     }
+    const label = checkLabel(account, err, false);
+    if (label === null) return;
     const submit = form.querySelector('button[type=submit]');
     await busy(submit, async () => {
       try {
-        await api.saveAPIKey(i.name, values);
+        await api.saveAPIKey(i.name, values, label || undefined);
         close();
-        replace(status, notice('success', `${name} is connected`, 'Your agents can use its tools now.'));
+        replace(status, notice('success', `${name} is connected`,
+          label ? `The key is stored as your “${label}” account; your agents can use it now.` : 'Your agents can use its tools now.'));
         await refresh();
+        refocus(i.name);
       } catch (e2) { ctx.fail(err, e2, `${name} did not accept the key`); }
     });
   });

@@ -1,0 +1,260 @@
+package main
+
+// Several accounts of one integration on the portal's integrations page, in real headless Chromium at
+// a phone's width (390 px): ada stores an API key without a label (her "default" account) and a
+// second one labelled "work" through the card's form, makes "work" the default from the keyboard,
+// then disconnects "default". The card follows each step, the server's accounts agree, and an agent's
+// calls carry the key each account was given (the fake API answers only the keys it knows).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/input"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/google/uuid"
+)
+
+// writeKeyedPlugin writes "keyed", an API-key integration whose one tool asks the API at base who
+// its key belongs to (header X-Api-Key).
+func writeKeyedPlugin(t *testing.T, dir, base string) {
+	t.Helper()
+	d := filepath.Join(dir, "keyed")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"manifest.json": fmt.Sprintf(`{"name":"keyed","version":"1.0.0","display_name":"Keyed","description":"A test API-key integration.",
+			"base_url":%q,"auth":{"mode":"apikey","apikey":{"fields":[{"name":"api_key","label":"API key","secret":true}],"inject":{"in":"header","name":"X-Api-Key"}}}}`, base),
+		"tools.json": `[{"name":"keyed_whoami","description":"Who the key belongs to.",
+			"input_schema":{"type":"object","properties":{},"additionalProperties":false},"http":{"method":"GET","path":"/whoami","response":{"fields":["login"]}}}]`,
+	} {
+		if err := os.WriteFile(filepath.Join(d, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// signIn gives the tab user's portal session cookie, as the sign-in would have set it.
+func (tb *tab) signIn(srv *e2eServer, user uuid.UUID) {
+	tb.t.Helper()
+	c, err := srv.M.Sessions.Cookie(user)
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	if err := tb.p.SetCookies([]*proto.NetworkCookieParam{{
+		Name: c.Name, Value: c.Value, URL: srv.Base, Path: "/", HTTPOnly: c.HttpOnly, Secure: c.Secure,
+		SameSite: proto.NetworkCookieSameSiteLax, Expires: proto.TimeSinceEpoch(c.Expires.Unix()),
+	}}); err != nil {
+		tb.t.Fatalf("set the session cookie: %v", err)
+	}
+}
+
+// waitJS waits until the page's js, given args, returns true; what says what was awaited.
+func (tb *tab) waitJS(what, js string, args ...any) {
+	tb.t.Helper()
+	if err := tb.page().Wait(rod.Eval(js, args...)); err != nil {
+		body, _ := tb.p.Timeout(2 * time.Second).Element("body")
+		var txt string
+		if body != nil {
+			txt, _ = body.Text()
+		}
+		tb.t.Fatalf("%s: %v\npage text:\n%s", what, err, txt)
+	}
+}
+
+// evalBool runs js on the page and returns its boolean answer.
+func (tb *tab) evalBool(js string, args ...any) bool {
+	tb.t.Helper()
+	res, err := tb.page().Eval(js, args...)
+	if err != nil {
+		tb.t.Fatalf("eval %s: %v", js, err)
+	}
+	return res.Value.Bool()
+}
+
+func TestAccountsInChromium(t *testing.T) {
+	t.Parallel()
+	browser := launchChromium(t)
+	keys := newKeyAPI(t, map[string]string{"k-personal": "ada-personal", "k-work": "ada-at-work"})
+	plugDir := t.TempDir()
+	writeKeyedPlugin(t, plugDir, keys.srv.URL)
+	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{
+		"PLUGINS_DIR": plugDir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true",
+	}, slog.LevelInfo)
+	ada := srv.user(t, "ada@example.com")
+	ctx := context.Background()
+
+	tb := openTab(t, browser, srv.Base)
+	if err := tb.p.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: 390, Height: 844, DeviceScaleFactor: 2, Mobile: true}); err != nil {
+		t.Fatal(err)
+	}
+	tb.signIn(srv, ada.ID)
+	tb.open("/integrations")
+
+	const card = `article[data-integration=keyed]`
+	const form = card + ` [data-testid=apikey-form]`
+	item := func(label string) string { return fmt.Sprintf(`%s li[data-account=%q]`, card, label) }
+	// fits says the page does not scroll sideways.
+	fits := func(when string) {
+		t.Helper()
+		if !tb.evalBool(`() => document.documentElement.scrollWidth <= document.documentElement.clientWidth`) {
+			t.Errorf("%s: the page scrolls sideways at 390 px", when)
+		}
+	}
+	// accounts is what the server holds for ada's keyed: label -> default.
+	accounts := func() map[string]bool {
+		t.Helper()
+		all, err := srv.M.Credentials.Accounts(ctx, ada.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, a := range all["keyed"] {
+			out[a.Label] = a.Default
+		}
+		return out
+	}
+	// whoami runs keyed's tool as ada's agent on account ("": the default) and returns the login the
+	// fake API answered for the key it received.
+	agent, _ := (&mcpEnv{srv: srv, endpoint: srv.Base + "/mcp"}).connectSDK(t, ada.Key)
+	defer agent.Close()
+	whoami := func(account string) string {
+		t.Helper()
+		x := ex("keyed_whoami", nil)
+		if account != "" {
+			x["account"] = account
+		}
+		r := execute(t, agent, x).Results[0]
+		var v struct {
+			Login string `json:"login"`
+		}
+		json.Unmarshal(r["result"], &v) //nolint:errcheck // an error result has no login
+		return v.Login
+	}
+
+	t.Run("the first key, without a label, is the default account", func(t *testing.T) {
+		tb.t = t
+		tb.el(card, `Keyed`)
+		tb.click(card+` [data-testid=connect]`, `^Connect$`)
+		label := tb.el(form+` [data-testid=account-label]`, "")
+		named, err := label.Eval(`function () { return this.labels.length === 1 && /Account label/.test(this.labels[0].textContent) }`)
+		if err != nil || !named.Value.Bool() {
+			t.Errorf("the account label input has no visible <label> naming it (%v)", err)
+		}
+		tb.fill(form+` input[name=api_key]`, "k-personal")
+		fits("the key form")
+		tb.shot("accounts-first-key")
+		tb.click(form+` [data-testid=save-apikey]`, "")
+		tb.el(`.notice-success`, `Keyed is connected`)
+		tb.el(item("default")+` [data-testid=default-badge]`, `^Default$`)
+		tb.el(item("default")+` [data-testid=account-status]`, `Connected`)
+		if got := accounts(); len(got) != 1 || !got["default"] {
+			t.Fatalf("the server holds %v, want default (the default)", got)
+		}
+	})
+
+	t.Run("a malformed label is refused in the page", func(t *testing.T) {
+		tb.t = t
+		tb.click(card+` [data-testid=connect]`, `Add or replace key`)
+		tb.fill(form+` input[name=api_key]`, "k-work")
+		tb.fill(form+` [data-testid=account-label]`, "Work Stuff")
+		tb.click(form+` [data-testid=save-apikey]`, "")
+		tb.el(form+` .notice-error`, `Check the account label`)
+		if !tb.evalBool(`() => document.activeElement && document.activeElement.dataset.testid === 'account-label' && document.activeElement.getAttribute('aria-invalid') === 'true'`) {
+			t.Error("the malformed label is not marked invalid and focused")
+		}
+		if got := accounts(); len(got) != 1 {
+			t.Fatalf("a malformed label reached the server: %v", got)
+		}
+	})
+
+	t.Run("a second key labelled work", func(t *testing.T) {
+		tb.t = t
+		tb.fill(form+` [data-testid=account-label]`, "work")
+		tb.click(form+` [data-testid=save-apikey]`, "")
+		tb.el(item("work"), `work`)
+		tb.el(item("default")+` [data-testid=default-badge]`, `^Default$`)
+		if has, _, _ := tb.p.Has(item("work") + ` [data-testid=default-badge]`); has {
+			t.Error("work is marked Default too")
+		}
+		if has, _, _ := tb.p.Has(item("default") + ` [data-testid=make-default]`); has {
+			t.Error("the default account offers Make default")
+		}
+		if n, err := tb.page().Elements(card + ` li[data-account]`); err != nil || len(n) != 2 {
+			t.Fatalf("the card lists %d accounts (%v), want 2", len(n), err)
+		}
+		fits("two accounts")
+		tb.shot("accounts-two")
+		if got := accounts(); len(got) != 2 || !got["default"] || got["work"] {
+			t.Fatalf("the server holds %v, want default (the default) and work", got)
+		}
+		if who := whoami("work"); who != "ada-at-work" || keys.last() != "k-work" {
+			t.Errorf("on work the API answered %q for %q, want ada-at-work for k-work", who, keys.last())
+		}
+		if who := whoami(""); who != "ada-personal" || keys.last() != "k-personal" {
+			t.Errorf("on the default the API answered %q for %q, want ada-personal for k-personal", who, keys.last())
+		}
+	})
+
+	t.Run("make work the default, from the keyboard", func(t *testing.T) {
+		tb.t = t
+		mk := tb.el(item("work")+` [data-testid=make-default]`, `Make default`)
+		if name, _ := mk.Attribute("aria-label"); name == nil || !strings.Contains(*name, "work") {
+			t.Errorf("Make default's accessible name %v does not name the account", name)
+		}
+		if err := mk.Focus(); err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.page().Keyboard.Press(input.Enter); err != nil {
+			t.Fatal(err)
+		}
+		tb.el(item("work")+` [data-testid=default-badge]`, `^Default$`)
+		if has, _, _ := tb.p.Has(item("default") + ` [data-testid=default-badge]`); has {
+			t.Error("default is still marked Default")
+		}
+		tb.el(item("default")+` [data-testid=make-default]`, `Make default`)
+		tb.waitJS("the keyboard never came back to the card's accounts",
+			`() => document.activeElement && document.activeElement.matches('article[data-integration=keyed] .accounts-title')`)
+		if got := accounts(); !got["work"] || got["default"] {
+			t.Fatalf("the server holds %v, want work as the default", got)
+		}
+		if who := whoami(""); who != "ada-at-work" || keys.last() != "k-work" {
+			t.Errorf("on the new default the API answered %q for %q, want ada-at-work for k-work", who, keys.last())
+		}
+		tb.shot("accounts-work-default")
+	})
+
+	t.Run("disconnect the default account after confirming", func(t *testing.T) {
+		tb.t = t
+		tb.click(item("default")+` [data-testid=disconnect]`, "")
+		tb.el(`dialog[open]`, `Disconnect Keyed account “default”`)
+		tb.click(`[data-testid=dialog-cancel]`, "")
+		tb.el(item("default"), `default`)
+		tb.click(item("default")+` [data-testid=disconnect]`, "")
+		tb.click(`dialog[open] [data-testid=dialog-confirm]`, "")
+		tb.el(`.notice-success`, `“default” is disconnected`)
+		tb.el(card+` .accounts-title`, `^Account$`)
+		if n, err := tb.page().Elements(card + ` li[data-account]`); err != nil || len(n) != 1 {
+			t.Fatalf("the card lists %d accounts (%v), want 1", len(n), err)
+		}
+		tb.el(item("work")+` [data-testid=default-badge]`, `^Default$`)
+		fits("one account left")
+		tb.shot("accounts-work-left")
+		if got := accounts(); len(got) != 1 || !got["work"] {
+			t.Fatalf("the server holds %v, want work alone, the default", got)
+		}
+		if who := whoami(""); who != "ada-at-work" {
+			t.Errorf("without a label the API answered %q, want ada-at-work", who)
+		}
+	})
+	tb.t = t
+}
