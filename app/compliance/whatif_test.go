@@ -16,6 +16,7 @@ import (
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
+	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/auditrm"
 	"github.com/workbench/workbench/projections/organizationsrm"
@@ -129,6 +130,102 @@ func testWhatIf(t *testing.T, pg bool) {
 	}
 	check("already off", whatIf(now, "org:"+connectorstest.Org.String()+":remote_echo=off"),
 		nil, auditrm.WhatIfTotals{Executions: 4, Matched: 3, AlreadyOff: 3})
+}
+
+// pluginRules is the registry's plugins.Tool.StartsOff, with some tools said to start Off.
+type pluginRules struct {
+	reg *plugins.Registry
+	off map[string]bool
+}
+
+func (p pluginRules) StartsOff(tool string) (bool, string, bool) {
+	t, ok := p.reg.Tool(tool)
+	if !ok {
+		return false, "", false
+	}
+	if p.off[tool] {
+		return true, plugins.RuleMutating, true
+	}
+	off, rule := t.StartsOff()
+	return off, rule, true
+}
+
+func TestWhatIfPluginToolsSQLite(t *testing.T)   { testWhatIfPluginTools(t, false) }
+func TestWhatIfPluginToolsPostgres(t *testing.T) { testWhatIfPluginTools(t, true) }
+
+// testWhatIfPluginTools tries switches on plugin tools' executions: they decide as at run time (a
+// plugin tool no scope switches is On; a start-Off rule is a default Off at the platform), and without
+// the registry plugin tools never match.
+func testWhatIfPluginTools(t *testing.T, pg bool) {
+	ctx := context.Background()
+	r := connectorstest.NewRemote(t, "tok-whatif-plugins-123456")
+	reg, problems := plugins.Load(ctx, plugins.Options{})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	e := connectorstest.Open(t, connectorstest.Options{Postgres: pg, FS: connectorstest.ManifestFS(r.URL(), nil),
+		Configure: func(o *connectors.Options) { o.Integrations = reg }}) // plugin switches know the plugin tools
+	run := func(agent uuid.UUID, tool string, args string) {
+		t.Helper()
+		o := e.Executions.Run(ctx, executions.Caller{UserID: connectorstest.User, Via: "api_key", ClientID: "k1", AgentID: agent},
+			[]executions.Call{{Tool: tool, Args: json.RawMessage(args)}})[0]
+		if o.Code != "" {
+			t.Fatalf("%s as %s: %+v", tool, agent, o)
+		}
+	}
+	a, o := connectorstest.Agent, connectorstest.Other
+	run(a, "utils_echo", `{"message":"hi"}`)
+	run(a, "utils_echo", `{"message":"hi"}`)
+	run(o, "utils_echo", `{"message":"hi"}`)
+	run(a, "utils_uuid", `{}`)
+	testenv.Settle(t, e.DB, e.Store)
+	rules := pluginRules{reg: e.Registry, off: map[string]bool{"utils_uuid": true}}
+	whatIf := func(withPlugins bool, specs ...string) auditrm.WhatIfTotals {
+		t.Helper()
+		q := auditrm.WhatIfQuery{Days: 30, Scopes: chains{e.Scopes}, Current: e.Reader}
+		if withPlugins {
+			q.Plugins = rules
+		}
+		for _, s := range specs {
+			p, err := auditrm.ParseSwitch(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.Switches = append(q.Switches, p)
+		}
+		rep, err := auditrm.WhatIf(ctx, e.Store, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Totals
+	}
+	org := "org:" + connectorstest.Org.String()
+	for _, c := range []struct {
+		name    string
+		plugins bool
+		specs   []string
+		want    auditrm.WhatIfTotals
+	}{
+		{"org off", true, []string{org + ":utils_echo=off"}, auditrm.WhatIfTotals{Executions: 4, Matched: 3, Blocked: 3, Agents: 2}},
+		{"agent off", true, []string{"agent:" + a.String() + ":utils_echo=off"}, auditrm.WhatIfTotals{Executions: 4, Matched: 2, Blocked: 2, Agents: 1}},
+		{"without the registry", false, []string{org + ":utils_echo=off"}, auditrm.WhatIfTotals{Executions: 4}},
+		// utils_uuid starts Off here: the call that ran counts as already off, whatever is proposed below
+		// the platform's default; an org On lifts the default, so an agent Off then blocks it.
+		{"start-Off default", true, []string{"agent:" + a.String() + ":utils_uuid=off"}, auditrm.WhatIfTotals{Executions: 4, Matched: 1, AlreadyOff: 1}},
+		{"an On lifts the default", true, []string{org + ":utils_uuid=on", "agent:" + a.String() + ":utils_uuid=off"}, auditrm.WhatIfTotals{Executions: 4, Matched: 1, AlreadyOff: 1}},
+	} {
+		if got := whatIf(c.plugins, c.specs...); got != c.want {
+			t.Errorf("%s: totals %+v, want %+v", c.name, got, c.want)
+		}
+	}
+	// Switched On for real at the organisation, the default is lifted: an agent Off would block it.
+	if err := e.Service.SetPluginSwitch(ctx, connectorstest.User, login.Owner{Scope: login.ScopeOrganization, ID: connectorstest.Org}, "utils_uuid", true); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Settle(t, e.DB, e.Store)
+	if got, want := whatIf(true, "agent:"+a.String()+":utils_uuid=off"), (auditrm.WhatIfTotals{Executions: 4, Matched: 1, Blocked: 1, Agents: 1}); got != want {
+		t.Errorf("after an org On: totals %+v, want %+v", got, want)
+	}
 }
 
 func TestParseSwitch(t *testing.T) {

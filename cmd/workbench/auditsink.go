@@ -12,6 +12,7 @@ import (
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
+	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections/auditrm"
 	"github.com/workbench/workbench/projections/connectorsrm"
 	"github.com/workbench/workbench/projections/identityrm"
@@ -78,7 +79,22 @@ func (m *Main) openCompliance() error {
 // whatIf is projections/auditrm.WhatIf over the log with the organisations and connectors read models.
 func (m *Main) whatIf(ctx context.Context, q auditrm.WhatIfQuery) (auditrm.WhatIfReport, error) {
 	q.Opener, q.Scopes, q.Current = m.Vault, &organizationsrm.Reader{DB: m.DB}, connectorsrm.Reader{DB: m.DB}
+	if m.Plugins != nil {
+		q.Plugins = pluginStartRules{m.Plugins}
+	}
 	return auditrm.WhatIf(ctx, m.Store, q)
+}
+
+// pluginStartRules answers what-if's question about plugin tools from the registry.
+type pluginStartRules struct{ reg *plugins.Registry }
+
+func (p pluginStartRules) StartsOff(tool string) (bool, string, bool) {
+	t, ok := p.reg.Tool(tool)
+	if !ok {
+		return false, "", false
+	}
+	off, rule := t.StartsOff()
+	return off, rule, true
 }
 
 // mountCompliance mounts the compliance API and the usage receipts (handlers/audithttp) for portal users.

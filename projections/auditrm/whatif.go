@@ -128,6 +128,12 @@ type WhatIfSwitches interface {
 	Server(ctx context.Context, id string) (connectorsrm.Server, error)
 }
 
+// WhatIfPlugins says whether a tool is a plugin tool and, if so, whether it starts Off for every agent
+// and by which rule (plugins.Tool.StartsOff through the registry).
+type WhatIfPlugins interface {
+	StartsOff(tool string) (off bool, rule string, ok bool)
+}
+
 // WhatIfQuery is a proposed switch change and the window of executions it is tried on.
 type WhatIfQuery struct {
 	Switches []ProposedSwitch
@@ -135,9 +141,11 @@ type WhatIfQuery struct {
 	// (default DefaultWhatIfDays, at most MaxWhatIfDays).
 	Days int
 	// Now is the window's end (default time.Now).
-	Now      time.Time
-	Scopes   WhatIfScopes
-	Current  WhatIfSwitches
+	Now     time.Time
+	Scopes  WhatIfScopes
+	Current WhatIfSwitches
+	// Plugins knows the plugin tools; nil: executions of plugin tools never match.
+	Plugins  WhatIfPlugins
 	Opener   profile.Opener
 	MaxCalls int // blocked calls listed per agent (default 100; the counts are always whole)
 }
@@ -207,9 +215,10 @@ type WhatIfReport struct {
 // them, and lists per agent the calls that would have been blocked. A switch decides as at run time
 // (connectors.Decide) along the agent's chain (platform → organisation → guild → agent, the
 // organisations read model as it is now): an explicit Off binds every scope below it, else the most
-// specific explicit On, else the most specific default decides, and a tool no scope switches is Off.
-// Only connector tools have switches: executions of plugin tools never match. An execution that
-// names no agent (older records, and the default agent's) is the user's default agent's.
+// specific explicit On, else the most specific default decides, and a connector tool no scope switches
+// is Off. A plugin tool (known to q.Plugins) decides as at run time too: its start-Off rule is a
+// default Off at the platform, and a plugin tool with no switch and no such rule is On. An execution
+// that names no agent (older records, and the default agent's) is the user's default agent's.
 func WhatIf(ctx context.Context, store eventstore.Store, q WhatIfQuery) (WhatIfReport, error) {
 	if err := q.Validate(); err != nil {
 		return WhatIfReport{}, err
@@ -247,8 +256,22 @@ func WhatIf(ctx context.Context, store eventstore.Store, q WhatIfQuery) (WhatIfR
 			connector = err == nil
 			isConnector[r.Integration] = connector
 		}
+		server := r.Integration
+		var plugin *login.Owner // the platform, where a plugin tool's start-Off rule is a default
+		var startRule string
 		if !connector {
-			return nil
+			if q.Plugins == nil {
+				return nil
+			}
+			off, rule, ok := q.Plugins.StartsOff(r.Tool)
+			if !ok {
+				return nil
+			}
+			server = login.PluginServerID(r.Integration)
+			plugin = &login.Owner{Scope: login.ScopePlatform}
+			if off {
+				startRule = rule
+			}
 		}
 		agent := r.AgentID
 		if agent == uuid.Nil {
@@ -281,21 +304,24 @@ func WhatIf(ctx context.Context, store eventstore.Store, q WhatIfQuery) (WhatIfR
 			return nil
 		}
 		rep.Totals.Matched++
-		key := fmt.Sprint(*chain) + "\x00" + r.Integration + "\x00" + r.Tool
+		key := fmt.Sprint(*chain) + "\x00" + server + "\x00" + r.Tool
 		now, ok := current[key]
 		if !ok {
 			all, err := q.Current.Switches(ctx, owners)
 			if err != nil {
 				return err
 			}
-			now = all[r.Integration+"\x00"+r.Tool]
+			now = all[server+"\x00"+r.Tool]
 			if now == nil {
 				now = []connectorsrm.Switch{}
 			}
+			if startRule != "" {
+				now = append(now, connectorsrm.Switch{Owner: *plugin, ServerID: server, Tool: r.Tool, On: false, Rule: startRule})
+			}
 			current[key] = now
 		}
-		before := decide(owners, now, nil)
-		after := decide(owners, now, mine)
+		before := decide(owners, now, nil, plugin != nil)
+		after := decide(owners, now, mine, plugin != nil)
 		switch {
 		case !before:
 			rep.Totals.AlreadyOff++
@@ -331,22 +357,32 @@ func WhatIf(ctx context.Context, store eventstore.Store, q WhatIfQuery) (WhatIfR
 }
 
 // decide is a tool's switch along owners as at run time (connectors.Decide), a proposed switch (an
-// explicit one) replacing the current one at its owner, the last proposed at an owner winning.
-func decide(owners []login.Owner, current []connectorsrm.Switch, proposed []ProposedSwitch) bool {
-	at := map[login.Owner]connectorsrm.Switch{}
+// explicit one) replacing the current one at its owner, the last proposed at an owner winning. A
+// plugin tool without any switch is On (app/connectors' pluginDecision). A current switch that is a
+// default (a start-Off rule) stays beside an explicit one proposed at the same owner, as at run time
+// an explicit switch and the default coexist.
+func decide(owners []login.Owner, current []connectorsrm.Switch, proposed []ProposedSwitch, plugin bool) bool {
+	type slot struct {
+		owner    login.Owner
+		explicit bool
+	}
+	at := map[slot]connectorsrm.Switch{}
 	for _, s := range current {
 		if slices.Contains(owners, s.Owner) {
-			at[s.Owner] = s
+			at[slot{s.Owner, s.Rule == connectorsrm.RuleSet}] = s
 		}
 	}
 	for _, p := range proposed {
 		if slices.Contains(owners, p.Owner) {
-			at[p.Owner] = connectorsrm.Switch{Owner: p.Owner, Tool: p.Tool, On: p.On, Rule: connectorsrm.RuleSet}
+			at[slot{p.Owner, true}] = connectorsrm.Switch{Owner: p.Owner, Tool: p.Tool, On: p.On, Rule: connectorsrm.RuleSet}
 		}
 	}
 	sw := make([]connectorsrm.Switch, 0, len(at))
 	for _, s := range at {
 		sw = append(sw, s)
+	}
+	if plugin && len(sw) == 0 {
+		return true
 	}
 	return connectorsrm.Decide(sw, connectorsrm.Tool{}, "").On
 }
