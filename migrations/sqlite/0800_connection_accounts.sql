@@ -7,7 +7,7 @@ DROP TABLE connection_attempts;
 CREATE TABLE connections (
     user_id           TEXT   NOT NULL,
     integration       TEXT   NOT NULL,
-    account           TEXT   NOT NULL,
+    account           TEXT   NOT NULL DEFAULT 'default',
     status            TEXT   NOT NULL,
     auth_mode         TEXT   NOT NULL DEFAULT '',
     credential        TEXT,
@@ -24,7 +24,7 @@ CREATE TABLE connection_attempts (
     attempt_id  TEXT PRIMARY KEY,
     user_id     TEXT NOT NULL,
     integration TEXT NOT NULL,
-    account     TEXT NOT NULL,
+    account     TEXT NOT NULL DEFAULT 'default',
     auth_mode   TEXT NOT NULL,
     outcome     TEXT NOT NULL,
     reason      TEXT NOT NULL DEFAULT '',
