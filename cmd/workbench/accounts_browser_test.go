@@ -4,7 +4,8 @@ package main
 // a phone's width (390 px): ada stores an API key without a label (her "default" account) and a
 // second one labelled "work" through the card's form, makes "work" the default from the keyboard,
 // then disconnects "default". The card follows each step, the server's accounts agree, and an agent's
-// calls carry the key each account was given (the fake API answers only the keys it knows).
+// calls carry the key each account was given (the fake API answers only the keys it knows). Last, a
+// second account of an OAuth integration is added under a label through the provider's consent.
 
 import (
 	"context"
@@ -102,9 +103,12 @@ func TestAccountsInChromium(t *testing.T) {
 	keys := newKeyAPI(t, map[string]string{"k-personal": "ada-personal", "k-work": "ada-at-work"})
 	plugDir := t.TempDir()
 	writeKeyedPlugin(t, plugDir, keys.srv.URL)
+	provider := newOAuthProvider(t)
+	writeAcmePlugin(t, plugDir, provider)
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{
-		"PLUGINS_DIR": plugDir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true",
+		"PLUGINS_DIR": plugDir, "WORKBENCH_DEV_ALLOW_LOOPBACK": "true", "ACME_CLIENT_ID": acmeClientID, "ACME_CLIENT_SECRET": acmeClientSecret,
 	}, slog.LevelInfo)
+	provider.register(srv.Base + "/api/auth/plugin/acme/callback")
 	ada := srv.user(t, "ada@example.com")
 	ctx := context.Background()
 
@@ -267,6 +271,38 @@ func TestAccountsInChromium(t *testing.T) {
 		}
 		if who := whoami(""); who != "ada-at-work" {
 			t.Errorf("without a label the API answered %q, want ada-at-work", who)
+		}
+	})
+
+	t.Run("add another OAuth account by its label", func(t *testing.T) {
+		tb.t = t
+		const acme = `article[data-integration=acme]`
+		// The provider consents at once and the callback sends the browser home.
+		tb.open("/integrations")
+		tb.click(acme+` [data-testid=connect]`, `^Connect$`)
+		tb.el(`.notice-success`, `Acme is connected`)
+		tb.el(acme+` li[data-account="default"] [data-testid=default-badge]`, `^Default$`)
+		tb.open("/integrations") // no notice left from the first round trip
+		tb.click(acme+` [data-testid=add-account]`, `Add another account`)
+		add := acme + ` [data-testid=add-account-form]`
+		tb.el(add+` label`, `Account label`)
+		tb.click(add+` [data-testid=add-account-submit]`, "")
+		tb.el(add+` .notice-error`, `Check the account label`)
+		fits("the add-account form")
+		tb.shotOf(acme, "accounts-oauth-add")
+		before := provider.exchanges()
+		tb.fill(add+` [data-testid=new-account-label]`, "work")
+		tb.click(add+` [data-testid=add-account-submit]`, "")
+		tb.waitURL(`^/$`)
+		tb.el(`.notice-success`, `Acme is connected`)
+		tb.el(acme+` li[data-account="work"] [data-testid=account-status]`, `Connected`)
+		tb.el(acme+` li[data-account="default"] [data-testid=default-badge]`, `^Default$`)
+		if provider.exchanges() != before+1 {
+			t.Errorf("the provider saw %d more code exchanges, want 1", provider.exchanges()-before)
+		}
+		all, err := srv.M.Credentials.Accounts(ctx, ada.ID)
+		if err != nil || len(all["acme"]) != 2 || all["acme"][1].Label != "work" || all["acme"][1].Status != "connected" {
+			t.Fatalf("acme's accounts on the server: %+v %v", all["acme"], err)
 		}
 	})
 	tb.t = t

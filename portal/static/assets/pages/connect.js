@@ -33,6 +33,8 @@ export async function render(ctx, main, token) {
       const live = await api.liveURL(res.integration);
       if (!ctx.current()) return;
       const u = new URL(live.url, location.href);
+      // The link's account (none or "default": the default account) is the one the capture stores.
+      if (res.account && res.account !== 'default') u.searchParams.set('account', res.account);
       ctx.navigate(u.pathname + u.search, { replace: true });
     } catch (err) {
       if (ctx.current()) replace(body, notice('error', 'The live browser could not start', errorText(err)));

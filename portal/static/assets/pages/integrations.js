@@ -298,7 +298,7 @@ function labelInput(helpId, required, testid) {
 function checkLabel(input, err, required) {
   const label = input.value.trim();
   let problem = '';
-  if (!label && required) problem = `Name the account. ${LABEL_RULE}`;
+  if (!label && required) problem = 'Name the account, for example work.';
   else if (label && !LABEL.test(label)) problem = `“${label}” cannot name an account. ${LABEL_RULE}`;
   if (!problem) return label;
   input.setAttribute('aria-invalid', 'true');

@@ -1,10 +1,11 @@
-// The live view of the user's browser session: /portal/browser/live?t=<token>[&integration=<name>].
+// The live view of the user's browser session: /portal/browser/live?t=<token>[&integration=<name>[&account=<label>]].
 // Frames come down as server-sent events (CDP screencast JPEGs), input goes up in small batches of
 // commands; both carry the signed token of the link, and the server also checks that this browser's
 // portal session is the session's owner. While this page is open the person drives the browser and the
 // agent's browser tools answer HUMAN_IN_CONTROL; "Give control back" (or leaving the page) ends that.
 // With ?integration= (a cookie integration's connect link) "Capture now" stores that integration's
-// cookies once the person has signed in to it here.
+// cookies once the person has signed in to it here, as the account &account= names (the default one
+// without it).
 
 import { api, request } from '../api.js';
 import { h, replace, notice, errorText, button, busy, confirmDialog, pageHeader } from '../dom.js';
@@ -18,6 +19,8 @@ export async function render(ctx, main) {
   const params = new URLSearchParams(location.search);
   let token = params.get('t') || '';
   const integration = params.get('integration') || '';
+  // &account=<label>: the account of the integration the capture stores (none: the default account).
+  const account = params.get('account') || '';
   let q = '?t=' + encodeURIComponent(token);
   // A live link is short-lived. Once it has opened this person's own browser (the server checked it
   // against their session), an expired one is replaced by a fresh link minted for the same session.
@@ -27,6 +30,7 @@ export async function render(ctx, main) {
     const u = new URL(minted.url, location.href);
     token = u.searchParams.get('t') || '';
     q = '?t=' + encodeURIComponent(token);
+    if (account) u.searchParams.set('account', account);
     history.replaceState(null, '', u.pathname + u.search);
   };
   // live sends a request of the view, renewing the link once if it has expired.
@@ -153,8 +157,8 @@ export async function render(ctx, main) {
   if (capture) {
     capture.addEventListener('click', () => busy(capture, async () => {
       try {
-        const res = await request('POST', '/api/browser-session/capture', { integration });
-        replace(status, notice('success', `${integration} is connected`, `Workbench stored ${res.cookies} cookie${res.cookies === 1 ? '' : 's'}` +
+        const res = await request('POST', '/api/browser-session/capture', account ? { integration, account } : { integration });
+        replace(status, notice('success', account ? `${integration} account “${account}” is connected` : `${integration} is connected`, `Workbench stored ${res.cookies} cookie${res.cookies === 1 ? '' : 's'}` +
           (res.expires_at ? `, usable until ${new Date(res.expires_at).toLocaleString()}.` : '.') + ' Your agent can use it now.'));
       } catch (err) { ctx.fail(status, err, 'Nothing was captured'); }
     }));
