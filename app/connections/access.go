@@ -134,10 +134,17 @@ func notConnected(in *plugins.Integration, st connection.State) error {
 	if in.Auth.Mode == plugins.AuthAPIKey {
 		next = "add its API key in the workbench portal"
 	}
+	reconnect := fmt.Sprintf("reconnect it with connect('%s')", name)
+	if label := st.Label(); label != connection.DefaultAccount {
+		// Another account than the default: the message names it and how to reconnect that one.
+		name = fmt.Sprintf("%s account %q", in.Name, label)
+		next = connectNext(in, label)
+		reconnect = "re" + next
+	}
 	switch st.CredentialStatus {
 	case connection.StatusNeedsReauth:
 		if in.Auth.Mode != plugins.AuthAPIKey {
-			next = fmt.Sprintf("reconnect it with connect('%s')", name)
+			next = reconnect
 		}
 		return domain.Errorf(domain.CodeNotConnected, "%s needs re-authorization (the provider refused the stored credential); %s", name, next)
 	case connection.StatusConnected:

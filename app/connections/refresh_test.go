@@ -147,6 +147,11 @@ func TestRefresh(t *testing.T) {
 		if _, errs := tokensOf(t, e, user, "work", 1, a); len(errs) != 1 || domain.ErrorCode(errs[0]) != domain.CodeNotConnected {
 			t.Fatalf("work after invalid_grant: %v", errs)
 		}
+		acme, _ := e.catalog.Integration("acme")
+		if _, err := a.svc.Access(e.ctx, user, acme, "work"); !strings.Contains(domain.ErrorMessage(err), `acme account "work" needs re-authorization`) ||
+			!strings.Contains(domain.ErrorMessage(err), "reconnect it with connect('acme', account 'work')") {
+			t.Fatalf("a later call on work: %v; want it named, with how to reconnect that account", err)
+		}
 		if toks, errs := tokensOf(t, e, user, "", 1, b); len(errs) > 0 || toks[0] != got[""][0] {
 			t.Fatalf("the default account after work's invalid_grant: %v %v", toks, errs)
 		}
