@@ -32,7 +32,7 @@ type fakeCredentials struct {
 	access    func(in *plugins.Integration) (Access, error)
 	connect   func(integration string) (ConnectResult, error)
 	accounts  map[string][]connections.AccountView
-	// account is the label the last Access or connect named.
+	// account is the label the last connect named.
 	account string
 	wait    func(attempt uuid.UUID, timeout time.Duration) (string, error)
 	// client is the MCP client the last connect named.
@@ -42,9 +42,8 @@ type fakeCredentials struct {
 func (f *fakeCredentials) Connected(context.Context, uuid.UUID) (map[string]bool, error) {
 	return f.connected, nil
 }
-func (f *fakeCredentials) Access(_ context.Context, _ uuid.UUID, in *plugins.Integration, account string) (Access, error) {
-	f.account = account
-	return f.access(in)
+func (f *fakeCredentials) Access(_ context.Context, _ uuid.UUID, in *plugins.Integration, _ string) (Access, error) {
+	return f.access(in) // called by concurrent executions: it records nothing
 }
 func (f *fakeCredentials) ConnectFrom(_ context.Context, _ uuid.UUID, integration, account, client string) (ConnectResult, error) {
 	f.client, f.account = client, account
@@ -253,6 +252,15 @@ func TestConnectAndWait(t *testing.T) {
 	}
 	if e.creds.client != ada.ClientID {
 		t.Fatalf("connect named the MCP client %q, want the caller's %q", e.creds.client, ada.ClientID)
+	}
+	if e.creds.account != "" {
+		t.Fatalf("connect without an account passed %q", e.creds.account)
+	}
+	if out = call(t, e.set, "connect", `{"integration":"github","account":"work"}`); e.creds.account != "work" || out["url"] == nil {
+		t.Fatalf("connect with an account: passed %q, answered %v", e.creds.account, out)
+	}
+	if out, isError := callResult(t, e.set, "connect", `{"integration":"github","account":"Not A Label"}`); !isError || e.creds.account != "work" {
+		t.Fatalf("connect with a malformed label: isError=%v %v (the credential layer saw %q)", isError, out, e.creds.account)
 	}
 	if out = call(t, e.set, "get_auth_url", `{"integration":"github"}`); out["deprecated"] == nil || out["url"] == nil {
 		t.Fatalf("get_auth_url: %v", out)
