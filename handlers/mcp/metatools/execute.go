@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
 )
@@ -25,7 +26,6 @@ type Executions interface {
 const (
 	maxExecutions  = 50
 	maxToolNameLen = 128 // in characters, as JSON Schema's maxLength counts
-	maxAccountLen  = 32  // an account label's bytes (ASCII only, connection.ValidAccountLabel)
 )
 
 type executionArgs struct {
@@ -78,9 +78,9 @@ func decodeExecutions(raw json.RawMessage) (calls []executions.Call, ok bool) {
 			case m.name == "tool" && !tool && m.value[0] == '"':
 				tool, call.Tool = true, stringValue(m.value)
 			case m.name == "account" && !account && m.value[0] == '"':
-				// The label's pattern is checked where it is used (a malformed one is CodeInvalid).
+				// The schema's pattern and length: the generic validator names a malformed label.
 				account, call.Account = true, stringValue(m.value)
-				if n := len(call.Account); n < 1 || n > maxAccountLen {
+				if !connection.ValidAccountLabel(call.Account) {
 					return nil, false
 				}
 			case m.name == "args" && !args && m.value[0] == '{':
