@@ -268,6 +268,9 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 	}
 	ctx = tracing.WithPropagation(ctx, in.TracePropagation)
 	access, err := s.opts.Credentials.Access(ctx, caller.UserID, in, call.Account)
+	if in.Auth.Mode != plugins.AuthNone && call.Account != connection.DefaultAccount {
+		rec.Account = call.Account // the account the call named is recorded even when it is not usable
+	}
 	if err != nil {
 		if domain.ErrorCode(err) == domain.CodeNotConnected {
 			return s.finish(ctx, rec, start, Outcome{Code: CodeNotConnected, Integration: in, Message: domain.ErrorMessage(err), Account: call.Account})
@@ -276,8 +279,8 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: fmt.Sprintf("%s: %s", name, safeMessage(err))})
 	}
 	rec.ConnectionVersion = access.ConnectionVersion
-	if access.Account != connection.DefaultAccount {
-		rec.Account = access.Account
+	if rec.Account = access.Account; rec.Account == connection.DefaultAccount {
+		rec.Account = "" // as in every record made before accounts existed
 	}
 	validated, err := plugins.ValidateArgs(t, args)
 	if err != nil {
