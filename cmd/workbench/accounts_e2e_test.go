@@ -251,7 +251,7 @@ func runAccountsSuite(t *testing.T, databaseURL string) {
 	}
 	// Each record names the account a call used (the default label stays unnamed, as in every record
 	// before accounts existed).
-	var work, unnamed int
+	var work, unnamed, personal int
 	for _, env := range srv.events(t, execution.TypeToolExecuted) {
 		var ev execution.ToolExecuted
 		json.Unmarshal(env.Data, &ev) //nolint:errcheck // a malformed record fails the counts
@@ -260,10 +260,12 @@ func runAccountsSuite(t *testing.T, databaseURL string) {
 			work++
 		case ev.Account == "" && ev.Success:
 			unnamed++
+		case ev.Account == "personal" && ev.ErrorCode == "NOT_CONNECTED":
+			personal++
 		}
 	}
-	if work != 2 || unnamed != 4 {
-		t.Errorf("records: %d name work, %d successful name none; want 2 and 4", work, unnamed)
+	if work != 2 || unnamed != 4 || personal != 1 {
+		t.Errorf("records: %d name work, %d successful name none, %d refused name personal; want 2, 4 and 1", work, unnamed, personal)
 	}
 
 	// The user makes "work" the default of keyed: a call without a label uses it.
