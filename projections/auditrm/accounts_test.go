@@ -43,6 +43,7 @@ func TestAccountsInTheAudit(t *testing.T) {
 	}
 	def := appendEv(connection.StreamName(user, "github", ""), connection.Connected{UserID: user, Integration: "github", AuthMode: connection.AuthAPIKey, Credential: cred, ConnectedAt: at})
 	work := appendEv(connection.StreamName(user, "github", "work"), connection.Connected{UserID: user, Integration: "github", Account: "work", AuthMode: connection.AuthAPIKey, Credential: cred, ConnectedAt: at})
+	chosen := appendEv(connection.StreamName(user, "github", "work"), connection.DefaultChosen{UserID: user, Integration: "github", Account: "work", At: at})
 	run := appendEv("execution-x", execution.ToolExecuted{ExecutionID: uuid.New(), UserID: user, Via: "api_key", Integration: "github", Tool: "github_list_repos",
 		Success: true, Account: "work", ConnectionVersion: 1, ArgsSHA256: "x", At: at})
 
@@ -54,7 +55,10 @@ func TestAccountsInTheAudit(t *testing.T) {
 		t.Fatalf("asof holdings: %+v; want github's default and work accounts, connected", res.Holdings)
 	}
 	dec := auditrm.NewDecoder()
-	for env, want := range map[*eventstore.Envelope]string{&def: "", &work: "work", &run: "work"} {
+	if rec, ok, err := dec.Decode(chosen); err != nil || !ok || rec.Kind != auditrm.KindDefaultChosen || rec.Integration != "github" {
+		t.Errorf("the choice of a default is a record: %+v %v %v", rec, ok, err)
+	}
+	for env, want := range map[*eventstore.Envelope]string{&def: "", &work: "work", &run: "work", &chosen: "work"} {
 		rec, ok, err := dec.Decode(*env)
 		if err != nil || !ok || rec.Account != want {
 			t.Errorf("record of %s: account %q (ok %v, %v), want %q", env.Type, rec.Account, ok, err, want)

@@ -31,6 +31,7 @@ const (
 	KindRefreshed               Kind = "refreshed"                // connection.token_refreshed
 	KindReauthorizationRequired Kind = "reauthorization_required" // connection.reauthorization_required
 	KindDisconnected            Kind = "disconnected"             // connection.disconnected
+	KindDefaultChosen           Kind = "default_account_chosen"   // connection.default_chosen
 	KindAPIKeyMinted            Kind = "api_key_minted"           // identity.api_key_minted
 	KindAPIKeyRotated           Kind = "api_key_rotated"          // identity.api_key_rotated
 	KindAPIKeyRevoked           Kind = "api_key_revoked"          // identity.api_key_revoked
@@ -59,6 +60,7 @@ var kindOf = map[string]Kind{
 	connection.TypeTokenRefreshed:          KindRefreshed,
 	connection.TypeReauthorizationRequired: KindReauthorizationRequired,
 	connection.TypeDisconnected:            KindDisconnected,
+	connection.TypeDefaultChosen:           KindDefaultChosen,
 	identitydom.TypeAPIKeyMinted:           KindAPIKeyMinted,
 	identitydom.TypeAPIKeyRotated:          KindAPIKeyRotated,
 	identitydom.TypeAPIKeyRevoked:          KindAPIKeyRevoked,
@@ -302,6 +304,10 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 		return e.RefreshedAt
 	case connection.ReauthorizationRequired:
 		rec.UserID, rec.Integration, rec.Reason, rec.Account = e.UserID, e.Integration, e.Reason, e.Account
+		rec.ConnectionVersion = env.Version
+		return e.At
+	case connection.DefaultChosen:
+		rec.UserID, rec.Integration, rec.Account = e.UserID, e.Integration, e.Account
 		rec.ConnectionVersion = env.Version
 		return e.At
 	case connection.Disconnected:
