@@ -44,8 +44,11 @@ func TestAccountsInTheAudit(t *testing.T) {
 	def := appendEv(connection.StreamName(user, "github", ""), connection.Connected{UserID: user, Integration: "github", AuthMode: connection.AuthAPIKey, Credential: cred, ConnectedAt: at})
 	work := appendEv(connection.StreamName(user, "github", "work"), connection.Connected{UserID: user, Integration: "github", Account: "work", AuthMode: connection.AuthAPIKey, Credential: cred, ConnectedAt: at})
 	chosen := appendEv(connection.StreamName(user, "github", "work"), connection.DefaultChosen{UserID: user, Integration: "github", Account: "work", At: at})
-	run := appendEv("execution-x", execution.ToolExecuted{ExecutionID: uuid.New(), UserID: user, Via: "api_key", Integration: "github", Tool: "github_list_repos",
+	key := uuid.New()
+	run := appendEv("execution-x", execution.ToolExecuted{ExecutionID: uuid.New(), UserID: user, Via: "api_key", ClientID: key.String(), Integration: "github", Tool: "github_list_repos",
 		Success: true, Account: "work", ConnectionVersion: 1, ArgsSHA256: "x", At: at})
+	appendEv("execution-y", execution.ToolExecuted{ExecutionID: uuid.New(), UserID: user, Via: "api_key", ClientID: key.String(), Integration: "github", Tool: "github_list_repos",
+		Success: true, ConnectionVersion: 1, ArgsSHA256: "x", At: at})
 
 	res, err := auditrm.AsOf(ctx, store, auditrm.AsOfQuery{At: at.Add(time.Minute)})
 	if err != nil {
@@ -63,5 +66,13 @@ func TestAccountsInTheAudit(t *testing.T) {
 		if err != nil || !ok || rec.Account != want {
 			t.Errorf("record of %s: account %q (ok %v, %v), want %q", env.Type, rec.Account, ok, err, want)
 		}
+	}
+	// The blast radius of the key counts its uses by account.
+	blast, err := auditrm.BlastRadius(ctx, store, auditrm.BlastQuery{Kind: auditrm.CredentialAPIKey, ID: key.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blast.ByIntegration) != 1 || blast.ByIntegration[0].Accounts["work"] != 1 || blast.ByIntegration[0].Accounts["default"] != 1 {
+		t.Errorf("blast radius by integration: %+v; want github used once by work and once by default", blast.ByIntegration)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/domain/jot"
 	"github.com/workbench/workbench/eventstore"
@@ -60,6 +61,9 @@ type IntegrationTotals struct {
 	// Outcomes counts the tool runs by error code ("ok" for a success).
 	Outcomes        map[string]int64 `json:"outcomes"`
 	ProxiedRequests int64            `json:"proxied_requests"`
+	// Accounts counts the tool runs and proxied requests by the label of the user's account they used
+	// ("default" for records that name none).
+	Accounts map[string]int64 `json:"accounts"`
 }
 
 // BlastTotals are the report's totals.
@@ -124,7 +128,7 @@ func BlastRadius(ctx context.Context, store eventstore.Store, q BlastQuery) (Bla
 	integration := func(name string) *IntegrationTotals {
 		t := by[name]
 		if t == nil {
-			t = &IntegrationTotals{Integration: name, Outcomes: map[string]int64{}}
+			t = &IntegrationTotals{Integration: name, Outcomes: map[string]int64{}, Accounts: map[string]int64{}}
 			by[name] = t
 		}
 		return t
@@ -254,11 +258,14 @@ func BlastRadius(ctx context.Context, store eventstore.Store, q BlastQuery) (Bla
 				}
 			}
 			t.Outcomes[outcome]++
+			t.Accounts[connection.NormalAccount(r.Account)]++
 		case KindRequestForwarded:
 			forwarded[r.RequestID] = true
 		case KindRequestProxied:
 			delete(forwarded, r.RequestID)
-			integration(r.Integration).ProxiedRequests++
+			t := integration(r.Integration)
+			t.ProxiedRequests++
+			t.Accounts[connection.NormalAccount(r.Account)]++
 			rep.Totals.ProxiedRequests++
 		case KindConnectStarted:
 			rep.Totals.ConnectsStarted++
