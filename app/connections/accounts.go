@@ -158,6 +158,15 @@ func unknownAccount(in *plugins.Integration, label string, rows []connectionsrm.
 		in.Name, label, strings.Join(labels, ", "), connectNext(in, label))
 }
 
+// connectCall is the connect call that (re)connects account label of in: connect('acme') for the
+// default account, connect('acme', account 'work') for another.
+func connectCall(in *plugins.Integration, label string) string {
+	if label != "" && label != connection.DefaultAccount {
+		return fmt.Sprintf("connect('%s', account '%s')", in.Name, label)
+	}
+	return fmt.Sprintf("connect('%s')", in.Name)
+}
+
 // connectNext says how to connect an account of in labelled label (empty: the default).
 func connectNext(in *plugins.Integration, label string) string {
 	if in.Auth.Mode == plugins.AuthAPIKey {
@@ -166,8 +175,5 @@ func connectNext(in *plugins.Integration, label string) string {
 		}
 		return "add its API key in the workbench portal"
 	}
-	if label != "" && label != connection.DefaultAccount {
-		return fmt.Sprintf("connect it with connect('%s', account '%s')", in.Name, label)
-	}
-	return fmt.Sprintf("connect it with connect('%s')", in.Name)
+	return "connect it with " + connectCall(in, label)
 }

@@ -110,7 +110,7 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 			return cur.AccessToken, nil
 		}
 		if cur.RefreshToken == "" {
-			return "", domain.Errorf(domain.CodeNotConnected, "the %s access token has expired and %s gave no refresh token to renew it; reconnect with connect('%s')", in.Name, in.Name, in.Name)
+			return "", domain.Errorf(domain.CodeNotConnected, "the %s access token has expired and %s gave no refresh token to renew it; reconnect with %s", in.Name, in.Name, connectCall(in, account))
 		}
 		claim := connection.ClaimRefresh{UserID: user, Integration: in.Name, Account: account, Generation: st.Generation, ClaimID: uuid.New(), At: now, Until: now.Add(RefreshLeaseTTL)}
 		err = s.claimRefresh(ctx, claim)
@@ -141,7 +141,7 @@ func (s *Service) refresh(ctx context.Context, user uuid.UUID, in *plugins.Integ
 			if rerr != nil {
 				return "", fmt.Errorf("record that %s needs re-authorization: %w", in.Name, rerr)
 			}
-			return "", domain.Errorf(domain.CodeNotConnected, "%s refused the stored grant (invalid_grant): the user revoked it or it expired; reconnect with connect('%s')", in.Name, in.Name)
+			return "", domain.Errorf(domain.CodeNotConnected, "%s refused the stored grant (invalid_grant): the user revoked it or it expired; reconnect with %s", in.Name, connectCall(in, account))
 		}
 		if err != nil {
 			return "", &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("refreshing the %s token failed: %s", in.Name, safeMessage(err)), Err: err}

@@ -144,8 +144,9 @@ func TestRefresh(t *testing.T) {
 		e.provider.set(func(p *provider) { p.expiresIn = 10 })
 		a.connectOAuthAs(e.ctx, user, "work")
 		e.provider.set(func(p *provider) { p.refreshMode = "invalid_grant" })
-		if _, errs := tokensOf(t, e, user, "work", 1, a); len(errs) != 1 || domain.ErrorCode(errs[0]) != domain.CodeNotConnected {
-			t.Fatalf("work after invalid_grant: %v", errs)
+		if _, errs := tokensOf(t, e, user, "work", 1, a); len(errs) != 1 || domain.ErrorCode(errs[0]) != domain.CodeNotConnected ||
+			!strings.Contains(domain.ErrorMessage(errs[0]), "reconnect with connect('acme', account 'work')") {
+			t.Fatalf("work after invalid_grant: %v; want NOT_CONNECTED saying how to reconnect work", errs)
 		}
 		acme, _ := e.catalog.Integration("acme")
 		if _, err := a.svc.Access(e.ctx, user, acme, "work"); !strings.Contains(domain.ErrorMessage(err), `acme account "work" needs re-authorization`) ||
