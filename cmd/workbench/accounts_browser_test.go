@@ -4,14 +4,18 @@ package main
 // a phone's width (390 px): ada stores an API key without a label (her "default" account) and a
 // second one labelled "work" through the card's form, makes "work" the default from the keyboard,
 // then disconnects "default". The card follows each step, the server's accounts agree, and an agent's
-// calls carry the key each account was given (the fake API answers only the keys it knows). Last, a
-// second account of an OAuth integration is added under a label through the provider's consent.
+// calls carry the key each account was given (the fake API answers only the keys it knows). Then a
+// second account of an OAuth integration is added under a label through the provider's consent. Last,
+// that account's token expires and the provider refuses its refresh (invalid_grant) when an agent
+// uses it, so the server records that it needs re-authorization; its row offers "Reconnect: work",
+// which goes through the consent again and brings the account back.
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +26,10 @@ import (
 	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/app/connections"
+	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/internal/testenv"
 )
 
 // writeKeyedPlugin writes "keyed", an API-key integration whose one tool asks the API at base who
@@ -291,6 +299,8 @@ func TestAccountsInChromium(t *testing.T) {
 		fits("the add-account form")
 		tb.shotOf(acme, "accounts-oauth-add")
 		before := provider.exchanges()
+		// work's token is announced to expire at once, so its first use refreshes it (the next subtest).
+		provider.Set(func(s *testenv.OAuthSettings) { s.ExpiresIn = 1 })
 		tb.fill(add+` [data-testid=new-account-label]`, "work")
 		tb.click(add+` [data-testid=add-account-submit]`, "")
 		tb.waitURL(`^/$`)
@@ -303,6 +313,97 @@ func TestAccountsInChromium(t *testing.T) {
 		all, err := srv.M.Credentials.Accounts(ctx, ada.ID)
 		if err != nil || len(all["acme"]) != 2 || all["acme"][1].Label != "work" || all["acme"][1].Status != "connected" {
 			t.Fatalf("acme's accounts on the server: %+v %v", all["acme"], err)
+		}
+	})
+
+	t.Run("reconnect an OAuth account that needs re-authorization", func(t *testing.T) {
+		tb.t = t
+		const acme = `article[data-integration=acme]`
+		work := acme + ` li[data-account="work"]`
+		// acmeAccounts is ada's acme accounts on the server: label -> the account.
+		acmeAccounts := func() map[string]connections.AccountView {
+			t.Helper()
+			all, err := srv.M.Credentials.Accounts(ctx, ada.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]connections.AccountView{}
+			for _, a := range all["acme"] {
+				out[a.Label] = a
+			}
+			return out
+		}
+		// profile runs acme's tool as ada's agent on the work account.
+		profile := func() map[string]json.RawMessage {
+			t.Helper()
+			x := ex("acme_profile", nil)
+			x["account"] = "work"
+			return execute(t, agent, x).Results[0]
+		}
+
+		// The user revoked the grant at the provider: every refresh is invalid_grant from now on.
+		provider.Set(func(s *testenv.OAuthSettings) {
+			s.Token = func(r *testenv.TokenReply) {
+				if r.Grant == "refresh_token" {
+					r.Status, r.Body = http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "the grant was revoked"}
+				}
+			}
+		})
+		refreshes, reauths := provider.refreshes(), len(srv.events(t, connection.TypeReauthorizationRequired))
+		if r := profile(); !strings.Contains(string(r["error"]), "invalid_grant") {
+			t.Fatalf("a call with a refused refresh answered %s %s, want an error naming invalid_grant", r["error"], r["result"])
+		}
+		if got := provider.refreshes() - refreshes; got != 1 {
+			t.Fatalf("the provider saw %d refreshes, want 1 (work's token should have expired at once)", got)
+		}
+		evs := srv.settledEvents(t, connection.TypeReauthorizationRequired, reauths+1)
+		srv.waitFor(t, evs[len(evs)-1].Position)
+		if got := acmeAccounts(); got["work"].Status != "needs_reauth" || got["default"].Status != "connected" {
+			t.Fatalf("acme's accounts on the server: %+v, want work needs_reauth and default connected", got)
+		}
+		// The grant the next consent issues is good again.
+		provider.Set(func(s *testenv.OAuthSettings) { s.Token, s.ExpiresIn = nil, 3600 })
+
+		tb.open("/integrations")
+		tb.el(work+` [data-testid=account-status]`, `Needs reconnecting`)
+		again := tb.el(work+` [data-testid=reconnect]`, `^Reconnect$`)
+		if name, _ := again.Attribute("aria-label"); name == nil || *name != "Reconnect: work" {
+			t.Errorf("Reconnect's accessible name is %v, want Reconnect: work", name)
+		}
+		if has, _, _ := tb.p.Has(acme + ` li[data-account="default"] [data-testid=reconnect]`); has {
+			t.Error("the connected default account offers Reconnect")
+		}
+		fits("an account that needs reconnecting")
+		tb.shotOf(acme, "accounts-oauth-reconnect")
+
+		before := provider.exchanges()
+		if err := again.Focus(); err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.page().Keyboard.Press(input.Enter); err != nil {
+			t.Fatal(err)
+		}
+		tb.waitURL(`^/$`)
+		tb.el(`.notice-success`, `Acme is connected`)
+		tb.el(work+` [data-testid=account-status]`, `Connected`)
+		if has, _, _ := tb.p.Has(work + ` [data-testid=reconnect]`); has {
+			t.Error("the reconnected account still offers Reconnect")
+		}
+		tb.el(acme+` li[data-account="default"] [data-testid=default-badge]`, `^Default$`)
+		if got := provider.exchanges() - before; got != 1 {
+			t.Errorf("the provider saw %d more code exchanges, want 1", got)
+		}
+		if got := acmeAccounts(); len(got) != 2 || got["work"].Status != "connected" || got["work"].Default || !got["default"].Default {
+			t.Fatalf("acme's accounts on the server: %+v, want work connected again and default still the default", got)
+		}
+		r := profile()
+		var v struct {
+			Login string `json:"login"`
+		}
+		json.Unmarshal(r["result"], &v) //nolint:errcheck // an error result has no login
+		issued := provider.Issued()
+		if seen := provider.seenTokens(); v.Login != "ada-at-acme" || len(seen) == 0 || seen[len(seen)-1] != issued[len(issued)-1].Access {
+			t.Errorf("on the reconnected work account acme answered %s %s, want ada-at-acme on the new grant's token", r["result"], r["error"])
 		}
 	})
 	tb.t = t

@@ -2,7 +2,10 @@
 // connect it — the provider's consent page for OAuth, a form built from the manifest's fields for API
 // keys. A user may hold several accounts of one integration, each named by a label; the card lists
 // them, marks the default (the one agents use when they name no account) and adds another: the key
-// form takes an optional label, OAuth and cookie integrations have "Add another account". After an OAuth callback the server sends the browser to /?connected=<name> or
+// form takes an optional label, OAuth and cookie integrations have "Add another account". An account
+// that needs re-authorization (or whose cookies expired) has "Reconnect", which connects that very
+// account again: the consent or live sign-in under its label, or the key form with its label filled
+// in. After an OAuth callback the server sends the browser to /?connected=<name> or
 // /?connect_error=<reason>&integration=<name>; this page says what happened.
 
 import { api } from '../api.js';
@@ -119,6 +122,9 @@ function card(ctx, i, status, refresh) {
   const inline = h('div', { class: 'inline-status' });
   const accounts = i.auth_mode === 'none' ? [] : (i.accounts || []);
   const held = accounts.filter((a) => a.status !== 'pending');
+  // reconnect(a, btn) connects account a again (from btn, its row's Reconnect button); null where the
+  // card cannot connect at all.
+  let reconnect = null;
 
   // addAccount offers "Add another account" (OAuth and cookie integrations that hold one already):
   // a label, then the same connection the first account went through.
@@ -141,21 +147,27 @@ function card(ctx, i, status, refresh) {
     const label = i.connected ? (held.length > 1 ? 'Reconnect default' : 'Reconnect') : 'Connect';
     const connect = button(label, { kind: i.connected ? 'secondary' : 'primary', iconName: 'external', testid: 'connect' });
     connect.addEventListener('click', () => busy(connect, () => startConnect(ctx, i, '', inline)));
+    reconnect = (a, btn) => busy(btn, () => startConnect(ctx, i, a.label, inline));
     actions.append(connect, accounts.length ? addAccount() : null);
   } else if (i.auth_mode === 'apikey') {
     const open = button(held.length ? 'Add or replace key' : 'Connect', { kind: held.length ? 'secondary' : 'primary', iconName: 'key', testid: 'connect' });
-    open.addEventListener('click', () => {
+    // openForm shows the key form, its account label set to label ('' for the default); Cancel puts
+    // the keyboard back on from, the button that opened it.
+    const openForm = (label, from) => {
       open.hidden = true;
       const close = () => { replace(formSlot); open.hidden = false; };
-      const cancel = () => { close(); open.focus(); };
-      replace(formSlot, apiKeyForm(ctx, i, accounts, close, cancel, status, refresh));
+      const cancel = () => { close(); (from && from.isConnected ? from : open).focus(); };
+      replace(formSlot, apiKeyForm(ctx, i, accounts, close, cancel, status, refresh, label));
       const first = formSlot.querySelector('input');
       if (first) first.focus();
-    });
+    };
+    open.addEventListener('click', () => openForm('', open));
+    reconnect = (a, btn) => openForm(a.label, btn);
     actions.append(open);
   } else if (i.auth_mode === 'cookie') {
     const open = button(i.connected ? 'Sign in again' : 'Sign in live', { kind: i.connected ? 'secondary' : 'primary', iconName: 'external', testid: 'connect' });
     open.addEventListener('click', () => busy(open, () => startConnect(ctx, i, '', inline)));
+    reconnect = (a, btn) => busy(btn, () => startConnect(ctx, i, a.label, inline));
     actions.append(open, accounts.length ? addAccount() : null,
       h('p', { class: 'muted small' }, 'Sign in to it in your live browser session, then capture its cookies there.'));
   }
@@ -175,19 +187,26 @@ function card(ctx, i, status, refresh) {
     i.account_hint && accounts.length === 0 ? h('p', { class: 'account-hint' }, 'Connected as ', h('strong', {}, i.account_hint)) : null,
     h('p', { class: 'description' }, i.description),
     (i.categories || []).length ? h('div', { class: 'tags' }, i.categories.map((c) => h('span', { class: 'tag' }, c))) : null,
-    accounts.length ? accountList(ctx, i, accounts, held.length, status, inline, refresh) : null,
+    accounts.length ? accountList(ctx, i, accounts, held.length, status, inline, refresh, reconnect) : null,
     inline, formSlot, actions);
 }
 
 // accountList lists the user's accounts of i: label, who it is at the provider, its status, the
-// default marked; each held one can become the default or be disconnected.
-function accountList(ctx, i, accounts, heldCount, status, inline, refresh) {
+// default marked; each held one can become the default or be disconnected, and one that needs
+// re-authorization or has expired can be reconnected (reconnect, when the card can connect).
+function accountList(ctx, i, accounts, heldCount, status, inline, refresh, reconnect) {
   const name = i.display_name || i.name;
   return h('section', { class: 'accounts', 'data-testid': 'accounts', 'aria-label': `${name} accounts` },
     h('h3', { class: 'accounts-title', tabindex: '-1' }, accounts.length === 1 ? 'Account' : `Accounts (${accounts.length})`),
     h('ul', { class: 'account-list' }, accounts.map((a) => {
       const buttons = [];
       if (a.status !== 'pending') {
+        if (reconnect && (a.status === 'needs_reauth' || a.status === 'expired')) {
+          const again = button('Reconnect', { kind: 'primary btn-small', iconName: i.auth_mode === 'apikey' ? 'key' : 'external', testid: 'reconnect' });
+          again.setAttribute('aria-label', `Reconnect: ${a.label}`);
+          again.addEventListener('click', () => reconnect(a, again));
+          buttons.push(again);
+        }
         if (!a.default) {
           const make = button('Make default', { kind: 'secondary btn-small', testid: 'make-default' });
           make.setAttribute('aria-label', `Make default: ${a.label}`);
@@ -331,13 +350,15 @@ function addAccountForm(ctx, i, close) {
 }
 
 // apiKeyForm renders the manifest's fields: secret ones as password inputs, optional ones marked;
-// then the optional label of the account the key is for (empty: the default account).
-function apiKeyForm(ctx, i, accounts, close, cancel, status, refresh) {
+// then the optional label of the account the key is for (empty: the default account), filled in with
+// preset when the form replaces a given account's key.
+function apiKeyForm(ctx, i, accounts, close, cancel, status, refresh, preset = '') {
   const name = i.display_name || i.name;
   const fields = i.fields || [];
   const err = h('div', {});
   const helpId = `account-help-${i.name}`;
   const account = labelInput(helpId, false, 'account-label');
+  account.value = preset;
   const current = accounts.find((a) => a.default);
   const form = h('form', { class: 'apikey-form', novalidate: true, 'data-testid': 'apikey-form' },
     fields.map((f) => h('label', { class: 'field' },
