@@ -2,6 +2,7 @@ package connections
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -114,20 +115,27 @@ func (s *Service) callAccount(ctx context.Context, user uuid.UUID, in *plugins.I
 		return connection.State{}, 0, err
 	}
 	now := s.clock()
-	rows, err := s.reader.Accounts(ctx, user, in.Name)
-	if err != nil {
-		return connection.State{}, 0, fmt.Errorf("read connection %s: %w", in.Name, err)
-	}
 	want := label
-	if want == "" {
+	if want != "" {
+		// A labelled call reads its one row; the others only to name them when there is no such account.
+		r, err := s.reader.Get(ctx, user, in.Name, want)
+		switch {
+		case err == nil && r.State.Usable(now):
+			return r.State, r.Version, nil
+		case err != nil && !errors.Is(err, connectionsrm.ErrNotFound):
+			return connection.State{}, 0, fmt.Errorf("read connection %s: %w", in.Name, err)
+		}
+	} else {
+		rows, err := s.reader.Accounts(ctx, user, in.Name)
+		if err != nil {
+			return connection.State{}, 0, fmt.Errorf("read connection %s: %w", in.Name, err)
+		}
 		want = connection.DefaultAccount
 		if d, ok := connectionsrm.Default(rows); ok {
+			if d.State.Usable(now) {
+				return d.State, d.Version, nil
+			}
 			want = d.Account
-		}
-	}
-	for _, r := range rows {
-		if r.Account == want && r.State.Usable(now) {
-			return r.State, r.Version, nil
 		}
 	}
 	st, version, err := s.loadConnection(ctx, user, in.Name, want)
@@ -138,6 +146,10 @@ func (s *Service) callAccount(ctx context.Context, user uuid.UUID, in *plugins.I
 		return st, version, nil
 	}
 	if label != "" && !st.Held() {
+		rows, err := s.reader.Accounts(ctx, user, in.Name)
+		if err != nil {
+			return connection.State{}, 0, fmt.Errorf("read connection %s: %w", in.Name, err)
+		}
 		return connection.State{}, 0, unknownAccount(in, label, rows)
 	}
 	return connection.State{}, 0, notConnected(in, st)
