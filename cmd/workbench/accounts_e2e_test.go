@@ -268,6 +268,21 @@ func runAccountsSuite(t *testing.T, databaseURL string) {
 		t.Errorf("records: %d name work, %d successful name none, %d refused name personal; want 2, 4 and 1", work, unnamed, personal)
 	}
 
+	// Receipts are per account: work's timeline holds work's runs only, and the summary counts both.
+	runs := srv.settledEvents(t, execution.TypeToolExecuted, 7)
+	srv.waitFor(t, runs[len(runs)-1].Position)
+	if status, body := portal(http.MethodGet, "/api/audit/receipts?integration=keyed&account=work", nil); status != http.StatusOK ||
+		strings.Count(body, `"kind":"tool_executed"`) != 1 || strings.Count(body, `"account":"work"`) < 2 {
+		t.Errorf("work's receipts of keyed: %d %s", status, body)
+	}
+	if status, body := portal(http.MethodGet, "/api/audit/receipts/summary?integration=keyed", nil); status != http.StatusOK ||
+		!strings.Contains(body, `"accounts":{"default":2,"work":1}`) {
+		t.Errorf("keyed's receipts summary: %d %s", status, body)
+	}
+	if status, _ := portal(http.MethodGet, "/api/audit/receipts?integration=keyed&account=Bad.Label", nil); status != http.StatusBadRequest {
+		t.Errorf("receipts with a malformed label: %d, want 400", status)
+	}
+
 	// The user makes "work" the default of keyed: a call without a label uses it.
 	if status, body := portal(http.MethodPost, "/api/integrations/keyed/default", map[string]string{"account": "work"}); status != http.StatusNoContent {
 		t.Fatalf("choose work: %d %s", status, body)

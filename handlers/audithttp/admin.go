@@ -16,6 +16,7 @@ import (
 
 	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
 	"github.com/workbench/workbench/internal/httpserve"
@@ -144,11 +145,14 @@ func invalid(format string, args ...any) error {
 	return domain.Errorf(domain.CodeInvalid, format, args...)
 }
 
-// parseQuery reads the list filters: user (email), integration, tool, outcome, client, from, to (RFC
-// 3339 or a date), after (a position), limit.
+// parseQuery reads the list filters: user (email), integration, tool, outcome, client, account (a
+// label), from, to (RFC 3339 or a date), after (a position), limit.
 func parseQuery(v url.Values, defLimit, maxLimit int) (auditrm.Query, error) {
 	q := auditrm.Query{Email: v.Get("user"), Integration: v.Get("integration"), Tool: v.Get("tool"),
-		Outcome: v.Get("outcome"), Client: v.Get("client"), Limit: defLimit}
+		Outcome: v.Get("outcome"), Client: v.Get("client"), Account: v.Get("account"), Limit: defLimit}
+	if err := connection.CheckAccountLabel(q.Account); err != nil {
+		return q, invalid("account: %s", domain.ErrorMessage(err))
+	}
 	var err error
 	if s := v.Get("from"); s != "" {
 		if q.From, err = auditrm.ParseFrom(s); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
@@ -25,6 +26,9 @@ type Query struct {
 	UserID uuid.UUID
 	// Integration, Tool and Client (the MCP client: OAuth client id or API key id) match exactly.
 	Integration, Tool, Client string
+	// Account keeps the records of one of the user's accounts by its label ("default" matches the
+	// records that name none).
+	Account string
 	// Outcome keeps tool runs and proxied requests by outcome: "ok", "failed" (any error), or one
 	// error code (NOT_CONNECTED, ...).
 	Outcome string
@@ -66,6 +70,9 @@ func (q Query) matches(r Record) bool {
 		return false
 	}
 	if q.Client != "" && r.ClientID != q.Client {
+		return false
+	}
+	if q.Account != "" && connection.NormalAccount(r.Account) != q.Account {
 		return false
 	}
 	if q.Outcome != "" {
