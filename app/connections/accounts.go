@@ -71,9 +71,11 @@ func (s *Service) Accounts(ctx context.Context, user uuid.UUID) (map[string][]Ac
 	return out, nil
 }
 
-// connectAccount is the label a connect stores under: the one given (validated), or, for an empty
-// one, the default account's, or connection.DefaultAccount when the user holds none.
-func (s *Service) connectAccount(ctx context.Context, user uuid.UUID, integration, label string) (string, error) {
+// accountOrDefault is the label a connect, a disconnect or a choice of default acts on: the one given
+// (validated), or, for an empty one, the default account's, or connection.DefaultAccount when the
+// read model knows no account that holds a credential (the user has none, or its connect on another
+// replica has not reached this one's read model yet: that stream answers for itself).
+func (s *Service) accountOrDefault(ctx context.Context, user uuid.UUID, integration, label string) (string, error) {
 	if label != "" {
 		return label, connection.CheckAccountLabel(label)
 	}
@@ -84,24 +86,6 @@ func (s *Service) connectAccount(ctx context.Context, user uuid.UUID, integratio
 	if d, ok := connectionsrm.Default(rows); ok {
 		return d.Account, nil
 	}
-	return connection.DefaultAccount, nil
-}
-
-// heldAccount is the label of an account that a disconnect or a choice of default acts on: the one
-// given (validated), or the default account for an empty one (CodeNotFound when there is none).
-func (s *Service) heldAccount(ctx context.Context, user uuid.UUID, integration, label string) (string, error) {
-	if label != "" {
-		return label, connection.CheckAccountLabel(label)
-	}
-	rows, err := s.reader.Accounts(ctx, user, integration)
-	if err != nil {
-		return "", fmt.Errorf("read %s's accounts: %w", integration, err)
-	}
-	if d, ok := connectionsrm.Default(rows); ok {
-		return d.Account, nil
-	}
-	// The read model may not hold a connect made on another replica yet; the default label's stream
-	// answers for itself.
 	return connection.DefaultAccount, nil
 }
 

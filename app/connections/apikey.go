@@ -22,14 +22,14 @@ const maxFieldLen = 4096
 // undeclared field, values without control characters. When the manifest declares a key check
 // (auth.apikey.verify), the key is first sent to the provider's "who am I" call: a refusal (401 or
 // 403) is CodeInvalid ("<Provider> refused this key: …"), any other failure CodeUnavailable, and in
-// both cases nothing is stored. It stores the key as the account labelled account (see
-// ConnectAccount: empty means the default account), replacing that account's key.
+// both cases nothing is stored. It stores the key as the account labelled account (empty: the
+// default account), replacing that account's key.
 func (s *Service) ConnectAPIKey(ctx context.Context, user uuid.UUID, integration, account string, fields map[string]string) error {
 	in, err := s.integration(integration)
 	if err != nil {
 		return err
 	}
-	account, err = s.connectAccount(ctx, user, in.Name, account)
+	account, err = s.accountOrDefault(ctx, user, in.Name, account)
 	if err != nil {
 		return err
 	}

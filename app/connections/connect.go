@@ -66,7 +66,7 @@ func (s *Service) ConnectFrom(ctx context.Context, user uuid.UUID, integration, 
 	default:
 		return ConnectResult{}, domain.Errorf(domain.CodeInternal, "%s has an unknown auth mode", in.Name)
 	}
-	if account, err = s.connectAccount(ctx, user, in.Name, account); err != nil {
+	if account, err = s.accountOrDefault(ctx, user, in.Name, account); err != nil {
 		return ConnectResult{}, err
 	}
 	now := s.clock()

@@ -48,14 +48,13 @@ type CookieBundle struct {
 // completed by it, so wait_for_connection hears CONNECTED. It replaces a stored bundle.
 //
 // No cookie of a declared domain is CodeInvalid saying to sign in first; nothing is stored then.
-// The bundle is stored as the account labelled account (empty: the default account, see
-// ConnectAccount).
+// The bundle is stored as the account labelled account (empty: the default account; see Accounts).
 func (s *Service) ConnectCookies(ctx context.Context, user uuid.UUID, integration, account string, cookies []Cookie) (CookieBundle, error) {
 	in, err := s.integration(integration)
 	if err != nil {
 		return CookieBundle{}, err
 	}
-	account, err = s.connectAccount(ctx, user, in.Name, account)
+	account, err = s.accountOrDefault(ctx, user, in.Name, account)
 	if err != nil {
 		return CookieBundle{}, err
 	}

@@ -18,7 +18,7 @@ func (s *Service) Disconnect(ctx context.Context, user uuid.UUID, integration, a
 	if !connection.ValidIntegrationName(integration) {
 		return domain.Errorf(domain.CodeNotFound, "unknown integration %q", integration)
 	}
-	account, err := s.heldAccount(ctx, user, integration, account)
+	account, err := s.accountOrDefault(ctx, user, integration, account)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (s *Service) ChooseDefault(ctx context.Context, user uuid.UUID, integration
 	if account == "" {
 		return domain.Errorf(domain.CodeInvalid, "name the account to make the default")
 	}
-	account, err := s.heldAccount(ctx, user, integration, account)
+	account, err := s.accountOrDefault(ctx, user, integration, account)
 	if err != nil {
 		return err
 	}
