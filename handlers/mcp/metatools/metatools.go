@@ -15,6 +15,7 @@ import (
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
 )
@@ -224,6 +225,17 @@ func (s *Set) portalNote(in *plugins.Integration) string {
 		"Then retry (list_integrations shows connected: true once it is done).", in.Name, s.portalURL(), name)
 }
 
+// reconnectHint is how an account of in labelled label is connected again.
+func (s *Set) reconnectHint(in *plugins.Integration, label string) string {
+	if inPortal(in) {
+		return fmt.Sprintf("The user replaces the key of account %q on the %s card: %s", label, in.Name, s.portalURL())
+	}
+	if label == connection.DefaultAccount {
+		return fmt.Sprintf(`connect({"integration":%q})`, in.Name)
+	}
+	return fmt.Sprintf(`connect({"integration":%q,"account":%q})`, in.Name, label)
+}
+
 func (s *Set) names() string {
 	n := make([]string, len(s.tools))
 	for i, t := range s.tools {
@@ -381,6 +393,9 @@ type accountSummary struct {
 	Hint    string `json:"hint,omitempty"`
 	Status  string `json:"status"`
 	Default bool   `json:"default"`
+	// Reconnect says how to connect an account that needs re-authorization or has expired again:
+	// the connect call for OAuth and cookie integrations, the portal for an API key.
+	Reconnect string `json:"reconnect,omitempty"`
 }
 
 func (s *Set) listIntegrations(ctx context.Context, user uuid.UUID) (any, error) {
@@ -404,7 +419,11 @@ func (s *Set) listIntegrations(ctx context.Context, user uuid.UUID) (any, error)
 			Categories: cats, Connected: in.Auth.Mode == plugins.AuthNone || connected[in.Name],
 		}
 		for _, a := range accounts[in.Name] {
-			sum.Accounts = append(sum.Accounts, accountSummary{Label: a.Label, Hint: a.Hint, Status: a.Status, Default: a.Default})
+			as := accountSummary{Label: a.Label, Hint: a.Hint, Status: a.Status, Default: a.Default}
+			if a.Status == "needs_reauth" || a.Status == "expired" {
+				as.Reconnect = s.reconnectHint(in, a.Label)
+			}
+			sum.Accounts = append(sum.Accounts, as)
 		}
 		out = append(out, sum)
 	}

@@ -225,6 +225,28 @@ func TestDiscovery(t *testing.T) {
 	if !got["github"] || got["newrelic"] || !got["utils"] || !got["slowpoke"] {
 		t.Fatalf("connected flags: %v", got)
 	}
+
+	// Accounts: each integration's, only where there are any, and how to reconnect one that needs it.
+	e.creds.accounts = map[string][]connections.AccountView{
+		"github":   {{Label: "default", Status: "connected", Default: true}, {Label: "work", Hint: "octo-work", Status: "needs_reauth"}},
+		"newrelic": {{Label: "ops", Status: "needs_reauth", Default: true}},
+	}
+	out = call(t, e.set, "list_integrations", `{}`)
+	accounts := map[string]string{}
+	for _, it := range out["integrations"].([]any) {
+		m := it.(map[string]any)
+		if a, ok := m["accounts"]; ok {
+			b, _ := json.Marshal(a)
+			accounts[m["name"].(string)] = string(b)
+		}
+	}
+	want := map[string]string{
+		"github": `[{"default":true,"label":"default","status":"connected"},{"default":false,"hint":"octo-work","label":"work","reconnect":"connect({\"integration\":\"github\",\"account\":\"work\"})","status":"needs_reauth"}]`,
+		"newrelic": `[{"default":true,"label":"ops","reconnect":"The user replaces the key of account \"ops\" on the newrelic card: https://wb.example.com/integrations","status":"needs_reauth"}]`,
+	}
+	if len(accounts) != len(want) || accounts["github"] != want["github"] || accounts["newrelic"] != want["newrelic"] {
+		t.Fatalf("accounts in list_integrations:\n%v\nwant\n%v", accounts, want)
+	}
 }
 
 func TestConnectAndWait(t *testing.T) {

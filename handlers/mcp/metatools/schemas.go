@@ -37,7 +37,7 @@ var metaTools = []struct {
 		`{"type":"object","properties":{},"additionalProperties":false}`},
 	{"list_integrations", "List every integration with its auth mode and whether the current user has it connected. " +
 		"Returns {\"integrations\":[{\"name\",\"display_name\",\"description\",\"auth_mode\",\"categories\",\"connected\",\"accounts\"}]}; " +
-		"accounts (when the user has any) are [{\"label\",\"hint\",\"status\",\"default\"}]: a user may hold several accounts of one integration, " +
+		"accounts (when the user has any) are [{\"label\",\"hint\",\"status\",\"default\",\"reconnect\"}] (reconnect: how to connect again an account whose status is needs_reauth or expired): a user may hold several accounts of one integration, " +
 		"and execute_tools, curl_session and connect take an account label (the default account when left out). " +
 		"Integrations with auth mode none are always connected; apikey integrations are connected by the user in the portal.",
 		`{"type":"object","properties":{},"additionalProperties":false}`},
