@@ -263,21 +263,15 @@ func requiredKeys(slug string, raw json.RawMessage) []string {
 	return out
 }
 
-// The catalog's aggregates: a connector's stream for its edits, the catalog stream for the claims.
-var (
-	catalogAggregate = eventstore.Aggregate[connectordom.State, connectordom.CatalogCommand, domain.Event]{
-		Initial: connectordom.Initial, Evolve: connectordom.Evolve, Decide: connectordom.DecideCatalog,
-		Codec: eventstore.NewJSONCodec(connectordom.Events()...),
-	}
-	claimsAggregate = eventstore.Aggregate[connectordom.Claims, connectordom.ClaimCommand, domain.Event]{
-		Initial: connectordom.InitialClaims, Evolve: connectordom.EvolveClaims, Decide: connectordom.DecideClaims,
-		Codec: eventstore.NewJSONCodec(connectordom.Events()...),
-	}
-)
+// claimsAggregate is the catalog stream of slug claims (a connector's own stream is connectorAggregate).
+var claimsAggregate = eventstore.Aggregate[connectordom.Claims, connectordom.ClaimCommand, domain.Event]{
+	Initial: connectordom.InitialClaims, Evolve: connectordom.EvolveClaims, Decide: connectordom.DecideClaims,
+	Codec: eventstore.NewJSONCodec(connectordom.Events()...),
+}
 
 // executeCatalog runs one catalog edit on a connector's stream and waits for the read models.
 func (s *Service) executeCatalog(ctx context.Context, actor, id string, cmd connectordom.CatalogCommand) (connectordom.State, error) {
-	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(id), catalogAggregate, cmd, s.md(actor))
+	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(cmd), s.md(actor))
 	if err != nil {
 		return res.State, err
 	}

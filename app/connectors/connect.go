@@ -227,7 +227,7 @@ func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
 func (s *Service) removeLogin(ctx context.Context, actor string, l login.State, reason string) error {
 	clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason,
 		DefaultsOnly: true, At: s.opts.Now()}}
-	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(l.Owner), clearAggregate, clear, s.md(actor))
+	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(l.Owner), switchAggregate, login.SwitchCommand(clear), s.md(actor))
 	if err != nil {
 		return err
 	}

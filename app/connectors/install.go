@@ -43,7 +43,7 @@ func (s *Service) Install(ctx context.Context) error {
 		}
 		ev := connectordom.Installed{ID: id, Slug: c.Manifest.Slug, ToolPrefix: prefix, Manifest: c.Raw, Digest: hex.EncodeToString(sum[:]),
 			Source: c.Source, Version: c.Manifest.Version, Publisher: c.Manifest.Publisher, At: s.opts.Now().UTC()}
-		res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Install{Event: ev}, s.md("system"))
+		res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(connectordom.Install{Event: ev}), s.md("system"))
 		if err != nil {
 			return fmt.Errorf("install %s: %w", id, err)
 		}

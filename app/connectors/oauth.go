@@ -347,15 +347,10 @@ func (s *Service) discover(ctx context.Context, endpointURL string) (authServer,
 		Resource: prm.Resource, ScopesOffered: prm.ScopesSupported, TokenAuthMethods: md.TokenAuthMethods}, nil
 }
 
-var clientAggregate = eventstore.Aggregate[connectordom.State, connectordom.RegisterClient, domain.Event]{
-	Initial: connectordom.Initial, Evolve: connectordom.Evolve, Decide: connectordom.DecideClient,
-	Codec: eventstore.NewJSONCodec(connectordom.Events()...),
-}
-
 // clientFor is the connector's client at this issuer for this redirect URI, registered (RFC 7591)
 // and stored on the connector when there is none.
 func (s *Service) clientFor(ctx context.Context, user uuid.UUID, srvID string, as authServer, redirect string) (string, error) {
-	st, _, err := eventstore.LoadState(ctx, s.opts.Store, connectordom.StreamName(srvID), clientAggregate)
+	st, _, err := eventstore.LoadState(ctx, s.opts.Store, connectordom.StreamName(srvID), connectorAggregate)
 	if err != nil {
 		return "", err
 	}
@@ -382,8 +377,8 @@ func (s *Service) clientFor(ctx context.Context, user uuid.UUID, srvID string, a
 	if err := json.Unmarshal(raw, &reg); err != nil || strings.TrimSpace(reg.ClientID) == "" {
 		return "", domain.Errorf(domain.CodeUpstream, "oauth: the client registration answered no client_id")
 	}
-	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(srvID), clientAggregate,
-		connectordom.RegisterClient{Event: connectordom.ClientRegistered{ID: srvID, Issuer: as.Issuer, RedirectURI: redirect, ClientID: reg.ClientID, At: s.opts.Now()}}, s.md(user.String()))
+	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(srvID), connectorAggregate,
+		connectordom.Command(connectordom.RegisterClient{Event: connectordom.ClientRegistered{ID: srvID, Issuer: as.Issuer, RedirectURI: redirect, ClientID: reg.ClientID, At: s.opts.Now()}}), s.md(user.String()))
 	if err != nil {
 		return "", err
 	}

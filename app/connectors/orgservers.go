@@ -240,7 +240,7 @@ func (s *Service) removeServer(ctx context.Context, actor string, srv connectors
 	}
 	for _, sw := range owners {
 		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: sw.Owner, ServerID: srv.ID, Reason: "the server was deleted", At: s.opts.Now()}}
-		res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(sw.Owner), clearAggregate, clear, s.md(actor))
+		res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(sw.Owner), switchAggregate, login.SwitchCommand(clear), s.md(actor))
 		if err != nil {
 			return err
 		}

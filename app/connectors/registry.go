@@ -234,7 +234,7 @@ func (s *Service) InstallFromRegistry(ctx context.Context, actor, slug string) (
 	sum := sha256.Sum256(e.raw)
 	ev := connectordom.Installed{ID: id, Slug: slug, ToolPrefix: prefix, Manifest: json.RawMessage(e.raw), Digest: hex.EncodeToString(sum[:]),
 		Source: connectordom.SourceRegistry, Version: e.Version, Publisher: e.Publisher, Verified: e.Verified, At: s.opts.Now().UTC()}
-	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(id), registryAggregate, connectordom.InstallFromRegistry{Event: ev}, s.md(actor))
+	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(connectordom.InstallFromRegistry{Event: ev}), s.md(actor))
 	if err != nil {
 		return ServerView{}, err
 	}
@@ -243,9 +243,4 @@ func (s *Service) InstallFromRegistry(ctx context.Context, actor, slug string) (
 	}
 	s.log.InfoContext(ctx, "connector installed from the registry", "server", id, "by", actor, "verified", e.Verified, "version", e.Version)
 	return s.Server(ctx, id)
-}
-
-var registryAggregate = eventstore.Aggregate[connectordom.State, connectordom.InstallFromRegistry, domain.Event]{
-	Initial: connectordom.Initial, Evolve: connectordom.Evolve, Decide: connectordom.DecideRegistry,
-	Codec: eventstore.NewJSONCodec(connectordom.Events()...),
 }

@@ -161,15 +161,14 @@ var (
 		Initial: login.Initial, Evolve: login.Evolve, Decide: login.Decide,
 		Codec: eventstore.NewJSONCodec(login.Events()...),
 	}
-	switchAggregate = eventstore.Aggregate[login.SwitchState, login.SetSwitch, domain.Event]{
+	// switchAggregate is a scope's switch stream: SetSwitch and ClearSwitches, one decider.
+	switchAggregate = eventstore.Aggregate[login.SwitchState, login.SwitchCommand, domain.Event]{
 		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideSwitch,
 		Codec: eventstore.NewJSONCodec(login.SwitchEvents()...),
 	}
-	clearAggregate = eventstore.Aggregate[login.SwitchState, login.ClearSwitches, domain.Event]{
-		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideClear,
-		Codec: eventstore.NewJSONCodec(login.SwitchEvents()...),
-	}
-	connectorAggregate = eventstore.Aggregate[connectordom.State, connectordom.Install, domain.Event]{
+	// connectorAggregate is a connector's stream: its installs, its OAuth clients and the catalog's
+	// edits of its row, one decider for them all (connectordom.Decide).
+	connectorAggregate = eventstore.Aggregate[connectordom.State, connectordom.Command, domain.Event]{
 		Initial: connectordom.Initial, Evolve: connectordom.Evolve, Decide: connectordom.Decide,
 		Codec: eventstore.NewJSONCodec(connectordom.Events()...),
 	}

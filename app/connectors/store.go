@@ -12,6 +12,6 @@ func loadState(ctx context.Context, s *Service, stream string) (login.State, int
 }
 
 func executeSwitch(ctx context.Context, s *Service, actor string, ev login.SwitchSet) (eventstore.Position, error) {
-	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(ev.Owner), switchAggregate, login.SetSwitch{Event: ev}, s.md(actor))
+	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(ev.Owner), switchAggregate, login.SwitchCommand(login.SetSwitch{Event: ev}), s.md(actor))
 	return res.Position, err
 }

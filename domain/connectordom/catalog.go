@@ -142,8 +142,11 @@ func nullable(b json.RawMessage) json.RawMessage {
 	return b
 }
 
-// CatalogCommand is one edit of a catalog row.
-type CatalogCommand interface{ isCatalogCommand() }
+// CatalogCommand is one edit of a catalog row, a Command of the connector's stream.
+type CatalogCommand interface {
+	Command
+	isCatalogCommand()
+}
 
 // Add records a local row (the stream must hold no connector, or a removed one).
 type Add struct{ Event Added }
@@ -170,11 +173,18 @@ func (SetOverrides) isCatalogCommand()     {}
 func (SetToolOverrides) isCatalogCommand() {}
 func (Remove) isCatalogCommand()           {}
 
+func (c Add) decide(s State) ([]domain.Event, error)              { return decideCatalog(s, c) }
+func (c Update) decide(s State) ([]domain.Event, error)           { return decideCatalog(s, c) }
+func (c Switch) decide(s State) ([]domain.Event, error)           { return decideCatalog(s, c) }
+func (c SetOverrides) decide(s State) ([]domain.Event, error)     { return decideCatalog(s, c) }
+func (c SetToolOverrides) decide(s State) ([]domain.Event, error) { return decideCatalog(s, c) }
+func (c Remove) decide(s State) ([]domain.Event, error)           { return decideCatalog(s, c) }
+
 // Exists reports whether the stream holds a connector that was not removed.
 func (s State) Exists() bool { return s.ID != "" && !s.Removed }
 
-// DecideCatalog turns a catalog edit into its events. An edit that changes nothing records nothing.
-func DecideCatalog(s State, c CatalogCommand) ([]domain.Event, error) {
+// decideCatalog turns a catalog edit into its events. An edit that changes nothing records nothing.
+func decideCatalog(s State, c CatalogCommand) ([]domain.Event, error) {
 	if a, ok := c.(Add); ok {
 		ev := a.Event
 		if s.Exists() {

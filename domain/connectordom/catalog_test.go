@@ -19,7 +19,7 @@ func fold(evs ...domain.Event) State {
 	return s
 }
 
-func TestDecideCatalog(t *testing.T) {
+func TestDecide(t *testing.T) {
 	core := Installed{ID: "mcp_core", Slug: "core", ToolPrefix: "core", Manifest: json.RawMessage(`{}`), Digest: "d1", Source: "core", At: at}
 	local := Added{ID: "mcp_mine", Slug: "mine", ToolPrefix: "mine", Manifest: json.RawMessage(`{}`), Digest: "d1", By: "u", At: at}
 	org := local
@@ -49,7 +49,7 @@ func TestDecideCatalog(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			evs, err := DecideCatalog(fold(c.given...), c.when)
+			evs, err := Decide(fold(c.given...), c.when)
 			if c.code != "" {
 				if domain.ErrorCode(err) != c.code {
 					t.Fatalf("err = %v, want %s", err, c.code)
@@ -69,7 +69,7 @@ func TestDecideCatalog(t *testing.T) {
 		})
 	}
 	// A removal carries the row's owner; a disabled row folds disabled and keeps its overrides on reinstall.
-	evs, _ := DecideCatalog(fold(org), Remove{Event: Removed{ID: org.ID, At: at}})
+	evs, _ := Decide(fold(org), Remove{Event: Removed{ID: org.ID, At: at}})
 	if evs[0].(Removed).OwnerOrgID != "org-1" {
 		t.Fatalf("removed = %+v", evs[0])
 	}

@@ -74,8 +74,27 @@ type Install struct {
 	Event Installed
 }
 
-// Decide turns Install into its event.
-func Decide(s State, c Install) ([]domain.Event, error) {
+// Command is a command of a connector's stream: Install (a folder's manifest), InstallFromRegistry,
+// RegisterClient (an OAuth client registered at an issuer) or a CatalogCommand (an admin's edit of
+// the catalog row). The interface is sealed so that Decide knows them all: the stream has one
+// aggregate and one decider.
+type Command interface {
+	decide(State) ([]domain.Event, error)
+}
+
+// Decide turns any command of a connector's stream into its events, or refuses it with a
+// *domain.Error.
+func Decide(s State, c Command) ([]domain.Event, error) {
+	if c == nil {
+		return nil, domain.Errorf(domain.CodeInvalid, "no command")
+	}
+	return c.decide(s)
+}
+
+func (c Install) decide(s State) ([]domain.Event, error) { return decideInstall(s, c) }
+
+// decideInstall turns Install into its event.
+func decideInstall(s State, c Install) ([]domain.Event, error) {
 	ev := c.Event
 	if !strings.HasPrefix(ev.ID, "mcp_") || ev.Slug == "" || ev.ID != "mcp_"+ev.Slug {
 		return nil, domain.Errorf(domain.CodeInvalid, "install: id %q does not match slug %q", ev.ID, ev.Slug)

@@ -38,8 +38,10 @@ type RegisterClient struct {
 	Event ClientRegistered
 }
 
-// DecideClient turns RegisterClient into its event.
-func DecideClient(s State, c RegisterClient) ([]domain.Event, error) {
+func (c RegisterClient) decide(s State) ([]domain.Event, error) { return decideClient(s, c) }
+
+// decideClient turns RegisterClient into its event.
+func decideClient(s State, c RegisterClient) ([]domain.Event, error) {
 	ev := c.Event
 	if s.ID == "" || s.ID != ev.ID {
 		return nil, domain.Errorf(domain.CodeNotFound, "no connector %q", ev.ID)

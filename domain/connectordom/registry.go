@@ -15,9 +15,11 @@ type InstallFromRegistry struct {
 	Event Installed
 }
 
-// DecideRegistry turns InstallFromRegistry into its event: domain.CodeConflict when the connector
+func (c InstallFromRegistry) decide(s State) ([]domain.Event, error) { return decideRegistry(s, c) }
+
+// decideRegistry turns InstallFromRegistry into its event: domain.CodeConflict when the connector
 // already exists, naming its source.
-func DecideRegistry(s State, c InstallFromRegistry) ([]domain.Event, error) {
+func decideRegistry(s State, c InstallFromRegistry) ([]domain.Event, error) {
 	ev := c.Event
 	if s.ID != "" {
 		return nil, domain.Errorf(domain.CodeConflict, "a connector with slug %q is already installed (source %s)", ev.Slug, s.Source)

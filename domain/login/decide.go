@@ -271,8 +271,22 @@ func EvolveSwitch(s SwitchState, e domain.Event) SwitchState {
 	return s
 }
 
-// DecideSwitch validates a switch.
-func DecideSwitch(_ SwitchState, c SetSwitch) ([]domain.Event, error) {
+// SwitchCommand is a command of a scope's switch stream: SetSwitch or ClearSwitches. The stream has
+// one aggregate and one decider, DecideSwitch.
+type SwitchCommand interface {
+	decideSwitch(SwitchState) ([]domain.Event, error)
+}
+
+// DecideSwitch turns a switch stream's command into its events, or refuses it with a *domain.Error.
+func DecideSwitch(s SwitchState, c SwitchCommand) ([]domain.Event, error) {
+	if c == nil {
+		return nil, domain.Errorf(domain.CodeInvalid, "no command")
+	}
+	return c.decideSwitch(s)
+}
+
+// decideSwitch validates a switch.
+func (c SetSwitch) decideSwitch(SwitchState) ([]domain.Event, error) {
 	ev := c.Event
 	if err := checkOwner("switch", ev.Owner); err != nil {
 		return nil, err
@@ -289,8 +303,8 @@ type ClearSwitches struct {
 	Event SwitchesCleared
 }
 
-// DecideClear validates a ClearSwitches.
-func DecideClear(_ SwitchState, c ClearSwitches) ([]domain.Event, error) {
+// decideSwitch validates a ClearSwitches.
+func (c ClearSwitches) decideSwitch(SwitchState) ([]domain.Event, error) {
 	ev := c.Event
 	if err := checkOwner("clear switches", ev.Owner); err != nil {
 		return nil, err
