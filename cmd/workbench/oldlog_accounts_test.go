@@ -20,9 +20,11 @@ import (
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/projections/connectionsrm"
+	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // testdata/oldlog/cd65aaa.db and cd65aaa.pg.sql are the same story written by the code of commit
@@ -47,7 +49,8 @@ const (
 
 // cd65aaaIDs are the ids of one of the two logs (they were written by two runs).
 type cd65aaaIDs struct {
-	ada, adaAgent, adaBot, bob, bobBot uuid.UUID
+	ada, adaAgent, adaBot, bob, bobBot, acme uuid.UUID
+	acmeTools                                string // the connector Acme added (its id has a random suffix)
 }
 
 func TestLogOfCd65aaaOpensSQLite(t *testing.T) {
@@ -66,7 +69,8 @@ func TestLogOfCd65aaaOpensSQLite(t *testing.T) {
 		adaAgent: uuid.MustParse("8e7c98e0-df74-59e5-b45a-9da328dd0c66"),
 		adaBot:   uuid.MustParse("01a250f7-c2d4-7c14-88d6-1a9b3917f341"),
 		bob:      uuid.MustParse("122eba93-ae2e-4db2-8441-e0737faf3bed"),
-		bobBot:   uuid.MustParse("01a250f7-c2d6-7c02-a9ba-c0231d2f5be8"),
+		acme:     uuid.MustParse("01a250f7-c2c8-76a7-9b85-27f91b16ec87"), acmeTools: "mcp_acme-tools_0b3f046f",
+		bobBot: uuid.MustParse("01a250f7-c2d6-7c02-a9ba-c0231d2f5be8"),
 	})
 }
 
@@ -102,7 +106,8 @@ func TestLogOfCd65aaaOpensPostgres(t *testing.T) {
 		adaAgent: uuid.MustParse("e8a4a22d-d4b6-51ec-a022-e732a4e7b907"),
 		adaBot:   uuid.MustParse("01a250f7-f52b-729f-bfb5-ba190ae1beb5"),
 		bob:      uuid.MustParse("0ec0c20d-2950-427e-aa23-e594cd3aa304"),
-		bobBot:   uuid.MustParse("01a250f7-f531-72e6-9aa7-d6e8ac4da9a4"),
+		acme:     uuid.MustParse("01a250f7-f50e-7cee-b20d-95066a3d4d06"), acmeTools: "mcp_acme-tools_41581289",
+		bobBot: uuid.MustParse("01a250f7-f531-72e6-9aa7-d6e8ac4da9a4"),
 	})
 }
 
@@ -110,6 +115,9 @@ func TestLogOfCd65aaaOpensPostgres(t *testing.T) {
 type cd65aaaAnswers struct {
 	Accounts map[string][]connections.AccountView
 	Off      map[string][]string // per agent, the plugin tools Off for it
+	// Switches are the explicit connector and plugin switches at the platform, Acme and the two
+	// agents: "<scope>/<server>/<tool>" → On.
+	Switches map[string]bool
 }
 
 func checkCd65aaa(t *testing.T, dbURL, dir string, ids cd65aaaIDs) {
@@ -144,7 +152,20 @@ func checkCd65aaa(t *testing.T, dbURL, dir string, ids cd65aaaIDs) {
 			t.Fatal(err)
 		}
 		delete(acc, "linear") // its attempt's link ran out: a sweep may record that at any moment
-		a := cd65aaaAnswers{Accounts: acc, Off: map[string][]string{}}
+		a := cd65aaaAnswers{Accounts: acc, Off: map[string][]string{}, Switches: map[string]bool{}}
+		owners := []login.Owner{{Scope: login.ScopePlatform}, {Scope: login.ScopeOrganization, ID: ids.acme},
+			{Scope: login.ScopeAgent, ID: ids.adaBot}, {Scope: login.ScopeAgent, ID: ids.bobBot}}
+		byTool, err := connectorsrm.Reader{DB: m.DB}.Switches(ctx, owners)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sws := range byTool {
+			for _, sw := range sws {
+				if sw.Rule == connectorsrm.RuleSet {
+					a.Switches[string(sw.Owner.Scope)+"/"+sw.ServerID+"/"+sw.Tool] = sw.On
+				}
+			}
+		}
 		for name, c := range map[string]executions.Caller{
 			"ada": {UserID: ids.ada, AgentID: ids.adaAgent}, "ada-bot": {UserID: ids.ada, AgentID: ids.adaBot}, "bob-bot": {UserID: ids.bob, AgentID: ids.bobBot},
 		} {
@@ -226,6 +247,19 @@ func checkCd65aaa(t *testing.T, dbURL, dir string, ids cd65aaaIDs) {
 		t.Errorf("ada-bot: Off %v; want utils_echo (Acme) and github_list_repos (its own) Off", before.Off["ada-bot"])
 	case has("bob-bot", "github_create_issue") || !has("bob-bot", "github_merge_pull_request"):
 		t.Errorf("bob-bot: Off %v; want github_create_issue On (bob's switch) and github_merge_pull_request Off (mutating)", before.Off["bob-bot"])
+	}
+
+	// Every explicit switch of the old log is still there, with its state: connector tools' and plugin
+	// tools', at the platform, Acme and each agent.
+	wantSwitches := map[string]bool{
+		"platform/plugin:utils/utils_time": false, "platform/mcp_remote/remote_create_issue": false,
+		"organization/plugin:utils/utils_echo": false, "organization/mcp_remote/remote_whoami": false,
+		"organization/mcp_remote/remote_wipe_everything": true,
+		"agent/plugin:github/github_list_repos":          false, "agent/" + ids.acmeTools + "/acmetools_echo": false,
+		"agent/plugin:github/github_create_issue": true,
+	}
+	if !reflect.DeepEqual(before.Switches, wantSwitches) {
+		t.Errorf("explicit switches after the upgrade:\n%v\nwant\n%v", before.Switches, wantSwitches)
 	}
 
 	// Rebuilt from the log, the read models answer the same.
