@@ -68,13 +68,15 @@ func (s *Service) SetPluginSwitch(ctx context.Context, user uuid.UUID, owner log
 }
 
 // SetPlatformPluginSwitch is the instance admin's switch of a plugin tool at the platform scope (the
-// caller checks that actor is one); an Off binds every organisation.
-func (s *Service) SetPlatformPluginSwitch(ctx context.Context, actor, tool string, on bool) error {
+// caller checks that actor is one): an Off binds every organisation. With asDefault it is the admin's
+// default instead (the first rule of what starts Off, before mutating and the name rules): the tool
+// starts On or Off for every agent, and any scope below may switch it either way.
+func (s *Service) SetPlatformPluginSwitch(ctx context.Context, actor, tool string, on, asDefault bool) error {
 	integration, err := s.pluginTool(tool)
 	if err != nil {
 		return err
 	}
-	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: login.PluginServerID(integration), Tool: tool, On: on, By: actor, At: s.opts.Now()})
+	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: login.PluginServerID(integration), Tool: tool, On: on, Default: asDefault, By: actor, At: s.opts.Now()})
 }
 
 // OffTool is why a plugin tool is Off for an agent.
@@ -159,16 +161,27 @@ func (s *Service) cachedPluginSwitches(ctx context.Context, caller executions.Ca
 	return byServer, nil
 }
 
-// pluginDecision is plugin tool t's switch along a chain, switches being the chain's: its start-Off
-// rule is a default at the platform scope, then Decide decides; a tool with neither is On.
+// pluginDecision is plugin tool t's switch along a chain, switches being the chain's: the instance
+// admin's default, else its start-Off rule, is a default at the platform scope, then Decide decides; a
+// tool with neither is On.
 func pluginDecision(t *plugins.Tool, switches []connectorsrm.Switch) connectorsrm.Decision {
-	if off, rule := t.StartsOff(); off {
+	if off, rule := t.StartsOff(); off && !hasAdminDefault(switches) {
 		switches = append(slices.Clip(switches), connectorsrm.Switch{Owner: login.Owner{Scope: login.ScopePlatform}, Tool: t.Name, On: false, Rule: rule})
 	}
 	if len(switches) == 0 {
 		return connectorsrm.Decision{On: true}
 	}
 	return connectorsrm.Decide(switches, connectorsrm.Tool{}, "")
+}
+
+// hasAdminDefault reports whether the platform holds the instance admin's default among switches.
+func hasAdminDefault(switches []connectorsrm.Switch) bool {
+	for _, sw := range switches {
+		if sw.Owner.Scope == login.ScopePlatform && sw.Rule == connectorsrm.RuleAdminDefault {
+			return true
+		}
+	}
+	return false
 }
 
 // reasons is whyOff for one answer that may give many: a scope's name is read once, not per tool.
@@ -205,9 +218,12 @@ type PluginSwitchView struct {
 	Unavailable string `json:"unavailable,omitempty"`
 	// Bound: a scope above switched it Off, so this scope cannot turn it On.
 	Bound bool `json:"bound"`
-	// StartsOff is the rule that has the tool Off until someone switches it On (mutating,
-	// writing_verb); empty when it starts On.
+	// StartsOff is the rule that has the tool Off until someone switches it On (admin_default,
+	// mutating, policy_default_off, writing_verb); empty when it starts On.
 	StartsOff string `json:"starts_off,omitempty"`
+	// Default is the instance admin's default for the tool (PUT with "default": true at the
+	// platform); nil when none is set, and then the start-Off rules decide.
+	Default *bool `json:"default,omitempty"`
 }
 
 // PluginSwitchViews lists every plugin tool with its switches at owner, a scope the user manages (the
@@ -235,9 +251,16 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 	for _, t := range lookup.Tools() {
 		switches := all[pluginKey(t)]
 		v := PluginSwitchView{Name: t.Name, Integration: t.Owner().Name, Description: t.Description}
+		_, v.StartsOff = t.StartsOff()
 		for _, sw := range switches {
-			if sw.Owner == owner {
+			switch {
+			case sw.Owner == owner && sw.Explicit():
 				v.Switch = &sw.On
+			case sw.Owner.Scope == login.ScopePlatform && sw.Rule == connectorsrm.RuleAdminDefault:
+				v.Default = &sw.On
+				if v.StartsOff = ""; !sw.On {
+					v.StartsOff = connectorsrm.RuleAdminDefault
+				}
 			}
 		}
 		if d := pluginDecision(t, switches); d.On {
@@ -245,7 +268,6 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 		} else {
 			v.Unavailable = why(ctx, d)
 		}
-		_, v.StartsOff = t.StartsOff()
 		_, v.Bound = boundAbove(switches, owner)
 		out = append(out, v)
 	}

@@ -3,6 +3,7 @@ package login
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -293,6 +294,9 @@ func (c SetSwitch) decideSwitch(SwitchState) ([]domain.Event, error) {
 	}
 	if ev.ServerID == "" || ev.Tool == "" || ev.At.IsZero() {
 		return nil, domain.Errorf(domain.CodeInvalid, "switch: no connector, tool or time")
+	}
+	if ev.Default && (ev.Owner.Scope != ScopePlatform || !strings.HasPrefix(ev.ServerID, PluginServerPrefix)) {
+		return nil, domain.Errorf(domain.CodeInvalid, "switch: a default is the instance admin's, for a plugin tool at the platform scope")
 	}
 	ev.At = ev.At.UTC()
 	return []domain.Event{ev}, nil

@@ -120,14 +120,18 @@ type Removed struct {
 // that changes either flags the tool (drift). An event without SchemaSHA (written before it existed)
 // accepted the schema listed when it was set: the read model takes that listing's digest.
 type SwitchSet struct {
-	Owner          Owner     `json:"owner"`
-	ServerID       string    `json:"server_id"`
-	Tool           string    `json:"tool"`
-	On             bool      `json:"on"`
-	DescriptionSHA string    `json:"description_sha,omitempty"`
-	SchemaSHA      string    `json:"schema_sha,omitempty"`
-	By             string    `json:"by,omitempty"`
-	At             time.Time `json:"at"`
+	Owner          Owner  `json:"owner"`
+	ServerID       string `json:"server_id"`
+	Tool           string `json:"tool"`
+	On             bool   `json:"on"`
+	DescriptionSHA string `json:"description_sha,omitempty"`
+	SchemaSHA      string `json:"schema_sha,omitempty"`
+	By             string `json:"by,omitempty"`
+	// Default: the instance admin's default for a plugin tool at the platform scope rather than a
+	// switch: any scope below may switch the tool either way (the first rule of what starts Off).
+	// Only at the platform scope; absent in every switch set before defaults existed.
+	Default bool      `json:"default,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 // SwitchesCleared deletes the switches of one connector at one scope: every one (a server's

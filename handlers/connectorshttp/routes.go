@@ -401,6 +401,7 @@ func (h *routes) setSwitch(w http.ResponseWriter, r *http.Request, user uuid.UUI
 		ServerID   string `json:"mcp_server_id"`
 		Tool       string `json:"tool"`
 		On         *bool  `json:"on"`
+		Default    bool   `json:"default"`
 	}
 	if err := decode(r, &body); err != nil {
 		h.fail(w, r, err)
@@ -469,13 +470,16 @@ func (h *routes) pluginSwitchOwner(ctx context.Context, user uuid.UUID, scope, i
 }
 
 // setPluginSwitch is PUT /api/tools/switches: a plugin tool (an integration's or a built-in's) On or
-// Off at a scope, {owner_scope, owner_id, tool, on}, under the rules of PUT /api/mcp/switches.
+// Off at a scope, {owner_scope, owner_id, tool, on}, under the rules of PUT /api/mcp/switches. At the
+// platform, "default": true makes it the instance admin's default rather than a switch (any scope
+// below may then switch the tool either way).
 func (h *routes) setPluginSwitch(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	var body struct {
 		OwnerScope string `json:"owner_scope"`
 		OwnerID    string `json:"owner_id"`
 		Tool       string `json:"tool"`
 		On         *bool  `json:"on"`
+		Default    bool   `json:"default"`
 	}
 	if err := decode(r, &body); err != nil {
 		h.fail(w, r, err)
@@ -487,9 +491,12 @@ func (h *routes) setPluginSwitch(w http.ResponseWriter, r *http.Request, user uu
 	}
 	owner, err := h.pluginSwitchOwner(r.Context(), user, body.OwnerScope, body.OwnerID)
 	if err == nil {
-		if owner.Scope == login.ScopePlatform {
-			err = h.Connectors.SetPlatformPluginSwitch(r.Context(), user.String(), body.Tool, *body.On)
-		} else {
+		switch {
+		case owner.Scope == login.ScopePlatform:
+			err = h.Connectors.SetPlatformPluginSwitch(r.Context(), user.String(), body.Tool, *body.On, body.Default)
+		case body.Default:
+			err = domain.Errorf(domain.CodeInvalid, "a default is the instance admin's, at the platform scope; a lower scope switches the tool On or Off")
+		default:
 			err = h.Connectors.SetPluginSwitch(r.Context(), user, owner, body.Tool, *body.On)
 		}
 	}

@@ -315,7 +315,9 @@ func WhatIf(ctx context.Context, store eventstore.Store, q WhatIfQuery) (WhatIfR
 			if now == nil {
 				now = []connectorsrm.Switch{}
 			}
-			if startRule != "" {
+			if startRule != "" && !slices.ContainsFunc(now, func(sw connectorsrm.Switch) bool {
+				return sw.Owner == *plugin && sw.Rule == connectorsrm.RuleAdminDefault // the admin's default comes first
+			}) {
 				now = append(now, connectorsrm.Switch{Owner: *plugin, ServerID: server, Tool: r.Tool, On: false, Rule: startRule})
 			}
 			current[key] = now

@@ -89,7 +89,11 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 				return err
 			}
 		}
-		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, RuleSet, e.DescriptionSHA, schema, e.At.Format(dbtime.Layout), true)
+		rule := RuleSet
+		if e.Default {
+			rule = RuleAdminDefault
+		}
+		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, rule, e.DescriptionSHA, schema, e.At.Format(dbtime.Layout), true)
 	case login.Connected:
 		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
 	case login.SettingsSaved:

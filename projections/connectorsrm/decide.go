@@ -12,6 +12,10 @@ import (
 // a listing wrote (plugins/connector: admin_default, mutating, policy_default_off, ...).
 const RuleSet = "set"
 
+// RuleAdminDefault is the rule of the instance admin's default for a plugin tool (a switch set with
+// login.SwitchSet.Default): a default, which any scope's explicit switch overrides.
+const RuleAdminDefault = "admin_default"
+
 // Explicit reports whether someone set the switch, as opposed to a listing's default.
 func (s Switch) Explicit() bool { return s.Rule == RuleSet }
 

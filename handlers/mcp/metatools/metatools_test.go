@@ -241,7 +241,7 @@ func TestDiscovery(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"github": `[{"default":true,"label":"default","status":"connected"},{"default":false,"hint":"octo-work","label":"work","reconnect":"connect({\"integration\":\"github\",\"account\":\"work\"})","status":"needs_reauth"}]`,
+		"github":   `[{"default":true,"label":"default","status":"connected"},{"default":false,"hint":"octo-work","label":"work","reconnect":"connect({\"integration\":\"github\",\"account\":\"work\"})","status":"needs_reauth"}]`,
 		"newrelic": `[{"default":true,"label":"ops","reconnect":"The user replaces the key of account \"ops\" on the newrelic card: https://wb.example.com/integrations","status":"needs_reauth"}]`,
 	}
 	if len(accounts) != len(want) || accounts["github"] != want["github"] || accounts["newrelic"] != want["newrelic"] {
