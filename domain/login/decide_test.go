@@ -145,4 +145,18 @@ func TestSettingsAndRemove(t *testing.T) {
 	if _, err := DecideSwitch(SwitchState{}, SetSwitch{Event: SwitchSet{Owner: Owner{Scope: "galaxy", ID: uuid.New()}, ServerID: "s", Tool: "t", At: at}}); domain.ErrorCode(err) != domain.CodeInvalid {
 		t.Fatalf("a switch at no scope: %v", err)
 	}
+	// The admin's default is for a plugin tool at the platform only.
+	def := SwitchSet{Owner: Owner{Scope: ScopePlatform}, ServerID: PluginServerID("github"), Tool: "github_list_repos", Default: true, At: at}
+	if evs, err := DecideSwitch(SwitchState{}, SetSwitch{Event: def}); err != nil || len(evs) != 1 || !evs[0].(SwitchSet).Default {
+		t.Fatalf("the admin's default: %v %v", evs, err)
+	}
+	org := def
+	org.Owner = Owner{Scope: ScopeOrganization, ID: uuid.New()}
+	conn := def
+	conn.ServerID = "mcp_remote"
+	for name, sw := range map[string]SwitchSet{"below the platform": org, "of a connector tool": conn} {
+		if _, err := DecideSwitch(SwitchState{}, SetSwitch{Event: sw}); domain.ErrorCode(err) != domain.CodeInvalid {
+			t.Errorf("a default %s: %v, want invalid", name, err)
+		}
+	}
 }
