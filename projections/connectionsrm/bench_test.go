@@ -10,10 +10,6 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/eventstore"
-	"github.com/workbench/workbench/eventstore/memory"
-	"github.com/workbench/workbench/internal/testenv"
-	"github.com/workbench/workbench/migrations"
-	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/connectionsrm"
 )
 
@@ -23,17 +19,7 @@ import (
 // picked among them (what a call without a label reads), for a user with one account and with three.
 func BenchmarkAccountLookup(b *testing.B) {
 	ctx := context.Background()
-	db := testenv.MigratedSQLite(b)
-	store := memory.New(nil)
-	defer store.Close()
-	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{connectionsrm.New()}, PollInterval: 5 * time.Millisecond})
-	if err != nil {
-		b.Fatal(err)
-	}
-	rctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- runner.Run(rctx) }()
-	defer func() { stop(); <-done }()
+	db, store, runner := readModel(b)
 	now := time.Now().UTC()
 	connect := func(user uuid.UUID, account string) {
 		cred := domain.Sealed{Subject: user.String(), KeyVersion: 1, Blob: make([]byte, 120)}

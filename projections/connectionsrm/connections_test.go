@@ -28,17 +28,7 @@ var agg = eventstore.Aggregate[connection.State, connection.Command, domain.Even
 func TestConnectionLifecycleInTheReadModel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db := testenv.MigratedSQLite(t)
-	store := memory.New(nil)
-	defer store.Close()
-	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{connectionsrm.New()}, PollInterval: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- runner.Run(rctx) }()
-	defer func() { stop(); <-done }()
+	db, store, runner := readModel(t)
 
 	user := uuid.New()
 	stream := connection.StreamName(user, "github", "")
@@ -146,4 +136,21 @@ func TestConnectionLifecycleInTheReadModel(t *testing.T) {
 	if err := db.QueryRow(`SELECT credential FROM connections WHERE user_id = $1 AND account = 'default'`, user.String()).Scan(&cred2); err != nil || cred2.Valid {
 		t.Fatalf("a disconnected row still holds a credential: %v %v", cred2, err)
 	}
+}
+
+// readModel is a migrated SQLite holding the connections projection, kept by a running runner over an
+// in-memory log; both stop when the test ends.
+func readModel(tb testing.TB) (*sql.DB, *memory.Store, *projections.Runner) {
+	tb.Helper()
+	db := testenv.MigratedSQLite(tb)
+	store := memory.New(nil)
+	runner, err := projections.NewRunner(store, db, migrations.SQLite, &projections.Options{Projections: []projections.Projection{connectionsrm.New()}, PollInterval: 5 * time.Millisecond})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runner.Run(ctx) }()
+	tb.Cleanup(func() { stop(); <-done; store.Close() })
+	return db, store, runner
 }
