@@ -9,6 +9,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
@@ -19,6 +20,9 @@ import (
 type ConnectRequest struct {
 	ServerID string
 	Owner    login.Owner
+	// Account is the label of the account to connect: a new label adds an account, an existing one
+	// connects that account again; empty means the default label.
+	Account string
 	// Fields are the auth.fields inputs by name.
 	Fields map[string]string
 	// Settings, when sent, are checked against the settings_schema and stored.
@@ -54,6 +58,9 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 	}
 	if !req.Owner.Scope.Valid() || req.Owner.ID == uuid.Nil {
 		return res, domain.Errorf(domain.CodeInvalid, "owner_scope must be organization, guild or agent, with its owner_id")
+	}
+	if err := connection.CheckAccountLabel(req.Account); err != nil {
+		return res, err
 	}
 	srv, m, err := s.serverFor(ctx, req.ServerID)
 	if err != nil {
@@ -102,12 +109,12 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 		req.Settings = nil
 	}
 	// 3. onExisting against a connected login of the same owner.
-	stream := login.StreamName(srv.ID, req.Owner)
+	stream := login.StreamName(srv.ID, req.Owner, req.Account)
 	cur, err := s.loadLogin(ctx, stream)
 	if err != nil {
 		return res, err
 	}
-	cmd := login.Connect{ServerID: srv.ID, Owner: req.Owner, OnExisting: req.OnExisting, Settings: req.Settings, At: s.opts.Now()}
+	cmd := login.Connect{ServerID: srv.ID, Owner: req.Owner, Account: req.Account, OnExisting: req.OnExisting, Settings: req.Settings, At: s.opts.Now()}
 	if cur.Exists() && cur.Status == login.StatusConnected {
 		stored, err := s.open(ctx, cur.Credential)
 		if err != nil {
@@ -222,25 +229,46 @@ func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
 	return s.removeLogin(ctx, user.String(), l.State, "removed")
 }
 
-// removeLogin clears the default switches of the login at its owner's scope, shreds its credential
-// and removes it.
+// removeLogin clears the default switches of the login at its owner's scope (unless another account
+// of the connector stays at that owner: the defaults are the owner's, and serve it), shreds its
+// credential and removes it.
 func (s *Service) removeLogin(ctx context.Context, actor string, l login.State, reason string) error {
-	clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason,
-		DefaultsOnly: true, At: s.opts.Now()}}
-	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(l.Owner), switchAggregate, login.SwitchCommand(clear), s.md(actor))
+	others, err := s.otherAccounts(ctx, l)
 	if err != nil {
 		return err
 	}
-	if err := s.wait(ctx, res.Position, len(res.Events)); err != nil {
-		return err
+	if !others {
+		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason,
+			DefaultsOnly: true, At: s.opts.Now()}}
+		res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(l.Owner), switchAggregate, login.SwitchCommand(clear), s.md(actor))
+		if err != nil {
+			return err
+		}
+		if err := s.wait(ctx, res.Position, len(res.Events)); err != nil {
+			return err
+		}
 	}
 	if err := s.opts.Vault.Shred(ctx, credentialSubject(l.LoginID), s.md(actor)); err != nil {
 		return err
 	}
-	_, err = s.executeLogin(ctx, actor, login.StreamName(l.ServerID, l.Owner), login.Remove{LoginID: l.LoginID, Reason: reason, At: s.opts.Now()})
+	_, err = s.executeLogin(ctx, actor, l.Stream(), login.Remove{LoginID: l.LoginID, Reason: reason, At: s.opts.Now()})
 	s.opts.Pool.Drop(l.LoginID)
 	s.hot.invalidate()
 	return err
+}
+
+// otherAccounts reports whether the login's owner holds another account of its connector.
+func (s *Service) otherAccounts(ctx context.Context, l login.State) (bool, error) {
+	ls, err := s.reader.Logins(ctx, []login.Owner{l.Owner})
+	if err != nil {
+		return false, err
+	}
+	for _, o := range ls {
+		if o.ServerID == l.ServerID && o.LoginID != l.LoginID {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // serverOf reads the login's server and manifest.
@@ -250,4 +278,28 @@ func (s *Service) serverOf(ctx context.Context, l connectorsrm.Login) (connector
 		return srv, nil, domain.Errorf(domain.CodeNotFound, "the connector of login %s is gone", l.LoginID)
 	}
 	return srv, m, err
+}
+
+// eventLabel is an account label as events carry it: empty for the default account.
+func eventLabel(label string) string {
+	if label == connection.DefaultAccount {
+		return ""
+	}
+	return label
+}
+
+// ChooseDefault makes a connected login its owner's default account of its connector: the one a call
+// that names no account uses (login.DefaultOf). The user must manage the login's owner.
+func (s *Service) ChooseDefault(ctx context.Context, user, loginID uuid.UUID) (View, error) {
+	l, err := s.managedLogin(ctx, user, loginID)
+	if err != nil {
+		return View{}, err
+	}
+	if l.Owner.Scope == login.ScopePlatform {
+		return View{}, domain.Errorf(domain.CodeInvalid, "a platform login has one account; there is no default to choose")
+	}
+	if _, err := s.executeLogin(ctx, user.String(), l.Stream(), login.ChooseDefault{LoginID: l.LoginID, At: s.opts.Now()}); err != nil {
+		return View{}, err
+	}
+	return s.view(ctx, loginID)
 }

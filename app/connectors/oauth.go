@@ -64,6 +64,14 @@ type oauthState struct {
 	Owner  uuid.UUID `json:"i"`
 	User   uuid.UUID `json:"u"`
 	Nonce  string    `json:"n"`
+	// Account is the label of the account signed in to; empty for the default account (and in every
+	// state signed before labels existed).
+	Account string `json:"a,omitempty"`
+}
+
+// stream is the login stream the sign-in belongs to.
+func (st oauthState) stream() string {
+	return login.StreamName(st.Server, login.Owner{Scope: login.Scope(st.Scope), ID: st.Owner}, st.Account)
 }
 
 // pendingOAuth is the sealed half of a sign-in the pending login holds.
@@ -123,13 +131,13 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	if _, err := url.Parse(redirect); err != nil || !strings.HasPrefix(redirect, "http") {
 		return res, domain.Errorf(domain.CodeInvalid, "the callback address %q is not an absolute URL", redirect)
 	}
-	stream := login.StreamName(srvID, req.Owner)
+	stream := login.StreamName(srvID, req.Owner, req.Account)
 	cur, err := s.loadLogin(ctx, stream)
 	if err != nil {
 		return res, err
 	}
 	if cur.Exists() && cur.Status == login.StatusConnected {
-		return res, domain.Errorf(domain.CodeConflict, "a connected login to %s exists at this %s; remove it first", srvID, req.Owner.Scope)
+		return res, domain.Errorf(domain.CodeConflict, "a connected login to %s (account %s) exists at this %s; remove it first", srvID, cur.Label(), req.Owner.Scope)
 	}
 	plan, err := s.planSignIn(ctx, user, srvID, m, redirect)
 	if err != nil {
@@ -154,11 +162,11 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	if err != nil {
 		return res, err
 	}
-	state, err := sealer.Seal(oauthState{Login: loginID, Server: srvID, Scope: string(req.Owner.Scope), Owner: req.Owner.ID, User: user, Nonce: nonce}, s.opts.Now().Add(StateTTL))
+	state, err := sealer.Seal(oauthState{Login: loginID, Server: srvID, Scope: string(req.Owner.Scope), Owner: req.Owner.ID, User: user, Nonce: nonce, Account: eventLabel(req.Account)}, s.opts.Now().Add(StateTTL))
 	if err != nil {
 		return res, err
 	}
-	if _, err := s.executeLogin(ctx, user.String(), stream, login.StartOAuth{NewLoginID: loginID, ServerID: srvID, Owner: req.Owner, Pending: sealed, Nonce: nonce, At: s.opts.Now()}); err != nil {
+	if _, err := s.executeLogin(ctx, user.String(), stream, login.StartOAuth{NewLoginID: loginID, ServerID: srvID, Owner: req.Owner, Account: req.Account, Pending: sealed, Nonce: nonce, At: s.opts.Now()}); err != nil {
 		return res, err
 	}
 	if plan.Strategy == StrategyGitHubApp {
@@ -431,8 +439,7 @@ func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callbac
 		return res, domain.Errorf(domain.CodeForbidden, "this sign-in was started by another user")
 	}
 	res.LoginID = st.Login
-	owner := login.Owner{Scope: login.Scope(st.Scope), ID: st.Owner}
-	stream := login.StreamName(st.Server, owner)
+	stream := st.stream()
 	cur, err := s.loadLogin(ctx, stream)
 	if err != nil {
 		return res, err
@@ -491,7 +498,7 @@ func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callbac
 // required setting is missing), and lists its tools.
 func (s *Service) finishSignIn(ctx context.Context, user uuid.UUID, st oauthState, cur login.State, creds Creds, hint string) (CallbackResult, error) {
 	res := CallbackResult{LoginID: st.Login}
-	stream := login.StreamName(st.Server, login.Owner{Scope: login.Scope(st.Scope), ID: st.Owner})
+	stream := st.stream()
 	srv, m, err := s.serverFor(ctx, st.Server)
 	if err != nil {
 		return res, err
@@ -617,7 +624,7 @@ func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifes
 	mu.Lock()
 	defer mu.Unlock()
 	// Another call may have refreshed while this one waited: read the stored tokens again.
-	cur, err := s.loadLogin(ctx, login.StreamName(l.ServerID, l.Owner))
+	cur, err := s.loadLogin(ctx, l.Stream())
 	if err != nil {
 		return nil, err
 	}
@@ -653,7 +660,7 @@ func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifes
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.executeLogin(ctx, "system", login.StreamName(l.ServerID, l.Owner), login.RefreshTokens{LoginID: l.LoginID, Credential: sealed, At: s.opts.Now()}); err != nil {
+	if _, err := s.executeLogin(ctx, "system", l.Stream(), login.RefreshTokens{LoginID: l.LoginID, Credential: sealed, At: s.opts.Now()}); err != nil {
 		return nil, err
 	}
 	s.opts.Pool.Drop(l.LoginID)
@@ -662,7 +669,7 @@ func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifes
 
 // disconnect marks the login disconnected and answers why (or the store's failure): never nil.
 func (s *Service) disconnect(ctx context.Context, l login.State, reason string) error {
-	_, err := s.executeLogin(ctx, "system", login.StreamName(l.ServerID, l.Owner), login.Disconnect{LoginID: l.LoginID, Reason: reason, At: s.opts.Now()})
+	_, err := s.executeLogin(ctx, "system", l.Stream(), login.Disconnect{LoginID: l.LoginID, Reason: reason, At: s.opts.Now()})
 	s.opts.Pool.Drop(l.LoginID)
 	if err != nil {
 		return err

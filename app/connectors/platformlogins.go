@@ -136,7 +136,7 @@ func (s *Service) syncPlatformLogin(ctx context.Context, srv connectorsrm.Server
 	if err != nil {
 		return err
 	}
-	stream := login.StreamName(srv.ID, platformOwner)
+	stream := login.StreamName(srv.ID, platformOwner, "")
 	st, _, err := eventstore.LoadState(ctx, s.opts.Store, stream, loginAggregate)
 	if err != nil {
 		return err
@@ -176,7 +176,7 @@ func (s *Service) syncPlatformLogin(ctx context.Context, srv connectorsrm.Server
 }
 
 func (s *Service) disconnectPlatform(ctx context.Context, serverID, reason string) error {
-	_, err := s.executeLogin(ctx, "system", login.StreamName(serverID, platformOwner),
+	_, err := s.executeLogin(ctx, "system", login.StreamName(serverID, platformOwner, ""),
 		login.SyncPlatform{ServerID: serverID, KeySet: false, Reason: reason, At: s.opts.Now()})
 	return err
 }

@@ -62,7 +62,7 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 		hint = h
 	}
 	wasPending := l.Status != login.StatusConnected
-	r, err := s.executeLogin(ctx, user.String(), login.StreamName(l.ServerID, l.Owner),
+	r, err := s.executeLogin(ctx, user.String(), l.Stream(),
 		login.SaveSettings{LoginID: loginID, Settings: settings, AccountHint: hint, NeedsSettings: missing, At: s.opts.Now()})
 	if err != nil {
 		return View{}, err

@@ -3,6 +3,7 @@ package connectors
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/internal/mcppeer"
 	"github.com/workbench/workbench/plugins/connector"
@@ -56,7 +58,7 @@ func (s *Service) list(ctx context.Context, actor string, srv connectorsrm.Serve
 	cmd := login.RecordListing{LoginID: l.LoginID, Tools: tools, At: s.opts.Now(), StartsOn: func(t login.Tool) (bool, string) {
 		return connector.StartsOff(m, byName[t.Name], overrides.AdminDefault(t.Remote))
 	}}
-	_, err = s.executeLogin(ctx, actor, login.StreamName(l.ServerID, l.Owner), cmd)
+	_, err = s.executeLogin(ctx, actor, l.Stream(), cmd)
 	return err
 }
 
@@ -338,10 +340,16 @@ var _ executions.ToolSource = (*Service)(nil)
 
 // FindTool implements executions.ToolSource: an On tool of the caller's agent, mapped back to its
 // remote name and run through the pool or the adapter, its result and errors redacted against the
-// login's credentials. An Off tool is not found (the call names it unknown).
-func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name string) (executions.SourceTool, bool, error) {
+// login's credentials. An Off tool is not found (the call names it unknown). With an account label
+// the tool runs with that account's login (the most specific scope of the agent's chain holding one
+// of that label), its switch decided for that login; a label no scope holds is CodeNotConnected,
+// naming the labels there are.
+func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name, account string) (executions.SourceTool, bool, error) {
 	if !strings.Contains(name, "_") {
 		return executions.SourceTool{}, false, nil
+	}
+	if account != "" {
+		return s.findAccountTool(ctx, caller, name, account)
 	}
 	t, ok, err := s.offeredTool(ctx, caller, name)
 	if err == nil && !ok {
@@ -355,13 +363,94 @@ func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name s
 	if err != nil || !ok {
 		return executions.SourceTool{}, false, err
 	}
-	return executions.SourceTool{Integration: t.ServerID, Run: func(ctx context.Context, args json.RawMessage) (executions.ToolResult, error) {
+	return s.sourceTool(caller, t), true, nil
+}
+
+// sourceTool runs an effective tool with its login.
+func (s *Service) sourceTool(caller executions.Caller, t connectorsrm.Effective) executions.SourceTool {
+	return executions.SourceTool{Integration: t.ServerID, Account: eventLabel(t.Login.Label()), Run: func(ctx context.Context, args json.RawMessage) (executions.ToolResult, error) {
 		c, err := s.call(withCaller(ctx, caller), t.Login, t.Remote, args)
 		if err != nil {
 			return executions.ToolResult{}, err
 		}
 		return c.toolResult(), nil
-	}}, true, nil
+	}}
+}
+
+// findAccountTool is FindTool for a call that names an account.
+func (s *Service) findAccountTool(ctx context.Context, caller executions.Caller, name, account string) (executions.SourceTool, bool, error) {
+	serverID, err := s.serverOfTool(ctx, name)
+	if err != nil || serverID == "" {
+		return executions.SourceTool{}, false, err
+	}
+	agent, err := s.agentOf(ctx, caller)
+	if err != nil {
+		return executions.SourceTool{}, false, err
+	}
+	chain, err := s.chainOf(ctx, caller.UserID, agent)
+	if err != nil {
+		return executions.SourceTool{}, false, err
+	}
+	all, err := s.reader.EffectiveAccount(ctx, chain, serverID, connection.NormalAccount(account))
+	if err != nil {
+		return executions.SourceTool{}, false, err
+	}
+	for _, e := range all {
+		if e.Name != name || !e.On {
+			continue
+		}
+		if !runnable(e) {
+			return executions.SourceTool{Integration: serverID, Run: func(context.Context, json.RawMessage) (executions.ToolResult, error) {
+				return executions.ToolResult{}, domain.Errorf(domain.CodeUnprocessable, "%s is unavailable: it %s.", name, needsTasks)
+			}}, true, nil
+		}
+		return s.sourceTool(caller, e), true, nil
+	}
+	labels, err := s.accountLabels(ctx, chain, serverID)
+	if err != nil {
+		return executions.SourceTool{}, false, err
+	}
+	if len(labels) == 0 {
+		return executions.SourceTool{}, false, nil // no login at all: the tool is unknown to this agent
+	}
+	if !slices.Contains(labels, connection.NormalAccount(account)) {
+		return executions.SourceTool{Integration: serverID, Account: eventLabel(account)}, true, domain.Errorf(domain.CodeNotConnected,
+			"%s has no connected account %q for this agent; its accounts: %s. Name one of them as account, or leave account out for the default",
+			serverID, connection.NormalAccount(account), strings.Join(labels, ", "))
+	}
+	return executions.SourceTool{}, false, nil // the account's login lists no such On tool
+}
+
+// serverOfTool is the connector whose tool prefix names the tool ("" when none does); the longest
+// prefix wins.
+func (s *Service) serverOfTool(ctx context.Context, name string) (string, error) {
+	prefixes, err := s.reader.Prefixes(ctx)
+	if err != nil {
+		return "", err
+	}
+	best, id := "", ""
+	for p, sid := range prefixes {
+		if strings.HasPrefix(name, p+"_") && len(p) > len(best) {
+			best, id = p, sid
+		}
+	}
+	return id, nil
+}
+
+// accountLabels lists the labels of the connected logins of a connector along the chain, sorted.
+func (s *Service) accountLabels(ctx context.Context, chain Chain, serverID string) ([]string, error) {
+	ls, err := s.reader.Logins(ctx, chain.Owners())
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range ls {
+		if l.ServerID == serverID && l.Status == login.StatusConnected && !slices.Contains(out, l.Label()) {
+			out = append(out, l.Label())
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // called is what one call answered, redacted: an adapter's JSON result, or the remote's MCP result.

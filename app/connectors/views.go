@@ -15,10 +15,14 @@ import (
 
 // View is a login's metadata (spec connectors.md, Reference): never a credential.
 type View struct {
-	ID            uuid.UUID       `json:"id"`
-	ServerID      string          `json:"mcp_server_id"`
-	OwnerScope    login.Scope     `json:"owner_scope"`
-	OwnerID       string          `json:"owner_id"`
+	ID         uuid.UUID   `json:"id"`
+	ServerID   string      `json:"mcp_server_id"`
+	OwnerScope login.Scope `json:"owner_scope"`
+	OwnerID    string      `json:"owner_id"`
+	// Account is the login's account label ("default" for a login made before labels existed);
+	// Default says a call that names no account uses it at this owner (set in listings).
+	Account       string          `json:"account"`
+	Default       bool            `json:"default"`
 	AccountHint   string          `json:"account_hint"`
 	Status        login.Status    `json:"status"`
 	CreatedAt     time.Time       `json:"created_at"`
@@ -31,7 +35,7 @@ type View struct {
 }
 
 func viewOf(l connectorsrm.Login) View {
-	v := View{ID: l.LoginID, ServerID: l.ServerID, OwnerScope: l.Owner.Scope, OwnerID: l.Owner.ID.String(), AccountHint: l.AccountHint,
+	v := View{ID: l.LoginID, ServerID: l.ServerID, OwnerScope: l.Owner.Scope, OwnerID: l.Owner.ID.String(), Account: l.Label(), AccountHint: l.AccountHint,
 		Status: l.Status, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Settings: l.Settings, NeedsSettings: l.NeedsSettings(), Missing: l.State.NeedsSettings}
 	if l.Owner.Scope == login.ScopePlatform {
 		v.OwnerID = ""
@@ -50,10 +54,20 @@ func viewOf(l connectorsrm.Login) View {
 	return v
 }
 
+// view is one login's view, Default marked among its owner's accounts.
 func (s *Service) view(ctx context.Context, id uuid.UUID) (View, error) {
 	l, err := s.reader.Login(ctx, id)
 	if err != nil {
 		return View{}, err
+	}
+	ls, err := s.reader.Logins(ctx, []login.Owner{l.Owner})
+	if err != nil {
+		return View{}, err
+	}
+	for _, v := range viewsOf(ls) {
+		if v.ID == id {
+			return v, nil
+		}
 	}
 	return viewOf(l), nil
 }
@@ -169,11 +183,29 @@ func (s *Service) Logins(ctx context.Context, user uuid.UUID, owners []login.Own
 	if err != nil {
 		return nil, err
 	}
+	return viewsOf(ls), nil
+}
+
+// viewsOf views logins, marking each owner's default account of each connector.
+func viewsOf(ls []connectorsrm.Login) []View {
+	defaults := map[uuid.UUID]bool{}
+	byOwner := map[string][]connectorsrm.Login{}
+	for _, l := range ls {
+		k := l.ServerID + "\x00" + string(l.Owner.Scope) + "\x00" + l.Owner.ID.String()
+		byOwner[k] = append(byOwner[k], l)
+	}
+	for _, group := range byOwner {
+		for _, l := range connectorsrm.Defaults(group) {
+			defaults[l.LoginID] = true
+		}
+	}
 	out := make([]View, 0, len(ls))
 	for _, l := range ls {
-		out = append(out, viewOf(l))
+		v := viewOf(l)
+		v.Default = defaults[l.LoginID]
+		out = append(out, v)
 	}
-	return out, nil
+	return out
 }
 
 // ToolView is one tool of a login with its switch at every scope of a chain and the effective value.

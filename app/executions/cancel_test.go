@@ -17,7 +17,7 @@ import (
 // sourceFunc offers one tool, remote_run, that runs run.
 type sourceFunc func(ctx context.Context) (json.RawMessage, error)
 
-func (f sourceFunc) FindTool(_ context.Context, _ Caller, name string) (SourceTool, bool, error) {
+func (f sourceFunc) FindTool(_ context.Context, _ Caller, name, _ string) (SourceTool, bool, error) {
 	if name != "remote_run" {
 		return SourceTool{}, false, nil
 	}

@@ -80,15 +80,21 @@ type PluginSwitches interface {
 
 // ToolSource offers tools that are not plugin tools: the connector tools an agent sees.
 type ToolSource interface {
-	// FindTool returns the tool the caller may run under name; ok is false when the caller has no
-	// such tool (a tool switched Off for the caller included: it is unknown to it).
-	FindTool(ctx context.Context, caller Caller, name string) (t SourceTool, ok bool, err error)
+	// FindTool returns the tool the caller may run under name with the account labelled account (its
+	// default account when ""); ok is false when the caller has no such tool (a tool switched Off for
+	// the caller included: it is unknown to it). An account the caller does not hold is an error of
+	// code domain.CodeNotConnected whose message lists the labels it does hold; t.Integration still
+	// names the tool's integration.
+	FindTool(ctx context.Context, caller Caller, name, account string) (t SourceTool, ok bool, err error)
 }
 
 // SourceTool is one runnable tool of a ToolSource.
 type SourceTool struct {
 	// Integration is recorded as the execution's integration (a connector's server id).
 	Integration string
+	// Account is the label of the account the tool runs with, empty for the default label (as the
+	// execution's record names it).
+	Account string
 	// Run runs the tool with the caller's arguments; its errors' messages are shown when they are
 	// *domain.Error (already redacted by the source, as is its result).
 	Run func(ctx context.Context, args json.RawMessage) (ToolResult, error)
@@ -228,17 +234,17 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 	t, ok := s.opts.Registry.Tool(name)
 	if !ok {
 		for _, src := range s.opts.Sources {
-			st, found, err := src.FindTool(ctx, caller, name)
+			st, found, err := src.FindTool(ctx, caller, name, call.Account)
+			if err != nil && domain.ErrorCode(err) == domain.CodeNotConnected {
+				rec.Integration, rec.Account = st.Integration, st.Account // the account the call named, as for a plugin tool
+				return s.finish(ctx, rec, start, Outcome{Code: CodeNotConnected, Message: domain.ErrorMessage(err), Account: call.Account})
+			}
 			if err != nil {
 				s.log.ErrorContext(ctx, "tool source failed", "tool", name, "err", err)
 				return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: fmt.Sprintf("%s: %s", name, safeMessage(err))})
 			}
 			if found {
-				rec.Integration = st.Integration
-				if call.Account != "" {
-					// A connector tool runs with its connector's login; labels name plugin accounts.
-					return s.finish(ctx, rec, start, Outcome{Code: CodeInvalidArgs, Message: fmt.Sprintf("%s is a connector tool: it runs with its connector's login, and takes no account (accounts are for plugin integrations); leave account out", name)})
-				}
+				rec.Integration, rec.Account = st.Integration, st.Account
 				r, err := st.Run(s.observeRelays(ctx, rec), args)
 				if err != nil {
 					return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: safeMessage(err)})

@@ -71,7 +71,7 @@ func TestPlatformKeysPagesInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		prefix = srvRow.ToolPrefix
-		st, ok, err := srv.M.Connectors.FindTool(ctx, caller, prefix+"_web_search")
+		st, ok, err := srv.M.Connectors.FindTool(ctx, caller, prefix+"_web_search", "")
 		if err != nil || !ok {
 			t.Fatalf("web_search on the platform login: %v, %v", ok, err)
 		}

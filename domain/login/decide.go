@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 )
 
 // Command changes a login: Connect, SaveSettings, RecordListing or Remove.
@@ -77,6 +78,7 @@ type Connect struct {
 	NewLoginID      uuid.UUID // the id a new login gets
 	ServerID        string
 	Owner           Owner
+	Account         string // the account's label; empty means the default account
 	Credential      domain.Sealed
 	SameCredentials bool
 	AccountHint     string
@@ -96,7 +98,7 @@ func (c Connect) Resolve(s State) (Outcome, error) {
 	}
 	switch c.OnExisting.Mode {
 	case OnExistingRefuse, "":
-		return "", domain.Errorf(domain.CodeConflict, "a connected login to %s exists at this %s; remove it first or replace it", c.ServerID, c.Owner.Scope)
+		return "", domain.Errorf(domain.CodeConflict, "a connected login to %s (account %s) exists at this %s; remove it first or replace it", c.ServerID, s.Label(), c.Owner.Scope)
 	case OnExistingKeep:
 		return OutcomeKept, nil
 	case OnExistingReplace:
@@ -108,6 +110,19 @@ func (c Connect) Resolve(s State) (Outcome, error) {
 		return OutcomeKept, nil
 	}
 	return "", domain.Errorf(domain.CodeInvalid, "onExisting %q is not refuse, keep, replace or replace_when_hint", c.OnExisting.Mode)
+}
+
+// checkAccount validates the account label a first-event command names, and that a login already on
+// the stream is that account's; it returns the label as events carry it (empty for the default).
+func checkAccount(what string, s State, account string) (string, error) {
+	if err := connection.CheckAccountLabel(account); err != nil {
+		return "", domain.Errorf(domain.CodeInvalid, "%s: %s", what, domain.ErrorMessage(err))
+	}
+	account = eventAccount(account)
+	if s.Exists() && s.Account != account {
+		return "", domain.Errorf(domain.CodeInvalid, "%s: the command is for account %s but the login is account %s", what, connection.NormalAccount(account), s.Label())
+	}
+	return account, nil
 }
 
 func checkOwner(what string, o Owner) error {
@@ -137,6 +152,10 @@ func (c Connect) decide(s State) ([]domain.Event, error) {
 	if c.ServerID == "" || c.At.IsZero() || c.Credential.IsZero() {
 		return nil, domain.Errorf(domain.CodeInvalid, "%s: no connector, time or credential", what)
 	}
+	account, err := checkAccount(what, s, c.Account)
+	if err != nil {
+		return nil, err
+	}
 	if s.Exists() && (s.ServerID != c.ServerID || s.Owner != c.Owner) {
 		return nil, domain.Errorf(domain.CodeInvalid, "%s: the command names another login", what)
 	}
@@ -163,7 +182,7 @@ func (c Connect) decide(s State) ([]domain.Event, error) {
 		settings = s.Settings
 	}
 	return []domain.Event{Connected{
-		LoginID: id, ServerID: c.ServerID, Owner: c.Owner, Credential: c.Credential, AccountHint: c.AccountHint,
+		LoginID: id, ServerID: c.ServerID, Owner: c.Owner, Account: account, Credential: c.Credential, AccountHint: c.AccountHint,
 		Settings: settings, NeedsSettings: c.NeedsSettings, Status: status, Replaced: out == OutcomeReplaced, At: c.At.UTC(),
 	}}, nil
 }

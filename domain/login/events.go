@@ -32,6 +32,7 @@ type Connected struct {
 	LoginID       uuid.UUID       `json:"login_id"`
 	ServerID      string          `json:"server_id"`
 	Owner         Owner           `json:"owner"`
+	Account       string          `json:"account,omitempty"` // empty for the default account
 	Credential    domain.Sealed   `json:"credential"`
 	AccountHint   string          `json:"account_hint,omitempty"`
 	Settings      json.RawMessage `json:"settings,omitempty"`
@@ -156,7 +157,7 @@ func (SwitchSet) EventType() string     { return TypeSwitchSet }
 
 // Events lists the login stream's event types, for a codec.
 func Events() []domain.Event {
-	return []domain.Event{Connected{}, SettingsSaved{}, ToolsListed{}, Removed{}, OAuthStarted{}, Disconnected{}}
+	return []domain.Event{Connected{}, SettingsSaved{}, ToolsListed{}, Removed{}, OAuthStarted{}, Disconnected{}, DefaultChosen{}}
 }
 
 // SwitchEvents lists the switch stream's event types.

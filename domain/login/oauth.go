@@ -21,6 +21,7 @@ type OAuthStarted struct {
 	LoginID  uuid.UUID     `json:"login_id"`
 	ServerID string        `json:"server_id"`
 	Owner    Owner         `json:"owner"`
+	Account  string        `json:"account,omitempty"` // empty for the default account
 	Pending  domain.Sealed `json:"pending"`
 	Nonce    string        `json:"nonce"`
 	At       time.Time     `json:"at"`
@@ -46,7 +47,7 @@ func evolveOAuth(s State, e domain.Event) (State, bool) {
 		if s.LoginID != ev.LoginID {
 			s = State{LoginID: ev.LoginID, CreatedAt: ev.At, Seen: s.Seen, Status: StatusPending}
 		}
-		s.ServerID, s.Owner, s.OAuthPending, s.OAuthNonce, s.UpdatedAt = ev.ServerID, ev.Owner, ev.Pending, ev.Nonce, ev.At
+		s.ServerID, s.Owner, s.Account, s.OAuthPending, s.OAuthNonce, s.UpdatedAt = ev.ServerID, ev.Owner, ev.Account, ev.Pending, ev.Nonce, ev.At
 		return s, true
 	case Disconnected:
 		s.Status, s.OAuthPending, s.OAuthNonce, s.UpdatedAt = StatusDisconnected, domain.Sealed{}, "", ev.At
@@ -60,6 +61,7 @@ type StartOAuth struct {
 	NewLoginID uuid.UUID
 	ServerID   string
 	Owner      Owner
+	Account    string // the account's label; empty means the default account
 	Pending    domain.Sealed
 	Nonce      string
 	At         time.Time
@@ -76,11 +78,15 @@ func (c StartOAuth) decide(s State) ([]domain.Event, error) {
 	if c.ServerID == "" || c.At.IsZero() || c.Pending.IsZero() || c.Nonce == "" {
 		return nil, domain.Errorf(domain.CodeInvalid, "%s: no connector, time, verifier or nonce", what)
 	}
+	account, err := checkAccount(what, s, c.Account)
+	if err != nil {
+		return nil, err
+	}
 	if s.Exists() && (s.ServerID != c.ServerID || s.Owner != c.Owner) {
 		return nil, domain.Errorf(domain.CodeInvalid, "%s: the command names another login", what)
 	}
 	if s.Exists() && s.Status == StatusConnected {
-		return nil, domain.Errorf(domain.CodeConflict, "a connected login to %s exists at this %s; remove it first", c.ServerID, c.Owner.Scope)
+		return nil, domain.Errorf(domain.CodeConflict, "a connected login to %s (account %s) exists at this %s; remove it first", c.ServerID, s.Label(), c.Owner.Scope)
 	}
 	id := s.LoginID
 	if id == uuid.Nil {
@@ -89,7 +95,7 @@ func (c StartOAuth) decide(s State) ([]domain.Event, error) {
 		}
 		id = c.NewLoginID
 	}
-	return []domain.Event{OAuthStarted{LoginID: id, ServerID: c.ServerID, Owner: c.Owner, Pending: c.Pending, Nonce: c.Nonce, At: c.At.UTC()}}, nil
+	return []domain.Event{OAuthStarted{LoginID: id, ServerID: c.ServerID, Owner: c.Owner, Account: account, Pending: c.Pending, Nonce: c.Nonce, At: c.At.UTC()}}, nil
 }
 
 // checkNonce refuses a callback whose sign-in is not the login's open one.
@@ -131,7 +137,7 @@ func (c CompleteOAuth) decide(s State) ([]domain.Event, error) {
 	if c.AccountHint != "" {
 		hint = c.AccountHint
 	}
-	return []domain.Event{Connected{LoginID: s.LoginID, ServerID: s.ServerID, Owner: s.Owner, Credential: c.Credential, AccountHint: hint,
+	return []domain.Event{Connected{LoginID: s.LoginID, ServerID: s.ServerID, Owner: s.Owner, Account: s.Account, Credential: c.Credential, AccountHint: hint,
 		Settings: s.Settings, NeedsSettings: c.NeedsSettings, Status: status, At: c.At.UTC()}}, nil
 }
 

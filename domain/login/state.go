@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/connection"
 )
 
 // Scope is where a login or a switch is owned.
@@ -44,9 +45,31 @@ const (
 	StatusDisconnected Status = "disconnected"
 )
 
-// StreamName is the stream of the login of one connector and one owner.
-func StreamName(serverID string, o Owner) string {
-	return "login-" + serverID + "-" + string(o.Scope) + "-" + o.ID.String()
+// StreamName is the stream of one account of one connector's login at one owner. The account
+// labelled connection.DefaultAccount (every login made before an owner could hold several accounts)
+// keeps the name every login had before; another label follows the owner's id after a dot (an id
+// holds no dot, so no two accounts share a stream).
+func StreamName(serverID string, o Owner, account string) string {
+	name := "login-" + serverID + "-" + string(o.Scope) + "-" + o.ID.String()
+	if account = connection.NormalAccount(account); account != connection.DefaultAccount {
+		name += "." + account
+	}
+	return name
+}
+
+// Stream is the stream this login is folded from.
+func (s State) Stream() string { return StreamName(s.ServerID, s.Owner, s.Account) }
+
+// Label is the login's account label: connection.DefaultAccount for a login whose events name none.
+func (s State) Label() string { return connection.NormalAccount(s.Account) }
+
+// eventAccount is a label as events and State carry it: empty for the default account, so that its
+// events read as every event written before labels existed.
+func eventAccount(label string) string {
+	if label == connection.DefaultAccount {
+		return ""
+	}
+	return label
 }
 
 // SwitchStreamName is the stream of one scope's tool switches.
@@ -54,9 +77,11 @@ func SwitchStreamName(o Owner) string { return "toolswitches-" + string(o.Scope)
 
 // State is a login stream folded. LoginID is zero when there is no login (none yet, or removed).
 type State struct {
-	LoginID       uuid.UUID       `json:"login_id"`
-	ServerID      string          `json:"server_id"`
-	Owner         Owner           `json:"owner"`
+	LoginID  uuid.UUID `json:"login_id"`
+	ServerID string    `json:"server_id"`
+	Owner    Owner     `json:"owner"`
+	// Account is the login's account label, empty for the default account (see Label).
+	Account       string          `json:"account,omitempty"`
 	Status        Status          `json:"status"`
 	Credential    domain.Sealed   `json:"credential"`
 	AccountHint   string          `json:"account_hint,omitempty"`
@@ -71,6 +96,8 @@ type State struct {
 	// OAuthPending is the sealed verifier of an open OAuth sign-in; OAuthNonce finds it at the callback.
 	OAuthPending domain.Sealed `json:"oauth_pending,omitzero"`
 	OAuthNonce   string        `json:"oauth_nonce,omitempty"`
+	// DefaultChosenAt is when someone last made this account its owner's default (DefaultOf).
+	DefaultChosenAt time.Time `json:"default_chosen_at,omitzero"`
 	// Seen are the tool names this owner's switches were written for (a later listing leaves them).
 	Seen []string `json:"seen,omitempty"`
 }
@@ -95,7 +122,7 @@ func Evolve(s State, e domain.Event) State {
 		if ev.Replaced {
 			s.RotatedAt = ev.At
 		}
-		s.ServerID, s.Owner, s.Credential, s.AccountHint = ev.ServerID, ev.Owner, ev.Credential, ev.AccountHint
+		s.ServerID, s.Owner, s.Account, s.Credential, s.AccountHint = ev.ServerID, ev.Owner, ev.Account, ev.Credential, ev.AccountHint
 		if ev.Settings != nil {
 			s.Settings = ev.Settings
 		}
@@ -111,6 +138,8 @@ func Evolve(s State, e domain.Event) State {
 		for _, d := range ev.Defaults {
 			s.Seen = append(s.Seen, d.Tool)
 		}
+	case DefaultChosen:
+		s.DefaultChosenAt = ev.At
 	case Removed:
 		// The login's default switches went with it (SwitchesCleared), so a later login of this owner
 		// writes its tools' defaults afresh; a default never overwrites a switch that is there.

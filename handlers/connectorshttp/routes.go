@@ -59,6 +59,7 @@ func Mount(r chi.Router, d Deps) {
 	r.Post("/api/mcp/connections", h.user(h.connect))
 	r.Get("/api/mcp/connections/{id}", h.user(h.detail))
 	r.Delete("/api/mcp/connections/{id}", h.user(h.remove))
+	r.Post("/api/mcp/connections/{id}/default", h.user(h.chooseDefault))
 	r.Post("/api/mcp/connections/{id}/call", h.user(h.call))
 	r.Post("/api/mcp/connections/{id}/list", h.user(h.relist))
 	r.Get("/api/mcp/connections/{id}/lookup", h.user(h.lookupSaved))
@@ -203,8 +204,9 @@ func (h *routes) list(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	handlers.WriteJSON(w, http.StatusOK, map[string]any{"connections": ls})
 }
 
-// connect takes { mcp_server_id, owner_scope, owner_id, settings?, <auth fields> } and always
-// refuses over a connected login (onExisting refuse: a 409).
+// connect takes { mcp_server_id, owner_scope, owner_id, account?, settings?, <auth fields> } and
+// always refuses over a connected login of that account (onExisting refuse: a 409). account (also
+// ?account=) labels the account: a new label adds an account to the owner, none is the default label.
 func (h *routes) connect(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	var body map[string]json.RawMessage
 	if err := decode(r, &body); err != nil {
@@ -218,7 +220,14 @@ func (h *routes) connect(w http.ResponseWriter, r *http.Request, user uuid.UUID)
 		return s
 	}
 	req := connectors.ConnectRequest{ServerID: str("mcp_server_id"), Owner: login.Owner{Scope: login.Scope(str("owner_scope"))},
-		Fields: map[string]string{}, Settings: body["settings"], OnExisting: login.OnExisting{Mode: login.OnExistingRefuse}, RequestBase: requestBase(r)}
+		Account: str("account"), Fields: map[string]string{}, Settings: body["settings"], OnExisting: login.OnExisting{Mode: login.OnExistingRefuse}, RequestBase: requestBase(r)}
+	if q := r.URL.Query().Get("account"); q != "" {
+		if req.Account != "" && req.Account != q {
+			h.fail(w, r, domain.Errorf(domain.CodeInvalid, "account is %q in the body and %q in the query; send one", req.Account, q))
+			return
+		}
+		req.Account = q
+	}
 	if req.Owner.Scope != login.ScopePlatform {
 		id, err := uuid.Parse(str("owner_id"))
 		if err != nil {
@@ -229,7 +238,7 @@ func (h *routes) connect(w http.ResponseWriter, r *http.Request, user uuid.UUID)
 	}
 	for k, v := range body {
 		switch k {
-		case "mcp_server_id", "owner_scope", "owner_id", "settings":
+		case "mcp_server_id", "owner_scope", "owner_id", "settings", "account":
 			continue
 		}
 		var s string
@@ -273,6 +282,21 @@ func (h *routes) detail(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		return
 	}
 	handlers.WriteJSON(w, http.StatusOK, d)
+}
+
+// chooseDefault makes the login its owner's default account of its connector.
+func (h *routes) chooseDefault(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	id, err := pathID(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v, err := h.Connectors.ChooseDefault(r.Context(), user, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	handlers.WriteJSON(w, http.StatusOK, map[string]any{"connection": v})
 }
 
 func (h *routes) remove(w http.ResponseWriter, r *http.Request, user uuid.UUID) {

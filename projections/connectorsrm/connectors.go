@@ -102,6 +102,8 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
 	case login.Disconnected:
 		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
+	case login.DefaultChosen:
+		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
 	case login.ToolsListed:
 		if err := p.applyLogin(ctx, tx, env, e.LoginID, ev); err != nil {
 			return err
@@ -146,13 +148,13 @@ func (p *Projection) applyLogin(ctx context.Context, tx *sql.Tx, env eventstore.
 	}
 	args := []any{s.LoginID.String(), s.ServerID, string(s.Owner.Scope), s.Owner.ID.String(), string(s.Status), s.AccountHint,
 		boolInt(len(s.NeedsSettings) > 0), dbtime.Nullable(s.ListedAt), dbtime.Format(s.CreatedAt), dbtime.Format(s.UpdatedAt),
-		dbtime.Nullable(s.RotatedAt), env.Version, string(b)}
+		dbtime.Nullable(s.RotatedAt), env.Version, string(b), s.Label()}
 	if found {
 		_, err = tx.ExecContext(ctx, `UPDATE mcp_connections SET server_id = $2, owner_scope = $3, owner_id = $4, status = $5, account_hint = $6,
-			needs_settings = $7, listed_at = $8, created_at = $9, updated_at = $10, rotated_at = $11, stream_version = $12, state = $13 WHERE id = $1`, args...)
+			needs_settings = $7, listed_at = $8, created_at = $9, updated_at = $10, rotated_at = $11, stream_version = $12, state = $13, account = $14 WHERE id = $1`, args...)
 	} else {
 		_, err = tx.ExecContext(ctx, `INSERT INTO mcp_connections (id, server_id, owner_scope, owner_id, status, account_hint, needs_settings,
-			listed_at, created_at, updated_at, rotated_at, stream_version, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, args...)
+			listed_at, created_at, updated_at, rotated_at, stream_version, state, account) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, args...)
 	}
 	return err
 }

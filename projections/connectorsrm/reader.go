@@ -348,9 +348,64 @@ type Effective struct {
 }
 
 // Effective reads the tools an agent's chain offers: per connector, the connected login of the most
-// specific scope, and each tool's switch resolved along the chain by Decide. Off tools are included with
-// On false; callers that offer tools keep the On ones.
+// specific scope that holds one (its owner's default account there, login.DefaultOf), and each tool's
+// switch resolved along the chain by Decide. Off tools are included with On false; callers that offer
+// tools keep the On ones.
 func (r Reader) Effective(ctx context.Context, c Chain) ([]Effective, error) {
+	return r.effective(ctx, c, func(logins []Login) map[string]Login { return Defaults(logins) })
+}
+
+// EffectiveAccount is Effective for the account labelled account of one connector: the tools of the
+// login with that label at the most specific scope of the chain that holds it connected (none when no
+// scope does).
+func (r Reader) EffectiveAccount(ctx context.Context, c Chain, serverID, account string) ([]Effective, error) {
+	return r.effective(ctx, c, func(logins []Login) map[string]Login {
+		chosen := map[string]Login{}
+		for _, l := range logins { // least to most specific: the last wins
+			if l.ServerID == serverID && l.Label() == account && l.Status == login.StatusConnected {
+				chosen[l.ServerID] = l
+			}
+		}
+		return chosen
+	})
+}
+
+// Defaults picks, per connector, the login a call that names no account uses among logins sorted as
+// Logins sorts them: at the most specific scope holding a connected login, its owner's default
+// account (login.DefaultOf).
+func Defaults(logins []Login) map[string]Login {
+	type atScope struct {
+		rank   int
+		logins []Login
+	}
+	best := map[string]*atScope{}
+	for _, l := range logins {
+		if l.Status != login.StatusConnected {
+			continue
+		}
+		rank := scopeRank(l.Owner.Scope)
+		b := best[l.ServerID]
+		switch {
+		case b == nil || rank > b.rank:
+			best[l.ServerID] = &atScope{rank: rank, logins: []Login{l}}
+		case rank == b.rank && l.Owner == b.logins[0].Owner:
+			b.logins = append(b.logins, l)
+		}
+	}
+	chosen := make(map[string]Login, len(best))
+	for id, b := range best {
+		states := make([]login.State, len(b.logins))
+		for i, l := range b.logins {
+			states[i] = l.State
+		}
+		if i := login.DefaultOf(states); i >= 0 {
+			chosen[id] = b.logins[i]
+		}
+	}
+	return chosen
+}
+
+func (r Reader) effective(ctx context.Context, c Chain, choose func([]Login) map[string]Login) ([]Effective, error) {
 	owners := c.Owners()
 	logins, err := r.Logins(ctx, owners)
 	if err != nil {
@@ -360,12 +415,13 @@ func (r Reader) Effective(ctx context.Context, c Chain) ([]Effective, error) {
 	if err != nil {
 		return nil, err
 	}
-	chosen := map[string]Login{}
-	for _, l := range logins { // sorted least to most specific per connector: the last wins
-		if l.Status == login.StatusConnected && !off[l.ServerID] { // a switched-off connector offers nothing
-			chosen[l.ServerID] = l
+	kept := logins[:0:0]
+	for _, l := range logins {
+		if !off[l.ServerID] { // a switched-off connector offers nothing
+			kept = append(kept, l)
 		}
 	}
+	chosen := choose(kept)
 	var ids []uuid.UUID
 	for _, l := range chosen {
 		ids = append(ids, l.LoginID)
