@@ -168,8 +168,10 @@ type Call struct {
 type Outcome struct {
 	// Code is "" on success, else one of the Code constants.
 	Code string
-	// Integration owns the tool (nil when the tool is unknown).
+	// Integration owns the tool (nil when the tool is unknown, and for a source's tool).
 	Integration *plugins.Integration
+	// Source is the integration of a source's tool (a connector's server id), "" for a plugin tool.
+	Source string
 	// Result is the tool's result on success, and a remote tool's result when it answered isError
 	// (Code CodeToolError); never set on a Withheld outcome.
 	Result json.RawMessage
@@ -237,7 +239,7 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 			st, found, err := src.FindTool(ctx, caller, name, call.Account)
 			if err != nil && domain.ErrorCode(err) == domain.CodeNotConnected {
 				rec.Integration, rec.Account = st.Integration, st.Account // the account the call named, as for a plugin tool
-				return s.finish(ctx, rec, start, Outcome{Code: CodeNotConnected, Message: domain.ErrorMessage(err), Account: call.Account})
+				return s.finish(ctx, rec, start, Outcome{Code: CodeNotConnected, Source: st.Integration, Message: domain.ErrorMessage(err), Account: call.Account})
 			}
 			if err != nil {
 				s.log.ErrorContext(ctx, "tool source failed", "tool", name, "err", err)

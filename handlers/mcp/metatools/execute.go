@@ -338,6 +338,10 @@ func (s *Set) entry(o executions.Outcome) map[string]any {
 	switch {
 	case o.Withheld:
 		return map[string]any{"error": o.Message}
+	case o.Code == executions.CodeNotConnected && o.Integration == nil:
+		// A connector tool whose account the call named is not there: the message lists the labels
+		// there are; connecting one is the portal's (or the API's) work, at the owner's scope.
+		return map[string]any{"error": "NOT_CONNECTED", "integration": o.Source, "account": o.Account, "message": o.Message, "portal_url": s.portalURL()}
 	case o.Code == executions.CodeNotConnected && o.Account != "":
 		// The call named an account: the credential layer's message says which labels exist and how
 		// to connect this one.
