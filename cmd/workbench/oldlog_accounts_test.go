@@ -118,6 +118,9 @@ type cd65aaaAnswers struct {
 	// Switches are the explicit connector and plugin switches at the platform, Acme and the two
 	// agents: "<scope>/<server>/<tool>" → On.
 	Switches map[string]bool
+	// Logins are the connector logins at those owners: "<scope>/<server>/<account>" → "<status>,
+	// default" or "<status>".
+	Logins map[string]string
 }
 
 func checkCd65aaa(t *testing.T, dbURL, dir string, ids cd65aaaIDs) {
@@ -152,9 +155,21 @@ func checkCd65aaa(t *testing.T, dbURL, dir string, ids cd65aaaIDs) {
 			t.Fatal(err)
 		}
 		delete(acc, "linear") // its attempt's link ran out: a sweep may record that at any moment
-		a := cd65aaaAnswers{Accounts: acc, Off: map[string][]string{}, Switches: map[string]bool{}}
+		a := cd65aaaAnswers{Accounts: acc, Off: map[string][]string{}, Switches: map[string]bool{}, Logins: map[string]string{}}
 		owners := []login.Owner{{Scope: login.ScopePlatform}, {Scope: login.ScopeOrganization, ID: ids.acme},
 			{Scope: login.ScopeAgent, ID: ids.adaBot}, {Scope: login.ScopeAgent, ID: ids.bobBot}}
+		logins, err := connectorsrm.Reader{DB: m.DB}.Logins(ctx, owners)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defaults := connectorsrm.Defaults(logins)
+		for _, l := range logins {
+			v := string(l.Status)
+			if d, ok := defaults[l.ServerID]; ok && d.LoginID == l.LoginID {
+				v += ", default"
+			}
+			a.Logins[string(l.Owner.Scope)+"/"+l.ServerID+"/"+l.Label()] = v
+		}
 		byTool, err := connectorsrm.Reader{DB: m.DB}.Switches(ctx, owners)
 		if err != nil {
 			t.Fatal(err)
@@ -260,6 +275,16 @@ func checkCd65aaa(t *testing.T, dbURL, dir string, ids cd65aaaIDs) {
 	}
 	if !reflect.DeepEqual(before.Switches, wantSwitches) {
 		t.Errorf("explicit switches after the upgrade:\n%v\nwant\n%v", before.Switches, wantSwitches)
+	}
+
+	// Every connector login is its owner's default account, labelled "default".
+	if len(before.Logins) == 0 {
+		t.Error("no connector login after the upgrade")
+	}
+	for k, v := range before.Logins {
+		if !strings.HasSuffix(k, "/default") {
+			t.Errorf("login %s (%s): want the account labelled default", k, v)
+		}
 	}
 
 	// Rebuilt from the log, the read models answer the same.
