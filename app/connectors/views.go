@@ -3,10 +3,12 @@ package connectors
 import (
 	"context"
 	"encoding/json"
+	"sort"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/plugins/connector"
@@ -324,4 +326,72 @@ func (s *Service) Home(ctx context.Context, user uuid.UUID) (uuid.UUID, Chain, e
 	}
 	chain, err := s.chainOf(ctx, user, def)
 	return def, chain, err
+}
+
+// AccountView is one account of a connector login an agent's chain holds, as list_integrations
+// shows it: never a credential.
+type AccountView struct {
+	Label  string `json:"label"`
+	Hint   string `json:"hint,omitempty"`
+	Status string `json:"status"`
+	// Default: a call that names no account uses it.
+	Default bool `json:"default"`
+	// Scope is the login's owner (organization, guild, agent): a label held at several scopes names
+	// the most specific one's.
+	Scope login.Scope `json:"scope"`
+}
+
+// ConnectorAccounts are the accounts of one connector an agent's chain holds.
+type ConnectorAccounts struct {
+	Integration string        `json:"integration"`
+	DisplayName string        `json:"display_name"`
+	Accounts    []AccountView `json:"accounts"`
+}
+
+// AgentAccounts lists, per connector switched On in the catalog, the accounts of the logins along
+// the caller's agent's chain (the platform's included), most specific scope first.
+func (s *Service) AgentAccounts(ctx context.Context, caller executions.Caller) ([]ConnectorAccounts, error) {
+	agent, err := s.agentOf(ctx, caller)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := s.chainOf(ctx, caller.UserID, agent)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.reader.Logins(ctx, chain.Owners())
+	if err != nil {
+		return nil, err
+	}
+	defaults := connectorsrm.Defaults(ls)
+	var out []ConnectorAccounts
+	index := map[string]int{}
+	for i := len(ls) - 1; i >= 0; i-- { // most specific scope first
+		l := ls[i]
+		srv, err := s.cachedServer(ctx, l.ServerID)
+		if domain.ErrorCode(err) == domain.CodeNotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !srv.Enabled {
+			continue
+		}
+		j, ok := index[l.ServerID]
+		if !ok {
+			name := l.ServerID
+			if m, err := s.manifestOf(srv); err == nil {
+				name = m.DisplayName
+			}
+			j = len(out)
+			index[l.ServerID] = j
+			out = append(out, ConnectorAccounts{Integration: l.ServerID, DisplayName: name})
+		}
+		d, isDefault := defaults[l.ServerID]
+		out[j].Accounts = append(out[j].Accounts, AccountView{Label: l.Label(), Hint: l.AccountHint, Status: string(l.Status),
+			Default: isDefault && d.LoginID == l.LoginID, Scope: l.Owner.Scope})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Integration < out[b].Integration })
+	return out, nil
 }

@@ -147,6 +147,26 @@ func runConnectorAccounts(t *testing.T, databaseURL string) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	// list_integrations shows the agent every account its chain holds, the default marked.
+	var listedMCP struct {
+		Connectors []struct {
+			Integration string `json:"integration"`
+			Accounts    []struct {
+				Label, Scope string
+				Default      bool
+			} `json:"accounts"`
+		} `json:"connectors"`
+	}
+	call(t, cs, "list_integrations", map[string]any{}, &listedMCP)
+	if len(listedMCP.Connectors) != 1 || listedMCP.Connectors[0].Integration != "mcp_remote" || len(listedMCP.Connectors[0].Accounts) != 3 {
+		t.Fatalf("list_integrations' connectors: %+v", listedMCP.Connectors)
+	}
+	for _, a := range listedMCP.Connectors[0].Accounts {
+		want := map[string]string{"default": "agent", "work": "agent", "team": "organization"}[a.Label]
+		if a.Scope != want || a.Default != (a.Label == "default") {
+			t.Errorf("list_integrations' account %+v: want scope %q, default only for the agent's first", a, want)
+		}
+	}
 	run := func(account string) (text, code, msg string) {
 		t.Helper()
 		x := ex("remote_which", map[string]any{"text": "x"})

@@ -77,6 +77,8 @@ type ConnectorTools interface {
 	PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]connectors.OffTool, error)
 	// PluginToolOff is why one plugin tool is Off for the caller's agent ("" when it is On).
 	PluginToolOff(ctx context.Context, caller executions.Caller, integration, tool string) (string, error)
+	// AgentAccounts lists the connector accounts the caller's agent's chain holds.
+	AgentAccounts(ctx context.Context, caller executions.Caller) ([]connectors.ConnectorAccounts, error)
 }
 
 // Set is the meta-tool set; it implements mcp.ToolSet.
@@ -177,7 +179,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, raw js
 	case "whoami":
 		out = map[string]string{"id": p.UserID, "email": p.Email}
 	case "list_integrations":
-		out, err = s.listIntegrations(ctx, user)
+		out, err = s.listIntegrations(ctx, caller(p, user))
 	case "connect", "get_auth_url":
 		out, err = s.connect(ctx, p.ClientID, user, args, name == "get_auth_url")
 	case "wait_for_connection":
@@ -398,7 +400,8 @@ type accountSummary struct {
 	Reconnect string `json:"reconnect,omitempty"`
 }
 
-func (s *Set) listIntegrations(ctx context.Context, user uuid.UUID) (any, error) {
+func (s *Set) listIntegrations(ctx context.Context, c executions.Caller) (any, error) {
+	user := c.UserID
 	connected, err := s.opts.Credentials.Connected(ctx, user)
 	if err != nil {
 		return nil, err
@@ -427,7 +430,19 @@ func (s *Set) listIntegrations(ctx context.Context, user uuid.UUID) (any, error)
 		}
 		out = append(out, sum)
 	}
-	return map[string]any{"integrations": out}, nil
+	res := map[string]any{"integrations": out}
+	if s.opts.Connectors != nil {
+		// The remote MCP servers' accounts the agent's organisation, guild and agent hold: a connector
+		// tool's execution names one by label (connecting one is done in the portal).
+		cs, err := s.opts.Connectors.AgentAccounts(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if len(cs) > 0 {
+			res["connectors"] = cs
+		}
+	}
+	return res, nil
 }
 
 func (s *Set) connect(ctx context.Context, client string, user uuid.UUID, raw json.RawMessage, deprecated bool) (any, error) {

@@ -39,7 +39,9 @@ var metaTools = []struct {
 		"Returns {\"integrations\":[{\"name\",\"display_name\",\"description\",\"auth_mode\",\"categories\",\"connected\",\"accounts\"}]}; " +
 		"accounts (when the user has any) are [{\"label\",\"hint\",\"status\",\"default\",\"reconnect\"}] (reconnect: how to connect again an account whose status is needs_reauth or expired): a user may hold several accounts of one integration, " +
 		"and execute_tools, curl_session and connect take an account label (the default account when left out). " +
-		"Integrations with auth mode none are always connected; apikey integrations are connected by the user in the portal.",
+		"Integrations with auth mode none are always connected; apikey integrations are connected by the user in the portal. " +
+		"When the agent's organisation, guild or agent holds logins to remote MCP servers, \"connectors\" lists them: [{\"integration\",\"display_name\",\"accounts\":[{\"label\",\"hint\",\"status\",\"default\",\"scope\"}]}]; " +
+		"a connector tool's execution takes one of those labels as account too.",
 		`{"type":"object","properties":{},"additionalProperties":false}`},
 	{"connect", "Begin connecting an integration for the current user. Returns {\"connectionId\",\"type\",\"url\"}: give the url to the user " +
 		"(it is a workbench link; they sign in and consent in their browser), then call wait_for_connection with the connectionId. " +
