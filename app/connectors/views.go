@@ -266,7 +266,11 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 	if err != nil {
 		return LoginDetail{}, err
 	}
-	d := LoginDetail{View: viewOf(l), Tools: []ToolView{}}
+	v, err := s.view(ctx, loginID)
+	if err != nil {
+		return LoginDetail{}, err
+	}
+	d := LoginDetail{View: v, Tools: []ToolView{}}
 	for _, t := range tools {
 		tv := ToolView{Name: t.Name, Remote: t.Remote, Description: t.Description, InputSchema: t.InputSchema, ReadOnlyHint: t.ReadOnlyHint,
 			DestructiveHint: t.DestructiveHint, Switches: map[login.Scope]bool{}}

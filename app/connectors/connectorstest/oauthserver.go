@@ -41,6 +41,8 @@ type OAuthServer struct {
 	// authenticated its client: none, basic or post. Count fills them in.
 	Registrations, Refreshes, Unauthorized int
 	ClientAuth                             string
+	// Bearers are the access tokens the resource server accepted, in order.
+	Bearers []string
 }
 
 // NewOAuthServer starts the authorization server and its resource server on loopback.
@@ -74,6 +76,9 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
+		a.mu.Lock()
+		a.Bearers = append(a.Bearers, tok)
+		a.mu.Unlock()
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(a.RS.Close)
@@ -83,6 +88,9 @@ func NewOAuthServer(t testing.TB) *OAuthServer {
 	a.apply()
 	return a
 }
+
+// Issued lists the tokens the authorization server issued, in order.
+func (a *OAuthServer) Issued() []testenv.IssuedToken { return a.p.Issued() }
 
 // apply hands the fields the authorization server acts on to it; the caller holds a.mu or owns a.
 func (a *OAuthServer) apply() {
