@@ -66,6 +66,7 @@ export const api = {
   mcpConnection: (id, agent) => request('GET', `/api/mcp/connections/${encodeURIComponent(id)}?agent_id=${encodeURIComponent(agent)}`),
   mcpConnect: (body) => request('POST', '/api/mcp/connections', body),
   mcpRemove: (id) => request('DELETE', `/api/mcp/connections/${encodeURIComponent(id)}`),
+  mcpChooseDefault: (id) => request('POST', `/api/mcp/connections/${encodeURIComponent(id)}/default`),
   mcpRelist: (id) => request('POST', `/api/mcp/connections/${encodeURIComponent(id)}/list`),
   mcpSaveSettings: (id, settings) => request('PUT', `/api/mcp/connections/${encodeURIComponent(id)}/settings`, { settings }),
   mcpLookupSaved: (id, property, q) => request('GET', `/api/mcp/connections/${encodeURIComponent(id)}/lookup?` + new URLSearchParams({ property, q }).toString()),

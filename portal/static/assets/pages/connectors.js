@@ -2,15 +2,23 @@
 // each connector's auth.fields with the scope the login is owned at, the logins visible to you with
 // their settings (lookup boxes fill x-lookup settings), and each login's tools with the switch at
 // every scope, where the effective value comes from, and drift (a description changed since the
-// tool was switched On).
+// tool was switched On). An owner may hold several accounts of one connector, each a login named by
+// a label: each login says its label and who it is at the provider, the owner's default account (the
+// one a call that names no account uses) is marked, another connected one can be made the default,
+// and the connect form takes an optional label, so a second account is added the way the first was.
 
 import { api } from '../api.js';
-import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, ago } from '../dom.js';
+import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, ago, icon } from '../dom.js';
 
 export const title = 'Connectors';
 
 const SCOPES = ['organization', 'guild', 'agent'];
 const SCOPE_WORDS = { platform: 'Platform', organization: 'Organization', guild: 'Guild', agent: 'Agent' };
+
+// An account label: 1 to 32 of a-z, 0-9, '-' and '_', starting with a letter or digit (the server's
+// rule, as on the integrations page).
+const LABEL = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const LABEL_RULE = 'Use 1 to 32 lower-case letters, digits, - and _, starting with a letter or digit.';
 
 export async function render(ctx, main) {
   const status = h('div', { class: 'status-slot' });
@@ -40,12 +48,17 @@ export async function render(ctx, main) {
       if (home.guild_id) q.guild_id = home.guild_id;
       const list = ((await api.mcpConnections(q)) || {}).connections || [];
       if (!ctx.current()) return;
-      drawCatalog(ctx, catalog, servers, home, status, refresh);
+      drawCatalog(ctx, catalog, servers, list, home, status, refresh);
       if (list.length === 0) {
         replace(logins, emptyState('plug', 'No logins yet', h('p', {}, 'Connect a connector from the catalog below.')));
       } else {
         const byId = Object.fromEntries(servers.map((s) => [s.id, s]));
-        replace(logins, list.map((l) => loginCard(ctx, l, byId[l.mcp_server_id] || { id: l.mcp_server_id, display_name: l.mcp_server_id }, home, status, refresh)));
+        // counts: how many accounts of its connector each login's owner holds.
+        const owner = (l) => `${l.mcp_server_id}\u0000${l.owner_scope}\u0000${l.owner_id}`;
+        const counts = {};
+        for (const l of list) counts[owner(l)] = (counts[owner(l)] || 0) + 1;
+        replace(logins, list.map((l) => loginCard(ctx, l, byId[l.mcp_server_id] || { id: l.mcp_server_id, display_name: l.mcp_server_id },
+          counts[owner(l)] - 1, home, status, refresh)));
       }
     } catch (err) { ctx.fail(catalog, err, 'Connectors could not be loaded'); }
   };
@@ -65,7 +78,9 @@ function logo(s) {
   return box;
 }
 
-function drawCatalog(ctx, grid, servers, home, status, refresh) {
+// drawCatalog lists the connectors; list is the logins visible to you, so a connector you hold an
+// account of offers "Add another account" rather than Connect.
+function drawCatalog(ctx, grid, servers, list, home, status, refresh) {
   if (servers.length === 0) {
     replace(grid, emptyState('plug', 'No connectors are installed', h('p', {}, 'This server ships none.')));
     return;
@@ -78,10 +93,15 @@ function drawCatalog(ctx, grid, servers, home, status, refresh) {
     } else if (s.connect_support === 'unsupported') {
       actions.append(h('p', { class: 'muted small', 'data-testid': 'oauth-later' }, 'Signs in with OAuth, which this server does not offer yet.'));
     } else {
-      const open = button('Connect', { kind: 'primary', iconName: 'key', testid: 'connect' });
+      const held = list.filter((l) => l.mcp_server_id === s.id);
+      const open = held.length
+        ? button('Add another account', { iconName: 'users', testid: 'add-account' })
+        : button('Connect', { kind: 'primary', iconName: 'key', testid: 'connect' });
       open.addEventListener('click', () => {
         open.hidden = true;
-        replace(slot, connectForm(ctx, s, home, () => { replace(slot); open.hidden = false; }, status, refresh));
+        replace(slot, connectForm(ctx, s, held, home, () => { replace(slot); open.hidden = false; open.focus(); }, status, refresh));
+        const first = slot.querySelector('input, textarea, select');
+        if (first) first.focus();
       });
       actions.append(open);
     }
@@ -138,15 +158,34 @@ function readSettings(form, schema) {
   return out;
 }
 
-function connectForm(ctx, s, home, close, status, refresh) {
+// connectForm connects an account of s: its owner, its optional label, auth.fields and settings.
+// held is the logins of s you hold already; the label's help names those of the chosen owner.
+function connectForm(ctx, s, held, home, close, status, refresh) {
   const err = h('div', {});
   const scopes = SCOPES.filter((sc) => ownerId(home, sc));
   const scope = h('select', { name: 'owner_scope', 'data-testid': 'owner-scope' },
     scopes.map((sc) => h('option', { value: sc, selected: sc === 'agent' }, SCOPE_WORDS[sc])));
+  const accountId = `connect-account-${s.id}`;
+  const helpId = `${accountId}-help`;
+  const account = h('input', { id: accountId, name: 'account', type: 'text', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'none',
+    maxlength: 32, 'aria-describedby': helpId, 'data-testid': 'account-label' });
+  account.addEventListener('input', () => account.removeAttribute('aria-invalid'));
+  const help = h('p', { class: 'field-help', id: helpId });
+  const describe = () => {
+    const labels = held.filter((l) => l.owner_scope === scope.value && l.owner_id === ownerId(home, scope.value)).map((l) => `“${l.account}”`);
+    replace(help, labels.length
+      ? `This ${SCOPE_WORDS[scope.value].toLowerCase()} holds ${labels.join(', ')}. A new label, for example work, adds another account; leave it empty for the account labelled “default”. ${LABEL_RULE}`
+      : `Leave it empty and this account is called “default”; name it, for example work, if you will add more than one. A new label adds another account. ${LABEL_RULE}`);
+  };
+  scope.addEventListener('change', describe);
+  describe();
   const fields = s.connect_support === 'oauth' ? [] : (s.auth_fields || []);
   const credentials = (form) => Object.fromEntries(fields.map((f) => [f.name, form.elements[f.name].value.trim()]));
   const form = h('form', { class: 'apikey-form', novalidate: true, 'data-testid': 'connect-form' },
     h('label', { class: 'field' }, h('span', { class: 'field-label' }, 'Owned by'), scope),
+    h('div', { class: 'field' },
+      h('label', { class: 'field-label', for: accountId }, 'Account label', h('span', { class: 'optional' }, ' (optional)')), account),
+    help,
     fields.map((f) => h('label', { class: 'field' },
       h('span', { class: 'field-label' }, f.label || f.name, f.optional ? h('span', { class: 'optional' }, ' (optional)') : null),
       f.multiline
@@ -160,7 +199,16 @@ function connectForm(ctx, s, home, close, status, refresh) {
       button('Connect', { kind: 'primary', type: 'submit', testid: 'connect-submit' })));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
+    const label = account.value.trim();
+    if (label && !LABEL.test(label)) {
+      account.setAttribute('aria-invalid', 'true');
+      replace(err, notice('error', 'Check the account label', `“${label}” cannot name an account. ${LABEL_RULE}`));
+      account.focus();
+      return;
+    }
+    replace(err);
     const body = { mcp_server_id: s.id, owner_scope: scope.value, owner_id: ownerId(home, scope.value), ...credentials(form) };
+    if (label) body.account = label;
     if (s.settings_schema) body.settings = readSettings(form, s.settings_schema);
     await busy(form.querySelector('button[type=submit]'), async () => {
       try {
@@ -175,7 +223,7 @@ function connectForm(ctx, s, home, close, status, refresh) {
         close();
         const c = res.connection;
         replace(status, notice('success', `${s.display_name} is ${c.status === 'connected' ? 'connected' : 'signed in'}`,
-          c.needs_settings ? 'Finish its settings to connect it.' : 'Its tools are listed below.'));
+          [label ? `The account is labelled “${label}”.` : null, c.needs_settings ? 'Finish its settings to connect it.' : 'Its tools are listed below.'].filter(Boolean).join(' ')));
         await refresh();
       } catch (e2) { ctx.fail(err, e2, `${s.display_name} was not connected`); }
     });
@@ -183,21 +231,30 @@ function connectForm(ctx, s, home, close, status, refresh) {
   return form;
 }
 
-function loginCard(ctx, l, s, home, status, refresh) {
+// loginCard is one login: its connector, owner and status, the account it is (its label, who it is at
+// the provider, whether it is its owner's default) and its tools.
+function loginCard(ctx, l, s, others, home, status, refresh) {
   const body = h('div', { class: 'login-body' }, h('p', { class: 'muted small' }, 'Loading tools…'));
-  const card = h('article', { class: 'card login', 'data-login': l.id, 'data-server': l.mcp_server_id },
+  const account = l.account || 'default';
+  const card = h('article', { class: 'card login' + (l.default ? ' is-default' : ''), 'data-login': l.id, 'data-server': l.mcp_server_id, 'data-account': account },
     h('div', { class: 'integration-head' }, logo(s),
       h('div', { class: 'integration-title' }, h('h2', {}, s.display_name),
         h('div', { class: 'meta' },
           h('span', { class: 'mode', 'data-testid': 'owner' }, `${SCOPE_WORDS[l.owner_scope]} login`),
-          h('span', { class: l.status === 'connected' ? 'badge badge-ok' : 'badge badge-warn', 'data-testid': 'login-status' }, l.status),
-          l.account_hint ? h('span', { class: 'tag' }, l.account_hint) : null))),
+          h('span', { class: l.status === 'connected' ? 'badge badge-ok' : 'badge badge-warn', 'data-testid': 'login-status' }, l.status)))),
+    h('section', { class: 'accounts', 'aria-label': `${s.display_name} account ${account}` },
+      h('div', { class: 'account-line' },
+        h('span', { class: 'muted small' }, 'Account'),
+        h('span', { class: 'account-name', 'data-testid': 'account-name', tabindex: '-1' }, account),
+        l.default ? h('span', { class: 'badge badge-default', 'data-testid': 'default-badge',
+          title: `Calls that name no account use it at the ${SCOPE_WORDS[l.owner_scope].toLowerCase()}.` }, icon('check'), 'Default') : null),
+      l.account_hint ? h('p', { class: 'account-who', 'data-testid': 'account-hint' }, 'Connected as ', h('strong', {}, l.account_hint)) : null),
     body);
-  drawLogin(ctx, l, s, home, body, status, refresh);
+  drawLogin(ctx, l, s, others, home, body, status, refresh);
   return card;
 }
 
-async function drawLogin(ctx, l, s, home, body, status, refresh) {
+async function drawLogin(ctx, l, s, others, home, body, status, refresh) {
   let d;
   try {
     d = await api.mcpConnection(l.id, home.agent_id);
@@ -240,7 +297,7 @@ async function drawLogin(ctx, l, s, home, body, status, refresh) {
       b.addEventListener('click', () => busy(b, async () => {
         try {
           await api.mcpSwitch({ owner_scope: sc, owner_id: ownerId(home, sc), mcp_server_id: l.mcp_server_id, tool: t.name, on: v !== true });
-          await drawLogin(ctx, l, s, home, body, status, refresh);
+          await drawLogin(ctx, l, s, others, home, body, status, refresh);
         } catch (err) { ctx.fail(body, err, 'The switch did not change'); }
       }));
       return h('td', {}, b);
@@ -260,14 +317,46 @@ async function drawLogin(ctx, l, s, home, body, status, refresh) {
     : h('p', { class: 'muted small' }, d.status === 'connected' ? 'No tools listed yet.' : 'Tools are listed once the login is connected.'));
   const relist = button('List again', { testid: 'relist' });
   relist.addEventListener('click', () => busy(relist, async () => {
-    try { await api.mcpRelist(l.id); await drawLogin(ctx, l, s, home, body, status, refresh); } catch (err) { ctx.fail(body, err, 'The tools could not be listed'); }
+    try { await api.mcpRelist(l.id); await drawLogin(ctx, l, s, others, home, body, status, refresh); } catch (err) { ctx.fail(body, err, 'The tools could not be listed'); }
   }));
+  const account = l.account || 'default';
+  const buttons = [relist];
+  // Another connected account of its owner can become the default (a platform login is the only one).
+  if (!l.default && l.status === 'connected' && l.owner_scope !== 'platform') {
+    const make = button('Make default', { kind: 'secondary', testid: 'make-default' });
+    make.setAttribute('aria-label', `Make default: ${account}`);
+    make.addEventListener('click', () => busy(make, async () => {
+      try {
+        await api.mcpChooseDefault(l.id);
+        replace(status, notice('success', `“${account}” is now the default ${s.display_name} account`,
+          `Calls at the ${SCOPE_WORDS[l.owner_scope].toLowerCase()} that name no account use it.`));
+        await refresh();
+        refocus(l.id);
+      } catch (err) { ctx.fail(body, err, `“${account}” could not be made the default`); }
+    }));
+    buttons.push(make);
+  }
   const remove = button('Remove', { kind: 'danger-outline', testid: 'remove' });
+  remove.setAttribute('aria-label', `Remove ${s.display_name} account ${account}`);
   remove.addEventListener('click', async () => {
-    const ok = await confirmDialog({ title: `Remove this ${s.display_name} login?`, body: [h('p', {}, 'Workbench forgets its credentials. Agents that used it lose its tools.')], confirmLabel: 'Remove' });
+    const ok = await confirmDialog({ title: `Remove the ${s.display_name} account “${account}”?`,
+      body: [h('p', {}, others
+        ? `Workbench forgets its credentials. Agents that used the “${account}” account lose it; the ${SCOPE_WORDS[l.owner_scope].toLowerCase()}’s other ${s.display_name} accounts keep working.`
+        : 'Workbench forgets its credentials. Agents that used it lose its tools.')], confirmLabel: 'Remove' });
     if (!ok) return;
-    try { await api.mcpRemove(l.id); await refresh(); } catch (err) { ctx.fail(body, err, 'The login was not removed'); }
+    try {
+      await api.mcpRemove(l.id);
+      replace(status, notice('success', `The ${s.display_name} account “${account}” is removed`, 'Its credentials are forgotten.'));
+      await refresh();
+    } catch (err) { ctx.fail(body, err, 'The login was not removed'); }
   });
-  parts.push(h('p', { class: 'muted small' }, `Listed ${ago(d.listed_at)}.`), h('div', { class: 'card-actions' }, relist, remove));
+  buttons.push(remove);
+  parts.push(h('p', { class: 'muted small' }, `Listed ${ago(d.listed_at)}.`), h('div', { class: 'card-actions' }, buttons));
   replace(body, parts);
+}
+
+// refocus puts the keyboard back on a login's account after the list was drawn again.
+function refocus(loginId) {
+  const target = document.querySelector(`article.login[data-login="${CSS.escape(loginId)}"] [data-testid=account-name]`);
+  if (target) target.focus();
 }
