@@ -177,8 +177,8 @@ func runConnectorAccounts(t *testing.T, databaseURL string) {
 		var res struct {
 			Content []struct{ Text string } `json:"content"`
 		}
-		json.Unmarshal(r["result"], &res) //nolint:errcheck // an error has no result
-		json.Unmarshal(r["error"], &code) //nolint:errcheck // nor an error code when it ran
+		json.Unmarshal(r["result"], &res)  //nolint:errcheck // an error has no result
+		json.Unmarshal(r["error"], &code)  //nolint:errcheck // nor an error code when it ran
 		json.Unmarshal(r["message"], &msg) //nolint:errcheck // nor a message
 		if len(res.Content) > 0 {
 			text = res.Content[0].Text
