@@ -44,6 +44,16 @@ func (s *Service) pluginTool(name string) (string, error) {
 // /api/tools/switches). An On below a scope that switched the tool Off is CodeConflict, naming that
 // scope; the platform's switches are the instance admin's (SetPlatformPluginSwitch).
 func (s *Service) SetPluginSwitch(ctx context.Context, user uuid.UUID, owner login.Owner, tool string, on bool) error {
+	return s.setPluginSwitch(ctx, user, owner, tool, on, false)
+}
+
+// AskPluginSwitch switches a plugin tool to Ask at a scope the user manages: On, and every call of
+// it by an agent below waits for a person's approval.
+func (s *Service) AskPluginSwitch(ctx context.Context, user uuid.UUID, owner login.Owner, tool string) error {
+	return s.setPluginSwitch(ctx, user, owner, tool, true, true)
+}
+
+func (s *Service) setPluginSwitch(ctx context.Context, user uuid.UUID, owner login.Owner, tool string, on, ask bool) error {
 	if owner.Scope == login.ScopePlatform {
 		return domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's")
 	}
@@ -64,7 +74,7 @@ func (s *Service) SetPluginSwitch(ctx context.Context, user uuid.UUID, owner log
 			return domain.Errorf(domain.CodeConflict, "%s is %s; a scope below it cannot turn it On, only whoever manages that scope can", tool, reason)
 		}
 	}
-	return s.setSwitch(ctx, user.String(), login.SwitchSet{Owner: owner, ServerID: server, Tool: tool, On: on, By: user.String(), At: s.opts.Now()})
+	return s.setSwitch(ctx, user.String(), login.SwitchSet{Owner: owner, ServerID: server, Tool: tool, On: on, Ask: ask, By: user.String(), At: s.opts.Now()})
 }
 
 // SetPlatformPluginSwitch is the instance admin's switch of a plugin tool at the platform scope (the
@@ -210,8 +220,12 @@ type PluginSwitchView struct {
 	Name        string `json:"name"`
 	Integration string `json:"integration"`
 	Description string `json:"description"`
-	// Switch is this scope's own explicit switch; nil when it holds none.
-	Switch *bool `json:"switch"`
+	// Switch is this scope's own explicit switch; nil when it holds none. State says it in words:
+	// on, off or ask ("" when none).
+	Switch *bool  `json:"switch"`
+	State  string `json:"state,omitempty"`
+	// Ask: On, and each call waits for a person's approval (an Ask at this scope or above).
+	Ask bool `json:"ask"`
 	// On is the tool's switch resolved along the chain down to this scope.
 	On bool `json:"on"`
 	// Unavailable says why it is Off here ("switched Off by organisation Acme").
@@ -256,6 +270,10 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 			switch {
 			case sw.Owner == owner && sw.Explicit():
 				v.Switch = &sw.On
+				v.State = map[bool]string{true: "on", false: "off"}[sw.On]
+				if sw.Ask {
+					v.State = "ask"
+				}
 			case sw.Owner.Scope == login.ScopePlatform && sw.Rule == connectorsrm.RuleAdminDefault:
 				v.Default = &sw.On
 				if v.StartsOff = ""; !sw.On {
@@ -264,7 +282,7 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 			}
 		}
 		if d := pluginDecision(t, switches); d.On {
-			v.On = true
+			v.On, v.Ask = true, d.Ask
 		} else {
 			v.Unavailable = why(ctx, d)
 		}

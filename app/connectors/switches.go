@@ -32,6 +32,17 @@ type ScopeNamer interface {
 // have is CodeUnprocessable; an On below a scope that switched the tool Off is CodeConflict, naming
 // that scope.
 func (s *Service) SetSwitch(ctx context.Context, user uuid.UUID, owner login.Owner, serverID, tool string, on bool) error {
+	return s.setScopeSwitch(ctx, user, owner, serverID, tool, on, false)
+}
+
+// AskSwitch switches a connector tool to Ask at a scope the user manages: On, and every call of it
+// by an agent below waits for a person's approval. As for On, a scope above that holds the tool Off
+// refuses it.
+func (s *Service) AskSwitch(ctx context.Context, user uuid.UUID, owner login.Owner, serverID, tool string) error {
+	return s.setScopeSwitch(ctx, user, owner, serverID, tool, true, true)
+}
+
+func (s *Service) setScopeSwitch(ctx context.Context, user uuid.UUID, owner login.Owner, serverID, tool string, on, ask bool) error {
 	if owner.Scope == login.ScopePlatform {
 		return domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's")
 	}
@@ -57,7 +68,7 @@ func (s *Service) SetSwitch(ctx context.Context, user uuid.UUID, owner login.Own
 	if on {
 		sha, schema = s.currentDigests(ctx, serverID, tool)
 	}
-	ev := login.SwitchSet{Owner: owner, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, SchemaSHA: schema, By: user.String(), At: s.opts.Now()}
+	ev := login.SwitchSet{Owner: owner, ServerID: serverID, Tool: tool, On: on, Ask: ask, DescriptionSHA: sha, SchemaSHA: schema, By: user.String(), At: s.opts.Now()}
 	return s.setSwitch(ctx, user.String(), ev)
 }
 

@@ -227,6 +227,9 @@ type ToolView struct {
 	Explicit bool `json:"explicit"`
 	// Unavailable says why an Off tool is not offered ("switched Off by organisation Acme").
 	Unavailable string `json:"unavailable,omitempty"`
+	// Ask: On, and each call waits for a person's approval; Asks names the scopes that ask.
+	Ask  bool                 `json:"ask"`
+	Asks map[login.Scope]bool `json:"asks,omitempty"`
 }
 
 // LoginDetail is one login's metadata, its tools as an agent of the chain sees them, and its listings.
@@ -278,8 +281,16 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 		for _, x := range sw {
 			tv.Switches[x.Owner.Scope] = x.On
 		}
+		for _, x := range sw {
+			if x.Ask && x.Explicit() {
+				if tv.Asks == nil {
+					tv.Asks = map[login.Scope]bool{}
+				}
+				tv.Asks[x.Owner.Scope] = true
+			}
+		}
 		dec := connectorsrm.Decide(sw, t, l.Owner.Scope)
-		tv.On, tv.From, tv.Rule, tv.Drift, tv.Explicit = dec.On, dec.From.Scope, dec.Rule, dec.Drift, dec.Explicit()
+		tv.On, tv.From, tv.Rule, tv.Drift, tv.Explicit, tv.Ask = dec.On, dec.From.Scope, dec.Rule, dec.Drift, dec.Explicit(), dec.Ask
 		tv.Unavailable = s.whyOff(ctx, dec)
 		d.Tools = append(d.Tools, tv)
 	}

@@ -317,6 +317,9 @@ func (c SetSwitch) decideSwitch(SwitchState) ([]domain.Event, error) {
 	if ev.Default && (ev.Owner.Scope != ScopePlatform || !strings.HasPrefix(ev.ServerID, PluginServerPrefix)) {
 		return nil, domain.Errorf(domain.CodeInvalid, "switch: a default is the instance admin's, for a plugin tool at the platform scope")
 	}
+	if ev.Ask && (!ev.On || ev.Default) {
+		return nil, domain.Errorf(domain.CodeInvalid, "switch: Ask is a state of an On switch, and not the instance admin's default")
+	}
 	ev.At = ev.At.UTC()
 	return []domain.Event{ev}, nil
 }

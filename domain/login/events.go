@@ -131,8 +131,12 @@ type SwitchSet struct {
 	// Default: the instance admin's default for a plugin tool at the platform scope rather than a
 	// switch: any scope below may switch the tool either way (the first rule of what starts Off).
 	// Only at the platform scope; absent in every switch set before defaults existed.
-	Default bool      `json:"default,omitempty"`
-	At      time.Time `json:"at"`
+	Default bool `json:"default,omitempty"`
+	// Ask: the tool is On but every call waits for a person's approval (the third state of a switch;
+	// On is true). A lower scope may tighten a higher scope's Ask to Off, never loosen it to On.
+	// Absent in every switch set before approvals existed.
+	Ask bool      `json:"ask,omitempty"`
+	At  time.Time `json:"at"`
 }
 
 // SwitchesCleared deletes the switches of one connector at one scope: every one (a server's

@@ -425,10 +425,33 @@ func (h *routes) setSwitch(w http.ResponseWriter, r *http.Request, user uuid.UUI
 		ServerID   string `json:"mcp_server_id"`
 		Tool       string `json:"tool"`
 		On         *bool  `json:"on"`
+		State      string `json:"state"`
 		Default    bool   `json:"default"`
 	}
 	if err := decode(r, &body); err != nil {
 		h.fail(w, r, err)
+		return
+	}
+	ask, err := switchState(&body.On, body.State)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if ask && login.Scope(body.OwnerScope) == login.ScopePlatform {
+		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "Ask is set at an organisation, a guild or an agent"))
+		return
+	}
+	if ask {
+		id, err := uuid.Parse(body.OwnerID)
+		if err != nil {
+			h.fail(w, r, domain.Errorf(domain.CodeInvalid, "owner_scope, owner_id, mcp_server_id, tool and state are required"))
+			return
+		}
+		if err := h.Connectors.AskSwitch(r.Context(), user, login.Owner{Scope: login.Scope(body.OwnerScope), ID: id}, body.ServerID, body.Tool); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	if login.Scope(body.OwnerScope) == login.ScopePlatform {
@@ -503,9 +526,15 @@ func (h *routes) setPluginSwitch(w http.ResponseWriter, r *http.Request, user uu
 		OwnerID    string `json:"owner_id"`
 		Tool       string `json:"tool"`
 		On         *bool  `json:"on"`
+		State      string `json:"state"`
 		Default    bool   `json:"default"`
 	}
 	if err := decode(r, &body); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ask, err := switchState(&body.On, body.State)
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -516,10 +545,14 @@ func (h *routes) setPluginSwitch(w http.ResponseWriter, r *http.Request, user uu
 	owner, err := h.pluginSwitchOwner(r.Context(), user, body.OwnerScope, body.OwnerID)
 	if err == nil {
 		switch {
+		case owner.Scope == login.ScopePlatform && ask:
+			err = domain.Errorf(domain.CodeInvalid, "Ask is set at an organisation, a guild or an agent")
 		case owner.Scope == login.ScopePlatform:
 			err = h.Connectors.SetPlatformPluginSwitch(r.Context(), user.String(), body.Tool, *body.On, body.Default)
 		case body.Default:
 			err = domain.Errorf(domain.CodeInvalid, "a default is the instance admin's, at the platform scope; a lower scope switches the tool On or Off")
+		case ask:
+			err = h.Connectors.AskPluginSwitch(r.Context(), user, owner, body.Tool)
 		default:
 			err = h.Connectors.SetPluginSwitch(r.Context(), user, owner, body.Tool, *body.On)
 		}
@@ -546,4 +579,24 @@ func (h *routes) pluginSwitches(w http.ResponseWriter, r *http.Request, user uui
 		return
 	}
 	handlers.WriteJSON(w, http.StatusOK, map[string]any{"tools": views})
+}
+
+// switchState reads a switch's state from "state" (on, off or ask) or "on": it sets *on from state
+// when on is absent, refuses the two when they disagree, and reports whether the state is ask.
+func switchState(on **bool, state string) (bool, error) {
+	var want bool
+	switch state {
+	case "":
+		return false, nil
+	case "on", "ask":
+		want = true
+	case "off":
+	default:
+		return false, domain.Errorf(domain.CodeInvalid, "state %q is not on, off or ask", state)
+	}
+	if *on != nil && **on != want {
+		return false, domain.Errorf(domain.CodeInvalid, "state %q and on %v disagree; send one", state, **on)
+	}
+	*on = &want
+	return state == "ask", nil
 }

@@ -93,7 +93,7 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		if e.Default {
 			rule = RuleAdminDefault
 		}
-		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, rule, e.DescriptionSHA, schema, e.At.Format(dbtime.Layout), true)
+		return setSwitch(ctx, tx, e.Owner, e.ServerID, e.Tool, e.On, e.Ask, rule, e.DescriptionSHA, schema, e.At.Format(dbtime.Layout), true)
 	case login.Connected:
 		return p.applyLogin(ctx, tx, env, e.LoginID, ev)
 	case login.SettingsSaved:
@@ -209,22 +209,22 @@ func applyListing(ctx context.Context, tx *sql.Tx, env eventstore.Envelope, e lo
 			sha, schema = descs[d.Tool], shas[d.Tool]
 		}
 		// A later listing leaves an existing switch alone: insert only.
-		if err := setSwitch(ctx, tx, e.Owner, e.ServerID, d.Tool, d.On, d.Rule, sha, schema, dbtime.Format(e.At), false); err != nil {
+		if err := setSwitch(ctx, tx, e.Owner, e.ServerID, d.Tool, d.On, false, d.Rule, sha, schema, dbtime.Format(e.At), false); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func setSwitch(ctx context.Context, tx *sql.Tx, o login.Owner, server, tool string, on bool, rule, sha, schema, at string, overwrite bool) error {
-	q := `INSERT INTO mcp_tool_switches (scope, scope_id, server_id, tool, is_on, rule, description_sha, updated_at, schema_sha)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (scope, scope_id, server_id, tool) DO `
+func setSwitch(ctx context.Context, tx *sql.Tx, o login.Owner, server, tool string, on, ask bool, rule, sha, schema, at string, overwrite bool) error {
+	q := `INSERT INTO mcp_tool_switches (scope, scope_id, server_id, tool, is_on, rule, description_sha, updated_at, schema_sha, ask)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (scope, scope_id, server_id, tool) DO `
 	if overwrite {
-		q += `UPDATE SET is_on = $5, rule = $6, description_sha = $7, updated_at = $8, schema_sha = $9`
+		q += `UPDATE SET is_on = $5, rule = $6, description_sha = $7, updated_at = $8, schema_sha = $9, ask = $10`
 	} else {
 		q += `NOTHING`
 	}
-	_, err := tx.ExecContext(ctx, q, string(o.Scope), o.ID.String(), server, tool, boolInt(on), rule, sha, at, schema)
+	_, err := tx.ExecContext(ctx, q, string(o.Scope), o.ID.String(), server, tool, boolInt(on), rule, sha, at, schema, boolInt(ask))
 	return err
 }
 

@@ -29,6 +29,9 @@ type Decision struct {
 	// Drift: the description, or the input schema or annotations, changed since the deciding switch
 	// turned the tool On.
 	Drift bool
+	// Ask: the tool is On, and every call waits for a person's approval (an explicit Ask at some
+	// scope of the chain: a higher scope's binds the scopes below, a lower scope's tightens).
+	Ask bool
 }
 
 // Explicit reports whether an explicit switch decided.
@@ -50,6 +53,10 @@ func (d Decision) Explicit() bool { return d.Rule == RuleSet }
 //  3. Else the most specific explicit On decides: a default never overrides an explicit choice.
 //  4. Else the most specific default decides.
 //  5. No switch at all is Off.
+//
+// A tool that is On asks (Ask) when any scope of the chain switched it to Ask explicitly: Off > Ask >
+// On, so a lower scope may tighten a higher scope's Ask to Off but never loosen it to On, and a
+// lower scope's Ask tightens a higher scope's On.
 func Decide(switches []Switch, listed Tool, loginScope login.Scope) Decision {
 	var off, on, def *Switch
 	for i := range switches {
@@ -96,7 +103,16 @@ func Decide(switches []Switch, listed Tool, loginScope login.Scope) Decision {
 	if d == nil {
 		return Decision{}
 	}
-	return Decision{On: d.On, From: d.Owner, Rule: d.Rule, Drift: d.On && drifted(*d, listed)}
+	out := Decision{On: d.On, From: d.Owner, Rule: d.Rule, Drift: d.On && drifted(*d, listed)}
+	if out.On {
+		for i := range switches {
+			if sw := &switches[i]; sw.Explicit() && sw.On && sw.Ask {
+				out.Ask = true
+				break
+			}
+		}
+	}
+	return out
 }
 
 // drifted reports whether a tool as listed differs from what an On switch accepted. A digest the

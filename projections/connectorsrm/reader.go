@@ -272,6 +272,8 @@ type Switch struct {
 	DescriptionSHA string
 	// SchemaSHA is the schema digest the switch accepted ("" when it holds none: not compared).
 	SchemaSHA string
+	// Ask: On, and every call waits for a person's approval (only an explicit switch asks).
+	Ask bool
 }
 
 // Switches reads the switches of owners, keyed by server id and tool.
@@ -296,7 +298,7 @@ func (r Reader) switches(ctx context.Context, owners []login.Owner, and string, 
 		args = append(args, string(o.Scope), o.ID.String())
 	}
 	args = append(args, extra...)
-	rows, err := r.DB.QueryContext(ctx, `SELECT scope, scope_id, server_id, tool, is_on, rule, description_sha, schema_sha FROM mcp_tool_switches WHERE (`+strings.Join(conds, " OR ")+`)`+and, args...)
+	rows, err := r.DB.QueryContext(ctx, `SELECT scope, scope_id, server_id, tool, is_on, rule, description_sha, schema_sha, ask FROM mcp_tool_switches WHERE (`+strings.Join(conds, " OR ")+`)`+and, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -305,10 +307,11 @@ func (r Reader) switches(ctx context.Context, owners []login.Owner, and string, 
 	for rows.Next() {
 		var s Switch
 		var scope, id string
-		var on int
-		if err := rows.Scan(&scope, &id, &s.ServerID, &s.Tool, &on, &s.Rule, &s.DescriptionSHA, &s.SchemaSHA); err != nil {
+		var on, ask int
+		if err := rows.Scan(&scope, &id, &s.ServerID, &s.Tool, &on, &s.Rule, &s.DescriptionSHA, &s.SchemaSHA, &ask); err != nil {
 			return nil, err
 		}
+		s.Ask = ask == 1
 		s.Owner = login.Owner{Scope: login.Scope(scope)}
 		s.Owner.ID, _ = uuid.Parse(id)
 		s.On = on == 1
