@@ -138,6 +138,25 @@ func (s *Service) PluginToolOff(ctx context.Context, caller executions.Caller, i
 	return s.whyOff(ctx, pluginDecision(t, all[pluginKey(t)])), nil
 }
 
+// PluginToolGate implements executions.PluginSwitches: why one plugin tool is Off for the caller
+// ("" when it is On), and whether each of its calls waits for a person's approval (Ask).
+func (s *Service) PluginToolGate(ctx context.Context, caller executions.Caller, integration, tool string) (string, bool, error) {
+	lookup, ok := s.opts.Integrations.(PluginToolLookup)
+	if !ok {
+		return "", false, nil
+	}
+	t, ok := lookup.Tool(tool)
+	if !ok || t.Owner().Name != integration {
+		return "", false, nil
+	}
+	all, err := s.cachedPluginSwitches(ctx, caller)
+	if err != nil {
+		return "", false, err
+	}
+	d := pluginDecision(t, all[pluginKey(t)])
+	return s.whyOff(ctx, d), d.On && d.Ask, nil
+}
+
 // pluginKey is a plugin tool's key in the switches the reader answers.
 func pluginKey(t *plugins.Tool) string { return login.PluginServerID(t.Owner().Name) + "\x00" + t.Name }
 
@@ -290,4 +309,22 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// AllowForAgent switches a tool On at one agent's scope: a person's "always allow for this agent" on
+// an approval (app/approvals). integration is a connector's server id or a plugin integration's name;
+// agent uuid.Nil is the user's default agent. The user must manage the agent, and a scope above that
+// holds the tool Off refuses it, as any switch; an Ask above still asks.
+func (s *Service) AllowForAgent(ctx context.Context, user, agent uuid.UUID, integration, tool string) error {
+	if agent == uuid.Nil {
+		var err error
+		if agent, err = s.opts.Scopes.DefaultAgent(ctx, user); err != nil {
+			return err
+		}
+	}
+	owner := login.Owner{Scope: login.ScopeAgent, ID: agent}
+	if s.IsConnector(ctx, integration) {
+		return s.SetSwitch(ctx, user, owner, integration, tool, true)
+	}
+	return s.SetPluginSwitch(ctx, user, owner, tool, true)
 }

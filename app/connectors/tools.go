@@ -368,7 +368,7 @@ func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name, 
 
 // sourceTool runs an effective tool with its login.
 func (s *Service) sourceTool(caller executions.Caller, t connectorsrm.Effective) executions.SourceTool {
-	return executions.SourceTool{Integration: t.ServerID, Account: eventLabel(t.Login.Label()), Run: func(ctx context.Context, args json.RawMessage) (executions.ToolResult, error) {
+	return executions.SourceTool{Integration: t.ServerID, Account: eventLabel(t.Login.Label()), Ask: t.Ask, Run: func(ctx context.Context, args json.RawMessage) (executions.ToolResult, error) {
 		c, err := s.call(withCaller(ctx, caller), t.Login, t.Remote, args)
 		if err != nil {
 			return executions.ToolResult{}, err

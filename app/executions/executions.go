@@ -36,6 +36,14 @@ const (
 	// CodeToolOff: the tool is switched Off for the caller's agent (the message says by which scope);
 	// it did not run and no credential was read.
 	CodeToolOff = "TOOL_OFF"
+	// The approval codes: the tool is switched to Ask for the caller's agent and did not run.
+	// APPROVAL_REQUIRED: a person must approve it (the outcome names the approval to wait for);
+	// APPROVAL_DENIED: a person refused it; APPROVAL_EXPIRED: nobody decided, or the approved call
+	// was not made, in time; APPROVAL_INVALID: the approval named is for another call, or used.
+	CodeApprovalRequired = "APPROVAL_REQUIRED"
+	CodeApprovalDenied   = "APPROVAL_DENIED"
+	CodeApprovalExpired  = "APPROVAL_EXPIRED"
+	CodeApprovalInvalid  = "APPROVAL_INVALID"
 )
 
 // DefaultConcurrency bounds the executions of one Run that run at once.
@@ -70,12 +78,46 @@ type Options struct {
 	// Switches says whether a plugin tool is switched Off for the caller's agent (*connectors.Service);
 	// nil: every plugin tool runs.
 	Switches PluginSwitches
+	// Approvals holds back the calls of tools switched to Ask; nil: such a call is refused
+	// (APPROVAL_REQUIRED, with nothing to wait for).
+	Approvals Approvals
 }
 
-// PluginSwitches is the switch check of a plugin tool: why it is Off for the caller, or "" when it may
-// run.
+// PluginSwitches is the switch check of a plugin tool: why it is Off for the caller ("" when it may
+// run), and whether each call waits for a person's approval (Ask).
 type PluginSwitches interface {
-	PluginToolOff(ctx context.Context, caller Caller, integration, tool string) (string, error)
+	PluginToolGate(ctx context.Context, caller Caller, integration, tool string) (off string, ask bool, err error)
+}
+
+// Approvals holds back the calls of a tool switched to Ask until a person approves them
+// (*approvals.Service).
+type Approvals interface {
+	// Gate decides whether one call of an Ask tool may run now: approved through the agent's client
+	// (elicitation), or by the approval the call names (waiting a bounded time for the decision),
+	// which it then spends. Otherwise the result says why not (Code) and, for APPROVAL_REQUIRED,
+	// which approval to wait for.
+	Gate(ctx context.Context, caller Caller, g Gate) (GateResult, error)
+}
+
+// Gate is one call held back for approval.
+type Gate struct {
+	ExecutionID uuid.UUID
+	Tool        string
+	Integration string
+	// Account is the label of the account the call uses, empty for the default label.
+	Account string
+	// Args are the call's arguments (canonical JSON, as digested); Redact, when set, redacts what a
+	// person is shown of them.
+	Args       json.RawMessage
+	Redact     func([]byte) []byte
+	ApprovalID string
+}
+
+// GateResult is a Gate's answer: Run, or the code and message of why not.
+type GateResult struct {
+	Run                     bool
+	Code, Message           string
+	ApprovalID, ApprovalURL string
 }
 
 // ToolSource offers tools that are not plugin tools: the connector tools an agent sees.
@@ -95,6 +137,8 @@ type SourceTool struct {
 	// Account is the label of the account the tool runs with, empty for the default label (as the
 	// execution's record names it).
 	Account string
+	// Ask: the tool is switched to Ask for the caller; each call waits for a person's approval.
+	Ask bool
 	// Run runs the tool with the caller's arguments; its errors' messages are shown when they are
 	// *domain.Error (already redacted by the source, as is its result).
 	Run func(ctx context.Context, args json.RawMessage) (ToolResult, error)
@@ -162,6 +206,9 @@ type Call struct {
 	Tool    string
 	Args    json.RawMessage
 	Account string
+	// ApprovalID names the approval an earlier execution of this call was answered with
+	// (APPROVAL_REQUIRED); "" when none.
+	ApprovalID string
 }
 
 // Outcome is what became of one Call, recorded.
@@ -172,6 +219,8 @@ type Outcome struct {
 	Integration *plugins.Integration
 	// Source is the integration of a source's tool (a connector's server id), "" for a plugin tool.
 	Source string
+	// ApprovalID and ApprovalURL name the approval an APPROVAL_REQUIRED outcome waits for.
+	ApprovalID, ApprovalURL string
 	// Result is the tool's result on success, and a remote tool's result when it answered isError
 	// (Code CodeToolError); never set on a Withheld outcome.
 	Result json.RawMessage
@@ -247,6 +296,12 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 			}
 			if found {
 				rec.Integration, rec.Account = st.Integration, st.Account
+				if st.Ask {
+					if held, stop := s.gate(ctx, caller, &rec, call, args, nil); stop {
+						held.Source = st.Integration
+						return s.finish(ctx, rec, start, held)
+					}
+				}
 				r, err := st.Run(s.observeRelays(ctx, rec), args)
 				if err != nil {
 					return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: safeMessage(err)})
@@ -263,8 +318,10 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 	in := t.Owner()
 	o.Integration = in
 	rec.Integration = in.Name
+	ask := false
 	if s.opts.Switches != nil {
-		why, err := s.opts.Switches.PluginToolOff(ctx, caller, in.Name, name)
+		why, asks, err := s.opts.Switches.PluginToolGate(ctx, caller, in.Name, name)
+		ask = asks
 		if err != nil {
 			s.log.ErrorContext(ctx, "tool switch check failed", "tool", name, "err", err)
 			return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: fmt.Sprintf("%s: %s", name, safeMessage(err))})
@@ -294,6 +351,12 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 	if err != nil {
 		return s.finish(ctx, rec, start, Outcome{Code: CodeInvalidArgs, Integration: in, Message: err.Error()})
 	}
+	if ask {
+		if held, stop := s.gate(ctx, caller, &rec, call, args, access.Redactor().Bytes); stop {
+			held.Integration = in
+			return s.finish(ctx, rec, start, held)
+		}
+	}
 	rc := plugins.NewContext(in, plugins.ContextOptions{
 		UserID: caller.UserID.String(), Injector: access.Injector, GetToken: access.GetToken, Credential: access.Credential,
 		Logger: s.log, Transport: s.opts.Transport,
@@ -309,6 +372,27 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: red.Message(safeMessage(err))})
 	}
 	return s.finish(ctx, rec, start, Outcome{Integration: in, Result: red.Bytes(result)})
+}
+
+// gate holds a call of a tool switched to Ask back until a person approves it (Options.Approvals):
+// stop is true when it must not run now, with the outcome to answer. The record names the approval.
+func (s *Service) gate(ctx context.Context, caller Caller, rec *execution.ToolExecuted, call Call, args json.RawMessage, redact func([]byte) []byte) (held Outcome, stop bool) {
+	if s.opts.Approvals == nil {
+		return Outcome{Code: CodeApprovalRequired, Message: fmt.Sprintf("%s asks for a person's approval, and approvals are not available on this server; it did not run.", rec.Tool)}, true
+	}
+	r, err := s.opts.Approvals.Gate(ctx, caller, Gate{ExecutionID: rec.ExecutionID, Tool: rec.Tool, Integration: rec.Integration, Account: rec.Account,
+		Args: args, Redact: redact, ApprovalID: call.ApprovalID})
+	if id, perr := uuid.Parse(r.ApprovalID); perr == nil {
+		rec.ApprovalID = id
+	}
+	if err != nil {
+		s.log.ErrorContext(ctx, "approval failed", "tool", rec.Tool, "err", err)
+		return Outcome{Code: CodeToolError, Message: fmt.Sprintf("%s: %s", rec.Tool, safeMessage(err))}, true
+	}
+	if r.Run {
+		return Outcome{}, false
+	}
+	return Outcome{Code: r.Code, Message: r.Message, ApprovalID: r.ApprovalID, ApprovalURL: r.ApprovalURL}, true
 }
 
 // observeRelays returns ctx whose relayed requests (a remote's elicitation, sampling, roots; see

@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/workbench/workbench/app/accounts"
+	"github.com/workbench/workbench/app/approvals"
 	"github.com/workbench/workbench/app/browser"
 	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/app/connections"
@@ -45,6 +46,7 @@ import (
 	"github.com/workbench/workbench/eventstore/postgres"
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/handlers/approvalshttp"
 	"github.com/workbench/workbench/handlers/audithttp"
 	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/handlers/browserhttp"
@@ -69,6 +71,7 @@ import (
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/portal"
 	"github.com/workbench/workbench/projections"
+	"github.com/workbench/workbench/projections/approvalsrm"
 	"github.com/workbench/workbench/projections/auditrm"
 	"github.com/workbench/workbench/projections/connectionsrm"
 	"github.com/workbench/workbench/projections/connectorsrm"
@@ -175,7 +178,7 @@ func (m *Main) Open(ctx context.Context) error {
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
 		Projections: []projections.Projection{identityrm.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
 			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New().WithInviteeKey(m.inviteeKey), connectorsrm.New(),
-			platform.NewKeys(), platform.NewCalls()},
+			platform.NewKeys(), platform.NewCalls(), approvalsrm.New()},
 		Logger:     m.Logger,
 		Registerer: m.Registry,
 		WriteGate:  m.writeGate,
@@ -459,6 +462,7 @@ type services struct {
 	// browser is the users' browser sessions and the browser tools (the live view mounts on it).
 	browser    *browser.Service
 	connectors *connectors.Service
+	approvals  *approvals.Service
 	// done is closed when Serve's ctx ends: long-lived streams (the live browser view) end then, so
 	// the drain does not wait on them.
 	done <-chan struct{}
@@ -597,8 +601,14 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	goRun("platform login sync", connectorSvc.RunPlatformSync)
 	// Tool requests to providers are client spans (the trace context goes upstream only when the
 	// integration's manifest opts in).
+	// Calls of tools switched to Ask wait for a person's approval (app/approvals).
+	approvalSvc, err := approvals.New(approvals.Options{Store: m.Store, Vault: m.Vault, PublicURL: m.Config.ServerPublicURL,
+		Scopes: connectors.OrganizationScopes{Reader: &organizationsrm.Reader{DB: m.DB}}, Switches: connectorSvc, Projections: m.Runner, Logger: m.Logger})
+	if err != nil {
+		return err
+	}
 	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger,
-		Transport: tracing.Transport(outbound), Sources: []executions.ToolSource{connectorSvc}, Switches: connectorSvc})
+		Transport: tracing.Transport(outbound), Sources: []executions.ToolSource{connectorSvc}, Switches: connectorSvc, Approvals: approvalSvc})
 	if err != nil {
 		return err
 	}
@@ -676,7 +686,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	*s = services{
 		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
 		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app, browser: browserService,
-		connectors: connectorSvc,
+		connectors: connectorSvc, approvals: approvalSvc,
 	}
 	goRun("bus relay", relay.Run)
 	return nil
@@ -719,6 +729,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			connectorshttp.Mount(r, connectorshttp.Deps{Sessions: sessions, Connectors: s.connectors, Logger: m.Logger,
 				Admins: m.Config.Admins, Users: identityrm.Reader{DB: m.DB}})
 			m.mountPlatformKeys(r, sessions)
+			approvalshttp.Mount(r, approvalshttp.Deps{Sessions: sessions, Approvals: s.approvals, Reader: approvalsrm.Reader{DB: m.DB}, Logger: m.Logger})
 			connectorshttp.MountRegistry(r, connectorshttp.RegistryDeps{Sessions: sessions, Connectors: s.connectors, Users: identityrm.Reader{DB: m.DB}, Admins: m.Config.Admins, Logger: m.Logger})
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 			// The live view of each user's browser session, its reset, and cookie capture (handlers/browserhttp).

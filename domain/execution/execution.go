@@ -40,7 +40,9 @@ type ToolExecuted struct {
 	Success     bool      `json:"success"`
 	// ErrorCode is empty on success: NOT_CONNECTED, INVALID_ARGUMENTS, TOOL_ERROR, UNKNOWN_TOOL,
 	// CANCELLED (the agent cancelled the call while it ran; records before it say TOOL_ERROR), TOOL_OFF
-	// (switched Off for the agent; records before plugin tools had switches never say it), ...
+	// (switched Off for the agent; records before plugin tools had switches never say it),
+	// APPROVAL_REQUIRED, APPROVAL_DENIED, APPROVAL_EXPIRED, APPROVAL_INVALID (a tool switched to Ask
+	// held back; records before approvals never say them), ...
 	ErrorCode  string `json:"error_code,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 	// ConnectionVersion is the version of the connection stream whose credential was used (0 when the
@@ -59,6 +61,10 @@ type ToolExecuted struct {
 	// Target is the host the call reached when its tool reports one (a browser tool's URL host); never
 	// a path or content.
 	Target string `json:"target,omitempty"`
+	// ApprovalID is the approval (domain/approval) the call ran under, or was held back for
+	// (APPROVAL_REQUIRED, APPROVAL_DENIED, ...); absent for a tool that does not ask, and in every
+	// record made before approvals existed.
+	ApprovalID uuid.UUID `json:"approval_id,omitzero"`
 }
 
 // EventType implements domain.Event.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -30,9 +31,10 @@ const (
 
 type executionArgs struct {
 	Executions []struct {
-		Tool    string          `json:"tool"`
-		Args    json.RawMessage `json:"args"`
-		Account string          `json:"account"`
+		Tool       string          `json:"tool"`
+		Args       json.RawMessage `json:"args"`
+		Account    string          `json:"account"`
+		ApprovalID string          `json:"approval_id"`
 	} `json:"executions"`
 }
 
@@ -72,7 +74,7 @@ func decodeExecutions(raw json.RawMessage) (calls []executions.Call, ok bool) {
 			return nil, false
 		}
 		var call executions.Call
-		tool, args, account := false, false, false
+		tool, args, account, approval := false, false, false, false
 		for _, m := range ms {
 			switch {
 			case m.name == "tool" && !tool && m.value[0] == '"':
@@ -81,6 +83,12 @@ func decodeExecutions(raw json.RawMessage) (calls []executions.Call, ok bool) {
 				// The schema's pattern and length: the generic validator names a malformed label.
 				account, call.Account = true, stringValue(m.value)
 				if !connection.ValidAccountLabel(call.Account) {
+					return nil, false
+				}
+			case m.name == "approval_id" && !approval && m.value[0] == '"':
+				// The schema's format: the generic validator names a malformed id.
+				approval, call.ApprovalID = true, stringValue(m.value)
+				if _, err := uuid.Parse(call.ApprovalID); err != nil || len(call.ApprovalID) != 36 || strings.ToLower(call.ApprovalID) != call.ApprovalID {
 					return nil, false
 				}
 			case m.name == "args" && !args && m.value[0] == '{':
@@ -112,7 +120,7 @@ func callsOf(validated json.RawMessage) ([]executions.Call, error) {
 	}
 	calls := make([]executions.Call, len(a.Executions))
 	for i, ex := range a.Executions {
-		calls[i] = executions.Call{Tool: ex.Tool, Args: ex.Args, Account: ex.Account}
+		calls[i] = executions.Call{Tool: ex.Tool, Args: ex.Args, Account: ex.Account, ApprovalID: ex.ApprovalID}
 	}
 	return calls, nil
 }
@@ -338,6 +346,10 @@ func (s *Set) entry(o executions.Outcome) map[string]any {
 	switch {
 	case o.Withheld:
 		return map[string]any{"error": o.Message}
+	case o.Code == executions.CodeApprovalRequired && o.ApprovalID != "":
+		return map[string]any{"error": o.Code, "approval_id": o.ApprovalID, "url": o.ApprovalURL, "message": o.Message}
+	case o.Code == executions.CodeApprovalRequired || o.Code == executions.CodeApprovalDenied || o.Code == executions.CodeApprovalExpired || o.Code == executions.CodeApprovalInvalid:
+		return map[string]any{"error": o.Code, "message": o.Message}
 	case o.Code == executions.CodeNotConnected && o.Integration == nil:
 		// A connector tool whose account the call named is not there: the message lists the labels
 		// there are; connecting one is the portal's (or the API's) work, at the owner's scope.

@@ -30,7 +30,8 @@ var metaTools = []struct {
 				"type":"object","properties":{
 					"tool":{"type":"string","minLength":1,"maxLength":128,"description":"Exact tool name."},
 					"args":{"type":"object","description":"Arguments matching the tool's schema (get_tool_schema)."},
-					"account":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z0-9][a-z0-9_-]*$","description":"Which of the user's accounts of the tool's integration to use, by label (list_integrations shows them, e.g. \"work\"). Leave it out for the default account."}
+					"account":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z0-9][a-z0-9_-]*$","description":"Which of the user's accounts of the tool's integration to use, by label (list_integrations shows them, e.g. \"work\"). Leave it out for the default account."},
+					"approval_id":{"type":"string","minLength":36,"maxLength":36,"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"Only when a previous execution answered APPROVAL_REQUIRED: its approval_id, with the same tool, args and account. The call then waits for the person's decision and runs once approved."}
 				},"required":["tool"],"additionalProperties":false}}
 		},"required":["executions"],"additionalProperties":false}`},
 	{"whoami", "Return the authenticated workbench user: {\"id\", \"email\"}.",
