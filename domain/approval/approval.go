@@ -63,29 +63,44 @@ type Requested struct {
 // switch is its own event).
 type Approved struct {
 	ApprovalID uuid.UUID `json:"approval_id"`
-	By         uuid.UUID `json:"by"`
-	Via        string    `json:"via"`
-	Always     bool      `json:"always,omitempty"`
-	At         time.Time `json:"at"`
+	// UserID, Tool and Integration repeat the request's, so that each event reads on its own (audit).
+	UserID      uuid.UUID `json:"user_id"`
+	Tool        string    `json:"tool"`
+	Integration string    `json:"integration"`
+	By          uuid.UUID `json:"by"`
+	Via         string    `json:"via"`
+	Always      bool      `json:"always,omitempty"`
+	At          time.Time `json:"at"`
 }
 
 // Denied refuses the call.
 type Denied struct {
 	ApprovalID uuid.UUID `json:"approval_id"`
-	By         uuid.UUID `json:"by"`
-	Via        string    `json:"via"`
-	At         time.Time `json:"at"`
+	// UserID, Tool and Integration repeat the request's, so that each event reads on its own (audit).
+	UserID      uuid.UUID `json:"user_id"`
+	Tool        string    `json:"tool"`
+	Integration string    `json:"integration"`
+	By          uuid.UUID `json:"by"`
+	Via         string    `json:"via"`
+	At          time.Time `json:"at"`
 }
 
 // Expired ends an approval nobody decided, or nobody used, in time.
 type Expired struct {
 	ApprovalID uuid.UUID `json:"approval_id"`
-	At         time.Time `json:"at"`
+	// UserID, Tool and Integration repeat the request's, so that each event reads on its own (audit).
+	UserID      uuid.UUID `json:"user_id"`
+	Tool        string    `json:"tool"`
+	Integration string    `json:"integration"`
+	At          time.Time `json:"at"`
 }
 
 // Used records that the approved call ran (ExecutionID is its execution record's).
 type Used struct {
 	ApprovalID  uuid.UUID `json:"approval_id"`
+	UserID      uuid.UUID `json:"user_id"`
+	Tool        string    `json:"tool"`
+	Integration string    `json:"integration"`
 	ExecutionID uuid.UUID `json:"execution_id"`
 	At          time.Time `json:"at"`
 }
@@ -199,7 +214,7 @@ func (c Approve) decide(s State) ([]domain.Event, error) {
 	if c.By == uuid.Nil || (c.Via != ViaPortal && c.Via != ViaElicitation) {
 		return nil, domain.Errorf(domain.CodeInvalid, "approve: no person or way")
 	}
-	return []domain.Event{Approved{ApprovalID: s.ApprovalID, By: c.By, Via: c.Via, Always: c.Always, At: c.At.UTC()}}, nil
+	return []domain.Event{Approved{ApprovalID: s.ApprovalID, UserID: s.UserID, Tool: s.Tool, Integration: s.Integration, By: c.By, Via: c.Via, Always: c.Always, At: c.At.UTC()}}, nil
 }
 
 // Deny refuses the call.
@@ -216,7 +231,7 @@ func (c Deny) decide(s State) ([]domain.Event, error) {
 	if c.By == uuid.Nil || (c.Via != ViaPortal && c.Via != ViaElicitation) {
 		return nil, domain.Errorf(domain.CodeInvalid, "deny: no person or way")
 	}
-	return []domain.Event{Denied{ApprovalID: s.ApprovalID, By: c.By, Via: c.Via, At: c.At.UTC()}}, nil
+	return []domain.Event{Denied{ApprovalID: s.ApprovalID, UserID: s.UserID, Tool: s.Tool, Integration: s.Integration, By: c.By, Via: c.Via, At: c.At.UTC()}}, nil
 }
 
 // pending refuses a decision over an approval that is not waiting for one.
@@ -246,7 +261,7 @@ func (c Expire) decide(s State) ([]domain.Event, error) {
 	if s.Status == StatusExpired || s.StatusAt(c.At) != StatusExpired {
 		return nil, nil
 	}
-	return []domain.Event{Expired{ApprovalID: s.ApprovalID, At: c.At.UTC()}}, nil
+	return []domain.Event{Expired{ApprovalID: s.ApprovalID, UserID: s.UserID, Tool: s.Tool, Integration: s.Integration, At: c.At.UTC()}}, nil
 }
 
 // Use spends an approved approval on the call it is bound to.
@@ -269,5 +284,5 @@ func (c Use) decide(s State) ([]domain.Event, error) {
 	if st := s.StatusAt(c.At); st != StatusApproved {
 		return nil, domain.Errorf(domain.CodeConflict, "this approval is %s", st)
 	}
-	return []domain.Event{Used{ApprovalID: s.ApprovalID, ExecutionID: c.ExecutionID, At: c.At.UTC()}}, nil
+	return []domain.Event{Used{ApprovalID: s.ApprovalID, UserID: s.UserID, Tool: s.Tool, Integration: s.Integration, ExecutionID: c.ExecutionID, At: c.At.UTC()}}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/approval"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/curlsession"
 	"github.com/workbench/workbench/domain/execution"
@@ -49,6 +50,14 @@ const (
 	// KindRequestRelayed is a remote's elicitation, sampling or roots request passed on to the agent's
 	// client during an execution (execution.request_relayed): its method and the answer's outcome.
 	KindRequestRelayed Kind = "request_relayed"
+	// The approvals of calls held back by a switch set to Ask (domain/approval): requested (the tool,
+	// account, agent and the arguments' digest), approved or denied (Actor is who decided,
+	// ApprovalVia how: portal or elicitation), expired, and used (the execution that ran under it).
+	KindApprovalRequested Kind = "approval_requested"
+	KindApprovalApproved  Kind = "approval_approved"
+	KindApprovalDenied    Kind = "approval_denied"
+	KindApprovalExpired   Kind = "approval_expired"
+	KindApprovalUsed      Kind = "approval_used"
 )
 
 // kindOf maps the audited event types to their kinds; every other type is not audited.
@@ -73,6 +82,11 @@ var kindOf = map[string]Kind{
 	identitydom.TypeAuditRead:              KindAuditRead,
 	login.TypeToolsListed:                  KindToolsListed,
 	execution.TypeRequestRelayed:           KindRequestRelayed,
+	approval.TypeRequested:                 KindApprovalRequested,
+	approval.TypeApproved:                  KindApprovalApproved,
+	approval.TypeDenied:                    KindApprovalDenied,
+	approval.TypeExpired:                   KindApprovalExpired,
+	approval.TypeUsed:                      KindApprovalUsed,
 }
 
 // Audited reports whether events of this type become records.
@@ -181,6 +195,13 @@ type Record struct {
 	PreviousDigest string      `json:"previous_digest,omitempty"`
 	ToolCount      *int        `json:"tool_count,omitempty"`
 	Diff           *login.Diff `json:"diff,omitempty"`
+
+	// ApprovalID names the approval of an approval_* record, and of a tool_executed record whose call
+	// ran under one or was held back for one; ApprovalVia is how an approval was decided (portal,
+	// elicitation) and ApprovalAlways an approval that also switched the tool On for the agent.
+	ApprovalID     uuid.UUID `json:"approval_id,omitzero"`
+	ApprovalVia    string    `json:"approval_via,omitempty"`
+	ApprovalAlways bool      `json:"approval_always,omitempty"`
 }
 
 // Decoder turns envelopes into records. It is safe for concurrent use.
@@ -199,6 +220,7 @@ func NewDecoder() *Decoder {
 	events = append(events, identitydom.Events()...)
 	events = append(events, identitydom.RoleEvents()...)
 	events = append(events, login.Events()...)
+	events = append(events, approval.Events()...)
 	return &Decoder{codec: eventstore.NewJSONCodec(events...)}
 }
 
@@ -276,6 +298,26 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 			rec.ClientID = e.ClientID
 		}
 		rec.ArgsSize, rec.ArgsSHA256, rec.ResultSize, rec.ResultSHA256 = &e.ArgsSize, e.ArgsSHA256, &e.ResultSize, e.ResultSHA256
+		rec.ApprovalID = e.ApprovalID
+		return e.At
+	case approval.Requested:
+		rec.UserID, rec.Integration, rec.Tool, rec.AgentID, rec.Account, rec.ApprovalID = e.UserID, e.Integration, e.Tool, e.AgentID, e.Account, e.ApprovalID
+		rec.ArgsSHA256 = e.ArgsSHA256
+		if e.ClientID != "" {
+			rec.ClientID = e.ClientID
+		}
+		return e.At
+	case approval.Approved:
+		rec.UserID, rec.Integration, rec.Tool, rec.ApprovalID, rec.ApprovalVia, rec.ApprovalAlways = e.UserID, e.Integration, e.Tool, e.ApprovalID, e.Via, e.Always
+		return e.At
+	case approval.Denied:
+		rec.UserID, rec.Integration, rec.Tool, rec.ApprovalID, rec.ApprovalVia = e.UserID, e.Integration, e.Tool, e.ApprovalID, e.Via
+		return e.At
+	case approval.Expired:
+		rec.UserID, rec.Integration, rec.Tool, rec.ApprovalID = e.UserID, e.Integration, e.Tool, e.ApprovalID
+		return e.At
+	case approval.Used:
+		rec.UserID, rec.Integration, rec.Tool, rec.ApprovalID, rec.ExecutionID = e.UserID, e.Integration, e.Tool, e.ApprovalID, e.ExecutionID
 		return e.At
 	case execution.RequestRelayed:
 		rec.UserID, rec.Integration, rec.Tool, rec.ExecutionID = e.UserID, e.Integration, e.Tool, e.ExecutionID
