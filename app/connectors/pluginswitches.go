@@ -101,23 +101,32 @@ type OffTool struct {
 // does not name is On. It reads the switches of the agent's chain through the tool-call cache: a
 // switch set on this replica binds at once, one set on another within DefaultCacheTTL.
 func (s *Service) PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]OffTool, error) {
+	off, _, err := s.PluginToolStates(ctx, caller)
+	return off, err
+}
+
+// PluginToolStates is PluginToolsOff, and the On plugin tools that ask for a person's approval (Ask).
+func (s *Service) PluginToolStates(ctx context.Context, caller executions.Caller) (map[string]OffTool, map[string]bool, error) {
 	lookup, ok := s.opts.Integrations.(PluginToolLookup)
 	if !ok {
-		return map[string]OffTool{}, nil
+		return map[string]OffTool{}, map[string]bool{}, nil
 	}
 	all, err := s.cachedPluginSwitches(ctx, caller)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	off := map[string]OffTool{}
+	off, ask := map[string]OffTool{}, map[string]bool{}
 	why := s.reasons()
 	for _, t := range lookup.Tools() {
 		switches := all[pluginKey(t)]
-		if d := pluginDecision(t, switches); !d.On {
+		switch d := pluginDecision(t, switches); {
+		case !d.On:
 			off[t.Name] = OffTool{Why: why(ctx, d), ByDefault: len(switches) == 0}
+		case d.Ask:
+			ask[t.Name] = true
 		}
 	}
-	return off, nil
+	return off, ask, nil
 }
 
 // PluginToolOff is why one plugin tool is Off for the caller ("" when it is On): the check an

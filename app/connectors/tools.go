@@ -610,10 +610,12 @@ type OfferedTool struct {
 	// Unavailable is set on a tool of the caller's chain that is Off, and says why ("switched Off by
 	// organisation Acme"); such a tool has no schema and does not run.
 	Unavailable string
+	// Ask: each call waits for a person's approval.
+	Ask bool
 }
 
 func offeredOf(e connectorsrm.Effective) OfferedTool {
-	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema, Drift: e.Drift}
+	return OfferedTool{Name: e.Name, Description: e.Description, Integration: e.ServerID, InputSchema: e.InputSchema, Drift: e.Drift, Ask: e.Ask}
 }
 
 // Search is search_tools' part for connectors: the caller's On tools matching query (see

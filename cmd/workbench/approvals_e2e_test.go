@@ -231,4 +231,13 @@ func TestApprovalsEndToEnd(t *testing.T) {
 	if !strings.Contains(string(r["error"]), "APPROVAL_REQUIRED") {
 		t.Fatalf("an Ask plugin tool: %v", r)
 	}
+	// search_tools tells the agent which tools ask; a curl session, which would reach what an Ask tool
+	// does without the approval, is refused for its integration.
+	if s := callText(t, plain, "search_tools", map[string]any{"query": "echo"}); !strings.Contains(s, `"name":"utils_echo","description"`) ||
+		!strings.Contains(s, `"asks_approval":true`) {
+		t.Fatalf("search_tools does not say utils_echo asks: %s", s)
+	}
+	if s := callError(t, plain, "curl_session", map[string]any{"integrations": []string{"utils"}}); !strings.Contains(s, "TOOLS_ASK") {
+		t.Fatalf("a curl session over an integration with an Ask tool: %s", s)
+	}
 }

@@ -36,13 +36,18 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 		return nil, err
 	}
 	// A curl session reaches the whole of an integration's API, what its tools do included: an
-	// integration with a tool a scope switched Off for the agent is refused, and nothing is minted. A
-	// tool Off only by its start-Off default does not refuse it (docs/policy.md, Plugin tools).
-	off, err := s.pluginToolsOff(ctx, caller(p, user))
-	if err != nil {
-		return nil, err
+	// integration with a tool a scope switched Off for the agent, or to Ask (its calls wait for a
+	// person, which raw requests would skip), is refused, and nothing is minted. A tool Off only by its
+	// start-Off default does not refuse it (docs/policy.md, Plugin tools).
+	var off map[string]connectors.OffTool
+	var asks map[string]bool
+	if s.opts.Connectors != nil {
+		var err error
+		if off, asks, err = s.opts.Connectors.PluginToolStates(ctx, caller(p, user)); err != nil {
+			return nil, err
+		}
 	}
-	if problems := switchedOff(s, a.Integrations, off); len(problems) > 0 {
+	if problems := append(switchedOff(s, a.Integrations, off), asking(s, a.Integrations, asks)...); len(problems) > 0 {
 		refused := &curlsessions.RefusedError{Problems: problems}
 		return failed{"error": refused.Error(), "refused": refused.Problems}, nil
 	}
@@ -75,8 +80,30 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 	}, nil
 }
 
+// asking names each of integrations that has a tool switched to Ask for the agent (asks, from
+// PluginToolStates).
+func asking(s *Set, integrations []string, asks map[string]bool) []curlsessions.Problem {
+	byIntegration := map[string][]string{}
+	for tool := range asks {
+		if t, ok := s.opts.Registry.Tool(tool); ok {
+			byIntegration[t.Owner().Name] = append(byIntegration[t.Owner().Name], tool)
+		}
+	}
+	var problems []curlsessions.Problem
+	for _, in := range integrations {
+		tools := byIntegration[in]
+		if len(tools) == 0 {
+			continue
+		}
+		slices.Sort(tools)
+		problems = append(problems, curlsessions.Problem{Integration: in, Reason: "TOOLS_ASK",
+			Message: in + " has tools that need a person's approval for this agent: " + strings.Join(tools, ", ") + ". A curl session would reach what they do without it, so none is minted; use execute_tools."})
+	}
+	return problems
+}
+
 // switchedOff names each of integrations that has a tool switched Off for the agent (off, from
-// pluginToolsOff), with the tools and why.
+// PluginToolStates), with the tools and why.
 func switchedOff(s *Set, integrations []string, off map[string]connectors.OffTool) []curlsessions.Problem {
 	byIntegration := map[string][]string{}
 	for tool, o := range off {

@@ -75,6 +75,8 @@ type ConnectorTools interface {
 	IsConnector(ctx context.Context, id string) bool
 	// PluginToolsOff names the plugin tools Off for the caller's agent, each with why.
 	PluginToolsOff(ctx context.Context, caller executions.Caller) (map[string]connectors.OffTool, error)
+	// PluginToolStates is PluginToolsOff, and the On plugin tools that ask for approval.
+	PluginToolStates(ctx context.Context, caller executions.Caller) (map[string]connectors.OffTool, map[string]bool, error)
 	// PluginToolOff is why one plugin tool is Off for the caller's agent ("" when it is On).
 	PluginToolOff(ctx context.Context, caller executions.Caller, integration, tool string) (string, error)
 	// AgentAccounts lists the connector accounts the caller's agent's chain holds.
@@ -253,6 +255,8 @@ type toolSummary struct {
 	// Drift flags a connector tool whose description, input schema or annotations changed since it
 	// was switched On.
 	Drift bool `json:"drift,omitempty"`
+	// AsksApproval: each call waits for a person's approval (the tool is switched to Ask).
+	AsksApproval bool `json:"asks_approval,omitempty"`
 }
 
 // offTool is a connector tool of the caller's chain that matched a search but is switched Off, with
@@ -289,9 +293,13 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 	out := []toolSummary{}
 	var unavailable []offTool
 	if !connectorOnly {
-		off, err := s.pluginToolsOff(ctx, c)
-		if err != nil {
-			return nil, err
+		var off map[string]connectors.OffTool
+		var asks map[string]bool
+		if s.opts.Connectors != nil {
+			var err error
+			if off, asks, err = s.opts.Connectors.PluginToolStates(ctx, c); err != nil {
+				return nil, err
+			}
 		}
 		// A tool switched Off for the agent is never offered: it is named under unavailable, with why,
 		// and the search reaches as far past it as it would have without it.
@@ -305,7 +313,7 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 				continue
 			}
 			if len(out) < want {
-				out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration})
+				out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration, AsksApproval: asks[t.Name]})
 			}
 		}
 	}
@@ -328,22 +336,13 @@ func (s *Set) searchTools(ctx context.Context, c executions.Caller, raw json.Raw
 				unavailable = append(unavailable, offTool{Name: t.Name, Integration: t.Integration, Unavailable: t.Unavailable})
 				continue
 			}
-			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration, Drift: t.Drift})
+			out = append(out, toolSummary{Name: t.Name, Description: t.Description, Integration: t.Integration, Drift: t.Drift, AsksApproval: t.Ask})
 		}
 	}
 	if len(unavailable) > 0 {
 		return map[string]any{"tools": out, "unavailable": unavailable}, nil
 	}
 	return map[string]any{"tools": out}, nil
-}
-
-// pluginToolsOff names the plugin tools switched Off for the caller, with why (none without the
-// connectors use case, which keeps the switches).
-func (s *Set) pluginToolsOff(ctx context.Context, c executions.Caller) (map[string]connectors.OffTool, error) {
-	if s.opts.Connectors == nil {
-		return nil, nil
-	}
-	return s.opts.Connectors.PluginToolsOff(ctx, c)
 }
 
 func (s *Set) getToolSchema(ctx context.Context, c executions.Caller, raw json.RawMessage) (any, error) {
