@@ -56,6 +56,8 @@ func TestRoutes(t *testing.T) {
 		{"HEAD of a client route", "HEAD", "/key", 200, "text/html", ""},
 		{"a claim link whose token holds a dot", "GET", "/connect/" + token, 200, "text/html", `<div id="app"`},
 		{"a client route named like the MCP path", "GET", "/mcp-clients", 200, "text/html", `<div id="app"`},
+		{"an approval's page, the link an agent is given", "GET", "/approvals/0b7e2c1a-4f3d-4c8e-9a51-6d2f0e8b7c34", 200, "text/html", `<div id="app"`},
+		{"the approvals page module", "GET", "/assets/" + v + "/pages/approvals.js", 200, "text/javascript", "export const one"},
 		{"unknown API path is JSON", "GET", "/api/nope", 404, "application/json", `"not_found"`},
 		{"unknown API POST is JSON", "POST", "/api/apikey/nope", 404, "application/json", `"not_found"`},
 		{"MCP endpoint", "GET", "/mcp", 404, "text/plain", "404"},

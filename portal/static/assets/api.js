@@ -82,6 +82,12 @@ export const api = {
   redeem: (token) => request('POST', '/api/connect/redeem', { token }),
   liveURL: (integration) => request('POST', '/api/browser-session/live-url', integration ? { integration } : undefined),
 
+  // Approvals: calls of tools switched to Ask, waiting for a person (handlers/approvalshttp).
+  approvals: () => request('GET', '/api/approvals'),
+  approval: (id) => request('GET', `/api/approvals/${encodeURIComponent(id)}`),
+  approve: (id, always) => request('POST', `/api/approvals/${encodeURIComponent(id)}/approve`, { always: !!always }),
+  deny: (id) => request('POST', `/api/approvals/${encodeURIComponent(id)}/deny`),
+
   mcpClients: () => request('GET', '/api/mcp-clients'),
   revokeClient: (id) => request('DELETE', `/api/mcp-clients/${encodeURIComponent(id)}`),
 

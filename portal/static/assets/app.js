@@ -17,6 +17,7 @@ import * as live from './pages/live.js';
 import * as catalog from './pages/catalog.js';
 import * as admin from './pages/admin.js';
 import * as registry from './pages/registry.js';
+import * as approvals from './pages/approvals.js';
 import * as notfound from './pages/notfound.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
@@ -24,6 +25,9 @@ const ROUTES = [
   { re: /^\/signin$/, page: signin, public: true },
   { re: /^\/(integrations)?$/, page: integrations, nav: 'integrations' },
   { re: /^\/connectors$/, page: connectors, nav: 'connectors' },
+  { re: /^\/approvals$/, page: approvals.inbox, nav: 'approvals' },
+  // The page an agent's APPROVAL_REQUIRED links to (the server answers 404 for an id that is not one).
+  { re: /^\/approvals\/([^/]+)$/, page: approvals.one, nav: 'approvals' },
   { re: /^\/key$/, page: apikey, nav: 'key' },
   { re: /^\/clients$/, page: clients, nav: 'clients' },
   { re: /^\/activity$/, page: activity, nav: 'activity' },
@@ -43,6 +47,8 @@ const ROUTES = [
 const NAV = [
   { id: 'integrations', href: '/integrations', label: 'Integrations', icon: 'plug' },
   { id: 'connectors', href: '/connectors', label: 'Connectors', icon: 'bot' },
+  // badge: the count of approvals waiting for the signed-in user.
+  { id: 'approvals', href: '/approvals', label: 'Approvals', icon: 'check', badge: true },
   { id: 'key', href: '/key', label: 'API key', icon: 'key' },
   { id: 'clients', href: '/clients', label: 'MCP clients', icon: 'bot' },
   { id: 'activity', href: '/activity', label: 'Activity', icon: 'activity' },
@@ -58,6 +64,8 @@ const NAV = [
 const root = document.getElementById('app');
 let me = null;
 let generation = 0;
+// pending is how many approvals wait for the signed-in user: null until known.
+let pending = null;
 
 function match(pathname) {
   for (const r of ROUTES) {
@@ -78,6 +86,35 @@ function signInPath() {
   return '/signin?next=' + encodeURIComponent(location.pathname + location.search);
 }
 
+// paintBadge shows pending on the Approvals link: a badge, and the count in the link's name.
+function paintBadge(link) {
+  let badge = link.querySelector('.nav-badge');
+  if (!pending) {
+    if (badge) badge.remove();
+    link.removeAttribute('aria-label');
+    return;
+  }
+  if (!badge) {
+    badge = h('span', { class: 'nav-badge', 'aria-hidden': 'true', 'data-testid': 'approvals-badge' });
+    link.append(badge);
+  }
+  badge.textContent = pending > 99 ? '99+' : String(pending);
+  link.setAttribute('aria-label', `Approvals, ${pending} pending`);
+}
+
+function setPending(n) {
+  pending = n;
+  const link = document.querySelector('nav a[data-nav=approvals]');
+  if (link) paintBadge(link);
+}
+
+// refreshPending asks the server how many approvals wait; a failure keeps the badge as it was.
+async function refreshPending() {
+  try {
+    setPending((((await api.approvals()) || {}).approvals || []).length);
+  } catch { /* the badge is a hint; the Approvals page says what went wrong */ }
+}
+
 // The context every page gets.
 function context(gen) {
   return {
@@ -85,6 +122,12 @@ function context(gen) {
     navigate,
     // current is false once the user has moved to another page: late answers are dropped.
     current: () => gen === generation,
+    // approvalsChanged updates the Approvals badge: to n when the page knows the count, else from
+    // the server (after a decision).
+    approvalsChanged(n) {
+      if (typeof n === 'number') setPending(n);
+      else refreshPending();
+    },
     // fail shows err inline in where, or sends a signed-out user to sign in.
     fail(where, err, title = 'That did not work') {
       if (err && err.status === 401) {
@@ -117,8 +160,7 @@ function layout(nav, main) {
     h('aside', { class: 'sidebar' },
       h('a', { class: 'brand', href: '/', 'data-link': true }, h('span', { class: 'brand-mark' }, 'W'), h('span', {}, 'Workbench')),
       h('nav', { 'aria-label': 'Main' },
-        NAV.filter((n) => !n.admin || me.admin).map((n) => h('a', { href: n.href, 'data-link': true, class: n.id === nav ? 'active' : null, 'aria-current': n.id === nav ? 'page' : null },
-          icon(n.icon), h('span', {}, n.label)))),
+        NAV.filter((n) => !n.admin || me.admin).map((n) => navLink(n, nav))),
       h('div', { class: 'account', 'data-testid': 'signed-in-as' },
         h('div', { class: 'account-label' }, 'Signed in as'),
         h('div', { class: 'account-email', title: me.email }, me.display_name || me.email),
@@ -126,6 +168,13 @@ function layout(nav, main) {
         button('Sign out', { iconName: 'logout', kind: 'ghost', testid: 'sign-out', onclick: () => context(generation).signOut() }),
         button('Sign out everywhere', { iconName: 'logout', kind: 'ghost', testid: 'sign-out-everywhere', onclick: signOutEverywhere }))),
     h('main', { class: 'content', id: 'main' }, main));
+}
+
+function navLink(n, nav) {
+  const link = h('a', { href: n.href, 'data-link': true, 'data-nav': n.id, class: n.id === nav ? 'active' : null, 'aria-current': n.id === nav ? 'page' : null },
+    icon(n.icon), h('span', {}, n.label));
+  if (n.badge) paintBadge(link);
+  return link;
 }
 
 // signOutEverywhere ends every session of the account, in every browser, after asking.
@@ -146,6 +195,7 @@ async function render() {
     try {
       me = await api.me();
       me.admin = await api.auditMe().then((x) => !!(x && x.admin), () => false);
+      refreshPending();
     } catch (err) {
       if (gen !== generation) return;
       if (err.status === 401) {

@@ -2,10 +2,12 @@
 // each connector's auth.fields with the scope the login is owned at, the logins visible to you with
 // their settings (lookup boxes fill x-lookup settings), and each login's tools with the switch at
 // every scope, where the effective value comes from, and drift (a description changed since the
-// tool was switched On). An owner may hold several accounts of one connector, each a login named by
-// a label: each login says its label and who it is at the provider, the owner's default account (the
-// one a call that names no account uses) is marked, another connected one can be made the default,
-// and the connect form takes an optional label, so a second account is added the way the first was.
+// tool was switched On); a switch's third state, Ask, keeps a tool On but has each call wait for a
+// person's approval (the Approvals page). An owner may hold several accounts of one connector, each a
+// login named by a label: each login says its label and who it is at the provider, the owner's
+// default account (the one a call that names no account uses) is marked, another connected one can be
+// made the default, and the connect form takes an optional label, so a second account is added the
+// way the first was.
 
 import { api } from '../api.js';
 import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, ago, icon } from '../dom.js';
@@ -291,16 +293,25 @@ async function drawLogin(ctx, l, s, others, home, body, status, refresh) {
   const rows = (d.tools || []).map((t) => {
     const cells = scopes.map((sc) => {
       const v = t.switches ? t.switches[sc] : undefined;
+      // The scope's own state: On, Off or none, and Ask (On, every call waiting for a person's approval)
+      // as a toggle beside it, pressed.
+      const asks = v === true && !!(t.asks && t.asks[sc]);
       const label = v === true ? 'On' : v === false ? 'Off' : '—';
       const b = button(label, { kind: v === true ? 'primary' : 'ghost', testid: `switch-${sc}` });
-      b.setAttribute('aria-label', `${t.name} at the ${sc}: ${label}. Press to turn ${v === true ? 'Off' : 'On'}.`);
-      b.addEventListener('click', () => busy(b, async () => {
+      b.setAttribute('aria-label', `${t.name} at the ${sc}: ${label}${asks ? ', asking for approval' : ''}. Press to turn ${v === true ? 'Off' : 'On'}.`);
+      const ask = button('Ask', { kind: asks ? 'primary' : 'ghost', testid: `ask-${sc}` });
+      ask.setAttribute('aria-pressed', String(asks));
+      ask.setAttribute('aria-label', `Ask for approval before each call of ${t.name} at the ${sc}`);
+      const set = (btn, state) => busy(btn, async () => {
         try {
-          await api.mcpSwitch({ owner_scope: sc, owner_id: ownerId(home, sc), mcp_server_id: l.mcp_server_id, tool: t.name, on: v !== true });
+          await api.mcpSwitch({ owner_scope: sc, owner_id: ownerId(home, sc), mcp_server_id: l.mcp_server_id, tool: t.name, state });
           await drawLogin(ctx, l, s, others, home, body, status, refresh);
         } catch (err) { ctx.fail(body, err, 'The switch did not change'); }
-      }));
-      return h('td', {}, b);
+      });
+      b.addEventListener('click', () => set(b, v === true ? 'off' : 'on'));
+      // Pressed again, Ask gives way to a plain On.
+      ask.addEventListener('click', () => set(ask, asks ? 'on' : 'ask'));
+      return h('td', {}, h('div', { class: 'switch-pair' }, b, ask));
     });
     const hints = [t.read_only_hint ? 'read-only' : null, t.destructive_hint ? 'destructive' : null].filter(Boolean).join(', ');
     return h('tr', { 'data-tool': t.name },
@@ -308,7 +319,7 @@ async function drawLogin(ctx, l, s, others, home, body, status, refresh) {
         t.drift ? h('div', { class: 'badge badge-warn', 'data-testid': 'drift' }, 'Description changed since it was switched On') : null),
       h('td', { class: 'small' }, t.description),
       ...cells,
-      h('td', { 'data-testid': 'effective' }, t.on ? 'On' : 'Off', h('div', { class: 'muted small' }, t.from ? `from ${SCOPE_WORDS[t.from].toLowerCase()}${t.rule && t.rule !== 'set' ? ` (${t.rule.replace(/_/g, ' ')})` : ''}` : 'no switch')));
+      h('td', { 'data-testid': 'effective' }, t.on ? (t.ask ? 'Ask' : 'On') : 'Off', t.on && t.ask ? h('div', { class: 'muted small', 'data-testid': 'asks' }, 'each call waits for approval') : null, h('div', { class: 'muted small' }, t.from ? `from ${SCOPE_WORDS[t.from].toLowerCase()}${t.rule && t.rule !== 'set' ? ` (${t.rule.replace(/_/g, ' ')})` : ''}` : 'no switch')));
   });
   parts.push(rows.length
     ? h('table', { class: 'tools', 'data-testid': 'tools' },

@@ -2,6 +2,8 @@
 // organisation (its owners and admins), a guild (its members and the organisation's admins) or an
 // agent (its owner and the organisation's admins). An Off binds every scope below (none of them can
 // turn the tool back On); a tool a scope above switched Off reads so and cannot be turned On here.
+// The third state, Ask, keeps the tool On but has every call wait for a person's approval; an Ask
+// binds the scopes below too (they may switch the tool Off, not On without asking).
 // The server decides again on every request (a scope the person does not manage is a 404).
 
 import { request } from '../api.js';
@@ -10,7 +12,8 @@ import { h, replace, notice, button, busy, errorText } from '../dom.js';
 const enc = encodeURIComponent;
 const switchesApi = {
   list: (sc) => request('GET', `/api/tools/switches?owner_scope=${enc(sc.scope)}&owner_id=${enc(sc.id)}`),
-  set: (sc, tool, on) => request('PUT', '/api/tools/switches', { owner_scope: sc.scope, owner_id: sc.id, tool, on }),
+  // state is on, off or ask (On, and every call waits for a person's approval).
+  set: (sc, tool, state) => request('PUT', '/api/tools/switches', { owner_scope: sc.scope, owner_id: sc.id, tool, state }),
 };
 
 const BELOW = {
@@ -53,27 +56,44 @@ export function pluginSwitches(sc) {
   load();
   return h('section', { class: 'card', 'data-testid': 'plugin-switches-card', 'data-scope': sc.scope },
     h('h2', {}, `Plugin tools of ${sc.label}`),
-    h('p', { class: 'muted small' }, `Switch a tool of the built-in integrations On or Off for ${BELOW[sc.scope]}. An Off here binds every scope below it; a tool a scope above switched Off cannot be turned On here. Tools that change something (marked “starts Off”) are Off until a scope switches them On.`),
+    h('p', { class: 'muted small' }, `Switch a tool of the built-in integrations On or Off for ${BELOW[sc.scope]}, or to Ask: On, but every call waits for a person’s approval. An Off or an Ask here binds every scope below it; a tool a scope above switched Off cannot be turned On here. Tools that change something (marked “starts Off”) are Off until a scope switches them On.`),
     status, h('div', { class: 'form-actions' }, pick, filter), list);
 }
 
+const STATE_WORDS = { on: 'On', off: 'Off', ask: 'Ask' };
+
 function row(sc, t, say, reload) {
-  const label = t.switch === true ? 'On' : t.switch === false ? 'Off' : '—';
-  const b = button(label, { kind: t.switch === true ? 'primary' : 'ghost', testid: 'plugin-switch' });
+  // This scope's own state: on, off or ask ('' when it holds no switch).
+  const state = t.state || (t.switch === true ? 'on' : t.switch === false ? 'off' : '');
+  // The On/Off toggle reads On under an Ask (the tool is On); the Ask toggle beside it is pressed.
+  const label = state === 'ask' ? 'On' : STATE_WORDS[state] || '—';
+  const b = button(label, { kind: state === 'on' || state === 'ask' ? 'primary' : 'ghost', testid: 'plugin-switch' });
   // A press flips what this scope sees: its own switch when it holds one, else the tool's state here.
-  const next = !(t.switch === true || t.switch === false ? t.switch : t.on);
-  b.setAttribute('aria-label', `${t.name} at ${sc.label}: ${label}. Press to turn ${next ? 'On' : 'Off'}.`);
-  if (t.bound) b.disabled = true;
-  b.addEventListener('click', () => busy(b, async () => {
+  const next = !(state ? state !== 'off' : t.on);
+  b.setAttribute('aria-label', `${t.name} at ${sc.label}: ${label}${state === 'ask' ? ', asking for approval' : ''}. Press to turn ${next ? 'On' : 'Off'}.`);
+  // Ask is a toggle of its own: pressed, every call waits for approval; pressed again, the tool is On.
+  const ask = button('Ask', { kind: state === 'ask' ? 'primary' : 'ghost', testid: 'plugin-ask' });
+  ask.setAttribute('aria-pressed', String(state === 'ask'));
+  ask.setAttribute('aria-label', `Ask for approval before each call of ${t.name} at ${sc.label}`);
+  if (t.bound) {
+    b.disabled = true;
+    ask.disabled = true;
+  }
+  const set = (btn, to) => busy(btn, async () => {
     try {
-      await switchesApi.set(sc, t.name, next);
+      await switchesApi.set(sc, t.name, to);
     } catch (err) { say('error', `${t.name} did not change`, errorText(err)); return; }
     await reload();
-    say('success', `${t.name} is ${next ? 'On' : 'Off'} at ${sc.label}`);
-  }));
+    say('success', to === 'ask' ? `${t.name} asks for approval at ${sc.label}` : `${t.name} is ${STATE_WORDS[to]} at ${sc.label}`,
+      to === 'ask' ? 'Every call waits until a person approves it.' : null);
+  });
+  b.addEventListener('click', () => set(b, next ? 'on' : 'off'));
+  ask.addEventListener('click', () => set(ask, state === 'ask' ? 'on' : 'ask'));
   return h('tr', { 'data-tool': t.name },
     h('td', {}, h('code', {}, t.name), h('div', { class: 'muted small' }, t.integration, t.starts_off ? ` · starts Off (${t.starts_off.replace(/_/g, ' ')})` : '')),
     h('td', { class: 'small' }, t.description),
-    h('td', {}, b),
-    h('td', { 'data-testid': 'plugin-effective' }, t.on ? 'On' : 'Off', t.unavailable ? h('div', { class: 'muted small' }, t.unavailable) : null));
+    h('td', {}, h('div', { class: 'switch-pair' }, b, ask)),
+    h('td', { 'data-testid': 'plugin-effective' }, t.on ? (t.ask ? 'Ask' : 'On') : 'Off',
+      t.on && t.ask ? h('div', { class: 'muted small', 'data-testid': 'plugin-asks' }, 'On; each call waits for approval') : null,
+      t.unavailable ? h('div', { class: 'muted small' }, t.unavailable) : null));
 }
