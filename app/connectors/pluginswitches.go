@@ -183,7 +183,7 @@ func (s *Service) cachedPluginSwitches(ctx context.Context, caller executions.Ca
 		return e.v, nil
 	}
 	at := time.Now()
-	chain, err := s.callerChain(ctx, caller)
+	chain, err := s.CallerChain(ctx, caller)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +235,8 @@ func (s *Service) reasons() func(context.Context, connectorsrm.Decision) string 
 	}
 }
 
-func (s *Service) callerChain(ctx context.Context, caller executions.Caller) (Chain, error) {
+// CallerChain is the caller's agent's chain: the agent the credential names, or the user's default agent.
+func (s *Service) CallerChain(ctx context.Context, caller executions.Caller) (Chain, error) {
 	agent, err := s.agentOf(ctx, caller)
 	if err != nil {
 		return Chain{}, err

@@ -44,6 +44,9 @@ const (
 	CodeApprovalDenied   = "APPROVAL_DENIED"
 	CodeApprovalExpired  = "APPROVAL_EXPIRED"
 	CodeApprovalInvalid  = "APPROVAL_INVALID"
+	// CodeRateLimited: a rate limit or budget of the caller's agent's chain is spent; the call did not
+	// reach its provider, and RetryAfter says when it would fit.
+	CodeRateLimited = "RATE_LIMITED"
 )
 
 // DefaultConcurrency bounds the executions of one Run that run at once.
@@ -81,6 +84,8 @@ type Options struct {
 	// Approvals holds back the calls of tools switched to Ask; nil: such a call is refused
 	// (APPROVAL_REQUIRED, with nothing to wait for).
 	Approvals Approvals
+	// Budgets charges each call that is about to reach its provider; nil: no budgets.
+	Budgets Budgets
 }
 
 // PluginSwitches is the switch check of a plugin tool: why it is Off for the caller ("" when it may
@@ -97,6 +102,20 @@ type Approvals interface {
 	// which it then spends. Otherwise the result says why not (Code) and, for APPROVAL_REQUIRED,
 	// which approval to wait for.
 	Gate(ctx context.Context, caller Caller, g Gate) (GateResult, error)
+}
+
+// Budgets charges calls to the rate limits and budgets of the caller's agent's chain
+// (*budgets.Service).
+type Budgets interface {
+	// Charge counts one call of tool, or refuses it (Allowed false) with how long until it fits.
+	Charge(ctx context.Context, caller Caller, tool string) (BudgetResult, error)
+}
+
+// BudgetResult is a Charge's answer.
+type BudgetResult struct {
+	Allowed    bool
+	RetryAfter time.Duration
+	Message    string
 }
 
 // Gate is one call held back for approval.
@@ -221,6 +240,8 @@ type Outcome struct {
 	Source string
 	// ApprovalID and ApprovalURL name the approval an APPROVAL_REQUIRED outcome waits for.
 	ApprovalID, ApprovalURL string
+	// RetryAfter is when a RATE_LIMITED call would fit.
+	RetryAfter time.Duration
 	// Result is the tool's result on success, and a remote tool's result when it answered isError
 	// (Code CodeToolError); never set on a Withheld outcome.
 	Result json.RawMessage
@@ -302,6 +323,10 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 						return s.finish(ctx, rec, start, held)
 					}
 				}
+				if held, stop := s.charge(ctx, caller, name); stop {
+					held.Source = st.Integration
+					return s.finish(ctx, rec, start, held)
+				}
 				r, err := st.Run(s.observeRelays(ctx, rec), args)
 				if err != nil {
 					return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Message: safeMessage(err)})
@@ -357,6 +382,10 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 			return s.finish(ctx, rec, start, held)
 		}
 	}
+	if held, stop := s.charge(ctx, caller, name); stop {
+		held.Integration = in
+		return s.finish(ctx, rec, start, held)
+	}
 	rc := plugins.NewContext(in, plugins.ContextOptions{
 		UserID: caller.UserID.String(), Injector: access.Injector, GetToken: access.GetToken, Credential: access.Credential,
 		Logger: s.log, Transport: s.opts.Transport,
@@ -372,6 +401,23 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 		return s.finish(ctx, rec, start, Outcome{Code: CodeToolError, Integration: in, Message: red.Message(safeMessage(err))})
 	}
 	return s.finish(ctx, rec, start, Outcome{Integration: in, Result: red.Bytes(result)})
+}
+
+// charge counts a call that is about to reach its provider against the budgets of the caller's
+// agent's chain: stop is true when one is spent (RATE_LIMITED), with the outcome to answer.
+func (s *Service) charge(ctx context.Context, caller Caller, tool string) (held Outcome, stop bool) {
+	if s.opts.Budgets == nil {
+		return Outcome{}, false
+	}
+	r, err := s.opts.Budgets.Charge(ctx, caller, tool)
+	if err != nil {
+		s.log.ErrorContext(ctx, "budget check failed", "tool", tool, "err", err)
+		return Outcome{Code: CodeToolError, Message: fmt.Sprintf("%s: %s", tool, safeMessage(err))}, true
+	}
+	if r.Allowed {
+		return Outcome{}, false
+	}
+	return Outcome{Code: CodeRateLimited, Message: r.Message, RetryAfter: r.RetryAfter}, true
 }
 
 // gate holds a call of a tool switched to Ask back until a person approves it (Options.Approvals):

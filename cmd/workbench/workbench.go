@@ -27,6 +27,7 @@ import (
 	"github.com/workbench/workbench/app/accounts"
 	"github.com/workbench/workbench/app/approvals"
 	"github.com/workbench/workbench/app/browser"
+	"github.com/workbench/workbench/app/budgets"
 	"github.com/workbench/workbench/app/compliance"
 	"github.com/workbench/workbench/app/connections"
 	"github.com/workbench/workbench/app/connectors"
@@ -50,6 +51,7 @@ import (
 	"github.com/workbench/workbench/handlers/audithttp"
 	"github.com/workbench/workbench/handlers/authn"
 	"github.com/workbench/workbench/handlers/browserhttp"
+	"github.com/workbench/workbench/handlers/budgetshttp"
 	"github.com/workbench/workbench/handlers/connectorshttp"
 	"github.com/workbench/workbench/handlers/erasure"
 	"github.com/workbench/workbench/handlers/jotshttp"
@@ -73,6 +75,7 @@ import (
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/approvalsrm"
 	"github.com/workbench/workbench/projections/auditrm"
+	"github.com/workbench/workbench/projections/budgetsrm"
 	"github.com/workbench/workbench/projections/connectionsrm"
 	"github.com/workbench/workbench/projections/connectorsrm"
 	"github.com/workbench/workbench/projections/identityrm"
@@ -105,6 +108,9 @@ type Main struct {
 	// Now is the clock MCP session ids are minted and checked by and ended MCP sessions are recorded
 	// at (NewMain sets time.Now).
 	Now func() time.Time
+	// BudgetClock, when set, is the clock budgets are charged by (tests hold it still to count a
+	// per-minute limit exactly); nil: time.Now.
+	BudgetClock func() time.Time
 
 	DB       *sql.DB // read models, migrations, the vault's key table
 	Dialect  migrations.Dialect
@@ -178,7 +184,7 @@ func (m *Main) Open(ctx context.Context) error {
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
 		Projections: []projections.Projection{identityrm.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
 			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New().WithInviteeKey(m.inviteeKey), connectorsrm.New(),
-			platform.NewKeys(), platform.NewCalls(), approvalsrm.New()},
+			platform.NewKeys(), platform.NewCalls(), approvalsrm.New(), budgetsrm.New()},
 		Logger:     m.Logger,
 		Registerer: m.Registry,
 		WriteGate:  m.writeGate,
@@ -463,6 +469,7 @@ type services struct {
 	browser    *browser.Service
 	connectors *connectors.Service
 	approvals  *approvals.Service
+	budgets    *budgets.Service
 	// done is closed when Serve's ctx ends: long-lived streams (the live browser view) end then, so
 	// the drain does not wait on them.
 	done <-chan struct{}
@@ -607,8 +614,14 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if err != nil {
 		return err
 	}
+	// Rate limits and budgets on agents' tool calls (app/budgets).
+	budgetSvc, err := budgets.New(budgets.Options{Store: m.Store, DB: m.DB, Chains: connectorSvc, Now: m.BudgetClock,
+		Scopes: connectors.OrganizationScopes{Reader: &organizationsrm.Reader{DB: m.DB}}, Projections: m.Runner, Logger: m.Logger})
+	if err != nil {
+		return err
+	}
 	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger,
-		Transport: tracing.Transport(outbound), Sources: []executions.ToolSource{connectorSvc}, Switches: connectorSvc, Approvals: approvalSvc})
+		Transport: tracing.Transport(outbound), Sources: []executions.ToolSource{connectorSvc}, Switches: connectorSvc, Approvals: approvalSvc, Budgets: budgetSvc})
 	if err != nil {
 		return err
 	}
@@ -686,7 +699,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	*s = services{
 		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
 		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app, browser: browserService,
-		connectors: connectorSvc, approvals: approvalSvc,
+		connectors: connectorSvc, approvals: approvalSvc, budgets: budgetSvc,
 	}
 	goRun("bus relay", relay.Run)
 	return nil
@@ -730,6 +743,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 				Admins: m.Config.Admins, Users: identityrm.Reader{DB: m.DB}})
 			m.mountPlatformKeys(r, sessions)
 			approvalshttp.Mount(r, approvalshttp.Deps{Sessions: sessions, Approvals: s.approvals, Reader: approvalsrm.Reader{DB: m.DB}, Logger: m.Logger})
+			budgetshttp.Mount(r, budgetshttp.Deps{Sessions: sessions, Budgets: s.budgets, Logger: m.Logger})
 			connectorshttp.MountRegistry(r, connectorshttp.RegistryDeps{Sessions: sessions, Connectors: s.connectors, Users: identityrm.Reader{DB: m.DB}, Admins: m.Config.Admins, Logger: m.Logger})
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 			// The live view of each user's browser session, its reset, and cookie capture (handlers/browserhttp).

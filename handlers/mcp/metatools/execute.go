@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -346,6 +347,8 @@ func (s *Set) entry(o executions.Outcome) map[string]any {
 	switch {
 	case o.Withheld:
 		return map[string]any{"error": o.Message}
+	case o.Code == executions.CodeRateLimited:
+		return map[string]any{"error": o.Code, "retry_after_s": int(o.RetryAfter / time.Second), "message": o.Message}
 	case o.Code == executions.CodeApprovalRequired && o.ApprovalID != "":
 		return map[string]any{"error": o.Code, "approval_id": o.ApprovalID, "url": o.ApprovalURL, "message": o.Message}
 	case o.Code == executions.CodeApprovalRequired || o.Code == executions.CodeApprovalDenied || o.Code == executions.CodeApprovalExpired || o.Code == executions.CodeApprovalInvalid:
