@@ -93,16 +93,17 @@ func (s *Service) Get(ctx context.Context, user, id uuid.UUID) (View, error) {
 }
 
 // Decide approves or denies an approval in the portal. Approving with always also switches the tool
-// On for the approval's agent (within what the scopes above allow: an Ask above still asks).
-func (s *Service) Decide(ctx context.Context, user, id uuid.UUID, approve, always bool) (View, error) {
+// On for the approval's agent (within what the scopes above allow: an Ask above still asks); when
+// that switch is refused the call stays approved once, and warning says why.
+func (s *Service) Decide(ctx context.Context, user, id uuid.UUID, approve, always bool) (v View, warning string, err error) {
 	st, err := s.load(ctx, user, id)
 	if err != nil {
-		return View{}, err
+		return View{}, "", err
 	}
 	now := s.opts.Now()
 	if st.StatusAt(now) == approval.StatusExpired && st.Status != approval.StatusExpired {
 		if _, err := s.execute(ctx, user.String(), id, approval.Expire{At: now}); err != nil {
-			return View{}, err
+			return View{}, "", err
 		}
 	}
 	var cmd approval.Command = approval.Deny{By: user, Via: approval.ViaPortal, At: now}
@@ -111,15 +112,18 @@ func (s *Service) Decide(ctx context.Context, user, id uuid.UUID, approve, alway
 	}
 	res, err := s.execute(ctx, user.String(), id, cmd)
 	if err != nil {
-		return View{}, err
+		return View{}, "", err
 	}
 	if approve && always && s.opts.Switches != nil {
 		if err := s.opts.Switches.AllowForAgent(ctx, user, res.State.AgentID, res.State.Integration, res.State.Tool); err != nil {
-			// The call is approved; only the standing permission failed: say so.
-			return s.view(ctx, res.State), &domain.Error{Code: domain.ErrorCode(err), Message: "approved once, but the tool could not be switched On for the agent: " + domain.ErrorMessage(err), Err: err}
+			if domain.ErrorCode(err) == "" || domain.ErrorCode(err) == domain.CodeInternal || domain.ErrorCode(err) == domain.CodeUnavailable {
+				s.log.ErrorContext(ctx, "always allow: the switch failed", "approval", id, "err", err)
+			}
+			// The call is approved; only the standing permission failed: say so beside it.
+			warning = "Approved once, but the tool could not be switched On for the agent: " + domain.ErrorMessage(err)
 		}
 	}
-	return s.view(ctx, res.State), nil
+	return s.view(ctx, res.State), warning, nil
 }
 
 // Pending lists the approvals waiting for the user's decision, the newest first.

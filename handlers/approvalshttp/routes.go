@@ -126,11 +126,15 @@ func (h *routes) decide(approve bool) func(w http.ResponseWriter, r *http.Reques
 			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, "always goes with approve"))
 			return
 		}
-		v, err := h.Approvals.Decide(r.Context(), user, id, approve, body.Always)
+		v, warning, err := h.Approvals.Decide(r.Context(), user, id, approve, body.Always)
 		if err != nil {
 			handlers.WriteError(w, r, h.Logger, err)
 			return
 		}
-		handlers.WriteJSON(w, http.StatusOK, map[string]any{"approval": v})
+		out := map[string]any{"approval": v}
+		if warning != "" {
+			out["warning"] = warning // approved once; "always" was refused (a scope above holds the tool Off)
+		}
+		handlers.WriteJSON(w, http.StatusOK, out)
 	}
 }

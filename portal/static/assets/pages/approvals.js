@@ -155,8 +155,11 @@ function decideForm(ctx, body, status, a) {
     approve.disabled = true;
     await busy(b, async () => {
       let decided;
+      let warning = '';
       try {
-        decided = ((await (yes ? api.approve(a.id, always.checked) : api.deny(a.id))) || {}).approval;
+        const res = (await (yes ? api.approve(a.id, always.checked) : api.deny(a.id))) || {};
+        decided = res.approval;
+        warning = res.warning || '';
       } catch (err) {
         if (err.status === 401) { ctx.fail(status, err); return; }
         // Show where it stands now: a 409 means it was decided elsewhere meanwhile, or expired.
@@ -172,7 +175,9 @@ function decideForm(ctx, body, status, a) {
       }
       if (!ctx.current()) return;
       draw(ctx, body, status, decided || { ...a, status: yes ? 'approved' : 'denied' });
-      say(status, yes
+      say(status, yes && warning
+        ? notice('error', `Approved once, but ${a.tool} is not always allowed`, warning)
+        : yes
         ? notice('success', `Approved: ${a.tool}`, decided && decided.always
           ? `The call runs once when the agent makes it again, and ${a.tool} is now always allowed for this agent.`
           : 'The call runs once when the agent makes it again with this approval.')
