@@ -40,6 +40,7 @@ import (
 	"github.com/workbench/workbench/app/platformkeys"
 	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/app/signin"
+	"github.com/workbench/workbench/app/webhooks"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/eventstore/instrumented"
@@ -61,6 +62,7 @@ import (
 	"github.com/workbench/workbench/handlers/orgs"
 	"github.com/workbench/workbench/handlers/portalhttp"
 	"github.com/workbench/workbench/handlers/proxy"
+	"github.com/workbench/workbench/handlers/webhookshttp"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/bus"
 	"github.com/workbench/workbench/internal/config"
@@ -85,6 +87,7 @@ import (
 	"github.com/workbench/workbench/projections/organizationsrm"
 	"github.com/workbench/workbench/projections/platform"
 	"github.com/workbench/workbench/projections/portalsessionsrm"
+	"github.com/workbench/workbench/projections/webhooksrm"
 )
 
 // Main is the whole server, wired by hand: Open builds every piece from the configuration, Run serves
@@ -184,7 +187,7 @@ func (m *Main) Open(ctx context.Context) error {
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
 		Projections: []projections.Projection{identityrm.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
 			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New().WithInviteeKey(m.inviteeKey), connectorsrm.New(),
-			platform.NewKeys(), platform.NewCalls(), approvalsrm.New(), budgetsrm.New()},
+			platform.NewKeys(), platform.NewCalls(), approvalsrm.New(), budgetsrm.New(), webhooksrm.New(m.Config.ServerPublicURL)},
 		Logger:     m.Logger,
 		Registerer: m.Registry,
 		WriteGate:  m.writeGate,
@@ -470,6 +473,7 @@ type services struct {
 	connectors *connectors.Service
 	approvals  *approvals.Service
 	budgets    *budgets.Service
+	webhooks   *webhooks.Service
 	// done is closed when Serve's ctx ends: long-lived streams (the live browser view) end then, so
 	// the drain does not wait on them.
 	done <-chan struct{}
@@ -620,6 +624,13 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if err != nil {
 		return err
 	}
+	// Organisations' webhooks: the sender works off the outbox the webhooks projection fills.
+	webhookSvc, err := webhooks.New(webhooks.Options{Store: m.Store, DB: m.DB, Vault: m.Vault, Orgs: &organizationsrm.Reader{DB: m.DB},
+		Projections: m.Runner, AllowLoopback: m.Config.DevAllowLoopback, Logger: m.Logger})
+	if err != nil {
+		return err
+	}
+	goRun("webhook deliveries", webhookSvc.Run)
 	runs, err := executions.New(executions.Options{Registry: m.Plugins, Credentials: creds, Store: m.Store, Logger: m.Logger,
 		Transport: tracing.Transport(outbound), Sources: []executions.ToolSource{connectorSvc}, Switches: connectorSvc, Approvals: approvalSvc, Budgets: budgetSvc})
 	if err != nil {
@@ -699,7 +710,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	*s = services{
 		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
 		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app, browser: browserService,
-		connectors: connectorSvc, approvals: approvalSvc, budgets: budgetSvc,
+		connectors: connectorSvc, approvals: approvalSvc, budgets: budgetSvc, webhooks: webhookSvc,
 	}
 	goRun("bus relay", relay.Run)
 	return nil
@@ -744,6 +755,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			m.mountPlatformKeys(r, sessions)
 			approvalshttp.Mount(r, approvalshttp.Deps{Sessions: sessions, Approvals: s.approvals, Reader: approvalsrm.Reader{DB: m.DB}, Logger: m.Logger})
 			budgetshttp.Mount(r, budgetshttp.Deps{Sessions: sessions, Budgets: s.budgets, Logger: m.Logger})
+			webhookshttp.Mount(r, webhookshttp.Deps{Sessions: sessions, Webhooks: s.webhooks, Logger: m.Logger})
 			connectorshttp.MountRegistry(r, connectorshttp.RegistryDeps{Sessions: sessions, Connectors: s.connectors, Users: identityrm.Reader{DB: m.DB}, Admins: m.Config.Admins, Logger: m.Logger})
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 			// The live view of each user's browser session, its reset, and cookie capture (handlers/browserhttp).

@@ -25,9 +25,13 @@ func TestDecodeApprovals(t *testing.T) {
 		ok   func(auditrm.Record) bool
 	}{
 		{approval.Requested{ApprovalID: id, Binding: b, ExpiresAt: at.Add(time.Minute), At: at}, auditrm.KindApprovalRequested,
-			func(r auditrm.Record) bool { return r.Account == "work" && r.AgentID == b.AgentID && r.ArgsSHA256 == "abc" }},
+			func(r auditrm.Record) bool {
+				return r.Account == "work" && r.AgentID == b.AgentID && r.ArgsSHA256 == "abc"
+			}},
 		{approval.Approved{ApprovalID: id, UserID: user, Tool: b.Tool, Integration: "github", By: decider, Via: approval.ViaPortal, Always: true, At: at}, auditrm.KindApprovalApproved,
-			func(r auditrm.Record) bool { return r.ApprovalVia == "portal" && r.ApprovalAlways && r.Actor == decider.String() }},
+			func(r auditrm.Record) bool {
+				return r.ApprovalVia == "portal" && r.ApprovalAlways && r.Actor == decider.String()
+			}},
 		{approval.Denied{ApprovalID: id, UserID: user, Tool: b.Tool, Integration: "github", By: user, Via: approval.ViaElicitation, At: at}, auditrm.KindApprovalDenied,
 			func(r auditrm.Record) bool { return r.ApprovalVia == "elicitation" }},
 		{approval.Expired{ApprovalID: id, UserID: user, Tool: b.Tool, Integration: "github", At: at}, auditrm.KindApprovalExpired,
