@@ -257,3 +257,26 @@ func (s *Service) append(ctx context.Context, stream string, expected eventstore
 	}
 	return nil
 }
+
+// Covered names the tools among tools that a budget of the caller's agent's chain covers (every one
+// when a budget covers every tool): what a curl session, which budgets cannot count, must not reach.
+func (s *Service) Covered(ctx context.Context, caller executions.Caller, tools []string) ([]string, error) {
+	chain, err := s.opts.Chains.CallerChain(ctx, caller)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.budgetsOf(ctx, chain)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range tools {
+		for _, b := range all {
+			if b.Tool == budget.AllTools || b.Tool == t {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out, nil
+}

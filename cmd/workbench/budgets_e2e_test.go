@@ -175,6 +175,11 @@ func TestBudgetsEndToEnd(t *testing.T) {
 	if s := runEcho("remote_echo"); !strings.Contains(s, "RATE_LIMITED") {
 		t.Fatalf("the bucket is empty again: %s", s)
 	}
+	// A curl session, whose requests budgets cannot count, is refused while a budget covers the
+	// integration's tools.
+	if s := callError(t, cs, "curl_session", map[string]any{"integrations": []string{"utils"}}); !strings.Contains(s, "BUDGETED") {
+		t.Fatalf("a curl session under a budget on every tool: %s", s)
+	}
 	// A budget on one tool binds that tool only: with the organisation's limit lifted, remote_echo
 	// gets two calls a day at the agent, utils_echo is not counted.
 	if status, body := portal(ada, http.MethodPut, "/api/budgets", map[string]any{"owner_scope": "organization", "owner_id": org.String(), "per_minute": 0}); status != http.StatusNoContent {

@@ -637,7 +637,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		return err
 	}
 	tools, err := metatools.New(metatools.Options{Registry: m.Plugins, Credentials: creds, Executions: runs, Logger: m.Logger, CurlSessions: curlSessions, PublicURL: m.Config.ServerPublicURL,
-		Connectors: connectorSvc})
+		Connectors: connectorSvc, Budgets: budgetSvc})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors"
 	"github.com/workbench/workbench/app/curlsessions"
+	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/handlers/mcp"
 )
 
@@ -47,7 +48,15 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 			return nil, err
 		}
 	}
-	if problems := append(switchedOff(s, a.Integrations, off), asking(s, a.Integrations, asks)...); len(problems) > 0 {
+	problems := append(switchedOff(s, a.Integrations, off), asking(s, a.Integrations, asks)...)
+	if s.opts.Budgets != nil {
+		more, err := s.budgeted(ctx, caller(p, user), a.Integrations)
+		if err != nil {
+			return nil, err
+		}
+		problems = append(problems, more...)
+	}
+	if len(problems) > 0 {
 		refused := &curlsessions.RefusedError{Problems: problems}
 		return failed{"error": refused.Error(), "refused": refused.Problems}, nil
 	}
@@ -78,6 +87,32 @@ func (s *Set) curlSession(ctx context.Context, p mcp.Principal, user uuid.UUID, 
 			"header and injects the user's own credential for the provider. Methods: GET, HEAD, POST, PUT, PATCH, DELETE. " +
 			"Redirects come back to you unfollowed. The token works only for the integrations listed, until expires_at.",
 	}, nil
+}
+
+// budgeted names each of integrations with a tool that a budget of the caller's chain covers: a curl
+// session's requests are not counted against budgets, so none is minted for it.
+func (s *Set) budgeted(ctx context.Context, c executions.Caller, integrations []string) ([]curlsessions.Problem, error) {
+	var problems []curlsessions.Problem
+	for _, in := range integrations {
+		i, ok := s.opts.Registry.Integration(in)
+		if !ok {
+			continue
+		}
+		var names []string
+		for _, t := range i.Tools() {
+			names = append(names, t.Name)
+		}
+		covered, err := s.opts.Budgets.Covered(ctx, c, names)
+		if err != nil {
+			return nil, err
+		}
+		if len(covered) > 0 {
+			slices.Sort(covered)
+			problems = append(problems, curlsessions.Problem{Integration: in, Reason: "BUDGETED",
+				Message: in + " has tools under a rate limit or budget for this agent: " + strings.Join(covered, ", ") + ". A curl session's requests are not counted, so none is minted; use execute_tools."})
+		}
+	}
+	return problems, nil
 }
 
 // asking names each of integrations that has a tool switched to Ask for the agent (asks, from

@@ -53,6 +53,11 @@ type Options struct {
 	// Connectors, when set, adds the connector tools the caller's agent has On to search_tools,
 	// get_tool_schema (and, through executions' ToolSource, to execute_tools). Nil: plugin tools only.
 	Connectors ConnectorTools
+	// Budgets, when set, names the tools a budget of the caller's chain covers: curl_session refuses
+	// their integrations (its requests are not counted).
+	Budgets interface {
+		Covered(ctx context.Context, caller executions.Caller, tools []string) ([]string, error)
+	}
 	// PublicURL is SERVER_PUBLIC_URL. An API-key integration is connected by the user on the portal's
 	// integrations page, PublicURL + "/integrations", which NOT_CONNECTED and connect hand the agent.
 	PublicURL string
