@@ -28,7 +28,7 @@ type hot struct {
 	servers map[string]hotEntry[connectorsrm.Server]
 	creds   map[uuid.UUID]hotCreds
 	// plugins are the plugin tools' switches of a caller's chain, by tool, per caller (pluginswitches.go).
-	plugins map[pluginCaller]hotEntry[map[string][]connectorsrm.Switch]
+	plugins map[pluginCaller]hotEntry[pluginChain]
 }
 
 // pluginCaller keys the plugin switches cache: the agent a caller names, or the user whose default
@@ -74,7 +74,7 @@ func (h *hot) clearLocked() {
 	h.agents = map[uuid.UUID]hotEntry[hotAgent]{}
 	h.servers = map[string]hotEntry[connectorsrm.Server]{}
 	h.creds = map[uuid.UUID]hotCreds{}
-	h.plugins = map[pluginCaller]hotEntry[map[string][]connectorsrm.Switch]{}
+	h.plugins = map[pluginCaller]hotEntry[pluginChain]{}
 }
 
 // invalidate forgets everything (after a write).

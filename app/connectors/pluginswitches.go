@@ -10,6 +10,7 @@ import (
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/projections/connectorsrm"
 )
@@ -111,15 +112,16 @@ func (s *Service) PluginToolStates(ctx context.Context, caller executions.Caller
 	if !ok {
 		return map[string]OffTool{}, map[string]bool{}, nil
 	}
-	all, err := s.cachedPluginSwitches(ctx, caller)
+	pc, err := s.cachedPluginSwitches(ctx, caller)
 	if err != nil {
 		return nil, nil, err
 	}
+	all := pc.switches
 	off, ask := map[string]OffTool{}, map[string]bool{}
 	why := s.reasons()
 	for _, t := range lookup.Tools() {
 		switches := all[pluginKey(t)]
-		switch d := pluginDecision(t, switches); {
+		switch d := pluginDecision(t, switches, pc.asks); {
 		case !d.On:
 			off[t.Name] = OffTool{Why: why(ctx, d), ByDefault: len(switches) == 0}
 		case d.Ask:
@@ -140,11 +142,11 @@ func (s *Service) PluginToolOff(ctx context.Context, caller executions.Caller, i
 	if !ok || t.Owner().Name != integration {
 		return "", nil
 	}
-	all, err := s.cachedPluginSwitches(ctx, caller)
+	pc, err := s.cachedPluginSwitches(ctx, caller)
 	if err != nil {
 		return "", err
 	}
-	return s.whyOff(ctx, pluginDecision(t, all[pluginKey(t)])), nil
+	return s.whyOff(ctx, pluginDecision(t, pc.switches[pluginKey(t)], pc.asks)), nil
 }
 
 // PluginToolGate implements executions.PluginSwitches: why one plugin tool is Off for the caller
@@ -158,11 +160,11 @@ func (s *Service) PluginToolGate(ctx context.Context, caller executions.Caller, 
 	if !ok || t.Owner().Name != integration {
 		return "", false, nil
 	}
-	all, err := s.cachedPluginSwitches(ctx, caller)
+	pc, err := s.cachedPluginSwitches(ctx, caller)
 	if err != nil {
 		return "", false, err
 	}
-	d := pluginDecision(t, all[pluginKey(t)])
+	d := pluginDecision(t, pc.switches[pluginKey(t)], pc.asks)
 	return s.whyOff(ctx, d), d.On && d.Ask, nil
 }
 
@@ -172,7 +174,7 @@ func pluginKey(t *plugins.Tool) string { return login.PluginServerID(t.Owner().N
 // cachedPluginSwitches are the plugin tools' switches along the caller's chain, keyed by server id and
 // tool (pluginKey), reused for
 // DefaultCacheTTL (every write of this replica clears them).
-func (s *Service) cachedPluginSwitches(ctx context.Context, caller executions.Caller) (map[string][]connectorsrm.Switch, error) {
+func (s *Service) cachedPluginSwitches(ctx context.Context, caller executions.Caller) (pluginChain, error) {
 	key := pluginCaller{user: caller.UserID, agent: caller.AgentID}
 	h := s.hot
 	h.mu.Lock()
@@ -185,31 +187,47 @@ func (s *Service) cachedPluginSwitches(ctx context.Context, caller executions.Ca
 	at := time.Now()
 	chain, err := s.CallerChain(ctx, caller)
 	if err != nil {
-		return nil, err
+		return pluginChain{}, err
 	}
 	byServer, err := s.reader.PluginSwitches(ctx, chain.Owners())
 	if err != nil {
-		return nil, err
+		return pluginChain{}, err
 	}
+	asks, err := s.reader.PrefersAsk(ctx, chain.OrganizationID)
+	if err != nil {
+		return pluginChain{}, err
+	}
+	pc := pluginChain{switches: byServer, asks: asks}
 	h.mu.Lock()
 	if h.gen == gen {
-		h.plugins[key] = hotEntry[map[string][]connectorsrm.Switch]{v: byServer, at: at}
+		h.plugins[key] = hotEntry[pluginChain]{v: pc, at: at}
 	}
 	h.mu.Unlock()
-	return byServer, nil
+	return pc, nil
+}
+
+// pluginChain is what a caller's chain holds for plugin tools: the switches by pluginKey, and whether
+// its organisation has tools that start Off ask instead.
+type pluginChain struct {
+	switches map[string][]connectorsrm.Switch
+	asks     bool
 }
 
 // pluginDecision is plugin tool t's switch along a chain, switches being the chain's: the instance
 // admin's default, else its start-Off rule, is a default at the platform scope, then Decide decides; a
 // tool with neither is On.
-func pluginDecision(t *plugins.Tool, switches []connectorsrm.Switch) connectorsrm.Decision {
+func pluginDecision(t *plugins.Tool, switches []connectorsrm.Switch, asks bool) connectorsrm.Decision {
 	if off, rule := t.StartsOff(); off && !hasAdminDefault(switches) {
 		switches = append(slices.Clip(switches), connectorsrm.Switch{Owner: login.Owner{Scope: login.ScopePlatform}, Tool: t.Name, On: false, Rule: rule})
 	}
 	if len(switches) == 0 {
 		return connectorsrm.Decision{On: true}
 	}
-	return connectorsrm.Decide(switches, connectorsrm.Tool{}, "")
+	d := connectorsrm.Decide(switches, connectorsrm.Tool{}, "")
+	if asks {
+		d = connectorsrm.StartsAsk(d) // the organisation chose Ask for what starts Off
+	}
+	return d
 }
 
 // hasAdminDefault reports whether the platform holds the instance admin's default among switches.
@@ -289,6 +307,10 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 	if err != nil {
 		return nil, err
 	}
+	asks, err := s.reader.PrefersAsk(ctx, chain.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
 	out := []PluginSwitchView{}
 	why := s.reasons()
 	for _, t := range lookup.Tools() {
@@ -310,7 +332,7 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 				}
 			}
 		}
-		if d := pluginDecision(t, switches); d.On {
+		if d := pluginDecision(t, switches, asks); d.On {
 			v.On, v.Ask = true, d.Ask
 		} else {
 			v.Unavailable = why(ctx, d)
@@ -337,4 +359,35 @@ func (s *Service) AllowForAgent(ctx context.Context, user, agent uuid.UUID, inte
 		return s.SetSwitch(ctx, user, owner, integration, tool, true)
 	}
 	return s.SetPluginSwitch(ctx, user, owner, tool, true)
+}
+
+// SetStartPreference is an organisation's choice of what tools that start Off by their rule
+// (mutating, destructive, a writing verb, a manifest's default_off) are for its agents: login.StartsOff
+// or login.StartsAsk (On, each call waiting for a person's approval). Plugin and connector tools alike;
+// explicit switches and the instance admin's defaults are untouched. The user must manage the
+// organisation.
+func (s *Service) SetStartPreference(ctx context.Context, user, org uuid.UUID, startsAs string) error {
+	owner := login.Owner{Scope: login.ScopeOrganization, ID: org}
+	if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
+		return err
+	}
+	ev := login.StartPreferenceSet{Owner: owner, MutatingStartsAs: startsAs, By: user.String(), At: s.opts.Now()}
+	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(owner), switchAggregate, login.SwitchCommand(login.SetStartPreference{Event: ev}), s.md(user.String()))
+	if err != nil {
+		return err
+	}
+	return s.wait(ctx, res.Position, len(res.Events))
+}
+
+// StartPreference is an organisation's choice (login.StartsOff when it made none). The user must
+// manage the organisation.
+func (s *Service) StartPreference(ctx context.Context, user, org uuid.UUID) (string, error) {
+	if err := s.opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeOrganization, ID: org}); err != nil {
+		return "", err
+	}
+	asks, err := s.reader.PrefersAsk(ctx, org)
+	if asks {
+		return login.StartsAsk, err
+	}
+	return login.StartsOff, err
 }

@@ -269,6 +269,10 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 	if err != nil {
 		return LoginDetail{}, err
 	}
+	asks, err := s.reader.PrefersAsk(ctx, chain.OrganizationID)
+	if err != nil {
+		return LoginDetail{}, err
+	}
 	v, err := s.view(ctx, loginID)
 	if err != nil {
 		return LoginDetail{}, err
@@ -290,6 +294,9 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 			}
 		}
 		dec := connectorsrm.Decide(sw, t, l.Owner.Scope)
+		if asks {
+			dec = connectorsrm.StartsAsk(dec)
+		}
 		tv.On, tv.From, tv.Rule, tv.Drift, tv.Explicit, tv.Ask = dec.On, dec.From.Scope, dec.Rule, dec.Drift, dec.Explicit(), dec.Ask
 		tv.Unavailable = s.whyOff(ctx, dec)
 		d.Tools = append(d.Tools, tv)

@@ -165,4 +165,6 @@ func Events() []domain.Event {
 }
 
 // SwitchEvents lists the switch stream's event types.
-func SwitchEvents() []domain.Event { return []domain.Event{SwitchSet{}, SwitchesCleared{}} }
+func SwitchEvents() []domain.Event {
+	return []domain.Event{SwitchSet{}, SwitchesCleared{}, StartPreferenceSet{}}
+}

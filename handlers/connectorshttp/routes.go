@@ -67,6 +67,8 @@ func Mount(r chi.Router, d Deps) {
 	r.Put("/api/mcp/switches", h.user(h.setSwitch))
 	r.Put("/api/tools/switches", h.user(h.setPluginSwitch))
 	r.Get("/api/tools/switches", h.user(h.pluginSwitches))
+	r.Get("/api/tools/start-preference", h.user(h.startPreference))
+	r.Put("/api/tools/start-preference", h.user(h.setStartPreference))
 	r.Get(connectors.CallbackPath, h.user(h.oauthCallback))
 	h.mountAdmin(r)
 	h.mountOrgServers(r)
@@ -599,4 +601,42 @@ func switchState(on **bool, state string) (bool, error) {
 	}
 	*on = &want
 	return state == "ask", nil
+}
+
+// startPreference is GET /api/tools/start-preference?organization_id=: {"mutating_starts_as": "off"|"ask"}.
+func (h *routes) startPreference(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	org, err := uuid.Parse(r.URL.Query().Get("organization_id"))
+	if err != nil {
+		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "organization_id is required"))
+		return
+	}
+	v, err := h.Connectors.StartPreference(r.Context(), user, org)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	handlers.WriteJSON(w, http.StatusOK, map[string]string{"mutating_starts_as": v})
+}
+
+// setStartPreference is PUT /api/tools/start-preference {organization_id, mutating_starts_as: off|ask}:
+// what the organisation's tools that start Off by their rule are for its agents.
+func (h *routes) setStartPreference(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
+	var body struct {
+		OrganizationID   string `json:"organization_id"`
+		MutatingStartsAs string `json:"mutating_starts_as"`
+	}
+	if err := decode(r, &body); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	org, err := uuid.Parse(body.OrganizationID)
+	if err != nil {
+		h.fail(w, r, domain.Errorf(domain.CodeInvalid, "organization_id is required"))
+		return
+	}
+	if err := h.Connectors.SetStartPreference(r.Context(), user, org, body.MutatingStartsAs); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }

@@ -53,7 +53,7 @@ func (*Projection) Name() string { return Name }
 
 // Reset implements projections.Projection.
 func (*Projection) Reset(ctx context.Context, tx *sql.Tx) error {
-	return projections.DeleteAll(ctx, tx, "mcp_tool_switches", "mcp_tool_listings", "mcp_tools", "mcp_connections", "connectors")
+	return projections.DeleteAll(ctx, tx, "mcp_tool_switches", "mcp_tool_listings", "mcp_tools", "mcp_connections", "connectors", "tool_start_preferences")
 }
 
 // Apply implements projections.Projection.
@@ -71,6 +71,11 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (id) DO UPDATE SET slug = $2, manifest = $4, digest = $5, source = $6, publisher = $7, version = $8, verified = $9, updated_at = $10`,
 			e.ID, e.Slug, e.ToolPrefix, string(e.Manifest), e.Digest, e.Source, e.Publisher, e.Version, boolInt(e.Source == "core" || e.Verified), dbtime.Format(e.At))
+		return err
+	case login.StartPreferenceSet:
+		_, err = tx.ExecContext(ctx, `INSERT INTO tool_start_preferences (scope, scope_id, mutating_starts_as, updated_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (scope, scope_id) DO UPDATE SET mutating_starts_as = $3, updated_at = $4`,
+			string(e.Owner.Scope), e.Owner.ID.String(), e.MutatingStartsAs, dbtime.Format(e.At))
 		return err
 	case login.SwitchesCleared:
 		q := `DELETE FROM mcp_tool_switches WHERE scope = $1 AND scope_id = $2 AND server_id = $3`

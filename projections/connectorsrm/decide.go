@@ -2,6 +2,8 @@ package connectorsrm
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 
 	"github.com/google/uuid"
 
@@ -143,4 +145,33 @@ func (r Reader) ToolOwners(ctx context.Context, serverID, name string) ([]login.
 		out = append(out, o)
 	}
 	return out, rows.Err()
+}
+
+// startOffRules are the rules of a default that holds a tool Off until someone switches it: what an
+// organisation may choose to have ask instead (not the instance admin's default, nor a switch set).
+var startOffRules = map[string]bool{"mutating": true, "destructive_hint": true, "writing_verb": true, "policy_default_off": true} // plugins/connector's rules
+
+// StartsAsk turns a decision held Off only by a tool's start-Off rule into Ask (On, each call waiting
+// for a person's approval): an organisation that chose login.StartsAsk for its agents. An explicit Off,
+// the instance admin's default and an On decision are left as they are.
+func StartsAsk(d Decision) Decision {
+	if d.On || d.Explicit() || !startOffRules[d.Rule] {
+		return d
+	}
+	d.On, d.Ask = true, true
+	return d
+}
+
+// PrefersAsk reports whether an organisation chose that its tools that start Off ask instead.
+func (r Reader) PrefersAsk(ctx context.Context, org uuid.UUID) (bool, error) {
+	if org == uuid.Nil {
+		return false, nil
+	}
+	var v string
+	err := r.DB.QueryRowContext(ctx, `SELECT mutating_starts_as FROM tool_start_preferences WHERE scope = $1 AND scope_id = $2`,
+		string(login.ScopeOrganization), org.String()).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return v == login.StartsAsk, err
 }

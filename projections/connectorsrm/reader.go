@@ -437,6 +437,10 @@ func (r Reader) effective(ctx context.Context, c Chain, choose func([]Login) map
 	if err != nil {
 		return nil, err
 	}
+	asks, err := r.PrefersAsk(ctx, c.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Effective, 0, len(tools))
 	for _, t := range tools {
 		e := Effective{Tool: t, Login: chosen[t.ServerID], PerScope: map[login.Scope]bool{}}
@@ -445,6 +449,9 @@ func (r Reader) effective(ctx context.Context, c Chain, choose func([]Login) map
 			e.PerScope[s.Owner.Scope] = s.On
 		}
 		e.Decision = Decide(sw, t, e.Login.Owner.Scope)
+		if asks {
+			e.Decision = StartsAsk(e.Decision) // the organisation chose Ask for what starts Off
+		}
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
