@@ -134,7 +134,10 @@ func (s *Service) Pending(ctx context.Context, user uuid.UUID, r approvalsrm.Rea
 	}
 	out := make([]View, 0, len(ids))
 	for _, id := range ids {
-		st, _, err := eventstore.LoadState(ctx, s.opts.Store, approval.StreamName(id), aggregate)
+		st, err := s.load(ctx, user, id) // the read model proposes; the decision's own check disposes
+		if domain.ErrorCode(err) == domain.CodeNotFound {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -30,6 +30,7 @@ import (
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/eventstore"
 )
 
 func TestApprovalsEndToEnd(t *testing.T) {
@@ -239,5 +240,114 @@ func TestApprovalsEndToEnd(t *testing.T) {
 	}
 	if s := callError(t, plain, "curl_session", map[string]any{"integrations": []string{"utils"}}); !strings.Contains(s, "TOOLS_ASK") {
 		t.Fatalf("a curl session over an integration with an Ask tool: %s", s)
+	}
+}
+
+// An organisation's admin decides the approvals of its members' agents: bob's agent in Acme asks, ada
+// (Acme's owner) finds it in her inbox, approves it, and bob's call runs; carol, a plain member of
+// Acme, neither sees nor decides it.
+func TestApprovalsByOrganisationAdmin(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const tok = "tok-approvals-admin-0123"
+	remote := connectorstest.NewRemote(t, tok)
+	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"CONNECTORS_DIR": writeRemoteConnector(t, remote), "WORKBENCH_DEV_ALLOW_LOOPBACK": "true"}, slog.LevelWarn)
+	ada, bob, carol := srv.user(t, "ada@example.com"), srv.user(t, "bob@example.com"), srv.user(t, "carol@example.com")
+	md := eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}
+	orgs := srv.M.Organizations
+	for _, u := range []e2eUser{ada, bob, carol} {
+		if err := orgs.SignedIn(ctx, u.ID, u.Email, md); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acme, err := orgs.Create(ctx, ada.ID, ada.Email, "Acme", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []e2eUser{bob, carol} {
+		if _, err := orgs.Invite(ctx, ada.ID, acme, u.Email, organization.RoleMember, md); err != nil {
+			t.Fatal(err)
+		}
+		inv, err := orgs.PendingInvitations(ctx, u.Email)
+		if err != nil || len(inv) != 1 {
+			t.Fatalf("%s's invitations: %v %v", u.Email, inv, err)
+		}
+		if _, err := orgs.AcceptInvitation(ctx, u.ID, u.Email, inv[0].ID, md); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bot, err := orgs.CreateAgent(ctx, bob.ID, acme, "bob-bot", uuid.Nil, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, pos, err := srv.M.Accounts.MintOrRotateAgent(ctx, bob.ID, bot, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.waitFor(t, pos)
+	orgOwner := login.Owner{Scope: login.ScopeOrganization, ID: acme}
+	if _, err := srv.M.Connectors.Connect(ctx, ada.ID, connectors.ConnectRequest{ServerID: "mcp_remote", Owner: orgOwner, Fields: map[string]string{"token": tok}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.M.Connectors.AskSwitch(ctx, ada.ID, orgOwner, "mcp_remote", "remote_echo"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.Base + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{key: key.Secret, next: http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	x := ex("remote_echo", map[string]any{"text": "from bob"})
+	r := execute(t, cs, x).Results[0]
+	var id string
+	json.Unmarshal(r["approval_id"], &id) //nolint:errcheck // checked below
+	if id == "" {
+		t.Fatalf("bob's agent's call: %v", r)
+	}
+	inbox := func(u e2eUser) string {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.Base+"/api/approvals", nil)
+		cookie, _ := srv.M.Sessions.Cookie(u.ID)
+		req.AddCookie(cookie)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		buf := make([]byte, 1<<16)
+		n, _ := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		return b.String()
+	}
+	if s := inbox(ada); !strings.Contains(s, id) {
+		t.Fatalf("ada's inbox (Acme's owner) lacks bob's agent's approval: %s", s)
+	}
+	if s := inbox(carol); strings.Contains(s, id) {
+		t.Fatalf("carol's inbox (a plain member) shows it: %s", s)
+	}
+	decide := func(u e2eUser) int {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.Base+"/api/approvals/"+id+"/approve", nil)
+		req.Header.Set("Origin", srv.Base)
+		cookie, _ := srv.M.Sessions.Cookie(u.ID)
+		req.AddCookie(cookie)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status := decide(carol); status != http.StatusNotFound {
+		t.Fatalf("carol approves: %d, want 404", status)
+	}
+	if status := decide(ada); status != http.StatusOK {
+		t.Fatalf("ada approves: %d", status)
+	}
+	x["approval_id"] = id
+	if r := execute(t, cs, x).Results[0]; !strings.Contains(string(r["result"]), "echo: from bob") || remote.Calls.Load() != 1 {
+		t.Fatalf("bob's approved call: %v, %d calls", r, remote.Calls.Load())
 	}
 }

@@ -89,10 +89,12 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 // Reader reads the approvals table.
 type Reader struct{ DB *sql.DB }
 
-// Pending lists the ids of the user's approvals waiting for a decision and not expired at now, the
-// newest first (at most 100).
+// Pending lists the ids of the approvals waiting for the user's decision and not expired at now, the
+// newest first (at most 100): the user's own, and those of the agents of the organisations the user is
+// an owner or admin of (read from the organisations read model in the same database).
 func (r Reader) Pending(ctx context.Context, user uuid.UUID, now time.Time) ([]uuid.UUID, error) {
-	rows, err := r.DB.QueryContext(ctx, `SELECT approval_id FROM approvals WHERE user_id = $1 AND status = $2 AND expires_at > $3
+	rows, err := r.DB.QueryContext(ctx, `SELECT approval_id FROM approvals WHERE status = $2 AND expires_at > $3 AND (user_id = $1
+		OR agent_id IN (SELECT a.agent_id FROM agents a JOIN org_members m ON m.org_id = a.org_id WHERE m.user_id = $1 AND m.role IN ('owner', 'admin')))
 		ORDER BY requested_at DESC LIMIT 100`, user.String(), string(approval.StatusPending), dbtime.Format(now))
 	if err != nil {
 		return nil, err
