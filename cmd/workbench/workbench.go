@@ -40,6 +40,7 @@ import (
 	"github.com/workbench/workbench/app/platformkeys"
 	"github.com/workbench/workbench/app/portalsessions"
 	"github.com/workbench/workbench/app/signin"
+	"github.com/workbench/workbench/app/toolsets"
 	"github.com/workbench/workbench/app/webhooks"
 	"github.com/workbench/workbench/domain/mcpsession"
 	"github.com/workbench/workbench/eventstore"
@@ -58,10 +59,12 @@ import (
 	"github.com/workbench/workbench/handlers/jotshttp"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/handlers/mcp/metatools"
+	"github.com/workbench/workbench/handlers/mcp/toolsetserve"
 	"github.com/workbench/workbench/handlers/oauthhttp"
 	"github.com/workbench/workbench/handlers/orgs"
 	"github.com/workbench/workbench/handlers/portalhttp"
 	"github.com/workbench/workbench/handlers/proxy"
+	"github.com/workbench/workbench/handlers/toolsetshttp"
 	"github.com/workbench/workbench/handlers/webhookshttp"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/bus"
@@ -87,6 +90,7 @@ import (
 	"github.com/workbench/workbench/projections/organizationsrm"
 	"github.com/workbench/workbench/projections/platform"
 	"github.com/workbench/workbench/projections/portalsessionsrm"
+	"github.com/workbench/workbench/projections/toolsetsrm"
 	"github.com/workbench/workbench/projections/webhooksrm"
 )
 
@@ -187,7 +191,7 @@ func (m *Main) Open(ctx context.Context) error {
 	runner, err := projections.NewRunner(m.Store, m.DB, m.Dialect, &projections.Options{
 		Projections: []projections.Projection{identityrm.New().WithOpener(m.Vault), connectionsrm.New(), auditrm.New().WithOpener(m.Vault), jotsrm.New(), oauthrm.New(),
 			mcpsessionsrm.New(), portalsessionsrm.New(), organizationsrm.New().WithInviteeKey(m.inviteeKey), connectorsrm.New(),
-			platform.NewKeys(), platform.NewCalls(), approvalsrm.New(), budgetsrm.New(), webhooksrm.New(m.Config.ServerPublicURL)},
+			platform.NewKeys(), platform.NewCalls(), approvalsrm.New(), budgetsrm.New(), webhooksrm.New(m.Config.ServerPublicURL), toolsetsrm.New()},
 		Logger:     m.Logger,
 		Registerer: m.Registry,
 		WriteGate:  m.writeGate,
@@ -474,6 +478,8 @@ type services struct {
 	approvals  *approvals.Service
 	budgets    *budgets.Service
 	webhooks   *webhooks.Service
+	toolsets   *toolsets.Service
+	tsServer   *mcp.Server
 	// done is closed when Serve's ctx ends: long-lived streams (the live browser view) end then, so
 	// the drain does not wait on them.
 	done <-chan struct{}
@@ -703,6 +709,34 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	if err != nil {
 		return err
 	}
+	// Toolsets: a scope's curated tools, each served as a plain MCP server at /mcp/ts/{name}, on the
+	// same authentication, switches, approvals, budgets and audit as execute_tools.
+	toolsetSvc, err := toolsets.New(toolsets.Options{Store: m.Store, Reader: toolsetsrm.Reader{DB: m.DB}, Registry: m.Plugins, Connectors: connectorSvc,
+		Scopes: connectors.OrganizationScopes{Reader: &organizationsrm.Reader{DB: m.DB}}, Projections: m.Runner})
+	if err != nil {
+		return err
+	}
+	tsServer, err := mcp.New(mcp.Options{
+		Sessions: endedSessions,
+		Now:      m.Now,
+		Auth: tracedAuth{authn.Chain{
+			authn.APIKeys{Reader: keyOwners},
+			authn.AccessTokens{Verifier: oauthServer, Users: identityrm.Reader{DB: m.DB}},
+			authn.PortalSessions{Sessions: sessions, Users: identityrm.Reader{DB: m.DB}},
+		}},
+		Tools:               &toolsetserve.Set{Toolsets: toolsetSvc, Executions: runs},
+		SessionKey:          m.deriveKey("mcp-session"),
+		AllowedOrigins:      []string{sessions.Origin()},
+		Loopback:            httpserve.NewLoopback(m.Config.ServerPublicURL),
+		ResourceMetadataURL: oauthServer.ProtectedResourceMetadataURL(),
+		ServerName:          "workbench-toolset",
+		ServerVersion:       m.Version,
+		Instructions:        "This endpoint serves one Workbench toolset: call its tools directly. A result APPROVAL_REQUIRED names a page the user opens to approve the call; call the tool again with the same arguments once they have.",
+		Logger:              m.Logger,
+	})
+	if err != nil {
+		return err
+	}
 	app, err := portal.Handler(&portal.Options{Logger: m.Logger})
 	if err != nil {
 		return err
@@ -710,7 +744,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	*s = services{
 		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
 		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app, browser: browserService,
-		connectors: connectorSvc, approvals: approvalSvc, budgets: budgetSvc, webhooks: webhookSvc,
+		connectors: connectorSvc, approvals: approvalSvc, budgets: budgetSvc, webhooks: webhookSvc, toolsets: toolsetSvc, tsServer: tsServer,
 	}
 	goRun("bus relay", relay.Run)
 	return nil
@@ -731,6 +765,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 		App:      app,
 		Mount: func(r chi.Router) {
 			r.Handle("/mcp", tracing.Handler("mcp", mcpServer))
+			r.Handle("/mcp/ts/{toolset}", tracing.Handler("mcp toolset", toolsetserve.WithName(s.tsServer)))
 			r.Handle("/c/*", curl)
 			oauthServer.Mount(r)
 			portalhttp.Mount(r, portalhttp.Deps{
@@ -756,6 +791,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			approvalshttp.Mount(r, approvalshttp.Deps{Sessions: sessions, Approvals: s.approvals, Reader: approvalsrm.Reader{DB: m.DB}, Logger: m.Logger})
 			budgetshttp.Mount(r, budgetshttp.Deps{Sessions: sessions, Budgets: s.budgets, Logger: m.Logger})
 			webhookshttp.Mount(r, webhookshttp.Deps{Sessions: sessions, Webhooks: s.webhooks, Logger: m.Logger})
+			toolsetshttp.Mount(r, toolsetshttp.Deps{Sessions: sessions, Toolsets: s.toolsets, PublicURL: m.Config.ServerPublicURL, Logger: m.Logger})
 			connectorshttp.MountRegistry(r, connectorshttp.RegistryDeps{Sessions: sessions, Connectors: s.connectors, Users: identityrm.Reader{DB: m.DB}, Admins: m.Config.Admins, Logger: m.Logger})
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 			// The live view of each user's browser session, its reset, and cookie capture (handlers/browserhttp).

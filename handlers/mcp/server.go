@@ -102,6 +102,13 @@ type ToolSet interface {
 	CallTool(ctx context.Context, p Principal, name string, args json.RawMessage) (CallResult, error)
 }
 
+// ToolLister is implemented by a ToolSet whose tools depend on the request (a toolset endpoint: the
+// set named in the path, less what is switched Off for the caller's agent): tools/list asks it each
+// time instead of answering the list Tools gave at New. An error is answered as CallTool's are.
+type ToolLister interface {
+	ListTools(ctx context.Context, p Principal) ([]Tool, error)
+}
+
 // RunStarter is implemented by a ToolSet that does work at a run start (an MCP session's initialize):
 // the connectors relist the stale tool lists of the caller's agent. StartRun must not block; it returns
 // a channel closed when the work ends. initialize waits for it at most Options.RunStartBudget, and the
@@ -484,6 +491,21 @@ func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *r
 	case "ping":
 		return response{JSONRPC: "2.0", ID: req.ID, Result: struct{}{}}
 	case "tools/list":
+		if l, ok := s.opts.Tools.(ToolLister); ok {
+			tools, err := l.ListTools(ctx, p)
+			if err != nil {
+				var pe *ParamsError
+				if errors.As(err, &pe) {
+					return errorResponse(req.ID, CodeInvalidParams, pe.Message)
+				}
+				s.log.ErrorContext(ctx, "tools/list failed", "user", p.UserID, "err", err)
+				return errorResponse(req.ID, CodeInternalError, "Internal error while listing the tools")
+			}
+			if tools == nil {
+				tools = []Tool{}
+			}
+			return response{JSONRPC: "2.0", ID: req.ID, Result: map[string]any{"tools": tools}}
+		}
 		return response{JSONRPC: "2.0", ID: req.ID, Result: json.RawMessage(s.toolsList)}
 	case "logging/setLevel":
 		return s.setLevel(sess, req)

@@ -1,0 +1,161 @@
+package main
+
+// End-to-end test of toolsets: an agent's owner curates a toolset, and the official Go SDK client
+// lists and calls its tools at /mcp/ts/{name} as plain MCP tools; a tool switched Off at the
+// organisation disappears from it; a tool switched to Ask answers APPROVAL_REQUIRED; every call is an
+// execution record, as through execute_tools.
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/workbench/workbench/app/connectors"
+	"github.com/workbench/workbench/app/connectors/connectorstest"
+	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/eventstore"
+)
+
+func TestToolsetsEndToEnd(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const tok = "tok-toolsets-0123"
+	remote := connectorstest.NewRemote(t, tok)
+	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"CONNECTORS_DIR": writeRemoteConnector(t, remote), "WORKBENCH_DEV_ALLOW_LOOPBACK": "true"}, slog.LevelWarn)
+	ada, bob := srv.user(t, "ada@example.com"), srv.user(t, "bob@example.com")
+	if err := srv.M.Organizations.SignedIn(ctx, ada.ID, ada.Email, eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	org, agent := organization.PersonalOrganizationID(ada.ID), organization.DefaultAgentID(ada.ID)
+	if _, err := srv.M.Connectors.Connect(ctx, ada.ID, connectors.ConnectRequest{ServerID: "mcp_remote", Owner: login.Owner{Scope: login.ScopeAgent, ID: agent},
+		Fields: map[string]string{"token": tok}}); err != nil {
+		t.Fatal(err)
+	}
+	portal := func(user e2eUser, method, path string, body any) (int, string) {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequestWithContext(ctx, method, srv.Base+path, strings.NewReader(string(b)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", srv.Base)
+		cookie, _ := srv.M.Sessions.Cookie(user.ID)
+		req.AddCookie(cookie)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out strings.Builder
+		buf := make([]byte, 1<<16)
+		n, _ := resp.Body.Read(buf)
+		out.Write(buf[:n])
+		return resp.StatusCode, out.String()
+	}
+	set := map[string]any{"owner_scope": "agent", "owner_id": agent.String(), "name": "ops", "description": "What ops needs.",
+		"entries": []map[string]string{{"tool": "remote_*"}, {"tool": "utils_echo"}}}
+	if status, body := portal(bob, http.MethodPut, "/api/toolsets", set); status/100 == 2 {
+		t.Fatalf("bob curates ada's agent's toolset: %d %s", status, body)
+	}
+	if status, body := portal(ada, http.MethodPut, "/api/toolsets", map[string]any{"owner_scope": "agent", "owner_id": agent.String(), "name": "Bad Name", "entries": []map[string]string{{"tool": "x"}}}); status != http.StatusBadRequest {
+		t.Fatalf("a malformed name: %d %s", status, body)
+	}
+	if status, body := portal(ada, http.MethodPut, "/api/toolsets", set); status != http.StatusOK || !strings.Contains(body, `"version":1`) || !strings.Contains(body, srv.Base+"/mcp/ts/ops") {
+		t.Fatalf("save the toolset: %d %s", status, body)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.Base + "/mcp/ts/ops",
+		HTTPClient: &http.Client{Transport: bearer{key: ada.Key, next: http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	names := func() []string {
+		t.Helper()
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tool := range res.Tools {
+			out = append(out, tool.Name)
+		}
+		return out
+	}
+	// The set's tools the agent may use: the remote's On tools (its destructive one starts Off) and
+	// utils_echo; nothing else of the catalog.
+	if got := names(); !slices.Equal(got, []string{"remote_create_issue", "remote_echo", "remote_whoami", "utils_echo"}) &&
+		!slices.Equal(got, []string{"remote_echo", "remote_whoami", "utils_echo"}) {
+		t.Fatalf("tools/list of ops: %v", got)
+	}
+	text := func(res *mcp.CallToolResult) string {
+		if len(res.Content) == 0 {
+			return ""
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remote_echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil || res.IsError || text(res) != "echo: hi" || remote.Calls.Load() != 1 {
+		t.Fatalf("remote_echo through the toolset: %v %+v", err, res)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "utils_echo", Arguments: map[string]any{"message": "plug"}}); err != nil || res.IsError || !strings.Contains(text(res), "plug") {
+		t.Fatalf("utils_echo through the toolset: %v %+v", err, res)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "utils_time", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "Unknown tool") {
+		t.Fatalf("a tool outside the set: %v", err)
+	}
+	// The calls are execution records, as through execute_tools.
+	recs := srv.settledEvents(t, execution.TypeToolExecuted, 2)
+	var tools []string
+	for _, env := range recs {
+		var ev execution.ToolExecuted
+		json.Unmarshal(env.Data, &ev) //nolint:errcheck // a malformed record fails below
+		tools = append(tools, ev.Tool)
+	}
+	if !slices.Contains(tools, "remote_echo") || !slices.Contains(tools, "utils_echo") {
+		t.Fatalf("execution records: %v", tools)
+	}
+	// Off at the organisation: gone from the toolset.
+	if status, body := portal(ada, http.MethodPut, "/api/mcp/switches", map[string]any{"owner_scope": "organization", "owner_id": org.String(), "mcp_server_id": "mcp_remote", "tool": "remote_echo", "on": false}); status != http.StatusNoContent {
+		t.Fatalf("switch Off at the organisation: %d %s", status, body)
+	}
+	if got := names(); slices.Contains(got, "remote_echo") {
+		t.Fatalf("a tool Off at the organisation is still listed: %v", got)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remote_echo", Arguments: map[string]any{"text": "x"}}); err == nil || remote.Calls.Load() != 1 {
+		t.Fatalf("a tool Off at the organisation ran: %v", err)
+	}
+	// Ask: the call answers APPROVAL_REQUIRED with the approval's page.
+	if status, body := portal(ada, http.MethodPut, "/api/tools/switches", map[string]any{"owner_scope": "agent", "owner_id": agent.String(), "tool": "utils_echo", "state": "ask"}); status != http.StatusNoContent {
+		t.Fatalf("Ask: %d %s", status, body)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "utils_echo", Arguments: map[string]any{"message": "plug"}}); err != nil || !res.IsError || !strings.Contains(text(res), "APPROVAL_REQUIRED") || !strings.Contains(text(res), "/approvals/") {
+		t.Fatalf("an Ask tool through the toolset: %v %+v", err, res)
+	}
+	// A toolset the agent's chain does not hold is refused.
+	other, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.Base + "/mcp/ts/nope",
+		HTTPClient: &http.Client{Transport: bearer{key: ada.Key, next: http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.ListTools(ctx, nil); err == nil || !strings.Contains(err.Error(), "no toolset") {
+		t.Fatalf("an unknown toolset: %v", err)
+	}
+	// An edit is a new version.
+	set["entries"] = []map[string]string{{"tool": "utils_*"}}
+	if status, body := portal(ada, http.MethodPut, "/api/toolsets", set); status != http.StatusOK || !strings.Contains(body, `"version":2`) {
+		t.Fatalf("edit the toolset: %d %s", status, body)
+	}
+	if got := names(); slices.Contains(got, "remote_whoami") || !slices.Contains(got, "utils_time") {
+		t.Fatalf("tools/list after the edit: %v", got)
+	}
+}
