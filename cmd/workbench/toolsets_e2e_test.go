@@ -150,6 +150,50 @@ func TestToolsetsEndToEnd(t *testing.T) {
 	if _, err := other.ListTools(ctx, nil); err == nil || !strings.Contains(err.Error(), "no toolset") {
 		t.Fatalf("an unknown toolset: %v", err)
 	}
+	// A client holding the GET stream is told when the list changes: its answer's headers come once
+	// the stream's baseline is read, so the edit below is a change to it.
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.Base+"/mcp/ts/ops", strings.NewReader(init))
+	req.Header.Set("Authorization", "Bearer "+ada.Key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	initBody := make([]byte, 4096)
+	n, _ := resp.Body.Read(initBody)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" || !strings.Contains(string(initBody[:n]), `"listChanged":true`) {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, initBody[:n])
+	}
+	streamCtx, stopStream := context.WithCancel(ctx)
+	defer stopStream()
+	get, _ := http.NewRequestWithContext(streamCtx, http.MethodGet, srv.Base+"/mcp/ts/ops", nil)
+	get.Header.Set("Authorization", "Bearer "+ada.Key)
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set("Mcp-Session-Id", sid)
+	get.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	stream, err := http.DefaultClient.Do(get)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("the GET stream: %v %v", err, stream)
+	}
+	defer stream.Body.Close()
+	notified := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		var got strings.Builder
+		for {
+			n, err := stream.Body.Read(buf)
+			got.Write(buf[:n])
+			if strings.Contains(got.String(), "notifications/tools/list_changed") || err != nil {
+				notified <- got.String()
+				return
+			}
+		}
+	}()
+
 	// An edit is a new version.
 	set["entries"] = []map[string]string{{"tool": "utils_*"}}
 	if status, body := portal(ada, http.MethodPut, "/api/toolsets", set); status != http.StatusOK || !strings.Contains(body, `"version":2`) {
@@ -157,5 +201,13 @@ func TestToolsetsEndToEnd(t *testing.T) {
 	}
 	if got := names(); slices.Contains(got, "remote_whoami") || !slices.Contains(got, "utils_time") {
 		t.Fatalf("tools/list after the edit: %v", got)
+	}
+	select {
+	case got := <-notified:
+		if !strings.Contains(got, `"method":"notifications/tools/list_changed"`) {
+			t.Fatalf("the GET stream ended without list_changed: %q", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no notifications/tools/list_changed within 30 s of the edit")
 	}
 }

@@ -154,6 +154,9 @@ type Options struct {
 	Logger        *slog.Logger
 	// MaxBodyBytes caps a request body (default 4 MiB).
 	MaxBodyBytes int64
+	// ListPoll is how often a GET stream of a ToolLister's endpoint looks for a change of the caller's
+	// tools, to send notifications/tools/list_changed (default 2 s).
+	ListPoll time.Duration
 	// RunStartBudget is how long initialize waits for the Tools' run start (RunStarter) before it
 	// answers (default DefaultRunStartBudget; negative: not at all).
 	RunStartBudget time.Duration
@@ -234,12 +237,83 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		s.delete(w, r)
 	case http.MethodGet:
+		if l, ok := s.opts.Tools.(ToolLister); ok {
+			s.watch(w, r, l)
+			return
+		}
 		// The server never sends unprompted messages, so it offers no GET stream.
 		w.Header().Set("Allow", "POST, DELETE")
 		http.Error(w, "Method Not Allowed: this endpoint offers no server-initiated stream", http.StatusMethodNotAllowed)
 	default:
 		w.Header().Set("Allow", "POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// listsChange reports whether the endpoint's tools may change during a session (a ToolLister).
+func (s *Server) listsChange() bool { _, ok := s.opts.Tools.(ToolLister); return ok }
+
+// watch is the GET stream of a ToolLister's endpoint: an SSE stream on which the server sends
+// notifications/tools/list_changed when what the caller's tools/list would answer changes (a toolset
+// edited, a switch turned, a listing changed), looked at every ListPoll, on any replica (it reads
+// what tools/list reads). It lasts until the client goes away.
+func (s *Server) watch(w http.ResponseWriter, r *http.Request, l ToolLister) {
+	p, err := s.opts.Auth.Authenticate(r)
+	if err != nil {
+		s.authFailed(w, r, err)
+		return
+	}
+	if !sse(r.Header.Get("Accept")) {
+		http.Error(w, "Not Acceptable: the GET stream is text/event-stream", http.StatusNotAcceptable)
+		return
+	}
+	if _, ok := s.sessionOf(w, r, p, nil); !ok {
+		return
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	digest := func() string {
+		tools, err := l.ListTools(r.Context(), p)
+		if err != nil {
+			return "error"
+		}
+		b, _ := json.Marshal(tools)
+		return string(b)
+	}
+	last := digest()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	poll := s.opts.ListPoll
+	if poll <= 0 {
+		poll = 2 * time.Second
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	quiet := 0
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-t.C:
+		}
+		if now := digest(); now != last {
+			last = now
+			if _, err := io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n"); err != nil {
+				return
+			}
+			quiet = 0
+		} else if quiet++; time.Duration(quiet)*poll >= 25*time.Second {
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil { // proxies close idle streams
+				return
+			}
+			quiet = 0
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
 	}
 }
 
@@ -582,7 +656,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 	s.startRun(r, p)
 	result := map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}, "logging": map[string]any{}},
+		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": s.listsChange()}, "logging": map[string]any{}},
 		"serverInfo":      s.initInfo,
 	}
 	if text := instructions(); text != "" {
