@@ -88,6 +88,18 @@ export const api = {
   approve: (id, always) => request('POST', `/api/approvals/${encodeURIComponent(id)}/approve`, { always: !!always }),
   deny: (id) => request('POST', `/api/approvals/${encodeURIComponent(id)}/deny`),
 
+  // Budgets: rate limits on the tool calls of a scope's agents (handlers/budgetshttp). owner is
+  // {scope, id}; tool "*" (or absent) is every tool; both limits 0 removes the budget.
+  budgets: (owner) => request('GET', '/api/budgets?' + new URLSearchParams({ owner_scope: owner.scope, owner_id: owner.id }).toString()),
+  setBudget: (owner, tool, perMinute, perDay) => request('PUT', '/api/budgets',
+    { owner_scope: owner.scope, owner_id: owner.id, tool: tool || '*', per_minute: perMinute, per_day: perDay }),
+
+  // Webhooks of an organisation, for its owners and admins (handlers/webhookshttp): the secret comes
+  // back once, from addWebhook.
+  webhooks: (org) => request('GET', '/api/webhooks?' + new URLSearchParams({ organization_id: org }).toString()),
+  addWebhook: (org, url, events) => request('POST', '/api/webhooks', { organization_id: org, url, events }),
+  removeWebhook: (org, id) => request('DELETE', `/api/webhooks/${encodeURIComponent(id)}?` + new URLSearchParams({ organization_id: org }).toString()),
+
   mcpClients: () => request('GET', '/api/mcp-clients'),
   revokeClient: (id) => request('DELETE', `/api/mcp-clients/${encodeURIComponent(id)}`),
 

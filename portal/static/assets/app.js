@@ -19,6 +19,7 @@ import * as admin from './pages/admin.js';
 import * as registry from './pages/registry.js';
 import * as approvals from './pages/approvals.js';
 import * as notfound from './pages/notfound.js';
+import * as health from './pages/health.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
 const ROUTES = [
@@ -214,9 +215,12 @@ async function render() {
   const ctx = context(gen);
   ctx.me = me;
   if (route.public) {
+    health.stop();
     replace(root, h('div', { class: 'center' }, main));
   } else {
-    replace(root, layout(route.nav, main));
+    // The connection-health banner above every signed-in page, looked at again on each page.
+    replace(root, health.slot, layout(route.nav, main));
+    health.refresh();
   }
   document.title = (route.page.title || 'Workbench') + ' · Workbench';
   try {
@@ -227,6 +231,7 @@ async function render() {
   if (gen === generation) {
     const heading = main.querySelector('h1');
     if (heading) heading.setAttribute('tabindex', '-1');
+    if (!route.public) health.arrived();
   }
 }
 

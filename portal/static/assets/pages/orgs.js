@@ -7,6 +7,8 @@ import { request } from '../api.js';
 import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, formatTime, ago, secretField } from '../dom.js';
 import { orgTools } from './orgtools.js';
 import { pluginSwitches } from './pluginswitches.js';
+import { budgetsCard } from './budgets.js';
+import { webhooksCard } from './webhooks.js';
 
 const enc = encodeURIComponent;
 const orgsApi = {
@@ -227,7 +229,10 @@ function orgPage(ctx, page, status, secret, reload) {
 
   // Agents: a row's Plugin tools button shows that agent's switches below the table.
   const agentTools = h('div', { 'data-testid': 'agent-plugin-switches' });
-  const showAgentTools = (a) => replace(agentTools, pluginSwitches({ scope: 'agent', id: a.id, label: `agent ${a.name}` }));
+  // An agent's budgets show to its owner alone (the server answers anyone else 403 or 404, and the
+  // card stays hidden).
+  const showAgentTools = (a) => replace(agentTools, pluginSwitches({ scope: 'agent', id: a.id, label: `agent ${a.name}` }),
+    budgetsCard({ scope: 'agent', id: a.id, label: `agent ${a.name}` }));
   const agentName = h('input', { type: 'text', name: 'agent', placeholder: 'Agent name', 'aria-label': 'Agent name', 'data-testid': 'new-agent-name' });
   const agentGuild = h('select', { 'aria-label': 'Guild', 'data-testid': 'new-agent-guild' }, h('option', { value: '' }, 'No guild'),
     page.guilds.map((g) => h('option', { value: g.id }, g.name)));
@@ -245,6 +250,8 @@ function orgPage(ctx, page, status, secret, reload) {
     admin ? orgTools(o) : null,
     admin ? pluginSwitches({ scope: 'organization', id: o.id, label: 'this organisation' }) : null,
     agentTools,
+    admin ? budgetsCard({ scope: 'organization', id: o.id, label: 'this organisation' }) : null,
+    admin ? webhooksCard(o) : null,
   ];
 }
 
@@ -388,5 +395,6 @@ function guildPage(ctx, page, orgPage, status, reload) {
     card('Agents', h('p', { class: 'muted small' }, 'Agents in this guild inherit what the guild holds. Members create and manage their agents on the organisation page.'), agents),
     admin ? card('Settings', rename) : null,
     admin || g.members.includes(me) ? pluginSwitches({ scope: 'guild', id: g.id, label: `guild ${g.name}` }) : null,
+    admin || g.members.includes(me) ? budgetsCard({ scope: 'guild', id: g.id, label: `guild ${g.name}` }) : null,
   ];
 }
