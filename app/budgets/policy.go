@@ -60,8 +60,9 @@ type Usage struct {
 	PerMinute int    `json:"per_minute"`
 	PerDay    int    `json:"per_day"`
 	// Today is the calls counted today (UTC); Available the calls the per-minute bucket holds now.
-	Today     int     `json:"today"`
-	Available float64 `json:"available_now,omitempty"`
+	Today int `json:"today"`
+	// Available is absent for a budget without a per-minute limit (0 is an empty bucket).
+	Available *float64 `json:"available_now,omitempty"`
 	Day       string  `json:"day"`
 }
 
@@ -83,7 +84,8 @@ func (s *Service) Usages(ctx context.Context, user uuid.UUID, o budget.Owner) ([
 		}
 		u := Usage{Tool: b.Tool, PerMinute: b.PerMinute, PerDay: b.PerDay, Today: c.b.Count, Day: budget.Day(now)}
 		if b.PerMinute > 0 {
-			u.Available = float64(int(c.b.Available(now, b.PerMinute)*10)) / 10
+			a := float64(int(c.b.Available(now, b.PerMinute)*10)) / 10
+			u.Available = &a
 		}
 		out = append(out, u)
 	}

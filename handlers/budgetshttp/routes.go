@@ -3,7 +3,8 @@
 //
 //	GET /api/budgets?owner_scope=&owner_id=   {"budgets": [{tool, per_minute, per_day, today, available_now, day}]}
 //	PUT /api/budgets                          {owner_scope, owner_id, tool?, per_minute, per_day}: set
-//	                                          (tool absent or "*": every tool; both limits 0 removes it)
+//	                                          (tool absent or "*": every tool; a limit left out is 0,
+//	                                          none; both 0 removes it)
 //
 // Only someone who manages the scope (an organisation's owners and admins, a guild's members, an
 // agent's owner) reads or sets its budgets.
