@@ -63,7 +63,7 @@ type Usage struct {
 	Today int `json:"today"`
 	// Available is absent for a budget without a per-minute limit (0 is an empty bucket).
 	Available *float64 `json:"available_now,omitempty"`
-	Day       string  `json:"day"`
+	Day       string   `json:"day"`
 }
 
 // Usages lists a scope's budgets with today's use. The user must manage the scope.
