@@ -403,6 +403,26 @@ func (s *Service) runOne(ctx context.Context, caller Caller, call Call) (o Outco
 	return s.finish(ctx, rec, start, Outcome{Integration: in, Result: red.Bytes(result)})
 }
 
+// Access runs read, a read of a connector's resources or prompts for a toolset (resources/read,
+// prompts/get), under an execution record of its own: tool names what was read ("resources/read"),
+// args what was asked (its digest is recorded, never its content), and the result is released only
+// once its record is durable, as a tool's is.
+func (s *Service) Access(ctx context.Context, caller Caller, integration, tool string, args json.RawMessage, read func(context.Context) (json.RawMessage, error)) Outcome {
+	start := s.opts.Now()
+	rec := execution.ToolExecuted{ExecutionID: uuid.Must(uuid.NewV7()), UserID: caller.UserID, Via: caller.Via, ClientID: caller.ClientID, AgentID: caller.AgentID,
+		Tool: tool, Integration: integration}
+	rec.ArgsSize, rec.ArgsSHA256 = execution.Digest(args)
+	res, err := read(ctx)
+	if err != nil {
+		code := CodeToolError
+		if domain.ErrorCode(err) == domain.CodeNotConnected {
+			code = CodeNotConnected
+		}
+		return s.finish(ctx, rec, start, Outcome{Code: code, Source: integration, Message: safeMessage(err)})
+	}
+	return s.finish(ctx, rec, start, Outcome{Source: integration, Result: res})
+}
+
 // charge counts a call that is about to reach its provider against the budgets of the caller's
 // agent's chain: stop is true when one is spent (RATE_LIMITED), with the outcome to answer.
 func (s *Service) charge(ctx context.Context, caller Caller, tool string) (held Outcome, stop bool) {

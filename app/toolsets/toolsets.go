@@ -77,12 +77,12 @@ func (s *Service) mayManage(ctx context.Context, user uuid.UUID, o toolset.Owner
 }
 
 // Save writes a new version of a toolset at a scope the user manages.
-func (s *Service) Save(ctx context.Context, user uuid.UUID, o toolset.Owner, name, description string, entries []toolset.Entry) (toolsetsrm.Toolset, error) {
+func (s *Service) Save(ctx context.Context, user uuid.UUID, o toolset.Owner, name, description string, entries []toolset.Entry, connectorIDs []string) (toolsetsrm.Toolset, error) {
 	if err := s.mayManage(ctx, user, o); err != nil {
 		return toolsetsrm.Toolset{}, err
 	}
 	res, err := eventstore.Execute(ctx, s.opts.Store, toolset.StreamName(o, name), aggregate, toolset.Command(toolset.Save{Owner: o, Name: name, Description: description,
-		Entries: entries, By: user.String(), At: s.opts.Now()}), eventstore.Metadata{Actor: user.String(), Time: s.opts.Now().UTC()})
+		Entries: entries, Connectors: connectorIDs, By: user.String(), At: s.opts.Now()}), eventstore.Metadata{Actor: user.String(), Time: s.opts.Now().UTC()})
 	if err != nil {
 		return toolsetsrm.Toolset{}, err
 	}
@@ -90,7 +90,7 @@ func (s *Service) Save(ctx context.Context, user uuid.UUID, o toolset.Owner, nam
 		return toolsetsrm.Toolset{}, err
 	}
 	ev := res.Events[0].(toolset.Saved)
-	return toolsetsrm.Toolset{Owner: o, Name: name, Version: ev.Version, Description: description, Entries: ev.Entries, UpdatedAt: ev.At}, nil
+	return toolsetsrm.Toolset{Owner: o, Name: name, Version: ev.Version, Description: description, Entries: ev.Entries, Connectors: ev.Connectors, UpdatedAt: ev.At}, nil
 }
 
 func (s *Service) wait(ctx context.Context, pos eventstore.Position) error {

@@ -32,6 +32,17 @@ func TestToolsetsEndToEnd(t *testing.T) {
 	defer cancel()
 	const tok = "tok-toolsets-0123"
 	remote := connectorstest.NewRemote(t, tok)
+	// The remote serves resources, a resource template and a prompt too (before any session learns its
+	// capabilities).
+	remote.MCP.AddResource(&mcp.Resource{URI: "test://static", Name: "static", MIMEType: "text/plain"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "static content"}}}, nil
+	})
+	remote.MCP.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://items/{id}", Name: "item"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "item " + strings.TrimPrefix(req.Params.URI, "test://items/")}}}, nil
+	})
+	remote.MCP.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello " + req.Params.Arguments["who"]}}}}, nil
+	})
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"CONNECTORS_DIR": writeRemoteConnector(t, remote), "WORKBENCH_DEV_ALLOW_LOOPBACK": "true"}, slog.LevelWarn)
 	ada, bob := srv.user(t, "ada@example.com"), srv.user(t, "bob@example.com")
 	if err := srv.M.Organizations.SignedIn(ctx, ada.ID, ada.Email, eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}); err != nil {
@@ -62,7 +73,7 @@ func TestToolsetsEndToEnd(t *testing.T) {
 		return resp.StatusCode, out.String()
 	}
 	set := map[string]any{"owner_scope": "agent", "owner_id": agent.String(), "name": "ops", "description": "What ops needs.",
-		"entries": []map[string]string{{"tool": "remote_*"}, {"tool": "utils_echo"}}}
+		"entries": []map[string]string{{"tool": "remote_*"}, {"tool": "utils_echo"}}, "connectors": []string{"mcp_remote"}}
 	if status, body := portal(bob, http.MethodPut, "/api/toolsets", set); status/100 == 2 {
 		t.Fatalf("bob curates ada's agent's toolset: %d %s", status, body)
 	}
@@ -112,15 +123,43 @@ func TestToolsetsEndToEnd(t *testing.T) {
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "utils_time", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "Unknown tool") {
 		t.Fatalf("a tool outside the set: %v", err)
 	}
-	// The calls are execution records, as through execute_tools.
-	recs := srv.settledEvents(t, execution.TypeToolExecuted, 2)
+	// The connector's resources, templates and prompts, namespaced by connector; each read audited.
+	rs, err := cs.ListResources(ctx, nil)
+	if err != nil || len(rs.Resources) != 1 || rs.Resources[0].URI != "workbench://mcp_remote/test://static" || rs.Resources[0].Name != "mcp_remote/static" {
+		t.Fatalf("resources/list: %v %+v", err, rs)
+	}
+	tpl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tpl.ResourceTemplates) != 1 || tpl.ResourceTemplates[0].URITemplate != "workbench://mcp_remote/test://items/{id}" {
+		t.Fatalf("resources/templates/list: %v %+v", err, tpl)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "workbench://mcp_remote/test://static"})
+	if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != "static content" || read.Contents[0].URI != "workbench://mcp_remote/test://static" {
+		t.Fatalf("resources/read: %v %+v", err, read)
+	}
+	if item, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "workbench://mcp_remote/test://items/7"}); err != nil || item.Contents[0].Text != "item 7" {
+		t.Fatalf("a templated resource: %v %+v", err, item)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "workbench://mcp_other/test://static"}); err == nil {
+		t.Fatal("a resource of a connector the toolset does not serve was read")
+	}
+	ps, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(ps.Prompts) != 1 || ps.Prompts[0].Name != "mcp_remote/greet" {
+		t.Fatalf("prompts/list: %v %+v", err, ps)
+	}
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "mcp_remote/greet", Arguments: map[string]string{"who": "ada"}})
+	if err != nil || len(got.Messages) != 1 || got.Messages[0].Content.(*mcp.TextContent).Text != "Hello ada" {
+		t.Fatalf("prompts/get: %v %+v", err, got)
+	}
+
+	// The calls are execution records, as through execute_tools, and so is each read.
+	recs := srv.settledEvents(t, execution.TypeToolExecuted, 5)
 	var tools []string
 	for _, env := range recs {
 		var ev execution.ToolExecuted
 		json.Unmarshal(env.Data, &ev) //nolint:errcheck // a malformed record fails below
 		tools = append(tools, ev.Tool)
 	}
-	if !slices.Contains(tools, "remote_echo") || !slices.Contains(tools, "utils_echo") {
+	if !slices.Contains(tools, "remote_echo") || !slices.Contains(tools, "utils_echo") || !slices.Contains(tools, "resources/read") || !slices.Contains(tools, "prompts/get") {
 		t.Fatalf("execution records: %v", tools)
 	}
 	// Off at the organisation: gone from the toolset.

@@ -724,7 +724,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 			authn.AccessTokens{Verifier: oauthServer, Users: identityrm.Reader{DB: m.DB}},
 			authn.PortalSessions{Sessions: sessions, Users: identityrm.Reader{DB: m.DB}},
 		}},
-		Tools:               &toolsetserve.Set{Toolsets: toolsetSvc, Executions: runs},
+		Tools:               &toolsetserve.Set{Toolsets: toolsetSvc, Executions: runs, Connectors: connectorSvc},
 		SessionKey:          m.deriveKey("mcp-session"),
 		AllowedOrigins:      []string{sessions.Origin()},
 		Loopback:            httpserve.NewLoopback(m.Config.ServerPublicURL),

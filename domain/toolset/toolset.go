@@ -35,13 +35,16 @@ func (o Owner) Valid() bool {
 }
 
 var (
-	nameRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-	patternRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}\*?$|^\*$`)
-	accountRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+	nameRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+	patternRE   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}\*?$|^\*$`)
+	accountRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+	connectorRE = regexp.MustCompile(`^mcp_[a-z0-9][a-z0-9_-]{0,127}$`)
 )
 
 // StreamName is the stream of one toolset.
-func StreamName(o Owner, name string) string { return "toolset-" + o.Scope + "-" + o.ID.String() + "-" + name }
+func StreamName(o Owner, name string) string {
+	return "toolset-" + o.Scope + "-" + o.ID.String() + "-" + name
+}
 
 // Entry is one line of a toolset: a tool's exact name, or a prefix ending in "*" ("github_*", or "*"
 // for every tool), and the account label its calls use (empty: the default account).
@@ -60,13 +63,15 @@ func (e Entry) Matches(tool string) bool {
 
 // Saved is a toolset's new version.
 type Saved struct {
-	Owner       Owner     `json:"owner"`
-	Name        string    `json:"name"`
-	Description string    `json:"description,omitempty"`
-	Entries     []Entry   `json:"entries"`
-	Version     int       `json:"version"`
-	By          string    `json:"by,omitempty"`
-	At          time.Time `json:"at"`
+	Owner       Owner   `json:"owner"`
+	Name        string  `json:"name"`
+	Description string  `json:"description,omitempty"`
+	Entries     []Entry `json:"entries"`
+	// Connectors are the connectors (server ids) whose resources and prompts the toolset serves.
+	Connectors []string  `json:"connectors,omitempty"`
+	Version    int       `json:"version"`
+	By         string    `json:"by,omitempty"`
+	At         time.Time `json:"at"`
 }
 
 // Deleted ends a toolset.
@@ -122,6 +127,7 @@ type Save struct {
 	Name        string
 	Description string
 	Entries     []Entry
+	Connectors  []string
 	By          string
 	At          time.Time
 }
@@ -136,8 +142,13 @@ func (c Save) decide(s State) ([]domain.Event, error) {
 	if len(c.Description) > 1000 {
 		return nil, domain.Errorf(domain.CodeInvalid, "a toolset's description is at most 1000 characters")
 	}
-	if len(c.Entries) == 0 || len(c.Entries) > MaxEntries {
-		return nil, domain.Errorf(domain.CodeInvalid, "a toolset names 1 to %d tools or patterns", MaxEntries)
+	if len(c.Entries)+len(c.Connectors) == 0 || len(c.Entries) > MaxEntries || len(c.Connectors) > MaxEntries {
+		return nil, domain.Errorf(domain.CodeInvalid, "a toolset names 1 to %d tools or patterns, or connectors whose resources and prompts it serves", MaxEntries)
+	}
+	for _, id := range c.Connectors {
+		if !connectorRE.MatchString(id) {
+			return nil, domain.Errorf(domain.CodeInvalid, "%q is not a connector id (mcp_<slug>)", id)
+		}
 	}
 	seen := map[string]bool{}
 	for _, e := range c.Entries {
@@ -155,7 +166,10 @@ func (c Save) decide(s State) ([]domain.Event, error) {
 	if c.At.IsZero() {
 		return nil, domain.Errorf(domain.CodeInvalid, "save a toolset: no time")
 	}
-	return []domain.Event{Saved{Owner: c.Owner, Name: c.Name, Description: c.Description, Entries: c.Entries, Version: s.Last + 1, By: c.By, At: c.At.UTC()}}, nil
+	if c.Entries == nil {
+		c.Entries = []Entry{}
+	}
+	return []domain.Event{Saved{Owner: c.Owner, Name: c.Name, Description: c.Description, Entries: c.Entries, Connectors: c.Connectors, Version: s.Last + 1, By: c.By, At: c.At.UTC()}}, nil
 }
 
 // Delete ends a toolset.

@@ -109,6 +109,16 @@ type ToolLister interface {
 	ListTools(ctx context.Context, p Principal) ([]Tool, error)
 }
 
+// ResourceServer is implemented by a ToolSet that serves resources and prompts too (a toolset's
+// connectors): each method answers the JSON-RPC result of its method. A *ParamsError is -32602.
+type ResourceServer interface {
+	ListResources(ctx context.Context, p Principal) (json.RawMessage, error)
+	ListResourceTemplates(ctx context.Context, p Principal) (json.RawMessage, error)
+	ReadResource(ctx context.Context, p Principal, uri string) (json.RawMessage, error)
+	ListPrompts(ctx context.Context, p Principal) (json.RawMessage, error)
+	GetPrompt(ctx context.Context, p Principal, name string, args map[string]string) (json.RawMessage, error)
+}
+
 // RunStarter is implemented by a ToolSet that does work at a run start (an MCP session's initialize):
 // the connectors relist the stale tool lists of the caller's agent. StartRun must not block; it returns
 // a channel closed when the work ends. initialize waits for it at most Options.RunStartBudget, and the
@@ -248,6 +258,59 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	}
+}
+
+// capabilities are what initialize declares: tools (listChanged for a ToolLister), logging, and
+// resources and prompts for a ResourceServer.
+func (s *Server) capabilities() map[string]any {
+	c := map[string]any{"tools": map[string]any{"listChanged": s.listsChange()}, "logging": map[string]any{}}
+	if _, ok := s.opts.Tools.(ResourceServer); ok {
+		c["resources"], c["prompts"] = map[string]any{}, map[string]any{}
+	}
+	return c
+}
+
+// resource answers the resources and prompts methods of a ResourceServer.
+func (s *Server) resource(ctx context.Context, p Principal, rs ResourceServer, req *request) response {
+	var params struct {
+		URI       string            `json:"uri"`
+		Name      string            `json:"name"`
+		Arguments map[string]string `json:"arguments"`
+	}
+	if len(req.Params) > 0 && string(req.Params) != "null" {
+		if err := json.Unmarshal(req.Params, &params); err != nil {
+			return errorResponse(req.ID, CodeInvalidParams, "Invalid params: "+err.Error())
+		}
+	}
+	var res json.RawMessage
+	var err error
+	switch req.Method {
+	case "resources/list":
+		res, err = rs.ListResources(ctx, p)
+	case "resources/templates/list":
+		res, err = rs.ListResourceTemplates(ctx, p)
+	case "resources/read":
+		if params.URI == "" {
+			return errorResponse(req.ID, CodeInvalidParams, "Invalid params: resources/read needs a uri")
+		}
+		res, err = rs.ReadResource(ctx, p, params.URI)
+	case "prompts/list":
+		res, err = rs.ListPrompts(ctx, p)
+	case "prompts/get":
+		if params.Name == "" {
+			return errorResponse(req.ID, CodeInvalidParams, "Invalid params: prompts/get needs a name")
+		}
+		res, err = rs.GetPrompt(ctx, p, params.Name, params.Arguments)
+	}
+	if err != nil {
+		var pe *ParamsError
+		if errors.As(err, &pe) {
+			return errorResponse(req.ID, CodeInvalidParams, pe.Message)
+		}
+		s.log.ErrorContext(ctx, req.Method+" failed", "user", p.UserID, "err", err)
+		return errorResponse(req.ID, CodeInternalError, "Internal error: "+req.Method)
+	}
+	return response{JSONRPC: "2.0", ID: req.ID, Result: res}
 }
 
 // listsChange reports whether the endpoint's tools may change during a session (a ToolLister).
@@ -583,6 +646,11 @@ func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *r
 		return response{JSONRPC: "2.0", ID: req.ID, Result: json.RawMessage(s.toolsList)}
 	case "logging/setLevel":
 		return s.setLevel(sess, req)
+	case "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get":
+		if rs, ok := s.opts.Tools.(ResourceServer); ok {
+			return s.resource(ctx, p, rs, req)
+		}
+		return errorResponse(req.ID, CodeMethodNotFound, fmt.Sprintf("Method not found: %s", req.Method))
 	case "tools/call":
 		name, args, ok := toolCallParams(req.Params)
 		if !ok {
@@ -656,7 +724,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, p Principal,
 	s.startRun(r, p)
 	result := map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": s.listsChange()}, "logging": map[string]any{}},
+		"capabilities":    s.capabilities(),
 		"serverInfo":      s.initInfo,
 	}
 	if text := instructions(); text != "" {

@@ -3,7 +3,9 @@
 //
 //	GET    /api/toolsets?owner_scope=&owner_id=                 {"toolsets": [...]}
 //	PUT    /api/toolsets                                        {owner_scope, owner_id, name, description?,
-//	                                                            entries: [{tool, account?}]}: a new version
+//	                                                            entries: [{tool, account?}], connectors?: [server id]}:
+//	                                                            a new version (connectors: whose resources and
+//	                                                            prompts it serves)
 //	DELETE /api/toolsets?owner_scope=&owner_id=&name=           204
 //
 // A toolset is served to the agents of its scope at /mcp/ts/{name} (handlers/mcp/toolsetserve).
@@ -110,6 +112,7 @@ func (h *routes) save(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
 		Entries     []toolset.Entry `json:"entries"`
+		Connectors  []string        `json:"connectors"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, "the body is not the JSON this route takes: %v", err))
@@ -120,7 +123,7 @@ func (h *routes) save(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
-	t, err := h.Toolsets.Save(r.Context(), user, o, body.Name, body.Description, body.Entries)
+	t, err := h.Toolsets.Save(r.Context(), user, o, body.Name, body.Description, body.Entries, body.Connectors)
 	if err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return

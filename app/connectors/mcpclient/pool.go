@@ -640,3 +640,77 @@ func (c *checked) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// Resources lists the endpoint's resources and resource templates (each list at most MaxListedTools
+// entries), as the remote gave them.
+func (p *Pool) Resources(ctx context.Context, login uuid.UUID, ep Endpoint) ([]*mcp.Resource, []*mcp.ResourceTemplate, error) {
+	var rs []*mcp.Resource
+	var ts []*mcp.ResourceTemplate
+	err := p.withSession(ctx, login, ep, p.opts.ListTimeout, true, func(ctx context.Context, e *entry) error {
+		rs, ts = nil, nil
+		if e.cs.InitializeResult() == nil || e.cs.InitializeResult().Capabilities == nil || e.cs.InitializeResult().Capabilities.Resources == nil {
+			return nil // the remote offers none
+		}
+		for r, err := range e.cs.Resources(ctx, nil) {
+			if err != nil {
+				return err
+			}
+			if rs = append(rs, r); len(rs) > MaxListedTools {
+				return &Error{Message: fmt.Sprintf("the remote lists more than %d resources", MaxListedTools)}
+			}
+		}
+		for t, err := range e.cs.ResourceTemplates(ctx, nil) {
+			if err != nil {
+				return err
+			}
+			if ts = append(ts, t); len(ts) > MaxListedTools {
+				return &Error{Message: fmt.Sprintf("the remote lists more than %d resource templates", MaxListedTools)}
+			}
+		}
+		return nil
+	})
+	return rs, ts, err
+}
+
+// ReadResource reads one resource of the endpoint by its URI.
+func (p *Pool) ReadResource(ctx context.Context, login uuid.UUID, ep Endpoint, uri string) (*mcp.ReadResourceResult, error) {
+	var out *mcp.ReadResourceResult
+	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, true, func(ctx context.Context, e *entry) error {
+		res, err := e.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		out = res
+		return err
+	})
+	return out, err
+}
+
+// Prompts lists the endpoint's prompts (at most MaxListedTools).
+func (p *Pool) Prompts(ctx context.Context, login uuid.UUID, ep Endpoint) ([]*mcp.Prompt, error) {
+	var out []*mcp.Prompt
+	err := p.withSession(ctx, login, ep, p.opts.ListTimeout, true, func(ctx context.Context, e *entry) error {
+		out = nil
+		if e.cs.InitializeResult() == nil || e.cs.InitializeResult().Capabilities == nil || e.cs.InitializeResult().Capabilities.Prompts == nil {
+			return nil
+		}
+		for pr, err := range e.cs.Prompts(ctx, nil) {
+			if err != nil {
+				return err
+			}
+			if out = append(out, pr); len(out) > MaxListedTools {
+				return &Error{Message: fmt.Sprintf("the remote lists more than %d prompts", MaxListedTools)}
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// GetPrompt gets one prompt of the endpoint with its arguments.
+func (p *Pool) GetPrompt(ctx context.Context, login uuid.UUID, ep Endpoint, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	var out *mcp.GetPromptResult
+	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, true, func(ctx context.Context, e *entry) error {
+		res, err := e.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+		out = res
+		return err
+	})
+	return out, err
+}

@@ -36,6 +36,7 @@ func WithName(next http.Handler) http.Handler {
 type Set struct {
 	Toolsets   *toolsets.Service
 	Executions *executions.Service
+	Connectors Connectors
 }
 
 var (

@@ -1,0 +1,215 @@
+package toolsetserve
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/handlers/mcp"
+)
+
+// Connectors reads a connector's resources and prompts through the caller's agent's login
+// (*connectors.Service), redacted against its credentials.
+type Connectors interface {
+	RemoteResources(ctx context.Context, caller executions.Caller, serverID string) (resources, templates json.RawMessage, err error)
+	ReadRemoteResource(ctx context.Context, caller executions.Caller, serverID, uri string) (json.RawMessage, error)
+	RemotePrompts(ctx context.Context, caller executions.Caller, serverID string) (json.RawMessage, error)
+	GetRemotePrompt(ctx context.Context, caller executions.Caller, serverID, name string, args map[string]string) (json.RawMessage, error)
+}
+
+var _ mcp.ResourceServer = (*Set)(nil)
+
+// A toolset's connectors' resources and prompts are namespaced so that two connectors cannot collide:
+// a resource's URI (and a template's) is workbench://<connector id>/<its URI>, a prompt's name
+// <connector id>/<its name>, and a resource's name <connector id>/<its name>.
+const uriPrefix = "workbench://"
+
+func namespacedURI(serverID, uri string) string { return uriPrefix + serverID + "/" + uri }
+
+// splitURI is namespacedURI's inverse; ok is false for a URI it did not make.
+func splitURI(u string) (serverID, uri string, ok bool) {
+	rest, ok := strings.CutPrefix(u, uriPrefix)
+	if !ok {
+		return "", "", false
+	}
+	serverID, uri, ok = strings.Cut(rest, "/")
+	return serverID, uri, ok && serverID != "" && uri != ""
+}
+
+// connectorsOf resolves the toolset in ctx and answers the connectors whose resources and prompts it
+// serves.
+func (s *Set) connectorsOf(ctx context.Context, p mcp.Principal) (executions.Caller, []string, error) {
+	c, err := callerOf(p)
+	if err != nil {
+		return c, nil, err
+	}
+	name, _ := ctx.Value(nameKey{}).(string)
+	ts, err := s.Toolsets.Resolve(ctx, c, name)
+	if domain.ErrorCode(err) == domain.CodeNotFound {
+		return c, nil, &mcp.ParamsError{Message: domain.ErrorMessage(err)}
+	}
+	return c, ts.Connectors, err
+}
+
+// served refuses a connector the toolset does not serve.
+func served(ids []string, id string) error {
+	for _, x := range ids {
+		if x == id {
+			return nil
+		}
+	}
+	return &mcp.ParamsError{Message: "this toolset serves no resources or prompts of " + id}
+}
+
+// rewrite decodes a JSON array of objects, applies f to each and encodes the array again.
+func rewrite(raw json.RawMessage, f func(map[string]any)) ([]map[string]any, error) {
+	var items []map[string]any
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		f(it)
+	}
+	return items, nil
+}
+
+func (s *Set) listResources(ctx context.Context, p mcp.Principal, templates bool) (json.RawMessage, error) {
+	c, ids, err := s.connectorsOf(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, id := range ids {
+		rs, ts, err := s.Connectors.RemoteResources(ctx, c, id)
+		if domain.ErrorCode(err) == domain.CodeNotConnected {
+			continue // the agent holds no login to it: nothing of it to serve
+		}
+		if err != nil {
+			return nil, err
+		}
+		raw, key := rs, "uri"
+		if templates {
+			raw, key = ts, "uriTemplate"
+		}
+		items, err := rewrite(raw, func(it map[string]any) {
+			if u, ok := it[key].(string); ok {
+				it[key] = namespacedURI(id, u)
+			}
+			if n, ok := it["name"].(string); ok {
+				it["name"] = id + "/" + n
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+	}
+	field := "resources"
+	if templates {
+		field = "resourceTemplates"
+	}
+	return json.Marshal(map[string]any{field: out})
+}
+
+// ListResources implements mcp.ResourceServer.
+func (s *Set) ListResources(ctx context.Context, p mcp.Principal) (json.RawMessage, error) {
+	return s.listResources(ctx, p, false)
+}
+
+// ListResourceTemplates implements mcp.ResourceServer.
+func (s *Set) ListResourceTemplates(ctx context.Context, p mcp.Principal) (json.RawMessage, error) {
+	return s.listResources(ctx, p, true)
+}
+
+// accessed is an audited read's result, or the error a client is told.
+func accessed(o executions.Outcome) (json.RawMessage, error) {
+	if o.Code != "" || o.Withheld {
+		return nil, &mcp.ParamsError{Message: o.Message}
+	}
+	return o.Result, nil
+}
+
+// ReadResource implements mcp.ResourceServer: one read, audited as an execution of its own.
+func (s *Set) ReadResource(ctx context.Context, p mcp.Principal, u string) (json.RawMessage, error) {
+	id, uri, ok := splitURI(u)
+	if !ok {
+		return nil, &mcp.ParamsError{Message: "unknown resource " + u + ": this toolset's resources are named workbench://<connector>/<uri>"}
+	}
+	c, ids, err := s.connectorsOf(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := served(ids, id); err != nil {
+		return nil, err
+	}
+	args, _ := json.Marshal(map[string]string{"uri": uri})
+	res, err := accessed(s.Executions.Access(ctx, c, id, "resources/read", args, func(ctx context.Context) (json.RawMessage, error) {
+		return s.Connectors.ReadRemoteResource(ctx, c, id, uri)
+	}))
+	if err != nil {
+		return nil, err
+	}
+	var r map[string]any
+	if err := json.Unmarshal(res, &r); err != nil {
+		return nil, err
+	}
+	if contents, ok := r["contents"].([]any); ok {
+		for _, x := range contents {
+			if m, ok := x.(map[string]any); ok {
+				if cu, ok := m["uri"].(string); ok {
+					m["uri"] = namespacedURI(id, cu)
+				}
+			}
+		}
+	}
+	return json.Marshal(r)
+}
+
+// ListPrompts implements mcp.ResourceServer.
+func (s *Set) ListPrompts(ctx context.Context, p mcp.Principal) (json.RawMessage, error) {
+	c, ids, err := s.connectorsOf(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, id := range ids {
+		raw, err := s.Connectors.RemotePrompts(ctx, c, id)
+		if domain.ErrorCode(err) == domain.CodeNotConnected {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		items, err := rewrite(raw, func(it map[string]any) {
+			if n, ok := it["name"].(string); ok {
+				it["name"] = id + "/" + n
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+	}
+	return json.Marshal(map[string]any{"prompts": out})
+}
+
+// GetPrompt implements mcp.ResourceServer: one prompt, audited as an execution of its own.
+func (s *Set) GetPrompt(ctx context.Context, p mcp.Principal, name string, args map[string]string) (json.RawMessage, error) {
+	id, remote, ok := strings.Cut(name, "/")
+	if !ok || id == "" || remote == "" {
+		return nil, &mcp.ParamsError{Message: "unknown prompt " + name + ": this toolset's prompts are named <connector>/<name>"}
+	}
+	c, ids, err := s.connectorsOf(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := served(ids, id); err != nil {
+		return nil, err
+	}
+	asked, _ := json.Marshal(map[string]any{"name": remote, "arguments": args})
+	return accessed(s.Executions.Access(ctx, c, id, "prompts/get", asked, func(ctx context.Context) (json.RawMessage, error) {
+		return s.Connectors.GetRemotePrompt(ctx, c, id, remote, args)
+	}))
+}
