@@ -100,6 +100,15 @@ export const api = {
   addWebhook: (org, url, events) => request('POST', '/api/webhooks', { organization_id: org, url, events }),
   removeWebhook: (org, id) => request('DELETE', `/api/webhooks/${encodeURIComponent(id)}?` + new URLSearchParams({ organization_id: org }).toString()),
 
+  // Toolsets: named, versioned lists of tools a scope curates, served at /mcp/ts/{name}
+  // (handlers/toolsetshttp). owner is {scope, id}; each save is a new version.
+  toolsets: (owner) => request('GET', '/api/toolsets?' + new URLSearchParams({ owner_scope: owner.scope, owner_id: owner.id }).toString()),
+  saveToolset: (owner, { name, description, entries, connectors }) => request('PUT', '/api/toolsets',
+    { owner_scope: owner.scope, owner_id: owner.id, name, description, entries, connectors }),
+  deleteToolset: (owner, name) => request('DELETE', '/api/toolsets?' + new URLSearchParams({ owner_scope: owner.scope, owner_id: owner.id, name }).toString()),
+  // The plugin tools of a scope with their switches (handlers: tool switches).
+  toolSwitches: (owner) => request('GET', '/api/tools/switches?' + new URLSearchParams({ owner_scope: owner.scope, owner_id: owner.id }).toString()),
+
   mcpClients: () => request('GET', '/api/mcp-clients'),
   revokeClient: (id) => request('DELETE', `/api/mcp-clients/${encodeURIComponent(id)}`),
 

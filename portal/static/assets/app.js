@@ -20,6 +20,7 @@ import * as registry from './pages/registry.js';
 import * as approvals from './pages/approvals.js';
 import * as notfound from './pages/notfound.js';
 import * as health from './pages/health.js';
+import * as toolsets from './pages/toolsets.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
 const ROUTES = [
@@ -29,6 +30,7 @@ const ROUTES = [
   { re: /^\/approvals$/, page: approvals.inbox, nav: 'approvals' },
   // The page an agent's APPROVAL_REQUIRED links to (the server answers 404 for an id that is not one).
   { re: /^\/approvals\/([^/]+)$/, page: approvals.one, nav: 'approvals' },
+  { re: /^\/toolsets$/, page: toolsets, nav: 'toolsets' },
   { re: /^\/key$/, page: apikey, nav: 'key' },
   { re: /^\/clients$/, page: clients, nav: 'clients' },
   { re: /^\/activity$/, page: activity, nav: 'activity' },
@@ -50,6 +52,8 @@ const NAV = [
   { id: 'connectors', href: '/connectors', label: 'Connectors', icon: 'bot' },
   // badge: the count of approvals waiting for the signed-in user.
   { id: 'approvals', href: '/approvals', label: 'Approvals', icon: 'check', badge: true },
+  // Toolsets: named lists of tools served to agents as MCP servers of their own.
+  { id: 'toolsets', href: '/toolsets', label: 'Toolsets', icon: 'check' },
   { id: 'key', href: '/key', label: 'API key', icon: 'key' },
   { id: 'clients', href: '/clients', label: 'MCP clients', icon: 'bot' },
   { id: 'activity', href: '/activity', label: 'Activity', icon: 'activity' },
