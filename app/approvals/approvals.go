@@ -58,6 +58,12 @@ type Scopes interface {
 	MayManage(ctx context.Context, user uuid.UUID, o login.Owner) error
 }
 
+// Approvers says whether a user decides the approvals of an agent's calls by a role in the agent's
+// organisation (owner, admin or approver; organizationsrm).
+type Approvers interface {
+	MayApprove(ctx context.Context, user, agent uuid.UUID) (bool, error)
+}
+
 // Switches turns a tool On for one agent ("always allow for this agent"; *connectors.Service).
 type Switches interface {
 	AllowForAgent(ctx context.Context, user, agent uuid.UUID, integration, tool string) error
@@ -71,6 +77,7 @@ type Options struct {
 	// PublicURL + "/approvals/" + id.
 	PublicURL string
 	Scopes    Scopes
+	Approvers Approvers
 	Switches  Switches
 	// Projections makes the read model hold an append before a decision answers (optional).
 	Projections interface {

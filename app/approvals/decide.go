@@ -49,7 +49,19 @@ func (s *Service) load(ctx context.Context, user, id uuid.UUID) (approval.State,
 	if st.UserID == user {
 		return st, nil
 	}
-	if st.AgentID == uuid.Nil || s.opts.Scopes == nil {
+	if st.AgentID == uuid.Nil {
+		return st, none
+	}
+	if s.opts.Approvers != nil {
+		ok, err := s.opts.Approvers.MayApprove(ctx, user, st.AgentID)
+		if err != nil {
+			return st, err
+		}
+		if ok {
+			return st, nil
+		}
+	}
+	if s.opts.Scopes == nil {
 		return st, none
 	}
 	switch err := s.opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeAgent, ID: st.AgentID}); domain.ErrorCode(err) {

@@ -243,9 +243,9 @@ func TestApprovalsEndToEnd(t *testing.T) {
 	}
 }
 
-// An organisation's admin decides the approvals of its members' agents: bob's agent in Acme asks, ada
-// (Acme's owner) finds it in her inbox, approves it, and bob's call runs; carol, a plain member of
-// Acme, neither sees nor decides it.
+// An organisation's owners, admins and approvers decide the approvals of its members' agents: bob's
+// agent in Acme asks, ada (Acme's owner) and dave (an approver) find it in their inbox, dave approves
+// it, and bob's call runs; carol, a plain member of Acme, neither sees nor decides it.
 func TestApprovalsByOrganisationAdmin(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -253,10 +253,10 @@ func TestApprovalsByOrganisationAdmin(t *testing.T) {
 	const tok = "tok-approvals-admin-0123"
 	remote := connectorstest.NewRemote(t, tok)
 	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{"CONNECTORS_DIR": writeRemoteConnector(t, remote), "WORKBENCH_DEV_ALLOW_LOOPBACK": "true"}, slog.LevelWarn)
-	ada, bob, carol := srv.user(t, "ada@example.com"), srv.user(t, "bob@example.com"), srv.user(t, "carol@example.com")
+	ada, bob, carol, dave := srv.user(t, "ada@example.com"), srv.user(t, "bob@example.com"), srv.user(t, "carol@example.com"), srv.user(t, "dave@example.com")
 	md := eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}
 	orgs := srv.M.Organizations
-	for _, u := range []e2eUser{ada, bob, carol} {
+	for _, u := range []e2eUser{ada, bob, carol, dave} {
 		if err := orgs.SignedIn(ctx, u.ID, u.Email, md); err != nil {
 			t.Fatal(err)
 		}
@@ -265,8 +265,12 @@ func TestApprovalsByOrganisationAdmin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []e2eUser{bob, carol} {
-		if _, err := orgs.Invite(ctx, ada.ID, acme, u.Email, organization.RoleMember, md); err != nil {
+	for _, u := range []e2eUser{bob, carol, dave} {
+		role := organization.RoleMember
+		if u.ID == dave.ID {
+			role = organization.RoleApprover
+		}
+		if _, err := orgs.Invite(ctx, ada.ID, acme, u.Email, role, md); err != nil {
 			t.Fatal(err)
 		}
 		inv, err := orgs.PendingInvitations(ctx, u.Email)
@@ -325,6 +329,9 @@ func TestApprovalsByOrganisationAdmin(t *testing.T) {
 	if s := inbox(ada); !strings.Contains(s, id) {
 		t.Fatalf("ada's inbox (Acme's owner) lacks bob's agent's approval: %s", s)
 	}
+	if s := inbox(dave); !strings.Contains(s, id) {
+		t.Fatalf("dave's inbox (Acme's approver) lacks it: %s", s)
+	}
 	if s := inbox(carol); strings.Contains(s, id) {
 		t.Fatalf("carol's inbox (a plain member) shows it: %s", s)
 	}
@@ -343,8 +350,8 @@ func TestApprovalsByOrganisationAdmin(t *testing.T) {
 	if status := decide(carol); status != http.StatusNotFound {
 		t.Fatalf("carol approves: %d, want 404", status)
 	}
-	if status := decide(ada); status != http.StatusOK {
-		t.Fatalf("ada approves: %d", status)
+	if status := decide(dave); status != http.StatusOK {
+		t.Fatalf("dave (an approver) approves: %d", status)
 	}
 	x["approval_id"] = id
 	if r := execute(t, cs, x).Results[0]; !strings.Contains(string(r["result"]), "echo: from bob") || remote.Calls.Load() != 1 {

@@ -620,7 +620,8 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 	// integration's manifest opts in).
 	// Calls of tools switched to Ask wait for a person's approval (app/approvals).
 	approvalSvc, err := approvals.New(approvals.Options{Store: m.Store, Vault: m.Vault, PublicURL: m.Config.ServerPublicURL,
-		Scopes: connectors.OrganizationScopes{Reader: &organizationsrm.Reader{DB: m.DB}}, Switches: connectorSvc, Projections: m.Runner, Logger: m.Logger})
+		Scopes: connectors.OrganizationScopes{Reader: &organizationsrm.Reader{DB: m.DB}}, Approvers: approvalsrm.Reader{DB: m.DB}, Switches: connectorSvc,
+		Projections: m.Runner, Logger: m.Logger})
 	if err != nil {
 		return err
 	}

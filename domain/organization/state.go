@@ -16,10 +16,16 @@ const (
 	RoleOwner  Role = "owner"  // everything an admin does, and grants or takes away the owner role
 	RoleAdmin  Role = "admin"  // invites, adds and removes members, changes roles below owner, manages guilds
 	RoleMember Role = "member" // sees the organisation, creates and manages their own agents
+	// RoleApprover is a member who also decides the approvals of the organisation's agents' calls
+	// (a switch set to Ask), and manages nothing.
+	RoleApprover Role = "approver"
 )
 
-// Valid reports whether r is one of the three roles.
-func (r Role) Valid() bool { return r == RoleOwner || r == RoleAdmin || r == RoleMember }
+// Valid reports whether r is one of the roles.
+func (r Role) Valid() bool { return r == RoleOwner || r == RoleAdmin || r == RoleMember || r == RoleApprover }
+
+// Approves reports whether the role decides the approvals of the organisation's agents.
+func (r Role) Approves() bool { return r == RoleOwner || r == RoleAdmin || r == RoleApprover }
 
 // manages reports whether the role may manage members and guilds.
 func (r Role) manages() bool { return r == RoleOwner || r == RoleAdmin }

@@ -91,10 +91,10 @@ type Reader struct{ DB *sql.DB }
 
 // Pending lists the ids of the approvals waiting for the user's decision and not expired at now, the
 // newest first (at most 100): the user's own, and those of the agents of the organisations the user is
-// an owner or admin of (read from the organisations read model in the same database).
+// an owner, admin or approver of (read from the organisations read model in the same database).
 func (r Reader) Pending(ctx context.Context, user uuid.UUID, now time.Time) ([]uuid.UUID, error) {
 	rows, err := r.DB.QueryContext(ctx, `SELECT approval_id FROM approvals WHERE status = $2 AND expires_at > $3 AND (user_id = $1
-		OR agent_id IN (SELECT a.agent_id FROM agents a JOIN org_members m ON m.org_id = a.org_id WHERE m.user_id = $1 AND m.role IN ('owner', 'admin')))
+		OR agent_id IN (SELECT a.agent_id FROM agents a JOIN org_members m ON m.org_id = a.org_id WHERE m.user_id = $1 AND m.role IN ('owner', 'admin', 'approver')))
 		ORDER BY requested_at DESC LIMIT 100`, user.String(), string(approval.StatusPending), dbtime.Format(now))
 	if err != nil {
 		return nil, err
@@ -113,4 +113,13 @@ func (r Reader) Pending(ctx context.Context, user uuid.UUID, now time.Time) ([]u
 		out = append(out, id)
 	}
 	return out, rows.Err()
+}
+
+// MayApprove reports whether user is an owner, admin or approver of agent's organisation (from the
+// organisations read model in the same database).
+func (r Reader) MayApprove(ctx context.Context, user, agent uuid.UUID) (bool, error) {
+	var n int
+	err := r.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents a JOIN org_members m ON m.org_id = a.org_id
+		WHERE a.agent_id = $1 AND m.user_id = $2 AND m.role IN ('owner', 'admin', 'approver')`, agent.String(), user.String()).Scan(&n)
+	return n > 0, err
 }

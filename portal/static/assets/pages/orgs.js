@@ -36,7 +36,7 @@ const orgsApi = {
   revokeKey: (org, agent) => request('DELETE', `/api/orgs/${enc(org)}/agents/${enc(agent)}/apikey`),
 };
 
-const ROLES = ['member', 'admin', 'owner'];
+const ROLES = ['member', 'approver', 'admin', 'owner'];
 const manages = (role) => role === 'owner' || role === 'admin';
 
 function roleSelect(value, testid, allowOwner) {
