@@ -62,6 +62,8 @@ type Scopes interface {
 // organisation (owner, admin or approver; organizationsrm).
 type Approvers interface {
 	MayApprove(ctx context.Context, user, agent uuid.UUID) (bool, error)
+	// AgentName names an agent for the person asked ("" when unknown).
+	AgentName(ctx context.Context, agent uuid.UUID) (string, error)
 }
 
 // Switches turns a tool On for one agent ("always allow for this agent"; *connectors.Service).

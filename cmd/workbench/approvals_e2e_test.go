@@ -157,6 +157,16 @@ func TestApprovalsEndToEnd(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the call waiting for its approval never answered")
 	}
+	// The user's receipts show who approved what, and how.
+	eventually(t, "the receipts show the approval", 30*time.Second, func() error {
+		status, body := portal(ada.ID, http.MethodGet, "/api/audit/receipts?integration=mcp_remote&limit=100", nil)
+		b, _ := json.Marshal(body)
+		if status != http.StatusOK || !strings.Contains(string(b), `"kind":"approval_approved"`) || !strings.Contains(string(b), `"approval_via":"portal"`) ||
+			!strings.Contains(string(b), `"kind":"approval_used"`) {
+			return fmt.Errorf("%d %s", status, b)
+		}
+		return nil
+	})
 	// A replayed approval is refused.
 	if e := run(plain, "hi", held.ApprovalID); e.Error != "APPROVAL_INVALID" || !strings.Contains(e.Message, "used") || remote.Calls.Load() != 1 {
 		t.Fatalf("a replay: %+v, %d calls", e, remote.Calls.Load())

@@ -123,3 +123,14 @@ func (r Reader) MayApprove(ctx context.Context, user, agent uuid.UUID) (bool, er
 		WHERE a.agent_id = $1 AND m.user_id = $2 AND m.role IN ('owner', 'admin', 'approver')`, agent.String(), user.String()).Scan(&n)
 	return n > 0, err
 }
+
+// AgentName is an agent's name from the organisations read model ("" when it has none there: the
+// user's default agent before it was projected).
+func (r Reader) AgentName(ctx context.Context, agent uuid.UUID) (string, error) {
+	var name string
+	err := r.DB.QueryRowContext(ctx, `SELECT name FROM agents WHERE agent_id = $1`, agent.String()).Scan(&name)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return name, err
+}
