@@ -21,6 +21,7 @@ type RemotePool interface {
 	ReadResource(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint, uri string) (*mcp.ReadResourceResult, error)
 	Prompts(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint) ([]*mcp.Prompt, error)
 	GetPrompt(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint, name string, args map[string]string) (*mcp.GetPromptResult, error)
+	Complete(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint, params *mcp.CompleteParams) (*mcp.CompleteResult, error)
 }
 
 func (s *Service) remotePool() (RemotePool, error) {
@@ -167,6 +168,28 @@ func (s *Service) GetRemotePrompt(ctx context.Context, caller executions.Caller,
 	res, err := pool.GetPrompt(ctx, r.l.LoginID, r.ep, name, args)
 	if err != nil {
 		return nil, providerError("prompts/get", err, r.red)
+	}
+	return r.redacted(res)
+}
+
+// CompleteRemote asks a remote connector, through the caller's agent's login, to complete an argument
+// of one of its prompts or resource templates (params name them as the remote knows them), redacted.
+func (s *Service) CompleteRemote(ctx context.Context, caller executions.Caller, serverID string, params json.RawMessage) (json.RawMessage, error) {
+	pool, err := s.remotePool()
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.remoteLogin(ctx, caller, serverID)
+	if err != nil {
+		return nil, err
+	}
+	var cp mcp.CompleteParams
+	if err := json.Unmarshal(params, &cp); err != nil || cp.Ref == nil {
+		return nil, domain.Errorf(domain.CodeInvalid, "completion/complete needs a ref and an argument")
+	}
+	res, err := pool.Complete(ctx, r.l.LoginID, r.ep, &cp)
+	if err != nil {
+		return nil, providerError("completion/complete", err, r.red)
 	}
 	return r.redacted(res)
 }

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -31,7 +32,12 @@ func TestToolsetsEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const tok = "tok-toolsets-0123"
-	remote := connectorstest.NewRemote(t, tok)
+	remote := connectorstest.NewRemoteWith(t, tok, &mcp.ServerOptions{CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+		if req.Params.Ref == nil || req.Params.Ref.Type != "ref/prompt" || req.Params.Ref.Name != "greet" || req.Params.Argument.Name != "who" {
+			return nil, fmt.Errorf("completion of %+v %+v", req.Params.Ref, req.Params.Argument)
+		}
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{req.Params.Argument.Value + "da"}}}, nil
+	}})
 	// The remote serves resources, a resource template and a prompt too (before any session learns its
 	// capabilities).
 	remote.MCP.AddResource(&mcp.Resource{URI: "test://static", Name: "static", MIMEType: "text/plain"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -149,6 +155,12 @@ func TestToolsetsEndToEnd(t *testing.T) {
 	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "mcp_remote/greet", Arguments: map[string]string{"who": "ada"}})
 	if err != nil || len(got.Messages) != 1 || got.Messages[0].Content.(*mcp.TextContent).Text != "Hello ada" {
 		t.Fatalf("prompts/get: %v %+v", err, got)
+	}
+
+	// A completion of the prompt's argument, asked of the remote with the name it knows.
+	comp, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "mcp_remote/greet"}, Argument: mcp.CompleteParamsArgument{Name: "who", Value: "a"}})
+	if err != nil || len(comp.Completion.Values) != 1 || comp.Completion.Values[0] != "ada" {
+		t.Fatalf("completion/complete: %v %+v", err, comp)
 	}
 
 	// The calls are execution records, as through execute_tools, and so is each read.

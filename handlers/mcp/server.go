@@ -119,6 +119,12 @@ type ResourceServer interface {
 	GetPrompt(ctx context.Context, p Principal, name string, args map[string]string) (json.RawMessage, error)
 }
 
+// Completer is implemented by a ToolSet that answers completion/complete (a toolset's connectors):
+// params are the request's, the answer its result.
+type Completer interface {
+	Complete(ctx context.Context, p Principal, params json.RawMessage) (json.RawMessage, error)
+}
+
 // RunStarter is implemented by a ToolSet that does work at a run start (an MCP session's initialize):
 // the connectors relist the stale tool lists of the caller's agent. StartRun must not block; it returns
 // a channel closed when the work ends. initialize waits for it at most Options.RunStartBudget, and the
@@ -266,6 +272,9 @@ func (s *Server) capabilities() map[string]any {
 	c := map[string]any{"tools": map[string]any{"listChanged": s.listsChange()}, "logging": map[string]any{}}
 	if _, ok := s.opts.Tools.(ResourceServer); ok {
 		c["resources"], c["prompts"] = map[string]any{}, map[string]any{}
+	}
+	if _, ok := s.opts.Tools.(Completer); ok {
+		c["completions"] = map[string]any{}
 	}
 	return c
 }
@@ -649,6 +658,20 @@ func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *r
 	case "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get":
 		if rs, ok := s.opts.Tools.(ResourceServer); ok {
 			return s.resource(ctx, p, rs, req)
+		}
+		return errorResponse(req.ID, CodeMethodNotFound, fmt.Sprintf("Method not found: %s", req.Method))
+	case "completion/complete":
+		if c, ok := s.opts.Tools.(Completer); ok {
+			res, err := c.Complete(ctx, p, req.Params)
+			if err != nil {
+				var pe *ParamsError
+				if errors.As(err, &pe) {
+					return errorResponse(req.ID, CodeInvalidParams, pe.Message)
+				}
+				s.log.ErrorContext(ctx, "completion/complete failed", "user", p.UserID, "err", err)
+				return errorResponse(req.ID, CodeInternalError, "Internal error: completion/complete")
+			}
+			return response{JSONRPC: "2.0", ID: req.ID, Result: res}
 		}
 		return errorResponse(req.ID, CodeMethodNotFound, fmt.Sprintf("Method not found: %s", req.Method))
 	case "tools/call":

@@ -74,11 +74,14 @@ func Text(s string) mcp.ToolHandlerFor[EchoArgs, any] {
 }
 
 // NewRemote starts the server accepting token.
-func NewRemote(t testing.TB, token string) *Remote {
+func NewRemote(t testing.TB, token string) *Remote { return NewRemoteWith(t, token, nil) }
+
+// NewRemoteWith is NewRemote with the MCP server's options (a completion handler, say).
+func NewRemoteWith(t testing.TB, token string, opts *mcp.ServerOptions) *Remote {
 	t.Helper()
 	r := &Remote{}
 	r.tokens.Store(token, true)
-	r.MCP = mcp.NewServer(&mcp.Implementation{Name: "fake-remote", Version: "1"}, nil)
+	r.MCP = mcp.NewServer(&mcp.Implementation{Name: "fake-remote", Version: "1"}, opts)
 	mcp.AddTool(r.MCP, &mcp.Tool{Name: "echo", Description: "Echo the text back."}, func(ctx context.Context, req *mcp.CallToolRequest, a EchoArgs) (*mcp.CallToolResult, any, error) {
 		r.Calls.Add(1)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + a.Text}}}, nil, nil

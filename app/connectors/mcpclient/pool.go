@@ -714,3 +714,14 @@ func (p *Pool) GetPrompt(ctx context.Context, login uuid.UUID, ep Endpoint, name
 	})
 	return out, err
 }
+
+// Complete asks the endpoint to complete an argument of a prompt or a resource template.
+func (p *Pool) Complete(ctx context.Context, login uuid.UUID, ep Endpoint, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	var out *mcp.CompleteResult
+	err := p.withSession(ctx, login, ep, p.opts.CallTimeout, true, func(ctx context.Context, e *entry) error {
+		res, err := e.cs.Complete(ctx, params)
+		out = res
+		return err
+	})
+	return out, err
+}

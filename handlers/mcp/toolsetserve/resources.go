@@ -17,9 +17,13 @@ type Connectors interface {
 	ReadRemoteResource(ctx context.Context, caller executions.Caller, serverID, uri string) (json.RawMessage, error)
 	RemotePrompts(ctx context.Context, caller executions.Caller, serverID string) (json.RawMessage, error)
 	GetRemotePrompt(ctx context.Context, caller executions.Caller, serverID, name string, args map[string]string) (json.RawMessage, error)
+	CompleteRemote(ctx context.Context, caller executions.Caller, serverID string, params json.RawMessage) (json.RawMessage, error)
 }
 
-var _ mcp.ResourceServer = (*Set)(nil)
+var (
+	_ mcp.ResourceServer = (*Set)(nil)
+	_ mcp.Completer      = (*Set)(nil)
+)
 
 // A toolset's connectors' resources and prompts are namespaced so that two connectors cannot collide:
 // a resource's URI (and a template's) is workbench://<connector id>/<its URI>, a prompt's name
@@ -212,4 +216,55 @@ func (s *Set) GetPrompt(ctx context.Context, p mcp.Principal, name string, args 
 	return accessed(s.Executions.Access(ctx, c, id, "prompts/get", asked, func(ctx context.Context) (json.RawMessage, error) {
 		return s.Connectors.GetRemotePrompt(ctx, c, id, remote, args)
 	}))
+}
+
+// Complete implements mcp.Completer: a completion of an argument of one of the set's connectors'
+// prompts (ref/prompt, its namespaced name) or resource templates (ref/resource, its namespaced URI),
+// asked of that connector with the names it knows.
+func (s *Set) Complete(ctx context.Context, p mcp.Principal, raw json.RawMessage) (json.RawMessage, error) {
+	var params map[string]any
+	if err := json.Unmarshal(raw, &params); err != nil {
+		return nil, &mcp.ParamsError{Message: "Invalid params: " + err.Error()}
+	}
+	ref, _ := params["ref"].(map[string]any)
+	if ref == nil {
+		return nil, &mcp.ParamsError{Message: "Invalid params: completion/complete needs a ref"}
+	}
+	var id string
+	switch ref["type"] {
+	case "ref/prompt":
+		name, _ := ref["name"].(string)
+		var remote string
+		var ok bool
+		if id, remote, ok = strings.Cut(name, "/"); !ok || id == "" || remote == "" {
+			return nil, &mcp.ParamsError{Message: "unknown prompt " + name}
+		}
+		ref["name"] = remote
+	case "ref/resource":
+		u, _ := ref["uri"].(string)
+		var uri string
+		var ok bool
+		if id, uri, ok = splitURI(u); !ok {
+			return nil, &mcp.ParamsError{Message: "unknown resource template " + u}
+		}
+		ref["uri"] = uri
+	default:
+		return nil, &mcp.ParamsError{Message: "Invalid params: ref.type is ref/prompt or ref/resource"}
+	}
+	c, ids, err := s.connectorsOf(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := served(ids, id); err != nil {
+		return nil, err
+	}
+	asked, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Connectors.CompleteRemote(ctx, c, id, asked)
+	if domain.ErrorCode(err) != "" && domain.ErrorCode(err) != domain.CodeInternal {
+		return nil, &mcp.ParamsError{Message: domain.ErrorMessage(err)}
+	}
+	return res, err
 }
