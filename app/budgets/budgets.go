@@ -68,9 +68,13 @@ type Service struct {
 
 	mu      sync.Mutex
 	gen     uint64
-	chains  map[connectorsrm.Chain]cachedBudgets
+	callers map[callerKey]cachedBudgets
 	buckets map[string]cachedBucket
 }
+
+// callerKey keys the budgets cache: the agent a caller names, or the user whose default agent it
+// acts as.
+type callerKey struct{ user, agent uuid.UUID }
 
 type cachedBudgets struct {
 	v  []budgetsrm.Budget
@@ -100,7 +104,7 @@ func New(o Options) (*Service, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{opts: o, log: log, reader: budgetsrm.Reader{DB: o.DB}, codec: eventstore.NewJSONCodec(budget.Events()...),
-		chains: map[connectorsrm.Chain]cachedBudgets{}, buckets: map[string]cachedBucket{}}, nil
+		callers: map[callerKey]cachedBudgets{}, buckets: map[string]cachedBucket{}}, nil
 }
 
 // ownersOf lists a chain's scopes that may hold budgets, from the least to the most specific.
@@ -114,23 +118,32 @@ func ownersOf(c connectorsrm.Chain) []budget.Owner {
 	return out
 }
 
-// budgetsOf are the budgets of a chain, cached for CacheTTL.
-func (s *Service) budgetsOf(ctx context.Context, c connectorsrm.Chain) ([]budgetsrm.Budget, error) {
+// budgetsOf are the budgets of the caller's agent's chain, cached for CacheTTL per caller: the
+// tool-call path reads neither the chain nor the table on every call.
+func (s *Service) budgetsOf(ctx context.Context, caller executions.Caller) ([]budgetsrm.Budget, error) {
+	key := callerKey{user: caller.UserID, agent: caller.AgentID}
 	s.mu.Lock()
-	e, ok := s.chains[c]
+	e, ok := s.callers[key]
 	gen := s.gen
 	s.mu.Unlock()
 	if ok && time.Since(e.at) < s.opts.CacheTTL {
 		return e.v, nil
 	}
 	at := time.Now()
-	v, err := s.reader.Of(ctx, ownersOf(c))
+	chain, err := s.opts.Chains.CallerChain(ctx, caller)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.reader.Of(ctx, ownersOf(chain))
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	if s.gen == gen {
-		s.chains[c] = cachedBudgets{v: v, at: at}
+		if len(s.callers) > 10000 {
+			clear(s.callers)
+		}
+		s.callers[key] = cachedBudgets{v: v, at: at}
 	}
 	s.mu.Unlock()
 	return v, nil
@@ -139,11 +152,7 @@ func (s *Service) budgetsOf(ctx context.Context, c connectorsrm.Chain) ([]budget
 // Charge implements executions.Budgets: the call of tool by caller's agent is counted against every
 // budget of the chain that covers it, or refused (Allowed false) when one is spent.
 func (s *Service) Charge(ctx context.Context, caller executions.Caller, tool string) (executions.BudgetResult, error) {
-	chain, err := s.opts.Chains.CallerChain(ctx, caller)
-	if err != nil {
-		return executions.BudgetResult{}, err
-	}
-	all, err := s.budgetsOf(ctx, chain)
+	all, err := s.budgetsOf(ctx, caller)
 	if err != nil {
 		return executions.BudgetResult{}, err
 	}
@@ -261,11 +270,7 @@ func (s *Service) append(ctx context.Context, stream string, expected eventstore
 // Covered names the tools among tools that a budget of the caller's agent's chain covers (every one
 // when a budget covers every tool): what a curl session, which budgets cannot count, must not reach.
 func (s *Service) Covered(ctx context.Context, caller executions.Caller, tools []string) ([]string, error) {
-	chain, err := s.opts.Chains.CallerChain(ctx, caller)
-	if err != nil {
-		return nil, err
-	}
-	all, err := s.budgetsOf(ctx, chain)
+	all, err := s.budgetsOf(ctx, caller)
 	if err != nil {
 		return nil, err
 	}

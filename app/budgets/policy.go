@@ -49,7 +49,7 @@ func (s *Service) Set(ctx context.Context, user uuid.UUID, o budget.Owner, tool 
 	}
 	s.mu.Lock()
 	s.gen++
-	clear(s.chains)
+	clear(s.callers)
 	s.mu.Unlock()
 	return nil
 }
