@@ -21,7 +21,10 @@
 // (default admin@workbench.localhost, created when missing). The token is 32 random bytes; the log
 // holds only its SHA-256, in domain/signindom's link stream, with the user and the expiry (15 minutes).
 // RedeemLink appends the redemption with the stream's expected version, so the link works once
-// across replicas. Its route (handlers/portalhttp) lets one client address attempt at most
+// across replicas. Redeeming completes the sign-in: it gives the user their personal organisation
+// when missing (Config.Organizations), as the SSO callback does, whoever issued the link (the
+// `workbench signin-link` command issues links without the organisations service); invitations of
+// the address stay pending for the user to answer in the portal. Its route (handlers/portalhttp) lets one client address attempt at most
 // DefaultLinkLimit redemptions a minute and answers 429 with Retry-After past that: a token cannot be
 // guessed, but each attempt loads a stream, so a flood is cut off before it reaches the store.
 //

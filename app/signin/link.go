@@ -68,7 +68,8 @@ func (s *Service) IssueLink(ctx context.Context, email, purpose string) (string,
 	return s.publicURL + LinkPath + token, nil
 }
 
-// RedeemLink uses a one-time sign-in link and returns the user it signs in. A link works once across
+// RedeemLink uses a one-time sign-in link and returns the user it signs in, whose personal
+// organisation it makes when missing (Organizations.SignedIn). A link works once across
 // every replica: its redemption is appended with the stream's expected version, so a concurrent
 // second redemption loses the race, re-decides and is refused. An unknown, used or expired link is a
 // *domain.Error caused by signin.ErrUnknownLink, ErrLinkUsed or ErrLinkExpired.
@@ -77,7 +78,27 @@ func (s *Service) RedeemLink(ctx context.Context, token string) (uuid.UUID, erro
 		return uuid.Nil, &domain.Error{Code: domain.CodeNotFound, Message: "this sign-in link is not valid", Err: signindom.ErrUnknownLink}
 	}
 	now := s.clock()
-	res, err := eventstore.Execute(ctx, s.cfg.Store, signindom.StreamName(linkHash(token)), Links, signindom.Command(signindom.RedeemLink{At: now}), md(ctx, "system", now))
+	stream := signindom.StreamName(linkHash(token))
+	// Redeeming is where a link's sign-in completes, whoever issued the link (the server's startup
+	// link, `workbench signin-link`, which runs without the organisations service, or a server of an
+	// earlier version): the user's personal organisation is made here, before the link is spent, so
+	// that a failure leaves the link usable. A link that cannot be redeemed is refused below.
+	if s.cfg.Organizations != nil {
+		l, _, err := eventstore.LoadState(ctx, s.cfg.Store, stream, Links)
+		if err != nil {
+			return uuid.Nil, err
+		}
+		if l.Issued() && !l.Redeemed && now.Before(l.ExpiresAt) {
+			u, err := s.cfg.Users.User(ctx, l.UserID)
+			if err != nil {
+				return uuid.Nil, fmt.Errorf("sign-in link: the user %s: %w", l.UserID, err)
+			}
+			if err := s.signedIn(ctx, u, md(ctx, "system", now)); err != nil {
+				return uuid.Nil, fmt.Errorf("sign-in link: %w", err)
+			}
+		}
+	}
+	res, err := eventstore.Execute(ctx, s.cfg.Store, stream, Links, signindom.Command(signindom.RedeemLink{At: now}), md(ctx, "system", now))
 	if err != nil {
 		return uuid.Nil, err
 	}

@@ -23,14 +23,15 @@ import (
 )
 
 // Users is the part of app/accounts this package needs: find or create the user of an address
-// whose ownership the caller has established.
+// whose ownership the caller has established, and read the user a sign-in link names.
 type Users interface {
 	EnsureUser(ctx context.Context, email, displayName string, md eventstore.Metadata) (accounts.User, bool, eventstore.Position, error)
+	User(ctx context.Context, id uuid.UUID) (accounts.User, error)
 }
 
-// Organizations is the part of app/organizations sign-in calls for every user it signs in: the
-// personal organisation is made at the first sign-in, and pending invitations of the address are
-// accepted.
+// Organizations is the part of app/organizations sign-in calls for every user it signs in (an SSO
+// callback, a one-time link's redemption): the personal organisation is made at the first sign-in.
+// Pending invitations of the address stay pending for the user to accept or decline.
 type Organizations interface {
 	SignedIn(ctx context.Context, user uuid.UUID, email string, md eventstore.Metadata) error
 }
