@@ -70,15 +70,6 @@ func (tb *tab) healthChecked(before int) {
 		`(n) => Number(document.querySelector('[data-testid=health-slot]')?.dataset.checks || 0) > n`, before)
 }
 
-func (tb *tab) healthChecks() int {
-	tb.t.Helper()
-	res, err := tb.page().Eval(`() => Number(document.querySelector('[data-testid=health-slot]')?.dataset.checks || 0)`)
-	if err != nil {
-		tb.t.Fatal(err)
-	}
-	return res.Value.Int()
-}
-
 // signedIn records that user signed in, so that their personal organisation exists.
 func signedIn(t *testing.T, srv *e2eServer, u e2eUser) {
 	t.Helper()
