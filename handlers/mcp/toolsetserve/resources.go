@@ -18,6 +18,8 @@ type Connectors interface {
 	RemotePrompts(ctx context.Context, caller executions.Caller, serverID string) (json.RawMessage, error)
 	GetRemotePrompt(ctx context.Context, caller executions.Caller, serverID, name string, args map[string]string) (json.RawMessage, error)
 	CompleteRemote(ctx context.Context, caller executions.Caller, serverID string, params json.RawMessage) (json.RawMessage, error)
+	// BeginRun relists, in the background, the caller's agent's logins whose stored list is stale.
+	BeginRun(ctx context.Context, caller executions.Caller) <-chan struct{}
 }
 
 var (

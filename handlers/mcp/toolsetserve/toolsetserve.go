@@ -42,7 +42,20 @@ type Set struct {
 var (
 	_ mcp.ToolSet    = (*Set)(nil)
 	_ mcp.ToolLister = (*Set)(nil)
+	_ mcp.RunStarter = (*Set)(nil)
 )
+
+// StartRun implements mcp.RunStarter: a session's initialize relists the agent's stale connector
+// tool lists, as /mcp's does.
+func (s *Set) StartRun(ctx context.Context, p mcp.Principal) <-chan struct{} {
+	c, err := callerOf(p)
+	if err != nil || s.Connectors == nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return s.Connectors.BeginRun(ctx, c)
+}
 
 // Tools implements mcp.ToolSet: nothing fixed (ListTools answers per request).
 func (*Set) Tools() []mcp.Tool { return nil }
