@@ -21,6 +21,7 @@ import * as approvals from './pages/approvals.js';
 import * as notfound from './pages/notfound.js';
 import * as health from './pages/health.js';
 import * as toolsets from './pages/toolsets.js';
+import * as invitations from './pages/invitations.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
 const ROUTES = [
@@ -37,6 +38,8 @@ const ROUTES = [
   { re: /^\/receipts$/, page: receipts, nav: 'receipts' },
   { re: /^\/audit$/, page: audit, nav: 'audit' },
   { re: /^\/orgs$/, page: orgs.list, nav: 'orgs' },
+  // The signed-in user's pending invitations (a notice above the other pages links here).
+  { re: /^\/invitations$/, page: invitations.page, nav: 'orgs' },
   { re: /^\/orgs\/([0-9a-f-]{36})$/, page: orgs.org, nav: 'orgs' },
   { re: /^\/orgs\/([0-9a-f-]{36})\/guilds\/([0-9a-f-]{36})$/, page: orgs.guild, nav: 'orgs' },
   { re: /^\/connect\/([^/]+)$/, page: connect },
@@ -220,11 +223,14 @@ async function render() {
   ctx.me = me;
   if (route.public) {
     health.stop();
+    invitations.stop();
     replace(root, h('div', { class: 'center' }, main));
   } else {
-    // The connection-health banner above every signed-in page, looked at again on each page.
-    replace(root, health.slot, layout(route.nav, main));
+    // The connection-health banner and the pending-invitations notice above every signed-in page,
+    // looked at again on each page.
+    replace(root, health.slot, invitations.slot, layout(route.nav, main));
     health.refresh();
+    invitations.refresh();
   }
   document.title = (route.page.title || 'Workbench') + ' · Workbench';
   try {

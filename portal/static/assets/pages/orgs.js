@@ -9,6 +9,7 @@ import { orgTools } from './orgtools.js';
 import { pluginSwitches } from './pluginswitches.js';
 import { budgetsCard } from './budgets.js';
 import { webhooksCard } from './webhooks.js';
+import { invitationsApi, invitationsCard } from './invitations.js';
 
 const enc = encodeURIComponent;
 const orgsApi = {
@@ -20,9 +21,6 @@ const orgsApi = {
   setRole: (org, user, role) => request('PATCH', `/api/orgs/${enc(org)}/members/${enc(user)}`, { role }),
   removeMember: (org, user) => request('DELETE', `/api/orgs/${enc(org)}/members/${enc(user)}`),
   revokeInvitation: (org, email) => request('DELETE', `/api/orgs/${enc(org)}/invitations/${enc(email)}`),
-  myInvitations: () => request('GET', '/api/orgs/invitations'),
-  acceptInvitation: (id) => request('POST', `/api/orgs/invitations/${enc(id)}/accept`),
-  declineInvitation: (id) => request('POST', `/api/orgs/invitations/${enc(id)}/decline`),
   createGuild: (org, name) => request('POST', `/api/orgs/${enc(org)}/guilds`, { name }),
   guild: (org, guild) => request('GET', `/api/orgs/${enc(org)}/guilds/${enc(guild)}`),
   renameGuild: (org, guild, name) => request('PATCH', `/api/orgs/${enc(org)}/guilds/${enc(guild)}`, { name }),
@@ -67,35 +65,6 @@ function table(heads, rows, testid) {
 
 // --- the list ---
 
-// invitationsCard lists the caller's pending invitations with Accept and Decline; null when none.
-function invitationsCard(ctx, invs, status, rerender) {
-  if (!invs.length) return null;
-  const rows = invs.map((inv) => {
-    const accept = button('Accept', { kind: 'primary', testid: 'accept-invitation' });
-    const decline = button('Decline', { kind: 'danger-outline', testid: 'decline-invitation' });
-    accept.addEventListener('click', () => busy(accept, async () => {
-      try {
-        const o = await orgsApi.acceptInvitation(inv.id);
-        ctx.navigate(`/orgs/${o.id}`);
-      } catch (err) { ctx.fail(status, err, 'The invitation was not accepted'); }
-    }));
-    decline.addEventListener('click', () => busy(decline, async () => {
-      try {
-        await orgsApi.declineInvitation(inv.id);
-      } catch (err) { ctx.fail(status, err, 'The invitation was not declined'); return; }
-      await rerender();
-      replace(status, notice('success', `You declined the invitation to ${inv.organization_name}`));
-    }));
-    return h('tr', { 'data-invitation-org': inv.organization_name },
-      h('td', { class: 'strong' }, inv.organization_name),
-      h('td', {}, h('span', { class: 'tag' }, inv.role)),
-      h('td', { title: formatTime(inv.invited_at) }, ago(inv.invited_at)),
-      h('td', { class: 'right' }, accept, ' ', decline));
-  });
-  return card('Invitations', h('p', { class: 'muted' }, 'You become a member when you accept.'),
-    table(['Organisation', 'Role', 'Invited', ''], rows, 'my-invitations'));
-}
-
 export const list = {
   title: 'Organisations',
   async render(ctx, main) {
@@ -114,7 +83,7 @@ export const list = {
     const loadPending = async () => {
       let invs;
       try {
-        invs = ((await orgsApi.myInvitations()) || {}).invitations || [];
+        invs = ((await invitationsApi.mine()) || {}).invitations || [];
       } catch (err) { ctx.fail(pending, err, 'Your invitations could not be loaded'); return; }
       if (!ctx.current()) return;
       replace(pending, invitationsCard(ctx, invs, status, loadPending));
@@ -174,7 +143,9 @@ function orgPage(ctx, page, status, secret, reload) {
     if (msg) replace(status, notice('success', msg));
   };
 
-  // Members.
+  // Members. The last owner is offered neither Leave nor Remove: the server refuses both (an
+  // organisation keeps an owner), so the page says what to do instead.
+  const owners = page.members.filter((m) => m.role === 'owner').length;
   const memberRows = page.members.map((m) => {
     let roleCell = h('span', { class: 'tag', 'data-testid': 'member-role' }, m.role);
     if (admin && m.user_id !== me) {
@@ -182,8 +153,15 @@ function orgPage(ctx, page, status, secret, reload) {
       sel.addEventListener('change', act(`The role of ${m.email} was not changed`, () => orgsApi.setRole(o.id, m.user_id, sel.value), () => `${m.email} is now ${sel.value}`));
       roleCell = sel;
     }
-    const canRemove = (admin || m.user_id === me) && !(o.personal && m.role === 'owner');
+    const soleOwner = m.role === 'owner' && owners === 1;
+    // Only an owner removes an owner.
+    const canRemove = (admin || m.user_id === me) && !(o.personal && m.role === 'owner') && !soleOwner
+      && !(m.role === 'owner' && o.role !== 'owner');
     const remove = canRemove ? button(m.user_id === me ? 'Leave' : 'Remove', { kind: 'danger-outline', testid: 'remove-member' }) : null;
+    if (remove) remove.setAttribute('aria-label', m.user_id === me ? `Leave ${o.name}` : `Remove ${m.email}`);
+    const why = soleOwner && m.user_id === me && !o.personal
+      ? h('span', { class: 'muted small', 'data-testid': 'sole-owner' }, 'The only owner: make another member owner before you can leave.')
+      : null;
     if (remove) {
       remove.addEventListener('click', async () => {
         const ok = await confirmDialog({ title: m.user_id === me ? `Leave ${o.name}?` : `Remove ${m.email}?`,
@@ -197,7 +175,7 @@ function orgPage(ctx, page, status, secret, reload) {
       h('td', {}, h('span', { class: 'strong' }, m.email), m.user_id === me ? h('span', { class: 'muted small' }, ' (you)') : null),
       h('td', {}, roleCell),
       h('td', { title: formatTime(m.added_at) }, ago(m.added_at)),
-      h('td', { class: 'right' }, remove));
+      h('td', { class: 'right' }, remove || why));
   });
   const inviteEmail = h('input', { type: 'text', name: 'email', placeholder: 'name@example.com', 'aria-label': 'Email address', 'data-testid': 'invite-email' });
   const inviteRole = roleSelect('member', 'invite-role', o.role === 'owner');
