@@ -70,6 +70,8 @@ type Service struct {
 	gen     uint64
 	callers map[callerKey]cachedBudgets
 	buckets map[string]cachedBucket
+	// told is when this replica last recorded a budget's exhaustion, by calls stream.
+	told map[string]time.Time
 }
 
 // callerKey keys the budgets cache: the agent a caller names, or the user whose default agent it
@@ -104,7 +106,7 @@ func New(o Options) (*Service, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{opts: o, log: log, reader: budgetsrm.Reader{DB: o.DB}, codec: eventstore.NewJSONCodec(budget.Events()...),
-		callers: map[callerKey]cachedBudgets{}, buckets: map[string]cachedBucket{}}, nil
+		callers: map[callerKey]cachedBudgets{}, buckets: map[string]cachedBucket{}, told: map[string]time.Time{}}, nil
 }
 
 // ownersOf lists a chain's scopes that may hold budgets, from the least to the most specific.
@@ -175,6 +177,7 @@ func (s *Service) Charge(ctx context.Context, caller executions.Caller, tool str
 		if b.Tool != budget.AllTools {
 			what = b.Tool
 		}
+		s.exhausted(ctx, caller, b, tool, why)
 		secs := int(math.Ceil(wait.Seconds()))
 		return executions.BudgetResult{RetryAfter: time.Duration(secs) * time.Second,
 			Message: fmt.Sprintf("%s did not run: this agent's %s budget for %s (%s) is spent; retry in %d s.", tool, scope, what, why, secs)}, nil
@@ -204,6 +207,28 @@ func (s *Service) chargeOne(ctx context.Context, b budgetsrm.Budget) (time.Durat
 		return 0, "", nil
 	}
 	return 0, "", &domain.Error{Code: domain.CodeUnavailable, Message: "the budget is contended; try again in a moment"}
+}
+
+// exhausted records, at most once a minute per budget on this replica, that b refused a call (the
+// event organisations' webhooks hear). A failure is logged: the refusal stands.
+func (s *Service) exhausted(ctx context.Context, caller executions.Caller, b budgetsrm.Budget, tool, why string) {
+	now := s.opts.Now()
+	stream := budget.CallsStreamName(b.Owner, b.Tool, budget.Day(now))
+	s.mu.Lock()
+	last, seen := s.told[stream]
+	if seen && now.Sub(last) < time.Minute {
+		s.mu.Unlock()
+		return
+	}
+	if len(s.told) > 10000 {
+		clear(s.told)
+	}
+	s.told[stream] = now
+	s.mu.Unlock()
+	ev := budget.Exhausted{Owner: b.Owner, Tool: b.Tool, Called: tool, UserID: caller.UserID, AgentID: caller.AgentID, Limit: why, At: now.UTC()}
+	if err := s.append(ctx, stream, eventstore.Any, cachedBucket{}, ev); err != nil {
+		s.log.WarnContext(ctx, "record a budget's exhaustion", "stream", stream, "err", err)
+	}
 }
 
 // refund gives back what budgets counted for a call another budget refused.

@@ -17,9 +17,10 @@ import (
 
 // Event type names, never changed once stored.
 const (
-	TypeSet      = "budget.set"
-	TypeCounted  = "budget.counted"
-	TypeRefunded = "budget.refunded"
+	TypeSet       = "budget.set"
+	TypeCounted   = "budget.counted"
+	TypeRefunded  = "budget.refunded"
+	TypeExhausted = "budget.exhausted"
 )
 
 // AllTools is the Tool of a budget on every tool of its scope's agents.
@@ -79,12 +80,28 @@ type Refunded struct {
 	At        time.Time `json:"at"`
 }
 
+// Exhausted records that a budget refused a call: what an organisation's webhook hears
+// (budget.exhausted). A replica records it at most once a minute per budget, on the day's calls
+// stream; it counts nothing.
+type Exhausted struct {
+	Owner       Owner     `json:"owner"`
+	Tool        string    `json:"tool"`
+	Called      string    `json:"called"` // the tool the refused call named
+	Integration string    `json:"integration,omitempty"`
+	UserID      uuid.UUID `json:"user_id"`
+	AgentID     uuid.UUID `json:"agent_id,omitzero"`
+	Limit       string    `json:"limit"` // "10 calls a minute"
+	At          time.Time `json:"at"`
+}
+
+func (Exhausted) EventType() string { return TypeExhausted }
+
 func (Set) EventType() string      { return TypeSet }
 func (Counted) EventType() string  { return TypeCounted }
 func (Refunded) EventType() string { return TypeRefunded }
 
 // Events lists the event types, for a codec.
-func Events() []domain.Event { return []domain.Event{Set{}, Counted{}, Refunded{}} }
+func Events() []domain.Event { return []domain.Event{Set{}, Counted{}, Refunded{}, Exhausted{}} }
 
 // SetCommand validates a Set.
 func SetCommand(e Set) ([]domain.Event, error) {

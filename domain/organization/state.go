@@ -22,7 +22,9 @@ const (
 )
 
 // Valid reports whether r is one of the roles.
-func (r Role) Valid() bool { return r == RoleOwner || r == RoleAdmin || r == RoleMember || r == RoleApprover }
+func (r Role) Valid() bool {
+	return r == RoleOwner || r == RoleAdmin || r == RoleMember || r == RoleApprover
+}
 
 // Approves reports whether the role decides the approvals of the organisation's agents.
 func (r Role) Approves() bool { return r == RoleOwner || r == RoleAdmin || r == RoleApprover }

@@ -8,8 +8,8 @@
 //     organisations, or the login owner's.
 //   - approval.requested: a call waits for a person (approval.requested); to the agent's organisation
 //     (the user's personal one for the user's default agent).
-//   - budget.exhausted: a call was refused RATE_LIMITED (execution.tool_executed); to the agent's
-//     organisation, at most once a minute per agent and tool.
+//   - budget.exhausted: a budget refused a call (budget.exhausted, recorded at most once a minute per
+//     budget and replica); to the agent's organisation, at most once a minute per agent and tool.
 //
 // Only events after a webhook was registered reach it, and each at most once (a delivery's dedupe
 // key is unique per webhook), so a rebuild sends nothing again. Organisation membership is read from
@@ -28,8 +28,8 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/approval"
+	"github.com/workbench/workbench/domain/budget"
 	"github.com/workbench/workbench/domain/connection"
-	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/domain/webhook"
@@ -57,7 +57,7 @@ var (
 func New(portalURL string) *Projection {
 	var evs []domain.Event
 	evs = append(evs, webhook.Events()...)
-	evs = append(evs, connection.ReauthorizationRequired{}, connection.Disconnected{}, login.Disconnected{}, approval.Requested{}, execution.ToolExecuted{})
+	evs = append(evs, connection.ReauthorizationRequired{}, connection.Disconnected{}, login.Disconnected{}, approval.Requested{}, budget.Exhausted{})
 	return &Projection{codec: eventstore.NewJSONCodec(evs...), PortalURL: portalURL}
 }
 
@@ -68,7 +68,7 @@ func (*Projection) Name() string { return Name }
 func (*Projection) Handles(t string) bool {
 	switch t {
 	case webhook.TypeRegistered, webhook.TypeRemoved, connection.TypeReauthorizationRequired, connection.TypeDisconnected,
-		login.TypeDisconnected, approval.TypeRequested, execution.TypeToolExecuted:
+		login.TypeDisconnected, approval.TypeRequested, budget.TypeExhausted:
 		return true
 	}
 	return false
@@ -93,9 +93,6 @@ type Body struct {
 func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envelope) error {
 	if !p.Handles(env.Type) {
 		return nil
-	}
-	if env.Type == execution.TypeToolExecuted && !strings.Contains(string(env.Data), `"RATE_LIMITED"`) {
-		return nil // the common case, undecoded
 	}
 	ev, err := p.codec.Decode(env.Type, env.SchemaVersion, env.Data)
 	if err != nil {
@@ -148,37 +145,34 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		return p.enqueue(ctx, tx, env, webhook.EventApprovalRequested, []uuid.UUID{org}, env.ID.String(), e.At, map[string]any{
 			"approval_id": e.ApprovalID, "user_id": e.UserID, "agent_id": e.AgentID, "tool": e.Tool, "integration": e.Integration,
 			"account": account, "expires_at": e.ExpiresAt, "url": p.PortalURL + "/approvals/" + e.ApprovalID.String()})
-	case execution.ToolExecuted:
-		if e.ErrorCode != "RATE_LIMITED" {
-			return nil
-		}
+	case budget.Exhausted:
 		org, err := callerOrg(ctx, tx, e.UserID, e.AgentID)
 		if err != nil {
 			return err
 		}
-		key := "budget:" + e.AgentID.String() + ":" + e.Tool + ":" + e.At.UTC().Format("2006-01-02T15:04")
+		key := "budget:" + e.AgentID.String() + ":" + e.Called + ":" + e.At.UTC().Format("2006-01-02T15:04")
 		return p.enqueue(ctx, tx, env, webhook.EventBudgetExhausted, []uuid.UUID{org}, key, e.At, map[string]any{
-			"user_id": e.UserID, "agent_id": e.AgentID, "tool": e.Tool, "integration": e.Integration})
+			"user_id": e.UserID, "agent_id": e.AgentID, "tool": e.Called, "budget_scope": e.Owner.Scope, "budget_tool": e.Tool, "limit": e.Limit})
 	}
 	return nil
 }
 
-// enqueue adds a delivery of kind to every webhook of orgs that subscribes to it and was registered
-// before the event.
+// enqueue adds a delivery of kind to every webhook of orgs that subscribes to it (and so was
+// registered before the event, in the log's order).
 func (p *Projection) enqueue(ctx context.Context, tx *sql.Tx, env eventstore.Envelope, kind string, orgs []uuid.UUID, key string, at time.Time, data map[string]any) error {
 	if at.IsZero() {
 		at = env.Metadata.Time
 	}
 	for _, org := range orgs {
-		rows, err := tx.QueryContext(ctx, `SELECT webhook_id, events, created_at FROM webhooks WHERE org_id = $1`, org.String())
+		rows, err := tx.QueryContext(ctx, `SELECT webhook_id, events FROM webhooks WHERE org_id = $1`, org.String())
 		if err != nil {
 			return err
 		}
-		type hook struct{ id, events, created string }
+		type hook struct{ id, events string }
 		var hooks []hook
 		for rows.Next() {
 			var h hook
-			if err := rows.Scan(&h.id, &h.events, &h.created); err != nil {
+			if err := rows.Scan(&h.id, &h.events); err != nil {
 				rows.Close()
 				return err
 			}
@@ -189,11 +183,10 @@ func (p *Projection) enqueue(ctx context.Context, tx *sql.Tx, env eventstore.Env
 			return err
 		}
 		for _, h := range hooks {
-			created, err := dbtime.Parse(h.created)
-			if err != nil {
-				return err
-			}
-			if !slices.Contains(strings.Split(h.events, ","), kind) || at.Before(created) {
+			// Only events after the webhook's registration reach it: the projection applies the log in
+			// order, so the webhook's row is here only for events after its webhook.registered (in a
+			// rebuild too).
+			if !slices.Contains(strings.Split(h.events, ","), kind) {
 				continue
 			}
 			body, err := json.Marshal(Body{ID: env.ID.String(), Type: kind, OrganizationID: org, CreatedAt: at.UTC(), Data: data})
