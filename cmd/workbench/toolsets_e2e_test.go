@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -260,5 +261,26 @@ func TestToolsetsEndToEnd(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("no notifications/tools/list_changed within 30 s of the edit")
+	}
+
+	// A revoked key ends the GET stream.
+	get2, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.Base+"/mcp/ts/ops", nil)
+	get2.Header = get.Header.Clone()
+	stream2, err := http.DefaultClient.Do(get2)
+	if err != nil || stream2.StatusCode != http.StatusOK {
+		t.Fatalf("a second GET stream: %v %v", err, stream2)
+	}
+	defer stream2.Body.Close()
+	ended := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, stream2.Body); ended <- err }()
+	pos, err := srv.M.Accounts.RevokeKey(ctx, ada.ID, eventstore.Metadata{Actor: "test", Time: time.Now().UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.waitFor(t, pos)
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the GET stream of a revoked key was still open 30 s after the revocation")
 	}
 }

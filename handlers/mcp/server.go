@@ -328,7 +328,7 @@ func (s *Server) listsChange() bool { _, ok := s.opts.Tools.(ToolLister); return
 // watch is the GET stream of a ToolLister's endpoint: an SSE stream on which the server sends
 // notifications/tools/list_changed when what the caller's tools/list would answer changes (a toolset
 // edited, a switch turned, a listing changed), looked at every ListPoll, on any replica (it reads
-// what tools/list reads). It lasts until the client goes away.
+// what tools/list reads). It lasts until the client goes away, or its credential or session ends.
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, l ToolLister) {
 	p, err := s.opts.Auth.Authenticate(r)
 	if err != nil {
@@ -370,6 +370,14 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, l ToolLister) {
 		case <-r.Context().Done():
 			return
 		case <-t.C:
+		}
+		// The credential is checked again at each look: a revoked key or token, or an ended session,
+		// ends the stream.
+		if q, err := s.opts.Auth.Authenticate(r); err != nil || q.UserID != p.UserID || q.AgentID != p.AgentID {
+			return
+		}
+		if _, ok := s.checkSession(r.Context(), r.Header.Get("Mcp-Session-Id"), p); !ok {
+			return
 		}
 		if now := digest(); now != last {
 			last = now
