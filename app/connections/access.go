@@ -69,7 +69,7 @@ func (s *Service) access(ctx context.Context, user uuid.UUID, in *plugins.Integr
 		return Access{Injector: inj, ConnectionVersion: version, held: h}, nil
 	case plugins.AuthOAuth2:
 		h := &held{cache: s.redactors}
-		if id, secret, err := s.clientCredentials(in.Name); err == nil {
+		if id, secret, err := s.clientCredentials(ctx, in.Name); err == nil {
 			h.add(secret)
 			h.pair(secret, id)
 		}

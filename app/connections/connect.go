@@ -57,7 +57,7 @@ func (s *Service) ConnectFrom(ctx context.Context, user uuid.UUID, integration, 
 	case plugins.AuthAPIKey:
 		return ConnectResult{}, domain.Errorf(domain.CodeInvalid, "%s uses an API key, and API-key integrations are connected from the workbench portal, where the user enters the key; there is no agent-side path", in.Name)
 	case plugins.AuthOAuth2:
-		if _, _, err := s.clientCredentials(in.Name); err != nil {
+		if _, _, err := s.clientCredentials(ctx, in.Name); err != nil {
 			return ConnectResult{}, err
 		}
 		mode = connection.AuthOAuth2

@@ -45,7 +45,7 @@ func stateHash(state string) string {
 // provider's authorization URL (RFC 6749 section 4.1.1 with RFC 7636 section 4.3).
 func (s *Service) startHandshake(ctx context.Context, in *plugins.Integration, user uuid.UUID, account string, a connection.Attempt, now time.Time) (string, error) {
 	o := in.Auth.OAuth2
-	clientID, _, err := s.clientCredentials(in.Name)
+	clientID, _, err := s.clientCredentials(ctx, in.Name)
 	if err != nil {
 		return "", err
 	}

@@ -74,6 +74,11 @@ type Config struct {
 	// (<PLUGIN>_CLIENT_ID and <PLUGIN>_CLIENT_SECRET). An OAuth integration without one cannot be
 	// connected.
 	Clients map[string]config.OAuthClient
+	// PlatformKeys, when set, are read at connect time and at every token request before Clients:
+	// the platform key "integration:<name>" (fields client_id, client_secret) an instance admin set
+	// in the portal (Admin, Platform keys) is the integration's OAuth client, on every replica and
+	// with no restart. Nil: Clients alone.
+	PlatformKeys PlatformKeys
 	// HTTPClient calls token endpoints. Default: a client with a 20-second timeout that follows no
 	// redirects.
 	HTTPClient *http.Client
@@ -104,6 +109,7 @@ type Service struct {
 	publicURL string
 	links     *signed.Sealer[claim]
 	clients   map[string]config.OAuthClient
+	keys      PlatformKeys
 	client    *http.Client
 	transport http.RoundTripper
 	now       func() time.Time
@@ -148,7 +154,7 @@ func New(cfg Config) (*Service, error) {
 		store: cfg.Store, vault: cfg.Vault, catalog: cfg.Catalog, db: cfg.DB, reader: connectionsrm.Reader{DB: cfg.DB},
 		runner: cfg.Projections, bus: cfg.Bus, topic: cfg.Topic,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
-		clients:   cfg.Clients, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,
+		clients:   cfg.Clients, keys: cfg.PlatformKeys, client: cfg.HTTPClient, transport: cfg.Transport, now: cfg.Now, log: cfg.Logger,
 		sweepEvery: cfg.SweepInterval, retention: cfg.Retention, linkTTL: cfg.LinkTTL, pollEvery: cfg.PollFallback,
 		hub: newHub(), ready: make(chan struct{}), flights: map[string]*flight{},
 	}
@@ -209,12 +215,40 @@ func (s *Service) RedirectURI(integration string) string {
 // PublicURL is SERVER_PUBLIC_URL without a trailing slash.
 func (s *Service) PublicURL() string { return s.publicURL }
 
-// clientCredentials is an integration's OAuth client. An unset secret with a set id is a public,
+// PlatformKeys reads the platform keys an instance admin set (app/platformkeys.Service satisfies it).
+type PlatformKeys interface {
+	// PlatformKey returns the key's fields; ok is false when no key of that name is set.
+	PlatformKey(ctx context.Context, name string) (fields map[string]string, ok bool, err error)
+}
+
+// PlatformKeysFunc adapts a function to PlatformKeys (a reader wired after the service is built).
+type PlatformKeysFunc func(ctx context.Context, name string) (map[string]string, bool, error)
+
+// PlatformKey calls f.
+func (f PlatformKeysFunc) PlatformKey(ctx context.Context, name string) (map[string]string, bool, error) {
+	return f(ctx, name)
+}
+
+// PlatformKeyName is the platform key holding an integration's OAuth client.
+func PlatformKeyName(integration string) string { return "integration:" + integration }
+
+// clientCredentials is an integration's OAuth client, read now: the platform key
+// integration:<name> when an instance admin set it with a client_id, else the environment's
+// <PLUGIN>_CLIENT_ID and <PLUGIN>_CLIENT_SECRET. An unset secret with a set id is a public,
 // PKCE-only client.
-func (s *Service) clientCredentials(integration string) (id, secret string, err error) {
+func (s *Service) clientCredentials(ctx context.Context, integration string) (id, secret string, err error) {
+	if s.keys != nil {
+		fields, ok, err := s.keys.PlatformKey(ctx, PlatformKeyName(integration))
+		if err != nil {
+			return "", "", &domain.Error{Code: domain.CodeUnavailable, Message: integration + "'s OAuth client (a platform key) cannot be read now; try again", Err: err}
+		}
+		if ok && strings.TrimSpace(fields["client_id"]) != "" {
+			return strings.TrimSpace(fields["client_id"]), strings.TrimSpace(fields["client_secret"]), nil
+		}
+	}
 	c := s.clients[integration]
 	if c.ID == "" {
-		return "", "", domain.Errorf(domain.CodeUnavailable, "%s cannot be connected on this server yet: the operator has not set %s_CLIENT_ID (register an OAuth app with the redirect URI %s)", integration, config.PluginEnvPrefix(integration), s.RedirectURI(integration))
+		return "", "", domain.Errorf(domain.CodeUnavailable, "%s cannot be connected on this server yet: an instance admin has not set its OAuth client (the platform key %s, or %s_CLIENT_ID; register an OAuth app with the redirect URI %s)", integration, PlatformKeyName(integration), config.PluginEnvPrefix(integration), s.RedirectURI(integration))
 	}
 	return c.ID, c.Secret, nil
 }

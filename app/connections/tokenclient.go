@@ -99,7 +99,7 @@ func (e *OAuthError) Error() string {
 // 2.3, RFC 7636); a confidential one authenticates by the manifest's style, HTTP Basic with the
 // form-encoded id and secret (section 2.3.1, the default) or client_id and client_secret in the body.
 func (s *Service) tokenRequest(ctx context.Context, in *plugins.Integration, form url.Values) (tokenResponse, error) {
-	id, secret, err := s.clientCredentials(in.Name)
+	id, secret, err := s.clientCredentials(ctx, in.Name)
 	if err != nil {
 		return tokenResponse{}, err
 	}

@@ -566,6 +566,15 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		HTTPClient: tokenClient, Transport: outbound,
 		Store: m.Store, Vault: m.Vault, Catalog: m.Plugins, DB: m.DB, Projections: m.Runner, Bus: b,
 		PublicURL: m.Config.ServerPublicURL, LinkKey: m.deriveKey("connect-link"), Clients: m.pluginClients(getenv), Logger: m.Logger,
+		// An integration's OAuth client set as the platform key integration:<name> (Admin, Platform keys)
+		// wins over the environment's, read at connect and token time: no restart, on every replica.
+		// The platform keys open with the connectors, below; until then only the environment counts.
+		PlatformKeys: connections.PlatformKeysFunc(func(ctx context.Context, name string) (map[string]string, bool, error) {
+			if m.PlatformKeys == nil {
+				return nil, false, nil
+			}
+			return m.PlatformKeys.PlatformKey(ctx, name)
+		}),
 	})
 	if err != nil {
 		return err
@@ -772,7 +781,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			portalhttp.Mount(r, portalhttp.Deps{
 				Sessions: sessions, SignIn: signIn, Accounts: m.Accounts, Projections: m.Runner,
 				Credentials: creds, Catalog: m.Plugins, Connections: connectionsrm.Reader{DB: m.DB}, Logger: m.Logger,
-				APIKeys: authn.APIKeys{Reader: keys},
+				APIKeys: authn.APIKeys{Reader: keys}, Admins: m.Config.Admins,
 			})
 			orgs.Mount(r, orgs.Deps{
 				Auth: authn.Chain{

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -86,6 +87,28 @@ func (p *idp) set(f func(*idp)) {
 	})
 }
 
+// platformKeys is the platform keys an instance admin set, as app/platformkeys answers them.
+type platformKeys struct {
+	mu   sync.Mutex
+	keys map[string]map[string]string
+}
+
+func (p *platformKeys) set(name string, fields map[string]string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.keys == nil {
+		p.keys = map[string]map[string]string{}
+	}
+	p.keys[name] = fields
+}
+
+func (p *platformKeys) PlatformKey(_ context.Context, name string) (map[string]string, bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, ok := p.keys[name]
+	return maps.Clone(f), ok, nil
+}
+
 // env is a workbench as the portal API sees it, on one SQLite file that its replicas share.
 type env struct {
 	t         *testing.T
@@ -98,6 +121,10 @@ type env struct {
 	clock     *testenv.Clock
 	settings  signin.Settings
 	publicURL string
+	// admins are the instance admins' emails (Deps.Admins).
+	admins []string
+	// keys are the platform keys every replica reads (app/connections Config.PlatformKeys).
+	keys *platformKeys
 	// linkLimit is the sign-in link redemptions a client address may attempt per minute (0: the
 	// default).
 	linkLimit int
@@ -141,7 +168,7 @@ func newEnv(t *testing.T) *env {
 	}
 	p := newIDP(t)
 	return &env{
-		t: t, ctx: ctx, dir: dir, idp: p, oauth: oauth, key: key, catalog: reg, clock: &testenv.Clock{},
+		t: t, ctx: ctx, dir: dir, idp: p, oauth: oauth, key: key, catalog: reg, clock: &testenv.Clock{}, keys: &platformKeys{},
 		settings: signin.Settings{
 			Providers:  []signin.ProviderConfig{{ID: "google", Name: "Google", Issuer: p.srv.URL, ClientID: oidcClientID, ClientSecret: oidcClientSecret}},
 			AdminEmail: "admin@workbench.localhost",
@@ -203,7 +230,7 @@ func (e *env) node() *node {
 	creds, err := connections.New(connections.Config{
 		Store: store, Vault: v, Catalog: e.catalog, DB: db, Projections: runner, PublicURL: e.publicURL,
 		LinkKey: []byte(strings.Repeat("l", 32)), Now: e.clock.Now,
-		Clients: map[string]config.OAuthClient{"acme": {ID: "acme-client"}},
+		Clients: map[string]config.OAuthClient{"acme": {ID: "acme-client"}}, PlatformKeys: e.keys,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +253,7 @@ func (e *env) node() *node {
 		Sessions: n.sessions, SignIn: n.signin, Accounts: n.accounts, Projections: runner,
 		Credentials: creds, Catalog: e.catalog, Connections: connectionsrm.Reader{DB: db}, Now: e.clock.Now,
 		APIKeys:   n.auth,
-		LinkLimit: e.linkLimit,
+		LinkLimit: e.linkLimit, Admins: e.admins,
 	})
 	h = n.sessions.Guard(r)
 	bg, stop := context.WithCancel(context.Background())

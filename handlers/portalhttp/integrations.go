@@ -1,6 +1,7 @@
 package portalhttp
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -38,10 +39,34 @@ type integration struct {
 	// AccountHint and Connected describe the default one, which a call without a label uses.
 	Accounts []connections.AccountView `json:"accounts"`
 	Fields   []field                   `json:"fields"`
-	// Configured is false for an OAuth integration whose client the operator has not set
-	// (<PLUGIN>_CLIENT_ID): it cannot be connected here, and Setup says what the operator must do.
+	// Configured is false for an OAuth integration whose client is not set (the platform key
+	// integration:<name>, else <PLUGIN>_CLIENT_ID): it cannot be connected here. Setup says what
+	// to do: for an instance admin, the redirect URI to register and the key to set (SetupKey, the
+	// platform key's name); for anyone else, MemberSetup.
 	Configured bool   `json:"configured"`
 	Setup      string `json:"setup,omitempty"`
+	SetupKey   string `json:"setup_key,omitempty"`
+}
+
+// MemberSetup is what a member who is not an instance admin reads on an integration that is not set
+// up: the operator's instructions are the admins'.
+const MemberSetup = "Ask your admin to set this up."
+
+// isAdmin reports whether user is an instance admin (Deps.Admins, matched by email).
+func (h *routes) isAdmin(ctx context.Context, user uuid.UUID) bool {
+	if len(h.Admins) == 0 || h.Accounts == nil {
+		return false
+	}
+	u, err := h.Accounts.User(ctx, user)
+	if err != nil || u.Email == "" {
+		return false
+	}
+	for _, a := range h.Admins {
+		if strings.EqualFold(strings.TrimSpace(a), u.Email) {
+			return true
+		}
+	}
+	return false
 }
 
 // The statuses /api/integrations reports. They name domain/connection's statuses in the portal's
@@ -93,6 +118,7 @@ func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
+	admin := h.isAdmin(r.Context(), user)
 	out := make([]integration, 0, len(h.Catalog.Integrations()))
 	for _, in := range h.Catalog.Integrations() {
 		it := integration{
@@ -102,7 +128,14 @@ func (h *routes) integrations(w http.ResponseWriter, r *http.Request, user uuid.
 			Accounts: append([]connections.AccountView{}, accounts[in.Name]...),
 		}
 		if in.Auth.Mode == plugins.AuthOAuth2 {
-			it.Configured, it.Setup = h.Credentials.OAuthSetup(in.Name)
+			it.Configured, it.Setup = h.Credentials.OAuthSetup(r.Context(), in.Name)
+			switch {
+			case it.Configured:
+			case admin:
+				it.SetupKey = connections.PlatformKeyName(in.Name)
+			default:
+				it.Setup = MemberSetup
+			}
 		}
 		if row, ok := summaryRow(rows[in.Name]); ok {
 			it.Status = statusWord(row.Status)

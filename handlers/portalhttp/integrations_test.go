@@ -23,6 +23,7 @@ type integrationJSON struct {
 	Fields      []fieldJSON `json:"fields"`
 	Configured  bool        `json:"configured"`
 	Setup       string      `json:"setup"`
+	SetupKey    string      `json:"setup_key"`
 }
 
 type fieldJSON struct {
@@ -64,10 +65,10 @@ func TestIntegrations(t *testing.T) {
 		"keyed": {Name: "keyed", DisplayName: "Keyed", Description: "needs a key", AuthMode: "apikey", Categories: []string{}, Status: "not_connected",
 			Fields: []fieldJSON{{Name: "api_key", Label: "API key", Secret: true, Placeholder: "kx_..."}, {Name: "region", Label: "Region", Optional: true}}, Configured: true},
 		"free": {Name: "free", DisplayName: "Free", Description: "no auth", AuthMode: "none", Categories: []string{}, Connected: true, Status: "connected", Fields: []fieldJSON{}, Configured: true},
-		// No UNSET_CLIENT_ID: the operator's instruction instead of a Connect that could only fail.
+		// No client set (no platform key, no UNSET_CLIENT_ID): a member is told to ask their admin
+		// instead of a Connect that could only fail.
 		"unset": {Name: "unset", DisplayName: "Unset", Description: "no client set", AuthMode: "oauth2", Categories: []string{}, Status: "not_connected", Fields: []fieldJSON{},
-			Setup: "Not set up on this server. The operator registers an OAuth app with the provider, with the redirect URI " + e.publicURL +
-				"/api/auth/plugin/unset/callback, then sets UNSET_CLIENT_ID (and UNSET_CLIENT_SECRET, unless the app is a public PKCE client) and restarts Workbench."},
+			Setup: "Ask your admin to set this up."},
 	}
 	if diff := cmp.Diff(want, b.integrations(t, n.srv.URL)); diff != "" {
 		t.Fatalf("catalog before connecting (-want +got):\n%s", diff)
@@ -125,6 +126,56 @@ func TestIntegrations(t *testing.T) {
 				t.Fatalf("%d %s", got.status, got.body)
 			}
 		})
+	}
+}
+
+// TestIntegrationSetByPlatformKey: an OAuth integration with no client in the environment shows an
+// instance admin what to register and which platform key to set, and a member one line; once an
+// admin sets the platform key integration:unset it is connectable at once, on every replica, with no
+// new service (the key is read at connect time).
+func TestIntegrationSetByPlatformKey(t *testing.T) {
+	e := newEnv(t)
+	e.admins = []string{"ada@example.com"}
+	n1, n2 := e.node(), e.node()
+	admin := n1.signedIn(n1.createUser("ada@example.com"))
+	member := n1.signedIn(n1.createUser("fay@example.com"))
+
+	a := admin.integrations(t, n1.srv.URL)["unset"]
+	wantSetup := "Not set up on this server. Register an OAuth app with the provider, with the redirect URI " + e.publicURL +
+		"/api/auth/plugin/unset/callback, then set the platform key integration:unset (Admin, Platform keys) to its client ID and client secret: " +
+		"it applies at once, with no restart. (The environment's UNSET_CLIENT_ID and UNSET_CLIENT_SECRET, read at start, also work.)"
+	if a.Configured || a.Setup != wantSetup || a.SetupKey != "integration:unset" {
+		t.Fatalf("the admin's card: %+v", a)
+	}
+	if m := member.integrations(t, n1.srv.URL)["unset"]; m.Configured || m.Setup != "Ask your admin to set this up." || m.SetupKey != "" ||
+		strings.Contains(m.Setup, "redirect") {
+		t.Fatalf("the member's card: %+v", m)
+	}
+	if got := member.do(http.MethodPost, n1.srv.URL+"/api/integrations/unset/connect", "", nil); got.status != http.StatusServiceUnavailable {
+		t.Fatalf("connect before the key: %d %s", got.status, got.body)
+	}
+
+	e.keys.set("integration:unset", map[string]string{"client_id": "unset-from-key", "client_secret": "s3cret"})
+	for _, n := range []*node{n1, n2} {
+		if m := member.integrations(t, n.srv.URL)["unset"]; !m.Configured || m.Setup != "" || m.SetupKey != "" {
+			t.Fatalf("the member's card once the key is set: %+v", m)
+		}
+		started := member.do(http.MethodPost, n.srv.URL+"/api/integrations/unset/connect", "", nil)
+		m := started.json(t)
+		if started.status != http.StatusOK || m["type"] != "oauth2" {
+			t.Fatalf("connect once the key is set: %d %s", started.status, started.body)
+		}
+		consent, _ := url.Parse(m["url"].(string))
+		if consent.Query().Get("client_id") != "unset-from-key" {
+			t.Fatalf("consent URL %s: want the platform key's client", consent)
+		}
+	}
+	// The platform key wins over the environment's client.
+	e.keys.set("integration:acme", map[string]string{"client_id": "acme-from-key"})
+	started := member.do(http.MethodPost, n1.srv.URL+"/api/integrations/acme/connect", "", nil)
+	consent, _ := url.Parse(started.json(t)["url"].(string))
+	if consent.Query().Get("client_id") != "acme-from-key" {
+		t.Fatalf("acme's consent URL %s: want the platform key's client", consent)
 	}
 }
 

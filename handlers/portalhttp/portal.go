@@ -59,6 +59,10 @@ type Deps struct {
 	Credentials *connections.Service
 	Catalog     Catalog
 	Connections Connections
+	// Admins are the instance admins' normalised emails (internal/config Config.Admins): an OAuth
+	// integration whose client is not set shows them the setup instruction (the redirect URI, the
+	// platform key to set); everyone else is told to ask their admin.
+	Admins []string
 	// APIKeys, when set, lets a workbench API key (Authorization: Bearer) sign its owner out
 	// everywhere, for when the browser is out of reach (authn.APIKeys).
 	APIKeys mcp.Authenticator
