@@ -363,6 +363,9 @@ func TestPortalInChromium(t *testing.T) {
 		card := `article[data-integration=gamma]`
 		tb.el(card+` [data-testid=not-set-up]`, `Not set up on this server`)
 		tb.el(card+` [data-testid=not-set-up]`, `GAMMA_CLIENT_ID`)
+		// The signed-in user is the instance admin: the platform key to set, with a link to set it.
+		tb.el(card+` [data-testid=not-set-up]`, `integration:gamma`)
+		tb.el(card+` [data-testid=set-up-key]`, `Set the platform key integration:gamma`)
 		if has, _, _ := tb.p.Has(card + ` [data-testid=connect]`); has {
 			t.Error("an integration the server cannot connect offers Connect")
 		}

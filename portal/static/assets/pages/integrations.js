@@ -140,9 +140,16 @@ function card(ctx, i, status, refresh) {
   };
 
   if (i.auth_mode === 'oauth2' && i.configured === false) {
-    // The operator has not set this integration's OAuth client: connecting could only fail.
-    actions.append(h('div', { class: 'setup-needed', 'data-testid': 'not-set-up' },
-      notice('warning', 'Not set up on this server', i.setup || 'The operator has not set this integration\'s OAuth client.')));
+    // Nobody has set this integration's OAuth client: connecting could only fail. An instance admin
+    // (the server sends setup_key to admins only) reads what to register and which platform key to
+    // set, with a link to set it; a member reads one line.
+    if (i.setup_key) {
+      actions.append(h('div', { class: 'setup-needed', 'data-testid': 'not-set-up' },
+        notice('warning', 'Not set up on this server', i.setup || '',
+          h('div', {}, h('a', { href: '/admin/platform-keys', 'data-link': true, 'data-testid': 'set-up-key' }, `Set the platform key ${i.setup_key}`)))));
+    } else {
+      actions.append(h('p', { class: 'setup-needed muted', 'data-testid': 'not-set-up' }, i.setup || 'Ask your admin to set this up.'));
+    }
   } else if (i.auth_mode === 'oauth2') {
     const label = i.connected ? (held.length > 1 ? 'Reconnect default' : 'Reconnect') : 'Connect';
     const connect = button(label, { kind: i.connected ? 'secondary' : 'primary', iconName: 'external', testid: 'connect' });
