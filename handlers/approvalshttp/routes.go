@@ -14,7 +14,6 @@ package approvalshttp
 
 import (
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 
@@ -29,10 +28,7 @@ import (
 )
 
 // Sessions is the portal's session manager (*websession.Manager).
-type Sessions interface {
-	Session(r *http.Request) (websession.Session, error)
-	SameOrigin(r *http.Request) bool
-}
+type Sessions = websession.Portal
 
 // Deps are what the routes need.
 type Deps struct {
@@ -57,24 +53,7 @@ func Mount(r chi.Router, d Deps) {
 type routes struct{ Deps }
 
 func (h *routes) user(next func(w http.ResponseWriter, r *http.Request, user uuid.UUID)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && !h.Sessions.SameOrigin(r) {
-			handlers.WriteJSON(w, http.StatusForbidden, handlers.ErrorBody{Error: "CROSS_ORIGIN", Message: "this request did not come from the workbench portal"})
-			return
-		}
-		s, err := h.Sessions.Session(r)
-		switch {
-		case errors.Is(err, websession.ErrNoSession):
-			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeUnauthenticated, "sign in to the workbench portal first"))
-			return
-		case err != nil:
-			handlers.WriteError(w, r, h.Logger, &domain.Error{Code: domain.CodeUnavailable, Message: "the session store cannot be reached; try again in a moment", Err: err})
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
-		w.Header().Set("Cache-Control", "no-store")
-		next(w, r, s.User)
-	}
+	return websession.RequireUser(h.Sessions, h.Logger, 4<<10, next)
 }
 
 func pathID(r *http.Request) (uuid.UUID, error) {
