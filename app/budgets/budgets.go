@@ -180,7 +180,7 @@ func (s *Service) Charge(ctx context.Context, caller executions.Caller, tool str
 		s.exhausted(ctx, caller, b, tool, why)
 		secs := int(math.Ceil(wait.Seconds()))
 		return executions.BudgetResult{RetryAfter: time.Duration(secs) * time.Second,
-			Message: fmt.Sprintf("%s did not run: this agent's %s budget for %s (%s) is spent; retry in %d s.", tool, scope, what, why, secs)}, nil
+			Message: fmt.Sprintf("%s did not run: the budget its %s set for %s (%s) is spent; retry in %d s.", tool, scope, what, why, secs)}, nil
 	}
 	return executions.BudgetResult{Allowed: true}, nil
 }

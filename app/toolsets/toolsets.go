@@ -90,7 +90,11 @@ func (s *Service) Save(ctx context.Context, user uuid.UUID, o toolset.Owner, nam
 		return toolsetsrm.Toolset{}, err
 	}
 	ev := res.Events[0].(toolset.Saved)
-	return toolsetsrm.Toolset{Owner: o, Name: name, Version: ev.Version, Description: description, Entries: ev.Entries, Connectors: ev.Connectors, UpdatedAt: ev.At}, nil
+	conns := ev.Connectors
+	if conns == nil {
+		conns = []string{} // as the read model answers it
+	}
+	return toolsetsrm.Toolset{Owner: o, Name: name, Version: ev.Version, Description: description, Entries: ev.Entries, Connectors: conns, UpdatedAt: ev.At}, nil
 }
 
 func (s *Service) wait(ctx context.Context, pos eventstore.Position) error {

@@ -160,12 +160,12 @@ func EvolveBucket(b Bucket, e domain.Event) Bucket {
 func Charge(b Bucket, o Owner, tool string, perMinute, perDay int, now time.Time) (domain.Event, time.Duration, string) {
 	if perDay > 0 && b.Count >= perDay {
 		next := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day()+1, 0, 0, 0, 0, time.UTC)
-		return nil, next.Sub(now), fmt.Sprintf("%d calls a day", perDay)
+		return nil, next.Sub(now), calls(perDay) + " a day"
 	}
 	if perMinute > 0 {
 		if t := b.refill(now, perMinute); t < 1 {
 			wait := time.Duration((1 - t) / float64(perMinute) * float64(time.Minute))
-			return nil, max(wait, time.Millisecond), fmt.Sprintf("%d calls a minute", perMinute)
+			return nil, max(wait, time.Millisecond), calls(perMinute) + " a minute"
 		}
 	}
 	return Counted{Owner: o, Tool: tool, PerMinute: perMinute, At: now.UTC()}, 0, ""
@@ -174,3 +174,11 @@ func Charge(b Bucket, o Owner, tool string, perMinute, perDay int, now time.Time
 // Available is how many calls the token bucket holds at now (perMinute when the budget has no
 // per-minute limit is meaningless: 0 is returned then).
 func (b Bucket) Available(now time.Time, perMinute int) float64 { return b.refill(now, perMinute) }
+
+// calls is "1 call" or "n calls".
+func calls(n int) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
+}
