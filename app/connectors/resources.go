@@ -3,6 +3,7 @@ package connectors
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -192,4 +193,46 @@ func (s *Service) CompleteRemote(ctx context.Context, caller executions.Caller, 
 		return nil, providerError("completion/complete", err, r.red)
 	}
 	return r.redacted(res)
+}
+
+// Subscriber is the part of the pool that holds resource subscriptions (*mcpclient.Pool).
+type Subscriber interface {
+	Subscribe(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint, uri, key string, until time.Time, deliver func(uri string)) error
+	Unsubscribe(ctx context.Context, login uuid.UUID, uri, key string) error
+}
+
+// SubscribeRemote subscribes key (an agent's MCP session, until it expires) to a resource of the
+// caller's agent's login to a remote connector: deliver is told the resource's URI, redacted against
+// the login's credentials, whenever the remote says it changed.
+func (s *Service) SubscribeRemote(ctx context.Context, caller executions.Caller, serverID, uri, key string, until time.Time, deliver func(uri string)) error {
+	sub, ok := s.opts.Pool.(Subscriber)
+	if !ok {
+		return domain.Errorf(domain.CodeUnprocessable, "this server's connector pool holds no subscriptions")
+	}
+	r, err := s.remoteLogin(ctx, caller, serverID)
+	if err != nil {
+		return err
+	}
+	red := r.red
+	if err := sub.Subscribe(ctx, r.l.LoginID, r.ep, uri, key, until, func(u string) { deliver(red.text(u)) }); err != nil {
+		return providerError("resources/subscribe", err, r.red)
+	}
+	return nil
+}
+
+// UnsubscribeRemote ends key's subscription to a resource of the caller's agent's login to a remote
+// connector.
+func (s *Service) UnsubscribeRemote(ctx context.Context, caller executions.Caller, serverID, uri, key string) error {
+	sub, ok := s.opts.Pool.(Subscriber)
+	if !ok {
+		return domain.Errorf(domain.CodeUnprocessable, "this server's connector pool holds no subscriptions")
+	}
+	r, err := s.remoteLogin(ctx, caller, serverID)
+	if err != nil {
+		return err
+	}
+	if err := sub.Unsubscribe(ctx, r.l.LoginID, uri, key); err != nil {
+		return providerError("resources/unsubscribe", err, r.red)
+	}
+	return nil
 }

@@ -76,13 +76,23 @@ func (s *Service) mayManage(ctx context.Context, user uuid.UUID, o toolset.Owner
 	return s.opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.Scope(o.Scope), ID: o.ID})
 }
 
+// Draft is what a save writes: a toolset's description, entries, connectors and whether it mirrors
+// its one connector (toolset.Saved).
+type Draft struct {
+	Description string
+	Entries     []toolset.Entry
+	Connectors  []string
+	Mirror      bool
+}
+
 // Save writes a new version of a toolset at a scope the user manages.
-func (s *Service) Save(ctx context.Context, user uuid.UUID, o toolset.Owner, name, description string, entries []toolset.Entry, connectorIDs []string) (toolsetsrm.Toolset, error) {
+func (s *Service) Save(ctx context.Context, user uuid.UUID, o toolset.Owner, name string, d Draft) (toolsetsrm.Toolset, error) {
+	description, entries, connectorIDs := d.Description, d.Entries, d.Connectors
 	if err := s.mayManage(ctx, user, o); err != nil {
 		return toolsetsrm.Toolset{}, err
 	}
 	res, err := eventstore.Execute(ctx, s.opts.Store, toolset.StreamName(o, name), aggregate, toolset.Command(toolset.Save{Owner: o, Name: name, Description: description,
-		Entries: entries, Connectors: connectorIDs, By: user.String(), At: s.opts.Now()}), eventstore.Metadata{Actor: user.String(), Time: s.opts.Now().UTC()})
+		Entries: entries, Connectors: connectorIDs, Mirror: d.Mirror, By: user.String(), At: s.opts.Now()}), eventstore.Metadata{Actor: user.String(), Time: s.opts.Now().UTC()})
 	if err != nil {
 		return toolsetsrm.Toolset{}, err
 	}
@@ -94,7 +104,7 @@ func (s *Service) Save(ctx context.Context, user uuid.UUID, o toolset.Owner, nam
 	if conns == nil {
 		conns = []string{} // as the read model answers it
 	}
-	return toolsetsrm.Toolset{Owner: o, Name: name, Version: ev.Version, Description: description, Entries: ev.Entries, Connectors: conns, UpdatedAt: ev.At}, nil
+	return toolsetsrm.Toolset{Owner: o, Name: name, Version: ev.Version, Description: description, Entries: ev.Entries, Connectors: conns, Mirror: ev.Mirror, UpdatedAt: ev.At}, nil
 }
 
 func (s *Service) wait(ctx context.Context, pos eventstore.Position) error {
@@ -161,7 +171,10 @@ func (s *Service) Resolve(ctx context.Context, caller executions.Caller, name st
 
 // Tool is one tool a toolset offers an agent, with the account its calls use.
 type Tool struct {
+	// Name is the tool's name in Workbench (execute_tools's); Listed the name the toolset lists and
+	// calls it by: Name, or the remote's own name in a mirror toolset.
 	Name        string
+	Listed      string
 	Description string
 	InputSchema json.RawMessage
 	// ReadOnly and Destructive are the tool's hints (nil when unknown).
@@ -172,16 +185,14 @@ type Tool struct {
 }
 
 // Tools lists what ts offers the caller's agent now, by name: every tool an entry names that is not
-// switched Off for the agent (the first entry that names a tool gives its account).
+// switched Off for the agent (the first entry that names a tool gives its account). A mirror toolset
+// offers the tools of its one connector alone, listed by the remote's names, which its entries name
+// (no entries: every tool of the connector).
 func (s *Service) Tools(ctx context.Context, caller executions.Caller, ts toolsetsrm.Toolset) ([]Tool, error) {
-	entryOf := func(name string) (toolset.Entry, bool) {
-		for _, e := range ts.Entries {
-			if e.Matches(name) {
-				return e, true
-			}
-		}
-		return toolset.Entry{}, false
+	if ts.Mirror {
+		return s.mirrorTools(ctx, caller, ts)
 	}
+	entryOf := func(name string) (toolset.Entry, bool) { return entryFor(ts.Entries, name) }
 	off, asks, err := s.opts.Connectors.PluginToolStates(ctx, caller)
 	if err != nil {
 		return nil, err
@@ -195,7 +206,7 @@ func (s *Service) Tools(ctx context.Context, caller executions.Caller, ts toolse
 		if _, isOff := off[t.Name]; isOff {
 			continue
 		}
-		tool := Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Account: e.Account, Asks: asks[t.Name]}
+		tool := Tool{Name: t.Name, Listed: t.Name, Description: t.Description, InputSchema: t.InputSchema, Account: e.Account, Asks: asks[t.Name]}
 		if t.Mutating != nil {
 			ro := !*t.Mutating
 			tool.ReadOnly = &ro
@@ -211,9 +222,46 @@ func (s *Service) Tools(ctx context.Context, caller executions.Caller, ts toolse
 		if !ok {
 			continue
 		}
-		out = append(out, Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, ReadOnly: t.ReadOnlyHint,
+		out = append(out, Tool{Name: t.Name, Listed: t.Name, Description: t.Description, InputSchema: t.InputSchema, ReadOnly: t.ReadOnlyHint,
 			Destructive: t.DestructiveHint, Account: e.Account, Asks: t.Ask})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+func (s *Service) mirrorTools(ctx context.Context, caller executions.Caller, ts toolsetsrm.Toolset) ([]Tool, error) {
+	if len(ts.Connectors) != 1 {
+		return nil, nil
+	}
+	remote, err := s.opts.Connectors.OfferedTools(ctx, caller)
+	if err != nil {
+		return nil, err
+	}
+	var out []Tool
+	for _, t := range remote {
+		if t.ServerID != ts.Connectors[0] || t.Remote == "" {
+			continue
+		}
+		e := toolset.Entry{}
+		if len(ts.Entries) > 0 {
+			var ok bool
+			if e, ok = entryFor(ts.Entries, t.Remote); !ok {
+				continue
+			}
+		}
+		out = append(out, Tool{Name: t.Name, Listed: t.Remote, Description: t.Description, InputSchema: t.InputSchema, ReadOnly: t.ReadOnlyHint,
+			Destructive: t.DestructiveHint, Account: e.Account, Asks: t.Ask})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Listed < out[j].Listed })
+	return out, nil
+}
+
+// entryFor is the first entry that names tool.
+func entryFor(entries []toolset.Entry, tool string) (toolset.Entry, bool) {
+	for _, e := range entries {
+		if e.Matches(tool) {
+			return e, true
+		}
+	}
+	return toolset.Entry{}, false
 }

@@ -45,7 +45,8 @@ const compatVersion = "v0.0.0-compat"
 // reads its resources or prompts asks for what the gateway does not have at that endpoint. What those
 // scenarios check of a remote tool (content blocks, isError, progress, elicitation, sampling) crosses
 // execute_tools and is checked against a remote written with the TypeScript SDK instead
-// (TestRemoteContentThroughExecuteTools, TestInteractiveRemoteThroughExecuteTools). The test fails when
+// (TestRemoteContentThroughExecuteTools, TestInteractiveRemoteThroughExecuteTools), and every scenario
+// passes through a toolset serving a reference server whole (TestConformanceThroughAToolset). The test fails when
 // the suite lists a scenario that is not here, so a new version of the suite is looked at, not ignored.
 // logging-set-level applies when the server declares the logging capability.
 var serverScenarios = map[string]string{
@@ -139,7 +140,7 @@ func runSDKClients(t *testing.T, postgresURL func() string, publicHost string) {
 	t.Run("protocol-versions", func(t *testing.T) { runProtocolVersions(t, srv, key) })
 	t.Run("conformance", func(t *testing.T) {
 		_, logging := caps["logging"]
-		runConformance(t, clients, srv, key, logging)
+		runConformance(t, clients, srv.Base+"/mcp", key, serverScenarios, logging)
 	})
 }
 
@@ -522,10 +523,12 @@ type conformanceCheck struct {
 
 var scenarioDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T[0-9-]+Z$`)
 
-// runConformance runs every server scenario of the conformance suite once, then requires each one that
-// applies to have no failed check. The suite's server scenarios cannot send a credential; bearer.mjs,
-// preloaded into it, adds the API key to its requests to the server (and to nothing else).
-func runConformance(t *testing.T, clients string, srv *servedBinary, key string, loggingDeclared bool) {
+// runConformance runs every server scenario of the conformance suite once against mcpURL, then
+// requires each one that applies (scenarios maps it to "") to have no failed check; a scenario the
+// suite lists and scenarios does not fails the test. The suite's server scenarios cannot send a
+// credential; bearer.mjs, preloaded into it, adds the API key to its requests to the server (and to
+// nothing else).
+func runConformance(t *testing.T, clients, mcpURL, key string, scenarios map[string]string, loggingDeclared bool) {
 	suite := filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 	listed, err := runNode(t, clients, nil, suite, "list", "--server")
 	if err != nil {
@@ -536,8 +539,8 @@ func runConformance(t *testing.T, clients string, srv *servedBinary, key string,
 		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
 			name, _, _ = strings.Cut(name, " ") // "- tools-list [2025-06-18,2025-11-25]"
 			names = append(names, name)
-			if _, known := serverScenarios[name]; !known {
-				t.Errorf("the conformance suite has a server scenario %q that serverScenarios does not classify", name)
+			if _, known := scenarios[name]; !known {
+				t.Errorf("the conformance suite has a server scenario %q that the test does not classify", name)
 			}
 		}
 	}
@@ -546,7 +549,6 @@ func runConformance(t *testing.T, clients string, srv *servedBinary, key string,
 	}
 
 	outDir := t.TempDir()
-	mcpURL := srv.Base + "/mcp"
 	preload := "file://" + filepath.ToSlash(filepath.Join(clients, "bearer.mjs"))
 	// The exit status says whether every scenario passed, and most do not apply: the results are read
 	// scenario by scenario below.
@@ -578,7 +580,7 @@ func runConformance(t *testing.T, clients string, srv *servedBinary, key string,
 
 	var table []string
 	for _, name := range names {
-		why := serverScenarios[name]
+		why := scenarios[name]
 		if name == "logging-set-level" && !loggingDeclared {
 			why = "the server does not declare the logging capability"
 		}

@@ -22,8 +22,14 @@ import (
 // startInteractiveRemote runs testdata/remote/interactive-server.mjs (the official TypeScript SDK's
 // server) with token and returns its MCP endpoint.
 func startInteractiveRemote(t *testing.T, clients, token string) string {
+	return startNodeRemote(t, clients, "interactive-server.mjs", token)
+}
+
+// startNodeRemote runs testdata/remote/<script>, a remote MCP server written with the official
+// TypeScript SDK that prints {"port": N} first, with token, and returns its MCP endpoint.
+func startNodeRemote(t *testing.T, clients, script, token string) string {
 	t.Helper()
-	cmd := exec.Command("node", filepath.Join("testdata", "remote", "interactive-server.mjs"))
+	cmd := exec.Command("node", filepath.Join("testdata", "remote", script))
 	cmd.Env = append(os.Environ(), "WORKBENCH_CLIENTS_DIR="+clients, "REMOTE_TOKEN="+token)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -50,11 +56,11 @@ func startInteractiveRemote(t *testing.T, clients, token string) string {
 	select {
 	case p, ok := <-port:
 		if !ok || p == 0 {
-			t.Fatal("interactive-server.mjs printed no port")
+			t.Fatal(script + " printed no port")
 		}
 		return fmt.Sprintf("http://127.0.0.1:%d/mcp", p)
 	case <-time.After(60 * time.Second):
-		t.Fatal("interactive-server.mjs did not print its port within 60s")
+		t.Fatal(script + " did not print its port within 60s")
 	}
 	return ""
 }

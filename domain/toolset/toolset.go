@@ -47,7 +47,9 @@ func StreamName(o Owner, name string) string {
 }
 
 // Entry is one line of a toolset: a tool's exact name, or a prefix ending in "*" ("github_*", or "*"
-// for every tool), and the account label its calls use (empty: the default account).
+// for every tool), and the account label its calls use (empty: the default account). In a mirror
+// toolset an entry names the remote's own tool names, and a mirror toolset without entries serves
+// every tool of its connector.
 type Entry struct {
 	Tool    string `json:"tool"`
 	Account string `json:"account,omitempty"`
@@ -68,10 +70,15 @@ type Saved struct {
 	Description string  `json:"description,omitempty"`
 	Entries     []Entry `json:"entries"`
 	// Connectors are the connectors (server ids) whose resources and prompts the toolset serves.
-	Connectors []string  `json:"connectors,omitempty"`
-	Version    int       `json:"version"`
-	By         string    `json:"by,omitempty"`
-	At         time.Time `json:"at"`
+	Connectors []string `json:"connectors,omitempty"`
+	// Mirror serves the toolset's one connector whole under the remote's own names: its tools are
+	// listed and called by the names the remote gives them (entries, if any, name those), its
+	// resources and prompts keep their URIs and names. One connector cannot collide with itself, so
+	// nothing needs a namespace. Absent in events saved before it existed (false).
+	Mirror  bool      `json:"mirror,omitempty"`
+	Version int       `json:"version"`
+	By      string    `json:"by,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 // Deleted ends a toolset.
@@ -128,6 +135,7 @@ type Save struct {
 	Description string
 	Entries     []Entry
 	Connectors  []string
+	Mirror      bool
 	By          string
 	At          time.Time
 }
@@ -163,13 +171,16 @@ func (c Save) decide(s State) ([]domain.Event, error) {
 		}
 		seen[e.Tool] = true
 	}
+	if c.Mirror && len(c.Connectors) != 1 {
+		return nil, domain.Errorf(domain.CodeInvalid, "a mirror toolset serves exactly one connector whole (connectors names it); it has %d", len(c.Connectors))
+	}
 	if c.At.IsZero() {
 		return nil, domain.Errorf(domain.CodeInvalid, "save a toolset: no time")
 	}
 	if c.Entries == nil {
 		c.Entries = []Entry{}
 	}
-	return []domain.Event{Saved{Owner: c.Owner, Name: c.Name, Description: c.Description, Entries: c.Entries, Connectors: c.Connectors, Version: s.Last + 1, By: c.By, At: c.At.UTC()}}, nil
+	return []domain.Event{Saved{Owner: c.Owner, Name: c.Name, Description: c.Description, Entries: c.Entries, Connectors: c.Connectors, Mirror: c.Mirror, Version: s.Last + 1, By: c.By, At: c.At.UTC()}}, nil
 }
 
 // Delete ends a toolset.

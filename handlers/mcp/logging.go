@@ -5,11 +5,32 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/workbench/workbench/internal/mcppeer"
 )
 
 // LogLevels are the levels of logging/setLevel, the syslog severities of RFC 5424 section 6.2.1 in
 // the names the MCP specification gives them, least severe first.
-var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+var LogLevels = mcppeer.Levels
+
+// callLog passes a remote's log messages during one tools/call on to the client as
+// notifications/message on the call's stream, those at least as severe as the level the session set.
+type callLog struct {
+	st  *stream
+	min string
+}
+
+// Log implements mcppeer.LogSink.
+func (l callLog) Log(level, logger string, data json.RawMessage) {
+	if !mcppeer.AtLeast(level, l.min) {
+		return
+	}
+	params := map[string]any{"level": level, "data": data}
+	if logger != "" {
+		params["logger"] = logger
+	}
+	l.st.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+}
 
 // setLevel answers logging/setLevel: a known level is kept for the session (empty result); anything
 // else is -32602.

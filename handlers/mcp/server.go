@@ -77,7 +77,7 @@ type ToolAnnotations struct {
 }
 
 // CallResult is what a tool call returns: one text content block, then an image content block per
-// image, then Content's blocks, in order.
+// image, then Content's blocks, in order. An empty Text is left out when other blocks follow.
 type CallResult struct {
 	Text    string
 	IsError bool
@@ -117,6 +117,16 @@ type ResourceServer interface {
 	ReadResource(ctx context.Context, p Principal, uri string) (json.RawMessage, error)
 	ListPrompts(ctx context.Context, p Principal) (json.RawMessage, error)
 	GetPrompt(ctx context.Context, p Principal, name string, args map[string]string) (json.RawMessage, error)
+}
+
+// Subscriber is implemented by a ResourceServer whose resources a client may subscribe to
+// (resources/subscribe, resources/unsubscribe): deliver is told a resource's URI whenever it changes,
+// until the session expires, and the server sends notifications/resources/updated on the session's
+// GET stream on this replica (a client whose GET stream another replica serves hears nothing: resource
+// updates need a session to stay on one replica). A *ParamsError is -32602.
+type Subscriber interface {
+	Subscribe(ctx context.Context, p Principal, sessionID, uri string, until time.Time, deliver func(uri string)) error
+	Unsubscribe(ctx context.Context, p Principal, sessionID, uri string) error
 }
 
 // Completer is implemented by a ToolSet that answers completion/complete (a toolset's connectors):
@@ -188,6 +198,7 @@ type Server struct {
 	toolsList []byte // the encoded tools/list result, built once
 	initInfo  map[string]any
 	levels    *levels
+	updates   updates     // resource updates for the sessions' GET streams (subscribe.go)
 	verified  verifiedIDs // session ids whose signature was checked
 	running   inflight    // requests a notifications/cancelled may cancel
 	waiting   pending     // requests sent to clients, waiting for their answers
@@ -272,6 +283,9 @@ func (s *Server) capabilities() map[string]any {
 	c := map[string]any{"tools": map[string]any{"listChanged": s.listsChange()}, "logging": map[string]any{}}
 	if _, ok := s.opts.Tools.(ResourceServer); ok {
 		c["resources"], c["prompts"] = map[string]any{}, map[string]any{}
+		if _, ok := s.opts.Tools.(Subscriber); ok && s.listsChange() {
+			c["resources"] = map[string]any{"subscribe": true}
+		}
 	}
 	if _, ok := s.opts.Tools.(Completer); ok {
 		c["completions"] = map[string]any{}
@@ -339,7 +353,8 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, l ToolLister) {
 		http.Error(w, "Not Acceptable: the GET stream is text/event-stream", http.StatusNotAcceptable)
 		return
 	}
-	if _, ok := s.sessionOf(w, r, p, nil); !ok {
+	sess, ok := s.sessionOf(w, r, p, nil)
+	if !ok {
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -364,11 +379,21 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, l ToolLister) {
 	}
 	t := time.NewTicker(poll)
 	defer t.Stop()
+	pushed, closeUpdates := s.updates.open(sess.ID)
+	defer closeUpdates()
 	quiet := 0
 	for {
 		select {
 		case <-r.Context().Done():
 			return
+		case msg := <-pushed:
+			if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+			continue
 		case <-t.C:
 		}
 		// The credential is checked again at each look: a revoked key or token, or an ended session,
@@ -528,6 +553,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		}
 		// A remote's elicitation, sampling and roots requests reach this client on the stream.
 		ctx = mcppeer.WithClient(ctx, sess.Caps, st)
+		// So do a remote's log messages, once the client has asked for them (logging/setLevel on this
+		// replica).
+		if min := s.levels.get(sess.ID); min != "" {
+			ctx = mcppeer.WithLog(ctx, callLog{st: st, min: min})
+		}
 	}
 	resp := s.dispatch(ctx, p, sess, req)
 	if cancelledByClient(ctx) {
@@ -668,6 +698,11 @@ func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *r
 			return s.resource(ctx, p, rs, req)
 		}
 		return errorResponse(req.ID, CodeMethodNotFound, fmt.Sprintf("Method not found: %s", req.Method))
+	case "resources/subscribe", "resources/unsubscribe":
+		if sub, ok := s.opts.Tools.(Subscriber); ok && s.listsChange() {
+			return s.subscribe(ctx, p, sess, sub, req)
+		}
+		return errorResponse(req.ID, CodeMethodNotFound, fmt.Sprintf("Method not found: %s", req.Method))
 	case "completion/complete":
 		if c, ok := s.opts.Tools.(Completer); ok {
 			res, err := c.Complete(ctx, p, req.Params)
@@ -703,16 +738,23 @@ func (s *Server) dispatch(ctx context.Context, p Principal, sess session, req *r
 			s.log.ErrorContext(ctx, "tool call failed", "tool", name, "user", p.UserID, "err", err)
 			return errorResponse(req.ID, CodeInternalError, "Internal error while running "+name)
 		}
-		type content struct {
+		type text struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		type image struct {
 			Type     string `json:"type"`
-			Text     string `json:"text,omitempty"`
-			MIMEType string `json:"mimeType,omitempty"`
-			Data     string `json:"data,omitempty"`
+			MIMEType string `json:"mimeType"`
+			Data     string `json:"data"`
 		}
 		blocks := make([]any, 0, 1+len(res.Images)+len(res.Content))
-		blocks = append(blocks, content{Type: "text", Text: res.Text})
+		// The text block leads, unless it is empty and other blocks carry the result (a remote tool that
+		// answered an image alone): a text block always has its text.
+		if res.Text != "" || len(res.Images)+len(res.Content) == 0 {
+			blocks = append(blocks, text{Type: "text", Text: res.Text})
+		}
 		for _, im := range res.Images {
-			blocks = append(blocks, content{Type: "image", MIMEType: im.MIMEType, Data: im.Data})
+			blocks = append(blocks, image{Type: "image", MIMEType: im.MIMEType, Data: im.Data})
 		}
 		for _, c := range blocksFor(sess.Version, res.Content) {
 			blocks = append(blocks, c)

@@ -92,6 +92,7 @@ func (h *routes) save(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 		Description string          `json:"description"`
 		Entries     []toolset.Entry `json:"entries"`
 		Connectors  []string        `json:"connectors"`
+		Mirror      bool            `json:"mirror"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, "the body is not the JSON this route takes: %v", err))
@@ -102,7 +103,8 @@ func (h *routes) save(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
-	t, err := h.Toolsets.Save(r.Context(), user, o, body.Name, body.Description, body.Entries, body.Connectors)
+	t, err := h.Toolsets.Save(r.Context(), user, o, body.Name, toolsets.Draft{Description: body.Description, Entries: body.Entries,
+		Connectors: body.Connectors, Mirror: body.Mirror})
 	if err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return

@@ -69,9 +69,13 @@ func (p *Projection) Apply(ctx context.Context, tx *sql.Tx, env eventstore.Envel
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO toolsets (scope, scope_id, name, version, description, entries, updated_at, connectors) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-			ON CONFLICT (scope, scope_id, name) DO UPDATE SET version = $4, description = $5, entries = $6, updated_at = $7, connectors = $8`,
-			e.Owner.Scope, e.Owner.ID.String(), e.Name, e.Version, e.Description, string(entries), dbtime.Format(e.At), string(connectors))
+		mirror := 0
+		if e.Mirror {
+			mirror = 1
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO toolsets (scope, scope_id, name, version, description, entries, updated_at, connectors, mirror) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			ON CONFLICT (scope, scope_id, name) DO UPDATE SET version = $4, description = $5, entries = $6, updated_at = $7, connectors = $8, mirror = $9`,
+			e.Owner.Scope, e.Owner.ID.String(), e.Name, e.Version, e.Description, string(entries), dbtime.Format(e.At), string(connectors), mirror)
 		return err
 	case toolset.Deleted:
 		_, err := tx.ExecContext(ctx, `DELETE FROM toolsets WHERE scope = $1 AND scope_id = $2 AND name = $3`, e.Owner.Scope, e.Owner.ID.String(), e.Name)
@@ -88,7 +92,9 @@ type Toolset struct {
 	Description string          `json:"description"`
 	Entries     []toolset.Entry `json:"entries"`
 	Connectors  []string        `json:"connectors"`
-	UpdatedAt   time.Time       `json:"updated_at"`
+	// Mirror: the toolset serves its one connector under the remote's own names (toolset.Saved).
+	Mirror    bool      `json:"mirror"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Reader reads the toolsets table.
@@ -105,7 +111,7 @@ func (r Reader) Of(ctx context.Context, owners []toolset.Owner, name string) ([]
 		conds = append(conds, fmt.Sprintf("(scope = $%d AND scope_id = $%d)", len(args)+1, len(args)+2))
 		args = append(args, o.Scope, o.ID.String())
 	}
-	q := `SELECT scope, scope_id, name, version, description, entries, updated_at, connectors FROM toolsets WHERE (` + strings.Join(conds, " OR ") + `)`
+	q := `SELECT scope, scope_id, name, version, description, entries, updated_at, connectors, mirror FROM toolsets WHERE (` + strings.Join(conds, " OR ") + `)`
 	if name != "" {
 		args = append(args, name)
 		q += fmt.Sprintf(" AND name = $%d", len(args))
@@ -119,9 +125,11 @@ func (r Reader) Of(ctx context.Context, owners []toolset.Owner, name string) ([]
 	for rows.Next() {
 		var t Toolset
 		var id, entries, updated, connectors string
-		if err := rows.Scan(&t.Owner.Scope, &id, &t.Name, &t.Version, &t.Description, &entries, &updated, &connectors); err != nil {
+		var mirror int
+		if err := rows.Scan(&t.Owner.Scope, &id, &t.Name, &t.Version, &t.Description, &entries, &updated, &connectors, &mirror); err != nil {
 			return nil, err
 		}
+		t.Mirror = mirror != 0
 		if err := json.Unmarshal([]byte(connectors), &t.Connectors); err != nil {
 			return nil, err
 		}

@@ -115,6 +115,10 @@ type Pool struct {
 	idle    map[leaseKey][]*entry
 	leased  sync.Map // *mcp.ClientSession → context.Context
 	closed  bool
+
+	// watch holds the resource subscriptions (subscribe.go).
+	watchOnce sync.Once
+	watch     *watches
 }
 
 type entry struct {
@@ -127,6 +131,8 @@ type entry struct {
 	// overCap is the MaxResponseBytes an answer on this session went over (0 when none did): the SDK
 	// reports only that the request ended without a response.
 	overCap atomic.Int64
+	// barrier orders the session's notifications before the responses that follow them (ordered.go).
+	barrier *barrier
 }
 
 // New returns a pool.
@@ -156,7 +162,8 @@ func New(o Options) *Pool {
 
 // onProgress passes a remote's notifications/progress to the call that gave its token; a token no
 // call in flight gave is dropped.
-func (p *Pool) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+func (p *Pool) onProgress(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+	defer handledNotification(ctx)
 	if req == nil || req.Params == nil {
 		return
 	}
@@ -207,6 +214,7 @@ func (p *Pool) Close() {
 	p.closed = true
 	p.mu.Unlock()
 	p.dropLeased(uuid.Nil, true)
+	p.dropWatch(uuid.Nil)
 	for _, e := range all {
 		<-e.ready
 		if e.cs != nil {
@@ -218,6 +226,7 @@ func (p *Pool) Close() {
 // Drop ends a login's session (after an error, a credential change, a removal).
 func (p *Pool) Drop(login uuid.UUID) {
 	p.dropLeased(login, false)
+	p.dropWatch(login)
 	p.mu.Lock()
 	e := p.sessions[login]
 	delete(p.sessions, login)
@@ -262,7 +271,7 @@ func (p *Pool) session(ctx context.Context, login uuid.UUID, ep Endpoint) (*entr
 		e = nil
 	}
 	if e == nil {
-		e = &entry{fp: fp, ready: make(chan struct{})}
+		e = &entry{fp: fp, ready: make(chan struct{}), barrier: newBarrier()}
 		p.sessions[login] = e
 		p.mu.Unlock()
 		e.cs, e.err = p.connect(ctx, ep, e)
@@ -292,8 +301,15 @@ func (p *Pool) connect(ctx context.Context, ep Endpoint, e *entry) (*mcp.ClientS
 	return p.connectWith(ctx, p.client, ep, e)
 }
 
-// connectWith opens a session of client (which fixes the capabilities it declares).
+// connectWith opens a session of client (which fixes the capabilities it declares), without the
+// standalone GET stream: what the remote sends goes on each request's own stream.
 func (p *Pool) connectWith(ctx context.Context, client *mcp.Client, ep Endpoint, e *entry) (*mcp.ClientSession, error) {
+	return p.dial(ctx, client, ep, e, false)
+}
+
+// dial opens a session of client; standalone keeps a GET stream open for what the remote sends
+// unprompted (resource updates, subscribe.go).
+func (p *Pool) dial(ctx context.Context, client *mcp.Client, ep Endpoint, e *entry, standalone bool) (*mcp.ClientSession, error) {
 	u, err := url.Parse(ep.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: bad URL", ErrAddress)
@@ -312,10 +328,15 @@ func (p *Pool) connectWith(ctx context.Context, client *mcp.Client, ep Endpoint,
 			return nil
 		},
 	}
-	t := &mcp.StreamableClientTransport{Endpoint: ep.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
+	t := &mcp.StreamableClientTransport{Endpoint: ep.URL, HTTPClient: hc, DisableStandaloneSSE: !standalone, MaxRetries: -1}
 	// The session outlives this request: connect under a context without its cancellation, bounded
 	// by the listing limit.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.ListTimeout)
+	if e != nil {
+		// The connection keeps this context's values: the notification handlers find the session's
+		// barrier in theirs (ordered.go).
+		cctx = context.WithValue(cctx, barrierKey{}, e.barrier)
+	}
 	defer cancel()
 	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
@@ -454,8 +475,9 @@ func (p *Pool) Call(ctx context.Context, login uuid.UUID, ep Endpoint, name stri
 		return nil
 	}
 	var err error
-	if caps := mcppeer.ClientCaps(ctx); caps != 0 {
-		// The remote may ask this agent's client: a session of that capability set, held alone.
+	if caps := mcppeer.ClientCaps(ctx); caps != 0 || mcppeer.Logging(ctx) {
+		// The remote may ask this agent's client, or log to it: a session of that capability set, held
+		// alone, so that what the remote sends on it belongs to this call.
 		err = p.withLease(ctx, login, ep, caps, p.opts.CallTimeout, call)
 	} else {
 		err = p.withSession(ctx, login, ep, p.opts.CallTimeout, false, call)
@@ -631,6 +653,9 @@ func (c *checked) RoundTrip(req *http.Request) (*http.Response, error) {
 			limit = DefaultMaxResponseBytes
 		}
 		resp.Body = &cappedBody{rc: resp.Body, left: limit, limit: limit, hit: &c.entry.overCap}
+		if req.Method == http.MethodPost && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			resp.Body = &ordered{rc: resp.Body, b: c.entry.barrier}
+		}
 	}
 	if err == nil && listing {
 		watchListing(resp, &c.entry.hints)

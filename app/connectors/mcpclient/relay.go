@@ -46,7 +46,8 @@ func (p *Pool) clientFor(caps mcppeer.Caps) *mcp.Client {
 		return c
 	}
 	capabilities := &mcp.ClientCapabilities{}
-	opts := &mcp.ClientOptions{Logger: p.log, ProgressNotificationHandler: p.onProgress, Capabilities: capabilities}
+	opts := &mcp.ClientOptions{Logger: p.log, ProgressNotificationHandler: p.onProgress, LoggingMessageHandler: p.onLog,
+		ResourceUpdatedHandler: p.onUpdated, Capabilities: capabilities}
 	if caps&(mcppeer.Elicitation|mcppeer.ElicitationURL) != 0 {
 		capabilities.Elicitation = &mcp.ElicitationCapabilities{}
 		if caps&mcppeer.Elicitation != 0 {
@@ -68,6 +69,24 @@ func (p *Pool) clientFor(caps mcppeer.Caps) *mcp.Client {
 	c.AddReceivingMiddleware(p.rootsRelay)
 	p.clients[caps] = c
 	return c
+}
+
+// onLog passes a remote's log message (notifications/message) on to the agent's client of the call
+// that holds the session; on a shared session no single call owns it, and it is dropped.
+func (p *Pool) onLog(ctx context.Context, req *mcp.LoggingMessageRequest) {
+	defer handledNotification(ctx)
+	if req == nil || req.Params == nil {
+		return
+	}
+	v, ok := p.leased.Load(req.Session)
+	if !ok {
+		return
+	}
+	data, err := json.Marshal(req.Params.Data)
+	if err != nil {
+		return
+	}
+	mcppeer.Log(v.(context.Context), string(req.Params.Level), req.Params.Logger, data)
 }
 
 // relay passes a remote's request on to the agent's client of the call that holds the session, or
@@ -214,7 +233,7 @@ func (p *Pool) lease(ctx context.Context, key leaseKey, ep Endpoint) (*entry, er
 	if e != nil {
 		return e, nil
 	}
-	e = &entry{fp: fp, ready: make(chan struct{})}
+	e = &entry{fp: fp, ready: make(chan struct{}), barrier: newBarrier()}
 	e.cs, e.err = p.connectWith(ctx, p.clientFor(key.caps), ep, e)
 	close(e.ready)
 	if e.err != nil {

@@ -97,7 +97,7 @@ func (s *Set) ListTools(ctx context.Context, p mcp.Principal) ([]mcp.Tool, error
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		mt := mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema}
+		mt := mcp.Tool{Name: t.Listed, Description: t.Description, InputSchema: schema}
 		if t.ReadOnly != nil || t.Destructive != nil {
 			mt.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive}
 		}
@@ -114,7 +114,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, args j
 	}
 	var tool *toolsets.Tool
 	for i := range tools {
-		if tools[i].Name == name {
+		if tools[i].Listed == name {
 			tool = &tools[i]
 			break
 		}
@@ -122,7 +122,7 @@ func (s *Set) CallTool(ctx context.Context, p mcp.Principal, name string, args j
 	if tool == nil {
 		return mcp.CallResult{}, &mcp.ParamsError{Message: "Unknown tool: " + name}
 	}
-	o := s.Executions.Run(ctx, c, []executions.Call{{Tool: name, Args: args, Account: tool.Account}})[0]
+	o := s.Executions.Run(ctx, c, []executions.Call{{Tool: tool.Name, Args: args, Account: tool.Account}})[0]
 	return resultOf(o), nil
 }
 

@@ -1,0 +1,54 @@
+package mcpclient
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A response that follows a progress notification in the same chunk is handed out only after the
+// notification's handler has run; an event that follows no notification is not held.
+func TestOrderedHoldsTheResponseForTheHandler(t *testing.T) {
+	body := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1}}\n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n"
+	b := newBarrier()
+	ctx := context.WithValue(context.Background(), barrierKey{}, b)
+	o := &ordered{rc: io.NopCloser(strings.NewReader(body)), b: b}
+	var handled atomic.Bool
+	buf := make([]byte, 4096)
+	n, err := o.Read(buf)
+	if err != nil || !strings.Contains(string(buf[:n]), "notifications/progress") {
+		t.Fatalf("first read: %q %v", buf[:n], err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond) // the SDK's handler goroutine, late
+		handled.Store(true)
+		handledNotification(ctx)
+	}()
+	n, err = o.Read(buf)
+	if err != nil || !strings.Contains(string(buf[:n]), `"result"`) {
+		t.Fatalf("second read: %q %v", buf[:n], err)
+	}
+	if !handled.Load() {
+		t.Fatal("the response was handed out before the notification before it was handled")
+	}
+	if _, err := o.Read(buf); err != io.EOF {
+		t.Fatalf("after the last event: %v, want EOF", err)
+	}
+}
+
+func TestNotificationIsReadFromTheData(t *testing.T) {
+	for ev, want := range map[string]bool{
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n": true,
+		"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"notifications/progress\"}}\n\n":                       false,
+		"data: {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"notifications/progress\"}\n\n":                                  false,
+		": keep-alive\n\n": false,
+	} {
+		if got := notification([]byte(ev)); got != want {
+			t.Errorf("notification(%q) = %v, want %v", ev, got, want)
+		}
+	}
+}
