@@ -7,6 +7,8 @@ package main
 // prompt, namespaced by connector (workbench://mcp_remote/<uri>, mcp_remote/<name>). The SDK and
 // mcp-remote (toolset-client.mjs, one JSON check line per check, read by runChecks) also list the
 // resource templates, read a templated resource, and are refused a tool outside the set (Unknown tool).
+// The SDK's client also signs in with OAuth at the toolset's endpoint (toolset-oauth-client.mjs): its
+// token is asked for that endpoint alone, and /mcp refuses it.
 
 import (
 	"bytes"
@@ -46,6 +48,17 @@ func TestClientsThroughAToolset(t *testing.T) {
 		}
 	})
 	t.Run("inspector-cli", func(t *testing.T) { runInspectorOnToolset(t, clients, endpoint, key) })
+	t.Run("typescript-sdk-oauth", func(t *testing.T) {
+		seen, _ := runChecks(t, "TypeScript SDK client (OAuth)", clients, []string{"WORKBENCH_TOOLSET_URL=" + endpoint,
+			"WORKBENCH_SIGNIN_LINK=" + srv.Base + cliSigninLink(t, srv, "ada@example.com"), "WORKBENCH_EXPECT_TOOL=remote_echo"},
+			"toolset-oauth-client.mjs")
+		for _, c := range []string{"the toolset names its own resource, and the token is asked for it", "code exchange and tools/list with the token",
+			"the toolset token is refused at /mcp"} {
+			if !seen["oauth: "+c] {
+				t.Errorf("TypeScript SDK client (OAuth): the check %q did not run", c)
+			}
+		}
+	})
 	t.Run("mcp-remote", func(t *testing.T) {
 		seen, _ := runChecks(t, "mcp-remote", clients, []string{"WORKBENCH_TOOLSET_URL=" + endpoint, "WORKBENCH_API_KEY=" + key},
 			"toolset-client.mjs", "mcp-remote")

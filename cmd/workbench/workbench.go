@@ -739,6 +739,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		AllowedOrigins:      []string{sessions.Origin()},
 		Loopback:            httpserve.NewLoopback(m.Config.ServerPublicURL),
 		ResourceMetadataURL: oauthServer.ProtectedResourceMetadataURL(),
+		MetadataPerPath:     true, // each toolset's endpoint is a resource of its own
 		ServerName:          "workbench-toolset",
 		ServerVersion:       m.Version,
 		Instructions:        "This endpoint serves one Workbench toolset: call its tools directly. A result APPROVAL_REQUIRED names a page the user opens to approve the call; call the tool again with the same arguments once they have.",

@@ -41,6 +41,10 @@ var (
 	connectorRE = regexp.MustCompile(`^mcp_[a-z0-9][a-z0-9_-]{0,127}$`)
 )
 
+// ValidName reports whether name can name a toolset (1 to 63 of a-z, 0-9 and '-', starting with a
+// letter or digit).
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
 // StreamName is the stream of one toolset.
 func StreamName(o Owner, name string) string {
 	return "toolset-" + o.Scope + "-" + o.ID.String() + "-" + name

@@ -27,6 +27,7 @@ type UserReader interface {
 
 // AccessTokens authenticates OAuth access tokens issued by this server (handlers/oauthhttp), sent as a
 // Bearer token in the Authorization header only: a token in the query string is refused (BearerToken).
+// A token issued for one toolset's endpoint is accepted on that path alone.
 type AccessTokens struct {
 	Verifier AccessTokenVerifier
 	Users    UserReader
@@ -46,6 +47,10 @@ func (a AccessTokens) Authenticate(r *http.Request) (mcp.Principal, error) {
 			return mcp.Principal{}, unavailable(err)
 		}
 		return mcp.Principal{}, err
+	}
+	if claims.Toolset != "" && r.URL.Path != "/mcp/ts/"+claims.Toolset {
+		// Issued for one toolset's endpoint (RFC 8707 resource): good there alone.
+		return mcp.Principal{}, domain.Errorf(domain.CodeUnauthenticated, "access token refused: it was issued for the toolset endpoint /mcp/ts/%s alone", claims.Toolset)
 	}
 	u, err := a.Users.UserByID(r.Context(), claims.UserID)
 	if errors.Is(err, identityrm.ErrNotFound) {

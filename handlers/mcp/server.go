@@ -173,7 +173,11 @@ type Options struct {
 	Loopback httpserve.Loopback
 	// ResourceMetadataURL is named in WWW-Authenticate on a 401 (RFC 9728).
 	ResourceMetadataURL string
-	ServerName          string
+	// MetadataPerPath names each request path a resource of its own (a toolset's endpoint): the URL in
+	// WWW-Authenticate is ResourceMetadataURL less its last path segment ("/mcp") plus the request's path
+	// (RFC 9728 section 3.1: the well-known prefix, then the resource's path).
+	MetadataPerPath bool
+	ServerName      string
 	// ServerVersion is serverInfo.version; empty: "dev".
 	ServerVersion string
 	Instructions  string
@@ -444,6 +448,11 @@ func (s *Server) originAllowed(origin string) bool {
 // the client used (RFC 9728 section 3.3).
 func (s *Server) resourceMetadataURL(r *http.Request) string {
 	md := s.opts.ResourceMetadataURL
+	if s.opts.MetadataPerPath && md != "" {
+		if i := strings.LastIndexByte(md, '/'); i > 0 {
+			md = md[:i] + r.URL.EscapedPath()
+		}
+	}
 	base, ok := s.opts.Loopback.Base(r.Host)
 	if md == "" || !ok {
 		return md

@@ -5,18 +5,21 @@
 //
 //   - GET /.well-known/oauth-authorization-server: RFC 8414 metadata;
 //   - GET /.well-known/oauth-protected-resource and /.well-known/oauth-protected-resource/mcp: RFC 9728
-//     metadata of the /mcp resource;
+//     metadata of the /mcp resource; /.well-known/oauth-protected-resource/mcp/ts/{name}: that of a
+//     toolset's endpoint, a resource of its own;
 //   - POST /oauth/register: RFC 7591 dynamic registration of public clients, rate-limited per address;
 //   - GET and POST /oauth/authorize: the consent page and the user's decision (authorization code with
-//     PKCE S256 only, exact redirect URIs, the RFC 8707 resource fixed to the canonical /mcp URL or
-//     /mcp of a loopback alias, see below);
+//     PKCE S256 only, exact redirect URIs, the RFC 8707 resource one of this server's: /mcp or a
+//     toolset's /mcp/ts/{name}, at the canonical URL or a loopback alias, see below);
 //   - POST /oauth/token: code exchange and refresh with rotation and reuse detection;
 //   - POST /oauth/revoke: RFC 7009 revocation;
 //   - GET /api/mcp-clients and DELETE /api/mcp-clients/{client_id}: the portal's list of the clients
 //     holding live refresh tokens for the signed-in user, and their revocation.
 //
 // Access tokens are ES256-signed JWTs (RFC 9068 shape: typ at+jwt, client_id, the grant id as gid)
-// whose audience is the canonical /mcp URL (or an alias's); VerifyAccessToken checks one for handlers/authn. Codes and
+// whose audience is the resource the client asked for (the canonical /mcp URL, a toolset's endpoint,
+// or an alias's); VerifyAccessToken checks one for handlers/authn, which takes a toolset's token at that
+// toolset's endpoint alone. Codes and
 // refresh tokens are fosite's HMAC tokens; the log holds only their signatures. Every key is derived
 // from the one signing key Main hands over, with HKDF (internal/signed.DeriveKey).
 //

@@ -3,6 +3,10 @@ package oauthhttp
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/workbench/workbench/domain/toolset"
 )
 
 // AuthorizationServerMetadata is the RFC 8414 document.
@@ -86,6 +90,23 @@ func (s *Server) authorizationServerMetadata(w http.ResponseWriter, r *http.Requ
 // resource is the alias's /mcp (RFC 9728 section 3.3: clients check it against the URL they use).
 func (s *Server) protectedResourceMetadata(w http.ResponseWriter, r *http.Request) {
 	writeOAuthJSON(w, http.StatusOK, s.protectedResourceMetadataOf(s.issuerAt(r)))
+}
+
+// toolsetResourceMetadata serves the document of a toolset's endpoint, /mcp/ts/<name> (RFC 9728
+// section 3.1: the path-suffixed well-known URL its WWW-Authenticate names). A token issued for it is
+// good at that endpoint alone (authn.AccessTokens); a token for /mcp is good at every toolset too. The
+// document is the same whether or not a toolset of that name exists: a name is resolved per agent, and
+// the metadata tells nobody which exist.
+func (s *Server) toolsetResourceMetadata(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "toolset")
+	if !toolset.ValidName(name) {
+		writeOAuthJSON(w, http.StatusNotFound, oauthError{Error: "not_found", ErrorDescription: "not a toolset name"})
+		return
+	}
+	md := s.protectedResourceMetadataOf(s.issuerAt(r))
+	md.Resource += "/ts/" + name
+	md.ResourceName = "Workbench toolset " + name
+	writeOAuthJSON(w, http.StatusOK, md)
 }
 
 // writeOAuthJSON answers v as JSON, never cached (RFC 6749 section 5.1 for token responses; the same

@@ -18,6 +18,7 @@ import (
 	"github.com/ory/fosite/token/jwt"
 
 	"github.com/workbench/workbench/app/oauthclients"
+	"github.com/workbench/workbench/domain/toolset"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/httpserve"
 	"github.com/workbench/workbench/projections/identityrm"
@@ -205,21 +206,32 @@ func (s *Server) issuerAt(r *http.Request) string {
 	return s.issuer
 }
 
-// isResource reports whether res is /mcp of this server: the canonical resource, or /mcp of a
-// loopback alias.
+// isResource reports whether res is a resource of this server: /mcp (the canonical resource) or a
+// toolset's endpoint /mcp/ts/<name>, on the issuer or on a loopback alias of it.
 func (s *Server) isResource(res string) bool {
-	if res == s.resource {
-		return true
-	}
-	base, ok := strings.CutSuffix(res, "/mcp")
-	return ok && s.loop.IsOrigin(base)
+	_, _, ok := s.splitResource(res)
+	return ok
 }
 
-// issuerOfResource is the issuer whose resource res is: a loopback alias for its /mcp, the public
-// issuer for anything else (the canonical resource, or none).
+// splitResource splits a resource of this server into its base (the issuer, or a loopback alias) and
+// the toolset it names ("" for /mcp).
+func (s *Server) splitResource(res string) (base, toolsetName string, ok bool) {
+	if i := strings.Index(res, "/mcp/ts/"); i >= 0 {
+		base, toolsetName = res[:i], res[i+len("/mcp/ts/"):]
+		if !toolset.ValidName(toolsetName) {
+			return "", "", false
+		}
+	} else if base, ok = strings.CutSuffix(res, "/mcp"); !ok {
+		return "", "", false
+	}
+	return base, toolsetName, base == s.issuer || s.loop.IsOrigin(base)
+}
+
+// issuerOfResource is the issuer whose resource res is: a loopback alias for a resource on it, the
+// public issuer for anything else (a resource of the public URL, or none).
 func (s *Server) issuerOfResource(res string) string {
-	if res != s.resource && s.isResource(res) {
-		return strings.TrimSuffix(res, "/mcp")
+	if base, _, ok := s.splitResource(res); ok {
+		return base
 	}
 	return s.issuer
 }
@@ -243,6 +255,8 @@ func (s *Server) Mount(r chi.Router) {
 	r.Options("/.well-known/oauth-authorization-server", cors(nil))
 	r.Options("/.well-known/oauth-protected-resource", cors(nil))
 	r.Options("/.well-known/oauth-protected-resource/mcp", cors(nil))
+	r.Get("/.well-known/oauth-protected-resource/mcp/ts/{toolset}", cors(s.toolsetResourceMetadata))
+	r.Options("/.well-known/oauth-protected-resource/mcp/ts/{toolset}", cors(nil))
 	r.Post("/oauth/register", cors(s.registrationLimiter(s.register)))
 	r.Options("/oauth/register", cors(nil))
 	r.Get("/oauth/authorize", s.authorizeGet)

@@ -46,6 +46,9 @@ type AccessClaims struct {
 	GrantID   string
 	Scopes    []string
 	ExpiresAt time.Time
+	// Toolset confines the token to one toolset's endpoint, /mcp/ts/<Toolset>: it was issued for that
+	// resource alone. "" for a token of /mcp, good at every endpoint.
+	Toolset string
 }
 
 // clockSkew is the leeway on iat and nbf for replicas whose clocks differ slightly.
@@ -131,5 +134,17 @@ func (s *Server) VerifyAccessToken(ctx context.Context, raw string) (AccessClaim
 		// asks the user for the scope instead of discarding its tokens.
 		return AccessClaims{}, &InsufficientScopeError{Scope: ScopeMCP}
 	}
-	return AccessClaims{UserID: user, AgentID: agent, ClientID: extra.ClientID, GrantID: extra.GrantID, Scopes: scopes, ExpiresAt: std.Expiry.Time()}, nil
+	confined := ""
+	for _, aud := range std.Audience {
+		_, ts, ok := s.splitResource(aud)
+		if ok && ts == "" {
+			confined = "" // /mcp among them: every endpoint
+			break
+		}
+		if ok && confined == "" {
+			confined = ts
+		}
+	}
+	return AccessClaims{UserID: user, AgentID: agent, ClientID: extra.ClientID, GrantID: extra.GrantID, Scopes: scopes, ExpiresAt: std.Expiry.Time(),
+		Toolset: confined}, nil
 }

@@ -1,6 +1,7 @@
 // The user's browser, without a browser: a cookie jar that keeps each host's cookies to that host (as a
 // browser does: a portal session on localhost is not sent to 127.0.0.1), the portal sign-in with a
-// one-time link, and the consent page's Allow. Used by sdk-client.mjs and consent-browser.mjs.
+// one-time link, the consent page's Allow, and an OAuth client provider that allows through them. Used by
+// sdk-client.mjs, toolset-oauth-client.mjs and consent-browser.mjs.
 
 // CookieJar keeps cookies per host name (host-only cookies; ports do not separate them).
 export class CookieJar {
@@ -93,4 +94,58 @@ export async function consent(url, jar) {
   }
   if (!back.searchParams.get('code')) throw new Error(`no code in ${back}`);
   return back;
+}
+
+// BrowserlessProvider is an OAuthClientProvider whose "browser" is fetch with the portal session: it
+// opens the consent page and allows, and keeps the code that the redirect carries. It implements no
+// state(): the SDK then sends none, as most clients built on it do.
+export class BrowserlessProvider {
+  redirect = 'http://127.0.0.1:53682/callback';
+  jar;
+  client;
+  saved;
+  verifier;
+  code;
+  authorizationURL;
+  authorizationResponse;
+  constructor(jar) {
+    this.jar = jar;
+  }
+  get redirectUrl() {
+    return this.redirect;
+  }
+  get clientMetadata() {
+    return {
+      client_name: 'Workbench compatibility (TypeScript SDK)',
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens) {
+    this.saved = tokens;
+  }
+  saveCodeVerifier(v) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  async redirectToAuthorization(url) {
+    this.authorizationURL = new URL(url);
+    const back = await consent(url, this.jar);
+    this.authorizationResponse = back;
+    if (back.origin + back.pathname !== this.redirect) throw new Error(`consent redirected to ${back}, not to ${this.redirect}`);
+    this.code = back.searchParams.get('code');
+  }
 }

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { createHash, randomBytes } from 'node:crypto';
-import { consent, signIn } from './consent.mjs';
+import { BrowserlessProvider, consent, signIn } from './consent.mjs';
 
 const base = (process.env.WORKBENCH_URL ?? '').replace(/\/+$/, '');
 const apiKey = process.env.WORKBENCH_API_KEY ?? '';
@@ -243,60 +243,6 @@ async function apiKeyRun() {
     await transport.terminateSession();
     await client.close();
   });
-}
-
-// BrowserlessProvider is an OAuthClientProvider whose "browser" is fetch with the portal session: it
-// opens the consent page and allows, and keeps the code that the redirect carries. It implements no
-// state(): the SDK then sends none, as most clients built on it do.
-class BrowserlessProvider {
-  redirect = 'http://127.0.0.1:53682/callback';
-  jar;
-  client;
-  saved;
-  verifier;
-  code;
-  authorizationURL;
-  authorizationResponse;
-  constructor(jar) {
-    this.jar = jar;
-  }
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata() {
-    return {
-      client_name: 'Workbench compatibility (TypeScript SDK)',
-      redirect_uris: [this.redirect],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens) {
-    this.saved = tokens;
-  }
-  saveCodeVerifier(v) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  async redirectToAuthorization(url) {
-    this.authorizationURL = new URL(url);
-    const back = await consent(url, this.jar);
-    this.authorizationResponse = back;
-    if (back.origin + back.pathname !== this.redirect) throw new Error(`consent redirected to ${back}, not to ${this.redirect}`);
-    this.code = back.searchParams.get('code');
-  }
 }
 
 async function oauthRun() {
