@@ -215,7 +215,8 @@ func (r remote) CallTool(ctx context.Context, name string, args json.RawMessage)
 func fromPool(ts []mcpclient.Tool) []connector.Tool {
 	out := make([]connector.Tool, len(ts))
 	for i, t := range ts {
-		out[i] = connector.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint, TaskSupport: t.TaskSupport}
+		out[i] = connector.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint, TaskSupport: t.TaskSupport,
+			OutputSchema: t.OutputSchema}
 	}
 	return out
 }

@@ -49,7 +49,7 @@ func (s *Service) list(ctx context.Context, actor string, srv connectorsrm.Serve
 		}
 		byName[names[i]] = t
 		tools = append(tools, login.Tool{Name: names[i], Remote: t.Name, Description: t.Description, InputSchema: t.InputSchema,
-			ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint, TaskSupport: t.TaskSupport})
+			ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint, TaskSupport: t.TaskSupport, OutputSchema: t.OutputSchema})
 	}
 	overrides, err := overridesOf(srv)
 	if err != nil {

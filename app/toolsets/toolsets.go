@@ -177,6 +177,8 @@ type Tool struct {
 	Listed      string
 	Description string
 	InputSchema json.RawMessage
+	// OutputSchema is a remote tool's listed outputSchema (nil when none).
+	OutputSchema json.RawMessage
 	// ReadOnly and Destructive are the tool's hints (nil when unknown).
 	ReadOnly, Destructive *bool
 	Account               string
@@ -222,8 +224,8 @@ func (s *Service) Tools(ctx context.Context, caller executions.Caller, ts toolse
 		if !ok {
 			continue
 		}
-		out = append(out, Tool{Name: t.Name, Listed: t.Name, Description: t.Description, InputSchema: t.InputSchema, ReadOnly: t.ReadOnlyHint,
-			Destructive: t.DestructiveHint, Account: e.Account, Asks: t.Ask})
+		out = append(out, Tool{Name: t.Name, Listed: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
+			ReadOnly: t.ReadOnlyHint, Destructive: t.DestructiveHint, Account: e.Account, Asks: t.Ask})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -249,8 +251,8 @@ func (s *Service) mirrorTools(ctx context.Context, caller executions.Caller, ts 
 				continue
 			}
 		}
-		out = append(out, Tool{Name: t.Name, Listed: t.Remote, Description: t.Description, InputSchema: t.InputSchema, ReadOnly: t.ReadOnlyHint,
-			Destructive: t.DestructiveHint, Account: e.Account, Asks: t.Ask})
+		out = append(out, Tool{Name: t.Name, Listed: t.Remote, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
+			ReadOnly: t.ReadOnlyHint, Destructive: t.DestructiveHint, Account: e.Account, Asks: t.Ask})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Listed < out[j].Listed })
 	return out, nil

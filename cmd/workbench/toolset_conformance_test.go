@@ -58,6 +58,33 @@ func TestConformanceThroughAToolset(t *testing.T) {
 		"description": "The conformance reference server, whole.", "connectors": []string{"mcp_conf"}, "mirror": true})
 	runConformance(t, clients, srv.Base+"/mcp/ts/conformance", ada.Key, throughToolset, true)
 
+	// What the suite does not check: a remote tool's output schema is listed, and its structured result
+	// passes through.
+	t.Run("output schema", func(t *testing.T) {
+		cs := sdkSession(t, srv.Base+"/mcp/ts/conformance", ada.Key)
+		defer cs.Close()
+		list, err := cs.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema any
+		for _, tool := range list.Tools {
+			if tool.Name == "test_structured_content" {
+				schema = tool.OutputSchema
+			}
+		}
+		if b, _ := json.Marshal(schema); !strings.Contains(string(b), `"temperature"`) {
+			t.Fatalf("test_structured_content is listed with outputSchema %s", b)
+		}
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "test_structured_content", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := json.Marshal(res.StructuredContent); res.IsError || string(b) != `{"temperature":21.5,"unit":"celsius"}` {
+			t.Fatalf("test_structured_content answered %s (isError %v)", b, res.IsError)
+		}
+	})
+
 	// What the suite does not check: a subscribed resource's update reaches the client, on its GET
 	// stream, under the toolset's name for it (the reference server changes a subscribed resource every
 	// 200 ms); unsubscribing is answered; an empty URI is refused.

@@ -66,6 +66,10 @@ type Tool struct {
 	// TaskSupport is the tool's listed execution.taskSupport (MCP 2025-11-25); absent in listings
 	// recorded before it was kept, and when the listing gave none.
 	TaskSupport string `json:"task_support,omitempty"`
+	// OutputSchema is the tool's listed outputSchema; absent in listings recorded before it was kept,
+	// and when the listing gave none. It is not part of SchemaSHA, so a listing recorded before it was
+	// kept does not read as changed.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
 
 // Diff is what changed since the previous listing (drift).

@@ -71,6 +71,8 @@ type Tool struct {
 	// TaskSupport is an MCP tool's execution.taskSupport ("required", "optional", "forbidden"; empty:
 	// none given).
 	TaskSupport string `json:"task_support,omitempty"`
+	// OutputSchema is an MCP tool's outputSchema (nil: none given).
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
 
 // Error is what an adapter fails with: Status is the provider's HTTP status when it answered one

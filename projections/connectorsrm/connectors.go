@@ -182,9 +182,9 @@ func applyListing(ctx context.Context, tx *sql.Tx, env eventstore.Envelope, e lo
 		}
 		shas[t.Name] = login.SchemaSHA(t.InputSchema, t.ReadOnlyHint, t.DestructiveHint)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_tools (login_id, server_id, name, remote_name, description, description_sha, input_schema,
-			read_only_hint, destructive_hint, schema_sha, task_support) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			read_only_hint, destructive_hint, schema_sha, task_support, output_schema) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 			e.LoginID.String(), e.ServerID, t.Name, t.Remote, t.Description, login.DescriptionSHA(t.Description), schema,
-			nullBool(t.ReadOnlyHint), nullBool(t.DestructiveHint), shas[t.Name], t.TaskSupport); err != nil {
+			nullBool(t.ReadOnlyHint), nullBool(t.DestructiveHint), shas[t.Name], t.TaskSupport, string(t.OutputSchema)); err != nil {
 			return err
 		}
 		accepted, ok := before[t.Name]

@@ -180,6 +180,8 @@ type Tool struct {
 	DestructiveHint *bool
 	// TaskSupport is the listed execution.taskSupport ("" when none was given).
 	TaskSupport string
+	// OutputSchema is the listed outputSchema (nil when none was given, or listed before it was kept).
+	OutputSchema json.RawMessage
 }
 
 // Tools lists the stored tools of a login by name.
@@ -197,7 +199,7 @@ func (r Reader) tools(ctx context.Context, ids []uuid.UUID) ([]Tool, error) {
 		ph[i] = fmt.Sprintf("$%d", i+1)
 		args[i] = id.String()
 	}
-	rows, err := r.DB.QueryContext(ctx, `SELECT login_id, server_id, name, remote_name, description, description_sha, input_schema, read_only_hint, destructive_hint, schema_sha, task_support
+	rows, err := r.DB.QueryContext(ctx, `SELECT login_id, server_id, name, remote_name, description, description_sha, input_schema, read_only_hint, destructive_hint, schema_sha, task_support, output_schema
 		FROM mcp_tools WHERE login_id IN (`+strings.Join(ph, ", ")+`) ORDER BY name`, args...)
 	if err != nil {
 		return nil, err
@@ -206,10 +208,13 @@ func (r Reader) tools(ctx context.Context, ids []uuid.UUID) ([]Tool, error) {
 	var out []Tool
 	for rows.Next() {
 		var t Tool
-		var id, schema string
+		var id, schema, output string
 		var ro, de sql.NullInt64
-		if err := rows.Scan(&id, &t.ServerID, &t.Name, &t.Remote, &t.Description, &t.DescriptionSHA, &schema, &ro, &de, &t.SchemaSHA, &t.TaskSupport); err != nil {
+		if err := rows.Scan(&id, &t.ServerID, &t.Name, &t.Remote, &t.Description, &t.DescriptionSHA, &schema, &ro, &de, &t.SchemaSHA, &t.TaskSupport, &output); err != nil {
 			return nil, err
+		}
+		if output != "" {
+			t.OutputSchema = json.RawMessage(output)
 		}
 		t.LoginID, _ = uuid.Parse(id)
 		t.InputSchema = json.RawMessage(schema)

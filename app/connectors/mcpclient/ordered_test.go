@@ -43,8 +43,8 @@ func TestOrderedHoldsTheResponseForTheHandler(t *testing.T) {
 func TestNotificationIsReadFromTheData(t *testing.T) {
 	for ev, want := range map[string]bool{
 		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n": true,
-		"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"notifications/progress\"}}\n\n":                       false,
-		"data: {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"notifications/progress\"}\n\n":                                  false,
+		"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"notifications/progress\"}}\n\n":                           false,
+		"data: {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"notifications/progress\"}\n\n":                                      false,
 		": keep-alive\n\n": false,
 	} {
 		if got := notification([]byte(ev)); got != want {

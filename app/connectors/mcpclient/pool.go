@@ -43,6 +43,8 @@ type Tool struct {
 	// TaskSupport is the tool's execution.taskSupport: "required", "optional", "forbidden", or "" when
 	// the listing gave none (2025-11-25 task augmentation).
 	TaskSupport string
+	// OutputSchema is the tool's outputSchema (nil when none was given).
+	OutputSchema json.RawMessage
 }
 
 // Error is a failure of an endpoint: Status is 401 or 403 when it refused the credentials.
@@ -411,6 +413,9 @@ func (p *Pool) ListTools(ctx context.Context, login uuid.UUID, ep Endpoint) ([]T
 				ct := Tool{Name: t.Name, Description: t.Description, TaskSupport: e.hints.taskSupport(t.Name)}
 				if t.InputSchema != nil {
 					ct.InputSchema, _ = json.Marshal(t.InputSchema)
+				}
+				if t.OutputSchema != nil {
+					ct.OutputSchema, _ = json.Marshal(t.OutputSchema)
 				}
 				if a := t.Annotations; a != nil {
 					// An absent readOnlyHint stays nil (the SDK reads it as false).

@@ -97,7 +97,7 @@ func (s *Set) ListTools(ctx context.Context, p mcp.Principal) ([]mcp.Tool, error
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		mt := mcp.Tool{Name: t.Listed, Description: t.Description, InputSchema: schema}
+		mt := mcp.Tool{Name: t.Listed, Description: t.Description, InputSchema: schema, OutputSchema: t.OutputSchema}
 		if t.ReadOnly != nil || t.Destructive != nil {
 			mt.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive}
 		}

@@ -1,7 +1,8 @@
 // A reference remote MCP server written with the official TypeScript SDK to the descriptions of the
 // conformance suite's server scenarios (@modelcontextprotocol/conformance, pinned in
 // testdata/clients): the test_* tools, json_schema_2020_12_tool, the test:// resources and template,
-// the test_* prompts and their completions, logging and resource subscriptions. The gateway test
+// the test_* prompts and their completions, logging and resource subscriptions; and one tool of its
+// own, test_structured_content, with an output schema. The gateway test
 // (cmd/workbench/toolset_conformance_test.go) connects it as a connector, serves it whole through a
 // toolset and runs the suite against the toolset's endpoint. It listens on 127.0.0.1 (port 0), asks
 // every request for REMOTE_TOKEN as a Bearer token, and prints {"port": N}.
@@ -55,6 +56,11 @@ const TOOLS = [
   },
   { name: 'test_elicitation_sep1034_defaults', description: 'Asks with a default for every primitive type.', inputSchema: none, annotations: { readOnlyHint: true } },
   { name: 'test_elicitation_sep1330_enums', description: 'Asks with every kind of enum.', inputSchema: none, annotations: { readOnlyHint: true } },
+  {
+    // Not a scenario's: a structured result with its output schema, which a toolset lists and passes on.
+    name: 'test_structured_content', description: 'Answers a structured weather reading.', inputSchema: none, annotations: { readOnlyHint: true },
+    outputSchema: { type: 'object', properties: { temperature: { type: 'number' }, unit: { type: 'string' } }, required: ['temperature', 'unit'] },
+  },
   {
     name: 'json_schema_2020_12_tool', description: 'Tool with JSON Schema 2020-12 features', annotations: { readOnlyHint: true },
     inputSchema: {
@@ -118,6 +124,10 @@ async function call(server, name, args, extra) {
       await sleep(50);
       await log('Tool execution completed');
       return { content: [text('Tool with logging executed successfully')] };
+    }
+    case 'test_structured_content': {
+      const reading = { temperature: 21.5, unit: 'celsius' };
+      return { content: [text(JSON.stringify(reading))], structuredContent: reading };
     }
     case 'test_error_handling':
       return { isError: true, content: [text('This tool intentionally returns an error for testing')] };
