@@ -172,6 +172,38 @@ func TestToolsetsInChromium(t *testing.T) {
 			t.Fatalf("tools/list of a deleted toolset: %v", err)
 		}
 	})
+
+	t.Run("a mirror toolset serves the connector under its own names", func(t *testing.T) {
+		tb.t = t
+		tb.fill(form+` [data-testid=toolset-name]`, "whole")
+		tb.click(form+` [data-testid=toolset-connector]`, ``)
+		tb.click(form+` [data-testid=toolset-mirror]`, ``)
+		tb.fits("the form with a mirror")
+		tb.click(form+` [data-testid=toolset-save]`, ``)
+		tb.el(`[data-testid=toolsets-status] .notice-success`, `^whole saved: version 1`)
+		tb.el(`article[data-toolset=whole] [data-testid=toolset-connectors]`, `^Mirrors, under its own names`)
+		whole, err := mcp.NewClient(&mcp.Implementation{Name: "toolsets-browser", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+			Endpoint: srv.Base + "/mcp/ts/whole", HTTPClient: &http.Client{Transport: bearer{key: ada.Key, next: http.DefaultTransport}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer whole.Close()
+		res, err := whole.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tool := range res.Tools {
+			got = append(got, tool.Name)
+		}
+		if !slices.Contains(got, "echo") || slices.ContainsFunc(got, func(n string) bool { return strings.HasPrefix(n, "remote_") }) {
+			t.Fatalf("tools/list of the mirror: %v, want the remote's own names (echo, …)", got)
+		}
+		called, err := whole.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+		if err != nil || called.IsError {
+			t.Fatalf("tools/call echo through the mirror: %v %+v", err, called)
+		}
+	})
 	tb.t = t
 }
 

@@ -103,8 +103,8 @@ export const api = {
   // Toolsets: named, versioned lists of tools a scope curates, served at /mcp/ts/{name}
   // (handlers/toolsetshttp). owner is {scope, id}; each save is a new version.
   toolsets: (owner) => request('GET', '/api/toolsets?' + new URLSearchParams({ owner_scope: owner.scope, owner_id: owner.id }).toString()),
-  saveToolset: (owner, { name, description, entries, connectors }) => request('PUT', '/api/toolsets',
-    { owner_scope: owner.scope, owner_id: owner.id, name, description, entries, connectors }),
+  saveToolset: (owner, { name, description, entries, connectors, mirror }) => request('PUT', '/api/toolsets',
+    { owner_scope: owner.scope, owner_id: owner.id, name, description, entries, connectors, mirror }),
   deleteToolset: (owner, name) => request('DELETE', '/api/toolsets?' + new URLSearchParams({ owner_scope: owner.scope, owner_id: owner.id, name }).toString()),
   // The plugin tools of a scope with their switches (handlers: tool switches).
   toolSwitches: (owner) => request('GET', '/api/tools/switches?' + new URLSearchParams({ owner_scope: owner.scope, owner_id: owner.id }).toString()),

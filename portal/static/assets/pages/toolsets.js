@@ -219,7 +219,8 @@ function toolsetCard(v, catalog, { edit, remove }) {
         e.tool.endsWith('*') ? h('span', { class: 'muted small' }, `every tool starting ${e.tool.slice(0, -1)}`) : null,
         e.account ? h('span', { class: 'tag toolset-pin', 'data-testid': 'toolset-account' }, `account ${e.account}`) : null))),
     (t.connectors || []).length ? [h('h3', { class: 'subsection-title' }, 'Connectors'),
-      h('p', { class: 'small', 'data-testid': 'toolset-connectors' }, 'Resources and prompts of ', (t.connectors || []).map((c, i) => [i ? ', ' : '', h('span', { class: 'tag', 'data-connector': c }, names[c] || c)]))] : null,
+      h('p', { class: 'small', 'data-testid': 'toolset-connectors' }, t.mirror ? 'Mirrors, under its own names, ' : 'Resources and prompts of ',
+        (t.connectors || []).map((c, i) => [i ? ', ' : '', h('span', { class: 'tag', 'data-connector': c }, names[c] || c)]))] : null,
     h('h3', { class: 'subsection-title' }, h('label', { for: endpointId }, 'Endpoint')),
     h('div', { class: 'secret-row' },
       h('input', { id: endpointId, class: 'secret', type: 'text', readonly: true, value: v.endpoint, spellcheck: 'false', 'data-testid': 'toolset-endpoint' }),
@@ -326,7 +327,11 @@ function toolsetForm(sc, t, catalog, { saved, cancel }) {
     h('fieldset', { class: 'toolset-connectors' },
       h('legend', { class: 'field-label' }, 'Connectors ', h('span', { class: 'optional' }, '(optional)')),
       h('p', { class: 'field-help' }, 'Serve the resources and prompts of these connectors too.'),
-      boxes.length ? boxes : h('p', { class: 'muted small', 'data-testid': 'toolset-no-connectors' }, 'The agents here have no connector logins.')),
+      boxes.length ? boxes : h('p', { class: 'muted small', 'data-testid': 'toolset-no-connectors' }, 'The agents here have no connector logins.'),
+      boxes.length ? h('div', { class: 'checkbox-field' },
+        h('input', { type: 'checkbox', id: id('mirror'), checked: Boolean(t && t.mirror), 'data-testid': 'toolset-mirror', 'aria-describedby': id('mirror-help') }),
+        h('label', { for: id('mirror') }, 'Mirror: serve one connector whole, under its own names'),
+        h('p', { class: 'field-help', id: id('mirror-help') }, 'Tick exactly one connector. Its tools, resources and prompts keep the names the server gives them; tool rows then name those, and none means every tool.')) : null),
     err,
     h('div', { class: 'form-actions' }, submit, t ? button('Cancel', { kind: 'ghost', onclick: cancel, testid: 'toolset-cancel' }) : null));
 
@@ -342,7 +347,8 @@ function toolsetForm(sc, t, catalog, { saved, cancel }) {
       return x;
     }).filter((x) => x.tool || x.account);
     const body = { name: nm, description: description.value.trim(), entries,
-      connectors: [...form.querySelectorAll('input[type=checkbox]:checked')].map((x) => x.value) };
+      connectors: [...form.querySelectorAll('input[data-testid=toolset-connector]:checked')].map((x) => x.value),
+      mirror: Boolean(form.querySelector('input[data-testid=toolset-mirror]:checked')) };
     await busy(submit, async () => {
       let v;
       try {
