@@ -52,3 +52,18 @@ func TestNotificationIsReadFromTheData(t *testing.T) {
 		}
 	}
 }
+
+// A lasting stream's events are capped one by one: many small events pass, one over the cap fails.
+func TestEventCappedCapsEachEvent(t *testing.T) {
+	var hit atomic.Int64
+	small := strings.Repeat("event: message\ndata: {\"x\":1}\n\n", 1000) // 27 KB in all, 27 bytes an event
+	b := &eventCapped{rc: io.NopCloser(strings.NewReader(small)), limit: 64, hit: &hit}
+	if n, err := io.Copy(io.Discard, b); err != nil || n != int64(len(small)) {
+		t.Fatalf("small events: %d bytes, %v", n, err)
+	}
+	big := "data: " + strings.Repeat("x", 100) + "\n\n"
+	b = &eventCapped{rc: io.NopCloser(strings.NewReader(big)), limit: 64, hit: &hit}
+	if _, err := io.Copy(io.Discard, b); err == nil || hit.Load() != 64 {
+		t.Fatalf("an event over the cap: %v (hit %d)", err, hit.Load())
+	}
+}

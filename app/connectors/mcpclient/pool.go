@@ -589,6 +589,37 @@ func (b *cappedBody) Read(q []byte) (int, error) {
 	return 0, overCap(b.limit)
 }
 
+// eventCapped caps each SSE event of a lasting stream at limit bytes (the bytes since the last blank
+// line).
+type eventCapped struct {
+	rc    io.ReadCloser
+	limit int64
+	run   int64 // bytes since the last event's end
+	last  byte  // the previous byte, to see a blank line split over reads
+	hit   *atomic.Int64
+}
+
+func (b *eventCapped) Read(q []byte) (int, error) {
+	n, err := b.rc.Read(q)
+	for _, c := range q[:n] {
+		if c == '\n' && b.last == '\n' {
+			b.run = 0
+		} else if c != '\r' {
+			b.run++
+		}
+		if c != '\r' {
+			b.last = c
+		}
+		if b.run > b.limit {
+			b.hit.Store(b.limit)
+			return 0, overCap(b.limit)
+		}
+	}
+	return n, err
+}
+
+func (b *eventCapped) Close() error { return b.rc.Close() }
+
 func overCap(limit int64) error {
 	return &Error{Message: fmt.Sprintf("the endpoint's answer is over %d bytes", limit)}
 }
@@ -657,9 +688,15 @@ func (c *checked) RoundTrip(req *http.Request) (*http.Response, error) {
 		if limit <= 0 {
 			limit = DefaultMaxResponseBytes
 		}
-		resp.Body = &cappedBody{rc: resp.Body, left: limit, limit: limit, hit: &c.entry.overCap}
-		if req.Method == http.MethodPost && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			resp.Body = &ordered{rc: resp.Body, b: c.entry.barrier}
+		sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+		switch {
+		case req.Method == http.MethodGet && sse:
+			// The standalone stream of a watch (subscribe.go) lasts: each event is capped, not the whole.
+			resp.Body = &eventCapped{rc: resp.Body, limit: limit, hit: &c.entry.overCap}
+		case req.Method == http.MethodPost && sse:
+			resp.Body = &ordered{rc: &cappedBody{rc: resp.Body, left: limit, limit: limit, hit: &c.entry.overCap}, b: c.entry.barrier}
+		default:
+			resp.Body = &cappedBody{rc: resp.Body, left: limit, limit: limit, hit: &c.entry.overCap}
 		}
 	}
 	if err == nil && listing {

@@ -18,6 +18,7 @@ import (
 // or update. A credential change or a removal ends the login's watch (Drop).
 
 type watch struct {
+	e     *entry        // the session's caps and barrier (not a pooled session)
 	ready chan struct{} // closed once cs or err is set
 	cs    *mcp.ClientSession
 	err   error
@@ -48,12 +49,12 @@ func (p *Pool) Subscribe(ctx context.Context, login uuid.UUID, ep Endpoint, uri,
 	w := ws.by[login]
 	fresh := w == nil
 	if fresh {
-		w = &watch{ready: make(chan struct{}), subs: map[string]map[string]subscriber{}}
+		w = &watch{e: &entry{ready: make(chan struct{}), barrier: newBarrier()}, ready: make(chan struct{}), subs: map[string]map[string]subscriber{}}
 		ws.by[login] = w
 	}
 	ws.mu.Unlock()
 	if fresh {
-		w.cs, w.err = p.dial(ctx, p.client, ep, nil, true)
+		w.cs, w.err = p.dial(ctx, p.client, ep, w.e, true)
 		close(w.ready)
 		if w.err != nil {
 			ws.mu.Lock()
@@ -61,7 +62,7 @@ func (p *Pool) Subscribe(ctx context.Context, login uuid.UUID, ep Endpoint, uri,
 				delete(ws.by, login)
 			}
 			ws.mu.Unlock()
-			return p.classify(nil, w.err)
+			return w.err
 		}
 	} else {
 		select {
@@ -70,13 +71,13 @@ func (p *Pool) Subscribe(ctx context.Context, login uuid.UUID, ep Endpoint, uri,
 			return ctx.Err()
 		}
 		if w.err != nil {
-			return p.classify(nil, w.err)
+			return w.err
 		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
 	defer cancel()
 	if err := w.cs.Subscribe(cctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-		return p.classify(nil, err)
+		return p.classify(w.e, err)
 	}
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -118,7 +119,7 @@ func (p *Pool) Unsubscribe(ctx context.Context, login uuid.UUID, uri, key string
 		cctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
 		defer cancel()
 		if err := w.cs.Unsubscribe(cctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
-			return p.classify(nil, err)
+			return p.classify(w.e, err)
 		}
 	}
 	return nil
