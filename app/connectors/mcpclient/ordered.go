@@ -77,6 +77,8 @@ type ordered struct {
 	rc      io.ReadCloser
 	b       *barrier
 	buf     []byte // read from rc, not yet handed out
+	store   []byte // buf's backing array, reused once buf is emptied
+	scanned int    // how much of buf is known to hold no event end
 	out     []byte // the current event's bytes, being handed out
 	pending bool   // a notification was passed since the last wait
 	err     error
@@ -84,9 +86,9 @@ type ordered struct {
 
 func (o *ordered) Read(q []byte) (int, error) {
 	for len(o.out) == 0 {
-		if _, i := eventEnd(o.buf, 0); i > 0 {
+		if _, i := eventEnd(o.buf, o.scanned); i > 0 {
 			ev := o.buf[:i]
-			o.buf = o.buf[i:]
+			o.buf, o.scanned = o.buf[i:], 0
 			if notification(ev) {
 				o.b.pass()
 				o.pending = true
@@ -97,6 +99,9 @@ func (o *ordered) Read(q []byte) (int, error) {
 			o.out = ev
 			break
 		}
+		if o.scanned = len(o.buf) - 2; o.scanned < 0 { // a blank line may straddle the next read
+			o.scanned = 0
+		}
 		if o.err != nil {
 			if len(o.buf) > 0 {
 				o.out, o.buf = o.buf, nil
@@ -104,9 +109,16 @@ func (o *ordered) Read(q []byte) (int, error) {
 			}
 			return 0, o.err
 		}
-		chunk := make([]byte, 32<<10)
-		n, err := o.rc.Read(chunk)
-		o.buf = append(o.buf, chunk[:n]...)
+		if len(o.buf) == 0 {
+			o.buf = o.store[:0] // nothing of the old bytes is referenced any more
+		}
+		if cap(o.buf)-len(o.buf) < 512 {
+			grown := make([]byte, len(o.buf), 2*len(o.buf)+2<<10)
+			copy(grown, o.buf)
+			o.buf, o.store = grown, grown
+		}
+		n, err := o.rc.Read(o.buf[len(o.buf):cap(o.buf)])
+		o.buf = o.buf[:len(o.buf)+n]
 		o.err = err
 	}
 	n := copy(q, o.out)

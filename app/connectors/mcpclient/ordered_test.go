@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -65,5 +66,29 @@ func TestEventCappedCapsEachEvent(t *testing.T) {
 	b = &eventCapped{rc: io.NopCloser(strings.NewReader(big)), limit: 64, hit: &hit}
 	if _, err := io.Copy(io.Discard, b); err == nil || hit.Load() != 64 {
 		t.Fatalf("an event over the cap: %v (hit %d)", err, hit.Load())
+	}
+}
+
+// Events arriving a byte at a time, and one larger than the buffer, come out whole and in order.
+func TestOrderedReassemblesEvents(t *testing.T) {
+	big := strings.Repeat("y", 50<<10)
+	body := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"a\"}}\n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"" + big + "\"}}\n\n"
+	b := newBarrier()
+	go func() { // the handler of the one notification
+		for {
+			b.mu.Lock()
+			passed := b.passed
+			b.mu.Unlock()
+			if passed == 1 {
+				handledNotification(context.WithValue(context.Background(), barrierKey{}, b))
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	got, err := io.ReadAll(&ordered{rc: io.NopCloser(iotest.OneByteReader(strings.NewReader(body))), b: b})
+	if err != nil || string(got) != body {
+		t.Fatalf("read %d bytes (%v), want the %d sent", len(got), err, len(body))
 	}
 }
