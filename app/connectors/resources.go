@@ -199,6 +199,14 @@ func (s *Service) CompleteRemote(ctx context.Context, caller executions.Caller, 
 type Subscriber interface {
 	Subscribe(ctx context.Context, login uuid.UUID, ep mcpclient.Endpoint, uri, key string, until time.Time, deliver func(uri string)) error
 	Unsubscribe(ctx context.Context, login uuid.UUID, uri, key string) error
+	Forget(key string)
+}
+
+// ForgetSubscriber drops every subscription of key, at every login (an MCP session that ended).
+func (s *Service) ForgetSubscriber(key string) {
+	if sub, ok := s.opts.Pool.(Subscriber); ok {
+		sub.Forget(key)
+	}
 }
 
 // SubscribeRemote subscribes key (an agent's MCP session, until it expires) to a resource of the

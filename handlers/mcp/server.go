@@ -129,6 +129,8 @@ type ResourceServer interface {
 type Subscriber interface {
 	Subscribe(ctx context.Context, p Principal, sessionID, uri string, until time.Time, deliver func(uri string)) error
 	Unsubscribe(ctx context.Context, p Principal, sessionID, uri string) error
+	// EndSession drops every subscription of a session that ended (DELETE) on this replica.
+	EndSession(p Principal, sessionID string)
 }
 
 // Completer is implemented by a ToolSet that answers completion/complete (a toolset's connectors):
@@ -869,6 +871,9 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.levels.forget(sess.ID)
+	if sub, ok := s.opts.Tools.(Subscriber); ok {
+		sub.EndSession(p, sess.ID)
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -125,6 +125,30 @@ func (p *Pool) Unsubscribe(ctx context.Context, login uuid.UUID, uri, key string
 	return nil
 }
 
+// Forget drops every subscription of key; a watch left without subscribers is closed (its remote
+// subscriptions end with its session).
+func (p *Pool) Forget(key string) {
+	ws := p.watchesOf()
+	ws.mu.Lock()
+	var ended []*watch
+	for login, w := range ws.by {
+		for uri, subs := range w.subs {
+			delete(subs, key)
+			if len(subs) == 0 {
+				delete(w.subs, uri)
+			}
+		}
+		if len(w.subs) == 0 && w.cs != nil {
+			delete(ws.by, login)
+			ended = append(ended, w)
+		}
+	}
+	ws.mu.Unlock()
+	for _, w := range ended {
+		go w.cs.Close() // the remote's answer to the session's end is not waited for
+	}
+}
+
 // prune drops w's expired subscribers (under ws.mu).
 func (p *Pool) prune(w *watch, now time.Time) {
 	for uri, subs := range w.subs {
@@ -146,8 +170,9 @@ func (p *Pool) onUpdated(_ context.Context, req *mcp.ResourceUpdatedNotification
 	}
 	ws := p.watchesOf()
 	var tell []func(string)
+	var idle *watch
 	ws.mu.Lock()
-	for _, w := range ws.by {
+	for login, w := range ws.by {
 		if w.cs != req.Session {
 			continue
 		}
@@ -155,8 +180,15 @@ func (p *Pool) onUpdated(_ context.Context, req *mcp.ResourceUpdatedNotification
 		for _, s := range w.subs[req.Params.URI] {
 			tell = append(tell, s.deliver)
 		}
+		if len(w.subs) == 0 { // every subscriber expired: the watch ends
+			delete(ws.by, login)
+			idle = w
+		}
 	}
 	ws.mu.Unlock()
+	if idle != nil {
+		go idle.cs.Close() // not on the session's own handler
+	}
 	for _, f := range tell {
 		f(req.Params.URI)
 	}

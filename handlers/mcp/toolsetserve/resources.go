@@ -20,6 +20,8 @@ type Connectors interface {
 	GetRemotePrompt(ctx context.Context, caller executions.Caller, serverID, name string, args map[string]string) (json.RawMessage, error)
 	SubscribeRemote(ctx context.Context, caller executions.Caller, serverID, uri, key string, until time.Time, deliver func(uri string)) error
 	UnsubscribeRemote(ctx context.Context, caller executions.Caller, serverID, uri, key string) error
+	// ForgetSubscriber drops every subscription of key (an MCP session that ended).
+	ForgetSubscriber(key string)
 	CompleteRemote(ctx context.Context, caller executions.Caller, serverID string, params json.RawMessage) (json.RawMessage, error)
 	// BeginRun relists, in the background, the caller's agent's logins whose stored list is stale.
 	BeginRun(ctx context.Context, caller executions.Caller) <-chan struct{}
@@ -350,6 +352,11 @@ func (s *Set) Unsubscribe(ctx context.Context, p mcp.Principal, sessionID, u str
 		return err
 	}
 	return paramsOr(s.Connectors.UnsubscribeRemote(ctx, c, id, uri, subscriptionKey(p, sessionID)))
+}
+
+// EndSession implements mcp.Subscriber.
+func (s *Set) EndSession(p mcp.Principal, sessionID string) {
+	s.Connectors.ForgetSubscriber(subscriptionKey(p, sessionID))
 }
 
 // subscriptionKey names one MCP session's subscriptions at the pool: the session, and the agent it
