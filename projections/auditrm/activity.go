@@ -13,6 +13,7 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
+	"github.com/workbench/workbench/domain/identitydom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/dbtime"
 )
@@ -441,4 +442,61 @@ func Summarize(q ActivityQuery, recs []Record, now time.Time) Summary {
 		return s.Groups[i].Key < s.Groups[j].Key
 	})
 	return s
+}
+
+// Credential is one credential or agent the records name, for the Audit page's blast-radius list:
+// Kind is a Credential* constant, ID what BlastQuery takes, UserID and Email its owner, LastSeen the
+// time of its newest record read.
+type Credential struct {
+	Kind     string    `json:"kind"`
+	ID       string    `json:"id"`
+	UserID   uuid.UUID `json:"user_id"`
+	Email    string    `json:"email,omitempty"`
+	LastSeen time.Time `json:"last_seen"`
+}
+
+// MaxCredentialScan bounds Credentials: it reads at most this many of the newest records.
+const MaxCredentialScan = 5000
+
+// Credentials lists the API keys, OAuth clients, curl sessions and agents the newest
+// MaxCredentialScan records of every user name (tool runs, key mints and rotations, curl sessions),
+// most recently seen first, at most limit of them.
+func (r Reader) Credentials(ctx context.Context, limit int) ([]Credential, error) {
+	recs, err := r.scan(ctx, `SELECT record FROM audit_records WHERE kind IN ($1, $2, $3, $4)
+		ORDER BY commit_pos DESC, prepare_pos DESC LIMIT $5`,
+		string(KindToolExecuted), string(KindAPIKeyMinted), string(KindAPIKeyRotated), string(KindCurlSessionMinted), MaxCredentialScan)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[[2]string]bool{}
+	var out []Credential
+	add := func(kind, id string, rec Record) {
+		if id == "" || id == uuid.Nil.String() || seen[[2]string{kind, id}] || len(out) >= limit {
+			return
+		}
+		seen[[2]string{kind, id}] = true
+		out = append(out, Credential{Kind: kind, ID: id, UserID: rec.UserID, Email: rec.Email, LastSeen: rec.Time})
+	}
+	for _, rec := range recs {
+		agent := rec.AgentID
+		if agent == uuid.Nil && rec.UserID != uuid.Nil {
+			agent = identitydom.DefaultAgentID(rec.UserID)
+		}
+		switch rec.Kind {
+		case KindToolExecuted:
+			switch rec.Via {
+			case "api_key":
+				add(CredentialAPIKey, rec.ClientID, rec)
+			case "oauth":
+				add(CredentialOAuthClient, rec.ClientID, rec)
+			}
+			add(CredentialAgent, agent.String(), rec)
+		case KindAPIKeyMinted, KindAPIKeyRotated:
+			add(CredentialAPIKey, rec.KeyID.String(), rec)
+			add(CredentialAgent, agent.String(), rec)
+		case KindCurlSessionMinted:
+			add(CredentialCurlSession, rec.SessionID.String(), rec)
+		}
+	}
+	return out, nil
 }

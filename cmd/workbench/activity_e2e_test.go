@@ -1,0 +1,211 @@
+package main
+
+// The Activity API over real HTTP on a served Workbench, on SQLite and PostgreSQL: a signed-in user's
+// list, chart, names and records hold their own records only (another user's record is not found),
+// the chart's counts and percentiles are those of the known data, every bad parameter is a 400 that
+// names it, and no session is a 401.
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/workbench/workbench/domain/execution"
+	"github.com/workbench/workbench/eventstore"
+	"github.com/workbench/workbench/internal/testenv"
+	"github.com/workbench/workbench/projections/auditrm/audittest"
+)
+
+func TestActivityAPISQLite(t *testing.T) {
+	t.Parallel()
+	runActivityAPI(t, filepath.Join(t.TempDir(), "wb.db"))
+}
+
+func TestActivityAPIPostgres(t *testing.T) {
+	t.Parallel()
+	runActivityAPI(t, testenv.PostgresURL(t))
+}
+
+// seedRun appends one tool run and returns the event id of its record.
+func seedRun(t *testing.T, srv *e2eServer, ev execution.ToolExecuted, args string) (uuid.UUID, eventstore.Position) {
+	t.Helper()
+	if ev.ExecutionID == uuid.Nil {
+		ev.ExecutionID = uuid.New()
+	}
+	ev.Success = ev.ErrorCode == ""
+	ev.ArgsSize, ev.ArgsSHA256 = execution.Digest([]byte(args))
+	if ev.Success {
+		ev.ResultSize, ev.ResultSHA256 = execution.Digest([]byte(`{"ok":true}`))
+	}
+	pos, err := audittest.AppendToolRun(context.Background(), srv.M.Store, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uuid.NewSHA1(uuid.NameSpaceOID, ev.ExecutionID[:]), pos
+}
+
+func runActivityAPI(t *testing.T, databaseURL string) {
+	srv := startE2E(t, databaseURL, nil, slog.LevelWarn)
+	ada := srv.user(t, "ada@example.com")
+	bob := srv.user(t, "bob@example.com")
+	signedIn(t, srv, ada)
+	signedIn(t, srv, bob)
+	now := time.Now().UTC().Truncate(time.Second)
+	run := func(user e2eUser, integration, code string, ms int64, ago time.Duration) (uuid.UUID, eventstore.Position) {
+		return seedRun(t, srv, execution.ToolExecuted{UserID: user.ID, Via: "api_key", ClientID: user.KeyID.String(),
+			Integration: integration, Tool: integration + "_tool", ErrorCode: code, DurationMS: ms, At: now.Add(-ago)}, `{"q":"x"}`)
+	}
+	adaRun, _ := run(ada, "github", "", 10, time.Hour)
+	run(ada, "github", "", 20, 2*time.Hour)
+	run(ada, "github", "TOOL_ERROR", 40, 3*time.Hour)
+	run(ada, "slack", "TOOL_OFF", 0, 4*time.Hour)
+	run(ada, "slack", "", 30, 50*time.Hour)
+	bobRun, last := run(bob, "bobsecret", "", 999, time.Hour)
+	srv.waitFor(t, last)
+
+	client := &http.Client{Timeout: 20 * time.Second}
+	get := func(user *e2eUser, path string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, srv.Base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if user != nil {
+			c, err := srv.M.Sessions.Cookie(user.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.AddCookie(c)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var body map[string]any
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, b)
+		}
+		return resp.StatusCode, body
+	}
+
+	t.Run("the list holds the user's own records only", func(t *testing.T) {
+		status, body := get(&ada, "/api/activity?limit=200")
+		if status != http.StatusOK {
+			t.Fatalf("%d %v", status, body)
+		}
+		tools := 0
+		for _, r := range body["records"].([]any) {
+			rec := r.(map[string]any)
+			if rec["user_id"] != ada.ID.String() {
+				t.Fatalf("ada's list holds %v", rec)
+			}
+			if rec["kind"] == "tool_executed" {
+				tools++
+			}
+		}
+		if tools != 5 {
+			t.Errorf("%d tool runs listed, want 5", tools)
+		}
+		_, body = get(&ada, "/api/activity?outcome=refused")
+		if recs := body["records"].([]any); len(recs) != 1 || recs[0].(map[string]any)["error_code"] != "TOOL_OFF" || recs[0].(map[string]any)["outcome"] != "refused" {
+			t.Errorf("refused: %v", recs)
+		}
+		_, body = get(&ada, "/api/activity?integration=bobsecret")
+		if recs := body["records"].([]any); len(recs) != 0 {
+			t.Errorf("ada sees bob's integration: %v", recs)
+		}
+	})
+
+	t.Run("the chart counts and percentiles", func(t *testing.T) {
+		status, body := get(&ada, "/api/activity/summary")
+		if status != http.StatusOK {
+			t.Fatalf("%d %v", status, body)
+		}
+		tot := body["totals"].(map[string]any)
+		// Ran: 10 20 40 30 (TOOL_OFF never ran): p50 is the 2nd of 4 (20), p95 the 4th (40).
+		if tot["calls"] != 5.0 || tot["errors"] != 1.0 || tot["refused"] != 1.0 || tot["p50_ms"] != 20.0 || tot["p95_ms"] != 40.0 {
+			t.Errorf("totals %v", tot)
+		}
+		if n := len(body["days"].([]any)); n != 14 {
+			t.Errorf("%d days, want 14", n)
+		}
+		hourly := 0.0
+		for _, h := range body["hours"].([]any) {
+			hourly += h.(map[string]any)["calls"].(float64)
+		}
+		if hourly != 4 {
+			t.Errorf("%v calls in the last 24 hours, want 4", hourly)
+		}
+		for _, g := range body["groups"].([]any) {
+			if g.(map[string]any)["key"] == "bobsecret" {
+				t.Fatal("ada's chart counts bob's calls")
+			}
+		}
+		_, body = get(&ada, "/api/activity/summary?group_by=agent")
+		if gs := body["groups"].([]any); len(gs) != 1 || gs[0].(map[string]any)["calls"] != 5.0 {
+			t.Errorf("by agent: %v", gs)
+		}
+	})
+
+	t.Run("a record opens for its user only", func(t *testing.T) {
+		status, body := get(&ada, "/api/activity/"+adaRun.String())
+		if status != http.StatusOK {
+			t.Fatalf("%d %v", status, body)
+		}
+		rec := body["record"].(map[string]any)
+		if rec["tool"] != "github_tool" || rec["args_size"] != 9.0 || rec["outcome"] != "ok" {
+			t.Errorf("record %v", rec)
+		}
+		if status, body := get(&ada, "/api/activity/"+bobRun.String()); status != http.StatusNotFound {
+			t.Errorf("ada opened bob's record: %d %v", status, body)
+		}
+		if status, _ := get(&bob, "/api/activity/"+bobRun.String()); status != http.StatusOK {
+			t.Errorf("bob cannot open his own record: %d", status)
+		}
+	})
+
+	t.Run("names", func(t *testing.T) {
+		status, body := get(&ada, "/api/activity/names")
+		if status != http.StatusOK {
+			t.Fatalf("%d %v", status, body)
+		}
+		keys := body["keys"].([]any)
+		if len(keys) != 1 || keys[0].(map[string]any)["id"] != ada.KeyID.String() || !strings.HasPrefix(ada.Key, strings.TrimSuffix(keys[0].(map[string]any)["prefix"].(string), "…")) {
+			t.Errorf("keys %v", keys)
+		}
+		if agents := body["agents"].([]any); len(agents) == 0 {
+			t.Error("no agents named")
+		}
+	})
+
+	t.Run("bad parameters are 400, no session 401", func(t *testing.T) {
+		for _, path := range []string{
+			"/api/activity?limit=0", "/api/activity?limit=201", "/api/activity?limit=x", "/api/activity?before=nope",
+			"/api/activity?agent=nope", "/api/activity?outcome=maybe", "/api/activity?from=yesterday", "/api/activity?color=red",
+			"/api/activity?outcome=ok&outcome=error", "/api/activity?account=Bad.Label", "/api/activity?group_by=agent",
+			"/api/activity/summary?from=2026-01-01&to=2026-06-01", "/api/activity/summary?group_by=tool",
+			"/api/activity/summary?from=2026-02-01&to=2026-01-01", "/api/activity/summary?limit=5",
+			"/api/activity/not-a-uuid", "/api/activity/names?x=1",
+		} {
+			status, body := get(&ada, path)
+			if status != http.StatusBadRequest || body["message"] == "" {
+				t.Errorf("%s: %d %v, want 400 with a message", path, status, body)
+			}
+		}
+		for _, path := range []string{"/api/activity", "/api/activity/summary", "/api/activity/names", "/api/activity/" + adaRun.String()} {
+			if status, _ := get(nil, path); status != http.StatusUnauthorized {
+				t.Errorf("%s without a session: %d, want 401", path, status)
+			}
+		}
+	})
+}
