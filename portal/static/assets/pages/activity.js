@@ -154,7 +154,9 @@ export async function render(ctx, main) {
     to.setUTCMinutes(0, 0, 0);
     to.setUTCHours(to.getUTCHours() + 1);
     q.to = to.toISOString();
-    q.from = new Date(to.getTime() - days * 86400000).toISOString();
+    // N days are today (UTC) and the N-1 days before it; the last 24 hours are just that.
+    const today = Math.floor((to.getTime() - 1) / 86400000) * 86400000;
+    q.from = new Date(days === 1 ? to.getTime() - 86400000 : today - (days - 1) * 86400000).toISOString();
     return q;
   };
 

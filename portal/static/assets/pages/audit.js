@@ -114,8 +114,8 @@ function asofSection(ctx) {
       h('table', { class: 'table' },
         h('thead', {}, h('tr', {}, h('th', {}, 'User'), h('th', {}, 'Integration'), h('th', {}, 'Status'), h('th', {}, 'Generation'), h('th', {}, 'Scopes'), h('th', {}, 'Account'), h('th', {}, 'Created by'))),
         h('tbody', {}, conns.map((c) => h('tr', { 'data-status': c.status },
-          h('td', {}, c.email || c.user_id), h('td', {}, c.integration), h('td', {}, c.status), h('td', {}, String(c.credential_generation)),
-          h('td', {}, (c.scopes || []).join(' ')), h('td', {}, c.account_hint || ''), h('td', {}, (c.created_by || '') + (c.created_via ? ` via ${c.created_via}` : '')))))));
+          h('td', {}, c.email || 'User ' + String(c.user_id).slice(0, 8)), h('td', {}, c.integration), h('td', {}, c.status), h('td', {}, String(c.credential_generation)),
+          h('td', {}, (c.scopes || []).join(' ')), h('td', {}, c.account_hint || ''), h('td', {}, (c.created_by && c.created_by === c.user_id ? (c.email || 'the user') : (c.created_by || '')) + (c.created_via ? ` via ${c.created_via}` : '')))))));
   });
   return h('section', { class: 'card' }, h('h2', {}, 'Who held what when'), form, out);
 }
