@@ -28,7 +28,7 @@ import (
 
 // ActivityRecords is what the Activity routes read of the audit read model (projections/auditrm.Reader).
 type ActivityRecords interface {
-	ActivityList(ctx context.Context, q auditrm.ActivityQuery, before eventstore.Position, limit int) ([]auditrm.Record, bool, error)
+	ActivityList(ctx context.Context, q auditrm.ActivityQuery, before eventstore.Position, limit int) ([]auditrm.Record, eventstore.Position, error)
 	Activity(ctx context.Context, q auditrm.ActivityQuery, now time.Time) (auditrm.Summary, error)
 	ActivityRecord(ctx context.Context, user, eventID uuid.UUID) (auditrm.Record, error)
 	ApprovalTrail(ctx context.Context, user, approvalID uuid.UUID) ([]auditrm.Record, error)
@@ -204,7 +204,7 @@ func (a *activity) list(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		}
 		before = p
 	}
-	recs, more, err := a.Records.ActivityList(r.Context(), q, before, limit)
+	recs, next, err := a.Records.ActivityList(r.Context(), q, before, limit)
 	if err != nil {
 		handlers.WriteError(w, r, a.Logger, err)
 		return
@@ -213,8 +213,8 @@ func (a *activity) list(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 	for _, rec := range recs {
 		page.Records = append(page.Records, withOutcome(rec))
 	}
-	if more && len(recs) > 0 {
-		page.NextBefore = recs[len(recs)-1].Position.String()
+	if !next.IsZero() {
+		page.NextBefore = next.String()
 	}
 	handlers.WriteJSON(w, http.StatusOK, page)
 }

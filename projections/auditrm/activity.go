@@ -23,6 +23,8 @@ import (
 const (
 	MaxActivityRange = 92 * 24 * time.Hour
 	MaxActivityRows  = 20000
+	// MaxActivityScan is how many rows one ActivityList call reads at most.
+	MaxActivityScan = 5000
 )
 
 // The outcome classes of a tool run (ActivityQuery.Outcome, Outcome).
@@ -179,19 +181,18 @@ func (q ActivityQuery) where(toolRuns bool) ([]string, []any) {
 }
 
 // ActivityList returns up to limit of the user's records that pass q, newest (latest in the log)
-// first, strictly before `before` in log order (from the newest when it is the zero position); more
-// says an older page may exist (it starts before the last record given).
-func (r Reader) ActivityList(ctx context.Context, q ActivityQuery, before eventstore.Position, limit int) (recs []Record, more bool, err error) {
+// first, strictly before `before` in log order (from the newest when it is the zero position). next
+// is where the following (older) page starts, the zero position when there is none: the last record
+// given when limit were given, or the last row read when one call has read its cap of rows (so a
+// filter that matches little cannot make one request read a user's whole history).
+func (r Reader) ActivityList(ctx context.Context, q ActivityQuery, before eventstore.Position, limit int) (recs []Record, next eventstore.Position, err error) {
 	if err := q.Validate(); err != nil {
-		return nil, false, err
+		return nil, eventstore.Position{}, err
 	}
 	if limit < 1 {
-		return nil, false, domain.Errorf(domain.CodeInvalid, "limit must be at least 1")
+		return nil, eventstore.Position{}, domain.Errorf(domain.CodeInvalid, "limit must be at least 1")
 	}
 	where, args := q.where(false)
-	// Scan at most this many rows for one page, so that a filter that matches little cannot make one
-	// request read a user's whole history; a page cut short says more.
-	const scanCap = 5000
 	scanned := 0
 	for {
 		w := append([]string(nil), where...)
@@ -206,7 +207,7 @@ func (r Reader) ActivityList(ctx context.Context, q ActivityQuery, before events
 			fmt.Sprintf(" ORDER BY commit_pos DESC, prepare_pos DESC LIMIT $%d", len(a))
 		chunk, err := r.scan(ctx, stmt, a...)
 		if err != nil {
-			return nil, false, err
+			return nil, eventstore.Position{}, err
 		}
 		for _, rec := range chunk {
 			before = rec.Position
@@ -214,15 +215,15 @@ func (r Reader) ActivityList(ctx context.Context, q ActivityQuery, before events
 			if q.matches(rec) {
 				recs = append(recs, rec)
 				if len(recs) == limit {
-					return recs, true, nil
+					return recs, rec.Position, nil
 				}
 			}
 		}
 		if len(chunk) < listChunk {
-			return recs, false, nil
+			return recs, eventstore.Position{}, nil
 		}
-		if scanned >= scanCap {
-			return recs, len(recs) > 0, nil
+		if scanned >= MaxActivityScan {
+			return recs, before, nil
 		}
 	}
 }

@@ -195,6 +195,31 @@ func TestActivityScopeAndFilters(t *testing.T) {
 				t.Errorf("%s: %d records, want %d", c.name, got, c.want)
 			}
 		}
+		// Paging two at a time gives every record once, newest first, and ends.
+		var paged []auditrm.Record
+		before := eventstore.Start
+		for pages := 0; ; pages++ {
+			page, next, err := reader.ActivityList(ctx, auditrm.ActivityQuery{User: ada}, before, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paged = append(paged, page...)
+			if next.IsZero() {
+				break
+			}
+			before = next
+			if pages > 5 {
+				t.Fatal("paging does not end")
+			}
+		}
+		if len(paged) != 4 {
+			t.Fatalf("%d records paged, want 4", len(paged))
+		}
+		for i := 1; i < len(paged); i++ {
+			if !paged[i].Position.Less(paged[i-1].Position) {
+				t.Fatalf("not newest first at %d", i)
+			}
+		}
 		s, err := reader.Activity(ctx, auditrm.ActivityQuery{User: ada, From: now.Add(-7 * 24 * time.Hour), To: now.Add(time.Hour)}, now)
 		if err != nil {
 			t.Fatal(err)
