@@ -26,12 +26,6 @@ func TestActivityPageInChromium(t *testing.T) {
 	ada := srv.user(t, "ada@example.com")
 	bob := srv.user(t, "bob@example.com")
 	signedIn(t, srv, ada)
-	agents, err := srv.M.Organizations.Reader().AgentsOf(context.Background(), ada.ID)
-	if err != nil || len(agents) == 0 {
-		t.Fatalf("ada's agents: %v %v", agents, err)
-	}
-	agentName := agents[0].Name
-
 	now := time.Now().UTC().Truncate(time.Second)
 	const secret = "sk-live-TOPSECRET42"
 	type seed struct {
@@ -59,6 +53,12 @@ func TestActivityPageInChromium(t *testing.T) {
 	_, last := seedRun(t, srv, execution.ToolExecuted{UserID: bob.ID, Via: "api_key", ClientID: bob.KeyID.String(),
 		Integration: "bobsecret", Tool: "bobsecret_call", DurationMS: 1, At: now.Add(-time.Minute)}, `{}`)
 	srv.waitFor(t, last)
+	// The read models are past signedIn's events now: ada's personal organisation and default agent.
+	agents, err := srv.M.Organizations.Reader().AgentsOf(context.Background(), ada.ID)
+	if err != nil || len(agents) == 0 {
+		t.Fatalf("ada's agents once the read models caught up: %v %v", agents, err)
+	}
+	agentName := agents[0].Name
 
 	tb := openTab(t, browser, srv.Base)
 	tb.signIn(srv, ada.ID)

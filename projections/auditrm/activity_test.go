@@ -31,7 +31,7 @@ func TestPercentileNearestRank(t *testing.T) {
 	} {
 		got := auditrm.Percentile(c.values, c.p)
 		if got == nil || *got != c.want {
-			t.Errorf("%s: got %v, want %d", c.name, got, c.want)
+			t.Errorf("%s: got %v, want %d", c.name, deref(got), c.want)
 		}
 	}
 	if auditrm.Percentile(nil, 50) != nil {

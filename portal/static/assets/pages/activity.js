@@ -204,7 +204,7 @@ export async function render(ctx, main) {
     } catch (err) { ctx.fail(more, err, 'Activity could not be loaded'); return; }
     if (!ctx.current()) return;
     const records = page.records || [];
-    if (!before && records.length === 0) {
+    if (!before && records.length === 0 && !page.next_before) {
       replace(more, emptyState('activity', 'Nothing matches', h('p', {}, 'Change the filters, or let an agent run a tool: it will be recorded here.')));
       return;
     }
