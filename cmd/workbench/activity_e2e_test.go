@@ -18,6 +18,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/domain/approval"
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/testenv"
@@ -69,6 +71,27 @@ func runActivityAPI(t *testing.T, databaseURL string) {
 	run(ada, "slack", "TOOL_OFF", 0, 4*time.Hour)
 	run(ada, "slack", "", 30, 50*time.Hour)
 	bobRun, last := run(bob, "bobsecret", "", 999, time.Hour)
+	// A call held for approval and denied: the approval's requested and denied events, then the run.
+	approvalID := uuid.New()
+	codec := eventstore.NewJSONCodec(approval.Events()...)
+	var appended []eventstore.EventData
+	for _, ev := range []domain.Event{
+		approval.Requested{ApprovalID: approvalID, Binding: approval.Binding{UserID: ada.ID, Tool: "github_tool", Integration: "github", ArgsSHA256: "ab"},
+			ExpiresAt: now.Add(time.Hour), At: now.Add(-6 * time.Minute)},
+		approval.Denied{ApprovalID: approvalID, UserID: ada.ID, Tool: "github_tool", Integration: "github", By: ada.ID, Via: "portal", At: now.Add(-5 * time.Minute)},
+	} {
+		typ, sv, data, err := codec.Encode(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appended = append(appended, eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: sv, Data: data,
+			Metadata: eventstore.Metadata{Actor: ada.ID.String(), Time: now.Add(-5 * time.Minute)}})
+	}
+	if _, err := srv.M.Store.Append(context.Background(), approval.StreamName(approvalID), eventstore.NoStream, appended...); err != nil {
+		t.Fatal(err)
+	}
+	deniedRun, last := seedRun(t, srv, execution.ToolExecuted{UserID: ada.ID, Via: "api_key", ClientID: ada.KeyID.String(), ApprovalID: approvalID,
+		Integration: "github", Tool: "github_tool", ErrorCode: "APPROVAL_DENIED", At: now.Add(-4 * time.Minute)}, `{}`)
 	srv.waitFor(t, last)
 
 	client := &http.Client{Timeout: 20 * time.Second}
@@ -113,11 +136,11 @@ func runActivityAPI(t *testing.T, databaseURL string) {
 				tools++
 			}
 		}
-		if tools != 5 {
-			t.Errorf("%d tool runs listed, want 5", tools)
+		if tools != 6 {
+			t.Errorf("%d tool runs listed, want 6", tools)
 		}
 		_, body = get(&ada, "/api/activity?outcome=refused")
-		if recs := body["records"].([]any); len(recs) != 1 || recs[0].(map[string]any)["error_code"] != "TOOL_OFF" || recs[0].(map[string]any)["outcome"] != "refused" {
+		if recs := body["records"].([]any); len(recs) != 2 || recs[1].(map[string]any)["error_code"] != "TOOL_OFF" || recs[1].(map[string]any)["outcome"] != "refused" {
 			t.Errorf("refused: %v", recs)
 		}
 		_, body = get(&ada, "/api/activity?integration=bobsecret")
@@ -132,8 +155,8 @@ func runActivityAPI(t *testing.T, databaseURL string) {
 			t.Fatalf("%d %v", status, body)
 		}
 		tot := body["totals"].(map[string]any)
-		// Ran: 10 20 40 30 (TOOL_OFF never ran): p50 is the 2nd of 4 (20), p95 the 4th (40).
-		if tot["calls"] != 5.0 || tot["errors"] != 1.0 || tot["refused"] != 1.0 || tot["p50_ms"] != 20.0 || tot["p95_ms"] != 40.0 {
+		// Ran: 10 20 40 30 (the TOOL_OFF and the denied call never ran): p50 is the 2nd of 4 (20), p95 the 4th (40).
+		if tot["calls"] != 6.0 || tot["errors"] != 1.0 || tot["refused"] != 2.0 || tot["p50_ms"] != 20.0 || tot["p95_ms"] != 40.0 {
 			t.Errorf("totals %v", tot)
 		}
 		if n := len(body["days"].([]any)); n != 14 {
@@ -143,8 +166,8 @@ func runActivityAPI(t *testing.T, databaseURL string) {
 		for _, h := range body["hours"].([]any) {
 			hourly += h.(map[string]any)["calls"].(float64)
 		}
-		if hourly != 4 {
-			t.Errorf("%v calls in the last 24 hours, want 4", hourly)
+		if hourly != 5 {
+			t.Errorf("%v calls in the last 24 hours, want 5", hourly)
 		}
 		for _, g := range body["groups"].([]any) {
 			if g.(map[string]any)["key"] == "bobsecret" {
@@ -152,7 +175,7 @@ func runActivityAPI(t *testing.T, databaseURL string) {
 			}
 		}
 		_, body = get(&ada, "/api/activity/summary?group_by=agent")
-		if gs := body["groups"].([]any); len(gs) != 1 || gs[0].(map[string]any)["calls"] != 5.0 {
+		if gs := body["groups"].([]any); len(gs) != 1 || gs[0].(map[string]any)["calls"] != 6.0 {
 			t.Errorf("by agent: %v", gs)
 		}
 	})
@@ -165,6 +188,14 @@ func runActivityAPI(t *testing.T, databaseURL string) {
 		rec := body["record"].(map[string]any)
 		if rec["tool"] != "github_tool" || rec["args_size"] != 9.0 || rec["outcome"] != "ok" {
 			t.Errorf("record %v", rec)
+		}
+		status, body = get(&ada, "/api/activity/"+deniedRun.String())
+		if status != http.StatusOK {
+			t.Fatalf("%d %v", status, body)
+		}
+		a, _ := body["approval"].(map[string]any)
+		if a == nil || a["id"] != approvalID.String() || a["state"] != "denied" || len(a["steps"].([]any)) != 2 || body["record"].(map[string]any)["outcome"] != "refused" {
+			t.Errorf("the denied call's approval: %v", body)
 		}
 		if status, body := get(&ada, "/api/activity/"+bobRun.String()); status != http.StatusNotFound {
 			t.Errorf("ada opened bob's record: %d %v", status, body)
