@@ -219,6 +219,16 @@ func runActivityAPI(t *testing.T, databaseURL string) {
 		}
 	})
 
+	t.Run("the credentials list is the auditors' only", func(t *testing.T) {
+		// ada is a plain member: the list of every user's keys, clients and agents is not hers to read.
+		if status, body := get(&ada, "/api/admin/audit/credentials"); status != http.StatusForbidden {
+			t.Errorf("a plain member read the credentials list: %d %v", status, body)
+		}
+		if status, _ := get(nil, "/api/admin/audit/credentials"); status != http.StatusUnauthorized {
+			t.Errorf("no session: %d, want 401", status)
+		}
+	})
+
 	t.Run("bad parameters are 400, no session 401", func(t *testing.T) {
 		for _, path := range []string{
 			"/api/activity?limit=0", "/api/activity?limit=201", "/api/activity?limit=x", "/api/activity?before=nope",
