@@ -137,7 +137,7 @@ func TestActivityPageInChromium(t *testing.T) {
 		if label := tb.eval(`() => document.querySelector('[data-testid=chart-days]').getAttribute('aria-label')`); !strings.Contains(label, "7 calls") {
 			t.Errorf("the chart's accessible name %q does not say its total", label)
 		}
-		tb.el(`.chart-figure table.sr-only caption`, `per day`)
+		tb.el(`.chart-figure .sr-only table caption`, `per day`)
 		tb.el(`.chart-legend li[data-series=github]`, "")
 		if strings.Contains(tb.text(`main`), "bobsecret") {
 			t.Error("ada's activity shows bob's calls")
@@ -188,5 +188,15 @@ func TestActivityPageInChromium(t *testing.T) {
 		tb.shot("activity-panel")
 		tb.click(`[data-testid=panel-close]`, "")
 		tb.waitJS("the panel never closed", `() => !document.querySelector('dialog[open]')`)
+	})
+
+	t.Run("on a phone the page does not scroll sideways", func(t *testing.T) {
+		tb.t = t
+		tb.phone()
+		tb.open("/activity")
+		tb.el(`[data-testid=chart-days] g.chart-bar`, "")
+		tb.el(`[data-testid=activity] li.event`, "")
+		tb.fits("the activity page on a phone")
+		tb.shot("activity-phone")
 	})
 }

@@ -59,12 +59,13 @@ export function barChart({ title, buckets, keys, label, tick, testid }) {
     svg.append(g);
     if (i % every === 0) svg.append(s('text', { x: x + bw / 2, y: H - 6, 'text-anchor': 'middle', class: 'chart-axis' }, tick(b, false)));
   });
-  const table = h('table', { class: 'sr-only' },
+  // The table sits in an .sr-only box: a table itself ignores overflow, and would widen the page.
+  const table = h('table', {},
     h('caption', {}, title),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Calls'), keys.map((k) => h('th', { scope: 'col' }, label(k))))),
     h('tbody', {}, buckets.filter((b) => b.calls > 0).map((b) => h('tr', {}, h('th', { scope: 'row' }, tick(b, true)), h('td', {}, String(b.calls)),
       keys.map((k) => h('td', {}, String((b.groups || {})[k] || 0)))))));
-  return h('figure', { class: 'chart-figure' }, svg, table);
+  return h('figure', { class: 'chart-figure' }, svg, h('div', { class: 'sr-only' }, table));
 }
 
 // legend names each series with its colour.

@@ -189,11 +189,11 @@ export async function render(ctx, main) {
       h('h2', {}, 'Calls per day'), barChart({ title: 'Tool calls per day (UTC)', buckets: s.days, keys, label: groupLabel, tick: dayTick, testid: 'chart-days' }),
       h('h2', {}, 'Last 24 hours, per hour'), barChart({ title: 'Tool calls per hour, last 24 hours', buckets: s.hours, keys, label: groupLabel, tick: hourTick, testid: 'chart-hours' }),
       legend(keys, groupLabel),
-      h('table', { class: 'table small', 'data-testid': 'activity-groups' },
+      h('div', { class: 'table-scroll' }, h('table', { class: 'table small', 'data-testid': 'activity-groups' },
         h('thead', {}, h('tr', {}, h('th', {}, groupSel.value === 'agent' ? 'Agent' : 'Integration'), h('th', {}, 'Calls'), h('th', {}, 'Failed'), h('th', {}, 'Refused'), h('th', {}, 'p50'), h('th', {}, 'p95'))),
         h('tbody', {}, s.groups.map((g) => h('tr', { 'data-group': g.key },
           h('td', {}, groupLabel(g.key)), h('td', {}, String(g.calls)), h('td', {}, String(g.errors)), h('td', {}, String(g.refused)),
-          h('td', {}, g.p50_ms != null ? `${g.p50_ms} ms` : '—'), h('td', {}, g.p95_ms != null ? `${g.p95_ms} ms` : '—'))))),
+          h('td', {}, g.p50_ms != null ? `${g.p50_ms} ms` : '—'), h('td', {}, g.p95_ms != null ? `${g.p95_ms} ms` : '—')))))),
       s.truncated ? h('p', { class: 'muted small' }, 'Only the newest calls are counted: narrow the range to see all of it.') : null);
   };
 
