@@ -70,7 +70,7 @@ func runActivityAPI(t *testing.T, databaseURL string) {
 	run(ada, "github", "TOOL_ERROR", 40, 3*time.Hour)
 	run(ada, "slack", "TOOL_OFF", 0, 4*time.Hour)
 	run(ada, "slack", "", 30, 50*time.Hour)
-	bobRun, last := run(bob, "bobsecret", "", 999, time.Hour)
+	bobRun, _ := run(bob, "bobsecret", "", 999, time.Hour)
 	// A call held for approval and denied: the approval's requested and denied events, then the run.
 	approvalID := uuid.New()
 	codec := eventstore.NewJSONCodec(approval.Events()...)
