@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -534,6 +535,26 @@ func safeMessage(err error) string {
 	return "the tool failed; the error was logged"
 }
 
+// detailCode returns the tool's own code a TOOL_ERROR message names, "" when it names none: the first
+// word of upper-case letters, digits and underscores (at least one underscore, starting with a
+// letter) that ends with a colon, as in "browser: HUMAN_IN_CONTROL: a person is driving …". Only
+// that code is recorded, never the message, which may carry what the tool saw.
+func detailCode(msg string) string {
+	for i := 0; i < len(msg); i++ {
+		if i > 0 && msg[i-1] != ' ' {
+			continue
+		}
+		j := i
+		for j < len(msg) && j-i <= 40 && (msg[j] >= 'A' && msg[j] <= 'Z' || msg[j] == '_' || j > i && msg[j] >= '0' && msg[j] <= '9') {
+			j++
+		}
+		if j-i >= 4 && j-i <= 40 && j < len(msg) && msg[j] == ':' && strings.Contains(msg[i:j], "_") {
+			return msg[i:j]
+		}
+	}
+	return ""
+}
+
 // finish completes the record from o, appends it, and returns o; or, when the record could not be
 // appended, a Withheld outcome without the result (fail closed).
 func (s *Service) finish(ctx context.Context, rec execution.ToolExecuted, start time.Time, o Outcome) Outcome {
@@ -546,6 +567,9 @@ func (s *Service) finish(ctx context.Context, rec execution.ToolExecuted, start 
 	rec.DurationMS = now.Sub(start).Milliseconds()
 	rec.Success = o.Code == ""
 	rec.ErrorCode = o.Code
+	if o.Code == CodeToolError {
+		rec.ErrorDetail = detailCode(o.Message)
+	}
 	if o.Result != nil {
 		rec.ResultSize, rec.ResultSHA256 = execution.Digest(resultBytes(o))
 	}

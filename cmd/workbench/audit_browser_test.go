@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,8 @@ func TestAuditPagesInChromium(t *testing.T) {
 		tb.el(`[data-testid=receipts] tr[data-kind=tool_executed]`, "INVALID_ARGUMENTS")
 		month := now.Format("2006-01")
 		row := tb.text(`[data-testid=receipts-summary] tr[data-month="` + month + `"]`)
-		if !strings.Contains(row, month) || !strings.Contains(row, "3") || !strings.Contains(row, admin.KeyID.String()[:12]+": 3") {
+		// The client is named as every page names it: the key's display prefix, never its id.
+		if !strings.Contains(row, month) || !strings.Contains(row, "3") || !regexp.MustCompile(`API key wb_\S+…: 3`).MatchString(row) || strings.Contains(row, admin.KeyID.String()[:8]) {
 			t.Fatalf("summary row %q", row)
 		}
 		// Filter: failures only.
@@ -96,7 +98,14 @@ func TestAuditPagesInChromium(t *testing.T) {
 		}
 		tb.click(`[data-testid=grant]`, "")
 		tb.el(`[data-testid=audit-records] tr[data-kind=tool_executed]`, "github_create_issue")
-		tb.el(`[data-testid=audit-records] tr[data-kind=auditor_granted]`, "")
+		tb.el(`[data-testid=audit-records] tr[data-kind=auditor_granted]`, "Auditor role granted")
+		// Names and labels, not ids and codes: the kind reads as a person would say it, the client is
+		// the key's name (the one Activity gives it) and no cell holds the key's id.
+		tb.el(`[data-testid=audit-records] tr[data-kind=tool_executed] td`, `^Tool call$`)
+		tb.el(`[data-testid=audit-records] tr[data-kind=tool_executed] td[data-field=client]`, `API key wb_`)
+		if strings.Contains(tb.text(`[data-testid=audit-records]`), admin.KeyID.String()) {
+			t.Error("the audit records show the key's id")
+		}
 		if href, err := tb.el(`[data-testid=export-csv]`, "").Attribute("href"); err != nil || href == nil || !strings.Contains(*href, "format=csv") {
 			t.Fatalf("csv export link: %v %v", href, err)
 		}
@@ -115,10 +124,14 @@ func TestAuditPagesInChromium(t *testing.T) {
 		tb.click(`[data-testid=asof-run]`, "")
 		tb.el(`[data-testid=asof-result] tr[data-status=pending]`, "github")
 
-		// Blast radius of the API key.
-		if err := tb.el(`[data-testid=blast-form] input[name=id]`, "").Input(admin.KeyID.String()); err != nil {
+		// Blast radius of the API key, chosen from the list of credentials the records name.
+		if err := tb.el(`[data-testid=blast-credential]`, "").Select([]string{`API key wb_`}, true, "regex"); err != nil {
 			t.Fatal(err)
 		}
+		if v := tb.eval(`() => document.querySelector('[data-testid=blast-credential]').value`); v != "api_key:"+admin.KeyID.String() {
+			t.Fatalf("the list chose %q, want the admin's key", v)
+		}
+		tb.el(`[data-testid=blast-credential] optgroup[label=Agents] option`, `admin@workbench.localhost`)
 		tb.click(`[data-testid=blast-run]`, "")
 		tb.el(`[data-testid=blast-result] li`, `Tool runs: 3 \(1 failed\)`)
 		tb.el(`[data-testid=blast-html]`, "One-page report")

@@ -16,6 +16,7 @@ import (
 	"github.com/workbench/workbench/projections/auditrm"
 	"github.com/workbench/workbench/projections/connectorsrm"
 	"github.com/workbench/workbench/projections/identityrm"
+	"github.com/workbench/workbench/projections/oauthrm"
 	"github.com/workbench/workbench/projections/organizationsrm"
 )
 
@@ -111,8 +112,14 @@ func (m *Main) mountCompliance(r chi.Router, sessions *websession.Manager) {
 			q.Opener = m.Vault
 			return auditrm.BlastRadius(ctx, store, q)
 		},
-		WhatIf: m.whatIf,
-		Logger: m.Logger,
+		WhatIf:      m.whatIf,
+		Credentials: auditrm.Reader{DB: m.DB},
+		Names:       audithttp.CredentialNames{Agents: m.Organizations.Reader(), Keys: identityrm.Reader{DB: m.DB}, Clients: oauthrm.Reader{DB: m.DB}},
+		Logger:      m.Logger,
 	})
 	audithttp.MountReceipts(r, sessions.User, auditrm.Reader{DB: m.DB}, m.Logger)
+	audithttp.MountActivity(r, audithttp.ActivityDeps{
+		Sessions: sessions, Records: auditrm.Reader{DB: m.DB}, Agents: m.Organizations.Reader(),
+		Keys: identityrm.Reader{DB: m.DB}, Clients: oauthrm.Reader{DB: m.DB}, Now: m.Now, Logger: m.Logger,
+	})
 }

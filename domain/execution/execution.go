@@ -43,8 +43,12 @@ type ToolExecuted struct {
 	// (switched Off for the agent; records before plugin tools had switches never say it),
 	// APPROVAL_REQUIRED, APPROVAL_DENIED, APPROVAL_EXPIRED, APPROVAL_INVALID (a tool switched to Ask
 	// held back; records before approvals never say them), ...
-	ErrorCode  string `json:"error_code,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
+	ErrorCode string `json:"error_code,omitempty"`
+	// ErrorDetail is the tool's own code inside a TOOL_ERROR, when its message names one
+	// (HUMAN_IN_CONTROL: a person was driving the browser session); only the code, never the
+	// message. Absent in every record made before it was added.
+	ErrorDetail string `json:"error_detail,omitempty"`
+	DurationMS  int64  `json:"duration_ms"`
 	// ConnectionVersion is the version of the connection stream whose credential was used (0 when the
 	// integration needs none).
 	ConnectionVersion int64 `json:"connection_version,omitempty"`

@@ -61,7 +61,11 @@ type AdminOptions struct {
 	// WhatIf tries proposed tool switches on the recorded executions (projections/auditrm.WhatIf with
 	// the scopes and switches read models bound); nil leaves GET /api/admin/audit/what-if unmounted.
 	WhatIf func(context.Context, auditrm.WhatIfQuery) (auditrm.WhatIfReport, error)
-	Logger *slog.Logger
+	// Credentials lists the credentials the records name, and Names names them, for
+	// GET /api/admin/audit/credentials; nil leaves it unmounted.
+	Credentials CredentialSource
+	Names       CredentialNames
+	Logger      *slog.Logger
 }
 
 // The formats of GET /api/admin/audit.
@@ -85,6 +89,7 @@ type ListPage struct {
 //	GET    /api/admin/audit/asof            every connection at an instant, folded from the log (auditors)
 //	GET    /api/admin/audit/blast-radius    what one credential or agent did, JSON or HTML (auditors)
 //	GET    /api/admin/audit/what-if         calls proposed tool switches would have blocked (auditors)
+//	GET    /api/admin/audit/credentials     the keys, clients, sessions and agents the records name (auditors)
 //	GET    /api/admin/audit/me              whether the signed-in user is an admin and an auditor
 //	POST   /api/admin/auditors              {"email": ...} grants the auditor role (instance admins)
 //	DELETE /api/admin/auditors/{email}      revokes it (instance admins)
@@ -101,6 +106,9 @@ func MountAdmin(r chi.Router, o AdminOptions) {
 	r.Get("/api/admin/audit/blast-radius", a.blast)
 	if o.WhatIf != nil {
 		r.Get("/api/admin/audit/what-if", a.whatIf)
+	}
+	if o.Credentials != nil {
+		r.Get("/api/admin/audit/credentials", a.credentials)
 	}
 	r.Get("/api/admin/audit/me", a.me)
 	r.Post("/api/admin/auditors", a.grant)

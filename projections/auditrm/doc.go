@@ -28,6 +28,15 @@
 // over the current ones (the connectors and organisations read models) and lists, per agent, the
 // calls they would have blocked.
 //
+// # The activity readers
+//
+// ActivityList, Activity, ActivityRecord and ApprovalTrail read one user's records for the portal's
+// Activity page, never another's (every query names the user): a filtered list newest first, the
+// chart's buckets per UTC day and per hour with nearest-rank p50/p95 of the calls that ran (Summarize,
+// Percentile; bounded by MaxActivityRange and MaxActivityRows), one record, and an approval's steps.
+// Outcome classes a tool run as ok, error or refused (it did not run). Credentials lists the keys,
+// clients, sessions and agents the newest records name, for the auditors' blast-radius list.
+//
 // # One package for the record and its read model
 //
 // The record shaping and the read model live together because the read model is made of nothing but

@@ -122,6 +122,12 @@ type Record struct {
 	Success    *bool  `json:"success,omitempty"`
 	ErrorCode  string `json:"error_code,omitempty"`
 	DurationMS *int64 `json:"duration_ms,omitempty"`
+	// ErrorDetail is a tool execution's own code inside a TOOL_ERROR (HUMAN_IN_CONTROL, ...), when
+	// the execution recorded one.
+	ErrorDetail string `json:"error_detail,omitempty"`
+	// TraceID is the OpenTelemetry trace the event was appended in (its metadata's), when tracing
+	// was on.
+	TraceID string `json:"trace_id,omitempty"`
 	// Via is how the agent authenticated (api_key, oauth, session); ClientID is the MCP client: the
 	// OAuth client id or API key id it came through.
 	Via      string `json:"via,omitempty"`
@@ -261,7 +267,7 @@ func (d *Decoder) Decode(env eventstore.Envelope) (rec Record, ok bool, err erro
 	if !audited {
 		return Record{}, false, nil
 	}
-	rec = Record{EventID: env.ID, Position: env.Position, Kind: kind, Actor: env.Metadata.Actor, ClientID: env.Metadata.MCPClient}
+	rec = Record{EventID: env.ID, Position: env.Position, Kind: kind, Actor: env.Metadata.Actor, ClientID: env.Metadata.MCPClient, TraceID: env.Metadata.TraceID}
 	var at time.Time
 	if kind == KindSubjectShredded {
 		subject, ok := vault.ShreddedSubject(env)
@@ -292,7 +298,7 @@ func fill(rec *Record, env eventstore.Envelope, ev domain.Event) time.Time {
 	switch e := ev.(type) {
 	case execution.ToolExecuted:
 		rec.UserID, rec.Integration, rec.Tool, rec.ExecutionID = e.UserID, e.Integration, e.Tool, e.ExecutionID
-		rec.Success, rec.ErrorCode, rec.DurationMS = &e.Success, e.ErrorCode, &e.DurationMS
+		rec.Success, rec.ErrorCode, rec.ErrorDetail, rec.DurationMS = &e.Success, e.ErrorCode, e.ErrorDetail, &e.DurationMS
 		rec.Via, rec.ConnectionVersion, rec.AgentID, rec.Account = e.Via, e.ConnectionVersion, e.AgentID, e.Account
 		if e.ClientID != "" {
 			rec.ClientID = e.ClientID

@@ -148,7 +148,8 @@ export function ago(iso) {
   if (!iso) return 'never';
   const s = (Date.now() - new Date(iso).getTime()) / 1000;
   if (Number.isNaN(s)) return String(iso);
-  if (s < 60) return 'just now';
+  if (s < 10) return 'just now';
+  if (s < 60) return `${Math.floor(s)} s ago`;
   const n = (v, unit) => `${v} ${unit}${v === 1 ? '' : 's'} ago`;
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   if (s < 86400) return n(Math.floor(s / 3600), 'hour');

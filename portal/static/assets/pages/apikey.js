@@ -3,6 +3,7 @@
 
 import { api } from '../api.js';
 import { h, replace, notice, errorText, button, busy, confirmDialog, secretField, copyButton, formatTime, pageHeader, emptyState } from '../dom.js';
+import { keyName } from '../naming.js';
 
 export const title = 'API key';
 
@@ -96,6 +97,8 @@ export async function render(ctx, main) {
         h('div', {},
           h('div', { class: 'label' }, 'Your key'),
           h('code', { class: 'key-prefix', 'data-testid': 'key-prefix' }, key.prefix.endsWith('…') ? key.prefix : key.prefix + '…'),
+          // The name Activity, Receipts and Audit give this key (naming.js).
+          h('div', { class: 'muted small', 'data-testid': 'key-name' }, `Shown elsewhere as “${keyName({ keys: new Map() }, '', key.prefix)}”`),
           h('div', { class: 'muted small' }, 'Created ', formatTime(key.minted_at))),
         h('div', { class: 'actions' }, reveal, rotate, revoke)),
       secretSlot);

@@ -2,14 +2,15 @@
 // and JSON Lines exports; who held what at an instant; a credential's blast radius), and for instance
 // admins the auditor role's grants. Every read made here is itself recorded in the audit trail.
 
-import { api } from '../api.js';
-import { h, replace, button, busy, pageHeader, notice, errorText, formatTime } from '../dom.js';
+import { api, request } from '../api.js';
+import { h, replace, button, busy, pageHeader, notice, errorText, formatTime, ago } from '../dom.js';
+import { fromCredentials, agentName, clientName, keyName, oauthClientName, eventLabel, outcomeOf } from '../naming.js';
 
 export const title = 'Audit';
 
 const FILTERS = [
   ['user', 'User email'], ['integration', 'Integration'], ['tool', 'Tool'], ['outcome', 'Outcome (ok, failed, a code)'],
-  ['client', 'Client id'], ['from', 'From (date or time)'], ['to', 'To (date or time)'],
+  ['from', 'From (date or time)'], ['to', 'To (date or time)'],
 ];
 
 function field(name, label) {
@@ -42,14 +43,27 @@ function grants(ctx) {
     h('p', { class: 'muted' }, 'As an instance admin you grant and revoke the auditor role. Each change is an event in the log.'), form, status);
 }
 
-function recordsSection(ctx) {
-  const form = h('form', { class: 'filters', 'data-testid': 'audit-filters' }, FILTERS.map(([n, l]) => field(n, l)),
+// credentialLabel names one credential of the list the way every page does (naming.js).
+function credentialLabel(dir, c) {
+  switch (c.kind) {
+    case 'api_key': return keyName(dir, c.id, c.prefix);
+    case 'oauth_client': return oauthClientName(dir, c.id, c.name);
+    case 'agent': return 'Agent ' + (c.name || agentName(dir, c.id));
+    case 'session': return 'Curl session ' + c.id.slice(0, 8);
+  }
+  return c.id;
+}
+
+function recordsSection(ctx, dir, creds) {
+  const clients = h('select', { name: 'client', 'aria-label': 'Client or key' }, h('option', { value: '' }, 'Any client or key'),
+    creds.filter((c) => c.kind === 'api_key' || c.kind === 'oauth_client').map((c) => h('option', { value: c.id }, `${credentialLabel(dir, c)}${c.email ? ' — ' + c.email : ''}`)));
+  const form = h('form', { class: 'filters', 'data-testid': 'audit-filters' }, FILTERS.map(([n, l]) => field(n, l)), clients,
     button('Search', { kind: 'primary', type: 'submit', testid: 'audit-search' }));
   const rows = h('tbody', {});
   const more = h('div', { class: 'more' });
   const exports = h('p', { class: 'small' });
   const table = h('table', { class: 'table', 'data-testid': 'audit-records' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Time'), h('th', {}, 'Kind'), h('th', {}, 'User'), h('th', {}, 'Integration'), h('th', {}, 'Tool'), h('th', {}, 'Outcome'), h('th', {}, 'Client'))), rows);
+    h('thead', {}, h('tr', {}, h('th', {}, 'Time'), h('th', {}, 'What'), h('th', {}, 'User'), h('th', {}, 'Integration'), h('th', {}, 'Tool'), h('th', {}, 'Outcome'), h('th', {}, 'Agent and client'))), rows);
   const load = async (q, after) => {
     const params = { ...q, limit: '50' };
     if (after) params.after = after;
@@ -57,10 +71,14 @@ function recordsSection(ctx) {
     try { page = await api.auditList(params); } catch (err) { ctx.fail(more, err, 'Records could not be loaded'); return; }
     if (!ctx.current()) return;
     for (const r of page.records || []) {
-      const out = r.kind === 'tool_executed' ? (r.success ? 'ok' : (r.error_code || 'failed')) : (r.error_code || (r.status ? String(r.status) : ''));
+      const o = r.kind === 'tool_executed' ? outcomeOf(r) : null;
+      const out = o ? [o.label, o.code ? [' ', h('code', {}, o.code)] : ''] : (r.error_code || (r.status ? String(r.status) : ''));
+      const who = [r.kind === 'tool_executed' ? agentName(dir, r.agent_id) : '', r.via || r.client_id ? clientName(dir, r.via, r.client_id, r.client_name) : '']
+        .filter(Boolean).join(' · ');
       rows.append(h('tr', { 'data-kind': r.kind },
-        h('td', {}, h('time', { datetime: r.time }, formatTime(r.time))), h('td', {}, r.kind), h('td', {}, r.email || r.user_id || ''),
-        h('td', {}, r.integration || ''), h('td', {}, r.tool ? h('code', {}, r.tool) : ''), h('td', {}, out), h('td', {}, r.client_id || '')));
+        h('td', {}, h('time', { datetime: r.time, title: formatTime(r.time) }, ago(r.time))), h('td', { title: r.kind }, eventLabel(r.kind)),
+        h('td', { title: r.user_id || null }, r.email || (r.user_id ? 'User ' + r.user_id.slice(0, 8) : '')),
+        h('td', {}, r.integration || ''), h('td', {}, r.tool ? h('code', {}, r.tool) : ''), h('td', {}, out), h('td', { 'data-field': 'client' }, who)));
     }
     if (page.next_after) {
       const next = button('Load more', { testid: 'audit-more' });
@@ -96,21 +114,31 @@ function asofSection(ctx) {
       h('table', { class: 'table' },
         h('thead', {}, h('tr', {}, h('th', {}, 'User'), h('th', {}, 'Integration'), h('th', {}, 'Status'), h('th', {}, 'Generation'), h('th', {}, 'Scopes'), h('th', {}, 'Account'), h('th', {}, 'Created by'))),
         h('tbody', {}, conns.map((c) => h('tr', { 'data-status': c.status },
-          h('td', {}, c.email || c.user_id), h('td', {}, c.integration), h('td', {}, c.status), h('td', {}, String(c.credential_generation)),
-          h('td', {}, (c.scopes || []).join(' ')), h('td', {}, c.account_hint || ''), h('td', {}, (c.created_by || '') + (c.created_via ? ` via ${c.created_via}` : '')))))));
+          h('td', {}, c.email || 'User ' + String(c.user_id).slice(0, 8)), h('td', {}, c.integration), h('td', {}, c.status), h('td', {}, String(c.credential_generation)),
+          h('td', {}, (c.scopes || []).join(' ')), h('td', {}, c.account_hint || ''), h('td', {}, (c.created_by && c.created_by === c.user_id ? (c.email || 'the user') : (c.created_by || '')) + (c.created_via ? ` via ${c.created_via}` : '')))))));
   });
   return h('section', { class: 'card' }, h('h2', {}, 'Who held what when'), form, out);
 }
 
-function blastSection(ctx) {
-  const kind = h('select', { name: 'kind', 'aria-label': 'Credential' },
-    h('option', { value: 'api_key' }, 'API key id'), h('option', { value: 'oauth_client' }, 'OAuth client id'), h('option', { value: 'session' }, 'Curl session id'));
-  const id = field('id', 'Credential id');
+function blastSection(ctx, dir, creds) {
+  const words = { api_key: 'API keys', oauth_client: 'MCP clients', agent: 'Agents', session: 'Curl sessions' };
+  const pick = h('select', { name: 'credential', 'data-testid': 'blast-credential' },
+    Object.entries(words).map(([kind, word]) => {
+      const of = creds.filter((c) => c.kind === kind);
+      return of.length ? h('optgroup', { label: word }, of.map((c) => h('option', { value: `${c.kind}:${c.id}` },
+        `${credentialLabel(dir, c)}${c.email ? ' — ' + c.email : ''} (last used ${ago(c.last_seen)})`))) : null;
+    }));
   const out = h('div', { 'data-testid': 'blast-result' });
-  const form = h('form', { class: 'filters', 'data-testid': 'blast-form' }, kind, id, button('Blast radius', { kind: 'primary', type: 'submit', testid: 'blast-run' }));
+  const form = h('form', { class: 'filters', 'data-testid': 'blast-form' },
+    h('label', { class: 'field' }, h('span', { class: 'field-label' }, 'Credential or agent'), pick),
+    button('Blast radius', { kind: 'primary', type: 'submit', testid: 'blast-run' }));
+  if (creds.length === 0) {
+    return h('section', { class: 'card' }, h('h2', {}, 'Blast radius'), h('p', { class: 'muted', 'data-testid': 'blast-none' }, 'No credential has been used yet.'));
+  }
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const q = { [kind.value]: id.value.trim() };
+    const [kind, ...rest] = pick.value.split(':');
+    const q = { [kind]: rest.join(':') };
     let rep;
     try { rep = await api.auditBlast(q); } catch (err) { replace(out, notice('error', 'No report', errorText(err))); return; }
     if (!ctx.current()) return;
@@ -122,7 +150,7 @@ function blastSection(ctx) {
         h('li', {}, `Curl sessions: ${t.curl_sessions}`), h('li', {}, `Jots deployed: ${t.jots_deployed}`), h('li', {}, `Connections started: ${t.connections_started}`)),
       h('a', { href: '/api/admin/audit/blast-radius?' + new URLSearchParams({ ...q, format: 'html' }), target: '_blank', rel: 'noopener', 'data-testid': 'blast-html' }, 'One-page report'));
   });
-  return h('section', { class: 'card' }, h('h2', {}, 'Blast radius'), h('p', { class: 'muted' }, 'Everything one credential did, from issue to revocation. (There are no agent identities yet.)'), form, out);
+  return h('section', { class: 'card' }, h('h2', {}, 'Blast radius'), h('p', { class: 'muted' }, 'Everything one credential or agent did, from issue to revocation.'), form, out);
 }
 
 export async function render(ctx, main) {
@@ -136,8 +164,14 @@ export async function render(ctx, main) {
     replace(main, parts);
     return;
   }
-  const records = recordsSection(ctx);
-  parts.push(records.el, asofSection(ctx), blastSection(ctx));
+  // The credentials the records name, with their names: the blast-radius list, and the names of the
+  // records table (naming.js).
+  let creds = [];
+  try { creds = ((await request('GET', '/api/admin/audit/credentials')) || {}).credentials || []; } catch (err) { ctx.fail(main, err, 'The audit page could not load'); return; }
+  if (!ctx.current()) return;
+  const dir = fromCredentials(creds);
+  const records = recordsSection(ctx, dir, creds);
+  parts.push(records.el, asofSection(ctx), blastSection(ctx, dir, creds));
   replace(main, parts);
   await records.search();
 }

@@ -2,6 +2,7 @@
 
 import { api } from '../api.js';
 import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, formatTime, ago } from '../dom.js';
+import { directory, oauthClientName } from '../naming.js';
 
 export const title = 'MCP clients';
 
@@ -34,7 +35,8 @@ export async function render(ctx, main) {
 }
 
 function row(ctx, c, status, reload) {
-  const name = c.client_name || c.client_id;
+  // The one name Activity, Receipts and Audit also give this client (naming.js).
+  const name = oauthClientName(directory({}), c.client_id, c.client_name);
   const revoke = button('Revoke', { kind: 'danger-outline', testid: 'revoke-client' });
   revoke.addEventListener('click', async () => {
     const ok = await confirmDialog({

@@ -2,13 +2,17 @@
 // tools, when, with what outcome), filterable, and a monthly summary (/api/audit/receipts).
 
 import { api } from '../api.js';
-import { h, replace, button, busy, pageHeader, emptyState, formatTime } from '../dom.js';
+import { h, replace, button, busy, pageHeader, emptyState, formatTime, ago } from '../dom.js';
+import { loadNames, clientName, agentName } from '../naming.js';
 
 export const title = 'Usage receipts';
 
-function clientLabel(r) {
-  if (r.client_name) return r.client_name;
-  if (r.client_id) return (r.via === 'oauth' ? 'MCP client ' : 'API key ') + r.client_id.slice(0, 8);
+// clientLabel names what used the connection with the portal's one naming (naming.js).
+function clientLabel(r, dir) {
+  if (r.client_id || r.via) {
+    const who = clientName(dir, r.via, r.client_id, r.client_name);
+    return r.kind === 'tool_executed' ? `${agentName(dir, r.agent_id)} · ${who}` : who;
+  }
   if (r.session_id) return 'curl session ' + r.session_id.slice(0, 8);
   return '—';
 }
@@ -38,13 +42,16 @@ export async function render(ctx, main) {
     const res = await api.integrations();
     integrations = ((res && res.integrations) || []).map((i) => ({ name: i.name, label: i.display_name || i.name }));
   } catch (err) { ctx.fail(main, err, 'Integrations could not be loaded'); return; }
+  const dir = await loadNames();
   if (!ctx.current()) return;
   const select = h('select', { name: 'integration', 'aria-label': 'Connection', 'data-testid': 'receipts-integration' },
     integrations.map((i) => h('option', { value: i.name, selected: i.name === params.get('integration') }, i.label)));
   const outcomeSel = h('select', { name: 'outcome', 'aria-label': 'Outcome' },
     h('option', { value: '' }, 'Any outcome'), h('option', { value: 'ok' }, 'Succeeded'), h('option', { value: 'failed' }, 'Failed'));
   const tool = h('input', { name: 'tool', type: 'text', placeholder: 'Tool', 'aria-label': 'Tool' });
-  const client = h('input', { name: 'client', type: 'text', placeholder: 'Client id', 'aria-label': 'Client id' });
+  const client = h('select', { name: 'client', 'aria-label': 'Used by' }, h('option', { value: '' }, 'Any client or key'),
+    [...dir.keys.keys()].map((id) => h('option', { value: id }, clientName(dir, 'api_key', id))),
+    [...dir.clients].map(([id, name]) => h('option', { value: id }, name)));
   const summary = h('div', { 'data-testid': 'receipts-summary' });
   const list = h('tbody', {});
   const more = h('div', { class: 'more' });
@@ -69,7 +76,7 @@ export async function render(ctx, main) {
     if (!ctx.current()) return;
     for (const r of page.records || []) {
       list.append(h('tr', { 'data-kind': r.kind },
-        h('td', {}, h('time', { datetime: r.time }, formatTime(r.time))), h('td', {}, clientLabel(r)), h('td', {}, what(r)), h('td', {}, outcome(r))));
+        h('td', {}, h('time', { datetime: r.time, title: formatTime(r.time) }, ago(r.time))), h('td', {}, clientLabel(r, dir)), h('td', {}, what(r)), h('td', {}, outcome(r))));
     }
     if (page.next_after) {
       const older = button('Show more', { testid: 'receipts-more' });
@@ -88,7 +95,7 @@ export async function render(ctx, main) {
       h('thead', {}, h('tr', {}, h('th', {}, 'Month'), h('th', {}, 'Tool runs'), h('th', {}, 'Failed'), h('th', {}, 'Proxied requests'), h('th', {}, 'Clients'))),
       h('tbody', {}, s.months.map((m) => h('tr', { 'data-month': m.month },
         h('td', {}, m.month), h('td', {}, String(m.tool_runs)), h('td', {}, String(m.failed)), h('td', {}, String(m.proxied_requests)),
-        h('td', {}, Object.entries(m.clients || {}).map(([c, n]) => `${c.slice(0, 12)}: ${n}`).join(', ')))))));
+        h('td', {}, Object.entries(m.clients || {}).map(([c, n]) => `${clientName(dir, '', c)}: ${n}`).join(', ')))))));
   };
   const show = async () => {
     list.replaceChildren();
