@@ -410,6 +410,15 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 
 	t.Run("the navigation drawer on a phone", func(t *testing.T) {
 		tb.t = t
+		// On a wide screen there is no Menu button: the sidebar shows the navigation, and fits.
+		tb.open("/key")
+		tb.settle(`^API key$`)
+		tb.waitJS("a wide screen shows the sidebar's navigation and no Menu button", `() => {
+			const s = document.querySelector('.sidebar');
+			return getComputedStyle(document.querySelector('button[aria-controls=site-nav]')).display === 'none'
+				&& document.querySelector('#site-nav a[data-nav=orgs]').getBoundingClientRect().width > 0
+				&& s.scrollWidth <= s.clientWidth;
+		}`)
 		if err := tb.p.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: 390, Height: 844, DeviceScaleFactor: 1, Mobile: true}); err != nil {
 			t.Fatal(err)
 		}
