@@ -166,7 +166,17 @@ function context(gen) {
   };
 }
 
-// layout is the signed-in frame: a skip link, the sidebar (on a phone, a bar whose Menu button opens
+// skipLink is the first thing Tab reaches on a signed-in page, before the banners and the sidebar: it
+// moves focus to the page's heading (or the main content).
+function skipLink() {
+  return h('a', { class: 'skip-link', href: '#main', onclick: (e) => {
+    e.preventDefault();
+    const m = document.getElementById('main');
+    if (m) (m.querySelector('h1') || m).focus();
+  } }, 'Skip to main content');
+}
+
+// layout is the signed-in frame: the sidebar (on a phone, a bar whose Menu button opens
 // the navigation and the account as a drawer) and the main content.
 function layout(nav, main) {
   const toggle = h('button', { type: 'button', class: 'btn btn-ghost nav-toggle', 'aria-expanded': 'false', 'aria-controls': 'site-nav', 'data-testid': 'nav-toggle' },
@@ -182,7 +192,6 @@ function layout(nav, main) {
       button('Sign out everywhere', { iconName: 'logout', kind: 'ghost', testid: 'sign-out-everywhere', onclick: signOutEverywhere })));
   const mainEl = h('main', { class: 'content', id: 'main', tabindex: '-1' }, main);
   const shell = h('div', { class: 'shell' },
-    h('a', { class: 'skip-link', href: '#main', onclick: (e) => { e.preventDefault(); (mainEl.querySelector('h1') || mainEl).focus(); } }, 'Skip to main content'),
     h('aside', { class: 'sidebar' },
       h('div', { class: 'sidebar-top' },
         h('a', { class: 'brand', href: '/', 'data-link': true }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }, 'W'), h('span', {}, 'Workbench')),
@@ -258,7 +267,7 @@ async function render() {
   } else {
     // The connection-health banner and the pending-invitations notice above every signed-in page,
     // looked at again on each page.
-    replace(root, health.slot, invitations.slot, layout(route.nav, main));
+    replace(root, skipLink(), health.slot, invitations.slot, layout(route.nav, main));
     health.refresh();
     invitations.refresh();
   }
