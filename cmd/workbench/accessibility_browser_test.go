@@ -243,11 +243,18 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 
 	// counts is what axe found per impact over every page of a pass (violated rules × pages, and
 	// the nodes they name).
-	type counts struct{ rules, nodes map[string]int }
+	type counts struct {
+		rules, nodes map[string]int
+		ids          map[string]map[string]bool
+	}
 	report := func(t *testing.T, pass, page string, res axeResult, c counts, fail bool) {
 		t.Helper()
 		for _, v := range res.Violations {
 			c.rules[v.Impact]++
+			if c.ids[v.Impact] == nil {
+				c.ids[v.Impact] = map[string]bool{}
+			}
+			c.ids[v.Impact][v.ID] = true
 			c.nodes[v.Impact] += len(v.Nodes)
 			if v.Impact != "serious" && v.Impact != "critical" {
 				continue
@@ -276,7 +283,12 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 		sort.Strings(keys)
 		var parts []string
 		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s %d (%d nodes)", k, c.rules[k], c.nodes[k]))
+			var ids []string
+			for id := range c.ids[k] {
+				ids = append(ids, id)
+			}
+			sort.Strings(ids)
+			parts = append(parts, fmt.Sprintf("%s %d (%d nodes: %s)", k, c.rules[k], c.nodes[k], strings.Join(ids, " ")))
 		}
 		t.Logf("axe, %s: %d pages; violations by impact: %s", pass, len(pages)+1, strings.Join(parts, ", "))
 	}
@@ -316,7 +328,7 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 	}
 
 	t.Run("axe on every page", func(t *testing.T) {
-		c := counts{map[string]int{}, map[string]int{}}
+		c := counts{map[string]int{}, map[string]int{}, map[string]map[string]bool{}}
 		each(t, func(tb *tab, pg a11yPage) {
 			report(t, "desktop", pg.name, tb.axe(axeSrc), c, true)
 			// A real label (or aria-labelledby) for every field, closed <details> included; an
@@ -387,7 +399,7 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 		}
 		media([]*proto.EmulationMediaFeature{{Name: "prefers-color-scheme", Value: "dark"}})
 		defer media([]*proto.EmulationMediaFeature{})
-		c := counts{map[string]int{}, map[string]int{}}
+		c := counts{map[string]int{}, map[string]int{}, map[string]map[string]bool{}}
 		each(t, func(tb *tab, pg a11yPage) {
 			res, err := tb.p.Timeout(10 * time.Second).Eval(`() => {
 				const m = getComputedStyle(document.body).backgroundColor.match(/[\d.]+/g).map(Number);
@@ -506,7 +518,7 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 		}
 		tb.open("/admin/caps")
 		tb.settle(`.`)
-		report(t, "member", "admin-caps", tb.axe(axeSrc), counts{map[string]int{}, map[string]int{}}, true)
+		report(t, "member", "admin-caps", tb.axe(axeSrc), counts{map[string]int{}, map[string]int{}, map[string]map[string]bool{}}, true)
 	})
 	tb.t = t
 	t.Logf("the accessibility checks took %s", time.Since(started).Round(time.Second))

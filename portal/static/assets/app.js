@@ -263,7 +263,7 @@ async function render() {
   if (route.public) {
     health.stop();
     invitations.stop();
-    replace(root, h('div', { class: 'center' }, main));
+    replace(root, h('main', { class: 'center', id: 'main' }, main));
   } else {
     // The connection-health banner and the pending-invitations notice above every signed-in page,
     // looked at again on each page.
