@@ -46,27 +46,30 @@ const ROUTES = [
   { re: /^\/portal\/browser\/live$/, page: live },
   { re: /^\/admin\/catalog$/, page: catalog, nav: 'admin-catalog' },
   { re: /^\/admin\/platform-keys$/, page: admin.keys, nav: 'admin' },
-  { re: /^\/admin\/caps$/, page: admin.caps, nav: 'admin' },
+  { re: /^\/admin\/caps$/, page: admin.caps, nav: 'admin-caps' },
   { re: /^\/admin\/registry$/, page: registry, nav: 'admin-registry' },
 ];
 
+// Every entry has an icon of its own (no two look alike) and its label, shown beside it on every
+// screen size.
 const NAV = [
   { id: 'integrations', href: '/integrations', label: 'Integrations', icon: 'plug' },
-  { id: 'connectors', href: '/connectors', label: 'Connectors', icon: 'bot' },
+  { id: 'connectors', href: '/connectors', label: 'Connectors', icon: 'server' },
   // badge: the count of approvals waiting for the signed-in user.
-  { id: 'approvals', href: '/approvals', label: 'Approvals', icon: 'check', badge: true },
+  { id: 'approvals', href: '/approvals', label: 'Approvals', icon: 'inbox', badge: true },
   // Toolsets: named lists of tools served to agents as MCP servers of their own.
-  { id: 'toolsets', href: '/toolsets', label: 'Toolsets', icon: 'check' },
+  { id: 'toolsets', href: '/toolsets', label: 'Toolsets', icon: 'layers' },
   { id: 'key', href: '/key', label: 'API key', icon: 'key' },
   { id: 'clients', href: '/clients', label: 'MCP clients', icon: 'bot' },
   { id: 'activity', href: '/activity', label: 'Activity', icon: 'activity' },
-  { id: 'receipts', href: '/receipts', label: 'Usage receipts', icon: 'search' },
+  { id: 'receipts', href: '/receipts', label: 'Usage receipts', icon: 'receipt' },
   { id: 'audit', href: '/audit', label: 'Audit', icon: 'eye' },
   { id: 'orgs', href: '/orgs', label: 'Organisations', icon: 'users' },
   // admin: shown to instance admins alone (me.admin).
-  { id: 'admin-catalog', href: '/admin/catalog', label: 'Connector catalog', icon: 'plug', admin: true },
-  { id: 'admin', href: '/admin/platform-keys', label: 'Platform keys', icon: 'key', admin: true },
-  { id: 'admin-registry', href: '/admin/registry', label: 'Connector registry', icon: 'plug', admin: true },
+  { id: 'admin-catalog', href: '/admin/catalog', label: 'Connector catalog', icon: 'book', admin: true },
+  { id: 'admin', href: '/admin/platform-keys', label: 'Platform keys', icon: 'lock', admin: true },
+  { id: 'admin-caps', href: '/admin/caps', label: 'Caps usage', icon: 'chart', admin: true },
+  { id: 'admin-registry', href: '/admin/registry', label: 'Connector registry', icon: 'download', admin: true },
 ];
 
 const root = document.getElementById('app');
@@ -163,19 +166,55 @@ function context(gen) {
   };
 }
 
+// skipLink is the first thing Tab reaches on a signed-in page, before the banners and the sidebar: it
+// moves focus to the page's heading (or the main content).
+function skipLink() {
+  return h('a', { class: 'skip-link', href: '#main', onclick: (e) => {
+    e.preventDefault();
+    const m = document.getElementById('main');
+    if (m) (m.querySelector('h1') || m).focus();
+  } }, 'Skip to main content');
+}
+
+// layout is the signed-in frame: the sidebar (on a phone, a bar whose Menu button opens
+// the navigation and the account as a drawer) and the main content.
 function layout(nav, main) {
-  return h('div', { class: 'shell' },
+  const toggle = h('button', { type: 'button', class: 'btn btn-ghost nav-toggle', 'aria-expanded': 'false', 'aria-controls': 'site-nav', 'data-testid': 'nav-toggle' },
+    icon('menu'), h('span', {}, 'Menu'));
+  const drawer = h('div', { class: 'drawer', id: 'site-nav' },
+    h('nav', { 'aria-label': 'Main' },
+      NAV.filter((n) => !n.admin || me.admin).map((n) => navLink(n, nav))),
+    h('div', { class: 'account', 'data-testid': 'signed-in-as' },
+      h('div', { class: 'account-label' }, 'Signed in as'),
+      h('div', { class: 'account-email', title: me.email }, me.display_name || me.email),
+      me.display_name ? h('div', { class: 'account-sub' }, me.email) : null,
+      button('Sign out', { iconName: 'logout', kind: 'ghost', testid: 'sign-out', onclick: () => context(generation).signOut() }),
+      button('Sign out everywhere', { iconName: 'logout', kind: 'ghost', testid: 'sign-out-everywhere', onclick: signOutEverywhere })));
+  const mainEl = h('main', { class: 'content', id: 'main', tabindex: '-1' }, main);
+  const shell = h('div', { class: 'shell' },
     h('aside', { class: 'sidebar' },
-      h('a', { class: 'brand', href: '/', 'data-link': true }, h('span', { class: 'brand-mark' }, 'W'), h('span', {}, 'Workbench')),
-      h('nav', { 'aria-label': 'Main' },
-        NAV.filter((n) => !n.admin || me.admin).map((n) => navLink(n, nav))),
-      h('div', { class: 'account', 'data-testid': 'signed-in-as' },
-        h('div', { class: 'account-label' }, 'Signed in as'),
-        h('div', { class: 'account-email', title: me.email }, me.display_name || me.email),
-        me.display_name ? h('div', { class: 'account-sub' }, me.email) : null,
-        button('Sign out', { iconName: 'logout', kind: 'ghost', testid: 'sign-out', onclick: () => context(generation).signOut() }),
-        button('Sign out everywhere', { iconName: 'logout', kind: 'ghost', testid: 'sign-out-everywhere', onclick: signOutEverywhere }))),
-    h('main', { class: 'content', id: 'main' }, main));
+      h('div', { class: 'sidebar-top' },
+        h('a', { class: 'brand', href: '/', 'data-link': true }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }, 'W'), h('span', {}, 'Workbench')),
+        toggle),
+      drawer),
+    mainEl);
+  // The drawer (a phone's navigation): the button says whether it is open; opening moves focus to
+  // the current page's link, Escape closes it and gives focus back to the button.
+  const setOpen = (open, focusBack) => {
+    shell.classList.toggle('nav-open', open);
+    toggle.setAttribute('aria-expanded', String(open));
+    replace(toggle, icon(open ? 'x' : 'menu'), h('span', {}, 'Menu'));
+    if (open) (drawer.querySelector('a[aria-current=page]') || drawer.querySelector('a, button')).focus();
+    else if (focusBack) toggle.focus();
+  };
+  toggle.addEventListener('click', () => setOpen(toggle.getAttribute('aria-expanded') !== 'true', false));
+  shell.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && toggle.getAttribute('aria-expanded') === 'true') {
+      e.preventDefault();
+      setOpen(false, true);
+    }
+  });
+  return shell;
 }
 
 function navLink(n, nav) {
@@ -224,11 +263,11 @@ async function render() {
   if (route.public) {
     health.stop();
     invitations.stop();
-    replace(root, h('div', { class: 'center' }, main));
+    replace(root, h('main', { class: 'center', id: 'main' }, main));
   } else {
     // The connection-health banner and the pending-invitations notice above every signed-in page,
     // looked at again on each page.
-    replace(root, health.slot, invitations.slot, layout(route.nav, main));
+    replace(root, skipLink(), health.slot, invitations.slot, layout(route.nav, main));
     health.refresh();
     invitations.refresh();
   }

@@ -48,6 +48,16 @@ const ICONS = {
   trash: [['path', { d: 'M3 6h18M8 6V4h8v2M6 6l1 14h10l1-14' }]],
   external: [['path', { d: 'M14 3h7v7M21 3l-9 9M19 14v5a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2h5' }]],
   search: [['circle', { cx: 11, cy: 11, r: 7 }], ['path', { d: 'm21 21-4.3-4.3' }]],
+  server: [['rect', { x: 2, y: 3, width: 20, height: 8, rx: 2 }], ['rect', { x: 2, y: 13, width: 20, height: 8, rx: 2 }], ['path', { d: 'M6 7h.01M6 17h.01' }]],
+  inbox: [['path', { d: 'M22 12h-6l-2 3h-4l-2-3H2' }], ['path', { d: 'M5.45 5.11 2 12v6a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2v-6l-3.45-6.89A2 2 0 0 0 16.76 4H7.24a2 2 0 0 0-1.79 1.11z' }]],
+  layers: [['path', { d: 'M12 2 2 7l10 5 10-5-10-5zM2 17l10 5 10-5M2 12l10 5 10-5' }]],
+  receipt: [['path', { d: 'M14 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8zM14 2v6h6M16 13H8M16 17H8M10 9H8' }]],
+  book: [['path', { d: 'M4 19.5A2.5 2.5 0 0 1 6.5 17H20M6.5 2H20v20H6.5A2.5 2.5 0 0 1 4 19.5v-15A2.5 2.5 0 0 1 6.5 2z' }]],
+  lock: [['rect', { x: 3, y: 11, width: 18, height: 11, rx: 2 }], ['path', { d: 'M7 11V7a5 5 0 0 1 10 0v4' }]],
+  chart: [['path', { d: 'M12 20V10M18 20V4M6 20v-4' }]],
+  download: [['path', { d: 'M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4M7 10l5 5 5-5M12 15V3' }]],
+  menu: [['path', { d: 'M3 6h18M3 12h18M3 18h18' }]],
+  x: [['path', { d: 'M18 6 6 18M6 6l12 12' }]],
   users: [['circle', { cx: 9, cy: 8, r: 4 }], ['path', { d: 'M1 21v-1a6 6 0 0 1 6-6h4a6 6 0 0 1 6 6v1M16 3.1a4 4 0 0 1 0 7.8M23 21v-1a6 6 0 0 0-4-5.6' }]],
 };
 
@@ -166,6 +176,13 @@ export function safeNext(next) {
   } catch {
     return '';
   }
+}
+
+// labelled gives a field a visible <label> (text, or the field's aria-label, which the label then
+// replaces): a placeholder is not a label.
+export function labelled(field, text = field.getAttribute('aria-label')) {
+  field.removeAttribute('aria-label');
+  return h('label', { class: 'inline-field' }, h('span', { class: 'inline-label' }, text), field);
 }
 
 // pageHeader is the title block at the top of every page.

@@ -3,7 +3,7 @@
 // admins the auditor role's grants. Every read made here is itself recorded in the audit trail.
 
 import { api, request } from '../api.js';
-import { h, replace, button, busy, pageHeader, notice, errorText, formatTime, ago } from '../dom.js';
+import { h, replace, button, busy, pageHeader, notice, errorText, formatTime, ago, labelled } from '../dom.js';
 import { fromCredentials, agentName, clientName, keyName, oauthClientName, eventLabel, outcomeOf } from '../naming.js';
 
 export const title = 'Audit';
@@ -26,7 +26,7 @@ function values(form) {
 function grants(ctx) {
   const email = field('email', 'Email of the user');
   const status = h('div', { 'data-testid': 'auditor-status' });
-  const form = h('form', { class: 'filters', 'data-testid': 'grant-auditor' }, email,
+  const form = h('form', { class: 'filters', 'data-testid': 'grant-auditor' }, labelled(email),
     button('Grant auditor', { kind: 'primary', type: 'submit', testid: 'grant' }),
     button('Revoke auditor', { testid: 'revoke', onclick: async () => {
       try { await api.revokeAuditor(email.value.trim()); replace(status, notice('success', 'Auditor role revoked', email.value.trim())); } catch (err) { replace(status, notice('error', 'Not revoked', errorText(err))); }

@@ -5,7 +5,7 @@
 // not set is marked Not set up, with a link to Platform keys.
 
 import { request } from '../api.js';
-import { h, replace, notice, button, busy, pageHeader, emptyState, errorText } from '../dom.js';
+import { h, replace, notice, button, busy, pageHeader, emptyState, errorText, labelled } from '../dom.js';
 
 export const title = 'Connector catalog';
 
@@ -107,8 +107,8 @@ function defaultSelect(value, testid) {
 
 function toolRow(s, t, act) {
   const o = t.override || {};
-  const desc = h('textarea', { rows: 2, 'data-testid': 'tool-description' }, o.description !== undefined ? o.description : t.description || '');
-  const schema = h('textarea', { rows: 3, class: 'mono', 'data-testid': 'tool-schema' }, o.input_schema ? JSON.stringify(o.input_schema) : '');
+  const desc = h('textarea', { rows: 2, 'aria-label': `Description of ${t.name}`, 'data-testid': 'tool-description' }, o.description !== undefined ? o.description : t.description || '');
+  const schema = h('textarea', { rows: 3, class: 'mono', 'aria-label': `Input schema of ${t.name}`, 'data-testid': 'tool-schema' }, o.input_schema ? JSON.stringify(o.input_schema) : '');
   schema.placeholder = t.input_schema ? JSON.stringify(t.input_schema) : '{"type":"object"}';
   const def = defaultSelect(o.default, 'tool-default');
   const save = button('Save', { kind: 'secondary', testid: 'tool-save' });
@@ -132,7 +132,7 @@ function toolAdder(s, act) {
   const name = h('input', { type: 'text', placeholder: 'tool name', 'aria-label': 'Tool name', 'data-testid': 'new-tool-name' });
   const def = defaultSelect(false, 'new-tool-default');
   const save = button('Set default', { kind: 'secondary', type: 'submit', testid: 'new-tool-save' });
-  const form = h('form', { class: 'form-actions', novalidate: true }, name, def, save);
+  const form = h('form', { class: 'form-actions', novalidate: true }, labelled(name), def, save);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     busy(save, act('The default was not set', () => catalogApi.tool(s.id, name.value.trim(), { default: def.value === '' ? null : def.value }), `${name.value.trim()}: default set`));

@@ -4,7 +4,7 @@
 // again on every request.
 
 import { request } from '../api.js';
-import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, formatTime, ago, secretField } from '../dom.js';
+import { h, replace, notice, button, busy, confirmDialog, pageHeader, emptyState, formatTime, ago, secretField, labelled } from '../dom.js';
 import { orgTools } from './orgtools.js';
 import { pluginSwitches } from './pluginswitches.js';
 import { budgetsCard } from './budgets.js';
@@ -45,7 +45,7 @@ function roleSelect(value, testid, allowOwner) {
 // inlineForm is a one-line form: its inputs, then a submit button; onsubmit gets the form.
 function inlineForm(testid, label, inputs, onsubmit) {
   const submit = button(label, { kind: 'primary', type: 'submit', testid: testid + '-submit' });
-  const form = h('form', { class: 'form-actions', 'data-testid': testid, novalidate: true }, inputs, submit);
+  const form = h('form', { class: 'form-actions', 'data-testid': testid, novalidate: true }, inputs.map((i) => (i.getAttribute('aria-label') ? labelled(i) : i)), submit);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     await busy(submit, () => onsubmit(form));

@@ -4,7 +4,7 @@
 // and the switches that name it. The server decides again on every request (a member gets a 403).
 
 import { request } from '../api.js';
-import { h, replace, notice, button, busy, confirmDialog, errorText } from '../dom.js';
+import { h, replace, notice, button, busy, confirmDialog, errorText, labelled } from '../dom.js';
 
 const enc = encodeURIComponent;
 const toolsApi = {
@@ -77,7 +77,7 @@ function addForm(o, say, reload) {
   const auth = h('select', { 'data-testid': 'new-server-auth', 'aria-label': 'Sign-in' },
     h('option', { value: 'none' }, 'No sign-in'), h('option', { value: 'token' }, 'Token'), h('option', { value: 'oauth' }, 'OAuth'));
   const submit = button('Add server', { kind: 'primary', type: 'submit', testid: 'new-server-submit' });
-  const form = h('form', { class: 'form-actions', 'data-testid': 'new-server', novalidate: true }, slug, url, name, desc, auth, submit);
+  const form = h('form', { class: 'form-actions', 'data-testid': 'new-server', novalidate: true }, labelled(slug, 'Slug'), labelled(url, 'URL'), labelled(name, 'Display name (optional)'), labelled(desc, 'Description (optional)'), auth, submit);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     await busy(submit, async () => {

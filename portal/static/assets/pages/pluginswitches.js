@@ -7,7 +7,7 @@
 // The server decides again on every request (a scope the person does not manage is a 404).
 
 import { request } from '../api.js';
-import { h, replace, notice, button, busy, errorText } from '../dom.js';
+import { h, replace, notice, button, busy, errorText, labelled } from '../dom.js';
 
 const enc = encodeURIComponent;
 const switchesApi = {
@@ -57,7 +57,7 @@ export function pluginSwitches(sc) {
   return h('section', { class: 'card', 'data-testid': 'plugin-switches-card', 'data-scope': sc.scope },
     h('h2', {}, `Plugin tools of ${sc.label}`),
     h('p', { class: 'muted small' }, `Switch a tool of the built-in integrations On or Off for ${BELOW[sc.scope]}, or to Ask: On, but every call waits for a person’s approval. An Off or an Ask here binds every scope below it; a tool a scope above switched Off cannot be turned On here. Tools that change something (marked “starts Off”) are Off until a scope switches them On.`),
-    status, h('div', { class: 'form-actions' }, pick, filter), list);
+    status, h('div', { class: 'form-actions' }, pick, labelled(filter, 'Filter tools')), list);
 }
 
 const STATE_WORDS = { on: 'On', off: 'Off', ask: 'Ask' };

@@ -2,7 +2,7 @@
 // tools, when, with what outcome), filterable, and a monthly summary (/api/audit/receipts).
 
 import { api } from '../api.js';
-import { h, replace, button, busy, pageHeader, emptyState, formatTime, ago } from '../dom.js';
+import { h, replace, button, busy, pageHeader, emptyState, formatTime, ago, labelled } from '../dom.js';
 import { loadNames, clientName, agentName } from '../naming.js';
 
 export const title = 'Usage receipts';
@@ -58,7 +58,7 @@ export async function render(ctx, main) {
   const body = h('div', { class: 'card' },
     h('table', { class: 'table', 'data-testid': 'receipts' },
       h('thead', {}, h('tr', {}, h('th', {}, 'When'), h('th', {}, 'Used by'), h('th', {}, 'What'), h('th', {}, 'Outcome'))), list), more);
-  const form = h('form', { class: 'filters', 'data-testid': 'receipts-filters' }, select, tool, client, outcomeSel,
+  const form = h('form', { class: 'filters', 'data-testid': 'receipts-filters' }, select, labelled(tool), labelled(client), outcomeSel,
     button('Show', { kind: 'primary', type: 'submit', testid: 'receipts-show' }));
   replace(main, pageHeader('Usage receipts', 'For each connection, what used it: which agent or MCP client, which tools, when, and how it went.'),
     form, h('h2', {}, 'Monthly summary'), summary, h('h2', {}, 'Timeline'), body);
