@@ -6,7 +6,8 @@ package main
 // never from a CDN) runs on it. Any serious or critical violation fails the test. The same pages at
 // 390×844 must not scroll sideways, and with prefers-color-scheme: dark the background must be dark
 // and axe's colour-contrast rule must still pass. Screenshots of the phone pass go where
-// portal_browser_test.go puts its own.
+// portal_browser_test.go puts its own. The passes are three tests (axe and the navigation, phones, dark
+// mode), each with its own server, so that none runs long.
 
 import (
 	"encoding/json"
@@ -140,8 +141,40 @@ func (tb *tab) visit(path string) {
 // a11yPage is one visit: path and the heading that says it rendered.
 type a11yPage struct{ name, path, heading string }
 
+// The passes run as three tests, each with its own server and browser, so that none runs long: axe
+// with the navigation checks, the phone width, and dark mode.
 func TestPortalAccessibilityInChromium(t *testing.T) {
 	t.Parallel()
+	portalA11y(t, "axe on every page", "the navigation drawer on a phone", "a skip link to the main content", "a plain member sees no admin entries")
+}
+
+func TestPortalOnAPhoneInChromium(t *testing.T) {
+	t.Parallel()
+	portalA11y(t, "no page wider than a phone")
+}
+
+func TestPortalDarkModeInChromium(t *testing.T) {
+	t.Parallel()
+	portalA11y(t, "dark mode: dark background, contrast still passes")
+}
+
+// portalA11y sets the portal up with data on every page and runs the named passes.
+func portalA11y(t *testing.T, passes ...string) {
+	selected := map[string]bool{}
+	for _, p := range passes {
+		selected[p] = true
+	}
+	run := func(name string, f func(t *testing.T)) {
+		if selected[name] {
+			t.Run(name, f)
+			delete(selected, name)
+		}
+	}
+	defer func() {
+		if len(selected) > 0 {
+			t.Errorf("no such pass: %v", selected)
+		}
+	}()
 	browser := launchChromium(t)
 	axeSrc := axeSource(t)
 	started := time.Now()
@@ -327,7 +360,7 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 		}
 	}
 
-	t.Run("axe on every page", func(t *testing.T) {
+	run("axe on every page", func(t *testing.T) {
 		c := counts{map[string]int{}, map[string]int{}, map[string]map[string]bool{}}
 		each(t, func(tb *tab, pg a11yPage) {
 			report(t, "desktop", pg.name, tb.axe(axeSrc), c, true)
@@ -350,7 +383,7 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 		logCounts(t, "desktop 1280×820, light", c)
 	})
 
-	t.Run("no page wider than a phone", func(t *testing.T) {
+	run("no page wider than a phone", func(t *testing.T) {
 		viewport(t, 390, 844, true)
 		defer viewport(t, 1280, 820, false)
 		each(t, func(tb *tab, pg a11yPage) {
@@ -389,7 +422,7 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 		})
 	})
 
-	t.Run("dark mode: dark background, contrast still passes", func(t *testing.T) {
+	run("dark mode: dark background, contrast still passes", func(t *testing.T) {
 		media := func(features []*proto.EmulationMediaFeature) {
 			for _, x := range tabs {
 				if err := (proto.EmulationSetEmulatedMedia{Features: features}).Call(x.p); err != nil {
@@ -420,7 +453,7 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 		logCounts(t, "dark, colour contrast", c)
 	})
 
-	t.Run("the navigation drawer on a phone", func(t *testing.T) {
+	run("the navigation drawer on a phone", func(t *testing.T) {
 		tb.t = t
 		// On a wide screen there is no Menu button: the sidebar shows the navigation, and fits.
 		tb.open("/key")
@@ -489,7 +522,7 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 		}
 	})
 
-	t.Run("a skip link to the main content", func(t *testing.T) {
+	run("a skip link to the main content", func(t *testing.T) {
 		tb.t = t
 		tb.open("/key")
 		tb.settle(`^API key$`)
@@ -505,7 +538,7 @@ func TestPortalAccessibilityInChromium(t *testing.T) {
 		tb.waitJS("the skip link moves focus into the main content", `() => document.getElementById('main').contains(document.activeElement)`)
 	})
 
-	t.Run("a plain member sees no admin entries", func(t *testing.T) {
+	run("a plain member sees no admin entries", func(t *testing.T) {
 		tb.t = t
 		bob := srv.user(t, "bob@example.com")
 		tb.signIn(srv, bob.ID)
