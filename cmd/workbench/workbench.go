@@ -813,7 +813,7 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			// The live view of each user's browser session, its reset, and cookie capture (handlers/browserhttp).
 			browserhttp.Mount(r, browserhttp.Deps{
 				Sessions: sessions, PublicURL: m.Config.ServerPublicURL, Browser: s.browser,
-				Capture: browser.NewCapture(s.browser, creds, nil), Logger: m.Logger, Done: s.done,
+				Capture: browser.NewCapture(s.browser, creds, nil), Integrations: m.Plugins, Logger: m.Logger, Done: s.done,
 				Replicas: s.browser.ReplicaSigner(), Holders: s.browser,
 			})
 		},

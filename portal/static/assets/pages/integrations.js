@@ -293,7 +293,7 @@ async function startConnect(ctx, i, account, where) {
     if (i.auth_mode === 'cookie') {
       // A labelled account's sign-in is recorded first, so the capture that follows has it pending.
       if (account) await api.connect(i.name, account);
-      const live = await api.liveURL(i.name);
+      const live = await api.liveURL(i.name, true);
       const u = new URL(live.url, location.href);
       if (account) u.searchParams.set('account', account);
       ctx.navigate(u.pathname + u.search);
