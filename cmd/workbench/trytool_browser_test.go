@@ -61,8 +61,13 @@ func TestTryToolInChromium(t *testing.T) {
 
 	tb := openTab(t, browser, srv.Base)
 	tb.signIn(srv, ada.ID)
-	tb.open("/try")
+	// From an integration's card to its tools on the Try a tool page.
+	tb.open("/integrations")
+	tb.click(`article[data-integration=utils] [data-testid=try-link]`, `Try its tools`)
+	tb.waitURL(`^/try\?integration=utils$`)
 	tb.el(`nav a[data-nav=try][aria-current=page]`, `Try a tool`)
+	tb.el(`[data-testid=try-tool][data-tool=utils_time]`, "")
+	tb.el(`[data-testid=try-integration] option:checked`, `Utilities`)
 	// A built-in tool with an enum, a default and a required argument.
 	tb.el(`[data-testid=try-search]`, "").MustInput("hash")
 	tb.click(`[data-testid=try-find]`, "")
@@ -87,6 +92,7 @@ func TestTryToolInChromium(t *testing.T) {
 	tb.shot("try-tool-hash")
 
 	// A connector tool of ada's default agent's login: its text block as text, its image as an image.
+	tb.el(`[data-testid=try-integration]`, "").MustSelect("Every integration")
 	tb.el(`[data-testid=try-search]`, "").MustSelectAllText().MustInput("snapshot")
 	tb.click(`[data-testid=try-find]`, "")
 	tb.click(`[data-testid=try-tool][data-tool=remote_snapshot]`, "")

@@ -5,7 +5,7 @@ package main
 // recorded with via "portal"; a plain member of an organisation whose owner switched the tool Off is
 // refused (TOOL_OFF, and its schema 403) when he acts as his agent there; he cannot act as another
 // user's agent; a cross-origin run is 403 and a run without a session 401, neither recorded; bad
-// input is 400 and runs nothing.
+// input is 400 and runs nothing; and an organisation's budget counts portal runs (RATE_LIMITED).
 
 import (
 	"context"
@@ -232,5 +232,18 @@ func testTryToolRoutes(t *testing.T, srv *e2eServer) {
 	}
 	if code, a, raw := run(bob.ID, map[string]any{"tool": "utils_echo", "args": map[string]any{"message": "personal"}}); code != http.StatusOK || !a.OK {
 		t.Fatalf("the run as bob's default agent, outside Acme: %d %s", code, raw)
+	}
+
+	// Acme's budget counts portal runs: one utils_uuid a minute, so bob-bot's second run is refused.
+	if code, body := portalDo(t, srv.M, ada.ID, http.MethodPut, srv.Base+"/api/budgets",
+		map[string]any{"owner_scope": "organization", "owner_id": acme.String(), "tool": "utils_uuid", "per_minute": 1}); code != http.StatusNoContent {
+		t.Fatalf("Acme's budget: %d %s", code, body)
+	}
+	uuidRun := map[string]any{"tool": "utils_uuid", "agent": bobBot.String()}
+	if code, a, raw := run(bob.ID, uuidRun); code != http.StatusOK || !a.OK {
+		t.Fatalf("the first utils_uuid under Acme's budget: %d %s", code, raw)
+	}
+	if code, a, raw := run(bob.ID, uuidRun); code != http.StatusOK || a.OK || a.Code != "RATE_LIMITED" {
+		t.Fatalf("the second utils_uuid within the minute: %d %s, want RATE_LIMITED", code, raw)
 	}
 }

@@ -58,12 +58,15 @@ export async function render(ctx, main) {
     integration.value = names[keep] ? keep : '';
   };
 
+  // seq numbers the searches: the answer of one overtaken by a newer one is dropped.
+  let seq = 0;
   const search = async () => {
+    const mine = ++seq;
     replace(panel);
     replace(list, h('p', { class: 'muted' }, 'Looking for tools…'));
     try {
       const res = (await tryApi.tools(q.value.trim(), integration.value, agent)) || {};
-      if (!ctx.current()) return;
+      if (!ctx.current() || mine !== seq) return;
       const tools = res.tools || [];
       const off = res.unavailable || [];
       if (!tools.length && !off.length) {
@@ -85,7 +88,7 @@ export async function render(ctx, main) {
         off.length ? h('div', { class: 'try-off', 'data-testid': 'try-unavailable' },
           h('h3', { class: 'section-title' }, 'Switched off for this agent'),
           h('ul', {}, off.map((t) => h('li', { 'data-tool': t.name }, h('strong', {}, t.name), ` — ${t.unavailable}`)))) : null);
-    } catch (err) { ctx.fail(list, err, 'The tools could not be listed'); }
+    } catch (err) { if (mine === seq) ctx.fail(list, err, 'The tools could not be listed'); }
   };
 
   // open shows the form of tool t.
