@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-rod/rod"
 )
 
 func TestLiveViewStatesInChromium(t *testing.T) {
@@ -60,6 +62,7 @@ func TestLiveViewStatesInChromium(t *testing.T) {
 	tb.signIn(srv, ada.ID)
 	tb.open("/portal/browser/live?t=forged-token&integration=intranet")
 	tb.el(`[data-testid=live-stopped] .notice-error`, `cannot be opened`)
+	tb.el(`[data-testid=live-stopped] .notice-body`, `^The live-view link is not valid\. Ask your agent for a new link`)
 	tb.el(`[data-testid=live-back-link][href="/integrations"]`, `Back to Integrations`)
 	for _, sel := range []string{`[data-testid=live-screen]`, `[data-testid=live-status] .notice-warning`} {
 		if has, _, err := tb.page().Has(sel); err != nil || has {
@@ -78,7 +81,14 @@ func TestLiveViewStatesInChromium(t *testing.T) {
 	tb.waitJS("the tab titled with the display name", `() => document.title === 'Sign in to Acme Intranet · Workbench'`)
 	urlIs := func(want string) {
 		t.Helper()
-		tb.waitJS("the URL bar at "+want, `(want) => { const u = document.querySelector('[data-testid=live-url]'); return !!u && u.value === want && u.dataset.loading === 'false'; }`, want)
+		if err := tb.page().Wait(rod.Eval(`(want) => { const u = document.querySelector('[data-testid=live-url]'); return !!u && u.value === want && u.dataset.loading === 'false'; }`, want)); err != nil {
+			got, _ := tb.p.Timeout(2 * time.Second).Eval(`() => { const u = document.querySelector('[data-testid=live-url]'); return u ? u.value + ' loading=' + u.dataset.loading : 'none'; }`)
+			var bar string
+			if got != nil {
+				bar = got.Value.String()
+			}
+			t.Fatalf("the URL bar never read %s, loaded (%v): it reads %s", want, err, bar)
+		}
 	}
 	urlIs(site.URL + "/login")
 	tb.el(`img[data-frames]`, "")

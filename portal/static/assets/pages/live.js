@@ -71,8 +71,11 @@ export async function render(ctx, main) {
       if (err.status === 401) { ctx.fail(status, err); return true; }
       if (err.status === 400 || err.status === 403 || err.status === 410) {
         if (ctx.current()) {
+          // The server's reason, as a sentence.
+          let why = errorText(err);
+          why = why.charAt(0).toUpperCase() + why.slice(1) + (/[.!?]$/.test(why) ? '' : '.');
           stop(err.status === 403 ? 'This live view is not yours' : 'This live view link cannot be opened',
-            `${errorText(err)} Ask your agent for a new link${integration ? ', or start the sign-in again from Integrations' : ''}.`);
+            `${why} Ask your agent for a new link${integration ? ', or start the sign-in again from Integrations' : ''}.`);
         }
         return true;
       }
