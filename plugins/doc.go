@@ -71,9 +71,9 @@
 //	                                    // optional: a cheap "who am I" call on base_url (query: a
 //	                                    // map of literals); see "Checking an API key" below
 //	    },
-//	    "cookie": {"domains": ["example.com"]}
-//	                                    // the sites whose cookies a capture keeps; see "Cookie
-//	                                    // integrations" below
+//	    "cookie": {"domains": ["example.com"], "signin_url": "https://www.example.com/login"}
+//	                                    // the sites whose cookies a capture keeps, and (optional)
+//	                                    // the sign-in page; see "Cookie integrations" below
 //	  }
 //	}
 //
@@ -127,7 +127,11 @@
 // carry, on every request to a host of a declared domain, a Cookie header with the kept cookies of
 // that host (Secure ones on https only); once the last cookie has expired they answer NOT_CONNECTED
 // and the person captures again. Declare the domains the API's base_url lives on: a cookie of another
-// domain is never sent. plugins/examples/reddit-web is a complete example.
+// domain is never sent. auth.cookie.signin_url, optional, is the page the live browser opens when a
+// person starts the sign-in: an absolute https URL without user info or fragment whose host is a
+// declared domain or a subdomain of one (http only for a loopback host, with AllowInsecureHTTP);
+// without it the live browser opens https://<the first domain>/. plugins/examples/reddit-web is a
+// complete example.
 //
 // # Checking an API key
 //

@@ -221,9 +221,29 @@ type APIKeyInject struct {
 	Field string `json:"field,omitempty"`
 }
 
-// Cookie lists the domains whose cookies a capture keeps.
+// Cookie lists the domains whose cookies a capture keeps, and where a person signs in.
 type Cookie struct {
 	Domains []string `json:"domains"`
+	// SignInURL, optional, is the service's sign-in page: the live browser opens it when a person
+	// starts a cookie sign-in. An absolute https URL whose host is a declared domain or under one
+	// (the registry accepts http for a loopback host only with Options.AllowInsecureHTTP). Without
+	// it the live browser opens https://<the first domain>/.
+	SignInURL string `json:"signin_url,omitempty"`
+}
+
+// SignInPage is where a person signs in to a cookie integration: auth.cookie.signin_url, else the
+// root of its first declared domain ("" for an integration that is not a cookie one).
+func (c *Cookie) SignInPage() string {
+	if c == nil {
+		return ""
+	}
+	if c.SignInURL != "" {
+		return c.SignInURL
+	}
+	if len(c.Domains) == 0 {
+		return ""
+	}
+	return "https://" + strings.TrimPrefix(c.Domains[0], ".") + "/"
 }
 
 // ToolSpec is one entry of tools.json.

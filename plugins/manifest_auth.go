@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -172,7 +173,42 @@ func (m *Manifest) validateAuth(add func(field, format string, args ...any)) {
 				add(fmt.Sprintf("auth.cookie.domains[%d]", i), "%q is not a domain name", d)
 			}
 		}
+		if c.SignInURL != "" {
+			validateSignInURL(c.SignInURL, c.Domains, add)
+		}
 	}
+}
+
+// maxSignInURL bounds auth.cookie.signin_url.
+const maxSignInURL = 2048
+
+// validateSignInURL checks auth.cookie.signin_url: an absolute http(s) URL without user info or
+// fragment, at most maxSignInURL bytes, without control characters, whose host is one of domains or
+// under one (so the live browser only ever opens a page of the service whose cookies it keeps). http is
+// refused later, by the registry, unless the host is loopback and Options.AllowInsecureHTTP is set.
+func validateSignInURL(raw string, domains []string, add func(field, format string, args ...any)) {
+	const field = "auth.cookie.signin_url"
+	if len(raw) > maxSignInURL || strings.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f || r == ' ' }) {
+		add(field, "must be a URL of at most %d characters without spaces or control characters", maxSignInURL)
+		return
+	}
+	if err := checkURL(raw, false); err != nil {
+		add(field, "%v", err)
+		return
+	}
+	u, _ := url.Parse(raw)
+	if u.Fragment != "" {
+		add(field, "%q may not have a fragment", raw)
+		return
+	}
+	host := strings.ToLower(u.Hostname())
+	for _, d := range domains {
+		d = strings.ToLower(strings.TrimPrefix(d, "."))
+		if d != "" && (host == d || strings.HasSuffix(host, "."+d)) {
+			return
+		}
+	}
+	add(field, "%q is not on a domain of auth.cookie.domains", raw)
 }
 
 // validateInject checks where one injection goes.

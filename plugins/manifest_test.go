@@ -167,6 +167,30 @@ func TestManifestValidate(t *testing.T) {
 		{"cookie domain is a url", func(m *Manifest) {
 			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"https://acme.test"}}}
 		}, "auth.cookie.domains[0]", "not a domain name"},
+		{"cookie sign-in page on the domain", func(m *Manifest) {
+			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"acme.test"}, SignInURL: "https://acme.test/login?next=%2F"}}
+		}, "", ""},
+		{"cookie sign-in page under the domain", func(m *Manifest) {
+			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"acme.test"}, SignInURL: "https://WWW.Acme.test/login"}}
+		}, "", ""},
+		{"cookie sign-in page elsewhere", func(m *Manifest) {
+			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"acme.test"}, SignInURL: "https://evil-acme.test/login"}}
+		}, "auth.cookie.signin_url", "not on a domain"},
+		{"cookie sign-in page on a suffix trick", func(m *Manifest) {
+			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"acme.test"}, SignInURL: "https://acme.test.evil.example/login"}}
+		}, "auth.cookie.signin_url", "not on a domain"},
+		{"cookie sign-in page not a URL", func(m *Manifest) {
+			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"acme.test"}, SignInURL: "/login"}}
+		}, "auth.cookie.signin_url", "absolute https URL"},
+		{"cookie sign-in page of another scheme", func(m *Manifest) {
+			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"acme.test"}, SignInURL: "javascript://acme.test/%0aalert(1)"}}
+		}, "auth.cookie.signin_url", "absolute https URL"},
+		{"cookie sign-in page with user info", func(m *Manifest) {
+			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"acme.test"}, SignInURL: "https://me:pw@acme.test/login"}}
+		}, "auth.cookie.signin_url", "user info"},
+		{"cookie sign-in page with a control character", func(m *Manifest) {
+			m.Auth = Auth{Mode: AuthCookie, Cookie: &Cookie{Domains: []string{"acme.test"}, SignInURL: "https://acme.test/log\nin"}}
+		}, "auth.cookie.signin_url", "control characters"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

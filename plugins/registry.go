@@ -493,6 +493,11 @@ func (in *Integration) resolveURLs(allowInsecure bool) FieldErrors {
 			errs = append(errs, &FieldError{File: ManifestFile, Field: f.field, Msg: fmt.Sprintf("%q must use https", f.raw)})
 		}
 	}
+	if c := in.Auth.Cookie; c != nil && c.SignInURL != "" {
+		if u, _ := url.Parse(c.SignInURL); u != nil && u.Scheme == "http" && !(allowInsecure && isLoopback(u.Hostname())) {
+			errs = append(errs, &FieldError{File: ManifestFile, Field: "auth.cookie.signin_url", Msg: fmt.Sprintf("%q must use https", c.SignInURL)})
+		}
+	}
 	if o := in.Auth.OAuth2; o != nil {
 		for _, f := range []struct{ field, raw string }{{"auth.oauth2.authorize_url", o.AuthorizeURL}, {"auth.oauth2.token_url", o.TokenURL}} {
 			u, _ := url.Parse(f.raw)

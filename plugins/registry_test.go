@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -244,6 +245,43 @@ func TestLoadInsecureBaseURL(t *testing.T) {
 			}
 			if !tc.wantLoaded && !strings.Contains(problems[0].Error(), "base_url") {
 				t.Errorf("problem should name base_url: %v", problems[0])
+			}
+		})
+	}
+}
+
+// An http sign-in page of a cookie integration loads only on loopback with AllowInsecureHTTP, as an
+// http base_url does; https is required otherwise.
+func TestCookieSignInURLMustUseHTTPS(t *testing.T) {
+	for _, tc := range []struct {
+		name, url     string
+		allowInsecure bool
+		wantLoaded    bool
+	}{
+		{"https", "https://www.acme.test/login", false, true},
+		{"http refused", "http://www.acme.test/login", false, false},
+		{"http refused off loopback even when allowed", "http://www.acme.test/login", true, false},
+		{"http on loopback allowed for tests", "http://127.0.0.1:8080/login", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			domain := "acme.test"
+			if strings.Contains(tc.url, "127.0.0.1") {
+				domain = "127.0.0.1"
+			}
+			manifest := fmt.Sprintf(`{"name":"site","version":"1.0.0","display_name":"Site","description":"A cookie site.","base_url":"https://www.acme.test",
+				"auth":{"mode":"cookie","cookie":{"domains":[%q],"signin_url":%q}}}`, domain, tc.url)
+			writePlugin(t, dir, "site", manifest, `[]`)
+			r, problems := Load(context.Background(), Options{PluginsDir: dir, SkipBuiltins: true, AllowInsecureHTTP: tc.allowInsecure})
+			in, ok := r.Integration("site")
+			if ok != tc.wantLoaded {
+				t.Fatalf("loaded %v, want %v (problems %v)", ok, tc.wantLoaded, problems)
+			}
+			if ok && in.Auth.Cookie.SignInPage() != tc.url {
+				t.Fatalf("the sign-in page is %q, want %q", in.Auth.Cookie.SignInPage(), tc.url)
+			}
+			if !ok && !strings.Contains(fmt.Sprint(problems), "auth.cookie.signin_url") {
+				t.Fatalf("the problem does not name auth.cookie.signin_url: %v", problems)
 			}
 		})
 	}

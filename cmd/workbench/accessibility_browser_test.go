@@ -256,6 +256,7 @@ func portalA11y(t *testing.T, passes ...string) {
 		{"approvals", "/approvals", `^Approvals$`},
 		{"approval", "/approvals/" + uuid.NewString(), `^Approve a tool call$`},
 		{"toolsets", "/toolsets", `^Toolsets$`},
+		{"try", "/try", `^Try a tool$`},
 		{"key", "/key", `^API key$`},
 		{"clients", "/clients", `^MCP clients$`},
 		{"activity", "/activity", `^Activity$`},

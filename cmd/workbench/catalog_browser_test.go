@@ -5,7 +5,8 @@ package main
 // with a link to Platform keys; a switch, a copy override and its Clear, a tool's overrides (a bad
 // schema refused), the export read back by the loader, and a server added by hand (a private address
 // refused). The organisation's owner adds, refuses a platform slug for, and deletes an own server. A
-// signed-in user who is not an instance admin sees no Connector catalog. And a switched-off
+// signed-in user who is not an instance admin sees no Connector catalog, no add form on its page, and
+// is refused (403) when he posts one anyway. And a switched-off
 // connector's tools are gone for a real MCP client.
 
 import (
@@ -203,6 +204,26 @@ func TestConnectorCatalogHiddenFromNonAdminsInChromium(t *testing.T) {
 	}
 	tb.open("/admin/catalog")
 	tb.el(`[data-testid=admin-catalog]`, `Instance admins only`)
+	// Issue 30, item 5: the "Add a remote MCP server" form is not drawn for a user who may not use it,
+	// and the server refuses the same POST from the portal's own page (same origin, CSRF header) with 403.
+	if has, _, err := tb.page().Has(`[data-testid=add-server]`); err != nil || has {
+		t.Fatalf("a non-admin's catalog page draws the add form (%v)", err)
+	}
+	if has, _, err := tb.page().HasR(`h2`, `Add a remote MCP server`); err != nil || has {
+		t.Fatalf("a non-admin's catalog page names the add form (%v)", err)
+	}
+	res, err := tb.page().Eval(`async () => {
+		const r = await fetch('/api/admin/mcp/servers', {method: 'POST', credentials: 'same-origin',
+			headers: {'Content-Type': 'application/json', 'X-Workbench-CSRF': '1'},
+			body: JSON.stringify({slug: 'mine', url: 'https://93.184.216.34/mcp', auth: 'none'})});
+		return r.status + ' ' + await r.text();
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Value.String(); !strings.HasPrefix(got, "403 ") {
+		t.Fatalf("a non-admin adding a server from the portal: %s, want 403", got)
+	}
 }
 
 // A switched-off connector's tools leave search_tools and execute_tools for a real MCP client over

@@ -65,6 +65,7 @@ import (
 	"github.com/workbench/workbench/handlers/portalhttp"
 	"github.com/workbench/workbench/handlers/proxy"
 	"github.com/workbench/workbench/handlers/toolsetshttp"
+	"github.com/workbench/workbench/handlers/tryhttp"
 	"github.com/workbench/workbench/handlers/webhookshttp"
 	"github.com/workbench/workbench/handlers/websession"
 	"github.com/workbench/workbench/internal/bus"
@@ -480,6 +481,8 @@ type services struct {
 	webhooks   *webhooks.Service
 	toolsets   *toolsets.Service
 	tsServer   *mcp.Server
+	// metaTools are the meta-tools /mcp serves; the portal's Try a tool page runs tools through them.
+	metaTools *metatools.Set
 	// done is closed when Serve's ctx ends: long-lived streams (the live browser view) end then, so
 	// the drain does not wait on them.
 	done <-chan struct{}
@@ -756,6 +759,7 @@ func (m *Main) buildServices(ctx, bg context.Context, goRun func(name string, f 
 		sessions: sessions, signIn: signIn, creds: creds, jotHandler: jotHandler, curl: curl,
 		oauthServer: oauthServer, keys: keys, mcpServer: mcpServer, app: app, browser: browserService,
 		connectors: connectorSvc, approvals: approvalSvc, budgets: budgetSvc, webhooks: webhookSvc, toolsets: toolsetSvc, tsServer: tsServer,
+		metaTools: tools,
 	}
 	goRun("bus relay", relay.Run)
 	return nil
@@ -803,12 +807,14 @@ func (m *Main) routes(s *services) (http.Handler, error) {
 			budgetshttp.Mount(r, budgetshttp.Deps{Sessions: sessions, Budgets: s.budgets, Logger: m.Logger})
 			webhookshttp.Mount(r, webhookshttp.Deps{Sessions: sessions, Webhooks: s.webhooks, Logger: m.Logger})
 			toolsetshttp.Mount(r, toolsetshttp.Deps{Sessions: sessions, Toolsets: s.toolsets, PublicURL: m.Config.ServerPublicURL, Logger: m.Logger})
+			// Try a tool: the portal runs one tool through execute_tools' path, as the user's default agent.
+			tryhttp.Mount(r, tryhttp.Deps{Sessions: sessions, Tools: s.metaTools, Agents: m.Organizations.Reader(), Logger: m.Logger})
 			connectorshttp.MountRegistry(r, connectorshttp.RegistryDeps{Sessions: sessions, Connectors: s.connectors, Users: identityrm.Reader{DB: m.DB}, Admins: m.Config.Admins, Logger: m.Logger})
 			r.Method(http.MethodPost, erasure.Path, eraseUsers)
 			// The live view of each user's browser session, its reset, and cookie capture (handlers/browserhttp).
 			browserhttp.Mount(r, browserhttp.Deps{
 				Sessions: sessions, PublicURL: m.Config.ServerPublicURL, Browser: s.browser,
-				Capture: browser.NewCapture(s.browser, creds, nil), Logger: m.Logger, Done: s.done,
+				Capture: browser.NewCapture(s.browser, creds, nil), Integrations: m.Plugins, Logger: m.Logger, Done: s.done,
 				Replicas: s.browser.ReplicaSigner(), Holders: s.browser,
 			})
 		},

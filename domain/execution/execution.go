@@ -28,8 +28,9 @@ func StreamName(id uuid.UUID) string { return "execution-" + id.String() }
 type ToolExecuted struct {
 	ExecutionID uuid.UUID `json:"execution_id"`
 	UserID      uuid.UUID `json:"user_id"`
-	// Via is how the agent authenticated: api_key, oauth or session; ClientID is the API key id or the
-	// OAuth client id it came through.
+	// Via is how the agent authenticated: api_key, oauth or session; or portal for a run a signed-in
+	// user made on the portal's Try a tool page (handlers/tryhttp; no ClientID, AgentID the agent the
+	// user chose to act as). ClientID is the API key id or the OAuth client id it came through.
 	Via      string `json:"via"`
 	ClientID string `json:"client_id,omitempty"`
 	// AgentID is the agent the credential belongs to; uuid.Nil (absent from the JSON, as in every

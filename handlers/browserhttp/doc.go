@@ -2,12 +2,16 @@
 // session; How it works: "the portal drives a live browser over an origin-gated CDP bridge, SSE down,
 // REST up"):
 //
-//	POST /api/browser-session/live-url      a live-view URL for the signed-in user (409 BROWSER_SESSION_BUSY)
+//	POST /api/browser-session/live-url      a live-view URL for the signed-in user (409 BROWSER_SESSION_BUSY);
+//	                                        {"integration": <cookie integration>, "signin": true} first opens
+//	                                        its sign-in page (auth.cookie.signin_url) and answers its display_name
 //	POST /api/browser-session/reset         close the browser and wipe its profile (409 BROWSER_SESSION_BUSY)
 //	POST /api/browser-session/capture       store a cookie integration's bundle (400 BROWSER_SESSION_BUSY)
 //	GET  /api/browser-session/live/stream   text/event-stream of screencast frames (?t=<live token>)
 //	POST /api/browser-session/live/input    a batch of mouse, keyboard, scroll and navigation commands
 //	POST /api/browser-session/live/control  {"human": true|false}: take control, or give it back
+//	GET  /api/browser-session/live/check    204 when the link is good and the user's; else 400 INVALID_LINK
+//	                                        (forged, malformed or expired), 403 (another's), 401 (signed out)
 //
 // The live routes take the signed token of a live-view link (app/browser's Service.LiveURL, what the
 // browser_live_url tool answers too) and the portal session of the same user: the link proves the

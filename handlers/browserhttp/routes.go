@@ -21,6 +21,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/handlers"
+	"github.com/workbench/workbench/plugins"
 )
 
 // Error codes of these routes beyond the application codes (handlers.ErrorBody.Error).
@@ -55,6 +56,11 @@ type Capturer interface {
 	Capture(ctx context.Context, user uuid.UUID, integration, account string) (connections.CookieBundle, error)
 }
 
+// Integrations finds a plugin integration by name (*plugins.Registry).
+type Integrations interface {
+	Integration(name string) (*plugins.Integration, bool)
+}
+
 // Deps is what the routes need; Sessions, PublicURL, Browser and Capture are required.
 type Deps struct {
 	Sessions Sessions
@@ -62,7 +68,11 @@ type Deps struct {
 	PublicURL string
 	Browser   Browser
 	Capture   Capturer
-	Logger    *slog.Logger
+	// Integrations, when set, names the cookie integration a live-view link is asked for: the answer
+	// carries its display name, and {"signin": true} opens its sign-in page in the browser. Nil: any
+	// integration name is taken as it is, and nothing is opened.
+	Integrations Integrations
+	Logger       *slog.Logger
 	// Keepalive is how often an idle stream sends a comment (default 15s).
 	Keepalive time.Duration
 	// Done, when closed, ends every open stream (the server is shutting down: a stream would otherwise
@@ -112,6 +122,7 @@ func Mount(r chi.Router, d Deps) {
 	r.Get("/api/browser-session/live/stream", h.live(h.routed(h.stream)))
 	r.Post("/api/browser-session/live/input", h.live(h.routed(h.input)))
 	r.Post("/api/browser-session/live/control", h.live(h.routed(h.control)))
+	r.Get("/api/browser-session/live/check", h.live(h.check))
 	if d.Replicas != nil && d.Holders != nil {
 		h.mountInternal(r)
 	}
@@ -200,35 +211,85 @@ func md(user uuid.UUID) eventstore.Metadata { return eventstore.Metadata{Actor: 
 
 type liveURLRequest struct {
 	Integration string `json:"integration"`
+	// SignIn opens the integration's sign-in page (plugins.Cookie.SignInPage) in the browser: a person
+	// starting a cookie sign-in, not a live view renewing its link.
+	SignIn bool `json:"signin,omitempty"`
 }
 
 type liveURLResponse struct {
 	URL       string    `json:"url"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// DisplayName is the integration's display name, when the link is for one.
+	DisplayName string `json:"display_name,omitempty"`
 }
 
-// liveURL starts (or finds) the user's browser and answers a live-view URL for it.
+// signInTimeout bounds opening an integration's sign-in page (the page goes on loading in the view).
+const signInTimeout = 10 * time.Second
+
+// liveURL starts (or finds) the user's browser and answers a live-view URL for it; with an
+// integration and signin, the browser first opens that integration's sign-in page.
 func (h *routes) liveURL(w http.ResponseWriter, r *http.Request, user uuid.UUID) {
 	var req liveURLRequest
-	if err := decodeOptional(r, &req); err != nil {
-		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, `the body must be empty or {"integration": "<a cookie integration>"}`))
+	if err := decodeOptional(r, &req); err != nil || (req.SignIn && req.Integration == "") {
+		handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, `the body must be empty or {"integration": "<a cookie integration>", "signin": true|false}`))
 		return
+	}
+	var in *plugins.Integration
+	if req.Integration != "" && h.Integrations != nil {
+		found, ok := h.Integrations.Integration(req.Integration)
+		if !ok || found.Auth.Mode != plugins.AuthCookie || found.Auth.Cookie == nil {
+			handlers.WriteError(w, r, h.Logger, domain.Errorf(domain.CodeInvalid, "%q is not a cookie integration of this server", req.Integration))
+			return
+		}
+		in = found
 	}
 	s, ok := h.acquire(w, r, user, http.StatusConflict)
 	if !ok {
 		return
 	}
 	s.Touch()
+	if in != nil && req.SignIn {
+		h.openSignIn(r.Context(), s, in)
+	}
 	s.Release()
 	u, exp, err := h.Browser.LiveURL(user)
 	if err != nil {
 		handlers.WriteError(w, r, h.Logger, err)
 		return
 	}
+	res := liveURLResponse{URL: u, ExpiresAt: exp}
 	if req.Integration != "" {
-		u += "&integration=" + url.QueryEscape(req.Integration)
+		res.URL += "&integration=" + url.QueryEscape(req.Integration)
 	}
-	handlers.WriteJSON(w, http.StatusOK, liveURLResponse{URL: u, ExpiresAt: exp})
+	if in != nil {
+		res.DisplayName = in.DisplayName
+	}
+	handlers.WriteJSON(w, http.StatusOK, res)
+}
+
+// openSignIn has the session's page open in's sign-in page. A page that does not load (the service is
+// down, the address rules refuse it) is the person's to see in the view: it is logged, not answered.
+func (h *routes) openSignIn(ctx context.Context, s *browserpool.Session, in *plugins.Integration) {
+	target := in.Auth.Cookie.SignInPage()
+	if target == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, signInTimeout)
+	defer cancel()
+	page, err := s.Page(ctx)
+	if err == nil {
+		err = page.Context(ctx).Navigate(target)
+	}
+	if err != nil {
+		h.Logger.WarnContext(ctx, "the sign-in page did not open in the live browser", "integration", in.Name, "err", err)
+	}
+}
+
+// check answers 204 for a live-view link that is genuine, unexpired and the signed-in user's: the
+// live view asks it before it streams, and when its stream is refused, so that a bad link stops with
+// the server's reason (400 INVALID_LINK, 403, 401) instead of reconnecting for ever.
+func (h *routes) check(w http.ResponseWriter, _ *http.Request, _ uuid.UUID) {
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // reset closes the user's browser and wipes its profile.

@@ -137,7 +137,10 @@ func (h *routes) stream(w http.ResponseWriter, r *http.Request, user uuid.UUID) 
 		frames <- f
 	}, func(e *proto.PageFrameNavigated) {
 		if e.Frame != nil && e.Frame.ParentID == "" {
-			setNav(func(st *state) { st.URL, st.Loading = e.Frame.URL+e.Frame.URLFragment, true })
+			// A page the history restores from the back/forward cache is loaded already: no load
+			// event follows.
+			loading := e.Type != proto.PageNavigationTypeBackForwardCacheRestore
+			setNav(func(st *state) { st.URL, st.Loading = e.Frame.URL+e.Frame.URLFragment, loading })
 		}
 	}, func(e *proto.PageNavigatedWithinDocument) {
 		// history.pushState, a fragment: the URL changes, nothing loads.

@@ -80,7 +80,9 @@ export const api = {
   disconnect: (name, account) => request('DELETE', `/api/integrations/${encodeURIComponent(name)}` + accountQuery(account)),
   makeDefault: (name, account) => request('POST', `/api/integrations/${encodeURIComponent(name)}/default`, { account }),
   redeem: (token) => request('POST', '/api/connect/redeem', { token }),
-  liveURL: (integration) => request('POST', '/api/browser-session/live-url', integration ? { integration } : undefined),
+  // signin: open the integration's sign-in page in the browser first (a person starting a cookie
+  // sign-in; a live view renewing its link leaves the page as it is).
+  liveURL: (integration, signin = false) => request('POST', '/api/browser-session/live-url', integration ? (signin ? { integration, signin: true } : { integration }) : undefined),
 
   // Approvals: calls of tools switched to Ask, waiting for a person (handlers/approvalshttp).
   approvals: () => request('GET', '/api/approvals'),

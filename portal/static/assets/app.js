@@ -22,6 +22,7 @@ import * as notfound from './pages/notfound.js';
 import * as health from './pages/health.js';
 import * as toolsets from './pages/toolsets.js';
 import * as invitations from './pages/invitations.js';
+import * as trytool from './pages/try.js';
 
 // Routes in match order. public pages render without a session; nav names the highlighted link.
 const ROUTES = [
@@ -32,6 +33,7 @@ const ROUTES = [
   // The page an agent's APPROVAL_REQUIRED links to (the server answers 404 for an id that is not one).
   { re: /^\/approvals\/([^/]+)$/, page: approvals.one, nav: 'approvals' },
   { re: /^\/toolsets$/, page: toolsets, nav: 'toolsets' },
+  { re: /^\/try$/, page: trytool, nav: 'try' },
   { re: /^\/key$/, page: apikey, nav: 'key' },
   { re: /^\/clients$/, page: clients, nav: 'clients' },
   { re: /^\/activity$/, page: activity, nav: 'activity' },
@@ -59,6 +61,8 @@ const NAV = [
   { id: 'approvals', href: '/approvals', label: 'Approvals', icon: 'inbox', badge: true },
   // Toolsets: named lists of tools served to agents as MCP servers of their own.
   { id: 'toolsets', href: '/toolsets', label: 'Toolsets', icon: 'layers' },
+  // Try a tool: run one tool from the portal, as one of your agents.
+  { id: 'try', href: '/try', label: 'Try a tool', icon: 'play' },
   { id: 'key', href: '/key', label: 'API key', icon: 'key' },
   { id: 'clients', href: '/clients', label: 'MCP clients', icon: 'bot' },
   { id: 'activity', href: '/activity', label: 'Activity', icon: 'activity' },

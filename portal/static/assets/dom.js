@@ -57,6 +57,7 @@ const ICONS = {
   chart: [['path', { d: 'M12 20V10M18 20V4M6 20v-4' }]],
   download: [['path', { d: 'M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4M7 10l5 5 5-5M12 15V3' }]],
   menu: [['path', { d: 'M3 6h18M3 12h18M3 18h18' }]],
+  play: [['circle', { cx: 12, cy: 12, r: 10 }], ['path', { d: 'm10 8 6 4-6 4z' }]],
   x: [['path', { d: 'M18 6 6 18M6 6l12 12' }]],
   users: [['circle', { cx: 9, cy: 8, r: 4 }], ['path', { d: 'M1 21v-1a6 6 0 0 1 6-6h4a6 6 0 0 1 6 6v1M16 3.1a4 4 0 0 1 0 7.8M23 21v-1a6 6 0 0 0-4-5.6' }]],
 };

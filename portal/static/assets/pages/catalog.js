@@ -2,7 +2,9 @@
 // platform connector with its switch, its copy edited into overrides (Clear takes an override away),
 // its tools' overrides (description, input schema, default for a new login), its export as
 // connector.json, and a form that adds a remote MCP server by hand. A connector whose platform key is
-// not set is marked Not set up, with a link to Platform keys.
+// not set is marked Not set up, with a link to Platform keys. The add form is drawn only once the
+// server has answered the catalog to this user (an instance admin): anyone else reads why, not a form
+// the server would refuse (403) anyway.
 
 import { request } from '../api.js';
 import { h, replace, notice, button, busy, pageHeader, emptyState, errorText, labelled } from '../dom.js';
@@ -27,9 +29,10 @@ const COPY = [
 export async function render(ctx, main) {
   const status = h('div', { class: 'status-slot', 'data-testid': 'catalog-status' });
   const list = h('div', { 'data-testid': 'admin-catalog' }, h('p', { class: 'muted' }, 'Loading the catalog…'));
+  const addSlot = h('div', { class: 'form-slot' });
   replace(main,
     pageHeader('Connector catalog', 'Every connector on this box. Switch one off to take it out of Connect and out of every agent\'s tools; edit its copy and its tools\' descriptions, schemas and defaults; export it as connector.json; or add a remote MCP server by hand.'),
-    status, addForm(ctx, status, () => load()), list);
+    status, addSlot, list);
   // act runs a change, reloads, then says it is done.
   const act = (what, fn, done) => async () => {
     try {
@@ -43,10 +46,13 @@ export async function render(ctx, main) {
     try {
       servers = ((await catalogApi.list()) || {}).servers || [];
     } catch (err) {
+      replace(addSlot);
       if (err.status === 403) { replace(list, emptyState('alert', 'Instance admins only', h('p', {}, 'The connector catalog is edited by the instance admins (WORKBENCH_ADMINS).'))); return; }
       ctx.fail(list, err, 'The catalog could not be loaded'); return;
     }
     if (!ctx.current()) return;
+    // The server answered the catalog: this user is an instance admin, who may add a server.
+    if (!addSlot.firstChild) replace(addSlot, addForm(ctx, status, () => load()));
     replace(list, servers.length ? servers.map((s) => serverCard(s, act)) : emptyState('plug', 'No connectors', h('p', {}, 'Add a remote MCP server above.')));
   }
   await load();

@@ -30,7 +30,7 @@ export async function render(ctx, main, token) {
     // A cookie integration: the person signs in to the service in their live browser session, then
     // captures its cookies there.
     try {
-      const live = await api.liveURL(res.integration);
+      const live = await api.liveURL(res.integration, true);
       if (!ctx.current()) return;
       const u = new URL(live.url, location.href);
       // The link's account (none or "default": the default account) is the one the capture stores.

@@ -178,6 +178,10 @@ function card(ctx, i, status, refresh) {
     actions.append(open, accounts.length ? addAccount() : null,
       h('p', { class: 'muted small' }, 'Sign in to it in your live browser session, then capture its cookies there.'));
   }
+  if (i.connected) {
+    // Try a tool: run one of its tools from the portal (pages/try.js).
+    actions.append(h('a', { href: `/try?integration=${encodeURIComponent(i.name)}`, 'data-link': true, class: 'btn btn-ghost', 'data-testid': 'try-link' }, 'Try its tools'));
+  }
   if (i.auth_mode === 'none') {
     actions.append(h('p', { class: 'muted small' }, 'Always available: it needs no account.'));
   } else if (i.connected && accounts.length === 0) {
@@ -293,7 +297,7 @@ async function startConnect(ctx, i, account, where) {
     if (i.auth_mode === 'cookie') {
       // A labelled account's sign-in is recorded first, so the capture that follows has it pending.
       if (account) await api.connect(i.name, account);
-      const live = await api.liveURL(i.name);
+      const live = await api.liveURL(i.name, true);
       const u = new URL(live.url, location.href);
       if (account) u.searchParams.set('account', account);
       ctx.navigate(u.pathname + u.search);

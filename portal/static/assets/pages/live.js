@@ -5,7 +5,14 @@
 // agent's browser tools answer HUMAN_IN_CONTROL; "Give control back" (or leaving the page) ends that.
 // With ?integration= (a cookie integration's connect link) "Capture now" stores that integration's
 // cookies once the person has signed in to it here, as the account &account= names (the default one
-// without it).
+// without it); the page is titled with the integration's display name, and the browser was sent to its
+// sign-in page by the link's maker (api.liveURL(name, true)).
+//
+// A link the server refuses stops the page: before streaming, and whenever the stream is refused, the
+// page asks /live/check, and a 400 (a forged, malformed or expired link that this page never opened),
+// 403 (another account's) or 401 (signed out) ends it with the server's reason and a way back, never
+// an endless "Reconnecting…". A banner says who is in control, the person or the agent; Back, Forward
+// and Reload drive the browser's history.
 
 import { api, request } from '../api.js';
 import { h, replace, notice, errorText, button, busy, confirmDialog, pageHeader } from '../dom.js';
@@ -44,23 +51,67 @@ export async function render(ctx, main) {
     }
   };
   const status = h('div', { class: 'live-status', 'data-testid': 'live-status' });
+  // stop ends the page with why, and ways back.
+  const stop = (titleText, why) => {
+    replace(main, pageHeader('Live browser'), h('div', { 'data-testid': 'live-stopped' },
+      notice('error', titleText, why),
+      h('p', {}, h('a', { href: integration ? '/integrations' : '/', 'data-link': true, class: 'btn btn-secondary', 'data-testid': 'live-back-link' },
+        integration ? 'Back to Integrations' : 'Back to Workbench'))));
+  };
   if (!token) {
-    replace(main, pageHeader('Live browser'), notice('error', 'This link is incomplete', 'Open the whole link you were given, or ask your agent for a new one.'));
+    stop('This link is incomplete', 'Open the whole link you were given, or ask your agent for a new one.');
     return;
+  }
+  // refused says whether the server refuses this link for good, and if so stops the page.
+  const refused = async () => {
+    try {
+      await request('GET', '/api/browser-session/live/check' + q);
+      return false;
+    } catch (err) {
+      if (err.status === 401) { ctx.fail(status, err); return true; }
+      if (err.status === 400 || err.status === 403 || err.status === 410) {
+        if (ctx.current()) {
+          // The server's reason, as a sentence.
+          let why = errorText(err);
+          why = why.charAt(0).toUpperCase() + why.slice(1) + (/[.!?]$/.test(why) ? '' : '.');
+          stop(err.status === 403 ? 'This live view is not yours' : 'This live view link cannot be opened',
+            `${why} Ask your agent for a new link${integration ? ', or start the sign-in again from Integrations' : ''}.`);
+        }
+        return true;
+      }
+      return false; // busy or unreachable: worth another try
+    }
+  };
+  if (await refused()) return;
+  if (!ctx.current()) return;
+  // The integration's display name (the link carries only its name).
+  let shown = integration;
+  if (integration) {
+    try {
+      const found = (((await api.integrations()) || {}).integrations || []).find((i) => i.name === integration);
+      if (found && found.display_name) shown = found.display_name;
+    } catch { /* the name is shown instead */ }
+    if (!ctx.current()) return;
+    document.title = `Sign in to ${shown} · Workbench`;
   }
 
   const urlInput = h('input', { type: 'text', class: 'live-url', 'aria-label': 'Address', spellcheck: 'false', 'data-testid': 'live-url' });
   const screen = h('img', { class: 'live-screen', alt: 'The live browser', tabindex: '0', draggable: 'false', 'data-testid': 'live-screen' });
   const control = button('Give control back', { testid: 'live-control' });
   const back = button('Back', { testid: 'live-back' });
+  const forward = button('Forward', { testid: 'live-forward' });
+  const reload = button('Reload', { testid: 'live-reload' });
+  const controller = h('div', { class: 'live-controller', role: 'status', 'data-testid': 'live-controller' });
+  const waiting = h('p', { class: 'muted live-waiting', 'data-testid': 'live-waiting' }, 'Waiting for the browser…');
+  screen.hidden = true;
   const reset = button('Reset browser', { kind: 'danger-outline', testid: 'live-reset' });
   const capture = integration ? button('Capture now', { kind: 'primary', testid: 'live-capture' }) : null;
-  const form = h('form', { class: 'live-bar' }, back, urlInput, button('Go', { type: 'submit', testid: 'live-go' }));
+  const form = h('form', { class: 'live-bar' }, back, forward, reload, urlInput, button('Go', { type: 'submit', testid: 'live-go' }));
   replace(main,
-    pageHeader('Live browser', integration
-      ? `Sign in to ${integration} below, then press "Capture now": Workbench keeps that site's cookies, sealed, for your agent's ${integration} tools.`
+    pageHeader(integration ? `Sign in to ${shown}` : 'Live browser', integration
+      ? `Sign in to ${shown} below, then press "Capture now": Workbench keeps that site's cookies, sealed, for your agent's ${shown} tools.`
       : 'Your agent\'s browser, live. While you drive it, the agent waits.', control, reset, capture),
-    status, h('div', { class: 'card live' }, form, screen));
+    controller, status, h('div', { class: 'card live' }, form, waiting, screen));
 
   let human = true;
   let size = { width: 1280, height: 800 };
@@ -70,7 +121,12 @@ export async function render(ctx, main) {
   const showControl = () => {
     control.querySelector('span').textContent = human ? 'Give control back' : 'Take control';
     screen.classList.toggle('live-readonly', !human);
+    controller.dataset.who = human ? 'you' : 'agent';
+    controller.className = `live-controller live-controller-${human ? 'you' : 'agent'}`;
+    replace(controller, human ? h('strong', {}, 'You are in control.') : h('strong', {}, 'Your agent is in control.'),
+      ' ', human ? 'The agent waits until you give control back.' : 'You are watching; take control to drive.');
   };
+  showControl();
 
   // Input goes up in batches, one request at a time, so the browser gets it in the order it was made
   // (a click that focuses a field before the keys typed into it).
@@ -123,6 +179,8 @@ export async function render(ctx, main) {
     if (u) send({ type: 'navigate', url: u });
   });
   back.addEventListener('click', () => send({ type: 'back' }));
+  forward.addEventListener('click', () => send({ type: 'forward' }));
+  reload.addEventListener('click', () => send({ type: 'reload' }));
 
   control.addEventListener('click', () => busy(control, async () => {
     try {
@@ -190,6 +248,7 @@ export async function render(ctx, main) {
       const f = JSON.parse(e.data);
       if (f.width && f.height) size = { width: f.width, height: f.height };
       screen.src = 'data:image/jpeg;base64,' + f.data;
+      if (screen.hidden) { screen.hidden = false; waiting.remove(); }
       screen.dataset.frames = String(Number(screen.dataset.frames || 0) + 1);
     });
     es.addEventListener('open', () => {
@@ -206,8 +265,13 @@ export async function render(ctx, main) {
       if (es.readyState !== EventSource.CLOSED) return;
       // Refused: the browser is starting or being reset, or the link has expired. A fresh link is asked
       // for (it also answers BUSY while the browser is not ready); failing that, try again shortly.
-      if (opened) renew().then(() => retry(0), () => retry(2000));
-      else retry(2000);
+      if (opened) {
+        renew().then(() => retry(0), () => retry(2000));
+        return;
+      }
+      // Never opened: the link may be refused for good (a forged or expired one) — then stop.
+      disconnect();
+      refused().then((gone) => { if (!gone) retry(2000); });
     });
   };
   connect();
