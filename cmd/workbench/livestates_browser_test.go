@@ -128,6 +128,22 @@ func TestLiveViewStatesInChromium(t *testing.T) {
 	tb.click(`[data-testid=live-control]`, `Take control`)
 	tb.el(`[data-testid=live-controller][data-who=you]`, `You are in control`)
 
+	// On a phone the live view takes the screen's width, its frame is drawn large enough to read (it
+	// scrolls inside its card), and the address bar and every control stay on the screen.
+	tb.phone()
+	tb.waitJS("the live view on a phone fills the width with a readable frame and its controls on screen", `() => {
+		const cw = document.documentElement.clientWidth;
+		const card = document.querySelector('.card.live').getBoundingClientRect();
+		const frame = document.querySelector('[data-testid=live-screen]').getBoundingClientRect();
+		const onScreen = ['live-url', 'live-go', 'live-back', 'live-forward', 'live-reload', 'live-control', 'live-reset'].every((id) => {
+			const r = document.querySelector('[data-testid=' + id + ']').getBoundingClientRect();
+			return r.width > 0 && r.left >= 0 && r.right <= cw;
+		});
+		return card.width >= cw - 24 && frame.width >= 600 && onScreen;
+	}`)
+	tb.fits("the live view on a phone")
+	tb.shot("live-phone")
+
 	// Another account's link, opened in a browser signed in as bob: 403, said so, and stopped.
 	incognito, err := human.Incognito()
 	if err != nil {

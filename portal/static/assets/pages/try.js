@@ -6,7 +6,7 @@
 // recorded, with via "portal", like an agent's (handlers/tryhttp).
 
 import { request } from '../api.js';
-import { h, replace, notice, button, busy, pageHeader, emptyState, errorText } from '../dom.js';
+import { h, replace, notice, button, busy, pageHeader, emptyState, errorText, labelled } from '../dom.js';
 
 export const title = 'Try a tool';
 
@@ -29,7 +29,7 @@ export async function render(ctx, main) {
   const list = h('div', { class: 'try-list', 'data-testid': 'try-tools' });
   const panel = h('div', { class: 'try-panel', 'data-testid': 'try-panel' });
   const searchForm = h('form', { class: 'try-search card' }, agentSlot,
-    h('div', { class: 'lookup-row' }, q, integration, find));
+    h('div', { class: 'lookup-row' }, labelled(q), labelled(integration), find));
   replace(main,
     pageHeader('Try a tool', 'Run any tool you can reach, once, with a form made from its arguments. It runs as your agent would: its switches, approvals and budgets apply, and the run is recorded in your activity.'),
     status, searchForm, list, panel);
