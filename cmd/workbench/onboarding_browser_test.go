@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain/organization"
+	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/projections/identityrm"
 	"github.com/workbench/workbench/projections/organizationsrm"
 )
@@ -183,4 +184,66 @@ func TestOnboardingInChromium(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The same onboarding through SSO, the other sign-in path: the server is set up with a Keycloak realm
+// (KEYCLOAK_OIDC_*, here the test environment's OpenID Connect provider), Ada invites carol before she
+// has an account, and carol's first sign-in is the sign-in page's SSO button. She lands with her
+// personal organisation and the invitation, accepts it, and is Acme's member.
+func TestOnboardingBySSOInChromium(t *testing.T) {
+	t.Parallel()
+	browser := launchChromium(t)
+	idp := testenv.NewOAuthProvider(t)
+	idp.Set(func(s *testenv.OAuthSettings) {
+		s.OpenID = true
+		s.User = testenv.OIDCUser{Subject: "carol-at-acme", Email: "carol@example.com", Name: "Carol", EmailVerified: true}
+	})
+	const clientID, secret = "workbench-sso", "sso-secret-0123456789"
+	srv := startE2E(t, filepath.Join(t.TempDir(), "wb.db"), map[string]string{
+		"KEYCLOAK_OIDC_ISSUER": idp.URL(), "KEYCLOAK_OIDC_CLIENT_ID": clientID, "KEYCLOAK_OIDC_CLIENT_SECRET": secret,
+	}, slog.LevelWarn)
+	idp.AddClient(testenv.OAuthClient{ID: clientID, Secret: secret, RedirectURIs: []string{srv.Base + "/api/auth/keycloak/callback"}})
+	ctx := context.Background()
+	reader := srv.M.Organizations.Reader()
+
+	ada := openTab(t, browser, srv.Base)
+	ada.open(cliSigninLink(t, srv, "ada@example.com"))
+	ada.waitURL(`^/$`)
+	ada.open("/orgs")
+	ada.el(`[data-testid=orgs] tr`, `Personal`)
+	ada.fill(`[data-testid=new-org-name]`, "Acme")
+	ada.click(`[data-testid=new-org-submit]`, "")
+	u := ada.waitURL(`^/orgs/[0-9a-f-]{36}$`)
+	acme := uuid.MustParse(strings.TrimPrefix(u, "/orgs/"))
+	ada.fill(`[data-testid=invite-email]`, "carol@example.com")
+	ada.click(`[data-testid=invite-submit]`, "")
+	ada.el(`.notice-success`, `carol@example.com is invited`)
+	if _, err := (identityrm.Reader{DB: srv.M.DB}).UserByEmail(ctx, "carol@example.com"); err == nil {
+		t.Fatal("carol has an account before her first sign-in")
+	}
+
+	own, err := browser.Incognito()
+	if err != nil {
+		t.Fatal(err)
+	}
+	carol := openTab(t, own, srv.Base)
+	carol.phone()
+	carol.open("/signin")
+	carol.click(`[data-testid=provider-keycloak]`, `Keycloak`)
+	carol.waitURL(`^/$`)
+	carol.el(`[data-testid=invite-banner] h2`, `^You are invited to join Acme$`)
+	carol.fits("the home page after an SSO sign-in, with the invitation")
+	carolID := carol.userOf(t)
+	ms, err := reader.Memberships(ctx, carolID)
+	if err != nil || len(ms) != 1 || !ms[0].Personal || ms[0].Role != organization.RoleOwner {
+		t.Fatalf("carol's memberships after her first SSO sign-in: %+v %v; want her personal organisation", ms, err)
+	}
+	carol.click(`[data-testid=invite-review]`, `Review the invitation`)
+	carol.waitURL(`^/invitations$`)
+	carol.click(`[data-invitation-org=Acme] [data-testid=accept-invitation]`, "")
+	carol.waitURL(`^/orgs/` + acme.String() + `$`)
+	if m, err := reader.Membership(ctx, acme, carolID); err != nil || m.Role != organization.RoleMember {
+		t.Fatalf("carol's membership of Acme after accepting: %+v %v", m, err)
+	}
+	carol.shot("onboarding-sso")
 }
