@@ -39,6 +39,14 @@ func TestActivityAPIPostgres(t *testing.T) {
 // seedRun appends one tool run and returns the event id of its record.
 func seedRun(t *testing.T, srv *e2eServer, ev execution.ToolExecuted, args string) (uuid.UUID, eventstore.Position) {
 	t.Helper()
+	return seedTracedRun(t, srv, ev, args, "")
+}
+
+// seedTracedRun is seedRun with the trace id the record's metadata names. A run seeded without one may
+// still get a trace id: the store traces its appends once any test in the process has turned
+// OpenTelemetry on (its tracer provider is global).
+func seedTracedRun(t *testing.T, srv *e2eServer, ev execution.ToolExecuted, args, traceID string) (uuid.UUID, eventstore.Position) {
+	t.Helper()
 	if ev.ExecutionID == uuid.Nil {
 		ev.ExecutionID = uuid.New()
 	}
@@ -47,7 +55,7 @@ func seedRun(t *testing.T, srv *e2eServer, ev execution.ToolExecuted, args strin
 	if ev.Success {
 		ev.ResultSize, ev.ResultSHA256 = execution.Digest([]byte(`{"ok":true}`))
 	}
-	pos, err := audittest.AppendToolRun(context.Background(), srv.M.Store, ev)
+	pos, err := audittest.AppendTracedToolRun(context.Background(), srv.M.Store, ev, traceID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,6 +149,12 @@ func (b *builder) tool(n int, user uuid.UUID, integration, tool, code string, co
 
 // AppendToolRun appends ev to its execution stream with the metadata execute_tools gives it.
 func AppendToolRun(ctx context.Context, store eventstore.Store, ev execution.ToolExecuted) (eventstore.Position, error) {
+	return AppendTracedToolRun(ctx, store, ev, "")
+}
+
+// AppendTracedToolRun is AppendToolRun with the trace id its metadata names ("" for none: a store that
+// traces its appends may then give it the append's).
+func AppendTracedToolRun(ctx context.Context, store eventstore.Store, ev execution.ToolExecuted, traceID string) (eventstore.Position, error) {
 	if err := ev.Validate(); err != nil {
 		return eventstore.Position{}, err
 	}
@@ -156,7 +162,7 @@ func AppendToolRun(ctx context.Context, store eventstore.Store, ev execution.Too
 	if err != nil {
 		return eventstore.Position{}, err
 	}
-	md := eventstore.Metadata{Actor: ev.UserID.String(), MCPClient: ev.ClientID, CorrelationID: ev.ExecutionID.String(), Time: ev.At}
+	md := eventstore.Metadata{Actor: ev.UserID.String(), MCPClient: ev.ClientID, CorrelationID: ev.ExecutionID.String(), Time: ev.At, TraceID: traceID}
 	return store.Append(ctx, execution.StreamName(ev.ExecutionID), eventstore.NoStream, eventstore.EventData{
 		ID: uuid.NewSHA1(uuid.NameSpaceOID, ev.ExecutionID[:]), Type: execution.TypeToolExecuted, SchemaVersion: 1, Data: data, Metadata: md,
 	})
