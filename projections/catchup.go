@@ -38,5 +38,13 @@ func (r *Runner) CatchUp(ctx context.Context, name string) error {
 	if head == from {
 		return nil
 	}
+	// Wake the projection's loop: this read saw the log up to head, so its next read does too. The
+	// loop's own wake-up can come before an event is visible to its read, which then finds nothing
+	// and would sleep until the next poll (a fresh-clone CI run waited out its two minutes so on
+	// PostgreSQL).
+	select {
+	case pr.wake <- struct{}{}:
+	default:
+	}
 	return r.WaitForProjection(ctx, name, head)
 }
