@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -99,23 +98,8 @@ func toolsetOps(t *testing.T) (*e2eServer, string) {
 		Fields: map[string]string{"token": tok}}); err != nil {
 		t.Fatal(err)
 	}
-	body, _ := json.Marshal(map[string]any{"owner_scope": "agent", "owner_id": agent.String(), "name": "ops", "description": "What ops needs.",
+	saveToolset(t, srv, ada, map[string]any{"owner_scope": "agent", "owner_id": agent.String(), "name": "ops", "description": "What ops needs.",
 		"entries": []map[string]string{{"tool": "remote_*"}, {"tool": "utils_echo"}}, "connectors": []string{"mcp_remote"}})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, srv.Base+"/api/toolsets", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Origin", srv.Base)
-	cookie, _ := srv.M.Sessions.Cookie(ada.ID)
-	req.AddCookie(cookie)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("PUT /api/toolsets (waiting up to a minute for the answer): %v", err)
-	}
-	defer resp.Body.Close()
-	var saved bytes.Buffer
-	_, _ = saved.ReadFrom(resp.Body)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(saved.String(), `"version":1`) || !strings.Contains(saved.String(), srv.Base+"/mcp/ts/ops") {
-		t.Fatalf("save the toolset: %d %s", resp.StatusCode, saved.String())
-	}
 	return srv, ada.Key
 }
 
