@@ -234,7 +234,9 @@ func (a *activity) summary(w http.ResponseWriter, r *http.Request, user uuid.UUI
 		q.To = now.Truncate(time.Hour).Add(time.Hour)
 	}
 	if q.From.IsZero() {
-		q.From = q.To.Truncate(24*time.Hour).AddDate(0, 0, -(ActivityDefaultDays - 1))
+		// The range's last day is the one holding its last instant (To is exclusive: at 23:30 the
+		// default To is the next midnight, and the last day is still today).
+		q.From = q.To.Add(-time.Nanosecond).Truncate(24*time.Hour).AddDate(0, 0, -(ActivityDefaultDays - 1))
 	}
 	s, err := a.Records.Activity(r.Context(), q, now)
 	if err != nil {
