@@ -9,10 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,59 +18,6 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 )
-
-// startContentServer runs testdata/remote/content-server.mjs (the official TypeScript SDK's server)
-// on 127.0.0.1 and returns its /mcp URL; it stops with the test.
-func startContentServer(t *testing.T, clients, token string) string {
-	t.Helper()
-	script, err := filepath.Abs(filepath.Join("testdata", "remote", "content-server.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, "node", script)
-	cmd.Env = append(os.Environ(), "CONTENT_SERVER_TOKEN="+token, "WORKBENCH_CLIENTS_DIR="+clients)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-		if stderr.Len() > 0 {
-			t.Logf("content-server.mjs stderr:\n%s", stderr.String())
-		}
-	})
-	port := make(chan int, 1)
-	go func() {
-		var line struct {
-			Port int `json:"port"`
-		}
-		sc := bufio.NewScanner(out)
-		if sc.Scan() && json.Unmarshal(sc.Bytes(), &line) == nil {
-			port <- line.Port
-		}
-		close(port)
-		for sc.Scan() {
-		}
-	}()
-	select {
-	case p, ok := <-port:
-		if !ok || p == 0 {
-			t.Fatalf("content-server.mjs did not print its port (stderr: %s)", stderr.String())
-		}
-		return fmt.Sprintf("http://127.0.0.1:%d/mcp", p)
-	case <-time.After(30 * time.Second):
-		t.Fatal("content-server.mjs did not print its port within 30 s")
-	}
-	return ""
-}
 
 // A remote server written with the official TypeScript SDK answers image, audio, an embedded
 // resource, a resource_link, annotations, structuredContent and an isError result; connected as a
@@ -82,7 +27,7 @@ func TestRemoteContentThroughExecuteTools(t *testing.T) {
 	t.Parallel()
 	clients := clientsDir(t)
 	const tok = "tok-content-remote-4242"
-	endpoint := startContentServer(t, clients, tok)
+	endpoint := startNodeRemote(t, clients, "content-server.mjs", tok)
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "content"), 0o755)
 	manifest := fmt.Sprintf(`{"slug":"content","display_name":"Content","endpoint":{"url":%q},"auth":{"kind":"token"}}`, endpoint)

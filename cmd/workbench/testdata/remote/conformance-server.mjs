@@ -9,23 +9,11 @@
 //
 //   WORKBENCH_CLIENTS_DIR=…/testdata/clients REMOTE_TOKEN=… node conformance-server.mjs
 //
-// The SDK is loaded from testdata/clients/node_modules (this file lives outside that package).
-import { createServer } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+// The HTTP endpoint and the SDK's loading are serve.mjs's.
+import { serve, settings } from './serve.mjs';
 
-const clientsDir = process.env.WORKBENCH_CLIENTS_DIR;
-const token = process.env.REMOTE_TOKEN;
-if (!clientsDir || !token) {
-  console.error('conformance-server.mjs: set WORKBENCH_CLIENTS_DIR and REMOTE_TOKEN');
-  process.exit(2);
-}
-const require = createRequire(join(clientsDir, 'package.json'));
-const load = (spec) => import(pathToFileURL(require.resolve(spec)).href);
+const { token, load } = settings('conformance-server.mjs');
 const { Server } = await load('@modelcontextprotocol/sdk/server/index.js');
-const { StreamableHTTPServerTransport } = await load('@modelcontextprotocol/sdk/server/streamableHttp.js');
 const types = await load('@modelcontextprotocol/sdk/types.js');
 
 // A 1×1 red PNG and a short silent WAV (44-byte header and two samples).
@@ -233,7 +221,7 @@ function getPrompt(name, args) {
   throw new types.McpError(types.ErrorCode.InvalidParams, `Prompt not found: ${name}`);
 }
 
-function newServer(sessions) {
+function newServer() {
   const s = new Server({ name: 'conformance-reference', version: '1.0.0' }, {
     capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} },
   });
@@ -269,45 +257,10 @@ function newServer(sessions) {
   return s;
 }
 
-const transports = new Map();
-const http = createServer(async (req, res) => {
-  if (req.headers.authorization !== `Bearer ${token}`) {
-    res.writeHead(401).end('bad token');
-    return;
-  }
-  let body;
-  if (req.method === 'POST') {
-    const chunks = [];
-    for await (const c of req) chunks.push(c);
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
-      res.writeHead(400).end('not JSON');
-      return;
-    }
-  }
-  const sid = req.headers['mcp-session-id'];
-  let t = sid ? transports.get(sid) : undefined;
-  if (!t && req.method === 'POST' && body?.method === 'initialize') {
-    t = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => transports.set(id, t),
-    });
-    t.onclose = () => {
-      if (t.sessionId) {
-        transports.delete(t.sessionId);
-        for (const timer of subscribed.get(t.sessionId)?.values() ?? []) clearInterval(timer);
-        subscribed.delete(t.sessionId);
-      }
-    };
-    await newServer().connect(t);
-  }
-  if (!t) {
-    res.writeHead(404).end('no such session');
-    return;
-  }
-  await t.handleRequest(req, res, body);
-});
-http.listen(0, '127.0.0.1', () => {
-  console.log(JSON.stringify({ port: http.address().port }));
+await serve({
+  token, load, newServer,
+  onClose: (sessionId) => {
+    for (const timer of subscribed.get(sessionId)?.values() ?? []) clearInterval(timer);
+    subscribed.delete(sessionId);
+  },
 });

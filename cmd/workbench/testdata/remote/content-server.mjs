@@ -1,28 +1,18 @@
 // A remote MCP server written with the official TypeScript SDK, for cmd/workbench/content_e2e_test.go:
-// tools that answer every kind of content a tool result carries. It serves streamable HTTP at /mcp on
-// 127.0.0.1 (an ephemeral port), wants `Authorization: Bearer $CONTENT_SERVER_TOKEN`, and prints
-// {"port": N} once it listens. The SDK comes from testdata/clients/node_modules (WORKBENCH_CLIENTS_DIR,
-// default ../clients), installed there by `npm ci`.
+// tools that answer every kind of content a tool result carries. It listens on 127.0.0.1 (port 0),
+// asks every request for REMOTE_TOKEN as a Bearer token, and prints {"port": N}; the HTTP endpoint and
+// the SDK's loading are serve.mjs's.
+//
+//   WORKBENCH_CLIENTS_DIR=…/testdata/clients REMOTE_TOKEN=… node content-server.mjs
 //
 //   media   text, image (annotated), audio, an embedded resource (its text names the caller's token),
 //           a resource_link (annotated), and structuredContent (also naming the token)
 //   failing isError with a text block, an image block and structuredContent
-import { createServer } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { serve, settings } from './serve.mjs';
 
-const clients = process.env.WORKBENCH_CLIENTS_DIR ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'clients');
-const sdk = (p) => import(pathToFileURL(path.join(clients, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm', p)).href);
-const { Server } = await sdk('server/index.js');
-const { StreamableHTTPServerTransport } = await sdk('server/streamableHttp.js');
-const { ListToolsRequestSchema, CallToolRequestSchema } = await sdk('types.js');
-
-const token = process.env.CONTENT_SERVER_TOKEN ?? '';
-if (!token) {
-  console.error('content-server.mjs: set CONTENT_SERVER_TOKEN');
-  process.exit(2);
-}
+const { token, load } = settings('content-server.mjs');
+const { Server } = await load('@modelcontextprotocol/sdk/server/index.js');
+const { ListToolsRequestSchema, CallToolRequestSchema } = await load('@modelcontextprotocol/sdk/types.js');
 
 // The bytes the tools answer: a PNG signature and a WAV header, as base64.
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0xff]).toString('base64');
@@ -65,33 +55,4 @@ function newServer() {
   return s;
 }
 
-const sessions = new Map();
-const http = createServer(async (req, res) => {
-  try {
-    if (req.headers.authorization !== `Bearer ${token}`) {
-      res.writeHead(401, { 'Content-Type': 'text/plain' }).end('bad token');
-      return;
-    }
-    if (new URL(req.url, 'http://127.0.0.1').pathname !== '/mcp') {
-      res.writeHead(404).end();
-      return;
-    }
-    const sid = req.headers['mcp-session-id'];
-    let transport = sid ? sessions.get(sid) : undefined;
-    if (!transport) {
-      if (sid) {
-        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no such session');
-        return;
-      }
-      const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => sessions.set(id, t) });
-      t.onclose = () => t.sessionId && sessions.delete(t.sessionId);
-      await newServer().connect(t);
-      transport = t;
-    }
-    await transport.handleRequest(req, res);
-  } catch (err) {
-    console.error(err);
-    if (!res.headersSent) res.writeHead(500).end(String(err));
-  }
-});
-http.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: http.address().port })));
+await serve({ token, load, newServer });
