@@ -70,7 +70,7 @@ func mustJSON(t *testing.T, s []byte) any {
 
 func builtinRegistry(t *testing.T) *Registry {
 	t.Helper()
-	r, problems := Load(t.Context(), Options{})
+	r, problems := Load(t.Context(), Options{Builtins: shippedBuiltins(t)})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

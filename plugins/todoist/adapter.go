@@ -1,6 +1,7 @@
-// Package todoist is the Todoist connector's adapter: an adapter-only connector (no MCP endpoint)
+// The todoist connector's adapter (connectors/todoist): an adapter-only connector (no MCP endpoint)
 // that calls Todoist's REST API v2 (https://developer.todoist.com/rest/v2/) and its Sync API v9 for
 // the account hint, with the login's API token as a Bearer token.
+
 package todoist
 
 import (

@@ -1,27 +1,35 @@
-package plugins
+package github
 
 import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/plugins"
 )
+
+// handlers are the github plugin's Go handlers, by tool name.
+func handlers() map[string]plugins.Handler {
+	return map[string]plugins.Handler{"github_get_file_contents": getFileContents}
+}
 
 // githubMaxContents caps the contents response read by github_get_file_contents. GitHub returns a
 // file's content in this endpoint only up to 1 MB (base64 makes that about 1.4 MB of JSON).
 const githubMaxContents = 4 << 20
 
-// githubGetFileContents reads GET /repos/{owner}/{repo}/contents/{path}. It is a Go handler because
+// getFileContents reads GET /repos/{owner}/{repo}/contents/{path}. It is a Go handler because
 // the path argument spans several segments: a declarative template escapes "/" to %2F, which GitHub
 // takes literally (a file named "a%2Fb", not b inside a), so each segment is escaped here on its own.
 // A file's base64 content is decoded for the agent when it is UTF-8 text.
-func githubGetFileContents(ctx context.Context, rc Context, args json.RawMessage) (any, error) {
+func getFileContents(ctx context.Context, rc plugins.Context, args json.RawMessage) (any, error) {
 	const tool = "github_get_file_contents"
 	var in struct {
 		Owner string `json:"owner"`
@@ -29,7 +37,7 @@ func githubGetFileContents(ctx context.Context, rc Context, args json.RawMessage
 		Path  string `json:"path"`
 		Ref   string `json:"ref"`
 	}
-	if err := decodeArgs(tool, args, &in); err != nil {
+	if err := plugins.DecodeArgs(tool, args, &in); err != nil {
 		return nil, err
 	}
 	for name, v := range map[string]string{"owner": in.Owner, "repo": in.Repo} {
@@ -47,7 +55,10 @@ func githubGetFileContents(ctx context.Context, rc Context, args json.RawMessage
 		}
 	}
 
-	base := rc.integration.baseURL
+	base, err := rc.BaseURL()
+	if err != nil {
+		return nil, err
+	}
 	raw := strings.TrimSuffix(base.EscapedPath(), "/") + "/repos/" + url.PathEscape(in.Owner) + "/" + url.PathEscape(in.Repo) +
 		"/contents/" + strings.Join(segs, "/")
 	u := *base
@@ -64,16 +75,17 @@ func githubGetFileContents(ctx context.Context, rc Context, args json.RawMessage
 		return nil, fmt.Errorf("build request: %w", err)
 	}
 	req.Header.Set("User-Agent", "workbench")
-	for _, k := range sortedKeys(rc.integration.Headers) {
-		req.Header.Set(k, rc.integration.Headers[k])
+	headers := rc.Integration().Headers
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
+		req.Header.Set(k, headers[k])
 	}
 
-	resp, data, err := send(rc, tool, "GitHub", req, githubMaxContents)
+	resp, data, err := plugins.Send(rc, tool, "GitHub", req, githubMaxContents)
 	if err != nil {
 		return nil, err
 	}
 	if resp.StatusCode >= 400 {
-		return nil, providerHTTPError(tool, "GitHub", resp, data)
+		return nil, plugins.ProviderHTTPError(tool, "GitHub", resp, data)
 	}
 
 	// A directory is an array of entries; anything else is one object.

@@ -1,4 +1,4 @@
-package plugins
+package gmail
 
 import (
 	"bytes"
@@ -14,11 +14,21 @@ import (
 	"strings"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/plugins"
 )
 
 // The Gmail API takes outgoing mail as one base64url-encoded RFC 2822 message in a "raw" field
 // (users.messages.send, users.drafts.create), which a declarative template cannot build: these
 // handlers compose the message from plain arguments and post it.
+
+// handlers are the google-gmail plugin's Go handlers, by tool name.
+func handlers() map[string]plugins.Handler {
+	return map[string]plugins.Handler{
+		"google_gmail_send_message": gmailSendMessage,
+		"google_gmail_create_draft": gmailCreateDraft,
+		"google_gmail_read_message": gmailReadMessage,
+	}
+}
 
 // gmailMaxResponse caps what the Gmail handlers read back; send and draft answers are small.
 const gmailMaxResponse = 1 << 20
@@ -35,10 +45,10 @@ type gmailCompose struct {
 	InReplyTo string   `json:"in_reply_to"`
 }
 
-func gmailSendMessage(ctx context.Context, rc Context, args json.RawMessage) (any, error) {
+func gmailSendMessage(ctx context.Context, rc plugins.Context, args json.RawMessage) (any, error) {
 	const tool = "google_gmail_send_message"
 	var in gmailCompose
-	if err := decodeArgs(tool, args, &in); err != nil {
+	if err := plugins.DecodeArgs(tool, args, &in); err != nil {
 		return nil, err
 	}
 	raw, err := gmailRawMessage(tool, in)
@@ -60,10 +70,10 @@ func gmailSendMessage(ctx context.Context, rc Context, args json.RawMessage) (an
 	return out, nil
 }
 
-func gmailCreateDraft(ctx context.Context, rc Context, args json.RawMessage) (any, error) {
+func gmailCreateDraft(ctx context.Context, rc plugins.Context, args json.RawMessage) (any, error) {
 	const tool = "google_gmail_create_draft"
 	var in gmailCompose
-	if err := decodeArgs(tool, args, &in); err != nil {
+	if err := plugins.DecodeArgs(tool, args, &in); err != nil {
 		return nil, err
 	}
 	raw, err := gmailRawMessage(tool, in)
@@ -144,7 +154,7 @@ func gmailAddressList(addrs []string) (string, error) {
 
 // gmailDo sends one request to the Gmail API through the context's guarded client (which adds the
 // user's token), with body as JSON when it is not nil, and decodes the answer into out.
-func gmailDo(ctx context.Context, rc Context, tool, method, path string, body, out any) error {
+func gmailDo(ctx context.Context, rc plugins.Context, tool, method, path string, body, out any) error {
 	var reader io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -163,12 +173,12 @@ func gmailDo(ctx context.Context, rc Context, tool, method, path string, body, o
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "workbench")
-	resp, respBody, err := send(rc, tool, "Gmail", req, gmailMaxResponse)
+	resp, respBody, err := plugins.Send(rc, tool, "Gmail", req, gmailMaxResponse)
 	if err != nil {
 		return err
 	}
 	if resp.StatusCode >= 400 {
-		return providerHTTPError(tool, "Gmail", resp, respBody)
+		return plugins.ProviderHTTPError(tool, "Gmail", resp, respBody)
 	}
 	if err := json.Unmarshal(respBody, out); err != nil {
 		return &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: Gmail's answer is not the expected JSON", tool), Err: err}
@@ -198,12 +208,12 @@ type gmailPart struct {
 // gmailReadMessage fetches a message with format=full and returns what an agent reads: the main
 // headers, the text body decoded from base64url (text/plain preferred, else text/html), and the
 // attachments' names and sizes. The declarative google_gmail_get_message returns the raw parts.
-func gmailReadMessage(ctx context.Context, rc Context, args json.RawMessage) (any, error) {
+func gmailReadMessage(ctx context.Context, rc plugins.Context, args json.RawMessage) (any, error) {
 	const tool = "google_gmail_read_message"
 	var in struct {
 		MessageID string `json:"message_id"`
 	}
-	if err := decodeArgs(tool, args, &in); err != nil {
+	if err := plugins.DecodeArgs(tool, args, &in); err != nil {
 		return nil, err
 	}
 	if in.MessageID == "" || in.MessageID == "." || in.MessageID == ".." {
@@ -259,7 +269,7 @@ func gmailReadMessage(ctx context.Context, rc Context, args json.RawMessage) (an
 	}
 	truncated := len(text) > gmailMaxText
 	if truncated {
-		text = truncate(text, gmailMaxText)
+		text = plugins.Truncate(text, gmailMaxText)
 	}
 	return map[string]any{
 		"id": msg.ID, "threadId": msg.ThreadID, "labelIds": msg.LabelIDs, "snippet": msg.Snippet, "internalDate": msg.InternalDate,

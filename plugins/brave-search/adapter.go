@@ -1,8 +1,9 @@
-// Package brave is the Brave Web Search connector's adapter: an adapter-only connector that calls
+// The brave connector's adapter (connectors/brave), Brave Web Search: an adapter-only connector that calls
 // the Brave Search API's web search (https://api-dashboard.search.brave.com/app/documentation/web-search/get-started),
 // GET /res/v1/web/search?q=...&count=..., with the key in the X-Subscription-Token header. Its manifest
 // names auth.instance {integration: brave-search, field: api_key}: with no login of its own, an
 // organisation searches on the platform's Brave Search key (spec connectors.md, Platform logins).
+
 package brave
 
 import (

@@ -1,8 +1,9 @@
-// Package github is the GitHub connector's adapter: an adapter-only connector (no MCP endpoint) signing
+// The github connector's adapter (connectors/github): an adapter-only connector (no MCP endpoint) signing
 // in with the github_app strategy, so every call carries an installation access token of the box's
 // GitHub App (the connectors use case gets and renews it). It calls GitHub's REST API
 // (https://docs.github.com/rest) with the headers GitHub documents: Accept application/vnd.github+json,
 // X-GitHub-Api-Version 2022-11-28 and the token as a Bearer token.
+
 package github
 
 import (

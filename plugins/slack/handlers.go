@@ -1,4 +1,4 @@
-package plugins
+package slack
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/workbench/workbench/domain"
+	"github.com/workbench/workbench/plugins"
 )
 
 // The Slack Web API answers most failures with HTTP 200 and {"ok": false, "error": "<code>"}
@@ -40,6 +41,29 @@ type slackMethod struct {
 	// cursor: the method pages by cursor, and the result is {"items": …, "next_cursor": …} with the
 	// cursor from response_metadata.next_cursor (empty on the last page).
 	cursor bool
+}
+
+// handlers are the slack plugin's Go handlers, by tool name: one per slack_* tool.
+func handlers() map[string]plugins.Handler {
+	return map[string]plugins.Handler{
+		"slack_auth_test":                slackTool("slack_auth_test"),
+		"slack_list_conversations":       slackTool("slack_list_conversations"),
+		"slack_get_conversation_info":    slackTool("slack_get_conversation_info"),
+		"slack_get_conversation_history": slackTool("slack_get_conversation_history"),
+		"slack_get_thread_replies":       slackTool("slack_get_thread_replies"),
+		"slack_join_conversation":        slackTool("slack_join_conversation"),
+		"slack_post_message":             slackTool("slack_post_message"),
+		"slack_update_message":           slackTool("slack_update_message"),
+		"slack_delete_message":           slackTool("slack_delete_message"),
+		"slack_add_reaction":             slackTool("slack_add_reaction"),
+		"slack_list_users":               slackTool("slack_list_users"),
+		"slack_get_user_info":            slackTool("slack_get_user_info"),
+		"slack_lookup_user_by_email":     slackTool("slack_lookup_user_by_email"),
+		"slack_search_messages":          slackTool("slack_search_messages"),
+		"slack_list_files":               slackTool("slack_list_files"),
+		"slack_list_pins":                slackTool("slack_list_pins"),
+		"slack_add_pin":                  slackTool("slack_add_pin"),
+	}
 }
 
 // slackMethods maps each slack_* tool (tools.json declares its schema and description) to its method.
@@ -74,27 +98,27 @@ func slackMethods() map[string]slackMethod {
 	}
 }
 
-// slackTool returns the Go handler of one slack_* tool (builtinHandlers lists them). A name without a
+// slackTool returns the Go handler of one slack_* tool (handlers lists them). A name without a
 // slackMethod yields a handler that fails every call, so a typo shows in the contract tests.
-func slackTool(name string) Handler {
+func slackTool(name string) plugins.Handler {
 	m, ok := slackMethods()[name]
 	if !ok {
-		return func(context.Context, Context, json.RawMessage) (any, error) {
+		return func(context.Context, plugins.Context, json.RawMessage) (any, error) {
 			return nil, &domain.Error{Code: domain.CodeInternal, Message: name + " failed: no Slack method is declared for it"}
 		}
 	}
 	return slackHandler(name, m)
 }
 
-func slackHandler(tool string, m slackMethod) Handler {
-	return func(ctx context.Context, rc Context, args json.RawMessage) (any, error) {
+func slackHandler(tool string, m slackMethod) plugins.Handler {
+	return func(ctx context.Context, rc plugins.Context, args json.RawMessage) (any, error) {
 		ctx, cancel := context.WithTimeout(ctx, slackTimeout)
 		defer cancel()
-		req, err := slackRequest(ctx, tool, rc.Integration(), m, args)
+		req, err := slackRequest(ctx, tool, rc, m, args)
 		if err != nil {
 			return nil, err
 		}
-		resp, data, err := send(rc, tool, "Slack", req, slackMaxResponse)
+		resp, data, err := plugins.Send(rc, tool, "Slack", req, slackMaxResponse)
 		if err != nil {
 			return nil, err
 		}
@@ -117,14 +141,17 @@ func slackHandler(tool string, m slackMethod) Handler {
 // slackRequest builds the request for one call: GET <base>/<method>?<args> for reads, POST
 // <base>/<method> with the arguments as a JSON body for writes. Arrays in a query are joined with
 // commas, Slack's form for list parameters such as types.
-func slackRequest(ctx context.Context, tool string, in *Integration, m slackMethod, args json.RawMessage) (*http.Request, error) {
+func slackRequest(ctx context.Context, tool string, rc plugins.Context, m slackMethod, args json.RawMessage) (*http.Request, error) {
 	var argv map[string]any
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
 	if err := dec.Decode(&argv); err != nil {
 		return nil, &domain.Error{Code: domain.CodeInvalid, Message: tool + ": arguments must be a JSON object", Err: err}
 	}
-	u := *in.baseURL
+	u, err := rc.BaseURL()
+	if err != nil {
+		return nil, err
+	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + m.method
 	u.RawPath = ""
 	var body io.Reader
@@ -146,7 +173,7 @@ func slackRequest(ctx context.Context, tool string, in *Integration, m slackMeth
 			if list, ok := v.([]any); ok {
 				parts := make([]string, 0, len(list))
 				for _, e := range list {
-					s, err := scalarString(e)
+					s, err := plugins.ScalarString(e)
 					if err != nil {
 						return nil, &domain.Error{Code: domain.CodeInvalid, Message: fmt.Sprintf("%s: argument %s: %v", tool, k, err)}
 					}
@@ -155,7 +182,7 @@ func slackRequest(ctx context.Context, tool string, in *Integration, m slackMeth
 				q.Set(k, strings.Join(parts, ","))
 				continue
 			}
-			s, err := scalarString(v)
+			s, err := plugins.ScalarString(v)
 			if err != nil {
 				return nil, &domain.Error{Code: domain.CodeInvalid, Message: fmt.Sprintf("%s: argument %s: %v", tool, k, err)}
 			}
@@ -177,7 +204,7 @@ func slackRequest(ctx context.Context, tool string, in *Integration, m slackMeth
 		// Slack warns (missing_charset) when a JSON body's Content-Type names no charset.
 		req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	}
-	for k, v := range in.Headers {
+	for k, v := range rc.Integration().Headers {
 		req.Header.Set(k, v)
 	}
 	return req, nil
@@ -195,7 +222,7 @@ func slackAPIError(tool string, doc map[string]any) error {
 		msg += " (needed scope: " + needed + ")"
 	}
 	if md, ok := doc["response_metadata"].(map[string]any); ok {
-		if s := errorMessages(md["messages"]); s != "" {
+		if s := plugins.ErrorMessages(md["messages"]); s != "" {
 			msg += ": " + s
 		}
 	}
@@ -209,19 +236,19 @@ func slackAPIError(tool string, doc map[string]any) error {
 	case "ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable", "request_timeout":
 		dc = domain.CodeUnavailable
 	}
-	return &domain.Error{Code: dc, Message: fmt.Sprintf("%s: %s", tool, truncate(msg, maxErrorMessage)),
-		Err: &UpstreamError{Status: http.StatusOK, Message: code}}
+	return &domain.Error{Code: dc, Message: fmt.Sprintf("%s: %s", tool, plugins.Truncate(msg, plugins.MaxErrorMessage)),
+		Err: &plugins.UpstreamError{Status: http.StatusOK, Message: code}}
 }
 
 func slackHTTPError(tool string, resp *http.Response, data []byte) error {
-	return providerHTTPError(tool, "Slack", resp, data)
+	return plugins.ProviderHTTPError(tool, "Slack", resp, data)
 }
 
 // slackShape applies the method's pointer, fields and cursor, as a declarative response block would.
 func slackShape(tool string, m slackMethod, doc map[string]any) (json.RawMessage, error) {
 	var selected any = doc
 	if m.pointer != "" {
-		v, ok := JSONPointer(doc, m.pointer)
+		v, ok := plugins.JSONPointer(doc, m.pointer)
 		if !ok {
 			return nil, &domain.Error{Code: domain.CodeUnavailable, Message: fmt.Sprintf("%s: the response from Slack has no value at %s", tool, m.pointer)}
 		}
@@ -232,11 +259,11 @@ func slackShape(tool string, m slackMethod, doc map[string]any) (json.RawMessage
 		for i, f := range m.fields {
 			paths[i] = strings.Split(f, ".")
 		}
-		selected = project(selected, paths)
+		selected = plugins.Project(selected, paths)
 	}
 	if m.cursor {
 		out := map[string]any{"items": selected}
-		if c, ok := JSONPointer(doc, "/response_metadata/next_cursor"); ok {
+		if c, ok := plugins.JSONPointer(doc, "/response_metadata/next_cursor"); ok {
 			if s, _ := c.(string); s != "" {
 				out["next_cursor"] = s
 			}

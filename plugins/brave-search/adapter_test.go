@@ -7,8 +7,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/workbench/workbench/plugins/brave-search"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/shippedconnectors/brave"
 )
 
 // The adapter calls the web search as Brave documents it and maps a refused key to a rejection.
