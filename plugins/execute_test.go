@@ -32,7 +32,9 @@ func TestPathArgumentsAreEscaped(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, seen := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { writeJSON(w, 200, ghRepo) })
+			fake, seen := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+				writeJSON(w, 200, map[string]any{"full_name": "octocat/Hello-World"})
+			})
 			args, _ := json.Marshal(map[string]string{"owner": tc.owner, "repo": tc.repo})
 			_, err := call(t, r, "github_get_repo", string(args), contextFor(t, r, "github_get_repo", fake))
 			if tc.wantErr != "" {

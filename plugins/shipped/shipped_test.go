@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/workbench/workbench/plugins"
@@ -30,7 +31,7 @@ func TestShippedFoldersLoad(t *testing.T) {
 }
 
 // Every provider folder under plugins/ is wired in: a plugin folder (it holds manifest.json) is in
-// Plugins, and every connector folder (plugins/<provider>/connectors/<slug>) is in ConnectorFS with
+// Plugins with the bytes it holds on disk and has a contract test, and every connector folder (plugins/<provider>/connectors/<slug>) is in ConnectorFS with
 // the bytes it holds on disk.
 func TestEveryProviderFolderIsShipped(t *testing.T) {
 	inPlugins := map[string]plugins.Builtin{}
@@ -51,6 +52,10 @@ func TestEveryProviderFolderIsShipped(t *testing.T) {
 			}
 			for _, f := range []string{plugins.ManifestFile, plugins.ToolsFile, "logo.svg"} {
 				assertSameBytes(t, b, f, filepath.Join(dir, f))
+			}
+			// Every built-in plugin's tools are held to their provider's documented requests.
+			if src, err := os.ReadFile(filepath.Join(dir, "contract_test.go")); err != nil || !strings.Contains(string(src), "plugintest.Contracts(") {
+				t.Errorf("plugin folder %s has no contract_test.go running plugintest.Contracts", e.Name())
 			}
 			delete(inPlugins, e.Name())
 		}

@@ -1,4 +1,11 @@
-package plugins
+package sentry_test
+
+import (
+	"testing"
+
+	"github.com/workbench/workbench/plugins/plugintest"
+	"github.com/workbench/workbench/plugins/sentry"
+)
 
 // Contract cases for the sentry plugin, against the Sentry web API as documented at docs.sentry.io/api
 // (organizations, projects, events & issues, releases). Responses are the documented examples, trimmed.
@@ -57,66 +64,74 @@ var sentryRelease = map[string]any{
 	"data":     map[string]any{}, "owner": nil,
 }
 
-func init() {
-	contractTokens["sentry"] = sentryToken
-	contractCases = append(contractCases,
-		contractCase{
-			tool: "sentry_list_organizations", args: `{"owner":true}`,
-			method: "GET", path: "/api/0/organizations/", query: "owner=true", header: sentryHeaders,
-			status: 200, respond: []any{map[string]any{"id": "7", "slug": "the-interstellar-jurisdiction", "name": "The Interstellar Jurisdiction",
+// creds are what the fake expects of the sentry connection.
+var creds = plugintest.Credentials{Token: sentryToken}
+
+// TestContracts calls every sentry tool against a fake that checks the request as the provider documents it.
+func TestContracts(t *testing.T) {
+	plugintest.Contracts(t, sentry.Plugin(), creds, contracts())
+}
+
+// contracts are the sentry tools' contract cases.
+func contracts() []plugintest.Case {
+	return []plugintest.Case{
+		{
+			Tool: "sentry_list_organizations", Args: `{"owner":true}`,
+			Method: "GET", Path: "/api/0/organizations/", Query: "owner=true", Header: sentryHeaders,
+			Status: 200, Respond: []any{map[string]any{"id": "7", "slug": "the-interstellar-jurisdiction", "name": "The Interstellar Jurisdiction",
 				"dateCreated": "2018-11-06T21:19:55.101Z", "status": map[string]any{"id": "active", "name": "active"}, "isEarlyAdopter": false,
 				"require2FA": false, "avatar": map[string]any{"avatarType": "letter_avatar", "avatarUuid": nil},
 				"links":    map[string]any{"organizationUrl": "https://the-interstellar-jurisdiction.sentry.io", "regionUrl": "https://us.sentry.io"},
 				"features": []any{"session-replay"}}},
-			linkNext: sentryLink,
-			want: `{"items":[{"id":"7","slug":"the-interstellar-jurisdiction","name":"The Interstellar Jurisdiction","dateCreated":"2018-11-06T21:19:55.101Z",
+			LinkNext: sentryLink,
+			Want: `{"items":[{"id":"7","slug":"the-interstellar-jurisdiction","name":"The Interstellar Jurisdiction","dateCreated":"2018-11-06T21:19:55.101Z",
 			 "links":{"organizationUrl":"https://the-interstellar-jurisdiction.sentry.io","regionUrl":"https://us.sentry.io"}}],"next_cursor":"1420837533:0:0"}`,
 		},
-		contractCase{
-			tool: "sentry_list_projects", args: `{"organization_slug":"the-interstellar-jurisdiction","cursor":"0:100:0"}`,
-			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/projects/", query: "cursor=0%3A100%3A0", header: sentryHeaders,
-			status: 200, respond: []any{map[string]any{"id": "2", "slug": "pump-station", "name": "Pump Station", "platform": "python",
+		{
+			Tool: "sentry_list_projects", Args: `{"organization_slug":"the-interstellar-jurisdiction","cursor":"0:100:0"}`,
+			Method: "GET", Path: "/api/0/organizations/the-interstellar-jurisdiction/projects/", Query: "cursor=0%3A100%3A0", Header: sentryHeaders,
+			Status: 200, Respond: []any{map[string]any{"id": "2", "slug": "pump-station", "name": "Pump Station", "platform": "python",
 				"dateCreated": "2018-11-06T21:19:58.536Z", "isBookmarked": false, "isMember": true, "hasAccess": true, "firstEvent": "2018-11-06T21:19:58.536Z",
 				"features": []any{"releases"}, "team": map[string]any{"slug": "powerful-abolitionist"}, "status": "active"}},
-			want: `{"items":[{"id":"2","slug":"pump-station","name":"Pump Station","platform":"python","dateCreated":"2018-11-06T21:19:58.536Z",
+			Want: `{"items":[{"id":"2","slug":"pump-station","name":"Pump Station","platform":"python","dateCreated":"2018-11-06T21:19:58.536Z",
 			 "isMember":true,"hasAccess":true,"firstEvent":"2018-11-06T21:19:58.536Z"}]}`,
 		},
-		contractCase{
-			tool: "sentry_list_issues", args: `{"organization_slug":"the-interstellar-jurisdiction","query":"is:unresolved level:error","project":[2,3],"statsPeriod":"24h"}`,
-			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/issues/",
-			query: "limit=25&project=2&project=3&query=is%3Aunresolved+level%3Aerror&sort=date&statsPeriod=24h", header: sentryHeaders,
-			status: 200, respond: []any{sentryIssue}, linkNext: sentryLink,
-			want: `{"items":[{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","culprit":"raven.scripts.runner in main",
+		{
+			Tool: "sentry_list_issues", Args: `{"organization_slug":"the-interstellar-jurisdiction","query":"is:unresolved level:error","project":[2,3],"statsPeriod":"24h"}`,
+			Method: "GET", Path: "/api/0/organizations/the-interstellar-jurisdiction/issues/",
+			Query: "limit=25&project=2&project=3&query=is%3Aunresolved+level%3Aerror&sort=date&statsPeriod=24h", Header: sentryHeaders,
+			Status: 200, Respond: []any{sentryIssue}, LinkNext: sentryLink,
+			Want: `{"items":[{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","culprit":"raven.scripts.runner in main",
 			 "level":"error","status":"unresolved","substatus":"ongoing","priority":"high","isUnhandled":false,"count":"150","userCount":0,
 			 "firstSeen":"2018-11-06T21:19:55Z","lastSeen":"2018-11-06T21:19:55Z","permalink":"https://sentry.io/the-interstellar-jurisdiction/pump-station/issues/1/",
 			 "project":{"slug":"pump-station"},"assignedTo":null}],"next_cursor":"1420837533:0:0"}`,
 		},
 		// The last page: Sentry still sends a next link, with results="false": no next_cursor.
-		contractCase{
-			tool: "sentry_list_issues", args: `{"organization_slug":"the-interstellar-jurisdiction","query":"is:unresolved level:error","project":[-1],"statsPeriod":"24h","cursor":"1420837533:0:0"}`,
-			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/issues/",
-			query: "cursor=1420837533%3A0%3A0&limit=25&project=-1&query=is%3Aunresolved+level%3Aerror&sort=date&statsPeriod=24h", header: sentryHeaders,
-			status: 200, respond: []any{sentryIssue}, linkNext: sentryLastLink,
-			want: `{"items":[{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","culprit":"raven.scripts.runner in main",
+		{
+			Tool: "sentry_list_issues", Args: `{"organization_slug":"the-interstellar-jurisdiction","query":"is:unresolved level:error","project":[-1],"statsPeriod":"24h","cursor":"1420837533:0:0"}`,
+			Method: "GET", Path: "/api/0/organizations/the-interstellar-jurisdiction/issues/",
+			Query: "cursor=1420837533%3A0%3A0&limit=25&project=-1&query=is%3Aunresolved+level%3Aerror&sort=date&statsPeriod=24h", Header: sentryHeaders,
+			Status: 200, Respond: []any{sentryIssue}, LinkNext: sentryLastLink,
+			Want: `{"items":[{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","culprit":"raven.scripts.runner in main",
 			 "level":"error","status":"unresolved","substatus":"ongoing","priority":"high","isUnhandled":false,"count":"150","userCount":0,
 			 "firstSeen":"2018-11-06T21:19:55Z","lastSeen":"2018-11-06T21:19:55Z","permalink":"https://sentry.io/the-interstellar-jurisdiction/pump-station/issues/1/",
 			 "project":{"slug":"pump-station"},"assignedTo":null}]}`,
 		},
-		contractCase{
-			tool: "sentry_get_issue", args: `{"organization_slug":"the-interstellar-jurisdiction","issue_id":"1"}`,
-			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/issues/1/", header: sentryHeaders,
-			status: 200, respond: sentryIssue,
-			want: `{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","culprit":"raven.scripts.runner in main",
+		{
+			Tool: "sentry_get_issue", Args: `{"organization_slug":"the-interstellar-jurisdiction","issue_id":"1"}`,
+			Method: "GET", Path: "/api/0/organizations/the-interstellar-jurisdiction/issues/1/", Header: sentryHeaders,
+			Status: 200, Respond: sentryIssue,
+			Want: `{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","culprit":"raven.scripts.runner in main",
 			 "level":"error","status":"unresolved","statusDetails":{},"substatus":"ongoing","priority":"high","isUnhandled":false,"platform":"python",
 			 "metadata":{"title":"This is an example Python exception"},"count":"150","userCount":0,"firstSeen":"2018-11-06T21:19:55Z",
 			 "lastSeen":"2018-11-06T21:19:55Z","firstRelease":{"version":"17642328ead24b51867165985996d04b29310337"},"lastRelease":null,
 			 "assignedTo":null,"project":{"slug":"pump-station"},"permalink":"https://sentry.io/the-interstellar-jurisdiction/pump-station/issues/1/"}`,
 		},
-		contractCase{
-			tool: "sentry_update_issue", args: `{"organization_slug":"the-interstellar-jurisdiction","issue_id":"1","status":"ignored","statusDetails":{"ignoreDuration":60},"assignedTo":"jane"}`,
-			method: "PUT", path: "/api/0/organizations/the-interstellar-jurisdiction/issues/1/", header: sentryWriteHeaders,
-			body:   `{"status":"ignored","statusDetails":{"ignoreDuration":60},"assignedTo":"jane"}`,
-			status: 200, respond: func() map[string]any {
+		{
+			Tool: "sentry_update_issue", Args: `{"organization_slug":"the-interstellar-jurisdiction","issue_id":"1","status":"ignored","statusDetails":{"ignoreDuration":60},"assignedTo":"jane"}`,
+			Method: "PUT", Path: "/api/0/organizations/the-interstellar-jurisdiction/issues/1/", Header: sentryWriteHeaders,
+			Body:   `{"status":"ignored","statusDetails":{"ignoreDuration":60},"assignedTo":"jane"}`,
+			Status: 200, Respond: func() map[string]any {
 				is := map[string]any{}
 				for k, v := range sentryIssue {
 					is[k] = v
@@ -127,57 +142,57 @@ func init() {
 				is["isSubscribed"], is["isPublic"] = true, false
 				return is
 			}(),
-			want: `{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","status":"ignored",
+			Want: `{"id":"1","shortId":"PUMP-STATION-1","title":"This is an example Python exception","status":"ignored",
 			 "statusDetails":{"ignoreUntil":"2018-11-06T22:19:55Z"},"substatus":"archived_until_condition_met",
 			 "assignedTo":{"type":"user","id":"88","name":"Jane Developer","email":"jane@example.com"},"hasSeen":false,"isBookmarked":false,
 			 "isSubscribed":true,"isPublic":false}`,
 		},
-		contractCase{
-			tool: "sentry_list_issue_events", args: `{"organization_slug":"the-interstellar-jurisdiction","issue_id":"1341191803","statsPeriod":"7d"}`,
-			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/issues/1341191803/events/", query: "full=false&statsPeriod=7d", header: sentryHeaders,
-			status: 200, respond: []any{map[string]any{"id": "9999aaafcc8b46d797c23c6077c6ff01", "eventID": "9999aaaaca8b46d797c23c6077c6ff01",
+		{
+			Tool: "sentry_list_issue_events", Args: `{"organization_slug":"the-interstellar-jurisdiction","issue_id":"1341191803","statsPeriod":"7d"}`,
+			Method: "GET", Path: "/api/0/organizations/the-interstellar-jurisdiction/issues/1341191803/events/", Query: "full=false&statsPeriod=7d", Header: sentryHeaders,
+			Status: 200, Respond: []any{map[string]any{"id": "9999aaafcc8b46d797c23c6077c6ff01", "eventID": "9999aaaaca8b46d797c23c6077c6ff01",
 				"groupID": "1341191803", "title": "This is an example Python exception", "message": "", "dateCreated": "2020-06-17T22:26:56Z",
 				"platform": "python", "event.type": "error", "tags": []any{map[string]any{"key": "level", "value": "error"}},
 				"user": map[string]any{"id": "1", "email": "hello@example.com"}, "crashFile": nil, "location": nil}},
-			want: `{"items":[{"id":"9999aaafcc8b46d797c23c6077c6ff01","eventID":"9999aaaaca8b46d797c23c6077c6ff01","groupID":"1341191803",
+			Want: `{"items":[{"id":"9999aaafcc8b46d797c23c6077c6ff01","eventID":"9999aaaaca8b46d797c23c6077c6ff01","groupID":"1341191803",
 			 "title":"This is an example Python exception","message":"","dateCreated":"2020-06-17T22:26:56Z","platform":"python",
 			 "tags":[{"key":"level","value":"error"}],"user":{"id":"1","email":"hello@example.com"}}]}`,
 		},
-		contractCase{
-			tool: "sentry_get_issue_event", args: `{"organization_slug":"the-interstellar-jurisdiction","issue_id":"1341191803","event_id":"latest"}`,
-			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/issues/1341191803/events/latest/", header: sentryHeaders,
-			status: 200, respond: sentryEvent,
-			want: `{"id":"9999aaafcc8b46d797c23c6077c6ff01",` + sentryEventShaped + `,"previousEventID":null,"nextEventID":"99f9e199e9a74a14bfef6196ad741619"}`,
+		{
+			Tool: "sentry_get_issue_event", Args: `{"organization_slug":"the-interstellar-jurisdiction","issue_id":"1341191803","event_id":"latest"}`,
+			Method: "GET", Path: "/api/0/organizations/the-interstellar-jurisdiction/issues/1341191803/events/latest/", Header: sentryHeaders,
+			Status: 200, Respond: sentryEvent,
+			Want: `{"id":"9999aaafcc8b46d797c23c6077c6ff01",` + sentryEventShaped + `,"previousEventID":null,"nextEventID":"99f9e199e9a74a14bfef6196ad741619"}`,
 		},
-		contractCase{
-			tool: "sentry_get_project_event", args: `{"organization_slug":"the-interstellar-jurisdiction","project_slug":"pump-station","event_id":"9999aaaaca8b46d797c23c6077c6ff01"}`,
-			method: "GET", path: "/api/0/projects/the-interstellar-jurisdiction/pump-station/events/9999aaaaca8b46d797c23c6077c6ff01/", header: sentryHeaders,
-			status: 200, respond: sentryEvent,
-			want: `{"id":"9999aaafcc8b46d797c23c6077c6ff01",` + sentryEventShaped + `}`,
+		{
+			Tool: "sentry_get_project_event", Args: `{"organization_slug":"the-interstellar-jurisdiction","project_slug":"pump-station","event_id":"9999aaaaca8b46d797c23c6077c6ff01"}`,
+			Method: "GET", Path: "/api/0/projects/the-interstellar-jurisdiction/pump-station/events/9999aaaaca8b46d797c23c6077c6ff01/", Header: sentryHeaders,
+			Status: 200, Respond: sentryEvent,
+			Want: `{"id":"9999aaafcc8b46d797c23c6077c6ff01",` + sentryEventShaped + `}`,
 		},
-		contractCase{
-			tool: "sentry_list_releases", args: `{"organization_slug":"the-interstellar-jurisdiction","query":"2.0"}`,
-			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/releases/", query: "query=2.0", header: sentryHeaders,
-			status: 200, respond: []any{sentryRelease},
-			want: `{"items":[{"version":"2.0rc2","shortVersion":"2.0rc2","ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb","url":null,
+		{
+			Tool: "sentry_list_releases", Args: `{"organization_slug":"the-interstellar-jurisdiction","query":"2.0"}`,
+			Method: "GET", Path: "/api/0/organizations/the-interstellar-jurisdiction/releases/", Query: "query=2.0", Header: sentryHeaders,
+			Status: 200, Respond: []any{sentryRelease},
+			Want: `{"items":[{"version":"2.0rc2","shortVersion":"2.0rc2","ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb","url":null,
 			 "dateCreated":"2019-01-03T00:12:55.109Z","dateReleased":null,"newGroups":0,"commitCount":0,"deployCount":0,"lastDeploy":null,
 			 "firstEvent":null,"lastEvent":null,"projects":[{"slug":"pump-station"}]}]}`,
 		},
-		contractCase{
-			tool: "sentry_get_release", args: `{"organization_slug":"the-interstellar-jurisdiction","version":"2.0rc2"}`,
-			method: "GET", path: "/api/0/organizations/the-interstellar-jurisdiction/releases/2.0rc2/", header: sentryHeaders,
-			status: 200, respond: sentryRelease,
-			want: `{"version":"2.0rc2","shortVersion":"2.0rc2","ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb","url":null,
+		{
+			Tool: "sentry_get_release", Args: `{"organization_slug":"the-interstellar-jurisdiction","version":"2.0rc2"}`,
+			Method: "GET", Path: "/api/0/organizations/the-interstellar-jurisdiction/releases/2.0rc2/", Header: sentryHeaders,
+			Status: 200, Respond: sentryRelease,
+			Want: `{"version":"2.0rc2","shortVersion":"2.0rc2","ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb","url":null,
 			 "dateCreated":"2019-01-03T00:12:55.109Z","dateReleased":null,"newGroups":0,"commitCount":0,"deployCount":0,"authors":[],
 			 "lastCommit":null,"lastDeploy":null,"firstEvent":null,"lastEvent":null,"projects":[{"slug":"pump-station"}]}`,
 		},
-		contractCase{
-			tool: "sentry_create_release", args: `{"organization_slug":"the-interstellar-jurisdiction","version":"2.0rc2","projects":["pump-station"],"ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb"}`,
-			method: "POST", path: "/api/0/organizations/the-interstellar-jurisdiction/releases/", header: sentryWriteHeaders,
-			body:   `{"version":"2.0rc2","projects":["pump-station"],"ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb"}`,
-			status: 201, respond: sentryRelease,
-			want: `{"version":"2.0rc2","shortVersion":"2.0rc2","ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb","url":null,
+		{
+			Tool: "sentry_create_release", Args: `{"organization_slug":"the-interstellar-jurisdiction","version":"2.0rc2","projects":["pump-station"],"ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb"}`,
+			Method: "POST", Path: "/api/0/organizations/the-interstellar-jurisdiction/releases/", Header: sentryWriteHeaders,
+			Body:   `{"version":"2.0rc2","projects":["pump-station"],"ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb"}`,
+			Status: 201, Respond: sentryRelease,
+			Want: `{"version":"2.0rc2","shortVersion":"2.0rc2","ref":"6ba09a7c53235ee8a8fa5ee4c1ca8ca886e7fdbb","url":null,
 			 "dateCreated":"2019-01-03T00:12:55.109Z","dateReleased":null,"projects":[{"slug":"pump-station"}]}`,
 		},
-	)
+	}
 }

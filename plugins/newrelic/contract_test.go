@@ -1,6 +1,12 @@
-package plugins
+package newrelic_test
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/workbench/workbench/plugins/newrelic"
+	"github.com/workbench/workbench/plugins/plugintest"
+)
 
 // Contract cases for the NerdGraph operations added to the newrelic plugin beyond the reference two
 // (contract_test.go): accounts, entity search and lookup, APM applications, dashboards, alert issues
@@ -33,7 +39,16 @@ const nrEntityJSON = `{"guid":"MXxBUE18QVBQTElDQVRJT058MTIz","name":"checkout-se
  "permalink":"https://one.newrelic.com/redirect/entity/MXxBUE18QVBQTElDQVRJT058MTIz",
  "tags":[{"key":"environment","values":["production"]}]}`
 
-func init() {
+// creds are what the fake expects of the newrelic connection.
+var creds = plugintest.Credentials{APIKeys: map[string]string{"api_key": "NRAK-contract"}}
+
+// TestContracts calls every newrelic tool against a fake that checks the request as the provider documents it.
+func TestContracts(t *testing.T) {
+	plugintest.Contracts(t, newrelic.Plugin(), creds, contracts())
+}
+
+// contracts are the newrelic tools' contract cases.
+func contracts() []plugintest.Case {
 	const (
 		qAccounts      = "{ actor { organization { id name } accounts { id name } } }"
 		qSearch        = "query($query: String!, $cursor: String) { actor { entitySearch(query: $query) { count results(cursor: $cursor) { nextCursor entities { guid name entityType domain type accountId reporting alertSeverity permalink tags { key values } } } } } }"
@@ -60,84 +75,102 @@ func init() {
 	app := map[string]any{"guid": nrGUID, "name": "checkout-service", "accountId": 1234567, "reporting": true, "alertSeverity": "WARNING",
 		"permalink": "https://one.newrelic.com/redirect/entity/" + nrGUID, "language": "java",
 		"apmSummary": map[string]any{"apdexScore": 0.93, "errorRate": 0.012, "responseTimeAverage": 0.21, "throughput": 1520.5, "instanceCount": 4}}
-	contractCases = append(contractCases,
-		contractCase{
-			tool: "newrelic_list_accounts", args: `{}`,
-			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qAccounts, nil),
-			status: 200, respond: nrData(map[string]any{"actor": map[string]any{
+	return []plugintest.Case{
+		{
+			Tool: "newrelic_get_current_user", Args: `{}`,
+			Method: "POST", Path: "/graphql", Header: map[string]string{"Api-Key": "NRAK-contract", "Content-Type": "application/json"},
+			Body:   `{"query":"{ actor { user { id name email } accounts { id name } } }"}`,
+			Status: 200, Respond: map[string]any{"data": map[string]any{"actor": map[string]any{
+				"user":     map[string]any{"id": 1000, "name": "Ada", "email": "ada@example.com"},
+				"accounts": []any{map[string]any{"id": 1234567, "name": "Production"}}}}},
+			Want: `{"user":{"id":1000,"name":"Ada","email":"ada@example.com"},"accounts":[{"id":1234567,"name":"Production"}]}`,
+		},
+		{
+			Tool: "newrelic_run_nrql", Args: `{"account_id":1234567,"nrql":"SELECT count(*) FROM Transaction SINCE 1 hour ago"}`,
+			Method: "POST", Path: "/graphql", Header: map[string]string{"Api-Key": "NRAK-contract", "Content-Type": "application/json"},
+			Body: `{"query":"query($accountId: Int!, $nrql: Nrql!, $timeout: Seconds) { actor { account(id: $accountId) { nrql(query: $nrql, timeout: $timeout) { results } } } }",
+		 "variables":{"accountId":1234567,"nrql":"SELECT count(*) FROM Transaction SINCE 1 hour ago","timeout":30}}`,
+			Status: 200, Respond: map[string]any{"data": map[string]any{"actor": map[string]any{"account": map[string]any{"nrql": map[string]any{
+				"results": []any{map[string]any{"count": 4242}}}}}}},
+			Want: `[{"count":4242}]`,
+		},
+		{
+			Tool: "newrelic_list_accounts", Args: `{}`,
+			Method: "POST", Path: "/graphql", Header: nrHeaders, Body: nrBody(qAccounts, nil),
+			Status: 200, Respond: nrData(map[string]any{"actor": map[string]any{
 				"organization": map[string]any{"id": "fc5b2cde-1234-4a4b-9c1d-0123456789ab", "name": "Acme"},
 				"accounts":     []any{map[string]any{"id": 1234567, "name": "Production"}, map[string]any{"id": 7654321, "name": "Staging"}}}}),
-			want: `{"organization":{"id":"fc5b2cde-1234-4a4b-9c1d-0123456789ab","name":"Acme"},
+			Want: `{"organization":{"id":"fc5b2cde-1234-4a4b-9c1d-0123456789ab","name":"Acme"},
 			 "accounts":[{"id":1234567,"name":"Production"},{"id":7654321,"name":"Staging"}]}`,
 		},
-		contractCase{
-			tool: "newrelic_search_entities", args: `{"query":"name LIKE 'checkout%' AND domain = 'APM'"}`,
-			method: "POST", path: "/graphql", header: nrHeaders,
-			body:   nrBody(qSearch, map[string]any{"query": "name LIKE 'checkout%' AND domain = 'APM'"}),
-			status: 200, respond: searchResult(nrEntity, "MjAyMy0wNi0wMVQwMDowMDowMFo="),
-			want: `{"items":{"count":1,"results":{"entities":[` + nrEntityJSON + `]}},"next_cursor":"MjAyMy0wNi0wMVQwMDowMDowMFo="}`,
+		{
+			Tool: "newrelic_search_entities", Args: `{"query":"name LIKE 'checkout%' AND domain = 'APM'"}`,
+			Method: "POST", Path: "/graphql", Header: nrHeaders,
+			Body:   nrBody(qSearch, map[string]any{"query": "name LIKE 'checkout%' AND domain = 'APM'"}),
+			Status: 200, Respond: searchResult(nrEntity, "MjAyMy0wNi0wMVQwMDowMDowMFo="),
+			Want: `{"items":{"count":1,"results":{"entities":[` + nrEntityJSON + `]}},"next_cursor":"MjAyMy0wNi0wMVQwMDowMDowMFo="}`,
 		},
-		contractCase{
-			tool: "newrelic_get_entity", args: `{"guid":"` + nrGUID + `"}`,
-			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qEntity, map[string]any{"guid": nrGUID}),
-			status: 200, respond: nrData(map[string]any{"actor": map[string]any{"entity": nrEntity}}),
-			want: nrEntityJSON,
+		{
+			Tool: "newrelic_get_entity", Args: `{"guid":"` + nrGUID + `"}`,
+			Method: "POST", Path: "/graphql", Header: nrHeaders, Body: nrBody(qEntity, map[string]any{"guid": nrGUID}),
+			Status: 200, Respond: nrData(map[string]any{"actor": map[string]any{"entity": nrEntity}}),
+			Want: nrEntityJSON,
 		},
-		contractCase{
-			tool: "newrelic_list_applications", args: `{"name":"checkout","cursor":"abc"}`,
-			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qApplications, map[string]any{"name": "checkout", "cursor": "abc"}),
-			status: 200, respond: searchResult(app, nil),
-			want: `{"items":{"count":1,"results":{"entities":[{"guid":"MXxBUE18QVBQTElDQVRJT058MTIz","name":"checkout-service","accountId":1234567,
+		{
+			Tool: "newrelic_list_applications", Args: `{"name":"checkout","cursor":"abc"}`,
+			Method: "POST", Path: "/graphql", Header: nrHeaders, Body: nrBody(qApplications, map[string]any{"name": "checkout", "cursor": "abc"}),
+			Status: 200, Respond: searchResult(app, nil),
+			Want: `{"items":{"count":1,"results":{"entities":[{"guid":"MXxBUE18QVBQTElDQVRJT058MTIz","name":"checkout-service","accountId":1234567,
 			 "reporting":true,"alertSeverity":"WARNING","permalink":"https://one.newrelic.com/redirect/entity/MXxBUE18QVBQTElDQVRJT058MTIz","language":"java",
 			 "apmSummary":{"apdexScore":0.93,"errorRate":0.012,"responseTimeAverage":0.21,"throughput":1520.5,"instanceCount":4}}]}}}`,
 		},
-		contractCase{
-			tool: "newrelic_list_dashboards", args: `{}`,
-			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qDashboards, nil), // no arguments: the all-absent variables object is dropped
-			status: 200, respond: searchResult(map[string]any{"guid": "MXxWSVp8REFTSEJPQVJEfDQ1Ng", "name": "Checkout SLOs", "accountId": 1234567,
+		{
+			Tool: "newrelic_list_dashboards", Args: `{}`,
+			Method: "POST", Path: "/graphql", Header: nrHeaders, Body: nrBody(qDashboards, nil), // no arguments: the all-absent variables object is dropped
+			Status: 200, Respond: searchResult(map[string]any{"guid": "MXxWSVp8REFTSEJPQVJEfDQ1Ng", "name": "Checkout SLOs", "accountId": 1234567,
 				"permalink": "https://one.newrelic.com/redirect/entity/MXxWSVp8REFTSEJPQVJEfDQ1Ng", "tags": []any{}}, nil),
-			want: `{"items":{"count":1,"results":{"entities":[{"guid":"MXxWSVp8REFTSEJPQVJEfDQ1Ng","name":"Checkout SLOs","accountId":1234567,
+			Want: `{"items":{"count":1,"results":{"entities":[{"guid":"MXxWSVp8REFTSEJPQVJEfDQ1Ng","name":"Checkout SLOs","accountId":1234567,
 			 "permalink":"https://one.newrelic.com/redirect/entity/MXxWSVp8REFTSEJPQVJEfDQ1Ng","tags":[]}]}}}`,
 		},
-		contractCase{
-			tool: "newrelic_list_alert_issues", args: `{"account_id":1234567,"states":["ACTIVATED"],"priorities":["CRITICAL"],"time_window":{"startTime":1714600000000,"endTime":1714686400000}}`,
-			method: "POST", path: "/graphql", header: nrHeaders,
-			body: nrBody(qIssues, map[string]any{"accountId": 1234567, "filter": map[string]any{"states": []any{"ACTIVATED"}, "priority": []any{"CRITICAL"}},
+		{
+			Tool: "newrelic_list_alert_issues", Args: `{"account_id":1234567,"states":["ACTIVATED"],"priorities":["CRITICAL"],"time_window":{"startTime":1714600000000,"endTime":1714686400000}}`,
+			Method: "POST", Path: "/graphql", Header: nrHeaders,
+			Body: nrBody(qIssues, map[string]any{"accountId": 1234567, "filter": map[string]any{"states": []any{"ACTIVATED"}, "priority": []any{"CRITICAL"}},
 				"timeWindow": map[string]any{"startTime": 1714600000000, "endTime": 1714686400000}}),
-			status: 200, respond: nrData(map[string]any{"actor": map[string]any{"account": map[string]any{"aiIssues": map[string]any{"issues": map[string]any{
+			Status: 200, Respond: nrData(map[string]any{"actor": map[string]any{"account": map[string]any{"aiIssues": map[string]any{"issues": map[string]any{
 				"nextCursor": "=ATN",
 				"issues": []any{map[string]any{"issueId": "bda33b52-c70b-47b9-abe3-9e859a394037", "title": []any{"Signal lost for 5 minutes on 'Percent All Facet'"},
 					"priority": "CRITICAL", "state": "ACTIVATED", "entityNames": []any{"checkout-service"}, "entityGuids": []any{nrGUID},
 					"conditionName": []any{"Signal lost"}, "policyName": []any{"Checkout"}, "totalIncidents": 1,
 					"createdAt": 1714650000000, "activatedAt": 1714650060000, "closedAt": nil, "acknowledgedAt": nil, "acknowledgedBy": nil}}}}}}}),
-			want: `{"items":[{"issueId":"bda33b52-c70b-47b9-abe3-9e859a394037","title":["Signal lost for 5 minutes on 'Percent All Facet'"],
+			Want: `{"items":[{"issueId":"bda33b52-c70b-47b9-abe3-9e859a394037","title":["Signal lost for 5 minutes on 'Percent All Facet'"],
 			 "priority":"CRITICAL","state":"ACTIVATED","entityNames":["checkout-service"],"entityGuids":["MXxBUE18QVBQTElDQVRJT058MTIz"],
 			 "conditionName":["Signal lost"],"policyName":["Checkout"],"totalIncidents":1,"createdAt":1714650000000,"activatedAt":1714650060000,
 			 "closedAt":null,"acknowledgedAt":null,"acknowledgedBy":null}],"next_cursor":"=ATN"}`,
 		},
-		contractCase{
-			tool: "newrelic_list_alert_policies", args: `{"account_id":1234567}`,
-			method: "POST", path: "/graphql", header: nrHeaders, body: nrBody(qPolicies, map[string]any{"accountId": 1234567}),
-			status: 200, respond: nrData(map[string]any{"actor": map[string]any{"account": map[string]any{"alerts": map[string]any{"policiesSearch": map[string]any{
+		{
+			Tool: "newrelic_list_alert_policies", Args: `{"account_id":1234567}`,
+			Method: "POST", Path: "/graphql", Header: nrHeaders, Body: nrBody(qPolicies, map[string]any{"accountId": 1234567}),
+			Status: 200, Respond: nrData(map[string]any{"actor": map[string]any{"account": map[string]any{"alerts": map[string]any{"policiesSearch": map[string]any{
 				"nextCursor": nil, "totalCount": 1, "policies": []any{map[string]any{"id": "123456", "name": "Checkout", "incidentPreference": "PER_CONDITION"}}}}}}}),
-			want: `{"items":[{"id":"123456","name":"Checkout","incidentPreference":"PER_CONDITION"}]}`,
+			Want: `{"items":[{"id":"123456","name":"Checkout","incidentPreference":"PER_CONDITION"}]}`,
 		},
-		contractCase{
-			tool: "newrelic_create_deployment", args: `{"entity_guid":"` + nrGUID + `","version":"1.4.2","commit":"3f2a9c1",
+		{
+			Tool: "newrelic_create_deployment", Args: `{"entity_guid":"` + nrGUID + `","version":"1.4.2","commit":"3f2a9c1",
 			 "changelog":"https://github.com/acme/checkout/releases/tag/v1.4.2","description":"Retry payments","user":"ci-bot","deployment_type":"ROLLING"}`,
-			method: "POST", path: "/graphql", header: nrHeaders,
-			body: nrBody(qCreateDeploy, map[string]any{"deployment": map[string]any{"entityGuid": nrGUID, "version": "1.4.2", "commit": "3f2a9c1",
+			Method: "POST", Path: "/graphql", Header: nrHeaders,
+			Body: nrBody(qCreateDeploy, map[string]any{"deployment": map[string]any{"entityGuid": nrGUID, "version": "1.4.2", "commit": "3f2a9c1",
 				"changelog": "https://github.com/acme/checkout/releases/tag/v1.4.2", "description": "Retry payments", "user": "ci-bot", "deploymentType": "ROLLING"}}),
-			status: 200, respond: nrData(map[string]any{"changeTrackingCreateDeployment": deployment}),
-			want: deploymentJSON,
+			Status: 200, Respond: nrData(map[string]any{"changeTrackingCreateDeployment": deployment}),
+			Want: deploymentJSON,
 		},
-		contractCase{
-			tool: "newrelic_list_deployments", args: `{"entity_guid":"` + nrGUID + `","start_time":1714000000000,"end_time":1714700000000,"query":"user = 'ci-bot'"}`,
-			method: "POST", path: "/graphql", header: nrHeaders,
-			body: nrBody(qDeployments, map[string]any{"guid": nrGUID, "filter": map[string]any{
+		{
+			Tool: "newrelic_list_deployments", Args: `{"entity_guid":"` + nrGUID + `","start_time":1714000000000,"end_time":1714700000000,"query":"user = 'ci-bot'"}`,
+			Method: "POST", Path: "/graphql", Header: nrHeaders,
+			Body: nrBody(qDeployments, map[string]any{"guid": nrGUID, "filter": map[string]any{
 				"timeWindow": map[string]any{"startTime": 1714000000000, "endTime": 1714700000000}, "query": "user = 'ci-bot'", "limit": 100}}),
-			status: 200, respond: nrData(map[string]any{"actor": map[string]any{"entity": map[string]any{"deploymentSearch": map[string]any{"results": []any{deployment}}}}}),
-			want: `[` + deploymentJSON + `]`,
+			Status: 200, Respond: nrData(map[string]any{"actor": map[string]any{"entity": map[string]any{"deploymentSearch": map[string]any{"results": []any{deployment}}}}}),
+			Want: `[` + deploymentJSON + `]`,
 		},
-	)
+	}
 }

@@ -1,10 +1,13 @@
-package plugins
+package gmail_test
 
 import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"testing"
+
+	"github.com/workbench/workbench/plugins/google-gmail"
+	"github.com/workbench/workbench/plugins/plugintest"
 )
 
 // Contract cases for the google-gmail plugin, against the Gmail API v1 reference
@@ -48,42 +51,50 @@ var gmailMessage = map[string]any{
 	},
 }
 
-func init() {
-	contractTokens["google-gmail"] = gmailToken
-	contractCases = append(contractCases,
-		contractCase{
-			tool: "google_gmail_get_profile", args: `{}`,
-			method: "GET", path: "/gmail/v1/users/me/profile", header: gmailHeaders,
-			status: 200, respond: map[string]any{"emailAddress": "ada@example.com", "messagesTotal": 5321, "threadsTotal": 2876, "historyId": "987654"},
-			want: `{"emailAddress":"ada@example.com","messagesTotal":5321,"threadsTotal":2876,"historyId":"987654"}`,
+// creds are what the fake expects of the google-gmail connection.
+var creds = plugintest.Credentials{Token: gmailToken}
+
+// TestContracts calls every google-gmail tool against a fake that checks the request as the provider documents it.
+func TestContracts(t *testing.T) {
+	plugintest.Contracts(t, gmail.Plugin(), creds, contracts())
+}
+
+// contracts are the google-gmail tools' contract cases.
+func contracts() []plugintest.Case {
+	return []plugintest.Case{
+		{
+			Tool: "google_gmail_get_profile", Args: `{}`,
+			Method: "GET", Path: "/gmail/v1/users/me/profile", Header: gmailHeaders,
+			Status: 200, Respond: map[string]any{"emailAddress": "ada@example.com", "messagesTotal": 5321, "threadsTotal": 2876, "historyId": "987654"},
+			Want: `{"emailAddress":"ada@example.com","messagesTotal":5321,"threadsTotal":2876,"historyId":"987654"}`,
 		},
-		contractCase{
-			tool: "google_gmail_list_messages", args: `{"q":"from:alice@example.com is:unread","label_ids":["INBOX","UNREAD"],"page_token":"09876"}`,
-			method: "GET", path: "/gmail/v1/users/me/messages",
-			query:  "includeSpamTrash=false&labelIds=INBOX&labelIds=UNREAD&maxResults=20&pageToken=09876&q=from%3Aalice%40example.com+is%3Aunread",
-			header: gmailHeaders,
-			status: 200, respond: map[string]any{
+		{
+			Tool: "google_gmail_list_messages", Args: `{"q":"from:alice@example.com is:unread","label_ids":["INBOX","UNREAD"],"page_token":"09876"}`,
+			Method: "GET", Path: "/gmail/v1/users/me/messages",
+			Query:  "includeSpamTrash=false&labelIds=INBOX&labelIds=UNREAD&maxResults=20&pageToken=09876&q=from%3Aalice%40example.com+is%3Aunread",
+			Header: gmailHeaders,
+			Status: 200, Respond: map[string]any{
 				"messages":           []any{map[string]any{"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4"}},
 				"nextPageToken":      "12345678901234567890",
 				"resultSizeEstimate": 201,
 			},
-			want: `{"items":[{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4"}],"next_cursor":"12345678901234567890"}`,
+			Want: `{"items":[{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4"}],"next_cursor":"12345678901234567890"}`,
 		},
-		contractCase{
-			tool: "google_gmail_get_message", args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
-			method: "GET", path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4", query: "format=full", header: gmailHeaders,
-			status: 200, respond: gmailMessage,
-			want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["INBOX","UNREAD"],"snippet":"Hi team, the report is attached",
+		{
+			Tool: "google_gmail_get_message", Args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
+			Method: "GET", Path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4", Query: "format=full", Header: gmailHeaders,
+			Status: 200, Respond: gmailMessage,
+			Want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["INBOX","UNREAD"],"snippet":"Hi team, the report is attached",
 			 "internalDate":"1704067200000","sizeEstimate":5120,"payload":{"mimeType":"multipart/alternative",
 			 "headers":[{"name":"From","value":"Alice <alice@example.com>"},{"name":"Subject","value":"Weekly report"}],
 			 "body":{"size":0},"parts":[{"partId":"0","mimeType":"text/plain","filename":"",
 			 "headers":[{"name":"Content-Type","value":"text/plain; charset=\"UTF-8\""}],
 			 "body":{"size":31,"data":"SGkgdGVhbSwgdGhlIHJlcG9ydCBpcyBhdHRhY2hlZA"}}]}}`,
 		},
-		contractCase{
-			tool: "google_gmail_read_message", args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
-			method: "GET", path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4", query: "format=full", header: gmailHeaders,
-			status: 200, respond: map[string]any{
+		{
+			Tool: "google_gmail_read_message", Args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
+			Method: "GET", Path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4", Query: "format=full", Header: gmailHeaders,
+			Status: 200, Respond: map[string]any{
 				"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"INBOX"}, "snippet": "Hi team, the report is attached",
 				"internalDate": "1704067200000",
 				"payload": map[string]any{"mimeType": "multipart/mixed", "filename": "",
@@ -103,107 +114,107 @@ func init() {
 						map[string]any{"mimeType": "application/pdf", "filename": "report.pdf", "body": map[string]any{"size": 48213, "attachmentId": "ANGjdJ8"}},
 					}},
 			},
-			want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["INBOX"],"snippet":"Hi team, the report is attached",
+			Want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["INBOX"],"snippet":"Hi team, the report is attached",
 			 "internalDate":"1704067200000","from":"Alice <alice@example.com>","to":"team@example.com","cc":"","reply_to":"","subject":"Weekly report",
 			 "date":"Mon, 1 Jan 2024 00:00:00 +0000","message_id":"<CAF123@mail.gmail.com>","body_format":"text/plain",
 			 "body":"Hi team, the report is attached.\n","body_truncated":false,
 			 "attachments":[{"filename":"report.pdf","mimeType":"application/pdf","size":48213,"attachmentId":"ANGjdJ8"}]}`,
 		},
-		contractCase{
-			tool: "google_gmail_send_message",
-			args: `{"to":["Ada Lovelace <ada@example.com>","bob@example.com"],"cc":["carol@example.com"],"subject":"Résumé review",
+		{
+			Tool: "google_gmail_send_message",
+			Args: `{"to":["Ada Lovelace <ada@example.com>","bob@example.com"],"cc":["carol@example.com"],"subject":"Résumé review",
 			 "body":"Hi Ada,\nsee attached.","thread_id":"18c2b3f0a1d2e3f4","in_reply_to":"<CAF123@mail.gmail.com>"}`,
-			method: "POST", path: "/gmail/v1/users/me/messages/send", header: gmailJSONHeaders,
-			body: gmailRawBody("To: \"Ada Lovelace\" <ada@example.com>, <bob@example.com>\r\n"+
+			Method: "POST", Path: "/gmail/v1/users/me/messages/send", Header: gmailJSONHeaders,
+			Body: gmailRawBody("To: \"Ada Lovelace\" <ada@example.com>, <bob@example.com>\r\n"+
 				"Cc: <carol@example.com>\r\n"+
 				"Subject: =?UTF-8?b?UsOpc3Vtw6kgcmV2aWV3?=\r\n"+
 				"In-Reply-To: <CAF123@mail.gmail.com>\r\nReferences: <CAF123@mail.gmail.com>\r\n"+
 				"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\nContent-Transfer-Encoding: base64\r\n\r\n"+
 				"SGkgQWRhLApzZWUgYXR0YWNoZWQu\r\n", "18c2b3f0a1d2e3f4", false),
-			status: 200, respond: map[string]any{"id": "18c2b40000000001", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"SENT"}},
-			want: `{"id":"18c2b40000000001","threadId":"18c2b3f0a1d2e3f4","labelIds":["SENT"]}`,
+			Status: 200, Respond: map[string]any{"id": "18c2b40000000001", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"SENT"}},
+			Want: `{"id":"18c2b40000000001","threadId":"18c2b3f0a1d2e3f4","labelIds":["SENT"]}`,
 		},
-		contractCase{
-			tool: "google_gmail_list_threads", args: `{"q":"subject:invoice","max_results":2}`,
-			method: "GET", path: "/gmail/v1/users/me/threads", query: "includeSpamTrash=false&maxResults=2&q=subject%3Ainvoice", header: gmailHeaders,
-			status: 200, respond: map[string]any{
+		{
+			Tool: "google_gmail_list_threads", Args: `{"q":"subject:invoice","max_results":2}`,
+			Method: "GET", Path: "/gmail/v1/users/me/threads", Query: "includeSpamTrash=false&maxResults=2&q=subject%3Ainvoice", Header: gmailHeaders,
+			Status: 200, Respond: map[string]any{
 				"threads":            []any{map[string]any{"id": "18c1", "snippet": "Invoice #42 is due", "historyId": "5555"}},
 				"resultSizeEstimate": 1,
 			},
-			want: `{"items":[{"id":"18c1","snippet":"Invoice #42 is due","historyId":"5555"}]}`,
+			Want: `{"items":[{"id":"18c1","snippet":"Invoice #42 is due","historyId":"5555"}]}`,
 		},
-		contractCase{
-			tool: "google_gmail_get_thread", args: `{"thread_id":"18c2b3f0a1d2e3f4"}`,
-			method: "GET", path: "/gmail/v1/users/me/threads/18c2b3f0a1d2e3f4", query: "format=metadata", header: gmailHeaders,
-			status: 200, respond: map[string]any{"id": "18c2b3f0a1d2e3f4", "historyId": "987654", "messages": []any{gmailMessage}},
-			want: `{"id":"18c2b3f0a1d2e3f4","historyId":"987654","messages":[{"id":"18c2b3f0a1d2e3f4","labelIds":["INBOX","UNREAD"],
+		{
+			Tool: "google_gmail_get_thread", Args: `{"thread_id":"18c2b3f0a1d2e3f4"}`,
+			Method: "GET", Path: "/gmail/v1/users/me/threads/18c2b3f0a1d2e3f4", Query: "format=metadata", Header: gmailHeaders,
+			Status: 200, Respond: map[string]any{"id": "18c2b3f0a1d2e3f4", "historyId": "987654", "messages": []any{gmailMessage}},
+			Want: `{"id":"18c2b3f0a1d2e3f4","historyId":"987654","messages":[{"id":"18c2b3f0a1d2e3f4","labelIds":["INBOX","UNREAD"],
 			 "snippet":"Hi team, the report is attached","internalDate":"1704067200000","payload":{"mimeType":"multipart/alternative",
 			 "headers":[{"name":"From","value":"Alice <alice@example.com>"},{"name":"Subject","value":"Weekly report"}],
 			 "body":{"size":0},"parts":[{"partId":"0","mimeType":"text/plain","filename":"",
 			 "headers":[{"name":"Content-Type","value":"text/plain; charset=\"UTF-8\""}],
 			 "body":{"size":31,"data":"SGkgdGVhbSwgdGhlIHJlcG9ydCBpcyBhdHRhY2hlZA"}}]}}]}`,
 		},
-		contractCase{
-			tool: "google_gmail_list_labels", args: `{}`,
-			method: "GET", path: "/gmail/v1/users/me/labels", header: gmailHeaders,
-			status: 200, respond: map[string]any{"labels": []any{
+		{
+			Tool: "google_gmail_list_labels", Args: `{}`,
+			Method: "GET", Path: "/gmail/v1/users/me/labels", Header: gmailHeaders,
+			Status: 200, Respond: map[string]any{"labels": []any{
 				map[string]any{"id": "INBOX", "name": "INBOX", "messageListVisibility": "hide", "labelListVisibility": "labelShow", "type": "system"},
 				map[string]any{"id": "Label_12", "name": "Projects/Acme", "type": "user", "messageListVisibility": "show", "labelListVisibility": "labelShow",
 					"color": map[string]any{"textColor": "#000000", "backgroundColor": "#ffffff"}},
 			}},
-			want: `[{"id":"INBOX","name":"INBOX","type":"system","messageListVisibility":"hide","labelListVisibility":"labelShow"},
+			Want: `[{"id":"INBOX","name":"INBOX","type":"system","messageListVisibility":"hide","labelListVisibility":"labelShow"},
 			 {"id":"Label_12","name":"Projects/Acme","type":"user","messageListVisibility":"show","labelListVisibility":"labelShow"}]`,
 		},
-		contractCase{
-			tool: "google_gmail_create_label", args: `{"name":"Projects/Acme","label_list_visibility":"labelShowIfUnread"}`,
-			method: "POST", path: "/gmail/v1/users/me/labels", header: gmailJSONHeaders,
-			body:   `{"name":"Projects/Acme","labelListVisibility":"labelShowIfUnread","messageListVisibility":"show"}`,
-			status: 200, respond: map[string]any{"id": "Label_12", "name": "Projects/Acme", "messageListVisibility": "show", "labelListVisibility": "labelShowIfUnread", "type": "user"},
-			want: `{"id":"Label_12","name":"Projects/Acme","type":"user","messageListVisibility":"show","labelListVisibility":"labelShowIfUnread"}`,
+		{
+			Tool: "google_gmail_create_label", Args: `{"name":"Projects/Acme","label_list_visibility":"labelShowIfUnread"}`,
+			Method: "POST", Path: "/gmail/v1/users/me/labels", Header: gmailJSONHeaders,
+			Body:   `{"name":"Projects/Acme","labelListVisibility":"labelShowIfUnread","messageListVisibility":"show"}`,
+			Status: 200, Respond: map[string]any{"id": "Label_12", "name": "Projects/Acme", "messageListVisibility": "show", "labelListVisibility": "labelShowIfUnread", "type": "user"},
+			Want: `{"id":"Label_12","name":"Projects/Acme","type":"user","messageListVisibility":"show","labelListVisibility":"labelShowIfUnread"}`,
 		},
-		contractCase{
-			tool: "google_gmail_modify_message", args: `{"message_id":"18c2b3f0a1d2e3f4","add_label_ids":["Label_12"],"remove_label_ids":["INBOX","UNREAD"]}`,
-			method: "POST", path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4/modify", header: gmailJSONHeaders,
-			body:   `{"addLabelIds":["Label_12"],"removeLabelIds":["INBOX","UNREAD"]}`,
-			status: 200, respond: map[string]any{"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"Label_12"}, "snippet": "Hi team"},
-			want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["Label_12"]}`,
+		{
+			Tool: "google_gmail_modify_message", Args: `{"message_id":"18c2b3f0a1d2e3f4","add_label_ids":["Label_12"],"remove_label_ids":["INBOX","UNREAD"]}`,
+			Method: "POST", Path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4/modify", Header: gmailJSONHeaders,
+			Body:   `{"addLabelIds":["Label_12"],"removeLabelIds":["INBOX","UNREAD"]}`,
+			Status: 200, Respond: map[string]any{"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"Label_12"}, "snippet": "Hi team"},
+			Want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["Label_12"]}`,
 		},
-		contractCase{
-			tool: "google_gmail_trash_message", args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
-			method: "POST", path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4/trash", header: gmailHeaders,
-			status: 200, respond: map[string]any{"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"TRASH"}},
-			want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["TRASH"]}`,
+		{
+			Tool: "google_gmail_trash_message", Args: `{"message_id":"18c2b3f0a1d2e3f4"}`,
+			Method: "POST", Path: "/gmail/v1/users/me/messages/18c2b3f0a1d2e3f4/trash", Header: gmailHeaders,
+			Status: 200, Respond: map[string]any{"id": "18c2b3f0a1d2e3f4", "threadId": "18c2b3f0a1d2e3f4", "labelIds": []any{"TRASH"}},
+			Want: `{"id":"18c2b3f0a1d2e3f4","threadId":"18c2b3f0a1d2e3f4","labelIds":["TRASH"]}`,
 		},
-		contractCase{
-			tool: "google_gmail_create_draft", args: `{"to":["ada@example.com"],"subject":"Weekly report","body":"<p>The numbers are in.</p>","html":true}`,
-			method: "POST", path: "/gmail/v1/users/me/drafts", header: gmailJSONHeaders,
-			body: gmailRawBody("To: <ada@example.com>\r\nSubject: Weekly report\r\n"+
+		{
+			Tool: "google_gmail_create_draft", Args: `{"to":["ada@example.com"],"subject":"Weekly report","body":"<p>The numbers are in.</p>","html":true}`,
+			Method: "POST", Path: "/gmail/v1/users/me/drafts", Header: gmailJSONHeaders,
+			Body: gmailRawBody("To: <ada@example.com>\r\nSubject: Weekly report\r\n"+
 				"MIME-Version: 1.0\r\nContent-Type: text/html; charset=\"UTF-8\"\r\nContent-Transfer-Encoding: base64\r\n\r\n"+
 				"PHA+VGhlIG51bWJlcnMgYXJlIGluLjwvcD4=\r\n", "", true),
-			status: 200, respond: map[string]any{"id": "r-123456789", "message": map[string]any{"id": "18c2b50000000002", "threadId": "18c2b50000000002", "labelIds": []any{"DRAFT"}}},
-			want: `{"id":"r-123456789","message":{"id":"18c2b50000000002","threadId":"18c2b50000000002","labelIds":["DRAFT"]}}`,
+			Status: 200, Respond: map[string]any{"id": "r-123456789", "message": map[string]any{"id": "18c2b50000000002", "threadId": "18c2b50000000002", "labelIds": []any{"DRAFT"}}},
+			Want: `{"id":"r-123456789","message":{"id":"18c2b50000000002","threadId":"18c2b50000000002","labelIds":["DRAFT"]}}`,
 		},
-		contractCase{
-			tool: "google_gmail_list_drafts", args: `{}`,
-			method: "GET", path: "/gmail/v1/users/me/drafts", query: "maxResults=20", header: gmailHeaders,
-			status: 200, respond: map[string]any{
+		{
+			Tool: "google_gmail_list_drafts", Args: `{}`,
+			Method: "GET", Path: "/gmail/v1/users/me/drafts", Query: "maxResults=20", Header: gmailHeaders,
+			Status: 200, Respond: map[string]any{
 				"drafts":             []any{map[string]any{"id": "r-123456789", "message": map[string]any{"id": "18c2b50000000002", "threadId": "18c2b50000000002"}}},
 				"resultSizeEstimate": 1, "nextPageToken": "abc",
 			},
-			want: `{"items":[{"id":"r-123456789","message":{"id":"18c2b50000000002","threadId":"18c2b50000000002"}}],"next_cursor":"abc"}`,
+			Want: `{"items":[{"id":"r-123456789","message":{"id":"18c2b50000000002","threadId":"18c2b50000000002"}}],"next_cursor":"abc"}`,
 		},
-		contractCase{
-			tool: "google_gmail_send_draft", args: `{"draft_id":"r-123456789"}`,
-			method: "POST", path: "/gmail/v1/users/me/drafts/send", header: gmailJSONHeaders,
-			body:   `{"id":"r-123456789"}`,
-			status: 200, respond: map[string]any{"id": "18c2b50000000002", "threadId": "18c2b50000000002", "labelIds": []any{"SENT"}},
-			want: `{"id":"18c2b50000000002","threadId":"18c2b50000000002","labelIds":["SENT"]}`,
+		{
+			Tool: "google_gmail_send_draft", Args: `{"draft_id":"r-123456789"}`,
+			Method: "POST", Path: "/gmail/v1/users/me/drafts/send", Header: gmailJSONHeaders,
+			Body:   `{"id":"r-123456789"}`,
+			Status: 200, Respond: map[string]any{"id": "18c2b50000000002", "threadId": "18c2b50000000002", "labelIds": []any{"SENT"}},
+			Want: `{"id":"18c2b50000000002","threadId":"18c2b50000000002","labelIds":["SENT"]}`,
 		},
-	)
+	}
 }
 
 func TestGmailComposeErrors(t *testing.T) {
-	r := builtinRegistry(t)
+	r := plugintest.Registry(t, gmail.Plugin())
 	tests := []struct {
 		name, args string
 		status     int
@@ -221,8 +232,8 @@ func TestGmailComposeErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, seen := newFakeProvider(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { writeJSON(w, tc.status, tc.respond) })
-			_, err := call(t, r, "google_gmail_send_message", tc.args, contextFor(t, r, "google_gmail_send_message", fake))
+			fake, seen := plugintest.NewFake(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { plugintest.WriteJSON(w, tc.status, tc.respond) })
+			_, err := plugintest.Call(t, r, "google_gmail_send_message", tc.args, plugintest.ContextFor(t, r, "google_gmail_send_message", creds, fake))
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("got %v, want %s", err, tc.want)
 			}
