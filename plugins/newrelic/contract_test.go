@@ -8,8 +8,7 @@ import (
 	"github.com/workbench/workbench/plugins/plugintest"
 )
 
-// Contract cases for the NerdGraph operations added to the newrelic plugin beyond the reference two
-// (contract_test.go): accounts, entity search and lookup, APM applications, dashboards, alert issues
+// Contract cases for the newrelic plugin's NerdGraph operations: the current user, NRQL, accounts, entity search and lookup, APM applications, dashboards, alert issues
 // and policies, and change-tracking deployments, as documented at docs.newrelic.com (NerdGraph
 // entities, issues and change-tracking tutorials).
 
