@@ -12,7 +12,6 @@ import (
 
 	"github.com/workbench/workbench/plugins/brave-search"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/shipped"
 )
 
 // fakeBrave is the Brave Search API's web search as documented: GET /res/v1/web/search with q and
@@ -41,7 +40,7 @@ func fakeBrave(t *testing.T, key string, calls *atomic.Int64) *httptest.Server {
 
 // braveFS is the shipped brave folder.
 func braveFS(t *testing.T) fs.FS {
-	raw, err := fs.ReadFile(shipped.ConnectorFS(), "brave/connector.json")
+	raw, err := fs.ReadFile(brave.Connectors(), "brave/connector.json")
 	if err != nil {
 		t.Fatal(err)
 	}

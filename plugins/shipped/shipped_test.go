@@ -31,8 +31,8 @@ func TestShippedFoldersLoad(t *testing.T) {
 }
 
 // Every provider folder under plugins/ is wired in: a plugin folder (it holds manifest.json) is in
-// Plugins with the bytes it holds on disk and has a contract test, and every connector folder (plugins/<provider>/connectors/<slug>) is in ConnectorFS with
-// the bytes it holds on disk.
+// Plugins with the bytes it holds on disk and has a contract test, and every connector folder
+// (plugins/<provider>/connectors/<slug>) is in ConnectorFolders once, with the bytes it holds on disk.
 func TestEveryProviderFolderIsShipped(t *testing.T) {
 	inPlugins := map[string]plugins.Builtin{}
 	for _, b := range Plugins() {
@@ -42,7 +42,7 @@ func TestEveryProviderFolderIsShipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	connectors := 0
+	connectors := map[string]bool{}
 	for _, e := range entries {
 		dir := filepath.Join("..", e.Name())
 		if _, err := os.Stat(filepath.Join(dir, plugins.ManifestFile)); err == nil {
@@ -61,15 +61,26 @@ func TestEveryProviderFolderIsShipped(t *testing.T) {
 		}
 		slugs, _ := os.ReadDir(filepath.Join(dir, "connectors"))
 		for _, s := range slugs {
-			connectors++
+			if connectors[s.Name()] {
+				t.Errorf("two providers ship a connector %s", s.Name())
+			}
+			connectors[s.Name()] = true
 			for _, f := range []string{"connector.json", "logo.svg"} {
 				want, err := os.ReadFile(filepath.Join(dir, "connectors", s.Name(), f))
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := fs.ReadFile(ConnectorFS(), s.Name()+"/"+f)
-				if err != nil || string(got) != string(want) {
-					t.Errorf("ConnectorFS %s/%s: %v, or not the bytes on disk", s.Name(), f, err)
+				found := 0
+				for _, folder := range ConnectorFolders() {
+					if got, err := fs.ReadFile(folder, s.Name()+"/"+f); err == nil {
+						found++
+						if string(got) != string(want) {
+							t.Errorf("ConnectorFolders %s/%s: not the bytes on disk", s.Name(), f)
+						}
+					}
+				}
+				if found != 1 {
+					t.Errorf("ConnectorFolders hold %s/%s %d times, want once", s.Name(), f, found)
 				}
 			}
 		}
@@ -77,9 +88,16 @@ func TestEveryProviderFolderIsShipped(t *testing.T) {
 	for folder := range inPlugins {
 		t.Errorf("Plugins() has %s, which is no folder under plugins/", folder)
 	}
-	root, err := fs.ReadDir(ConnectorFS(), ".")
-	if err != nil || len(root) != connectors {
-		t.Errorf("ConnectorFS lists %d folders (%v), want %d", len(root), err, connectors)
+	listed := 0
+	for _, folder := range ConnectorFolders() {
+		root, err := fs.ReadDir(folder, ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed += len(root)
+	}
+	if listed != len(connectors) {
+		t.Errorf("ConnectorFolders list %d folders, want %d", listed, len(connectors))
 	}
 	r, problems := plugins.Load(context.Background(), plugins.Options{Builtins: Plugins()})
 	if len(problems) > 0 || len(r.Integrations()) != len(Plugins()) {
