@@ -186,6 +186,17 @@ var manifestSchema = func() *jsonschema.Schema {
 	return c.MustCompile("mem:///connector.json")
 }()
 
+// ProviderFolder is the connectors/ folder of a provider's embedded files (plugins/<provider>/connectors,
+// embedded as connectors/*/connector.json and connectors/*/logo.svg): one folder per connector, named
+// by its slug, as Load reads it.
+func ProviderFolder(files fs.FS) fs.FS {
+	sub, err := fs.Sub(files, "connectors")
+	if err != nil {
+		panic(err) // a constant, valid directory name
+	}
+	return sub
+}
+
 // Load reads every folder of fsys that holds a connector.json, checks each manifest against the
 // schema, its slug against its folder, and the rules the schema cannot say; adapters are the Go
 // adapters by slug. It returns the connectors that loaded, sorted by slug, and one Problem per folder

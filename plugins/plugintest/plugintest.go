@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -95,6 +96,16 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// JSON decodes a JSON literal for a fake's response (Case.Respond); a literal that is not JSON is a
+// mistake in the test and panics.
+func JSON(s string) any {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic(fmt.Sprintf("plugintest.JSON: %v: %s", err, s))
+	}
+	return v
 }
 
 // MustJSON decodes s for comparisons that ignore key order.

@@ -5,17 +5,12 @@ package todoist
 import (
 	"embed"
 	"io/fs"
+
+	"github.com/workbench/workbench/plugins/connector"
 )
 
 //go:embed connectors/*/connector.json connectors/*/logo.svg
 var connectorFiles embed.FS
 
-// Connectors is the folder of the todoist connector (Todoist's REST API, adapter only): one folder per connector, named by its slug, holding its
-// connector.json and logo.svg.
-func Connectors() fs.FS {
-	sub, err := fs.Sub(connectorFiles, "connectors")
-	if err != nil {
-		panic(err) // a constant, valid directory name
-	}
-	return sub
-}
+// Connectors is the folder of the todoist connector (Todoist's REST API, adapter only), as connector.ProviderFolder gives it.
+func Connectors() fs.FS { return connector.ProviderFolder(connectorFiles) }
