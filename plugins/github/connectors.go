@@ -10,5 +10,6 @@ import (
 //go:embed connectors/*/connector.json connectors/*/logo.svg
 var connectorFiles embed.FS
 
-// Connectors is the folder of the github (GitHub App REST, adapter only) and github-mcp (GitHub's remote MCP server) connectors (connector.ProviderFolder).
+// Connectors is the folder of the github (GitHub App REST, adapter only) and github-mcp (GitHub's
+// remote MCP server) connectors, as connector.ProviderFolder gives it.
 func Connectors() fs.FS { return connector.ProviderFolder(connectorFiles) }
