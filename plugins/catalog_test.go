@@ -13,7 +13,7 @@ import (
 // every schema an object schema that compiled; every description present and of a length an agent can
 // use; every manifest valid (Load refuses invalid ones, so a problem fails here).
 func TestCatalog(t *testing.T) {
-	r, problems := Load(context.Background(), Options{})
+	r, problems := Load(context.Background(), Options{Builtins: shippedBuiltins(t)})
 	for _, p := range problems {
 		t.Errorf("built-in plugin problem: %s", p.Error())
 	}

@@ -32,8 +32,8 @@ func (r CheckResult) Count() int {
 // manifest.json) or a PLUGINS_DIR of plugin folders. Only problems of the checked plugins are
 // reported; Go handlers ("handler": "go") are not available to user plugins and are reported missing.
 // allowLoopback is the server's WORKBENCH_DEV_ALLOW_LOOPBACK: http:// URLs on a loopback host pass, as
-// they would load in a server started with it.
-func Check(ctx context.Context, path string, allowLoopback bool) (CheckResult, error) {
+// they would load in a server started with it. builtins are the server's (plugins/shipped.Plugins()).
+func Check(ctx context.Context, path string, allowLoopback bool, builtins []Builtin) (CheckResult, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return CheckResult{}, fmt.Errorf("plugins check: %w", err)
@@ -41,7 +41,7 @@ func Check(ctx context.Context, path string, allowLoopback bool) (CheckResult, e
 	if !info.IsDir() {
 		return CheckResult{}, fmt.Errorf("plugins check: %s is not a directory", path)
 	}
-	opts := Options{AllowInsecureHTTP: allowLoopback}
+	opts := Options{AllowInsecureHTTP: allowLoopback, Builtins: builtins}
 	if _, err := os.Stat(filepath.Join(path, ManifestFile)); err == nil {
 		abs, err := filepath.Abs(path)
 		if err != nil {

@@ -1,7 +1,14 @@
 // Package plugins owns the plugin system: the manifest format, the registry built at boot, argument
 // validation against each tool's JSON Schema, the runtime context a tool handler sees, and the
-// declarative HTTP executor. The reference plugins (github, newrelic, utils) live in the folders beside
-// this file and are embedded into the binary.
+// declarative HTTP executor. It is the plugin runtime only: each provider has one folder beside it,
+// plugins/<provider>/, a Go package holding its plugin folder (manifest.json, tools.json, logo.svg,
+// embedded there), its Go handlers, its connector folders (connectors/<slug>/ with the adapter) and its
+// contract test; plugins/connector is the connector runtime, plugins/shipped hands the built-in set to
+// Load (Options.Builtins) and plugins/plugintest holds the contract-test machinery.
+//
+// A Go handler ("handler": "go") is a Handler in its provider's package; the API it uses is Context
+// (HTTP, BaseURL, Integration, GetToken, UserID, Logger), DecodeArgs, Send, ProviderHTTPError and the
+// response helpers ScalarString, JSONPointer, Project, ErrorMessages, Truncate and MaxErrorMessage.
 //
 // It implements the spec's "Integration", "Plugin", "Tool" and "Registry" (workbench-concepts.md) and
 // the tool-call path of workbench-how-it-works.md, in Go: JSON manifests instead of TypeScript modules,
@@ -18,7 +25,8 @@
 //	                stays short and reviewable)
 //	logo.svg        optional; any .svg file name the manifest's "logo" names
 //
-// Built-ins are embedded from plugins/<name>/; PLUGINS_DIR is a directory of such folders, loaded after
+// Built-ins are embedded by their provider packages (plugins/<name>/) and handed to Load through
+// Options.Builtins (plugins/shipped.Plugins()); PLUGINS_DIR is a directory of such folders, loaded after
 // the built-ins. Both files are decoded strictly: an unknown field is an error, so a typo never passes
 // silently.
 //

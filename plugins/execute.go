@@ -18,7 +18,8 @@ import (
 )
 
 // maxErrorMessage caps the provider message quoted in a tool error.
-const maxErrorMessage = 300
+// MaxErrorMessage is the most bytes of a provider's message a tool error quotes.
+const MaxErrorMessage = 300
 
 // compiledTemplate is an HTTPTemplate split once at load.
 type compiledTemplate struct {
@@ -127,7 +128,7 @@ func (r *Registry) buildRequest(ctx context.Context, t *Tool, base *url.URL, cre
 			p.WriteString(url.PathEscape(v))
 			continue
 		}
-		s, err := scalarString(argv[part.arg])
+		s, err := ScalarString(argv[part.arg])
 		switch {
 		case err != nil:
 			return nil, invalid(t, "path argument %s: %v", part.arg, err)
@@ -159,7 +160,7 @@ func (r *Registry) buildRequest(ctx context.Context, t *Tool, base *url.URL, cre
 		if list, isList := val.([]any); isList {
 			parts := make([]string, 0, len(list))
 			for _, e := range list {
-				s, err := scalarString(e)
+				s, err := ScalarString(e)
 				if err != nil {
 					return nil, invalid(t, "query argument %s: %v", v.Arg, err)
 				}
@@ -176,7 +177,7 @@ func (r *Registry) buildRequest(ctx context.Context, t *Tool, base *url.URL, cre
 			}
 			continue
 		}
-		s, err := scalarString(val)
+		s, err := ScalarString(val)
 		if err != nil {
 			return nil, invalid(t, "query argument %s: %v", v.Arg, err)
 		}
@@ -218,7 +219,7 @@ func (r *Registry) buildRequest(ctx context.Context, t *Tool, base *url.URL, cre
 			continue
 		}
 		if val, ok := argv[v.Arg]; ok && val != nil {
-			s, err := scalarString(val)
+			s, err := ScalarString(val)
 			if err != nil || strings.ContainsAny(s, "\r\n") {
 				return nil, invalid(t, "header argument %s must be a single-line scalar", v.Arg)
 			}
@@ -228,7 +229,9 @@ func (r *Registry) buildRequest(ctx context.Context, t *Tool, base *url.URL, cre
 	return req, nil
 }
 
-func scalarString(v any) (string, error) {
+// ScalarString renders one scalar argument (string, number, boolean) as text for a URL or a header;
+// nil is "is missing" and anything else "must be a string, number or boolean".
+func ScalarString(v any) (string, error) {
 	switch v := v.(type) {
 	case string:
 		return v, nil
@@ -337,7 +340,7 @@ type UpstreamError struct {
 func (e *UpstreamError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message) }
 
 func upstreamError(t *Tool, resp *http.Response, data []byte) error {
-	return providerHTTPError(t.Name, t.integration.DisplayName, resp, data)
+	return ProviderHTTPError(t.Name, t.integration.DisplayName, resp, data)
 }
 
 // providerMessage finds the human-readable message in an error body: the common JSON fields
@@ -360,15 +363,15 @@ func providerMessage(data []byte) string {
 				}
 			}
 		}
-		if msgs := errorMessages(m["errors"]); msgs != "" {
+		if msgs := ErrorMessages(m["errors"]); msgs != "" {
 			return msgs
 		}
 	}
 	return strings.TrimSpace(string(data))
 }
 
-// errorMessages joins the messages of a GraphQL-style errors array.
-func errorMessages(v any) string {
+// ErrorMessages joins the messages of a GraphQL-style errors array.
+func ErrorMessages(v any) string {
 	list, ok := v.([]any)
 	if !ok || len(list) == 0 {
 		return ""
@@ -390,7 +393,8 @@ func errorMessages(v any) string {
 	return strings.Join(msgs, "; ")
 }
 
-func truncate(s string, n int) string {
+// Truncate cuts s to at most n bytes on a UTF-8 boundary and marks the cut with "…".
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -410,7 +414,7 @@ func shapeResponse(t *Tool, resp *http.Response, data []byte) (json.RawMessage, 
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
-		return json.Marshal(map[string]any{"status": resp.StatusCode, "text": truncate(string(data), 64<<10)})
+		return json.Marshal(map[string]any{"status": resp.StatusCode, "text": Truncate(string(data), 64<<10)})
 	}
 	shape := t.http.Response
 	if shape == nil {
@@ -418,9 +422,9 @@ func shapeResponse(t *Tool, resp *http.Response, data []byte) (json.RawMessage, 
 	}
 	if shape.ErrorPointer != "" {
 		if v, ok := JSONPointer(doc, shape.ErrorPointer); ok {
-			if msgs := errorMessages(v); msgs != "" {
+			if msgs := ErrorMessages(v); msgs != "" {
 				return nil, &domain.Error{Code: domain.CodeInvalid,
-					Message: fmt.Sprintf("%s: %s answered with errors: %s", t.Name, t.integration.DisplayName, truncate(msgs, maxErrorMessage))}
+					Message: fmt.Sprintf("%s: %s answered with errors: %s", t.Name, t.integration.DisplayName, Truncate(msgs, MaxErrorMessage))}
 			}
 		}
 	}
@@ -458,7 +462,7 @@ func shapeResponse(t *Tool, resp *http.Response, data []byte) (json.RawMessage, 
 		for i, f := range shape.Fields {
 			paths[i] = strings.Split(f, ".")
 		}
-		selected = project(selected, paths)
+		selected = Project(selected, paths)
 	}
 	if shape.Cursor != nil {
 		out := map[string]any{"items": selected}
@@ -498,14 +502,14 @@ func JSONPointer(doc any, ptr string) (any, bool) {
 	return cur, true
 }
 
-// project keeps only the given field paths of an object, or of every object in an array; a path
+// Project keeps only the given field paths of an object, or of every object in an array; a path
 // crossing an array applies to each of its elements.
-func project(v any, paths [][]string) any {
+func Project(v any, paths [][]string) any {
 	switch v := v.(type) {
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			out[i] = project(e, paths)
+			out[i] = Project(e, paths)
 		}
 		return out
 	case map[string]any:
@@ -527,7 +531,7 @@ func project(v any, paths [][]string) any {
 				if e == nil {
 					out[k] = nil
 				} else {
-					out[k] = project(e, sub[k])
+					out[k] = Project(e, sub[k])
 				}
 			}
 		}

@@ -32,7 +32,9 @@ func TestPathArgumentsAreEscaped(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, seen := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { writeJSON(w, 200, ghRepo) })
+			fake, seen := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+				writeJSON(w, 200, map[string]any{"full_name": "octocat/Hello-World"})
+			})
 			args, _ := json.Marshal(map[string]string{"owner": tc.owner, "repo": tc.repo})
 			_, err := call(t, r, "github_get_repo", string(args), contextFor(t, r, "github_get_repo", fake))
 			if tc.wantErr != "" {
@@ -60,7 +62,7 @@ func localPlugin(t *testing.T, baseURL, manifestExtra, tools string, opts Option
 	dir := t.TempDir()
 	writePlugin(t, dir, "local",
 		`{"name":"local","version":"1","display_name":"Local API","description":"d","base_url":"`+baseURL+`"`+manifestExtra+`}`, tools)
-	opts.PluginsDir, opts.SkipBuiltins, opts.AllowInsecureHTTP = dir, true, true
+	opts.PluginsDir, opts.AllowInsecureHTTP = dir, true
 	r, problems := Load(t.Context(), opts)
 	if len(problems) > 0 {
 		t.Fatal(problems)
@@ -254,7 +256,7 @@ func TestInjectorErrorsReachTheCaller(t *testing.T) {
 func TestGoHandlerFailures(t *testing.T) {
 	dir := t.TempDir()
 	writePlugin(t, dir, "boom", noneManifest("boom"), `[`+goTool("boom_panic")+`,`+goTool("boom_plain")+`]`)
-	r, problems := Load(t.Context(), Options{PluginsDir: dir, SkipBuiltins: true, Handlers: map[string]Handler{
+	r, problems := Load(t.Context(), Options{PluginsDir: dir, Handlers: map[string]Handler{
 		"boom_panic": func(context.Context, Context, json.RawMessage) (any, error) { panic("kaboom") },
 		"boom_plain": func(context.Context, Context, json.RawMessage) (any, error) { return nil, errors.New("disk full") },
 	}})

@@ -70,7 +70,7 @@ func mustJSON(t *testing.T, s []byte) any {
 
 func builtinRegistry(t *testing.T) *Registry {
 	t.Helper()
-	r, problems := Load(t.Context(), Options{})
+	r, problems := Load(t.Context(), Options{Builtins: shippedBuiltins(t)})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -98,4 +98,45 @@ func mustURL(t *testing.T, raw string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// Credentials the runtime's own tests use with the real provider folders (each provider's contract test,
+// plugins/<provider>/contract_test.go, has its own).
+const (
+	datadogAPIKey = "9775a026f1ca7d1c6c5af9d94d9595a4"
+	datadogAppKey = "dd0fd9d0a2a4e3cc7b0c3e2aa2f5e1f1cbd3ff0e"
+)
+
+// testAPIKeys are the portal fields of the apikey integrations these tests call.
+var testAPIKeys = map[string]map[string]string{
+	"newrelic":  {"api_key": "NRAK-contract"},
+	"pagerduty": {"api_key": "y_NbAkKc66ryYTWUXYEu"},
+	"datadog":   {"api_key": datadogAPIKey, "application_key": datadogAppKey},
+}
+
+// contextFor is the context of one call of tool, its requests sent to fake (nil: none): a bearer
+// token for oauth2 integrations, testAPIKeys for apikey ones.
+func contextFor(t *testing.T, r *Registry, tool string, fake *fakeProvider) ContextOptions {
+	t.Helper()
+	tl, _ := r.Tool(tool)
+	opts := ContextOptions{UserID: "user-1"}
+	if fake != nil {
+		opts.Transport = fake.transport
+	}
+	switch tl.Owner().Auth.Mode {
+	case AuthOAuth2:
+		getToken := func(context.Context) (string, error) { return "contract-token", nil }
+		opts.GetToken, opts.Injector = getToken, BearerInjector(getToken)
+	case AuthAPIKey:
+		fields, ok := testAPIKeys[tl.Integration]
+		if !ok {
+			t.Fatalf("no testAPIKeys entry for %s", tl.Integration)
+		}
+		inj, err := tl.Owner().APIKeyInjector(fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Injector = inj
+	}
+	return opts
 }

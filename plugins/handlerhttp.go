@@ -10,11 +10,11 @@ import (
 	"github.com/workbench/workbench/domain"
 )
 
-// send is how a Go handler makes its request: through the runtime's guarded client (credential
+// Send is how a Go handler makes its request: through the runtime's guarded client (credential
 // injected, hosts limited), reading at most limit bytes of the answer. Its errors are caller-safe
 // application errors naming the tool and the provider; the injector's own errors (not connected, a
 // failed refresh) pass through unchanged. The body is read and closed.
-func send(rc Context, tool, provider string, req *http.Request, limit int) (*http.Response, []byte, error) {
+func Send(rc Context, tool, provider string, req *http.Request, limit int) (*http.Response, []byte, error) {
 	resp, err := rc.HTTP().Do(req)
 	if err != nil {
 		var de *domain.Error
@@ -39,10 +39,10 @@ func send(rc Context, tool, provider string, req *http.Request, limit int) (*htt
 	return resp, data, nil
 }
 
-// providerHTTPError is the one shape of a provider's HTTP error answer, for declarative tools and Go
+// ProviderHTTPError is the one shape of a provider's HTTP error answer, for declarative tools and Go
 // handlers alike: "<tool>: <provider> answered HTTP <status>: <the provider's message>", with the
 // application code the status implies and, on 429, the Retry-After the provider asked for.
-func providerHTTPError(tool, provider string, resp *http.Response, data []byte) error {
+func ProviderHTTPError(tool, provider string, resp *http.Response, data []byte) error {
 	msg := providerMessage(data)
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
@@ -50,7 +50,7 @@ func providerHTTPError(tool, provider string, resp *http.Response, data []byte) 
 	if ra := resp.Header.Get("Retry-After"); resp.StatusCode == http.StatusTooManyRequests && ra != "" {
 		msg += " (retry after " + ra + " s)"
 	}
-	msg = truncate(msg, maxErrorMessage)
+	msg = Truncate(msg, MaxErrorMessage)
 	code := domain.CodeInvalid
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:

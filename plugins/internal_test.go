@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/shipped"
 )
 
 func TestAddInternal(t *testing.T) {
@@ -34,7 +35,7 @@ func TestAddInternal(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			reg, _ := plugins.Load(context.Background(), plugins.Options{})
+			reg, _ := plugins.Load(context.Background(), plugins.Options{Builtins: shipped.Plugins()})
 			m, s := manifest, tool
 			if tc.manifest != nil {
 				m = tc.manifest(m)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -36,13 +37,14 @@ const (
 	DefaultRequestTimeout   = 30 * time.Second
 )
 
-// Options configures Load. The zero value loads the built-in plugins only.
+// Options configures Load. The zero value loads no plugin; Builtins adds the shipped ones.
 type Options struct {
 	Logger *slog.Logger
 	// PluginsDir is a directory of plugin folders (PLUGINS_DIR); empty loads none.
 	PluginsDir string
-	// SkipBuiltins leaves out the embedded plugins (tests of PLUGINS_DIR use it).
-	SkipBuiltins bool
+	// Builtins are the plugin folders that ship with the server (plugins/shipped.Plugins()), loaded
+	// first, in folder-name order; nil loads none (tests of PLUGINS_DIR leave them out).
+	Builtins []Builtin
 	// Handlers are Go handlers by tool name, for tools declaring "handler": "go", in addition to the
 	// built-in ones (a name already taken by a built-in handler is a Problem and is ignored).
 	Handlers map[string]Handler
@@ -199,7 +201,7 @@ type pluginSource struct {
 	source string
 }
 
-// Load builds the registry: the embedded built-in plugins first, then every folder of
+// Load builds the registry: the built-in plugins (opts.Builtins) first, then every folder of
 // opts.PluginsDir, each set in folder-name order. A plugin that fails to load is logged and skipped
 // while the rest load, and returned as a Problem. An integration name already loaded, or a reserved
 // one, refuses the later plugin whole; a tool name already taken refuses the later tool only. Both
@@ -232,7 +234,18 @@ func Load(ctx context.Context, opts Options) (*Registry, []Problem) {
 		}
 	}
 
-	handlers := builtinHandlers()
+	builtins := slices.Clone(opts.Builtins)
+	slices.SortStableFunc(builtins, func(a, b Builtin) int { return strings.Compare(a.Folder, b.Folder) })
+	handlers := map[string]Handler{}
+	for _, b := range builtins {
+		for _, name := range sortedKeys(b.Handlers) {
+			if _, taken := handlers[name]; taken {
+				report(Problem{Source: "builtin:" + b.Folder, Tool: name, Err: errors.New("another built-in handler already has this name; the first one is kept")})
+				continue
+			}
+			handlers[name] = b.Handlers[name]
+		}
+	}
 	for _, name := range sortedKeys(opts.Handlers) {
 		if _, taken := handlers[name]; taken {
 			report(Problem{Source: "options.Handlers", Tool: name, Err: errors.New("a built-in handler already has this name; the built-in one is kept")})
@@ -242,12 +255,8 @@ func Load(ctx context.Context, opts Options) (*Registry, []Problem) {
 	}
 
 	var sources []pluginSource
-	if !opts.SkipBuiltins {
-		bs, err := builtinSources()
-		if err != nil {
-			report(Problem{Source: "builtin", Err: err})
-		}
-		sources = append(sources, bs...)
+	for _, b := range builtins {
+		sources = append(sources, pluginSource{fsys: b.FS, folder: b.Folder, source: "builtin:" + path.Clean(b.Folder)})
 	}
 	if opts.PluginsDir != "" {
 		ds, err := dirSources(opts.PluginsDir)
@@ -515,24 +524,4 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// builtinSources lists the embedded plugin folders.
-func builtinSources() ([]pluginSource, error) {
-	entries, err := fs.ReadDir(builtinFS, ".")
-	if err != nil {
-		return nil, fmt.Errorf("read embedded plugins: %w", err)
-	}
-	var out []pluginSource
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		sub, err := fs.Sub(builtinFS, e.Name())
-		if err != nil {
-			return nil, fmt.Errorf("embedded plugin %s: %w", e.Name(), err)
-		}
-		out = append(out, pluginSource{fsys: sub, folder: e.Name(), source: "builtin:" + path.Clean(e.Name())})
-	}
-	return out, nil
 }

@@ -61,7 +61,7 @@ func logLines(t *testing.T, buf *bytes.Buffer) []map[string]any {
 }
 
 func TestLoadBuiltins(t *testing.T) {
-	r, problems := Load(context.Background(), Options{})
+	r, problems := Load(context.Background(), Options{Builtins: shippedBuiltins(t)})
 	if len(problems) != 0 {
 		t.Fatalf("built-in plugins have problems: %v", problems)
 	}
@@ -123,6 +123,7 @@ func TestLoadPluginsDir(t *testing.T) {
 
 	var logs bytes.Buffer
 	r, problems := Load(context.Background(), Options{
+		Builtins:   shippedBuiltins(t),
 		Logger:     slog.New(slog.NewJSONHandler(&logs, nil)),
 		PluginsDir: dir,
 		Handlers: map[string]Handler{
@@ -135,7 +136,7 @@ func TestLoadPluginsDir(t *testing.T) {
 	for _, in := range r.Integrations() {
 		loaded = append(loaded, in.Name)
 	}
-	builtins, _ := Load(context.Background(), Options{})
+	builtins, _ := Load(context.Background(), Options{Builtins: shippedBuiltins(t)})
 	wantLoaded := []string{"git", "git-hub", "good"}
 	for _, in := range builtins.Integrations() {
 		wantLoaded = append(wantLoaded, in.Name)
@@ -214,11 +215,11 @@ func TestLoadPluginsDir(t *testing.T) {
 }
 
 func TestLoadMissingPluginsDir(t *testing.T) {
-	r, problems := Load(context.Background(), Options{PluginsDir: filepath.Join(t.TempDir(), "absent")})
+	r, problems := Load(context.Background(), Options{Builtins: shippedBuiltins(t), PluginsDir: filepath.Join(t.TempDir(), "absent")})
 	if len(problems) != 1 || !strings.Contains(problems[0].Error(), "read PLUGINS_DIR") {
 		t.Fatalf("want one PLUGINS_DIR problem, got %v", problems)
 	}
-	builtins, _ := Load(context.Background(), Options{})
+	builtins, _ := Load(context.Background(), Options{Builtins: shippedBuiltins(t)})
 	if len(r.Integrations()) != len(builtins.Integrations()) {
 		t.Errorf("built-ins should still load, got %d integrations, want %d", len(r.Integrations()), len(builtins.Integrations()))
 	}
@@ -238,7 +239,7 @@ func TestLoadInsecureBaseURL(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writePlugin(t, dir, "local", manifest, `[]`)
-			r, problems := Load(context.Background(), Options{PluginsDir: dir, SkipBuiltins: true, AllowInsecureHTTP: tc.allowInsecure})
+			r, problems := Load(context.Background(), Options{PluginsDir: dir, AllowInsecureHTTP: tc.allowInsecure})
 			_, ok := r.Integration("local")
 			if ok != tc.wantLoaded {
 				t.Fatalf("loaded %v, want %v (problems %v)", ok, tc.wantLoaded, problems)
@@ -272,7 +273,7 @@ func TestCookieSignInURLMustUseHTTPS(t *testing.T) {
 			manifest := fmt.Sprintf(`{"name":"site","version":"1.0.0","display_name":"Site","description":"A cookie site.","base_url":"https://www.acme.test",
 				"auth":{"mode":"cookie","cookie":{"domains":[%q],"signin_url":%q}}}`, domain, tc.url)
 			writePlugin(t, dir, "site", manifest, `[]`)
-			r, problems := Load(context.Background(), Options{PluginsDir: dir, SkipBuiltins: true, AllowInsecureHTTP: tc.allowInsecure})
+			r, problems := Load(context.Background(), Options{PluginsDir: dir, AllowInsecureHTTP: tc.allowInsecure})
 			in, ok := r.Integration("site")
 			if ok != tc.wantLoaded {
 				t.Fatalf("loaded %v, want %v (problems %v)", ok, tc.wantLoaded, problems)

@@ -67,7 +67,7 @@ func TestSearchRanking(t *testing.T) {
 }
 
 func TestSearchDeterministic(t *testing.T) {
-	r, _ := Load(t.Context(), Options{})
+	r, _ := Load(t.Context(), Options{Builtins: shippedBuiltins(t)})
 	first := r.Search("repo", "", 0)
 	for range 20 {
 		again := r.Search("repo", "", 0)

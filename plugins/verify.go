@@ -96,7 +96,7 @@ func (in *Integration) VerifyAPIKey(ctx context.Context, fields map[string]strin
 		if m == "" {
 			m = http.StatusText(resp.StatusCode)
 		}
-		return truncate(redactFields(m, fields), maxErrorMessage)
+		return Truncate(redactFields(m, fields), MaxErrorMessage)
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
@@ -111,9 +111,9 @@ func (in *Integration) VerifyAPIKey(ctx context.Context, fields map[string]strin
 		var doc any
 		if json.Unmarshal(data, &doc) == nil {
 			if list, ok := JSONPointer(doc, v.ErrorPointer); ok {
-				if errs := errorMessages(list); errs != "" {
+				if errs := ErrorMessages(list); errs != "" {
 					return &domain.Error{Code: domain.CodeInvalid,
-						Message: fmt.Sprintf("%s refused this key: %s", in.DisplayName, truncate(redactFields(errs, fields), maxErrorMessage))}
+						Message: fmt.Sprintf("%s refused this key: %s", in.DisplayName, Truncate(redactFields(errs, fields), MaxErrorMessage))}
 				}
 			}
 		}

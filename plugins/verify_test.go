@@ -22,7 +22,7 @@ func TestCatalogKeyChecks(t *testing.T) {
 	}{
 		{integration: "newrelic", method: "POST", path: "/graphql", header: map[string]string{"Api-Key": "NRAK-contract", "Content-Type": "application/json"},
 			body: `{"query":"{ actor { user { id } } }"}`},
-		{integration: "pagerduty", method: "GET", path: "/abilities", header: map[string]string{"Authorization": "Token token=" + contractAPIKeys["pagerduty"]["api_key"],
+		{integration: "pagerduty", method: "GET", path: "/abilities", header: map[string]string{"Authorization": "Token token=" + testAPIKeys["pagerduty"]["api_key"],
 			"Accept": "application/vnd.pagerduty+json;version=2"}},
 		{integration: "datadog", method: "GET", path: "/api/v2/validate_keys", header: map[string]string{"DD-API-KEY": datadogAPIKey, "DD-APPLICATION-KEY": datadogAppKey}},
 	}
@@ -35,7 +35,7 @@ func TestCatalogKeyChecks(t *testing.T) {
 			fake, seen := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 				writeJSON(w, 200, map[string]any{"status": "ok"})
 			})
-			if err := in.VerifyAPIKey(t.Context(), contractAPIKeys[tc.integration], fake.transport); err != nil {
+			if err := in.VerifyAPIKey(t.Context(), testAPIKeys[tc.integration], fake.transport); err != nil {
 				t.Fatal(err)
 			}
 			if len(*seen) != 1 {

@@ -76,7 +76,7 @@ func newEnv(t testing.TB, o browser.Options) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	reg, _ := plugins.Load(context.Background(), plugins.Options{SkipBuiltins: true})
+	reg, _ := plugins.Load(context.Background(), plugins.Options{})
 	if err := reg.AddInternal(svc.Integration()); err != nil {
 		t.Fatal(err)
 	}

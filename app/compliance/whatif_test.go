@@ -17,6 +17,7 @@ import (
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/shipped"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/auditrm"
 	"github.com/workbench/workbench/projections/organizationsrm"
@@ -159,7 +160,7 @@ func TestWhatIfPluginToolsPostgres(t *testing.T) { testWhatIfPluginTools(t, true
 func testWhatIfPluginTools(t *testing.T, pg bool) {
 	ctx := context.Background()
 	r := connectorstest.NewRemote(t, "tok-whatif-plugins-123456")
-	reg, problems := plugins.Load(ctx, plugins.Options{})
+	reg, problems := plugins.Load(ctx, plugins.Options{Builtins: shipped.Plugins()})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

@@ -243,7 +243,7 @@ func newEnvWith(t *testing.T, authStyle string, o envOptions) *env {
 	if o.extra != nil {
 		o.extra(plugDir, p)
 	}
-	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, SkipBuiltins: true, AllowInsecureHTTP: true})
+	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, AllowInsecureHTTP: true})
 	if len(problems) > 0 {
 		t.Fatalf("load plugins: %v", problems)
 	}

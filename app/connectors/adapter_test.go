@@ -14,7 +14,7 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/shippedconnectors/todoist"
+	"github.com/workbench/workbench/plugins/todoist"
 )
 
 // The adapter-only connector: connect without its required setting stays pending with
@@ -24,7 +24,7 @@ import (
 func TestAdapterConnectorSettingsLookupAndCalls(t *testing.T) {
 	const tok = "todo-token-0123456789"
 	fake, created := connectorstest.TodoistFake(t, tok)
-	raw, err := os.ReadFile(filepath.Join("..", "..", "plugins", "shippedconnectors", "todoist", "connector.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "plugins", "todoist", "connectors", "todoist", "connector.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

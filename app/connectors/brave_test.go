@@ -10,9 +10,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/workbench/workbench/plugins/brave-search"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/shippedconnectors"
-	"github.com/workbench/workbench/plugins/shippedconnectors/brave"
 )
 
 // fakeBrave is the Brave Search API's web search as documented: GET /res/v1/web/search with q and
@@ -41,7 +40,7 @@ func fakeBrave(t *testing.T, key string, calls *atomic.Int64) *httptest.Server {
 
 // braveFS is the shipped brave folder.
 func braveFS(t *testing.T) fs.FS {
-	raw, err := fs.ReadFile(shippedconnectors.FS(), "brave/connector.json")
+	raw, err := fs.ReadFile(brave.Connectors(), "brave/connector.json")
 	if err != nil {
 		t.Fatal(err)
 	}

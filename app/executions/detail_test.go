@@ -12,6 +12,7 @@ import (
 	"github.com/workbench/workbench/domain/execution"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/shipped"
 )
 
 func TestDetailCode(t *testing.T) {
@@ -41,7 +42,7 @@ func TestRunRecordsTheToolsOwnCode(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"name":"held","version":"1.0.0","display_name":"Held","description":"Always held.","auth":{"mode":"none"}}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`[{"name":"held_click","description":"Answers HUMAN_IN_CONTROL, always.","input_schema":{"type":"object","additionalProperties":false},"handler":"go"}]`), 0o644)
 	const message = "HUMAN_IN_CONTROL: a person is driving this browser at https://private.example/inbox; retry later"
-	reg, problems := plugins.Load(context.Background(), plugins.Options{PluginsDir: filepath.Dir(dir),
+	reg, problems := plugins.Load(context.Background(), plugins.Options{Builtins: shipped.Plugins(), PluginsDir: filepath.Dir(dir),
 		Handlers: map[string]plugins.Handler{"held_click": func(context.Context, plugins.Context, json.RawMessage) (any, error) {
 			return nil, &domain.Error{Code: domain.CodeConflict, Message: message}
 		}}})

@@ -19,6 +19,7 @@ import (
 	"github.com/workbench/workbench/eventstore/sqlite"
 	"github.com/workbench/workbench/internal/testenv"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/shipped"
 )
 
 // creds answers every integration needing no credential as connected and the others as not.
@@ -46,7 +47,7 @@ func registry(t *testing.T) *plugins.Registry {
 	}
 	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"name":"boom","version":"1.0.0","display_name":"Boom","description":"Panics.","auth":{"mode":"none"}}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`[{"name":"boom_now","description":"Panics when run, always.","input_schema":{"type":"object","additionalProperties":false},"handler":"go"}]`), 0o644)
-	reg, problems := plugins.Load(context.Background(), plugins.Options{PluginsDir: filepath.Dir(dir),
+	reg, problems := plugins.Load(context.Background(), plugins.Options{Builtins: shipped.Plugins(), PluginsDir: filepath.Dir(dir),
 		Handlers: map[string]plugins.Handler{"boom_now": func(context.Context, plugins.Context, json.RawMessage) (any, error) { panic("kaboom") }}})
 	if len(problems) > 0 {
 		t.Fatalf("plugins: %v", problems)

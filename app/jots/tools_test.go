@@ -18,7 +18,7 @@ import (
 // execute_tools runs them.
 func TestToolsThroughTheRegistry(t *testing.T) {
 	e := jotstest.New(t, jots.Options{})
-	reg, _ := plugins.Load(context.Background(), plugins.Options{SkipBuiltins: true})
+	reg, _ := plugins.Load(context.Background(), plugins.Options{})
 	if err := reg.AddInternal(e.Service.Integration()); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/shipped"
 )
 
 // errProblems makes the process exit 1 after the problems were printed.
@@ -24,7 +25,7 @@ func cmdPlugins(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	res, err := plugins.Check(ctx, args[1], allowLoopback)
+	res, err := plugins.Check(ctx, args[1], allowLoopback, shipped.Plugins())
 	if err != nil {
 		return err
 	}

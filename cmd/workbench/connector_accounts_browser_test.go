@@ -23,7 +23,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/shippedconnectors/todoist"
+	"github.com/workbench/workbench/plugins/todoist"
 )
 
 func TestConnectorAccountsInChromium(t *testing.T) {

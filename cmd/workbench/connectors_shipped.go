@@ -4,19 +4,19 @@ import (
 	"os"
 
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/shippedconnectors"
+	"github.com/workbench/workbench/plugins/shipped"
 )
 
 // shippedConnectors loads the connector folders built into the binary with their adapters, any of
 // them replaced by those of override.
 func shippedConnectors(override ...map[string]connector.Adapter) ([]*connector.Connector, []connector.Problem) {
-	adapters := shippedconnectors.Adapters()
+	adapters := shipped.Adapters()
 	for _, o := range override {
 		for slug, a := range o {
 			adapters[slug] = a
 		}
 	}
-	return shippedconnectors.Load(adapters)
+	return shipped.LoadConnectors(adapters)
 }
 
 // localConnectors loads the folders of CONNECTORS_DIR (no adapters: endpoint connectors only). A

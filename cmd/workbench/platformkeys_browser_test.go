@@ -17,8 +17,8 @@ import (
 	"testing"
 
 	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/plugins/brave-search"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/shippedconnectors/brave"
 )
 
 func TestPlatformKeysPagesInChromium(t *testing.T) {

@@ -77,6 +77,7 @@ import (
 	"github.com/workbench/workbench/migrations"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/plugins/shipped"
 	"github.com/workbench/workbench/portal"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/approvalsrm"
@@ -223,7 +224,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Accounts.Agents = m.Organizations
-	reg, problems := plugins.Load(ctx, plugins.Options{Logger: m.Logger, PluginsDir: m.Config.PluginsDir, AllowInsecureHTTP: m.Config.DevAllowLoopback})
+	reg, problems := plugins.Load(ctx, plugins.Options{Builtins: shipped.Plugins(), Logger: m.Logger, PluginsDir: m.Config.PluginsDir, AllowInsecureHTTP: m.Config.DevAllowLoopback})
 	// Load logged each problem once, with its source; here only the count.
 	m.Plugins = reg
 	m.Logger.Info("plugins loaded", "integrations", len(reg.Integrations()), "tools", len(reg.Tools()), "problems", len(problems))

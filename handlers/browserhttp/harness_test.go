@@ -139,7 +139,7 @@ func newEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: filepath.Dir(dir), SkipBuiltins: true, AllowInsecureHTTP: true})
+	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: filepath.Dir(dir), AllowInsecureHTTP: true})
 	if len(problems) > 0 {
 		t.Fatalf("load plugins: %v", problems)
 	}

@@ -23,7 +23,8 @@ import (
 	"github.com/workbench/workbench/internal/config"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/plugins/shippedconnectors/github"
+	"github.com/workbench/workbench/plugins/github"
+	"github.com/workbench/workbench/plugins/shipped"
 )
 
 // platformKeys is the test's stand-in of the platform key store (Admin, Platform keys).
@@ -222,7 +223,7 @@ func TestOAuthConfiguredProviderEnvClient(t *testing.T) {
 // A shipped integration (the real registry's google-gmail) gives its endpoints, scopes and parameters;
 // the host names resolve through the test's resolver, never the system's.
 func TestOAuthConfiguredProviderRegistry(t *testing.T) {
-	reg, problems := plugins.Load(context.Background(), plugins.Options{})
+	reg, problems := plugins.Load(context.Background(), plugins.Options{Builtins: shipped.Plugins()})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -427,11 +428,11 @@ func TestOAuthGitHubApp(t *testing.T) {
 	}
 }
 
-// The shipped github connector (plugins/shippedconnectors/github: adapter only, github_app) against the
+// The shipped github connector (plugins/github/connectors/github: adapter only, github_app) against the
 // GitHub fake: installed, its manifest's tools listed, and its adapter calling the REST API with the
 // installation token, a 401 renewing it once.
 func TestOAuthGitHubAppShippedConnector(t *testing.T) {
-	manifest, err := os.ReadFile("../../plugins/shippedconnectors/github/connector.json")
+	manifest, err := os.ReadFile("../../plugins/github/connectors/github/connector.json")
 	if err != nil {
 		t.Fatal(err)
 	}

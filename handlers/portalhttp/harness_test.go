@@ -158,7 +158,7 @@ func newEnv(t *testing.T) *env {
 	writePlugin(t, plugDir, "unset", fmt.Sprintf(`{"name":"unset","version":"1","display_name":"Unset","description":"no client set","base_url":%q,
 		"auth":{"mode":"oauth2","oauth2":{"authorize_url":%q,"token_url":%q}}}`, oauth.URL, oauth.URL+"/authorize", oauth.URL+"/token"), nil)
 	writePlugin(t, plugDir, "free", `{"name":"free","version":"1","display_name":"Free","description":"no auth","auth":{"mode":"none"}}`, nil)
-	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, SkipBuiltins: true, AllowInsecureHTTP: true})
+	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, AllowInsecureHTTP: true})
 	if len(problems) > 0 {
 		t.Fatalf("load plugins: %v", problems)
 	}

@@ -251,7 +251,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	write("acme", fmt.Sprintf(`{"name":"acme","version":"1","display_name":"Acme","description":"test","base_url":%q,"proxy":{},
 		"auth":{"mode":"oauth2","oauth2":{"authorize_url":%q,"token_url":%q,"scopes":["read"],"token_auth_style":"body"}}}`,
 		e.api.srv.URL+"/base/acme", e.oauth.AuthorizeURL(), e.oauth.TokenURL()))
-	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, SkipBuiltins: true, AllowInsecureHTTP: true})
+	reg, problems := plugins.Load(ctx, plugins.Options{PluginsDir: plugDir, AllowInsecureHTTP: true})
 	if len(problems) > 0 {
 		t.Fatalf("load plugins: %v", problems)
 	}

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"encoding/json"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -87,6 +88,21 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("problems lack %q:\n%s", want, text)
 		}
+	}
+}
+
+// LoadAll reads several trees as one: each tree's connectors load, sorted by slug across them, and an
+// adapter whose slug no tree holds is one Problem, not one per tree.
+func TestLoadAllReadsTreesAsOne(t *testing.T) {
+	tree := func(slug string) fstest.MapFS {
+		return fstest.MapFS{slug + "/connector.json": {Data: []byte(`{"slug":"` + slug + `","display_name":"X","endpoint":{"url":"https://x.example/mcp"},"auth":{"kind":"token"}}`)}}
+	}
+	cs, problems := LoadAll([]fs.FS{tree("zeta"), tree("alpha")}, "core", map[string]Adapter{"orphan": nil})
+	if len(cs) != 2 || cs[0].ID() != "mcp_alpha" || cs[1].ID() != "mcp_zeta" {
+		t.Fatalf("loaded %v, want alpha then zeta", cs)
+	}
+	if len(problems) != 1 || problems[0].Folder != "orphan" {
+		t.Fatalf("problems %v, want the orphan adapter once", problems)
 	}
 }
 

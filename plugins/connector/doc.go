@@ -1,6 +1,6 @@
 // Package connector is the manifest of a connector (spec connectors.md, The manifest): the
-// connector.json of a folder under plugins/shippedconnectors/<slug>/, checked against an embedded JSON Schema
-// and against its folder's name at load; the adapter interface a connector with Go code implements;
+// connector.json of a folder plugins/<provider>/connectors/<slug>/ (plugins/shipped joins them),
+// checked against an embedded JSON Schema and against its folder's name at load; the adapter interface a connector with Go code implements;
 // tool prefixes and the sanitising of listed tool names; the five rules of what starts Off; and the
 // subset of JSON Schema a login's settings document is checked against.
 //

@@ -186,17 +186,57 @@ var manifestSchema = func() *jsonschema.Schema {
 	return c.MustCompile("mem:///connector.json")
 }()
 
+// ProviderFolder is the connectors/ folder of a provider's embedded files (plugins/<provider>/connectors,
+// embedded as connectors/*/connector.json and connectors/*/logo.svg): one folder per connector, named
+// by its slug, as Load reads it.
+func ProviderFolder(files fs.FS) fs.FS {
+	sub, err := fs.Sub(files, "connectors")
+	if err != nil {
+		panic(err) // a constant, valid directory name
+	}
+	return sub
+}
+
 // Load reads every folder of fsys that holds a connector.json, checks each manifest against the
 // schema, its slug against its folder, and the rules the schema cannot say; adapters are the Go
 // adapters by slug. It returns the connectors that loaded, sorted by slug, and one Problem per folder
 // that did not (the list `workbench plugins check` prints).
 func Load(fsys fs.FS, source string, adapters map[string]Adapter) ([]*Connector, []Problem) {
+	return LoadAll([]fs.FS{fsys}, source, adapters)
+}
+
+// LoadAll is Load over several trees of connector folders (the shipped ones sit in their providers'
+// folders), as if they were one: an adapter whose slug no tree holds is a Problem once.
+func LoadAll(trees []fs.FS, source string, adapters map[string]Adapter) ([]*Connector, []Problem) {
+	var out []*Connector
+	var problems []Problem
+	for _, fsys := range trees {
+		cs, ps := loadTree(fsys, source, adapters)
+		out, problems = append(out, cs...), append(problems, ps...)
+	}
+	for slug := range adapters {
+		found := false
+		for _, c := range out {
+			found = found || c.Manifest.Slug == slug
+		}
+		inProblems := false
+		for _, p := range problems {
+			inProblems = inProblems || p.Folder == slug
+		}
+		if !found && !inProblems {
+			problems = append(problems, Problem{Folder: slug, Reasons: []string{"an adapter is registered for this slug but no folder holds its connector.json"}})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Manifest.Slug < out[j].Manifest.Slug })
+	return out, problems
+}
+
+// loadTree loads the connector folders at the root of fsys.
+func loadTree(fsys fs.FS, source string, adapters map[string]Adapter) (out []*Connector, problems []Problem) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, []Problem{{Folder: ".", Reasons: []string{err.Error()}}}
 	}
-	var out []*Connector
-	var problems []Problem
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -232,20 +272,6 @@ func Load(fsys fs.FS, source string, adapters map[string]Adapter) ([]*Connector,
 		c.Source = source
 		out = append(out, c)
 	}
-	for slug := range adapters {
-		found := false
-		for _, c := range out {
-			found = found || c.Manifest.Slug == slug
-		}
-		inProblems := false
-		for _, p := range problems {
-			inProblems = inProblems || p.Folder == slug
-		}
-		if !found && !inProblems {
-			problems = append(problems, Problem{Folder: slug, Reasons: []string{"an adapter is registered for this slug but no folder holds its connector.json"}})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Manifest.Slug < out[j].Manifest.Slug })
 	return out, problems
 }
 

@@ -41,6 +41,7 @@ import (
 	"github.com/workbench/workbench/internal/vault"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/plugins/shipped"
 	"github.com/workbench/workbench/projections"
 	"github.com/workbench/workbench/projections/auditrm"
 	"github.com/workbench/workbench/projections/connectorsrm"
@@ -289,7 +290,7 @@ func Open(t testing.TB, o Options) *Env {
 	}, Deny: map[login.Owner]bool{}, Defaults: map[uuid.UUID]uuid.UUID{User: Agent}}
 	e.Pool = mcpclient.New(mcpclient.Options{AllowLoopback: true, Resolver: o.Resolver})
 	t.Cleanup(e.Pool.Close)
-	reg, problems2 := plugins.Load(ctx, plugins.Options{})
+	reg, problems2 := plugins.Load(ctx, plugins.Options{Builtins: shipped.Plugins()})
 	if len(problems2) > 0 {
 		t.Fatalf("plugins: %v", problems2)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
 	"github.com/workbench/workbench/plugins/connector"
+	"github.com/workbench/workbench/plugins/shipped"
 )
 
 // boardAdapter's state hook answers the open cards, one of which quotes the login's token.
@@ -46,7 +47,7 @@ func TestInitializeInstructionsCarryStateAndGuidance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reg, problems := plugins.Load(ctx, plugins.Options{})
+	reg, problems := plugins.Load(ctx, plugins.Options{Builtins: shipped.Plugins()})
 	if len(problems) > 0 {
 		t.Fatalf("plugins: %v", problems)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/workbench/workbench/eventstore/memory"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/shipped"
 )
 
 // fakeCredentials is a hand-written fake of the credential layer with function fields.
@@ -94,6 +95,7 @@ func newEnvTransport(t testing.TB, appender executions.Appender, transport http.
 	e := &env{store: memory.New(nil)}
 	t.Cleanup(func() { e.store.Close() })
 	reg, problems := plugins.Load(context.Background(), plugins.Options{
+		Builtins:   shipped.Plugins(),
 		PluginsDir: slowPlugin(t),
 		Handlers: map[string]plugins.Handler{"slowpoke_wait": func(ctx context.Context, rc plugins.Context, args json.RawMessage) (any, error) {
 			n := e.inFlight.Add(1)

@@ -18,6 +18,7 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/shipped"
 	"github.com/workbench/workbench/projections/auditrm"
 )
 
@@ -39,7 +40,7 @@ func testInitializeRelists(t *testing.T, pg bool) {
 	if _, err := env.Service.Connect(ctx, connectorstest.User, connectors.ConnectRequest{ServerID: "mcp_remote", Owner: agentOwner, Fields: map[string]string{"token": tok}}); err != nil {
 		t.Fatal(err)
 	}
-	reg, problems := plugins.Load(ctx, plugins.Options{})
+	reg, problems := plugins.Load(ctx, plugins.Options{Builtins: shipped.Plugins()})
 	if len(problems) > 0 {
 		t.Fatalf("plugins: %v", problems)
 	}

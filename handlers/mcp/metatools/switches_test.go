@@ -16,6 +16,7 @@ import (
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/handlers/mcp"
 	"github.com/workbench/workbench/plugins"
+	"github.com/workbench/workbench/plugins/shipped"
 )
 
 // Over MCP with the official SDK client: a tool an organisation switched Off stays Off although the
@@ -37,7 +38,7 @@ func TestSwitchedOffToolSaysWhy(t *testing.T) {
 	if err := env.Service.SetSwitch(ctx, connectorstest.User, login.Owner{Scope: login.ScopeOrganization, ID: connectorstest.Org}, "mcp_remote", "remote_echo", false); err != nil {
 		t.Fatal(err)
 	}
-	reg, problems := plugins.Load(ctx, plugins.Options{})
+	reg, problems := plugins.Load(ctx, plugins.Options{Builtins: shipped.Plugins()})
 	if len(problems) > 0 {
 		t.Fatalf("plugins: %v", problems)
 	}

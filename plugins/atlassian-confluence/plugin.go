@@ -1,0 +1,17 @@
+// Package confluence is the home of the Confluence provider: its plugin folder (manifest.json, tools.json,
+// logo.svg) and its contract test (contract_test.go).
+package confluence
+
+import (
+	"embed"
+
+	"github.com/workbench/workbench/plugins"
+)
+
+//go:embed manifest.json tools.json logo.svg
+var pluginFiles embed.FS
+
+// Plugin is the atlassian-confluence plugin folder as it ships with the server.
+func Plugin() plugins.Builtin {
+	return plugins.Builtin{Folder: "atlassian-confluence", FS: pluginFiles}
+}

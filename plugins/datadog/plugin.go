@@ -1,0 +1,17 @@
+// Package datadog is the home of the Datadog provider: its plugin folder (manifest.json, tools.json,
+// logo.svg) and its contract test (contract_test.go).
+package datadog
+
+import (
+	"embed"
+
+	"github.com/workbench/workbench/plugins"
+)
+
+//go:embed manifest.json tools.json logo.svg
+var pluginFiles embed.FS
+
+// Plugin is the datadog plugin folder as it ships with the server.
+func Plugin() plugins.Builtin {
+	return plugins.Builtin{Folder: "datadog", FS: pluginFiles}
+}

@@ -1,0 +1,17 @@
+// Package googlecalendar is the home of the Google Calendar provider: its plugin folder (manifest.json,
+// tools.json, logo.svg) and its contract test (contract_test.go).
+package googlecalendar
+
+import (
+	"embed"
+
+	"github.com/workbench/workbench/plugins"
+)
+
+//go:embed manifest.json tools.json logo.svg
+var pluginFiles embed.FS
+
+// Plugin is the google-calendar plugin folder as it ships with the server.
+func Plugin() plugins.Builtin {
+	return plugins.Builtin{Folder: "google-calendar", FS: pluginFiles}
+}

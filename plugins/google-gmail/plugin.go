@@ -1,0 +1,17 @@
+// Package gmail is the home of the Gmail provider: its plugin folder (manifest.json, tools.json, logo.svg),
+// its Go handlers and its contract test (contract_test.go).
+package gmail
+
+import (
+	"embed"
+
+	"github.com/workbench/workbench/plugins"
+)
+
+//go:embed manifest.json tools.json logo.svg
+var pluginFiles embed.FS
+
+// Plugin is the google-gmail plugin folder as it ships with the server.
+func Plugin() plugins.Builtin {
+	return plugins.Builtin{Folder: "google-gmail", FS: pluginFiles, Handlers: handlers()}
+}

@@ -1,0 +1,17 @@
+// Package utils is the home of the Utilities provider: its plugin folder (manifest.json, tools.json,
+// logo.svg), its Go handlers and its contract test (contract_test.go).
+package utils
+
+import (
+	"embed"
+
+	"github.com/workbench/workbench/plugins"
+)
+
+//go:embed manifest.json tools.json logo.svg
+var pluginFiles embed.FS
+
+// Plugin is the utils plugin folder as it ships with the server.
+func Plugin() plugins.Builtin {
+	return plugins.Builtin{Folder: "utils", FS: pluginFiles, Handlers: handlers()}
+}
