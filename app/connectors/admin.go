@@ -64,7 +64,7 @@ type AdminEntry struct {
 
 // platformServer reads a platform row (an organisation's own server is not found here).
 func (s *Service) platformServer(ctx context.Context, id string) (connectorsrm.Server, error) {
-	srv, err := s.reader.Server(ctx, id)
+	srv, err := s.Core.Reader.Server(ctx, id)
 	if err != nil {
 		return srv, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) platformServer(ctx context.Context, id string) (connectorsrm.S
 
 // AdminServers lists the platform's rows for the admin page.
 func (s *Service) AdminServers(ctx context.Context) ([]AdminEntry, error) {
-	rows, err := s.reader.ServersFor(ctx, "")
+	rows, err := s.Core.Reader.ServersFor(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Service) AdminServers(ctx context.Context) ([]AdminEntry, error) {
 	for _, r := range rows {
 		e, err := s.adminEntry(ctx, r)
 		if err != nil {
-			s.log.ErrorContext(ctx, "catalog row unreadable", "server", r.ID, "err", err)
+			s.Log.ErrorContext(ctx, "catalog row unreadable", "server", r.ID, "err", err)
 			continue
 		}
 		out = append(out, e)
@@ -124,7 +124,7 @@ func (s *Service) adminEntry(ctx context.Context, r connectorsrm.Server) (AdminE
 		seen[t.Name] = len(e.Tools)
 		e.Tools = append(e.Tools, AdminTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
-	listed, err := s.reader.ListedTools(ctx, r.ID)
+	listed, err := s.Core.Reader.ListedTools(ctx, r.ID)
 	if err != nil {
 		return AdminEntry{}, err
 	}
@@ -182,16 +182,16 @@ func (s *Service) editRow(ctx context.Context, actor string, srv connectorsrm.Se
 		if err != nil {
 			return err
 		}
-		if _, err := s.executeCatalog(ctx, actor, srv.ID, connectordom.Update{Event: connectordom.Updated{ID: srv.ID, Manifest: raw, Digest: digest(raw), By: actor, At: s.opts.Now()}}); err != nil {
+		if _, err := s.executeCatalog(ctx, actor, srv.ID, connectordom.Update{Event: connectordom.Updated{ID: srv.ID, Manifest: raw, Digest: digest(raw), By: actor, At: s.Opts.Now()}}); err != nil {
 			return err
 		}
 		if edit.URL != nil {
-			logins, err := s.reader.ServerLogins(ctx, srv.ID)
+			logins, err := s.Core.Reader.ServerLogins(ctx, srv.ID)
 			if err != nil {
 				return err
 			}
 			for _, l := range logins { // their sessions went to the old address
-				s.opts.Pool.Drop(l.LoginID)
+				s.Opts.Pool.Drop(l.LoginID)
 			}
 		}
 	}
@@ -225,13 +225,13 @@ func (s *Service) editRow(ctx context.Context, actor string, srv connectorsrm.Se
 		if err != nil {
 			return err
 		}
-		ev := connectordom.OverridesSet{ID: srv.ID, Fields: edit.Copy, Overrides: doc, By: actor, At: s.opts.Now()}
+		ev := connectordom.OverridesSet{ID: srv.ID, Fields: edit.Copy, Overrides: doc, By: actor, At: s.Opts.Now()}
 		if _, err := s.executeCatalog(ctx, actor, srv.ID, connectordom.SetOverrides{Event: ev}); err != nil {
 			return err
 		}
 	}
 	if edit.Enabled != nil {
-		ev := connectordom.Switched{ID: srv.ID, Enabled: *edit.Enabled, By: actor, At: s.opts.Now()}
+		ev := connectordom.Switched{ID: srv.ID, Enabled: *edit.Enabled, By: actor, At: s.Opts.Now()}
 		if _, err := s.executeCatalog(ctx, actor, srv.ID, connectordom.Switch{Event: ev}); err != nil {
 			return err
 		}
@@ -243,7 +243,7 @@ func (s *Service) editRow(ctx context.Context, actor string, srv connectorsrm.Se
 // as opposed to a folder's, whose manifest the folder writes at every boot (CONNECTORS_DIR's folders
 // are source local too).
 func (s *Service) handMade(srv connectorsrm.Server) bool {
-	return srv.OwnerOrgID != "" || (srv.Source == connectordom.SourceLocal && s.bySlug[srv.Slug] == nil)
+	return srv.OwnerOrgID != "" || (srv.Source == connectordom.SourceLocal && s.BySlug[srv.Slug] == nil)
 }
 
 // checkCopy checks one copy key of an edit: a string within the manifest's length, or null.
@@ -314,7 +314,7 @@ func (s *Service) editLocal(ctx context.Context, srv connectorsrm.Server, edit S
 		if err != nil {
 			return nil, err
 		}
-		logins, err := s.reader.ServerLogins(ctx, srv.ID)
+		logins, err := s.Core.Reader.ServerLogins(ctx, srv.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -331,7 +331,7 @@ func (s *Service) checkEndpoint(ctx context.Context, u string) error {
 	if strings.TrimSpace(u) == "" {
 		return domain.Errorf(domain.CodeUnprocessable, "url is required")
 	}
-	if err := mcpclient.CheckURL(ctx, u, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+	if err := mcpclient.CheckURL(ctx, u, s.Opts.AllowLoopback, s.Opts.Resolver); err != nil {
 		return domain.Errorf(domain.CodeUnprocessable, "url: %s", err.Error())
 	}
 	return nil
@@ -473,7 +473,7 @@ func (s *Service) SetToolOverrides(ctx context.Context, actor, id, tool string, 
 	if err != nil {
 		return AdminEntry{}, err
 	}
-	ev := connectordom.ToolOverridesSet{ID: srv.ID, Tool: tool, Override: override, Overrides: doc, By: actor, At: s.opts.Now()}
+	ev := connectordom.ToolOverridesSet{ID: srv.ID, Tool: tool, Override: override, Overrides: doc, By: actor, At: s.Opts.Now()}
 	if _, err := s.executeCatalog(ctx, actor, srv.ID, connectordom.SetToolOverrides{Event: ev}); err != nil {
 		return AdminEntry{}, err
 	}
@@ -553,7 +553,7 @@ func (s *Service) Export(ctx context.Context, id string) (json.RawMessage, error
 		return nil, err
 	}
 	var adapter connector.Adapter
-	if c := s.bySlug[srv.Slug]; c != nil {
+	if c := s.BySlug[srv.Slug]; c != nil {
 		adapter = c.Adapter
 	}
 	if _, reasons := connector.Parse(srv.Slug, out, adapter); len(reasons) > 0 {
@@ -567,7 +567,7 @@ func (s *Service) Export(ctx context.Context, id string) (json.RawMessage, error
 // that those rules would start Off (destructiveHint in a listing, a writing verb) is exported as
 // mutating: it starts Off where the export is loaded, as it does here.
 func (s *Service) exportListed(ctx context.Context, srv connectorsrm.Server, o *connector.Overrides, named map[string]bool, tools []any) ([]any, error) {
-	listed, err := s.reader.ListedTools(ctx, srv.ID)
+	listed, err := s.Core.Reader.ListedTools(ctx, srv.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -595,7 +595,7 @@ func (s *Service) exportListed(ctx context.Context, srv connectorsrm.Server, o *
 			continue
 		}
 		if sn := connector.SanitiseToolName(name); sn == "" || sanitised[sn] {
-			s.log.WarnContext(ctx, "export: a listed tool's override is left out, its name sanitises to another tool's", "server", srv.ID, "tool", name)
+			s.Log.WarnContext(ctx, "export: a listed tool's override is left out, its name sanitises to another tool's", "server", srv.ID, "tool", name)
 			continue
 		} else {
 			sanitised[sn] = true

@@ -18,7 +18,7 @@ import (
 // member who owned it), as Remove removes one: its switches cleared, its credential shredded, the
 // login gone. The caller has decided the deletion; a login already gone is nothing to do.
 func (s *Service) RemoveAgentLogins(ctx context.Context, agent uuid.UUID, md eventstore.Metadata) error {
-	ls, err := s.reader.Logins(ctx, []login.Owner{{Scope: login.ScopeAgent, ID: agent}})
+	ls, err := s.Core.Reader.Logins(ctx, []login.Owner{{Scope: login.ScopeAgent, ID: agent}})
 	if err != nil {
 		return err
 	}
@@ -43,13 +43,13 @@ const sweepBatch = 1000
 // read model does not know yet is left alone. The log is read only when some agent-scope login's
 // agent is unknown. It returns how many logins it removed.
 func (s *Service) SweepDeletedAgentLogins(ctx context.Context, md eventstore.Metadata) (int, error) {
-	ls, err := s.reader.LoginsAtScope(ctx, login.ScopeAgent)
+	ls, err := s.Core.Reader.LoginsAtScope(ctx, login.ScopeAgent)
 	if err != nil {
 		return 0, err
 	}
 	unknown := map[uuid.UUID]bool{}
 	for _, l := range ls {
-		if _, err := s.opts.Scopes.Chain(ctx, l.Owner.ID); domain.ErrorCode(err) == domain.CodeNotFound {
+		if _, err := s.Opts.Scopes.Chain(ctx, l.Owner.ID); domain.ErrorCode(err) == domain.CodeNotFound {
 			unknown[l.Owner.ID] = true
 		} else if err != nil {
 			return 0, err
@@ -60,7 +60,7 @@ func (s *Service) SweepDeletedAgentLogins(ctx context.Context, md eventstore.Met
 	}
 	deleted := map[uuid.UUID]bool{}
 	for from := eventstore.Start; ; {
-		evs, err := s.opts.Store.ReadAll(ctx, from, sweepBatch)
+		evs, err := s.Opts.Store.ReadAll(ctx, from, sweepBatch)
 		if err != nil {
 			return 0, err
 		}

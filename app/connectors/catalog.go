@@ -3,129 +3,16 @@ package connectors
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connectordom"
-	"github.com/workbench/workbench/domain/login"
-	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectorsrm"
-	"github.com/workbench/workbench/projections/organizationsrm"
 )
-
-// OrgRoles is what the catalog needs of the organisations read model beyond Scopes: a user's role in
-// an organisation and a guild's organisation. Scopes that implement it (OrganizationScopes,
-// PersonalScopes) answer the organisation routes; others fall back to MayManage.
-type OrgRoles interface {
-	// OrgRole is the user's role in org; "" when they are not a member.
-	OrgRole(ctx context.Context, org, user uuid.UUID) (organization.Role, error)
-	// GuildOrg is the organisation a guild belongs to (CodeNotFound when there is none).
-	GuildOrg(ctx context.Context, guild uuid.UUID) (uuid.UUID, error)
-}
-
-var (
-	_ OrgRoles = OrganizationScopes{}
-	_ OrgRoles = PersonalScopes{}
-)
-
-// OrgRole implements OrgRoles: a user owns their personal organisation.
-func (o OrganizationScopes) OrgRole(ctx context.Context, org, user uuid.UUID) (organization.Role, error) {
-	if org == organization.PersonalOrganizationID(user) {
-		return organization.RoleOwner, nil
-	}
-	m, err := o.Reader.Membership(ctx, org, user)
-	if errors.Is(err, organizationsrm.ErrNotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return m.Role, nil
-}
-
-// GuildOrg implements OrgRoles.
-func (o OrganizationScopes) GuildOrg(ctx context.Context, guild uuid.UUID) (uuid.UUID, error) {
-	g, err := o.Reader.Guild(ctx, guild)
-	if errors.Is(err, organizationsrm.ErrNotFound) {
-		return uuid.Nil, domain.Errorf(domain.CodeNotFound, "no guild %s", guild)
-	}
-	return g.OrganizationID, err
-}
-
-// OrgRole implements OrgRoles: the user owns the organisation with their own id alone.
-func (PersonalScopes) OrgRole(_ context.Context, org, user uuid.UUID) (organization.Role, error) {
-	if org == user {
-		return organization.RoleOwner, nil
-	}
-	return "", nil
-}
-
-// GuildOrg implements OrgRoles: there are no guilds.
-func (PersonalScopes) GuildOrg(_ context.Context, guild uuid.UUID) (uuid.UUID, error) {
-	return uuid.Nil, domain.Errorf(domain.CodeNotFound, "no guild %s", guild)
-}
-
-// orgRole is the user's role in org, through OrgRoles or, without it, MayManage (an organisation the
-// user manages reads as admin).
-func (s *Service) orgRole(ctx context.Context, org, user uuid.UUID) (organization.Role, error) {
-	if r, ok := s.opts.Scopes.(OrgRoles); ok {
-		return r.OrgRole(ctx, org, user)
-	}
-	err := s.opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeOrganization, ID: org})
-	switch domain.ErrorCode(err) {
-	case domain.CodeNotFound, domain.CodeForbidden:
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return organization.RoleAdmin, nil
-}
-
-// orgOf is the organisation a login owner belongs to (uuid.Nil for the platform).
-func (s *Service) orgOf(ctx context.Context, user uuid.UUID, o login.Owner) (uuid.UUID, error) {
-	switch o.Scope {
-	case login.ScopePlatform:
-		return uuid.Nil, nil
-	case login.ScopeOrganization:
-		return o.ID, nil
-	case login.ScopeAgent:
-		c, err := s.chainOf(ctx, user, o.ID)
-		return c.OrganizationID, err
-	case login.ScopeGuild:
-		if r, ok := s.opts.Scopes.(OrgRoles); ok {
-			return r.GuildOrg(ctx, o.ID)
-		}
-	}
-	return uuid.Nil, domain.Errorf(domain.CodeNotFound, "no %s %s", o.Scope, o.ID)
-}
-
-// visibleAt refuses, as not found, an organisation's own server to an owner of another organisation
-// (spec connectors.md: another organisation's id is a 404 at Connect, at a binding, and at its routes).
-func (s *Service) visibleAt(ctx context.Context, user uuid.UUID, srv connectorsrm.Server, o login.Owner) error {
-	if srv.OwnerOrgID == "" {
-		return nil
-	}
-	org, err := s.orgOf(ctx, user, o)
-	if domain.ErrorCode(err) == domain.CodeNotFound || (err == nil && org.String() != srv.OwnerOrgID) {
-		return domain.Errorf(domain.CodeNotFound, "no connector %s", srv.ID)
-	}
-	return err
-}
-
-// serverAt reads a catalog row as an owner sees it: another organisation's server is not found.
-func (s *Service) serverAt(ctx context.Context, user uuid.UUID, o login.Owner, id string) (connectorsrm.Server, error) {
-	srv, err := s.reader.Server(ctx, id)
-	if err != nil {
-		return srv, err
-	}
-	return srv, s.visibleAt(ctx, user, srv, o)
-}
 
 // CatalogEntry is one server of GET /api/mcp/servers: the catalog view with whether it is the
 // caller organisation's own ("This organisation's") and whether the platform key it needs is set.
@@ -151,12 +38,12 @@ func (s *Service) Catalog(ctx context.Context, user, org uuid.UUID) ([]CatalogEn
 			return nil, err
 		}
 		org = chain.OrganizationID
-	} else if role, err := s.orgRole(ctx, org, user); err != nil {
+	} else if role, err := s.OrgRole(ctx, org, user); err != nil {
 		return nil, err
 	} else if role == "" {
 		return nil, domain.Errorf(domain.CodeNotFound, "no organization %s", org)
 	}
-	rows, err := s.reader.ServersFor(ctx, org.String())
+	rows, err := s.Core.Reader.ServersFor(ctx, org.String())
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +51,7 @@ func (s *Service) Catalog(ctx context.Context, user, org uuid.UUID) ([]CatalogEn
 	for _, r := range rows {
 		e, err := s.catalogEntry(ctx, r)
 		if err != nil {
-			s.log.ErrorContext(ctx, "catalog row unreadable", "server", r.ID, "err", err)
+			s.Log.ErrorContext(ctx, "catalog row unreadable", "server", r.ID, "err", err)
 			continue
 		}
 		out = append(out, e)
@@ -173,7 +60,7 @@ func (s *Service) Catalog(ctx context.Context, user, org uuid.UUID) ([]CatalogEn
 }
 
 func (s *Service) catalogEntry(ctx context.Context, r connectorsrm.Server) (CatalogEntry, error) {
-	m, err := s.manifestOf(r)
+	m, err := s.ManifestOf(r)
 	if err != nil {
 		return CatalogEntry{}, err
 	}
@@ -196,10 +83,10 @@ func (s *Service) catalogEntry(ctx context.Context, r connectorsrm.Server) (Cata
 
 // platformKeySet reports whether a platform key is set (none is without PlatformKeys).
 func (s *Service) platformKeySet(ctx context.Context, name string) (bool, error) {
-	if s.opts.PlatformKeys == nil {
+	if s.Opts.PlatformKeys == nil {
 		return false, nil
 	}
-	_, ok, err := s.opts.PlatformKeys.PlatformKey(ctx, name)
+	_, ok, err := s.Opts.PlatformKeys.PlatformKey(ctx, name)
 	if err != nil {
 		return false, fmt.Errorf("platform key %s: %w", name, err)
 	}
@@ -271,11 +158,11 @@ var claimsAggregate = eventstore.Aggregate[connectordom.Claims, connectordom.Cla
 
 // executeCatalog runs one catalog edit on a connector's stream and waits for the read models.
 func (s *Service) executeCatalog(ctx context.Context, actor, id string, cmd connectordom.CatalogCommand) (connectordom.State, error) {
-	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(cmd), s.md(actor))
+	res, err := eventstore.Execute(ctx, s.Opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(cmd), s.MD(actor))
 	if err != nil {
 		return res.State, err
 	}
-	return res.State, s.wait(ctx, res.Position, len(res.Events))
+	return res.State, s.Wait(ctx, res.Position, len(res.Events))
 }
 
 // overrideListed applies the instance admin's tool overrides (description, input_schema) to a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/connectorcore"
 	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
@@ -62,14 +63,14 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 	if err := connection.CheckAccountLabel(req.Account); err != nil {
 		return res, err
 	}
-	srv, m, err := s.serverFor(ctx, req.ServerID)
+	srv, m, err := s.ServerFor(ctx, req.ServerID)
 	if err != nil {
 		return res, err
 	}
-	if err := s.opts.Scopes.MayManage(ctx, user, req.Owner); err != nil {
+	if err := s.Opts.Scopes.MayManage(ctx, user, req.Owner); err != nil {
 		return res, err
 	}
-	if err := s.visibleAt(ctx, user, srv, req.Owner); err != nil {
+	if err := s.VisibleAt(ctx, user, srv, req.Owner); err != nil {
 		return res, err
 	}
 	if !srv.Enabled {
@@ -103,7 +104,7 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 			return res, domain.Errorf(domain.CodeUnprocessable, "%s takes no settings", m.DisplayName)
 		}
 		if err := schema.Validate(req.Settings); err != nil {
-			return res, domain.Errorf(domain.CodeUnprocessable, "%s", red.text(err.Error()))
+			return res, domain.Errorf(domain.CodeUnprocessable, "%s", red.Text(err.Error()))
 		}
 	} else {
 		req.Settings = nil
@@ -114,13 +115,13 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 	if err != nil {
 		return res, err
 	}
-	cmd := login.Connect{ServerID: srv.ID, Owner: req.Owner, Account: req.Account, OnExisting: req.OnExisting, Settings: req.Settings, At: s.opts.Now()}
+	cmd := login.Connect{ServerID: srv.ID, Owner: req.Owner, Account: req.Account, OnExisting: req.OnExisting, Settings: req.Settings, At: s.Opts.Now()}
 	if cur.Exists() && cur.Status == login.StatusConnected {
-		stored, err := s.open(ctx, cur.Credential)
+		stored, err := s.Open(ctx, cur.Credential)
 		if err != nil {
 			return res, err
 		}
-		cmd.SameCredentials = stored.equal(creds)
+		cmd.SameCredentials = stored.Equal(creds)
 	}
 	outcome, err := cmd.Resolve(cur)
 	if err != nil {
@@ -142,7 +143,7 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 	}
 	// The address check at save time.
 	if m.Endpoint != nil {
-		if err := mcpclient.CheckURL(ctx, m.Endpoint.URL, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+		if err := mcpclient.CheckURL(ctx, m.Endpoint.URL, s.Opts.AllowLoopback, s.Opts.Resolver); err != nil {
 			return res, domain.Errorf(domain.CodeUnprocessable, "%s", err.Error())
 		}
 	}
@@ -157,30 +158,30 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 	}
 	cmd.AccountHint = hint
 	// 5. Store the credentials sealed.
-	sealed, err := s.seal(ctx, loginID, creds)
+	sealed, err := s.Seal(ctx, loginID, creds)
 	if err != nil {
 		return res, err
 	}
 	cmd.NewLoginID, cmd.Credential = loginID, sealed
-	cmd.At = s.opts.Now()
+	cmd.At = s.Opts.Now()
 	r, err := s.executeLogin(ctx, user.String(), stream, cmd)
 	if err != nil {
 		return res, err
 	}
-	s.opts.Pool.Drop(loginID)
+	s.Opts.Pool.Drop(loginID)
 	res.Outcome = outcome
 	// 6. List in the same request.
 	if r.State.Status == login.StatusConnected {
 		if err := s.list(ctx, user.String(), srv, m, r.State, creds); err != nil {
 			if rejected(err) && !cur.Exists() {
 				if rerr := s.removeLogin(ctx, user.String(), r.State, "the listing was refused"); rerr != nil {
-					s.log.ErrorContext(ctx, "remove a login whose listing was refused", "login", loginID, "err", rerr)
+					s.Log.ErrorContext(ctx, "remove a login whose listing was refused", "login", loginID, "err", rerr)
 				}
-				s.opts.Pool.Drop(loginID)
+				s.Opts.Pool.Drop(loginID)
 				return ConnectResult{}, providerError("list tools", err, red)
 			}
 			res.ListingError = providerError("list tools", err, red).(*domain.Error).Message
-			s.log.WarnContext(ctx, "first listing failed", "login", loginID, "server", srv.ID, "err", red.text(err.Error()))
+			s.Log.WarnContext(ctx, "first listing failed", "login", loginID, "server", srv.ID, "err", red.Text(err.Error()))
 		}
 	}
 	if r.State.Status == login.StatusConnected {
@@ -192,16 +193,16 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 
 // validate runs the adapter's validate, or initialize against the endpoint, or nothing.
 func (s *Service) validate(ctx context.Context, m *connector.Manifest, creds Creds, settings json.RawMessage) (string, error) {
-	c := s.bySlug[m.Slug]
+	c := s.BySlug[m.Slug]
 	probe := uuid.New() // a throwaway session: the login's own is opened by its first listing
-	defer s.opts.Pool.Drop(probe)
+	defer s.Opts.Pool.Drop(probe)
 	if c != nil {
 		if v, ok := c.Adapter.(connector.Validator); ok {
-			return v.Validate(ctx, creds, s.adapterContext(probe, m, creds, settings))
+			return v.Validate(ctx, creds, s.AdapterContext(probe, m, creds, settings))
 		}
 	}
 	if ep, ok := endpoint(m, creds); ok {
-		_, _, err := s.opts.Pool.Initialize(ctx, probe, ep)
+		_, _, err := s.Opts.Pool.Initialize(ctx, probe, ep)
 		return "", err
 	}
 	return "", nil
@@ -219,7 +220,7 @@ func (s *Service) loadLogin(ctx context.Context, stream string) (login.State, er
 // (login.removed). Each step may be repeated, so a failed removal is retried whole. Switches other
 // scopes hold for the connector stay with those scopes.
 func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
-	l, err := s.managedLogin(ctx, user, loginID)
+	l, err := s.ManagedLogin(ctx, user, loginID)
 	if err != nil {
 		return err
 	}
@@ -239,27 +240,27 @@ func (s *Service) removeLogin(ctx context.Context, actor string, l login.State, 
 	}
 	if !others {
 		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason,
-			DefaultsOnly: true, At: s.opts.Now()}}
-		res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(l.Owner), switchAggregate, login.SwitchCommand(clear), s.md(actor))
+			DefaultsOnly: true, At: s.Opts.Now()}}
+		res, err := eventstore.Execute(ctx, s.Opts.Store, login.SwitchStreamName(l.Owner), switchAggregate, login.SwitchCommand(clear), s.MD(actor))
 		if err != nil {
 			return err
 		}
-		if err := s.wait(ctx, res.Position, len(res.Events)); err != nil {
+		if err := s.Wait(ctx, res.Position, len(res.Events)); err != nil {
 			return err
 		}
 	}
-	if err := s.opts.Vault.Shred(ctx, credentialSubject(l.LoginID), s.md(actor)); err != nil {
+	if err := s.Opts.Vault.Shred(ctx, connectorcore.CredentialSubject(l.LoginID), s.MD(actor)); err != nil {
 		return err
 	}
-	_, err = s.executeLogin(ctx, actor, l.Stream(), login.Remove{LoginID: l.LoginID, Reason: reason, At: s.opts.Now()})
-	s.opts.Pool.Drop(l.LoginID)
+	_, err = s.executeLogin(ctx, actor, l.Stream(), login.Remove{LoginID: l.LoginID, Reason: reason, At: s.Opts.Now()})
+	s.Opts.Pool.Drop(l.LoginID)
 	s.hot.invalidate()
 	return err
 }
 
 // otherAccounts reports whether the login's owner holds another account of its connector.
 func (s *Service) otherAccounts(ctx context.Context, l login.State) (bool, error) {
-	ls, err := s.reader.Logins(ctx, []login.Owner{l.Owner})
+	ls, err := s.Core.Reader.Logins(ctx, []login.Owner{l.Owner})
 	if err != nil {
 		return false, err
 	}
@@ -273,7 +274,7 @@ func (s *Service) otherAccounts(ctx context.Context, l login.State) (bool, error
 
 // serverOf reads the login's server and manifest.
 func (s *Service) serverOf(ctx context.Context, l connectorsrm.Login) (connectorsrm.Server, *connector.Manifest, error) {
-	srv, m, err := s.serverFor(ctx, l.ServerID)
+	srv, m, err := s.ServerFor(ctx, l.ServerID)
 	if domain.ErrorCode(err) == domain.CodeNotFound {
 		return srv, nil, domain.Errorf(domain.CodeNotFound, "the connector of login %s is gone", l.LoginID)
 	}
@@ -291,14 +292,14 @@ func eventLabel(label string) string {
 // ChooseDefault makes a connected login its owner's default account of its connector: the one a call
 // that names no account uses (login.DefaultOf). The user must manage the login's owner.
 func (s *Service) ChooseDefault(ctx context.Context, user, loginID uuid.UUID) (View, error) {
-	l, err := s.managedLogin(ctx, user, loginID)
+	l, err := s.ManagedLogin(ctx, user, loginID)
 	if err != nil {
 		return View{}, err
 	}
 	if l.Owner.Scope == login.ScopePlatform {
 		return View{}, domain.Errorf(domain.CodeInvalid, "a platform login has one account; there is no default to choose")
 	}
-	if _, err := s.executeLogin(ctx, user.String(), l.Stream(), login.ChooseDefault{LoginID: l.LoginID, At: s.opts.Now()}); err != nil {
+	if _, err := s.executeLogin(ctx, user.String(), l.Stream(), login.ChooseDefault{LoginID: l.LoginID, At: s.Opts.Now()}); err != nil {
 		return View{}, err
 	}
 	return s.view(ctx, loginID)

@@ -17,6 +17,7 @@ import (
 	josejwt "github.com/go-jose/go-jose/v3/jwt"
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/connectorcore"
 	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
@@ -51,7 +52,7 @@ const (
 	// githubAppKey is the platform key of the GitHub App.
 	githubAppKey = "github_app"
 	// credInstallation is a GitHub App login's credential field.
-	credInstallation = "installation_id"
+	credInstallation = connectorcore.CredInstallation
 	// maxInstallationPages bounds the pages of GET /user/installations read to find one.
 	maxInstallationPages = 10
 )
@@ -70,15 +71,15 @@ type installToken struct {
 }
 
 func (s *Service) githubURL() string {
-	if s.opts.GitHubURL != "" {
-		return strings.TrimRight(s.opts.GitHubURL, "/")
+	if s.Opts.GitHubURL != "" {
+		return strings.TrimRight(s.Opts.GitHubURL, "/")
 	}
 	return DefaultGitHubURL
 }
 
 func (s *Service) githubAPIURL() string {
-	if s.opts.GitHubAPIURL != "" {
-		return strings.TrimRight(s.opts.GitHubAPIURL, "/")
+	if s.Opts.GitHubAPIURL != "" {
+		return strings.TrimRight(s.Opts.GitHubAPIURL, "/")
 	}
 	return DefaultGitHubAPIURL
 }
@@ -155,7 +156,7 @@ func (s *Service) planGitHubApp(ctx context.Context, _ *connector.Manifest) (sig
 	// Both of GitHub's bases are reached from the server later (the user authorization's token
 	// exchange, the REST API): they pass the address check now.
 	for _, u := range []string{s.githubURL(), s.githubAPIURL()} {
-		if err := mcpclient.CheckURL(ctx, u, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+		if err := mcpclient.CheckURL(ctx, u, s.Opts.AllowLoopback, s.Opts.Resolver); err != nil {
 			return signInPlan{}, domain.Errorf(domain.CodeUnprocessable, "github: %s", err.Error())
 		}
 	}
@@ -194,7 +195,7 @@ func (s *Service) completeInstallation(ctx context.Context, user uuid.UUID, st o
 	res := CallbackResult{LoginID: st.Login}
 	fail := func(reason string, err error) (CallbackResult, error) {
 		if aerr := abandon(reason); aerr != nil {
-			s.log.ErrorContext(ctx, "close a failed installation", "login", st.Login, "err", aerr)
+			s.Log.ErrorContext(ctx, "close a failed installation", "login", st.Login, "err", aerr)
 		}
 		res.Denied = true
 		return res, err
@@ -226,7 +227,7 @@ func (s *Service) completeInstallation(ctx context.Context, user uuid.UUID, st o
 	if !yours {
 		return fail("the installation is not the user's", domain.Errorf(domain.CodeForbidden, "installation %s is not one your GitHub account can reach", id))
 	}
-	jwt, err := app.jwt(s.opts.Now())
+	jwt, err := app.jwt(s.Opts.Now())
 	if err != nil {
 		return res, err
 	}
@@ -294,7 +295,7 @@ func (s *Service) installationCreds(ctx context.Context, l login.State, creds Cr
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		t, ok := s.installTokens[l.LoginID]
-		return t, ok && t.Installation == id && s.opts.Now().Add(RefreshBefore).Before(t.Expires)
+		return t, ok && t.Installation == id && s.Opts.Now().Add(RefreshBefore).Before(t.Expires)
 	}
 	if t, ok := good(); ok && !force {
 		return with(t), nil
@@ -310,7 +311,7 @@ func (s *Service) installationCreds(ctx context.Context, l login.State, creds Cr
 	if err != nil {
 		return nil, err
 	}
-	jwt, err := app.jwt(s.opts.Now())
+	jwt, err := app.jwt(s.Opts.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +338,7 @@ func (s *Service) installationCreds(ctx context.Context, l login.State, creds Cr
 	}
 	s.installTokens[l.LoginID] = t
 	s.mu.Unlock()
-	s.opts.Pool.Drop(l.LoginID)
+	s.Opts.Pool.Drop(l.LoginID)
 	return with(t), nil
 }
 

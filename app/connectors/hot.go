@@ -16,7 +16,6 @@ import (
 // tools, a catalog row and a login's opened credentials. Every write this replica makes (a connect,
 // a listing, a switch, a removal, an install) clears it at once; a write made on another replica is
 // seen within the TTL.
-const DefaultCacheTTL = time.Second
 
 // hot caches the reads of the tool-call path: execute_tools and search_tools would otherwise read
 // three tables, fold every login's state and open the credentials on every call.
@@ -143,7 +142,7 @@ func (s *Service) cachedServer(ctx context.Context, id string) (connectorsrm.Ser
 		return e.v, nil
 	}
 	at := time.Now()
-	v, err := s.reader.Server(ctx, id)
+	v, err := s.Core.Reader.Server(ctx, id)
 	if err != nil {
 		return v, err
 	}
@@ -166,7 +165,7 @@ func (s *Service) cachedCreds(ctx context.Context, loginID uuid.UUID, version in
 		return e.creds, nil
 	}
 	at := time.Now()
-	c, err := s.open(ctx, sealed)
+	c, err := s.Open(ctx, sealed)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +184,7 @@ func (s *Service) redactorFor(loginID uuid.UUID, creds Creds) redactor {
 	h.mu.Lock()
 	e, ok := h.creds[loginID]
 	h.mu.Unlock()
-	if ok && e.creds.equal(creds) {
+	if ok && e.creds.Equal(creds) {
 		return e.red
 	}
 	return newRedactor(creds)

@@ -19,18 +19,18 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 // and the reserved names; a folder whose manifest changed replaces the row's manifest and source,
 // keeping its switch, OAuth client, overrides and prefix. It runs at boot.
 func (s *Service) Install(ctx context.Context) error {
-	prefixes, err := s.reader.Prefixes(ctx)
+	prefixes, err := s.Core.Reader.Prefixes(ctx)
 	if err != nil {
 		return fmt.Errorf("install connectors: %w", err)
 	}
 	var last eventstore.Position
 	n := 0
-	for _, c := range s.opts.Connectors {
+	for _, c := range s.Opts.Connectors {
 		id := c.ID()
 		sum := sha256.Sum256(c.Raw)
 		taken := func(p string) bool {
 			owner, ok := prefixes[p]
-			return (ok && owner != id) || s.opts.Reserved(p)
+			return (ok && owner != id) || s.Opts.Reserved(p)
 		}
 		prefix := ""
 		for p, owner := range prefixes {
@@ -42,8 +42,8 @@ func (s *Service) Install(ctx context.Context) error {
 			prefix = connector.ToolPrefix(c.Manifest.Slug, taken)
 		}
 		ev := connectordom.Installed{ID: id, Slug: c.Manifest.Slug, ToolPrefix: prefix, Manifest: c.Raw, Digest: hex.EncodeToString(sum[:]),
-			Source: c.Source, Version: c.Manifest.Version, Publisher: c.Manifest.Publisher, At: s.opts.Now().UTC()}
-		res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(connectordom.Install{Event: ev}), s.md("system"))
+			Source: c.Source, Version: c.Manifest.Version, Publisher: c.Manifest.Publisher, At: s.Opts.Now().UTC()}
+		res, err := eventstore.Execute(ctx, s.Opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(connectordom.Install{Event: ev}), s.MD("system"))
 		if err != nil {
 			return fmt.Errorf("install %s: %w", id, err)
 		}
@@ -52,5 +52,5 @@ func (s *Service) Install(ctx context.Context) error {
 			last, n = res.Position, n+1
 		}
 	}
-	return s.wait(ctx, last, n)
+	return s.Wait(ctx, last, n)
 }

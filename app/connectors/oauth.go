@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/connectorcore"
 	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connectordom"
@@ -44,7 +45,7 @@ const (
 // The credential fields of an OAuth login (sealed like a token login's: "token" travels to the
 // endpoint as a bearer token).
 const (
-	credAccess   = "token"
+	credAccess   = connectorcore.CredAccess
 	credRefresh  = "refresh_token"
 	credExpires  = "expires_at"
 	credClient   = "client_id"
@@ -100,8 +101,6 @@ type authServer struct {
 	TokenAuthMethods []string
 }
 
-func isOAuth(m *connector.Manifest) bool { return m.Auth.Kind == connector.AuthOAuth }
-
 func randomString(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
@@ -110,12 +109,12 @@ func randomString(n int) string {
 
 // stateSealer is the signer of sign-in states.
 func (s *Service) stateSealer() (*signed.Sealer[oauthState], error) {
-	return signed.New[oauthState](s.opts.OAuthStateKey, "mcp-oauth-state", &signed.Options{Now: s.opts.Now})
+	return signed.New[oauthState](s.Opts.OAuthStateKey, "mcp-oauth-state", &signed.Options{Now: s.Opts.Now})
 }
 
 // RedirectURI is the callback of a sign-in: the public URL's, else the request's own base.
 func (s *Service) RedirectURI(requestBase string) string {
-	base := s.opts.PublicURL
+	base := s.Opts.PublicURL
 	if base == "" {
 		base = requestBase
 	}
@@ -153,7 +152,7 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	if err != nil {
 		return res, err
 	}
-	sealed, err := s.opts.Vault.Seal(ctx, credentialSubject(loginID), credentialPurpose, pending)
+	sealed, err := s.Opts.Vault.Seal(ctx, connectorcore.CredentialSubject(loginID), connectorcore.CredentialPurpose, pending)
 	if err != nil {
 		return res, err
 	}
@@ -162,11 +161,11 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	if err != nil {
 		return res, err
 	}
-	state, err := sealer.Seal(oauthState{Login: loginID, Server: srvID, Scope: string(req.Owner.Scope), Owner: req.Owner.ID, User: user, Nonce: nonce, Account: eventLabel(req.Account)}, s.opts.Now().Add(StateTTL))
+	state, err := sealer.Seal(oauthState{Login: loginID, Server: srvID, Scope: string(req.Owner.Scope), Owner: req.Owner.ID, User: user, Nonce: nonce, Account: eventLabel(req.Account)}, s.Opts.Now().Add(StateTTL))
 	if err != nil {
 		return res, err
 	}
-	if _, err := s.executeLogin(ctx, user.String(), stream, login.StartOAuth{NewLoginID: loginID, ServerID: srvID, Owner: req.Owner, Account: req.Account, Pending: sealed, Nonce: nonce, At: s.opts.Now()}); err != nil {
+	if _, err := s.executeLogin(ctx, user.String(), stream, login.StartOAuth{NewLoginID: loginID, ServerID: srvID, Owner: req.Owner, Account: req.Account, Pending: sealed, Nonce: nonce, At: s.Opts.Now()}); err != nil {
 		return res, err
 	}
 	if plan.Strategy == StrategyGitHubApp {
@@ -184,7 +183,7 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 // oauthDo sends one request of the OAuth flow through the address check and reads its reply, capped;
 // edit adds to the request (a client's authentication, a provider's headers).
 func (s *Service) oauthDo(ctx context.Context, method, u string, body io.Reader, contentType string, edit ...func(*http.Request)) (*http.Response, []byte, error) {
-	if err := mcpclient.CheckURL(ctx, u, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+	if err := mcpclient.CheckURL(ctx, u, s.Opts.AllowLoopback, s.Opts.Resolver); err != nil {
 		return nil, nil, domain.Errorf(domain.CodeUnprocessable, "oauth: %s", err.Error())
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
@@ -200,7 +199,7 @@ func (s *Service) oauthDo(ctx context.Context, method, u string, body io.Reader,
 	}
 	// A metadata, registration or token request never follows a redirect: the URL that passed the
 	// checks is the one that answers.
-	client := s.opts.Pool.HTTPClient()
+	client := s.Opts.Pool.HTTPClient()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := client.Do(req)
 	if err != nil {
@@ -347,7 +346,7 @@ func (s *Service) discover(ctx context.Context, endpointURL string) (authServer,
 		if u == "" {
 			continue
 		}
-		if err := mcpclient.CheckURL(ctx, u, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+		if err := mcpclient.CheckURL(ctx, u, s.Opts.AllowLoopback, s.Opts.Resolver); err != nil {
 			return as, domain.Errorf(domain.CodeUnprocessable, "oauth: %s", err.Error())
 		}
 	}
@@ -358,7 +357,7 @@ func (s *Service) discover(ctx context.Context, endpointURL string) (authServer,
 // clientFor is the connector's client at this issuer for this redirect URI, registered (RFC 7591)
 // and stored on the connector when there is none.
 func (s *Service) clientFor(ctx context.Context, user uuid.UUID, srvID string, as authServer, redirect string) (string, error) {
-	st, _, err := eventstore.LoadState(ctx, s.opts.Store, connectordom.StreamName(srvID), connectorAggregate)
+	st, _, err := eventstore.LoadState(ctx, s.Opts.Store, connectordom.StreamName(srvID), connectorAggregate)
 	if err != nil {
 		return "", err
 	}
@@ -385,8 +384,8 @@ func (s *Service) clientFor(ctx context.Context, user uuid.UUID, srvID string, a
 	if err := json.Unmarshal(raw, &reg); err != nil || strings.TrimSpace(reg.ClientID) == "" {
 		return "", domain.Errorf(domain.CodeUpstream, "oauth: the client registration answered no client_id")
 	}
-	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(srvID), connectorAggregate,
-		connectordom.Command(connectordom.RegisterClient{Event: connectordom.ClientRegistered{ID: srvID, Issuer: as.Issuer, RedirectURI: redirect, ClientID: reg.ClientID, At: s.opts.Now()}}), s.md(user.String()))
+	res, err := eventstore.Execute(ctx, s.Opts.Store, connectordom.StreamName(srvID), connectorAggregate,
+		connectordom.Command(connectordom.RegisterClient{Event: connectordom.ClientRegistered{ID: srvID, Issuer: as.Issuer, RedirectURI: redirect, ClientID: reg.ClientID, At: s.Opts.Now()}}), s.MD(user.String()))
 	if err != nil {
 		return "", err
 	}
@@ -445,7 +444,7 @@ func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callbac
 		return res, err
 	}
 	abandon := func(reason string) error {
-		_, err := s.executeLogin(ctx, user.String(), stream, login.AbandonOAuth{LoginID: st.Login, Nonce: st.Nonce, Reason: reason, At: s.opts.Now()})
+		_, err := s.executeLogin(ctx, user.String(), stream, login.AbandonOAuth{LoginID: st.Login, Nonce: st.Nonce, Reason: reason, At: s.Opts.Now()})
 		return err
 	}
 	if denied != "" || (code == "" && cb.InstallationID == "" && cb.SetupAction == "") {
@@ -455,7 +454,7 @@ func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callbac
 	if cur.LoginID != st.Login || cur.OAuthNonce != st.Nonce {
 		return res, domain.Errorf(domain.CodeConflict, "this sign-in is no longer the login's open one; connect again")
 	}
-	raw, err := s.opts.Vault.Open(ctx, cur.OAuthPending, credentialPurpose)
+	raw, err := s.Opts.Vault.Open(ctx, cur.OAuthPending, connectorcore.CredentialPurpose)
 	if err != nil {
 		return res, fmt.Errorf("open the pending sign-in: %w", err)
 	}
@@ -463,7 +462,7 @@ func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callbac
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return res, fmt.Errorf("read the pending sign-in: %w", err)
 	}
-	_, m, err := s.serverFor(ctx, st.Server)
+	_, m, err := s.ServerFor(ctx, st.Server)
 	if err != nil {
 		return res, err
 	}
@@ -477,7 +476,7 @@ func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callbac
 	client, err := s.clientOf(ctx, m, p.ClientID, p.ClientKey, p.TokenAuth)
 	if err != nil {
 		if aerr := abandon("the OAuth client cannot be read"); aerr != nil {
-			s.log.ErrorContext(ctx, "close a failed sign-in", "login", st.Login, "err", aerr)
+			s.Log.ErrorContext(ctx, "close a failed sign-in", "login", st.Login, "err", aerr)
 		}
 		res.Denied = true
 		return res, err
@@ -486,12 +485,12 @@ func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callbac
 		"code_verifier": {p.Verifier}, "resource": {p.Resource}}), client)
 	if err != nil {
 		if aerr := abandon("the token request failed"); aerr != nil {
-			s.log.ErrorContext(ctx, "close a failed sign-in", "login", st.Login, "err", aerr)
+			s.Log.ErrorContext(ctx, "close a failed sign-in", "login", st.Login, "err", aerr)
 		}
 		res.Denied = true
 		return res, err
 	}
-	return s.finishSignIn(ctx, user, st, cur, tok.creds(p, s.opts.Now()), "")
+	return s.finishSignIn(ctx, user, st, cur, tok.creds(p, s.Opts.Now()), "")
 }
 
 // finishSignIn stores a successful sign-in's credentials sealed, connects the login (pending while a
@@ -499,7 +498,7 @@ func (s *Service) CompleteSignIn(ctx context.Context, user uuid.UUID, cb Callbac
 func (s *Service) finishSignIn(ctx context.Context, user uuid.UUID, st oauthState, cur login.State, creds Creds, hint string) (CallbackResult, error) {
 	res := CallbackResult{LoginID: st.Login}
 	stream := st.stream()
-	srv, m, err := s.serverFor(ctx, st.Server)
+	srv, m, err := s.ServerFor(ctx, st.Server)
 	if err != nil {
 		return res, err
 	}
@@ -515,19 +514,19 @@ func (s *Service) finishSignIn(ctx context.Context, user uuid.UUID, st oauthStat
 		}
 		needs = schema.Missing(settings)
 	}
-	sealed, err := s.seal(ctx, st.Login, creds)
+	sealed, err := s.Seal(ctx, st.Login, creds)
 	if err != nil {
 		return res, err
 	}
-	r, err := s.executeLogin(ctx, user.String(), stream, login.CompleteOAuth{LoginID: st.Login, Nonce: st.Nonce, Credential: sealed, NeedsSettings: needs, AccountHint: hint, At: s.opts.Now()})
+	r, err := s.executeLogin(ctx, user.String(), stream, login.CompleteOAuth{LoginID: st.Login, Nonce: st.Nonce, Credential: sealed, NeedsSettings: needs, AccountHint: hint, At: s.Opts.Now()})
 	if err != nil {
 		return res, err
 	}
-	s.opts.Pool.Drop(st.Login)
+	s.Opts.Pool.Drop(st.Login)
 	if r.State.Status == login.StatusConnected {
 		if err := s.list(ctx, user.String(), srv, m, r.State, creds); err != nil {
 			res.ListingError = providerError("list tools", err, newRedactor(creds)).(*domain.Error).Message
-			s.log.WarnContext(ctx, "first listing after sign-in failed", "login", st.Login, "server", srv.ID, "err", res.ListingError)
+			s.Log.WarnContext(ctx, "first listing after sign-in failed", "login", st.Login, "server", srv.ID, "err", res.ListingError)
 		}
 	}
 	return res, nil
@@ -616,7 +615,7 @@ func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifes
 	}
 	if !force {
 		exp, err := time.Parse(time.RFC3339, creds[credExpires])
-		if err != nil || s.opts.Now().Add(RefreshBefore).Before(exp) {
+		if err != nil || s.Opts.Now().Add(RefreshBefore).Before(exp) {
 			return creds, nil
 		}
 	}
@@ -631,7 +630,7 @@ func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifes
 	if cur.LoginID != l.LoginID || cur.Status == login.StatusDisconnected {
 		return nil, domain.Errorf(domain.CodeUnprocessable, "the login is disconnected; sign in again")
 	}
-	if stored, err := s.open(ctx, cur.Credential); err == nil && stored[credAccess] != creds[credAccess] {
+	if stored, err := s.Open(ctx, cur.Credential); err == nil && stored[credAccess] != creds[credAccess] {
 		return stored, nil
 	}
 	if creds[credRefresh] == "" {
@@ -652,25 +651,25 @@ func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifes
 	if err != nil {
 		return nil, err
 	}
-	next := tok.creds(pendingOAuth{ClientID: creds[credClient], TokenURL: creds[credTokenURL], Resource: creds[credResource], ClientKey: creds[credClientKey], TokenAuth: creds[credTokenAuth]}, s.opts.Now())
+	next := tok.creds(pendingOAuth{ClientID: creds[credClient], TokenURL: creds[credTokenURL], Resource: creds[credResource], ClientKey: creds[credClientKey], TokenAuth: creds[credTokenAuth]}, s.Opts.Now())
 	if next[credRefresh] == "" {
 		next[credRefresh] = creds[credRefresh]
 	}
-	sealed, err := s.seal(ctx, l.LoginID, next)
+	sealed, err := s.Seal(ctx, l.LoginID, next)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.executeLogin(ctx, "system", l.Stream(), login.RefreshTokens{LoginID: l.LoginID, Credential: sealed, At: s.opts.Now()}); err != nil {
+	if _, err := s.executeLogin(ctx, "system", l.Stream(), login.RefreshTokens{LoginID: l.LoginID, Credential: sealed, At: s.Opts.Now()}); err != nil {
 		return nil, err
 	}
-	s.opts.Pool.Drop(l.LoginID)
+	s.Opts.Pool.Drop(l.LoginID)
 	return next, nil
 }
 
 // disconnect marks the login disconnected and answers why (or the store's failure): never nil.
 func (s *Service) disconnect(ctx context.Context, l login.State, reason string) error {
-	_, err := s.executeLogin(ctx, "system", l.Stream(), login.Disconnect{LoginID: l.LoginID, Reason: reason, At: s.opts.Now()})
-	s.opts.Pool.Drop(l.LoginID)
+	_, err := s.executeLogin(ctx, "system", l.Stream(), login.Disconnect{LoginID: l.LoginID, Reason: reason, At: s.Opts.Now()})
+	s.Opts.Pool.Drop(l.LoginID)
 	if err != nil {
 		return err
 	}

@@ -87,20 +87,20 @@ func (s *Service) addLocal(ctx context.Context, actor string, org uuid.UUID, req
 		}
 		id, owner = "mcp_"+req.Slug+"_"+hex.EncodeToString(b), org.String()
 	}
-	rows, err := s.reader.Rows(ctx)
+	rows, err := s.Core.Reader.Rows(ctx)
 	if err != nil {
 		return "", err
 	}
-	claim := connectordom.Claim{ID: id, Slug: req.Slug, OwnerOrgID: owner, Installed: rows, MaxPerOrg: s.opts.MaxMCPServers, At: s.opts.Now(),
+	claim := connectordom.Claim{ID: id, Slug: req.Slug, OwnerOrgID: owner, Installed: rows, MaxPerOrg: s.Opts.MaxMCPServers, At: s.Opts.Now(),
 		Prefix: func(taken func(string) bool) string {
-			return connector.ToolPrefix(req.Slug, func(p string) bool { return taken(p) || s.opts.Reserved(p) })
+			return connector.ToolPrefix(req.Slug, func(p string) bool { return taken(p) || s.Opts.Reserved(p) })
 		}}
-	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.CatalogStream, claimsAggregate, connectordom.ClaimCommand(claim), s.md(actor))
+	res, err := eventstore.Execute(ctx, s.Opts.Store, connectordom.CatalogStream, claimsAggregate, connectordom.ClaimCommand(claim), s.MD(actor))
 	if err != nil {
 		return "", err
 	}
 	prefix := res.State.Rows[id].ToolPrefix
-	ev := connectordom.Added{ID: id, Slug: req.Slug, ToolPrefix: prefix, OwnerOrgID: owner, Manifest: raw, Digest: digest(raw), By: actor, At: s.opts.Now()}
+	ev := connectordom.Added{ID: id, Slug: req.Slug, ToolPrefix: prefix, OwnerOrgID: owner, Manifest: raw, Digest: digest(raw), By: actor, At: s.Opts.Now()}
 	if _, err := s.executeCatalog(ctx, actor, id, connectordom.Add{Event: ev}); err != nil {
 		s.release(ctx, actor, id)
 		return "", err
@@ -110,16 +110,16 @@ func (s *Service) addLocal(ctx context.Context, actor string, org uuid.UUID, req
 
 // release frees a claim (after a failed add, or a removal).
 func (s *Service) release(ctx context.Context, actor, id string) {
-	rel := connectordom.Release{ID: id, At: s.opts.Now()}
-	if _, err := eventstore.Execute(ctx, s.opts.Store, connectordom.CatalogStream, claimsAggregate, connectordom.ClaimCommand(rel), s.md(actor)); err != nil {
-		s.log.ErrorContext(ctx, "release a connector's slug", "server", id, "err", err)
+	rel := connectordom.Release{ID: id, At: s.Opts.Now()}
+	if _, err := eventstore.Execute(ctx, s.Opts.Store, connectordom.CatalogStream, claimsAggregate, connectordom.ClaimCommand(rel), s.MD(actor)); err != nil {
+		s.Log.ErrorContext(ctx, "release a connector's slug", "server", id, "err", err)
 	}
 }
 
 // mayEditOrg lets an organisation's owners and admins through; a member is refused (403), anyone else
 // does not see the organisation (404).
 func (s *Service) mayEditOrg(ctx context.Context, user, org uuid.UUID) error {
-	role, err := s.orgRole(ctx, org, user)
+	role, err := s.OrgRole(ctx, org, user)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (s *Service) mayEditOrg(ctx context.Context, user, org uuid.UUID) error {
 // orgServer reads an organisation's own row: any other row, another organisation's among them, is not
 // found.
 func (s *Service) orgServer(ctx context.Context, org uuid.UUID, id string) (connectorsrm.Server, error) {
-	srv, err := s.reader.Server(ctx, id)
+	srv, err := s.Core.Reader.Server(ctx, id)
 	if domain.ErrorCode(err) == domain.CodeNotFound || (err == nil && srv.OwnerOrgID != org.String()) {
 		// A row that does not exist and one that is not this organisation's answer alike.
 		return connectorsrm.Server{}, domain.Errorf(domain.CodeNotFound, "no MCP server %s in this organization", id)
@@ -148,14 +148,14 @@ func (s *Service) orgServer(ctx context.Context, org uuid.UUID, id string) (conn
 
 // OrgServers lists an organisation's own servers (every member may read them).
 func (s *Service) OrgServers(ctx context.Context, user, org uuid.UUID) ([]CatalogEntry, error) {
-	role, err := s.orgRole(ctx, org, user)
+	role, err := s.OrgRole(ctx, org, user)
 	if err != nil {
 		return nil, err
 	}
 	if role == "" {
 		return nil, domain.Errorf(domain.CodeNotFound, "no organization %s", org)
 	}
-	all, err := s.reader.ServersFor(ctx, org.String())
+	all, err := s.Core.Reader.ServersFor(ctx, org.String())
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func (s *Service) AddOrgServer(ctx context.Context, user, org uuid.UUID, req Add
 	if err != nil {
 		return CatalogEntry{}, err
 	}
-	srv, err := s.reader.Server(ctx, id)
+	srv, err := s.Core.Reader.Server(ctx, id)
 	if err != nil {
 		return CatalogEntry{}, err
 	}
@@ -202,7 +202,7 @@ func (s *Service) EditOrgServer(ctx context.Context, user, org uuid.UUID, id str
 	if err := s.editRow(ctx, user.String(), srv, edit); err != nil {
 		return CatalogEntry{}, err
 	}
-	if srv, err = s.reader.Server(ctx, id); err != nil {
+	if srv, err = s.Core.Reader.Server(ctx, id); err != nil {
 		return CatalogEntry{}, err
 	}
 	return s.catalogEntry(ctx, srv)
@@ -225,7 +225,7 @@ func (s *Service) DeleteOrgServer(ctx context.Context, user, org uuid.UUID, id s
 // its credential shredded, login.removed), the switches other scopes hold for it (toolswitch.cleared),
 // the row (connector.removed), and its claim. Each step may be repeated: a failed removal is retried whole.
 func (s *Service) removeServer(ctx context.Context, actor string, srv connectorsrm.Server) error {
-	logins, err := s.reader.ServerLogins(ctx, srv.ID)
+	logins, err := s.Core.Reader.ServerLogins(ctx, srv.ID)
 	if err != nil {
 		return err
 	}
@@ -234,21 +234,21 @@ func (s *Service) removeServer(ctx context.Context, actor string, srv connectors
 			return err
 		}
 	}
-	owners, err := s.reader.SwitchOwners(ctx, srv.ID)
+	owners, err := s.Core.Reader.SwitchOwners(ctx, srv.ID)
 	if err != nil {
 		return err
 	}
 	for _, sw := range owners {
-		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: sw.Owner, ServerID: srv.ID, Reason: "the server was deleted", At: s.opts.Now()}}
-		res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(sw.Owner), switchAggregate, login.SwitchCommand(clear), s.md(actor))
+		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: sw.Owner, ServerID: srv.ID, Reason: "the server was deleted", At: s.Opts.Now()}}
+		res, err := eventstore.Execute(ctx, s.Opts.Store, login.SwitchStreamName(sw.Owner), switchAggregate, login.SwitchCommand(clear), s.MD(actor))
 		if err != nil {
 			return err
 		}
-		if err := s.wait(ctx, res.Position, len(res.Events)); err != nil {
+		if err := s.Wait(ctx, res.Position, len(res.Events)); err != nil {
 			return err
 		}
 	}
-	ev := connectordom.Removed{ID: srv.ID, Reason: "deleted", By: actor, At: s.opts.Now()}
+	ev := connectordom.Removed{ID: srv.ID, Reason: "deleted", By: actor, At: s.Opts.Now()}
 	if _, err := s.executeCatalog(ctx, actor, srv.ID, connectordom.Remove{Event: ev}); err != nil {
 		return err
 	}
@@ -267,10 +267,10 @@ func (s *Service) fillCopy(ctx context.Context, actor string, srv connectorsrm.S
 		return
 	}
 	probe := uuid.New()
-	defer s.opts.Pool.Drop(probe)
-	name, instructions, err := s.opts.Pool.Initialize(ctx, probe, ep)
+	defer s.Opts.Pool.Drop(probe)
+	name, instructions, err := s.Opts.Pool.Initialize(ctx, probe, ep)
 	if err != nil {
-		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
 		return
 	}
 	edit := ServerEdit{Copy: map[string]json.RawMessage{}}
@@ -295,7 +295,7 @@ func (s *Service) fillCopy(ctx context.Context, actor string, srv connectorsrm.S
 		return
 	}
 	if err := s.editRow(ctx, actor, srv, edit); err != nil {
-		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
 	}
 }
 
@@ -303,21 +303,21 @@ func (s *Service) fillCopy(ctx context.Context, actor string, srv connectorsrm.S
 // reply once a browser login of it is connected (the OAuth callback; token Connect does it itself).
 // Failures log and change nothing.
 func (s *Service) FillFromServer(ctx context.Context, actor string, loginID uuid.UUID) {
-	l, err := s.reader.Login(ctx, loginID)
+	l, err := s.Core.Reader.Login(ctx, loginID)
 	if err != nil || l.Status != login.StatusConnected {
 		return
 	}
-	srv, m, err := s.serverFor(ctx, l.ServerID)
+	srv, m, err := s.ServerFor(ctx, l.ServerID)
 	if err != nil || !s.handMade(srv) || (m.DisplayName != "" && m.Description != "") {
 		return
 	}
-	creds, err := s.open(ctx, l.Credential)
+	creds, err := s.Open(ctx, l.Credential)
 	if err != nil {
-		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
 		return
 	}
 	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
-		s.log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
 		return
 	}
 	s.fillCopy(ctx, actor, srv, m, creds)

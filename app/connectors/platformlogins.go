@@ -60,7 +60,7 @@ func tokenFieldName(m *connector.Manifest) string {
 // the {integration, field} form on a connector the box did not ship.
 func (s *Service) platformKey(ctx context.Context, srv connectorsrm.Server, m *connector.Manifest) (Creds, map[string]string, bool, error) {
 	inst := m.Auth.Instance
-	if inst == nil || s.opts.PlatformKeys == nil || (!inst.Own && srv.Source != "core") {
+	if inst == nil || s.Opts.PlatformKeys == nil || (!inst.Own && srv.Source != "core") {
 		return nil, nil, false, nil
 	}
 	fields, ok, err := s.readPlatformKey(ctx, m.KeyName())
@@ -99,11 +99,11 @@ func (s *Service) platformKey(ctx context.Context, srv connectorsrm.Server, m *c
 func (s *Service) SyncPlatformLogins(ctx context.Context) error {
 	s.syncing.Lock()
 	defer s.syncing.Unlock()
-	servers, err := s.reader.Servers(ctx)
+	servers, err := s.Core.Reader.Servers(ctx)
 	if err != nil {
 		return err
 	}
-	existing, err := s.reader.Logins(ctx, []login.Owner{platformOwner})
+	existing, err := s.Core.Reader.Logins(ctx, []login.Owner{platformOwner})
 	if err != nil {
 		return err
 	}
@@ -111,13 +111,13 @@ func (s *Service) SyncPlatformLogins(ctx context.Context) error {
 	var errs []error
 	for _, srv := range servers {
 		seen[srv.ID] = true
-		m, err := s.manifestOf(srv)
+		m, err := s.ManifestOf(srv)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		if err := s.syncPlatformLogin(ctx, srv, m); err != nil {
-			s.log.WarnContext(ctx, "platform login sync failed", "server", srv.ID, "err", err)
+			s.Log.WarnContext(ctx, "platform login sync failed", "server", srv.ID, "err", err)
 			errs = append(errs, err)
 		}
 	}
@@ -137,7 +137,7 @@ func (s *Service) syncPlatformLogin(ctx context.Context, srv connectorsrm.Server
 		return err
 	}
 	stream := login.StreamName(srv.ID, platformOwner, "")
-	st, _, err := eventstore.LoadState(ctx, s.opts.Store, stream, loginAggregate)
+	st, _, err := eventstore.LoadState(ctx, s.Opts.Store, stream, loginAggregate)
 	if err != nil {
 		return err
 	}
@@ -155,10 +155,10 @@ func (s *Service) syncPlatformLogin(ctx context.Context, srv connectorsrm.Server
 		return nil
 	}
 	if !connected {
-		cmd := login.SyncPlatform{ServerID: srv.ID, KeySet: true, At: s.opts.Now()}
+		cmd := login.SyncPlatform{ServerID: srv.ID, KeySet: true, At: s.Opts.Now()}
 		if st.Credential.IsZero() {
 			cmd.NewLoginID = uuid.New()
-			if cmd.Credential, err = s.seal(ctx, cmd.NewLoginID, Creds{}); err != nil {
+			if cmd.Credential, err = s.Seal(ctx, cmd.NewLoginID, Creds{}); err != nil {
 				return err
 			}
 		}
@@ -169,7 +169,7 @@ func (s *Service) syncPlatformLogin(ctx context.Context, srv connectorsrm.Server
 		st = res.State
 	}
 	if err := s.list(ctx, "system", srv, m, st, creds); err != nil {
-		s.log.WarnContext(ctx, "platform login listing failed; the next run start lists again", "server", srv.ID,
+		s.Log.WarnContext(ctx, "platform login listing failed; the next run start lists again", "server", srv.ID,
 			"err", providerError("list tools", err, newRedactor(creds)))
 	}
 	return nil
@@ -177,7 +177,7 @@ func (s *Service) syncPlatformLogin(ctx context.Context, srv connectorsrm.Server
 
 func (s *Service) disconnectPlatform(ctx context.Context, serverID, reason string) error {
 	_, err := s.executeLogin(ctx, "system", login.StreamName(serverID, platformOwner, ""),
-		login.SyncPlatform{ServerID: serverID, KeySet: false, Reason: reason, At: s.opts.Now()})
+		login.SyncPlatform{ServerID: serverID, KeySet: false, Reason: reason, At: s.Opts.Now()})
 	return err
 }
 
@@ -198,7 +198,7 @@ func (s *Service) RunPlatformSync(ctx context.Context) error {
 			return nil
 		case <-s.syncs:
 			if err := s.SyncPlatformLogins(ctx); err != nil && ctx.Err() == nil {
-				s.log.WarnContext(ctx, "platform login sync", "err", err)
+				s.Log.WarnContext(ctx, "platform login sync", "err", err)
 			}
 		}
 	}
@@ -242,7 +242,7 @@ func (s *Service) organizationOf(ctx context.Context) (uuid.UUID, error) {
 	if err != nil {
 		return uuid.Nil, err
 	}
-	chain, err := s.chainOf(ctx, c.UserID, agent)
+	chain, err := s.ChainOf(ctx, c.UserID, agent)
 	if err != nil {
 		return uuid.Nil, err
 	}
@@ -286,9 +286,9 @@ func (s *Service) countCall(ctx context.Context, srv connectorsrm.Server, m *con
 	if err != nil {
 		return err
 	}
-	cmd := platformcall.Count{OrgID: org, ServerID: srv.ID, Slug: m.Slug, At: s.opts.Now()}
-	if s.opts.MonthlyCap != nil {
-		cmd.Cap, cmd.Capped = s.opts.MonthlyCap(m.Slug)
+	cmd := platformcall.Count{OrgID: org, ServerID: srv.ID, Slug: m.Slug, At: s.Opts.Now()}
+	if s.Opts.MonthlyCap != nil {
+		cmd.Cap, cmd.Capped = s.Opts.MonthlyCap(m.Slug)
 	}
 	stream := platformcall.StreamName(org, srv.ID, platformcall.Month(cmd.At))
 	if !cmd.Capped {
@@ -301,10 +301,10 @@ func (s *Service) countCall(ctx context.Context, srv connectorsrm.Server, m *con
 		if err != nil {
 			return err
 		}
-		_, err = s.opts.Store.Append(ctx, stream, eventstore.Any, eventstore.EventData{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: body, Metadata: s.md("system")})
+		_, err = s.Opts.Store.Append(ctx, stream, eventstore.Any, eventstore.EventData{ID: uuid.Must(uuid.NewV7()), Type: typ, SchemaVersion: sv, Data: body, Metadata: s.MD("system")})
 		return err
 	}
-	_, err = eventstore.Execute(ctx, s.opts.Store, stream, callAggregate, cmd, s.md("system"))
+	_, err = eventstore.Execute(ctx, s.Opts.Store, stream, callAggregate, cmd, s.MD("system"))
 	if errors.Is(err, eventstore.ErrConflict) {
 		return domain.Errorf(domain.CodeUnavailable, "too many calls on %s at once to count; try again", m.DisplayName)
 	}

@@ -33,7 +33,7 @@ type PluginToolLookup interface {
 
 // pluginTool is the integration of the plugin tool called name, or CodeUnprocessable.
 func (s *Service) pluginTool(name string) (string, error) {
-	if lookup, ok := s.opts.Integrations.(PluginToolLookup); ok {
+	if lookup, ok := s.Opts.Integrations.(PluginToolLookup); ok {
 		if t, ok := lookup.Tool(name); ok {
 			return t.Owner().Name, nil
 		}
@@ -58,7 +58,7 @@ func (s *Service) setPluginSwitch(ctx context.Context, user uuid.UUID, owner log
 	if owner.Scope == login.ScopePlatform {
 		return domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's")
 	}
-	if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
+	if err := s.Opts.Scopes.MayManage(ctx, user, owner); err != nil {
 		return err
 	}
 	integration, err := s.pluginTool(tool)
@@ -75,7 +75,7 @@ func (s *Service) setPluginSwitch(ctx context.Context, user uuid.UUID, owner log
 			return domain.Errorf(domain.CodeConflict, "%s is %s; a scope below it cannot turn it On, only whoever manages that scope can", tool, reason)
 		}
 	}
-	return s.setSwitch(ctx, user.String(), login.SwitchSet{Owner: owner, ServerID: server, Tool: tool, On: on, Ask: ask, By: user.String(), At: s.opts.Now()})
+	return s.setSwitch(ctx, user.String(), login.SwitchSet{Owner: owner, ServerID: server, Tool: tool, On: on, Ask: ask, By: user.String(), At: s.Opts.Now()})
 }
 
 // SetPlatformPluginSwitch is the instance admin's switch of a plugin tool at the platform scope (the
@@ -87,7 +87,7 @@ func (s *Service) SetPlatformPluginSwitch(ctx context.Context, actor, tool strin
 	if err != nil {
 		return err
 	}
-	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: login.PluginServerID(integration), Tool: tool, On: on, Default: asDefault, By: actor, At: s.opts.Now()})
+	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: login.PluginServerID(integration), Tool: tool, On: on, Default: asDefault, By: actor, At: s.Opts.Now()})
 }
 
 // OffTool is why a plugin tool is Off for an agent.
@@ -108,7 +108,7 @@ func (s *Service) PluginToolsOff(ctx context.Context, caller executions.Caller) 
 
 // PluginToolStates is PluginToolsOff, and the On plugin tools that ask for a person's approval (Ask).
 func (s *Service) PluginToolStates(ctx context.Context, caller executions.Caller) (map[string]OffTool, map[string]bool, error) {
-	lookup, ok := s.opts.Integrations.(PluginToolLookup)
+	lookup, ok := s.Opts.Integrations.(PluginToolLookup)
 	if !ok {
 		return map[string]OffTool{}, map[string]bool{}, nil
 	}
@@ -134,7 +134,7 @@ func (s *Service) PluginToolStates(ctx context.Context, caller executions.Caller
 // PluginToolOff is why one plugin tool is Off for the caller ("" when it is On): the check an
 // execution of a plugin tool makes before it reads a credential.
 func (s *Service) PluginToolOff(ctx context.Context, caller executions.Caller, integration, tool string) (string, error) {
-	lookup, ok := s.opts.Integrations.(PluginToolLookup)
+	lookup, ok := s.Opts.Integrations.(PluginToolLookup)
 	if !ok {
 		return "", nil
 	}
@@ -152,7 +152,7 @@ func (s *Service) PluginToolOff(ctx context.Context, caller executions.Caller, i
 // PluginToolGate implements executions.PluginSwitches: why one plugin tool is Off for the caller
 // ("" when it is On), and whether each of its calls waits for a person's approval (Ask).
 func (s *Service) PluginToolGate(ctx context.Context, caller executions.Caller, integration, tool string) (string, bool, error) {
-	lookup, ok := s.opts.Integrations.(PluginToolLookup)
+	lookup, ok := s.Opts.Integrations.(PluginToolLookup)
 	if !ok {
 		return "", false, nil
 	}
@@ -189,11 +189,11 @@ func (s *Service) cachedPluginSwitches(ctx context.Context, caller executions.Ca
 	if err != nil {
 		return pluginChain{}, err
 	}
-	byServer, err := s.reader.PluginSwitches(ctx, chain.Owners())
+	byServer, err := s.Core.Reader.PluginSwitches(ctx, chain.Owners())
 	if err != nil {
 		return pluginChain{}, err
 	}
-	asks, err := s.reader.PrefersAsk(ctx, chain.OrganizationID)
+	asks, err := s.Core.Reader.PrefersAsk(ctx, chain.OrganizationID)
 	if err != nil {
 		return pluginChain{}, err
 	}
@@ -259,7 +259,7 @@ func (s *Service) CallerChain(ctx context.Context, caller executions.Caller) (Ch
 	if err != nil {
 		return Chain{}, err
 	}
-	return s.chainOf(ctx, caller.UserID, agent)
+	return s.ChainOf(ctx, caller.UserID, agent)
 }
 
 // PluginSwitchView is one plugin tool as a scope sees it (GET /api/tools/switches).
@@ -291,11 +291,11 @@ type PluginSwitchView struct {
 // platform's are the instance admin's: the caller checks that).
 func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner login.Owner) ([]PluginSwitchView, error) {
 	if owner.Scope != login.ScopePlatform {
-		if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
+		if err := s.Opts.Scopes.MayManage(ctx, user, owner); err != nil {
 			return nil, err
 		}
 	}
-	lookup, ok := s.opts.Integrations.(PluginToolLookup)
+	lookup, ok := s.Opts.Integrations.(PluginToolLookup)
 	if !ok {
 		return []PluginSwitchView{}, nil
 	}
@@ -303,11 +303,11 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.reader.PluginSwitches(ctx, chain.Owners())
+	all, err := s.Core.Reader.PluginSwitches(ctx, chain.Owners())
 	if err != nil {
 		return nil, err
 	}
-	asks, err := s.reader.PrefersAsk(ctx, chain.OrganizationID)
+	asks, err := s.Core.Reader.PrefersAsk(ctx, chain.OrganizationID)
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +350,7 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 func (s *Service) AllowForAgent(ctx context.Context, user, agent uuid.UUID, integration, tool string) error {
 	if agent == uuid.Nil {
 		var err error
-		if agent, err = s.opts.Scopes.DefaultAgent(ctx, user); err != nil {
+		if agent, err = s.Opts.Scopes.DefaultAgent(ctx, user); err != nil {
 			return err
 		}
 	}
@@ -368,24 +368,24 @@ func (s *Service) AllowForAgent(ctx context.Context, user, agent uuid.UUID, inte
 // organisation.
 func (s *Service) SetStartPreference(ctx context.Context, user, org uuid.UUID, startsAs string) error {
 	owner := login.Owner{Scope: login.ScopeOrganization, ID: org}
-	if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
+	if err := s.Opts.Scopes.MayManage(ctx, user, owner); err != nil {
 		return err
 	}
-	ev := login.StartPreferenceSet{Owner: owner, MutatingStartsAs: startsAs, By: user.String(), At: s.opts.Now()}
-	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(owner), switchAggregate, login.SwitchCommand(login.SetStartPreference{Event: ev}), s.md(user.String()))
+	ev := login.StartPreferenceSet{Owner: owner, MutatingStartsAs: startsAs, By: user.String(), At: s.Opts.Now()}
+	res, err := eventstore.Execute(ctx, s.Opts.Store, login.SwitchStreamName(owner), switchAggregate, login.SwitchCommand(login.SetStartPreference{Event: ev}), s.MD(user.String()))
 	if err != nil {
 		return err
 	}
-	return s.wait(ctx, res.Position, len(res.Events))
+	return s.Wait(ctx, res.Position, len(res.Events))
 }
 
 // StartPreference is an organisation's choice (login.StartsOff when it made none). The user must
 // manage the organisation.
 func (s *Service) StartPreference(ctx context.Context, user, org uuid.UUID) (string, error) {
-	if err := s.opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeOrganization, ID: org}); err != nil {
+	if err := s.Opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeOrganization, ID: org}); err != nil {
 		return "", err
 	}
-	asks, err := s.reader.PrefersAsk(ctx, org)
+	asks, err := s.Core.Reader.PrefersAsk(ctx, org)
 	if asks {
 		return login.StartsAsk, err
 	}

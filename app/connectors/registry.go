@@ -60,10 +60,10 @@ type RegistryEntry struct {
 // readRegistry reads every entry of the registry, by slug: the index at RegistryURL when one is
 // set (registryurl.go), else the directory.
 func (s *Service) readRegistry(ctx context.Context) ([]RegistryEntry, error) {
-	if s.opts.RegistryURL != "" {
+	if s.Opts.RegistryURL != "" {
 		return s.readRegistryIndex(ctx)
 	}
-	fsys := s.opts.Registry
+	fsys := s.Opts.Registry
 	if fsys == nil {
 		return nil, nil
 	}
@@ -176,7 +176,7 @@ func (s *Service) Registry(ctx context.Context) ([]RegistryEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.reader.Servers(ctx)
+	rows, err := s.Core.Reader.Servers(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -221,26 +221,26 @@ func (s *Service) InstallFromRegistry(ctx context.Context, actor, slug string) (
 		return ServerView{}, domain.Errorf(domain.CodeUnprocessable, "the registry's %s does not load: %s", slug, strings.Join(e.Problems, "; "))
 	}
 	if e.m.Endpoint != nil {
-		if err := mcpclient.CheckURL(ctx, e.m.Endpoint.URL, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+		if err := mcpclient.CheckURL(ctx, e.m.Endpoint.URL, s.Opts.AllowLoopback, s.Opts.Resolver); err != nil {
 			return ServerView{}, domain.Errorf(domain.CodeUnprocessable, "endpoint.url: %s", err.Error())
 		}
 	}
-	prefixes, err := s.reader.Prefixes(ctx)
+	prefixes, err := s.Core.Reader.Prefixes(ctx)
 	if err != nil {
 		return ServerView{}, err
 	}
 	id := "mcp_" + slug
-	prefix := connector.ToolPrefix(slug, func(p string) bool { _, ok := prefixes[p]; return ok || s.opts.Reserved(p) })
+	prefix := connector.ToolPrefix(slug, func(p string) bool { _, ok := prefixes[p]; return ok || s.Opts.Reserved(p) })
 	sum := sha256.Sum256(e.raw)
 	ev := connectordom.Installed{ID: id, Slug: slug, ToolPrefix: prefix, Manifest: json.RawMessage(e.raw), Digest: hex.EncodeToString(sum[:]),
-		Source: connectordom.SourceRegistry, Version: e.Version, Publisher: e.Publisher, Verified: e.Verified, At: s.opts.Now().UTC()}
-	res, err := eventstore.Execute(ctx, s.opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(connectordom.InstallFromRegistry{Event: ev}), s.md(actor))
+		Source: connectordom.SourceRegistry, Version: e.Version, Publisher: e.Publisher, Verified: e.Verified, At: s.Opts.Now().UTC()}
+	res, err := eventstore.Execute(ctx, s.Opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(connectordom.InstallFromRegistry{Event: ev}), s.MD(actor))
 	if err != nil {
 		return ServerView{}, err
 	}
-	if err := s.wait(ctx, res.Position, len(res.Events)); err != nil {
+	if err := s.Wait(ctx, res.Position, len(res.Events)); err != nil {
 		return ServerView{}, err
 	}
-	s.log.InfoContext(ctx, "connector installed from the registry", "server", id, "by", actor, "verified", e.Verified, "version", e.Version)
+	s.Log.InfoContext(ctx, "connector installed from the registry", "server", id, "by", actor, "verified", e.Verified, "version", e.Version)
 	return s.Server(ctx, id)
 }

@@ -60,7 +60,7 @@ func (s *Service) readRegistryIndex(ctx context.Context) ([]RegistryEntry, error
 	c := &s.index
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := s.opts.Now()
+	now := s.Opts.Now()
 	if c.entries != nil && now.Sub(c.at) >= 0 && now.Sub(c.at) < RegistryIndexTTL {
 		return cloneEntries(c.entries), nil
 	}
@@ -82,7 +82,7 @@ func cloneEntries(in []RegistryEntry) []RegistryEntry {
 }
 
 func (s *Service) fetchRegistryIndex(ctx context.Context) ([]RegistryEntry, error) {
-	raw := s.opts.RegistryURL
+	raw := s.Opts.RegistryURL
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return nil, domain.Errorf(domain.CodeUnavailable, "the connector registry URL %q is not an absolute URL", raw)
@@ -91,7 +91,7 @@ func (s *Service) fetchRegistryIndex(ctx context.Context) ([]RegistryEntry, erro
 	upstream := func(format string, args ...any) error {
 		return domain.Errorf(domain.CodeUpstream, "the connector registry at %s %s", host, fmt.Sprintf(format, args...))
 	}
-	if err := mcpclient.CheckURL(ctx, raw, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+	if err := mcpclient.CheckURL(ctx, raw, s.Opts.AllowLoopback, s.Opts.Resolver); err != nil {
 		return nil, upstream("is refused: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, RegistryIndexTimeout)
@@ -113,7 +113,7 @@ func (s *Service) fetchRegistryIndex(ctx context.Context) ([]RegistryEntry, erro
 		if ctx.Err() != nil {
 			return nil, upstream("did not answer within %s", RegistryIndexTimeout)
 		}
-		s.log.WarnContext(ctx, "the connector registry index cannot be fetched", "host", host, "err", err)
+		s.Log.WarnContext(ctx, "the connector registry index cannot be fetched", "host", host, "err", err)
 		return nil, upstream("cannot be reached")
 	}
 	defer resp.Body.Close()
@@ -190,16 +190,16 @@ func (e *redirectRefused) Error() string { return fmt.Sprintf("redirect to %s: %
 // RegistryRootCAs when set), each redirect checked like the first URL and at most
 // maxRegistryRedirects of them.
 func (s *Service) registryClient() *http.Client {
-	t := ssrf.NewTransport(ssrf.Options{AllowLoopback: s.opts.AllowLoopback, Resolver: s.opts.Resolver})
+	t := ssrf.NewTransport(ssrf.Options{AllowLoopback: s.Opts.AllowLoopback, Resolver: s.Opts.Resolver})
 	t.DisableKeepAlives = true // a fetch a minute at most: no idle connection outlives it
-	if s.opts.RegistryRootCAs != nil {
-		t.TLSClientConfig = &tls.Config{RootCAs: s.opts.RegistryRootCAs, MinVersion: tls.VersionTLS12}
+	if s.Opts.RegistryRootCAs != nil {
+		t.TLSClientConfig = &tls.Config{RootCAs: s.Opts.RegistryRootCAs, MinVersion: tls.VersionTLS12}
 	}
 	return &http.Client{Transport: t, Timeout: RegistryIndexTimeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) > maxRegistryRedirects {
 			return &redirectRefused{to: req.URL.Redacted(), err: fmt.Errorf("more than %d redirects", maxRegistryRedirects)}
 		}
-		if err := mcpclient.CheckURL(req.Context(), req.URL.String(), s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+		if err := mcpclient.CheckURL(req.Context(), req.URL.String(), s.Opts.AllowLoopback, s.Opts.Resolver); err != nil {
 			return &redirectRefused{to: req.URL.Redacted(), err: err}
 		}
 		return nil

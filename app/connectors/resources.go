@@ -26,7 +26,7 @@ type RemotePool interface {
 }
 
 func (s *Service) remotePool() (RemotePool, error) {
-	rp, ok := s.opts.Pool.(RemotePool)
+	rp, ok := s.Opts.Pool.(RemotePool)
 	if !ok {
 		return nil, domain.Errorf(domain.CodeUnprocessable, "this server's connector pool reads no resources or prompts")
 	}
@@ -46,7 +46,7 @@ func (s *Service) remoteLogin(ctx context.Context, caller executions.Caller, ser
 	if err != nil {
 		return remoteLogin{}, err
 	}
-	ls, err := s.reader.Logins(ctx, chain.Owners())
+	ls, err := s.Core.Reader.Logins(ctx, chain.Owners())
 	if err != nil {
 		return remoteLogin{}, err
 	}
@@ -61,7 +61,7 @@ func (s *Service) remoteLogin(ctx context.Context, caller executions.Caller, ser
 	if err != nil {
 		return remoteLogin{}, err
 	}
-	m, err := s.manifestOf(srv)
+	m, err := s.ManifestOf(srv)
 	if err != nil {
 		return remoteLogin{}, err
 	}
@@ -88,7 +88,7 @@ func (r remoteLogin) redacted(v any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.red.json(b), nil
+	return r.red.JSON(b), nil
 }
 
 // RemoteResources lists the resources and resource templates of the caller's agent's login to a
@@ -204,7 +204,7 @@ type Subscriber interface {
 
 // ForgetSubscriber drops every subscription of key, at every login (an MCP session that ended).
 func (s *Service) ForgetSubscriber(key string) {
-	if sub, ok := s.opts.Pool.(Subscriber); ok {
+	if sub, ok := s.Opts.Pool.(Subscriber); ok {
 		sub.Forget(key)
 	}
 }
@@ -213,7 +213,7 @@ func (s *Service) ForgetSubscriber(key string) {
 // caller's agent's login to a remote connector: deliver is told the resource's URI, redacted against
 // the login's credentials, whenever the remote says it changed.
 func (s *Service) SubscribeRemote(ctx context.Context, caller executions.Caller, serverID, uri, key string, until time.Time, deliver func(uri string)) error {
-	sub, ok := s.opts.Pool.(Subscriber)
+	sub, ok := s.Opts.Pool.(Subscriber)
 	if !ok {
 		return domain.Errorf(domain.CodeUnprocessable, "this server's connector pool holds no subscriptions")
 	}
@@ -222,7 +222,7 @@ func (s *Service) SubscribeRemote(ctx context.Context, caller executions.Caller,
 		return err
 	}
 	red := r.red
-	if err := sub.Subscribe(ctx, r.l.LoginID, r.ep, uri, key, until, func(u string) { deliver(red.text(u)) }); err != nil {
+	if err := sub.Subscribe(ctx, r.l.LoginID, r.ep, uri, key, until, func(u string) { deliver(red.Text(u)) }); err != nil {
 		return providerError("resources/subscribe", err, r.red)
 	}
 	return nil
@@ -231,7 +231,7 @@ func (s *Service) SubscribeRemote(ctx context.Context, caller executions.Caller,
 // UnsubscribeRemote ends key's subscription to a resource of the caller's agent's login to a remote
 // connector.
 func (s *Service) UnsubscribeRemote(ctx context.Context, caller executions.Caller, serverID, uri, key string) error {
-	sub, ok := s.opts.Pool.(Subscriber)
+	sub, ok := s.Opts.Pool.(Subscriber)
 	if !ok {
 		return domain.Errorf(domain.CodeUnprocessable, "this server's connector pool holds no subscriptions")
 	}

@@ -15,7 +15,7 @@ import (
 // problem), runs validate with it, stores it with the hint validate returns, and, when it is the
 // first complete document, connects the login and lists its tools.
 func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, settings json.RawMessage) (View, error) {
-	l, err := s.managedLogin(ctx, user, loginID)
+	l, err := s.ManagedLogin(ctx, user, loginID)
 	if err != nil {
 		return View{}, err
 	}
@@ -39,7 +39,7 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 	if len(settings) == 0 {
 		settings = json.RawMessage("{}")
 	}
-	creds, err := s.open(ctx, l.Credential)
+	creds, err := s.Open(ctx, l.Credential)
 	if err != nil {
 		return View{}, err
 	}
@@ -50,7 +50,7 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 	}
 	red := newRedactor(creds)
 	if err := schema.Validate(settings); err != nil {
-		return View{}, domain.Errorf(domain.CodeUnprocessable, "%s", red.text(err.Error()))
+		return View{}, domain.Errorf(domain.CodeUnprocessable, "%s", red.Text(err.Error()))
 	}
 	missing := schema.Missing(settings)
 	hint := l.AccountHint
@@ -63,13 +63,13 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 	}
 	wasPending := l.Status != login.StatusConnected
 	r, err := s.executeLogin(ctx, user.String(), l.Stream(),
-		login.SaveSettings{LoginID: loginID, Settings: settings, AccountHint: hint, NeedsSettings: missing, At: s.opts.Now()})
+		login.SaveSettings{LoginID: loginID, Settings: settings, AccountHint: hint, NeedsSettings: missing, At: s.Opts.Now()})
 	if err != nil {
 		return View{}, err
 	}
 	if wasPending && r.State.Status == login.StatusConnected {
 		if err := s.list(ctx, user.String(), srv, m, r.State, creds); err != nil {
-			s.log.WarnContext(ctx, "listing after settings failed", "login", loginID, "err", red.text(err.Error()))
+			s.Log.WarnContext(ctx, "listing after settings failed", "login", loginID, "err", red.Text(err.Error()))
 		}
 	}
 	return s.view(ctx, loginID)
@@ -77,7 +77,7 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 
 // LookupSaved searches a settings box with a saved login's credentials.
 func (s *Service) LookupSaved(ctx context.Context, user, loginID uuid.UUID, property, q string) ([]connector.Option, error) {
-	l, err := s.managedLogin(ctx, user, loginID)
+	l, err := s.ManagedLogin(ctx, user, loginID)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Service) LookupSaved(ctx context.Context, user, loginID uuid.UUID, prop
 	if err != nil {
 		return nil, err
 	}
-	creds, err := s.open(ctx, l.Credential)
+	creds, err := s.Open(ctx, l.Credential)
 	if err != nil {
 		return nil, err
 	}
@@ -98,13 +98,13 @@ func (s *Service) LookupSaved(ctx context.Context, user, loginID uuid.UUID, prop
 // LookupWithCredentials searches a settings box with the Connect form's credentials, before the
 // login exists. Another organisation's server answers as one that does not exist.
 func (s *Service) LookupWithCredentials(ctx context.Context, user uuid.UUID, serverID, property, q string, fields map[string]string) ([]connector.Option, error) {
-	srv, m, err := s.serverFor(ctx, serverID)
+	srv, m, err := s.ServerFor(ctx, serverID)
 	if err != nil {
 		return nil, err
 	}
 	if srv.OwnerOrgID != "" {
 		org, perr := uuid.Parse(srv.OwnerOrgID)
-		role, err := s.orgRole(ctx, org, user)
+		role, err := s.OrgRole(ctx, org, user)
 		if err != nil {
 			return nil, err
 		}
@@ -119,12 +119,12 @@ func (s *Service) LookupWithCredentials(ctx context.Context, user uuid.UUID, ser
 		}
 	}
 	probe := uuid.New()
-	defer s.opts.Pool.Drop(probe)
+	defer s.Opts.Pool.Drop(probe)
 	return s.lookup(ctx, probe, m, property, q, creds, nil)
 }
 
 func (s *Service) lookup(ctx context.Context, key uuid.UUID, m *connector.Manifest, property, q string, creds Creds, settings json.RawMessage) ([]connector.Option, error) {
-	c := s.bySlug[m.Slug]
+	c := s.BySlug[m.Slug]
 	var lk connector.Looker
 	if c != nil {
 		lk, _ = c.Adapter.(connector.Looker)
@@ -140,7 +140,7 @@ func (s *Service) lookup(ctx context.Context, key uuid.UUID, m *connector.Manife
 		return nil, domain.Errorf(domain.CodeNotFound, "%s is not a lookup setting of %s", property, m.DisplayName)
 	}
 	red := newRedactor(creds)
-	opts, err := lk.Lookup(ctx, property, q, creds, s.adapterContext(key, m, creds, settings))
+	opts, err := lk.Lookup(ctx, property, q, creds, s.AdapterContext(key, m, creds, settings))
 	if err != nil {
 		return nil, providerError("lookup", err, red)
 	}
@@ -150,7 +150,7 @@ func (s *Service) lookup(ctx context.Context, key uuid.UUID, m *connector.Manife
 	// The options come from the provider and go to the portal: redacted like a tool result.
 	for i := range opts {
 		o := &opts[i]
-		o.Value, o.Label, o.Detail, o.Image = red.text(o.Value), red.text(o.Label), red.text(o.Detail), red.text(o.Image)
+		o.Value, o.Label, o.Detail, o.Image = red.Text(o.Value), red.Text(o.Label), red.Text(o.Detail), red.Text(o.Image)
 	}
 	return opts, nil
 }

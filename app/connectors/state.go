@@ -83,7 +83,7 @@ func (s *Service) RunContext(ctx context.Context, caller executions.Caller) (Run
 		if err != nil {
 			return RunContext{}, err
 		}
-		m, err := s.manifestOf(srv)
+		m, err := s.ManifestOf(srv)
 		if err != nil {
 			return RunContext{}, err
 		}
@@ -93,7 +93,7 @@ func (s *Service) RunContext(ctx context.Context, caller executions.Caller) (Run
 		if m.Prompt != nil && strings.TrimSpace(m.Prompt.Guidance) != "" {
 			rc.Guidance = append(rc.Guidance, Guidance{ServerID: id, DisplayName: m.DisplayName, ToolPrefix: srv.ToolPrefix, Text: strings.TrimSpace(m.Prompt.Guidance)})
 		}
-		c := s.bySlug[m.Slug]
+		c := s.BySlug[m.Slug]
 		if m.State == nil || c == nil {
 			continue
 		}
@@ -104,10 +104,10 @@ func (s *Service) RunContext(ctx context.Context, caller executions.Caller) (Run
 		key := m.State.Key
 		switch {
 		case connector.IsReservedStateKey(key):
-			s.log.WarnContext(ctx, "state hook skipped: its key is the core's", "server", id, "key", key)
+			s.Log.WarnContext(ctx, "state hook skipped: its key is the core's", "server", id, "key", key)
 			continue
 		case keys[key] != "":
-			s.log.WarnContext(ctx, "state hook skipped: another connector fills its key", "server", id, "key", key, "filled_by", keys[key])
+			s.Log.WarnContext(ctx, "state hook skipped: another connector fills its key", "server", id, "key", key, "filled_by", keys[key])
 			continue
 		}
 		keys[key] = id
@@ -122,7 +122,7 @@ func (s *Service) runStateHooks(ctx context.Context, jobs []stateJob) []StateEnt
 	if len(jobs) == 0 {
 		return nil
 	}
-	budget := s.opts.StateBudget
+	budget := s.Opts.StateBudget
 	if budget <= 0 {
 		budget = DefaultStateBudget
 	}
@@ -179,12 +179,12 @@ func (s *Service) runStateHook(ctx context.Context, j stateJob, budget time.Dura
 		return s.unavailable(ctx, j, "the login's credentials could not be read")
 	}
 	red := newRedactor(creds)
-	v, err := j.hook.State(ctx, creds, s.adapterContext(l.LoginID, j.m, creds, l.Settings))
+	v, err := j.hook.State(ctx, creds, s.AdapterContext(l.LoginID, j.m, creds, l.Settings))
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return s.unavailable(ctx, j, fmt.Sprintf("the state hook did not answer within %s", budget))
 	case err != nil:
-		msg := red.text(err.Error())
+		msg := red.Text(err.Error())
 		if len(msg) > 300 {
 			msg = msg[:300] + "…"
 		}
@@ -197,12 +197,12 @@ func (s *Service) runStateHook(ctx context.Context, j stateJob, budget time.Dura
 	if compact.Len() > connector.MaxStateBytes {
 		return s.unavailable(ctx, j, fmt.Sprintf("the value is %d bytes serialised; at most %d", compact.Len(), connector.MaxStateBytes))
 	}
-	return red.json(compact.Bytes())
+	return red.JSON(compact.Bytes())
 }
 
 // unavailable is the value of a key whose hook gave none, logged.
 func (s *Service) unavailable(ctx context.Context, j stateJob, reason string) json.RawMessage {
-	s.log.WarnContext(context.WithoutCancel(ctx), "state hook unavailable", "server", j.srv.ID, "key", j.m.State.Key, "login", j.login.LoginID, "reason", reason)
+	s.Log.WarnContext(context.WithoutCancel(ctx), "state hook unavailable", "server", j.srv.ID, "key", j.m.State.Key, "login", j.login.LoginID, "reason", reason)
 	b, err := json.Marshal(map[string]string{"unavailable": reason})
 	if err != nil {
 		return json.RawMessage(`{"unavailable":"the reason could not be written"}`)
@@ -239,7 +239,7 @@ func (s *Service) RunInstructions(ctx context.Context, caller executions.Caller)
 	rc, err := s.RunContext(ctx, caller)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
-			s.log.WarnContext(ctx, "run start: the connectors' state and guidance could not be read", "err", err)
+			s.Log.WarnContext(ctx, "run start: the connectors' state and guidance could not be read", "err", err)
 		}
 		return ""
 	}

@@ -8,10 +8,10 @@ import (
 )
 
 func loadState(ctx context.Context, s *Service, stream string) (login.State, int64, error) {
-	return eventstore.LoadState(ctx, s.opts.Store, stream, loginAggregate)
+	return eventstore.LoadState(ctx, s.Opts.Store, stream, loginAggregate)
 }
 
 func executeSwitch(ctx context.Context, s *Service, actor string, ev login.SwitchSet) (eventstore.Position, error) {
-	res, err := eventstore.Execute(ctx, s.opts.Store, login.SwitchStreamName(ev.Owner), switchAggregate, login.SwitchCommand(login.SetSwitch{Event: ev}), s.md(actor))
+	res, err := eventstore.Execute(ctx, s.Opts.Store, login.SwitchStreamName(ev.Owner), switchAggregate, login.SwitchCommand(login.SetSwitch{Event: ev}), s.MD(actor))
 	return res.Position, err
 }

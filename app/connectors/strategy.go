@@ -54,11 +54,6 @@ const (
 // Platform keys (unlike unsupported, where nothing the box holds can help).
 var ErrOAuthNotSetUp = errors.New("oauth: the connector's client is not set up")
 
-// IntegrationLookup finds one of the server's integrations by name (*plugins.Registry).
-type IntegrationLookup interface {
-	Integration(name string) (*plugins.Integration, bool)
-}
-
 // oauthClient is the client a sign-in and its refreshes use.
 type oauthClient struct {
 	ID     string
@@ -193,7 +188,7 @@ func (s *Service) planProvider(ctx context.Context, m *connector.Manifest) (sign
 		urls = append(urls, m.Endpoint.URL)
 	}
 	for _, u := range urls {
-		if err := mcpclient.CheckURL(ctx, u, s.opts.AllowLoopback, s.opts.Resolver); err != nil {
+		if err := mcpclient.CheckURL(ctx, u, s.Opts.AllowLoopback, s.Opts.Resolver); err != nil {
 			return signInPlan{}, domain.Errorf(domain.CodeUnprocessable, "oauth: %s", err.Error())
 		}
 	}
@@ -210,8 +205,8 @@ func (s *Service) provider(m *connector.Manifest) (*plugins.Integration, error) 
 	name := m.Auth.OAuth.Provider
 	var in *plugins.Integration
 	ok := false
-	if s.opts.Integrations != nil {
-		in, ok = s.opts.Integrations.Integration(name)
+	if s.Opts.Integrations != nil {
+		in, ok = s.Opts.Integrations.Integration(name)
 	}
 	if !ok {
 		return nil, &domain.Error{Code: domain.CodeUnprocessable, Message: fmt.Sprintf("%s signs in through the integration %q, which this server does not have", m.DisplayName, name), Err: ErrOAuthUnsupported}
@@ -237,7 +232,7 @@ func (s *Service) integrationClient(ctx context.Context, in *plugins.Integration
 	c := oauthClient{Key: key}
 	if ok && strings.TrimSpace(fields["client_id"]) != "" {
 		c.ID, c.Secret = strings.TrimSpace(fields["client_id"]), strings.TrimSpace(fields["client_secret"])
-	} else if env, ok := s.opts.IntegrationClients[in.Name]; ok && env.ID != "" {
+	} else if env, ok := s.Opts.IntegrationClients[in.Name]; ok && env.ID != "" {
 		c.ID, c.Secret, c.Key = env.ID, env.Secret, "env:"+in.Name
 	} else {
 		return oauthClient{}, &domain.Error{Code: domain.CodeUnprocessable, Err: ErrOAuthNotSetUp,
@@ -272,10 +267,10 @@ func (s *Service) connectorClient(ctx context.Context, m *connector.Manifest) (o
 
 // readPlatformKey reads a platform key at call time; a store that cannot answer is 503.
 func (s *Service) readPlatformKey(ctx context.Context, name string) (map[string]string, bool, error) {
-	if s.opts.PlatformKeys == nil {
+	if s.Opts.PlatformKeys == nil {
 		return nil, false, nil
 	}
-	fields, ok, err := s.opts.PlatformKeys.PlatformKey(ctx, name)
+	fields, ok, err := s.Opts.PlatformKeys.PlatformKey(ctx, name)
 	if err != nil {
 		var de *domain.Error
 		if errors.As(err, &de) {

@@ -21,12 +21,6 @@ import (
 // that decision. A scope below an explicit Off cannot turn the tool On (SetSwitch refuses it): only
 // someone who may change the binding switch lifts it, at its own scope.
 
-// ScopeNamer names a scope for the reason a tool is unavailable (OrganizationScopes does); without
-// it a scope reads by its id.
-type ScopeNamer interface {
-	ScopeName(ctx context.Context, o login.Owner) (string, error)
-}
-
 // SetSwitch turns one tool On or Off at a scope the user manages (PUT /api/mcp/switches). The
 // platform's switches are the instance admin's (SetPlatformSwitch). A tool the connector does not
 // have is CodeUnprocessable; an On below a scope that switched the tool Off is CodeConflict, naming
@@ -46,10 +40,10 @@ func (s *Service) setScopeSwitch(ctx context.Context, user uuid.UUID, owner logi
 	if owner.Scope == login.ScopePlatform {
 		return domain.Errorf(domain.CodeForbidden, "the platform's switches are the instance admin's")
 	}
-	if err := s.opts.Scopes.MayManage(ctx, user, owner); err != nil {
+	if err := s.Opts.Scopes.MayManage(ctx, user, owner); err != nil {
 		return err
 	}
-	if _, err := s.serverAt(ctx, user, owner, serverID); err != nil {
+	if _, err := s.ServerAt(ctx, user, owner, serverID); err != nil {
 		return err
 	}
 	if err := s.knownTool(ctx, user, owner, serverID, tool); err != nil {
@@ -68,14 +62,14 @@ func (s *Service) setScopeSwitch(ctx context.Context, user uuid.UUID, owner logi
 	if on {
 		sha, schema = s.currentDigests(ctx, serverID, tool)
 	}
-	ev := login.SwitchSet{Owner: owner, ServerID: serverID, Tool: tool, On: on, Ask: ask, DescriptionSHA: sha, SchemaSHA: schema, By: user.String(), At: s.opts.Now()}
+	ev := login.SwitchSet{Owner: owner, ServerID: serverID, Tool: tool, On: on, Ask: ask, DescriptionSHA: sha, SchemaSHA: schema, By: user.String(), At: s.Opts.Now()}
 	return s.setSwitch(ctx, user.String(), ev)
 }
 
 // SetPlatformSwitch is the instance admin's switch at the platform scope (the caller checks that
 // actor is one); it binds every organisation.
 func (s *Service) SetPlatformSwitch(ctx context.Context, actor, serverID, tool string, on bool) error {
-	if _, err := s.reader.Server(ctx, serverID); err != nil {
+	if _, err := s.Core.Reader.Server(ctx, serverID); err != nil {
 		return err
 	}
 	if err := s.knownTool(ctx, uuid.Nil, login.Owner{Scope: login.ScopePlatform}, serverID, tool); err != nil {
@@ -85,7 +79,7 @@ func (s *Service) SetPlatformSwitch(ctx context.Context, actor, serverID, tool s
 	if on {
 		sha, schema = s.currentDigests(ctx, serverID, tool)
 	}
-	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, SchemaSHA: schema, By: actor, At: s.opts.Now()})
+	return s.setSwitch(ctx, actor, login.SwitchSet{Owner: login.Owner{Scope: login.ScopePlatform}, ServerID: serverID, Tool: tool, On: on, DescriptionSHA: sha, SchemaSHA: schema, By: actor, At: s.Opts.Now()})
 }
 
 func (s *Service) setSwitch(ctx context.Context, actor string, ev login.SwitchSet) error {
@@ -93,7 +87,7 @@ func (s *Service) setSwitch(ctx context.Context, actor string, ev login.SwitchSe
 	if err != nil {
 		return err
 	}
-	return s.wait(ctx, res, 1)
+	return s.Wait(ctx, res, 1)
 }
 
 // currentDigests are the description and schema digests of a tool as any login of the connector
@@ -101,7 +95,7 @@ func (s *Service) setSwitch(ctx context.Context, actor string, ev login.SwitchSe
 func (s *Service) currentDigests(ctx context.Context, serverID, tool string) (description, schema string) {
 	var raw string
 	var ro, de sql.NullBool
-	err := s.opts.DB.QueryRowContext(ctx, `SELECT description_sha, input_schema, read_only_hint, destructive_hint FROM mcp_tools
+	err := s.Opts.DB.QueryRowContext(ctx, `SELECT description_sha, input_schema, read_only_hint, destructive_hint FROM mcp_tools
 		WHERE server_id = $1 AND name = $2 LIMIT 1`, serverID, tool).Scan(&description, &raw, &ro, &de)
 	if err != nil {
 		return "", "" // not listed: the read model fills what the next listing says
@@ -120,8 +114,8 @@ func (s *Service) currentDigests(ctx context.Context, serverID, tool string) (de
 // included) lists it, nor does a switch there name it. Another organisation's listing does not count:
 // a remote may list per-account tools, and the answer must not tell their names.
 func (s *Service) knownTool(ctx context.Context, user uuid.UUID, owner login.Owner, serverID, tool string) error {
-	if srv, err := s.reader.Server(ctx, serverID); err == nil {
-		if m, err := s.manifestOf(srv); err == nil {
+	if srv, err := s.Core.Reader.Server(ctx, serverID); err == nil {
+		if m, err := s.ManifestOf(srv); err == nil {
 			for _, t := range m.Tools {
 				if connector.ModelName(srv.ToolPrefix, t.Name) == tool {
 					return nil
@@ -129,13 +123,13 @@ func (s *Service) knownTool(ctx context.Context, user uuid.UUID, owner login.Own
 			}
 		}
 	}
-	holders, err := s.reader.ToolOwners(ctx, serverID, tool)
+	holders, err := s.Core.Reader.ToolOwners(ctx, serverID, tool)
 	if err != nil {
 		return err
 	}
 	org := uuid.Nil
 	if owner.Scope != login.ScopePlatform {
-		if org, err = s.orgOf(ctx, user, owner); err != nil {
+		if org, err = s.OrgOf(ctx, user, owner); err != nil {
 			return err
 		}
 	}
@@ -143,7 +137,7 @@ func (s *Service) knownTool(ctx context.Context, user uuid.UUID, owner login.Own
 		if h.Scope == login.ScopePlatform || owner.Scope == login.ScopePlatform {
 			return nil
 		}
-		if o, err := s.orgOf(ctx, user, h); err == nil && o == org {
+		if o, err := s.OrgOf(ctx, user, h); err == nil && o == org {
 			return nil
 		}
 	}
@@ -158,10 +152,10 @@ func (s *Service) ownerChain(ctx context.Context, user uuid.UUID, o login.Owner)
 	case login.ScopeOrganization:
 		return Chain{OrganizationID: o.ID}, nil
 	case login.ScopeGuild:
-		org, err := s.orgOf(ctx, user, o)
+		org, err := s.OrgOf(ctx, user, o)
 		return Chain{OrganizationID: org, GuildID: o.ID}, err
 	case login.ScopeAgent:
-		return s.chainOf(ctx, user, o.ID)
+		return s.ChainOf(ctx, user, o.ID)
 	}
 	return Chain{}, domain.Errorf(domain.CodeInvalid, "no scope %q", o.Scope)
 }
@@ -179,7 +173,7 @@ func (s *Service) boundOff(ctx context.Context, user uuid.UUID, owner login.Owne
 			above = append(above, o)
 		}
 	}
-	switches, err := s.reader.Switches(ctx, above)
+	switches, err := s.Core.Reader.Switches(ctx, above)
 	if err != nil {
 		return "", err
 	}
@@ -226,7 +220,7 @@ func (s *Service) scopeLabel(ctx context.Context, o login.Owner) string {
 	case word == "":
 		return string(o.Scope) + " " + o.ID.String()
 	}
-	if n, ok := s.opts.Scopes.(ScopeNamer); ok {
+	if n, ok := s.Opts.Scopes.(ScopeNamer); ok {
 		if name, err := n.ScopeName(ctx, o); err == nil && name != "" {
 			return word + " " + name
 		}

@@ -18,7 +18,7 @@ func modelNames(ctx context.Context, s *Service, srv connectorsrm.Server, listed
 	for _, r := range renamed {
 		for i := range remotes {
 			if remotes[i] == r && names[i] != "" {
-				s.log.WarnContext(ctx, "listed tool renamed: its name collides with another once sanitised or is over 128 characters", "server", srv.ID, "tool", r, "name", names[i])
+				s.Log.WarnContext(ctx, "listed tool renamed: its name collides with another once sanitised or is over 128 characters", "server", srv.ID, "tool", r, "name", names[i])
 				break
 			}
 		}

@@ -44,7 +44,7 @@ func (s *Service) list(ctx context.Context, actor string, srv connectorsrm.Serve
 	byName := map[string]connector.Tool{}
 	for i, t := range listed {
 		if names[i] == "" {
-			s.log.WarnContext(ctx, "listed tool skipped: its name has no usable character or is listed twice", "server", srv.ID, "tool", t.Name)
+			s.Log.WarnContext(ctx, "listed tool skipped: its name has no usable character or is listed twice", "server", srv.ID, "tool", t.Name)
 			continue
 		}
 		byName[names[i]] = t
@@ -55,7 +55,7 @@ func (s *Service) list(ctx context.Context, actor string, srv connectorsrm.Serve
 	if err != nil {
 		return err
 	}
-	cmd := login.RecordListing{LoginID: l.LoginID, Tools: tools, At: s.opts.Now(), StartsOn: func(t login.Tool) (bool, string) {
+	cmd := login.RecordListing{LoginID: l.LoginID, Tools: tools, At: s.Opts.Now(), StartsOn: func(t login.Tool) (bool, string) {
 		return connector.StartsOff(m, byName[t.Name], overrides.AdminDefault(t.Remote))
 	}}
 	_, err = s.executeLogin(ctx, actor, l.Stream(), cmd)
@@ -65,14 +65,14 @@ func (s *Service) list(ctx context.Context, actor string, srv connectorsrm.Serve
 func (s *Service) fetchTools(ctx context.Context, m *connector.Manifest, l login.State, creds Creds) ([]connector.Tool, error) {
 	var listed []connector.Tool
 	var err error
-	c := s.bySlug[m.Slug]
+	c := s.BySlug[m.Slug]
 	ep, hasEndpoint := endpoint(m, creds)
 	switch {
 	case c != nil && isLister(c.Adapter):
-		listed, err = c.Adapter.(connector.Lister).List(ctx, creds, s.adapterContext(l.LoginID, m, creds, l.Settings))
+		listed, err = c.Adapter.(connector.Lister).List(ctx, creds, s.AdapterContext(l.LoginID, m, creds, l.Settings))
 	case hasEndpoint:
 		var ts []mcpclient.Tool
-		ts, err = s.opts.Pool.ListTools(ctx, l.LoginID, ep)
+		ts, err = s.Opts.Pool.ListTools(ctx, l.LoginID, ep)
 		listed = fromPool(ts)
 	default:
 		for _, t := range m.Tools {
@@ -97,7 +97,7 @@ func isLister(a connector.Adapter) bool { _, ok := a.(connector.Lister); return 
 
 // Relist lists a login's tools again now (a run start past RelistAfter, or an operator's refresh).
 func (s *Service) Relist(ctx context.Context, actor string, loginID uuid.UUID) error {
-	l, err := s.reader.Login(ctx, loginID)
+	l, err := s.Core.Reader.Login(ctx, loginID)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (s *Service) Relist(ctx context.Context, actor string, loginID uuid.UUID) e
 	if err != nil {
 		return err
 	}
-	creds, err := s.open(ctx, l.Credential)
+	creds, err := s.Open(ctx, l.Credential)
 	if err != nil {
 		return err
 	}
@@ -135,26 +135,26 @@ func (s *Service) agentOf(ctx context.Context, c executions.Caller) (uuid.UUID, 
 	if c.AgentID != uuid.Nil {
 		return c.AgentID, nil
 	}
-	return s.opts.Scopes.DefaultAgent(ctx, c.UserID)
+	return s.Opts.Scopes.DefaultAgent(ctx, c.UserID)
 }
 
 // Effective reads the tools of an agent's chain with their switches (On and Off).
 func (s *Service) Effective(ctx context.Context, agentID uuid.UUID) ([]connectorsrm.Effective, error) {
-	chain, err := s.opts.Scopes.Chain(ctx, agentID)
+	chain, err := s.Opts.Scopes.Chain(ctx, agentID)
 	if err != nil {
 		return nil, err
 	}
-	return s.reader.Effective(ctx, chain)
+	return s.Core.Reader.Effective(ctx, chain)
 }
 
 // effectiveOf is Effective for a caller: user's agent (a default agent not yet in the read model acts
 // in the user's personal organisation).
 func (s *Service) effectiveOf(ctx context.Context, user, agentID uuid.UUID) ([]connectorsrm.Effective, error) {
-	chain, err := s.chainOf(ctx, user, agentID)
+	chain, err := s.ChainOf(ctx, user, agentID)
 	if err != nil {
 		return nil, err
 	}
-	return s.reader.Effective(ctx, chain)
+	return s.Core.Reader.Effective(ctx, chain)
 }
 
 // StartRun is a run start (an MCP session's initialize, see BeginRun; search_tools calls it too): every
@@ -165,20 +165,20 @@ func (s *Service) effectiveOf(ctx context.Context, user, agentID uuid.UUID) ([]c
 func (s *Service) StartRun(ctx context.Context, caller executions.Caller) {
 	agent, err := s.agentOf(ctx, caller)
 	if err != nil {
-		s.log.WarnContext(ctx, "run start: no agent", "err", err)
+		s.Log.WarnContext(ctx, "run start: no agent", "err", err)
 		return
 	}
-	chain, err := s.chainOf(ctx, caller.UserID, agent)
+	chain, err := s.ChainOf(ctx, caller.UserID, agent)
 	if err != nil {
 		return
 	}
-	logins, err := s.reader.Logins(ctx, chain.Owners())
+	logins, err := s.Core.Reader.Logins(ctx, chain.Owners())
 	if err != nil {
 		return
 	}
 	var waits []<-chan struct{}
 	for _, l := range logins {
-		if l.Status != login.StatusConnected || s.opts.Now().Sub(l.ListedAt) < s.opts.RelistAfter {
+		if l.Status != login.StatusConnected || s.Opts.Now().Sub(l.ListedAt) < s.Opts.RelistAfter {
 			continue
 		}
 		if done := s.relistFlight(ctx, caller.UserID.String(), l.LoginID); done != nil {
@@ -217,7 +217,7 @@ func (s *Service) relistFlight(ctx context.Context, actor string, loginID uuid.U
 	if done, ok := s.flights[loginID]; ok {
 		return done
 	}
-	if at, ok := s.failedAt[loginID]; ok && s.opts.Now().Sub(at) < s.opts.RelistAfter {
+	if at, ok := s.failedAt[loginID]; ok && s.Opts.Now().Sub(at) < s.Opts.RelistAfter {
 		return nil
 	}
 	done := make(chan struct{})
@@ -227,12 +227,12 @@ func (s *Service) relistFlight(ctx context.Context, actor string, loginID uuid.U
 		defer cancel()
 		err := s.Relist(ctx, actor, loginID)
 		if err != nil {
-			s.log.WarnContext(ctx, "run start listing failed; the stored list stays", "login", loginID, "err", err)
+			s.Log.WarnContext(ctx, "run start listing failed; the stored list stays", "login", loginID, "err", err)
 		}
 		s.mu.Lock()
 		delete(s.flights, loginID)
 		if err != nil {
-			s.failedAt[loginID] = s.opts.Now()
+			s.failedAt[loginID] = s.Opts.Now()
 		} else {
 			delete(s.failedAt, loginID)
 		}
@@ -387,11 +387,11 @@ func (s *Service) findAccountTool(ctx context.Context, caller executions.Caller,
 	if err != nil {
 		return executions.SourceTool{}, false, err
 	}
-	chain, err := s.chainOf(ctx, caller.UserID, agent)
+	chain, err := s.ChainOf(ctx, caller.UserID, agent)
 	if err != nil {
 		return executions.SourceTool{}, false, err
 	}
-	all, err := s.reader.EffectiveAccount(ctx, chain, serverID, connection.NormalAccount(account))
+	all, err := s.Core.Reader.EffectiveAccount(ctx, chain, serverID, connection.NormalAccount(account))
 	if err != nil {
 		return executions.SourceTool{}, false, err
 	}
@@ -424,7 +424,7 @@ func (s *Service) findAccountTool(ctx context.Context, caller executions.Caller,
 // serverOfTool is the connector whose tool prefix names the tool ("" when none does); the longest
 // prefix wins.
 func (s *Service) serverOfTool(ctx context.Context, name string) (string, error) {
-	prefixes, err := s.reader.Prefixes(ctx)
+	prefixes, err := s.Core.Reader.Prefixes(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -439,7 +439,7 @@ func (s *Service) serverOfTool(ctx context.Context, name string) (string, error)
 
 // accountLabels lists the labels of the connected logins of a connector along the chain, sorted.
 func (s *Service) accountLabels(ctx context.Context, chain Chain, serverID string) ([]string, error) {
-	ls, err := s.reader.Logins(ctx, chain.Owners())
+	ls, err := s.Core.Reader.Logins(ctx, chain.Owners())
 	if err != nil {
 		return nil, err
 	}
@@ -461,14 +461,14 @@ type called struct {
 
 // callWith runs one tool with creds: the adapter's call, else the endpoint's tools/call.
 func (s *Service) callWith(ctx context.Context, l connectorsrm.Login, m *connector.Manifest, creds Creds, remote string, args json.RawMessage) (called, error) {
-	c := s.bySlug[m.Slug]
+	c := s.BySlug[m.Slug]
 	ep, hasEndpoint := endpoint(m, creds)
 	switch {
 	case c != nil && isCaller(c.Adapter):
-		out, err := c.Adapter.(connector.Caller).Call(ctx, remote, args, creds, s.adapterContext(l.LoginID, m, creds, l.Settings))
+		out, err := c.Adapter.(connector.Caller).Call(ctx, remote, args, creds, s.AdapterContext(l.LoginID, m, creds, l.Settings))
 		return called{json: out}, err
 	case hasEndpoint:
-		res, err := s.opts.Pool.Call(ctx, l.LoginID, ep, remote, args)
+		res, err := s.Opts.Pool.Call(ctx, l.LoginID, ep, remote, args)
 		if err == nil && res == nil {
 			res = &mcp.CallToolResult{}
 		}
@@ -484,7 +484,7 @@ func (s *Service) call(ctx context.Context, l connectorsrm.Login, remote string,
 	if err != nil {
 		return called{}, err
 	}
-	m, err := s.manifestOf(srv)
+	m, err := s.ManifestOf(srv)
 	if err != nil {
 		return called{}, err
 	}
@@ -526,9 +526,9 @@ func (s *Service) call(ctx context.Context, l connectorsrm.Login, remote string,
 		return called{}, providerError(remote, err, red)
 	}
 	if out.res != nil {
-		out.res = red.result(out.res)
+		out.res = red.Result(out.res)
 	} else {
-		out.json = red.json(out.json)
+		out.json = red.JSON(out.json)
 	}
 	return out, nil
 }
@@ -540,7 +540,7 @@ func (s *Service) redactingPeer(ctx context.Context, l connectorsrm.Login, creds
 	if plat != nil {
 		red = plat.red
 	}
-	return mcppeer.WithRedaction(ctx, mcppeer.Redaction{Text: red.text, JSON: red.json})
+	return mcppeer.WithRedaction(ctx, mcppeer.Redaction{Text: red.Text, JSON: red.JSON})
 }
 
 func isCaller(a connector.Adapter) bool { _, ok := a.(connector.Caller); return ok }
@@ -549,14 +549,14 @@ func isCaller(a connector.Adapter) bool { _, ok := a.(connector.Caller); return 
 // listed (prefixed or remote) name, redacted against the login's credentials and byte-capped. A tool
 // a scope above the login's owner switched Off is refused (CodeForbidden, naming that scope).
 func (s *Service) TestCall(ctx context.Context, user, loginID uuid.UUID, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
-	l, err := s.managedLogin(ctx, user, loginID)
+	l, err := s.ManagedLogin(ctx, user, loginID)
 	if err != nil {
 		return nil, false, err
 	}
 	if l.Status != login.StatusConnected {
 		return nil, false, domain.Errorf(domain.CodeConflict, "the login is %s; test needs a connected login", l.Status)
 	}
-	tools, err := s.reader.Tools(ctx, loginID)
+	tools, err := s.Core.Reader.Tools(ctx, loginID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -693,6 +693,6 @@ func (s *Service) Schema(ctx context.Context, caller executions.Caller, name str
 
 // IsConnector reports whether id names a connector of the catalog (search_tools' integration filter).
 func (s *Service) IsConnector(ctx context.Context, id string) bool {
-	_, err := s.reader.Server(ctx, id)
+	_, err := s.Core.Reader.Server(ctx, id)
 	return err == nil
 }

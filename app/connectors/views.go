@@ -58,11 +58,11 @@ func viewOf(l connectorsrm.Login) View {
 
 // view is one login's view, Default marked among its owner's accounts.
 func (s *Service) view(ctx context.Context, id uuid.UUID) (View, error) {
-	l, err := s.reader.Login(ctx, id)
+	l, err := s.Core.Reader.Login(ctx, id)
 	if err != nil {
 		return View{}, err
 	}
-	ls, err := s.reader.Logins(ctx, []login.Owner{l.Owner})
+	ls, err := s.Core.Reader.Logins(ctx, []login.Owner{l.Owner})
 	if err != nil {
 		return View{}, err
 	}
@@ -101,15 +101,15 @@ type ServerView struct {
 // Servers lists the catalog the caller's organization sees (every connector of this box: servers an
 // organization adds by hand are Connectors II).
 func (s *Service) Servers(ctx context.Context) ([]ServerView, error) {
-	rows, err := s.reader.Servers(ctx)
+	rows, err := s.Core.Reader.Servers(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ServerView, 0, len(rows))
 	for _, r := range rows {
-		m, err := s.manifestOf(r)
+		m, err := s.ManifestOf(r)
 		if err != nil {
-			s.log.ErrorContext(ctx, "catalog row unreadable", "server", r.ID, "err", err)
+			s.Log.ErrorContext(ctx, "catalog row unreadable", "server", r.ID, "err", err)
 			continue
 		}
 		out = append(out, s.serverView(r, m))
@@ -119,7 +119,7 @@ func (s *Service) Servers(ctx context.Context) ([]ServerView, error) {
 
 // Server is one catalog entry.
 func (s *Service) Server(ctx context.Context, id string) (ServerView, error) {
-	r, m, err := s.serverFor(ctx, id)
+	r, m, err := s.ServerFor(ctx, id)
 	if err != nil {
 		return ServerView{}, err
 	}
@@ -148,7 +148,7 @@ func (s *Service) serverView(r connectorsrm.Server, m *connector.Manifest) Serve
 	case connector.AuthNone:
 		v.ConnectSupport = "none"
 	}
-	if c := s.bySlug[r.Slug]; c != nil && len(c.Logo) > 0 {
+	if c := s.BySlug[r.Slug]; c != nil && len(c.Logo) > 0 {
 		v.LogoURL = "/api/mcp/servers/" + r.ID + "/logo"
 	}
 	return v
@@ -156,7 +156,7 @@ func (s *Service) serverView(r connectorsrm.Server, m *connector.Manifest) Serve
 
 // Logo is a connector's logo.svg.
 func (s *Service) Logo(ctx context.Context, id string) ([]byte, error) {
-	r, err := s.reader.Server(ctx, id)
+	r, err := s.Core.Reader.Server(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Service) Logo(ctx context.Context, id string) ([]byte, error) {
 		// An organisation's own server is nobody else's to probe: the route is anonymous.
 		return nil, domain.Errorf(domain.CodeNotFound, "no connector %s", id)
 	}
-	c := s.bySlug[r.Slug]
+	c := s.BySlug[r.Slug]
 	if c == nil || len(c.Logo) == 0 {
 		return nil, domain.Errorf(domain.CodeNotFound, "%s has no logo", id)
 	}
@@ -176,12 +176,12 @@ func (s *Service) Logo(ctx context.Context, id string) ([]byte, error) {
 func (s *Service) Logins(ctx context.Context, user uuid.UUID, owners []login.Owner) ([]View, error) {
 	var ok []login.Owner
 	for _, o := range owners {
-		if err := s.opts.Scopes.MayManage(ctx, user, o); err != nil {
+		if err := s.Opts.Scopes.MayManage(ctx, user, o); err != nil {
 			return nil, err
 		}
 		ok = append(ok, o)
 	}
-	ls, err := s.reader.Logins(ctx, ok)
+	ls, err := s.Core.Reader.Logins(ctx, ok)
 	if err != nil {
 		return nil, err
 	}
@@ -242,34 +242,34 @@ type LoginDetail struct {
 // Detail reads a login for the user: its tools' switches along the chain of agentID (the user's
 // default agent when uuid.Nil; else an agent the user manages), each Off one with why.
 func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) (LoginDetail, error) {
-	l, err := s.managedLogin(ctx, user, loginID)
+	l, err := s.ManagedLogin(ctx, user, loginID)
 	if err != nil {
 		return LoginDetail{}, err
 	}
 	if agentID == uuid.Nil {
-		if agentID, err = s.opts.Scopes.DefaultAgent(ctx, user); err != nil {
+		if agentID, err = s.Opts.Scopes.DefaultAgent(ctx, user); err != nil {
 			return LoginDetail{}, err
 		}
-	} else if err := s.opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeAgent, ID: agentID}); err != nil {
+	} else if err := s.Opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeAgent, ID: agentID}); err != nil {
 		// Another organisation's agent reads as one that does not exist (chainOf's answer).
 		if c := domain.ErrorCode(err); c == domain.CodeNotFound || c == domain.CodeForbidden {
 			return LoginDetail{}, domain.Errorf(domain.CodeNotFound, "no agent %s", agentID)
 		}
 		return LoginDetail{}, err
 	}
-	chain, err := s.chainOf(ctx, user, agentID)
+	chain, err := s.ChainOf(ctx, user, agentID)
 	if err != nil {
 		return LoginDetail{}, err
 	}
-	tools, err := s.reader.Tools(ctx, loginID)
+	tools, err := s.Core.Reader.Tools(ctx, loginID)
 	if err != nil {
 		return LoginDetail{}, err
 	}
-	switches, err := s.reader.Switches(ctx, chain.Owners())
+	switches, err := s.Core.Reader.Switches(ctx, chain.Owners())
 	if err != nil {
 		return LoginDetail{}, err
 	}
-	asks, err := s.reader.PrefersAsk(ctx, chain.OrganizationID)
+	asks, err := s.Core.Reader.PrefersAsk(ctx, chain.OrganizationID)
 	if err != nil {
 		return LoginDetail{}, err
 	}
@@ -301,7 +301,7 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 		tv.Unavailable = s.whyOff(ctx, dec)
 		d.Tools = append(d.Tools, tv)
 	}
-	if d.Listings, err = s.reader.Listings(ctx, loginID); err != nil {
+	if d.Listings, err = s.Core.Reader.Listings(ctx, loginID); err != nil {
 		return LoginDetail{}, err
 	}
 	if d.Listings == nil {
@@ -322,11 +322,11 @@ func rank(s login.Scope) int {
 // VisibleLogins lists the logins at the user's organization, and at the guild and agent when named
 // (spec connectors.md, GET /api/mcp/connections).
 func (s *Service) VisibleLogins(ctx context.Context, user, guildID, agentID uuid.UUID) ([]View, error) {
-	def, err := s.opts.Scopes.DefaultAgent(ctx, user)
+	def, err := s.Opts.Scopes.DefaultAgent(ctx, user)
 	if err != nil {
 		return nil, err
 	}
-	chain, err := s.chainOf(ctx, user, def)
+	chain, err := s.ChainOf(ctx, user, def)
 	if err != nil {
 		return nil, err
 	}
@@ -342,11 +342,11 @@ func (s *Service) VisibleLogins(ctx context.Context, user, guildID, agentID uuid
 
 // Home is the user's default agent and its chain: where the portal offers to connect.
 func (s *Service) Home(ctx context.Context, user uuid.UUID) (uuid.UUID, Chain, error) {
-	def, err := s.opts.Scopes.DefaultAgent(ctx, user)
+	def, err := s.Opts.Scopes.DefaultAgent(ctx, user)
 	if err != nil {
 		return uuid.Nil, Chain{}, err
 	}
-	chain, err := s.chainOf(ctx, user, def)
+	chain, err := s.ChainOf(ctx, user, def)
 	return def, chain, err
 }
 
@@ -377,11 +377,11 @@ func (s *Service) AgentAccounts(ctx context.Context, caller executions.Caller) (
 	if err != nil {
 		return nil, err
 	}
-	chain, err := s.chainOf(ctx, caller.UserID, agent)
+	chain, err := s.ChainOf(ctx, caller.UserID, agent)
 	if err != nil {
 		return nil, err
 	}
-	ls, err := s.reader.Logins(ctx, chain.Owners())
+	ls, err := s.Core.Reader.Logins(ctx, chain.Owners())
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +403,7 @@ func (s *Service) AgentAccounts(ctx context.Context, caller executions.Caller) (
 		j, ok := index[l.ServerID]
 		if !ok {
 			name := l.ServerID
-			if m, err := s.manifestOf(srv); err == nil {
+			if m, err := s.ManifestOf(srv); err == nil {
 				name = m.DisplayName
 			}
 			j = len(out)

@@ -1,4 +1,4 @@
-package connectors
+package connectorcore
 
 import (
 	"context"
@@ -17,9 +17,10 @@ import (
 	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
-const credentialPurpose = "mcp-login-credentials"
+// CredentialPurpose is the vault purpose of a login's sealed credentials.
+const CredentialPurpose = "mcp-login-credentials"
 
-func credentialSubject(loginID uuid.UUID) string { return "mcp-login:" + loginID.String() }
+func CredentialSubject(loginID uuid.UUID) string { return "mcp-login:" + loginID.String() }
 
 // Creds are a login's decrypted credentials, keyed by the manifest's field names. They print as
 // their field names only.
@@ -37,19 +38,19 @@ func (c Creds) String() string {
 // GoString keeps %#v from printing values.
 func (c Creds) GoString() string { return c.String() }
 
-func (s *Service) seal(ctx context.Context, loginID uuid.UUID, c Creds) (domain.Sealed, error) {
+func (s *Core) Seal(ctx context.Context, loginID uuid.UUID, c Creds) (domain.Sealed, error) {
 	raw, err := json.Marshal(map[string]string(c))
 	if err != nil {
 		return domain.Sealed{}, err
 	}
-	return s.opts.Vault.Seal(ctx, credentialSubject(loginID), credentialPurpose, raw)
+	return s.Opts.Vault.Seal(ctx, CredentialSubject(loginID), CredentialPurpose, raw)
 }
 
-func (s *Service) open(ctx context.Context, sealed domain.Sealed) (Creds, error) {
+func (s *Core) Open(ctx context.Context, sealed domain.Sealed) (Creds, error) {
 	if sealed.IsZero() {
 		return Creds{}, nil
 	}
-	raw, err := s.opts.Vault.Open(ctx, sealed, credentialPurpose)
+	raw, err := s.Opts.Vault.Open(ctx, sealed, CredentialPurpose)
 	if err != nil {
 		return nil, fmt.Errorf("open login credentials: %w", err)
 	}
@@ -61,7 +62,7 @@ func (s *Service) open(ctx context.Context, sealed domain.Sealed) (Creds, error)
 }
 
 // equal reports whether two credential sets hold the same values.
-func (c Creds) equal(o Creds) bool {
+func (c Creds) Equal(o Creds) bool {
 	if len(c) != len(o) {
 		return false
 	}
@@ -73,11 +74,11 @@ func (c Creds) equal(o Creds) bool {
 	return true
 }
 
-// token is the value that travels to the endpoint: the field named token, else the first secret
+// Token is the value that travels to the endpoint: the field named token, else the first secret
 // field, else the first field.
-func token(m *connector.Manifest, c Creds) string {
-	if isOAuth(m) {
-		return c[credAccess]
+func Token(m *connector.Manifest, c Creds) string {
+	if IsOAuth(m) {
+		return c[CredAccess]
 	}
 	fields := m.TokenFields()
 	for _, f := range fields {
@@ -96,43 +97,43 @@ func token(m *connector.Manifest, c Creds) string {
 	return ""
 }
 
-// endpoint is where a login's session goes; ok is false for a connector with no endpoint.
-func endpoint(m *connector.Manifest, c Creds) (mcpclient.Endpoint, bool) {
+// Endpoint is where a login's session goes; ok is false for a connector with no endpoint.
+func Endpoint(m *connector.Manifest, c Creds) (mcpclient.Endpoint, bool) {
 	if m.Endpoint == nil {
 		return mcpclient.Endpoint{}, false
 	}
 	ep := mcpclient.Endpoint{URL: m.Endpoint.URL}
-	if tok := token(m, c); tok != "" {
+	if tok := Token(m, c); tok != "" {
 		h := m.TokenHeader()
 		ep.HeaderName, ep.HeaderValue = h.Name, h.Prefix+tok
 	}
 	return ep, true
 }
 
-// adapterContext is what an adapter method gets.
-func (s *Service) adapterContext(loginID uuid.UUID, m *connector.Manifest, c Creds, settings json.RawMessage) connector.Context {
+// AdapterContext is what an adapter method gets.
+func (s *Core) AdapterContext(loginID uuid.UUID, m *connector.Manifest, c Creds, settings json.RawMessage) connector.Context {
 	if len(settings) == 0 {
 		settings = json.RawMessage("{}")
 	}
-	ac := connector.Context{Settings: settings, HTTP: s.opts.Pool.HTTPClient()}
-	if ep, ok := endpoint(m, c); ok {
-		ac.Remote = remote{pool: s.opts.Pool, login: loginID, ep: ep}
+	ac := connector.Context{Settings: settings, HTTP: s.Opts.Pool.HTTPClient()}
+	if ep, ok := Endpoint(m, c); ok {
+		ac.Remote = Remote{pool: s.Opts.Pool, login: loginID, ep: ep}
 	}
 	return ac
 }
 
-// redactor replaces every credential value in a text (internal/redact: the value in any case, its
+// Redactor replaces every credential value in a text (internal/redact: the value in any case, its
 // URL, JSON, hex and base64 forms, split by whitespace, and Basic base64(user:pass) of two fields):
 // with Redacted, or with a platform key's label (platformlogins.go).
-type redactor struct{ r *redact.Redactor }
+type Redactor struct{ r *redact.Redactor }
 
-func newRedactor(c Creds) redactor { return labelledRedactor(c, nil) }
+func NewRedactor(c Creds) Redactor { return LabelledRedactor(c, nil) }
 
-// labelledRedactor replaces the value of field k of c with labels[k], Redacted when it has none.
-func labelledRedactor(c Creds, labels map[string]string) redactor {
+// LabelledRedactor replaces the value of field k of c with labels[k], Redacted when it has none.
+func LabelledRedactor(c Creds, labels map[string]string) Redactor {
 	var secrets []redact.Secret
 	for k, v := range c {
-		if k == credInstallation {
+		if k == CredInstallation {
 			// A GitHub App installation id is a public number, not a secret: redacting it would
 			// blank it wherever it appears in a result (an account name, an issue number).
 			continue
@@ -145,37 +146,37 @@ func labelledRedactor(c Creds, labels map[string]string) redactor {
 	}
 	// Map order is random; the forms' order decides nothing, but keep builds alike.
 	sort.Slice(secrets, func(i, j int) bool { return secrets[i].Value < secrets[j].Value })
-	return redactor{redact.New(secrets, secrets)}
+	return Redactor{redact.New(secrets, secrets)}
 }
 
 // Redacted is what replaces a credential value.
 const Redacted = "[REDACTED]"
 
-func (r redactor) text(s string) string { return r.r.String(s) }
+func (r Redactor) Text(s string) string { return r.r.String(s) }
 
 // json redacts a JSON text; it stays JSON, and b itself comes back when nothing matched.
-func (r redactor) json(b []byte) []byte { return r.r.Bytes(b) }
+func (r Redactor) JSON(b []byte) []byte { return r.r.Bytes(b) }
 
-// providerError turns an adapter's or endpoint's failure into the answer: a refused key is 422, an
+// ProviderError turns an adapter's or endpoint's failure into the answer: a refused key is 422, an
 // address the check refuses is 422, anything else 502; messages are redacted.
-func providerError(what string, err error, r redactor) error {
+func ProviderError(what string, err error, r Redactor) error {
 	if errors.Is(err, mcpclient.ErrAddress) {
-		return domain.Errorf(domain.CodeUnprocessable, "%s: %s", what, r.text(err.Error()))
+		return domain.Errorf(domain.CodeUnprocessable, "%s: %s", what, r.Text(err.Error()))
 	}
-	if rejected(err) {
+	if Rejected(err) {
 		return domain.Errorf(domain.CodeUnprocessable, "%s: the provider refused the credentials", what)
 	}
 	var de *domain.Error
 	if errors.As(err, &de) {
-		return &domain.Error{Code: de.Code, Message: r.text(de.Message)}
+		return &domain.Error{Code: de.Code, Message: r.Text(de.Message)}
 	}
 	var ce *connector.Error
 	if errors.As(err, &ce) {
-		return domain.Errorf(domain.CodeUpstream, "%s: %s", what, r.text(ce.Error()))
+		return domain.Errorf(domain.CodeUpstream, "%s: %s", what, r.Text(ce.Error()))
 	}
 	var me *mcpclient.Error
 	if errors.As(err, &me) {
-		return domain.Errorf(domain.CodeUpstream, "%s: %s", what, r.text(me.Error()))
+		return domain.Errorf(domain.CodeUpstream, "%s: %s", what, r.Text(me.Error()))
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return domain.Errorf(domain.CodeUpstream, "%s: the provider did not answer in time", what)
@@ -183,36 +184,36 @@ func providerError(what string, err error, r redactor) error {
 	return domain.Errorf(domain.CodeUpstream, "%s: the provider failed", what)
 }
 
-// serverFor reads a catalog row and its manifest; CodeNotFound when there is none.
-func (s *Service) serverFor(ctx context.Context, id string) (connectorsrm.Server, *connector.Manifest, error) {
-	srv, err := s.reader.Server(ctx, id)
+// ServerFor reads a catalog row and its manifest; CodeNotFound when there is none.
+func (s *Core) ServerFor(ctx context.Context, id string) (connectorsrm.Server, *connector.Manifest, error) {
+	srv, err := s.Reader.Server(ctx, id)
 	if err != nil {
 		return srv, nil, err
 	}
-	m, err := s.manifestOf(srv)
+	m, err := s.ManifestOf(srv)
 	return srv, m, err
 }
 
-// rejected reports whether an adapter or an endpoint refused the credentials (401 or 403).
-func rejected(err error) bool { return connector.Rejected(err) || mcpclient.Rejected(err) }
+// Rejected reports whether an adapter or an endpoint refused the credentials (401 or 403).
+func Rejected(err error) bool { return connector.Rejected(err) || mcpclient.Rejected(err) }
 
 // remote is the pool's session of one login as an adapter's ctx.remote.
-type remote struct {
+type Remote struct {
 	pool  Pool
 	login uuid.UUID
 	ep    mcpclient.Endpoint
 }
 
-func (r remote) ListTools(ctx context.Context) ([]connector.Tool, error) {
+func (r Remote) ListTools(ctx context.Context) ([]connector.Tool, error) {
 	ts, err := r.pool.ListTools(ctx, r.login, r.ep)
-	return fromPool(ts), err
+	return FromPool(ts), err
 }
 
-func (r remote) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+func (r Remote) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	return r.pool.CallTool(ctx, r.login, r.ep, name, args)
 }
 
-func fromPool(ts []mcpclient.Tool) []connector.Tool {
+func FromPool(ts []mcpclient.Tool) []connector.Tool {
 	out := make([]connector.Tool, len(ts))
 	for i, t := range ts {
 		out[i] = connector.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint, TaskSupport: t.TaskSupport,
@@ -220,3 +221,13 @@ func fromPool(ts []mcpclient.Tool) []connector.Tool {
 	}
 	return out
 }
+
+// IsOAuth reports whether a connector signs in with OAuth.
+func IsOAuth(m *connector.Manifest) bool { return m.Auth.Kind == connector.AuthOAuth }
+
+// Credential fields the core reads: an OAuth login's access token (it travels to the endpoint as a
+// bearer token) and a GitHub App login's installation id (a public number, never redacted).
+const (
+	CredAccess       = "token"
+	CredInstallation = "installation_id"
+)

@@ -1,0 +1,46 @@
+package connectors
+
+import (
+	"github.com/workbench/workbench/app/connectors/connectorcore"
+)
+
+// The names callers and this package use for connectorcore's pieces.
+type (
+	Options            = connectorcore.Options
+	Sealer             = connectorcore.Sealer
+	Projections        = connectorcore.Projections
+	Chain              = connectorcore.Chain
+	Scopes             = connectorcore.Scopes
+	Pool               = connectorcore.Pool
+	PlatformKeys       = connectorcore.PlatformKeys
+	IntegrationLookup  = connectorcore.IntegrationLookup
+	Creds              = connectorcore.Creds
+	OrgRoles           = connectorcore.OrgRoles
+	ScopeNamer         = connectorcore.ScopeNamer
+	PersonalScopes     = connectorcore.PersonalScopes
+	OrganizationScopes = connectorcore.OrganizationScopes
+	redactor           = connectorcore.Redactor
+)
+
+// Defaults.
+const (
+	RelistAfter        = connectorcore.RelistAfter
+	MaxTestResultBytes = connectorcore.MaxTestResultBytes
+	RunStartTimeout    = connectorcore.RunStartTimeout
+	DefaultCacheTTL    = connectorcore.DefaultCacheTTL
+	// Redacted is what replaces a credential value.
+	Redacted = connectorcore.Redacted
+)
+
+var (
+	endpoint         = connectorcore.Endpoint
+	newRedactor      = connectorcore.NewRedactor
+	labelledRedactor = connectorcore.LabelledRedactor
+	providerError    = connectorcore.ProviderError
+	rejected         = connectorcore.Rejected
+	fromPool         = connectorcore.FromPool
+	noLogin          = connectorcore.NoLogin
+	isOAuth          = connectorcore.IsOAuth
+	manifestOf       = connectorcore.RowManifest
+	overridesOf      = connectorcore.OverridesOf
+)
