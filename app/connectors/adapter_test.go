@@ -33,63 +33,63 @@ func TestAdapterConnectorSettingsLookupAndCalls(t *testing.T) {
 	at := owner(login.ScopeAgent, agent)
 
 	// A wrong key is refused by validate (Todoist answers 403): 422, nothing stored.
-	_, err = w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_todoist", Owner: at, Fields: map[string]string{"api_token": "wrong-token-xyz"}})
+	_, err = w.Svc.Connect(w.Ctx, user, connectors.ConnectRequest{ServerID: "mcp_todoist", Owner: at, Fields: map[string]string{"api_token": "wrong-token-xyz"}})
 	if domain.ErrorCode(err) != domain.CodeUnprocessable {
 		t.Fatalf("wrong key: %v", err)
 	}
 	// Lookup before the login exists, with the form's credentials.
-	opts, err := w.svc.LookupWithCredentials(w.ctx, connectorstest.User, "mcp_todoist", "project_id", "wor", map[string]string{"api_token": tok})
+	opts, err := w.Svc.LookupWithCredentials(w.Ctx, connectorstest.User, "mcp_todoist", "project_id", "wor", map[string]string{"api_token": tok})
 	if err != nil || len(opts) != 1 || opts[0].Value != "220474323" || opts[0].Label != "Work" {
 		t.Fatalf("lookup = %+v, %v", opts, err)
 	}
-	if _, err := w.svc.LookupWithCredentials(w.ctx, connectorstest.User, "mcp_todoist", "nope", "", map[string]string{"api_token": tok}); domain.ErrorCode(err) != domain.CodeNotFound {
+	if _, err := w.Svc.LookupWithCredentials(w.Ctx, connectorstest.User, "mcp_todoist", "nope", "", map[string]string{"api_token": tok}); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Fatalf("lookup of a property without x-lookup: %v", err)
 	}
-	res, err := w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: "mcp_todoist", Owner: at, Fields: map[string]string{"api_token": tok}})
+	res, err := w.Svc.Connect(w.Ctx, user, connectors.ConnectRequest{ServerID: "mcp_todoist", Owner: at, Fields: map[string]string{"api_token": tok}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Login.Status != login.StatusPending || !res.Login.NeedsSettings || res.Login.AccountHint != "ada@example.com" || res.Login.ListedAt != nil {
 		t.Fatalf("connect = %+v", res.Login)
 	}
-	if got := w.offered(agent); len(got) != 0 {
+	if got := w.Offered(agent); len(got) != 0 {
 		t.Fatalf("a pending login offers %v", got)
 	}
 	id := res.Login.ID
-	opts, err = w.svc.LookupSaved(w.ctx, user, id, "project_id", "")
+	opts, err = w.Svc.LookupSaved(w.Ctx, user, id, "project_id", "")
 	if err != nil || len(opts) != 2 {
 		t.Fatalf("saved lookup = %+v, %v", opts, err)
 	}
-	if _, err := w.svc.SaveSettings(w.ctx, user, id, json.RawMessage(`{"project_id":"220474323","color":"red"}`)); domain.ErrorCode(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "color") {
+	if _, err := w.Svc.SaveSettings(w.Ctx, user, id, json.RawMessage(`{"project_id":"220474323","color":"red"}`)); domain.ErrorCode(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "color") {
 		t.Fatalf("bad settings: %v", err)
 	}
-	v, err := w.svc.SaveSettings(w.ctx, user, id, json.RawMessage(`{"project_id":"220474323"}`))
+	v, err := w.Svc.SaveSettings(w.Ctx, user, id, json.RawMessage(`{"project_id":"220474323"}`))
 	if err != nil || v.Status != login.StatusConnected || v.NeedsSettings || v.ListedAt == nil {
 		t.Fatalf("save = %+v, %v", v, err)
 	}
 	// The manifest's tools; create_task is mutating: Off.
-	if got := w.offered(agent); !slices.Equal(got, []string{"todoist_list_tasks"}) {
+	if got := w.Offered(agent); !slices.Equal(got, []string{"todoist_list_tasks"}) {
 		t.Fatalf("offered = %v", got)
 	}
-	o := w.run(agent, "todoist_list_tasks", `{}`)
+	o := w.Run(agent, "todoist_list_tasks", `{}`)
 	if o.Code != "" || !strings.Contains(string(o.Result), "Buy milk") {
 		t.Fatalf("list_tasks = %+v", o)
 	}
-	if o := w.run(agent, "todoist_create_task", `{"content":"x"}`); o.Code != "UNKNOWN_TOOL" {
+	if o := w.Run(agent, "todoist_create_task", `{"content":"x"}`); o.Code != "UNKNOWN_TOOL" {
 		t.Fatalf("create_task ran while Off: %+v", o)
 	}
-	if err := w.svc.SetSwitch(w.ctx, user, at, "mcp_todoist", "todoist_create_task", true); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, at, "mcp_todoist", "todoist_create_task", true); err != nil {
 		t.Fatal(err)
 	}
-	if o := w.run(agent, "todoist_create_task", `{"content":"Write report"}`); o.Code != "" || created.Load() != 1 {
+	if o := w.Run(agent, "todoist_create_task", `{"content":"Write report"}`); o.Code != "" || created.Load() != 1 {
 		t.Fatalf("create_task = %+v", o)
 	}
 	// Test a tool: by its listed name, redacted and capped.
-	out, truncated, err := w.svc.TestCall(w.ctx, user, id, "todoist_list_tasks", nil)
+	out, truncated, err := w.Svc.TestCall(w.Ctx, user, id, "todoist_list_tasks", nil)
 	if err != nil || truncated || !strings.Contains(string(out), "Buy milk") {
 		t.Fatalf("test call = %s, %v, %v", out, truncated, err)
 	}
-	if _, _, err := w.svc.TestCall(w.ctx, user, id, "todoist_nope", nil); domain.ErrorCode(err) != domain.CodeNotFound {
+	if _, _, err := w.Svc.TestCall(w.Ctx, user, id, "todoist_nope", nil); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Fatalf("test of an unknown tool: %v", err)
 	}
 }
@@ -99,13 +99,13 @@ func TestTestCallRedactsAndCaps(t *testing.T) {
 	const tok = "tok-test-call-secret"
 	r := newRemote(t, tok)
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
-	out, _, err := w.svc.TestCall(w.ctx, user, res.Login.ID, "remote_whoami", json.RawMessage(`{"text":""}`))
+	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
+	out, _, err := w.Svc.TestCall(w.Ctx, user, res.Login.ID, "remote_whoami", json.RawMessage(`{"text":""}`))
 	if err != nil || strings.Contains(string(out), tok) || !strings.Contains(string(out), "[REDACTED]") {
 		t.Fatalf("whoami test = %s, %v", out, err)
 	}
 	big := strings.Repeat("x", connectors.MaxTestResultBytes+10)
-	out, truncated, err := w.svc.TestCall(w.ctx, user, res.Login.ID, "echo", json.RawMessage(`{"text":"`+big+`"}`))
+	out, truncated, err := w.Svc.TestCall(w.Ctx, user, res.Login.ID, "echo", json.RawMessage(`{"text":"`+big+`"}`))
 	if err != nil || !truncated || len(out) > connectors.MaxTestResultBytes+200 {
 		t.Fatalf("big test: %d bytes, truncated=%v, %v", len(out), truncated, err)
 	}

@@ -56,18 +56,18 @@ func TestBraveWebRunsOnThePlatformKey(t *testing.T) {
 	var calls atomic.Int64
 	fake := fakeBrave(t, key, &calls)
 	w := newWorld(t, world0{fs: braveFS(t), adapters: map[string]connector.Adapter{"brave": brave.New(fake.URL)}, admins: []string{adminEmail}})
-	srv, err := w.reader.Server(w.ctx, "mcp_brave")
+	srv, err := w.Reader.Server(w.Ctx, "mcp_brave")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tool := srv.ToolPrefix + "_web_search"
-	if o := w.run(agent, tool, `{"query":"go"}`); o.Code != "UNKNOWN_TOOL" {
+	if o := w.Run(agent, tool, `{"query":"go"}`); o.Code != "UNKNOWN_TOOL" {
 		t.Fatalf("before the key: %+v", o)
 	}
-	if _, err := w.Keys.Set(w.ctx, admin, "integration:brave-search", map[string]string{"api_key": key}); err != nil {
+	if _, err := w.Keys.Set(w.Ctx, admin, "integration:brave-search", map[string]string{"api_key": key}); err != nil {
 		t.Fatal(err)
 	}
-	o := w.run(agent, tool, `{"query":"go","count":3}`)
+	o := w.Run(agent, tool, `{"query":"go","count":3}`)
 	if o.Code != "" || calls.Load() != 1 {
 		t.Fatalf("search = %+v, provider calls %d", o, calls.Load())
 	}

@@ -185,7 +185,7 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 		}
 	}
 	if r.State.Status == login.StatusConnected {
-		s.fillCopy(ctx, user.String(), srv, m, creds)
+		s.FillCopy(ctx, user.String(), srv, m, creds)
 	}
 	res.Login, err = s.view(ctx, loginID)
 	return res, err
@@ -303,4 +303,28 @@ func (s *Service) ChooseDefault(ctx context.Context, user, loginID uuid.UUID) (V
 		return View{}, err
 	}
 	return s.view(ctx, loginID)
+}
+
+// FillFromServer fills a hand-added server's blank display name and description from its initialize
+// reply once a browser login of it is connected (the OAuth callback; token Connect does it itself).
+// Failures log and change nothing.
+func (s *Service) FillFromServer(ctx context.Context, actor string, loginID uuid.UUID) {
+	l, err := s.Core.Reader.Login(ctx, loginID)
+	if err != nil || l.Status != login.StatusConnected {
+		return
+	}
+	srv, m, err := s.ServerFor(ctx, l.ServerID)
+	if err != nil || !s.HandMade(srv) || (m.DisplayName != "" && m.Description != "") {
+		return
+	}
+	creds, err := s.Open(ctx, l.Credential)
+	if err != nil {
+		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		return
+	}
+	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
+		return
+	}
+	s.FillCopy(ctx, actor, srv, m, creds)
 }

@@ -63,9 +63,9 @@ func TestRemoteContentCrossesWhole(t *testing.T) {
 	r := newRemote(t, tok)
 	addMedia(r)
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	w.mustConnect(owner(login.ScopeAgent, agent), tok)
+	w.MustConnect(owner(login.ScopeAgent, agent), tok)
 
-	o := w.run(agent, "remote_media", `{"text":"x"}`)
+	o := w.Run(agent, "remote_media", `{"text":"x"}`)
 	if o.Code != "" {
 		t.Fatalf("media = %+v", o)
 	}
@@ -105,14 +105,14 @@ func TestRemoteContentCrossesWhole(t *testing.T) {
 	}
 
 	// isError keeps its content and structuredContent; the message is its text.
-	f := w.run(agent, "remote_failing", `{"text":"x"}`)
+	f := w.Run(agent, "remote_failing", `{"text":"x"}`)
 	if f.Code != executions.CodeToolError || f.Message != "quota exceeded" || len(f.Content) != 1 || !strings.Contains(string(f.Structured), `"retry_after":30`) ||
 		!strings.Contains(string(f.Result), `"isError":true`) || !strings.Contains(string(f.Result), "quota exceeded") {
 		t.Fatalf("failing = %+v (result %s)", f, f.Result)
 	}
 
 	// Binary data holding the token, in clear or base64, is withheld; a clean image passes.
-	l := w.run(agent, "remote_leaky", `{"text":"x"}`)
+	l := w.Run(agent, "remote_leaky", `{"text":"x"}`)
 	if l.Code != "" || len(l.Content) != 1 || strings.Count(string(l.Result), "withheld: it held a credential") != 2 || !strings.Contains(string(l.Result), "tool_use block dropped") {
 		t.Fatalf("leaky = %+v (result %s)", l, l.Result)
 	}

@@ -30,6 +30,10 @@ const (
 	DefaultCacheTTL    = connectorcore.DefaultCacheTTL
 	// Redacted is what replaces a credential value.
 	Redacted = connectorcore.Redacted
+
+	StrategyDynamic    = connectorcore.StrategyDynamic
+	StrategyConfigured = connectorcore.StrategyConfigured
+	StrategyGitHubApp  = connectorcore.StrategyGitHubApp
 )
 
 var (

@@ -32,18 +32,18 @@ func changeShapes(r *remote) {
 // drift is each named tool's drift flag as the agent's effective set, search_tools' list
 // (OfferedTools) and the login's detail show it; they must agree.
 func (w *world) drift(loginID uuid.UUID, names ...string) map[string]bool {
-	w.t.Helper()
-	eff, err := w.svc.Effective(w.ctx, agent)
+	w.T.Helper()
+	eff, err := w.Svc.Effective(w.Ctx, agent)
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
-	offered, err := w.svc.OfferedTools(w.ctx, execCaller(agent))
+	offered, err := w.Svc.OfferedTools(w.Ctx, execCaller(agent))
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
-	detail, err := w.svc.Detail(w.ctx, user, loginID, agent)
+	detail, err := w.Svc.Detail(w.Ctx, user, loginID, agent)
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	out := map[string]bool{}
 	for _, n := range names {
@@ -64,7 +64,7 @@ func (w *world) drift(loginID uuid.UUID, names ...string) map[string]bool {
 			}
 		}
 		if a == nil || b == nil || c == nil || *a != *b || *b != *c {
-			w.t.Fatalf("%s: effective %v, search_tools %v, detail %v (nil: not listed)", n, a, b, c)
+			w.T.Fatalf("%s: effective %v, search_tools %v, detail %v (nil: not listed)", n, a, b, c)
 		}
 		out[n] = *a
 	}
@@ -82,10 +82,10 @@ func testSchemaDrift(t *testing.T, pg bool) {
 	const tok = "tok-schema-drift-1"
 	r := newRemote(t, tok)
 	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
-	res := w.mustConnect(owner(login.ScopeOrganization, org), tok)
+	res := w.MustConnect(owner(login.ScopeOrganization, org), tok)
 	orgScope := owner(login.ScopeOrganization, org)
 	for _, tool := range []string{"remote_echo", "remote_create_issue"} {
-		if err := w.svc.SetSwitch(w.ctx, user, orgScope, "mcp_remote", tool, true); err != nil {
+		if err := w.Svc.SetSwitch(w.Ctx, user, orgScope, "mcp_remote", tool, true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,9 +94,9 @@ func testSchemaDrift(t *testing.T, pg bool) {
 	}
 
 	changeShapes(r)
-	w.advance(11 * 60e9)
-	w.svc.StartRun(w.ctx, execCaller(agent))
-	listings := w.events(login.TypeToolsListed)
+	w.Advance(11 * 60e9)
+	w.Svc.StartRun(w.Ctx, execCaller(agent))
+	listings := w.EventsOf(login.TypeToolsListed)
 	var last login.ToolsListed
 	json.Unmarshal(listings[len(listings)-1].Data, &last)
 	if !slices.Equal(last.Diff.SchemaChanged, []string{"remote_echo"}) || !slices.Equal(last.Diff.AnnotationsChanged, []string{"remote_create_issue"}) {
@@ -106,7 +106,7 @@ func testSchemaDrift(t *testing.T, pg bool) {
 		t.Fatalf("drift after the schema and annotations changed: %v", got)
 	}
 	// The login's drift history: its newest listing names both.
-	detail, err := w.svc.Detail(w.ctx, user, res.Login.ID, agent)
+	detail, err := w.Svc.Detail(w.Ctx, user, res.Login.ID, agent)
 	if err != nil || len(detail.Listings) == 0 {
 		t.Fatalf("detail = %+v, %v", detail, err)
 	}
@@ -115,14 +115,14 @@ func testSchemaDrift(t *testing.T, pg bool) {
 	}
 
 	// The organisation's admin accepts echo's new schema; create_issue stays flagged.
-	if err := w.svc.SetSwitch(w.ctx, user, orgScope, "mcp_remote", "remote_echo", true); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, orgScope, "mcp_remote", "remote_echo", true); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.drift(res.Login.ID, "remote_echo", "remote_create_issue"); got["remote_echo"] || !got["remote_create_issue"] {
 		t.Fatalf("after accepting echo: %v", got)
 	}
 	// A rebuild from the log gives the same flags.
-	if err := w.Runner.Rebuild(w.ctx, "connectors"); err != nil {
+	if err := w.Runner.Rebuild(w.Ctx, "connectors"); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.drift(res.Login.ID, "remote_echo", "remote_create_issue"); got["remote_echo"] || !got["remote_create_issue"] {
@@ -142,16 +142,16 @@ func testOldSwitch(t *testing.T, pg bool) {
 	r := newRemote(t, tok)
 	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
 	orgScope := owner(login.ScopeOrganization, org)
-	res := w.mustConnect(orgScope, tok)
+	res := w.MustConnect(orgScope, tok)
 	// An old event: On, with the description digest only.
 	old, _ := json.Marshal(map[string]any{"owner": orgScope, "server_id": "mcp_remote", "tool": "remote_echo", "on": true,
 		"description_sha": login.DescriptionSHA("Echo the text back."), "by": user.String(), "at": w.Now()})
-	pos, err := w.Store.Append(w.ctx, login.SwitchStreamName(orgScope), eventstore.Any,
+	pos, err := w.Store.Append(w.Ctx, login.SwitchStreamName(orgScope), eventstore.Any,
 		eventstore.EventData{ID: uuid.New(), Type: login.TypeSwitchSet, SchemaVersion: 1, Data: old, Metadata: eventstore.Metadata{Actor: user.String()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Runner.WaitFor(w.ctx, pos); err != nil {
+	if err := w.Runner.WaitFor(w.Ctx, pos); err != nil {
 		t.Fatal(err)
 	}
 	// A read model upgraded in place: the switch's schema digest is empty.
@@ -160,14 +160,14 @@ func testOldSwitch(t *testing.T, pg bool) {
 	}
 	relist := func() {
 		t.Helper()
-		w.advance(11 * 60e9)
-		w.svc.StartRun(w.ctx, execCaller(agent))
+		w.Advance(11 * 60e9)
+		w.Svc.StartRun(w.Ctx, execCaller(agent))
 	}
 	relist()
 	if got := w.drift(res.Login.ID, "remote_echo"); got["remote_echo"] {
 		t.Fatal("an unchanged listing after an old switch shows drift")
 	}
-	if err := w.Runner.Rebuild(w.ctx, "connectors"); err != nil {
+	if err := w.Runner.Rebuild(w.Ctx, "connectors"); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.drift(res.Login.ID, "remote_echo"); got["remote_echo"] {
@@ -178,7 +178,7 @@ func testOldSwitch(t *testing.T, pg bool) {
 	if got := w.drift(res.Login.ID, "remote_echo"); !got["remote_echo"] {
 		t.Fatal("a schema change after an old switch is not drift")
 	}
-	if err := w.Runner.Rebuild(w.ctx, "connectors"); err != nil {
+	if err := w.Runner.Rebuild(w.Ctx, "connectors"); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.drift(res.Login.ID, "remote_echo"); !got["remote_echo"] {

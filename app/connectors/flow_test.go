@@ -26,23 +26,23 @@ func testFlow(t *testing.T, pg bool) {
 	r := newRemote(t, tok)
 	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
 
-	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
+	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 	if res.Outcome != login.OutcomeCreated || res.Login.Status != login.StatusConnected || res.ListingError != "" {
 		t.Fatalf("connect = %+v", res)
 	}
 	// The tools, prefixed; the default-off rules decided wipe_everything (destructive hint),
 	// whoami (policy) Off; create_issue is named by the manifest, not mutating: On.
-	got := w.offered(agent)
+	got := w.Offered(agent)
 	want := []string{"remote_create_issue", "remote_echo"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("offered = %v, want %v", got, want)
 	}
 	// A call through execute_tools' path, audited like a plugin call.
-	o := w.run(agent, "remote_echo", `{"text":"hi"}`)
+	o := w.Run(agent, "remote_echo", `{"text":"hi"}`)
 	if o.Code != "" || !strings.Contains(string(o.Result), "echo: hi") {
 		t.Fatalf("run = %+v", o)
 	}
-	recs := w.events(execution.TypeToolExecuted)
+	recs := w.EventsOf(execution.TypeToolExecuted)
 	if len(recs) != 1 {
 		t.Fatalf("%d execution records", len(recs))
 	}
@@ -52,28 +52,28 @@ func testFlow(t *testing.T, pg bool) {
 		t.Fatalf("record = %+v", rec)
 	}
 	// An Off tool cannot run: it is unknown to the agent, and the record says so.
-	if o := w.run(agent, "remote_wipe_everything", `{}`); o.Code != "UNKNOWN_TOOL" {
+	if o := w.Run(agent, "remote_wipe_everything", `{}`); o.Code != "UNKNOWN_TOOL" {
 		t.Fatalf("off tool ran: %+v", o)
 	}
 	// The credential never appears in a result: the server echoes it, Workbench redacts it.
-	if o := w.run(agent, "remote_whoami", `{}`); o.Code != "UNKNOWN_TOOL" {
+	if o := w.Run(agent, "remote_whoami", `{}`); o.Code != "UNKNOWN_TOOL" {
 		t.Fatalf("whoami is Off by policy: %+v", o)
 	}
-	if err := w.svc.SetSwitch(w.ctx, user, owner(login.ScopeAgent, agent), "mcp_remote", "remote_whoami", true); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeAgent, agent), "mcp_remote", "remote_whoami", true); err != nil {
 		t.Fatal(err)
 	}
-	o = w.run(agent, "remote_whoami", `{"text":""}`)
+	o = w.Run(agent, "remote_whoami", `{"text":""}`)
 	if o.Code != "" || strings.Contains(string(o.Result), tok) || !strings.Contains(string(o.Result), "[REDACTED]") {
 		t.Fatalf("whoami = %+v", o)
 	}
 	// Switch echo Off at the agent: invisible and unknown.
-	if err := w.svc.SetSwitch(w.ctx, user, owner(login.ScopeAgent, agent), "mcp_remote", "remote_echo", false); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeAgent, agent), "mcp_remote", "remote_echo", false); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(w.offered(agent), "remote_echo") {
+	if slices.Contains(w.Offered(agent), "remote_echo") {
 		t.Fatal("echo still offered after its switch went Off")
 	}
-	if o := w.run(agent, "remote_echo", `{"text":"x"}`); o.Code != "UNKNOWN_TOOL" {
+	if o := w.Run(agent, "remote_echo", `{"text":"x"}`); o.Code != "UNKNOWN_TOOL" {
 		t.Fatalf("switched-off echo ran: %+v", o)
 	}
 
@@ -85,9 +85,9 @@ func testFlow(t *testing.T, pg bool) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found"}}}, nil, nil
 	})
 	r.MCP.RemoveTools("wipe_everything")
-	w.advance(11 * 60e9)
-	w.svc.StartRun(w.ctx, execCaller(agent))
-	listings := w.events(login.TypeToolsListed)
+	w.Advance(11 * 60e9)
+	w.Svc.StartRun(w.Ctx, execCaller(agent))
+	listings := w.EventsOf(login.TypeToolsListed)
 	if len(listings) != 2 {
 		t.Fatalf("%d listings, want 2", len(listings))
 	}
@@ -98,7 +98,7 @@ func testFlow(t *testing.T, pg bool) {
 		t.Fatalf("drift = %+v", last)
 	}
 	// The changed tool, On since before the change, is flagged; the new one got its default.
-	eff, err := w.svc.Effective(w.ctx, agent)
+	eff, err := w.Svc.Effective(w.Ctx, agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,12 +111,12 @@ func testFlow(t *testing.T, pg bool) {
 		}
 	}
 	// A fresh list is not listed again at the next run start.
-	w.svc.StartRun(w.ctx, execCaller(agent))
-	if n := len(w.events(login.TypeToolsListed)); n != 2 {
+	w.Svc.StartRun(w.Ctx, execCaller(agent))
+	if n := len(w.EventsOf(login.TypeToolsListed)); n != 2 {
 		t.Fatalf("%d listings after a run start within 10 minutes", n)
 	}
 	// The remote name maps back: search.docs is called by its remote name.
-	if o := w.run(agent, "remote_search_docs", `{"text":"q"}`); o.Code != "" || !strings.Contains(string(o.Result), "found") {
+	if o := w.Run(agent, "remote_search_docs", `{"text":"q"}`); o.Code != "" || !strings.Contains(string(o.Result), "found") {
 		t.Fatalf("search_docs = %+v", o)
 	}
 	_ = uuid.Nil
@@ -133,11 +133,11 @@ func TestAdminDefaultDecidesFirst(t *testing.T) {
 		`{"display_name":"Remote (edited)","tools":{"wipe_everything":{"default":true},"echo":{"default":false}}}`); err != nil {
 		t.Fatal(err)
 	}
-	w.mustConnect(owner(login.ScopeAgent, agent), tok)
-	if got := w.offered(agent); !slices.Equal(got, []string{"remote_create_issue", "remote_wipe_everything"}) {
+	w.MustConnect(owner(login.ScopeAgent, agent), tok)
+	if got := w.Offered(agent); !slices.Equal(got, []string{"remote_create_issue", "remote_wipe_everything"}) {
 		t.Fatalf("offered = %v", got)
 	}
-	v, err := w.svc.Server(w.ctx, "mcp_remote")
+	v, err := w.Svc.Server(w.Ctx, "mcp_remote")
 	if err != nil || v.DisplayName != "Remote (edited)" {
 		t.Fatalf("server = %+v, %v", v, err)
 	}

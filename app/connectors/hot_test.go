@@ -19,41 +19,41 @@ func TestToolCallCachesFollowWrites(t *testing.T) {
 	r := newRemote(t, tok1)
 	r.Accept(tok2)
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	res := w.mustConnect(owner(login.ScopeAgent, agent), tok1)
+	res := w.MustConnect(owner(login.ScopeAgent, agent), tok1)
 	agentOwner := owner(login.ScopeAgent, agent)
 
-	if o := w.run(agent, "remote_echo", `{"text":"one"}`); o.Code != "" || !strings.Contains(string(o.Result), "echo: one") {
+	if o := w.Run(agent, "remote_echo", `{"text":"one"}`); o.Code != "" || !strings.Contains(string(o.Result), "echo: one") {
 		t.Fatalf("echo = %+v", o)
 	}
 	// Off: the next call finds no such tool, though the On tools were cached a moment ago.
-	if err := w.svc.SetSwitch(w.ctx, user, agentOwner, "mcp_remote", "remote_echo", false); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, agentOwner, "mcp_remote", "remote_echo", false); err != nil {
 		t.Fatal(err)
 	}
-	if o := w.run(agent, "remote_echo", `{"text":"two"}`); o.Code != "UNKNOWN_TOOL" {
+	if o := w.Run(agent, "remote_echo", `{"text":"two"}`); o.Code != "UNKNOWN_TOOL" {
 		t.Fatalf("echo switched Off ran: %+v", o)
 	}
 	// On again: it runs at once.
-	if err := w.svc.SetSwitch(w.ctx, user, agentOwner, "mcp_remote", "remote_echo", true); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, agentOwner, "mcp_remote", "remote_echo", true); err != nil {
 		t.Fatal(err)
 	}
-	if o := w.run(agent, "remote_echo", `{"text":"three"}`); o.Code != "" || !strings.Contains(string(o.Result), "echo: three") {
+	if o := w.Run(agent, "remote_echo", `{"text":"three"}`); o.Code != "" || !strings.Contains(string(o.Result), "echo: three") {
 		t.Fatalf("echo switched On = %+v", o)
 	}
 
 	// whoami answers the token it was called with; the result is redacted with the login's
 	// credentials of the moment, before and after they are replaced.
-	if err := w.svc.SetSwitch(w.ctx, user, agentOwner, "mcp_remote", "remote_whoami", true); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, agentOwner, "mcp_remote", "remote_whoami", true); err != nil {
 		t.Fatal(err)
 	}
-	o := w.run(agent, "remote_whoami", `{"text":""}`)
+	o := w.Run(agent, "remote_whoami", `{"text":""}`)
 	if o.Code != "" || strings.Contains(string(o.Result), tok1) || !strings.Contains(string(o.Result), "[REDACTED]") {
 		t.Fatalf("whoami with the first token = %+v", o)
 	}
-	if got, err := w.connect(agentOwner, tok2, login.OnExisting{Mode: login.OnExistingReplace}); err != nil || got.Outcome != login.OutcomeReplaced || got.Login.ID != res.Login.ID {
+	if got, err := w.Connect(agentOwner, tok2, login.OnExisting{Mode: login.OnExistingReplace}); err != nil || got.Outcome != login.OutcomeReplaced || got.Login.ID != res.Login.ID {
 		t.Fatalf("replace = %+v, %v", got, err)
 	}
 	r.Revoke(tok1) // a call that still sent the first token would fail
-	o = w.run(agent, "remote_whoami", `{"text":""}`)
+	o = w.Run(agent, "remote_whoami", `{"text":""}`)
 	if o.Code != "" || strings.Contains(string(o.Result), tok2) || !strings.Contains(string(o.Result), "[REDACTED]") {
 		t.Fatalf("whoami with the second token = %+v", o)
 	}
@@ -62,13 +62,13 @@ func TestToolCallCachesFollowWrites(t *testing.T) {
 	mcp.AddTool(r.MCP, &mcp.Tool{Name: "refuse", Description: "Refuse politely."}, func(context.Context, *mcp.CallToolRequest, echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "refused for " + tok2}}}, nil, nil
 	})
-	if err := w.svc.Relist(w.ctx, user.String(), res.Login.ID); err != nil {
+	if err := w.Svc.Relist(w.Ctx, user.String(), res.Login.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.svc.SetSwitch(w.ctx, user, agentOwner, "mcp_remote", "remote_refuse", true); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, agentOwner, "mcp_remote", "remote_refuse", true); err != nil {
 		t.Fatal(err)
 	}
-	o = w.run(agent, "remote_refuse", `{"text":""}`)
+	o = w.Run(agent, "remote_refuse", `{"text":""}`)
 	if o.Code != "TOOL_ERROR" || o.Message != "refused for [REDACTED]" {
 		t.Fatalf("refuse = %+v", o)
 	}

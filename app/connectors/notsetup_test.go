@@ -15,11 +15,11 @@ import (
 func TestNotSetUpNamesTheConnector(t *testing.T) {
 	r := newRemote(t, "tok-unused-8181")
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	e, err := w.svc.AddServer(w.ctx, "admin", connectors.AddRequest{Slug: "nameless", URL: r.URL(), Auth: connectors.AuthSpec{Kind: "oauth", Strategy: "configured"}})
+	e, err := w.Svc.AddServer(w.Ctx, "admin", connectors.AddRequest{Slug: "nameless", URL: r.URL(), Auth: connectors.AuthSpec{Kind: "oauth", Strategy: "configured"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: e.ID, Owner: owner(login.ScopeAgent, agent), RequestBase: "http://127.0.0.1:1"})
+	_, err = w.Svc.Connect(w.Ctx, user, connectors.ConnectRequest{ServerID: e.ID, Owner: owner(login.ScopeAgent, agent), RequestBase: "http://127.0.0.1:1"})
 	msg := domain.ErrorMessage(err)
 	if codeOf(err) != domain.CodeUnprocessable || !errors.Is(err, connectors.ErrOAuthNotSetUp) || !strings.Contains(msg, "the OAuth client of nameless is not set up") {
 		t.Fatalf("err = %v (message %q)", err, msg)

@@ -24,7 +24,6 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/domain/login"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/internal/signed"
 	"github.com/workbench/workbench/plugins/connector"
 )
@@ -357,12 +356,8 @@ func (s *Service) discover(ctx context.Context, endpointURL string) (authServer,
 // clientFor is the connector's client at this issuer for this redirect URI, registered (RFC 7591)
 // and stored on the connector when there is none.
 func (s *Service) clientFor(ctx context.Context, user uuid.UUID, srvID string, as authServer, redirect string) (string, error) {
-	st, _, err := eventstore.LoadState(ctx, s.Opts.Store, connectordom.StreamName(srvID), connectorAggregate)
-	if err != nil {
-		return "", err
-	}
-	if id := st.Client(as.Issuer, redirect); id != "" {
-		return id, nil
+	if id, err := s.Client(ctx, srvID, as.Issuer, redirect); err != nil || id != "" {
+		return id, err
 	}
 	if as.RegisterURL == "" {
 		return "", &domain.Error{Code: domain.CodeUnprocessable, Message: "the server offers no client registration and no client is configured for it", Err: ErrOAuthUnsupported}
@@ -384,13 +379,8 @@ func (s *Service) clientFor(ctx context.Context, user uuid.UUID, srvID string, a
 	if err := json.Unmarshal(raw, &reg); err != nil || strings.TrimSpace(reg.ClientID) == "" {
 		return "", domain.Errorf(domain.CodeUpstream, "oauth: the client registration answered no client_id")
 	}
-	res, err := eventstore.Execute(ctx, s.Opts.Store, connectordom.StreamName(srvID), connectorAggregate,
-		connectordom.Command(connectordom.RegisterClient{Event: connectordom.ClientRegistered{ID: srvID, Issuer: as.Issuer, RedirectURI: redirect, ClientID: reg.ClientID, At: s.Opts.Now()}}), s.MD(user.String()))
-	if err != nil {
-		return "", err
-	}
 	// Another request may have stored its client first: the stored one is the connector's.
-	return res.State.Client(as.Issuer, redirect), nil
+	return s.RegisterClient(ctx, user.String(), connectordom.ClientRegistered{ID: srvID, Issuer: as.Issuer, RedirectURI: redirect, ClientID: reg.ClientID, At: s.Opts.Now()})
 }
 
 // CallbackResult is what a callback did.

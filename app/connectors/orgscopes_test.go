@@ -111,7 +111,7 @@ func TestDeletedAgentsLoginsAreRemoved(t *testing.T) {
 	r := newRemote(t, tok)
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
 	// The organisations read model beside the node's own projections, on the same log.
-	ctx, cancel := context.WithCancel(w.ctx)
+	ctx, cancel := context.WithCancel(w.Ctx)
 	runner, err := projections.NewRunner(w.Store, w.DB, migrations.SQLite, &projections.Options{Projections: []projections.Projection{organizationsrm.New()}, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -119,33 +119,33 @@ func TestDeletedAgentsLoginsAreRemoved(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = runner.Run(ctx) }()
 	defer func() { cancel(); <-done }()
-	orgs, err := organizations.New(organizations.Options{Store: w.Store, Reader: &organizationsrm.Reader{DB: w.DB}, Projections: runner, Logins: w.svc})
+	orgs, err := organizations.New(organizations.Options{Store: w.Store, Reader: &organizationsrm.Reader{DB: w.DB}, Projections: runner, Logins: w.Svc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	md := eventstore.Metadata{Actor: "test"}
 	ada, bob := uuid.New(), uuid.New()
-	acme, err := orgs.Create(w.ctx, ada, "ada@example.com", "Acme", md)
+	acme, err := orgs.Create(w.Ctx, ada, "ada@example.com", "Acme", md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	joinOrg(t, w.ctx, orgs, acme, ada, bob, "bob@example.com")
+	joinOrg(t, w.Ctx, orgs, acme, ada, bob, "bob@example.com")
 	agentOf := func(owner uuid.UUID, name string) uuid.UUID {
 		t.Helper()
-		id, err := orgs.CreateAgent(w.ctx, owner, acme, name, uuid.Nil, md)
+		id, err := orgs.CreateAgent(w.Ctx, owner, acme, name, uuid.Nil, md)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.scopes.AddAgent(acme, id)
+		w.Scopes.AddAgent(acme, id)
 		return id
 	}
 	adaBot, bobOne, bobTwo := agentOf(ada, "ada-bot"), agentOf(bob, "one"), agentOf(bob, "two")
 	logins := map[uuid.UUID]uuid.UUID{}
 	for _, a := range []uuid.UUID{adaBot, bobOne, bobTwo} {
-		logins[a] = w.mustConnect(owner(login.ScopeAgent, a), tok).Login.ID
+		logins[a] = w.MustConnect(owner(login.ScopeAgent, a), tok).Login.ID
 	}
 	sealed := map[uuid.UUID]domain.Sealed{}
-	for _, ev := range w.events(login.TypeConnected) {
+	for _, ev := range w.EventsOf(login.TypeConnected) {
 		var c login.Connected
 		if err := json.Unmarshal(ev.Data, &c); err != nil {
 			t.Fatal(err)
@@ -155,25 +155,25 @@ func TestDeletedAgentsLoginsAreRemoved(t *testing.T) {
 	gone := func(what string, agent uuid.UUID) {
 		t.Helper()
 		id := logins[agent]
-		if _, err := w.reader.Login(w.ctx, id); domain.ErrorCode(err) != domain.CodeNotFound {
+		if _, err := w.Reader.Login(w.Ctx, id); domain.ErrorCode(err) != domain.CodeNotFound {
 			t.Fatalf("%s: the agent's login is still there (%v)", what, err)
 		}
-		if _, err := w.Vault.Open(w.ctx, sealed[id], "mcp-login-credentials"); !errors.Is(err, vault.ErrShredded) {
+		if _, err := w.Vault.Open(w.Ctx, sealed[id], "mcp-login-credentials"); !errors.Is(err, vault.ErrShredded) {
 			t.Fatalf("%s: the login's credential opens: %v, want ErrShredded", what, err)
 		}
 	}
-	if err := orgs.DeleteAgent(w.ctx, ada, acme, bobOne, md); err != nil {
+	if err := orgs.DeleteAgent(w.Ctx, ada, acme, bobOne, md); err != nil {
 		t.Fatal(err)
 	}
 	gone("delete the agent", bobOne)
-	if err := orgs.RemoveMember(w.ctx, ada, acme, bob, md); err != nil {
+	if err := orgs.RemoveMember(w.Ctx, ada, acme, bob, md); err != nil {
 		t.Fatal(err)
 	}
 	gone("remove its owner", bobTwo)
-	if _, err := w.reader.Login(w.ctx, logins[adaBot]); err != nil {
+	if _, err := w.Reader.Login(w.Ctx, logins[adaBot]); err != nil {
 		t.Fatalf("another member's agent lost its login: %v", err)
 	}
-	if _, err := w.Vault.Open(w.ctx, sealed[logins[adaBot]], "mcp-login-credentials"); err != nil {
+	if _, err := w.Vault.Open(w.Ctx, sealed[logins[adaBot]], "mcp-login-credentials"); err != nil {
 		t.Fatalf("another member's agent's credential: %v", err)
 	}
 
@@ -183,35 +183,35 @@ func TestDeletedAgentsLoginsAreRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	legacy, err := oldOrgs.CreateAgent(w.ctx, ada, acme, "legacy", uuid.Nil, md)
+	legacy, err := oldOrgs.CreateAgent(w.Ctx, ada, acme, "legacy", uuid.Nil, md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logins[legacy] = w.mustConnect(owner(login.ScopeAgent, legacy), tok).Login.ID
-	for _, ev := range w.events(login.TypeConnected) {
+	logins[legacy] = w.MustConnect(owner(login.ScopeAgent, legacy), tok).Login.ID
+	for _, ev := range w.EventsOf(login.TypeConnected) {
 		var c login.Connected
 		if err := json.Unmarshal(ev.Data, &c); err != nil {
 			t.Fatal(err)
 		}
 		sealed[c.LoginID] = c.Credential
 	}
-	if err := oldOrgs.DeleteAgent(w.ctx, ada, acme, legacy, md); err != nil {
+	if err := oldOrgs.DeleteAgent(w.Ctx, ada, acme, legacy, md); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.reader.Login(w.ctx, logins[legacy]); err != nil {
+	if _, err := w.Reader.Login(w.Ctx, logins[legacy]); err != nil {
 		t.Fatalf("the old version's deletion already removed the login: %v", err)
 	}
 	// An agent the scopes do not know, but that the log never deleted (a read model behind).
-	unseen := w.mustConnect(owner(login.ScopeAgent, uuid.New()), tok).Login.ID
-	if n, err := w.svc.SweepDeletedAgentLogins(w.ctx, md); err != nil || n != 1 {
+	unseen := w.MustConnect(owner(login.ScopeAgent, uuid.New()), tok).Login.ID
+	if n, err := w.Svc.SweepDeletedAgentLogins(w.Ctx, md); err != nil || n != 1 {
 		t.Fatalf("sweep: %d %v, want 1 login removed", n, err)
 	}
 	gone("the sweep", legacy)
-	if n, err := w.svc.SweepDeletedAgentLogins(w.ctx, md); err != nil || n != 0 {
+	if n, err := w.Svc.SweepDeletedAgentLogins(w.Ctx, md); err != nil || n != 0 {
 		t.Fatalf("a second sweep: %d %v, want nothing", n, err)
 	}
 	for _, id := range []uuid.UUID{logins[adaBot], unseen} {
-		if _, err := w.reader.Login(w.ctx, id); err != nil {
+		if _, err := w.Reader.Login(w.Ctx, id); err != nil {
 			t.Fatalf("the sweep removed a login whose agent the log did not delete: %v", err)
 		}
 	}

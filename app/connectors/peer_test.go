@@ -52,12 +52,12 @@ func TestProgressAndRelaysAreRedacted(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "elicitation " + el.Action}}}, nil, nil
 	})
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	w.mustConnect(owner(login.ScopeAgent, agent), tok)
-	if err := w.svc.SetSwitch(w.ctx, user, owner(login.ScopeAgent, agent), "mcp_remote", "remote_leak", true); err != nil {
+	w.MustConnect(owner(login.ScopeAgent, agent), tok)
+	if err := w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeAgent, agent), "mcp_remote", "remote_leak", true); err != nil {
 		t.Fatal(err)
 	}
 	peer := &peerRecorder{}
-	ctx := mcppeer.WithClient(mcppeer.WithSink(w.ctx, peer), mcppeer.Elicitation, peer)
+	ctx := mcppeer.WithClient(mcppeer.WithSink(w.Ctx, peer), mcppeer.Elicitation, peer)
 	o := w.Executions.Run(ctx, executions.Caller{UserID: user, Via: "api_key", AgentID: agent}, []executions.Call{{Tool: "remote_leak", Args: json.RawMessage(`{"text":"x"}`)}})[0]
 	if o.Code != "" || !strings.Contains(string(o.Result), "elicitation decline") {
 		t.Fatalf("outcome %+v", o)

@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/connectors"
-	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/app/platformkeys"
 	"github.com/workbench/workbench/domain"
@@ -39,10 +38,10 @@ func platformFS(u string) map[string]string {
 }
 
 func (w *world) platformLogin() (connectorsrm.Login, bool) {
-	w.t.Helper()
-	ls, err := w.reader.Logins(w.ctx, []login.Owner{{Scope: login.ScopePlatform}})
+	w.T.Helper()
+	ls, err := w.Reader.Logins(w.Ctx, []login.Owner{{Scope: login.ScopePlatform}})
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	for _, l := range ls {
 		if l.ServerID == "mcp_webplat" {
@@ -53,9 +52,9 @@ func (w *world) platformLogin() (connectorsrm.Login, bool) {
 }
 
 func (w *world) setKey(token string) {
-	w.t.Helper()
-	if _, err := w.Keys.Set(w.ctx, admin, "connector:webplat", map[string]string{"token": token}); err != nil {
-		w.t.Fatalf("set key: %v", err)
+	w.T.Helper()
+	if _, err := w.Keys.Set(w.Ctx, admin, "connector:webplat", map[string]string{"token": token}); err != nil {
+		w.T.Fatalf("set key: %v", err)
 	}
 }
 
@@ -68,7 +67,7 @@ func testPlatformLogin(t *testing.T, pg bool) {
 	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}})
 
 	// At boot with no key: no platform login, no tools.
-	if err := w.svc.SyncPlatformLogins(w.ctx); err != nil {
+	if err := w.Svc.SyncPlatformLogins(w.Ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := w.platformLogin(); ok {
@@ -81,12 +80,12 @@ func testPlatformLogin(t *testing.T, pg bool) {
 	if !ok || l.Status != login.StatusConnected || l.Owner.Scope != login.ScopePlatform || l.ListedAt.IsZero() {
 		t.Fatalf("platform login = %+v, %v", l, ok)
 	}
-	got := w.offered(agent)
+	got := w.Offered(agent)
 	if !slices.Contains(got, "webplat_echo") || !slices.Contains(got, "webplat_whoami") {
 		t.Fatalf("offered = %v", got)
 	}
 	// No event holds the key in clear, and the login holds none of it.
-	all, err := w.Store.ReadAll(w.ctx, eventstore.Start, 100000)
+	all, err := w.Store.ReadAll(w.Ctx, eventstore.Start, 100000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,66 +95,66 @@ func testPlatformLogin(t *testing.T, pg bool) {
 		}
 	}
 	// A call uses the key, and its result names it only by its label.
-	o := w.run(agent, "webplat_whoami", `{"text":"x"}`)
+	o := w.Run(agent, "webplat_whoami", `{"text":"x"}`)
 	if o.Code != "" || !strings.Contains(string(o.Result), "token is [REDACTED:platform_webplat_token]") || strings.Contains(string(o.Result), platKey) {
 		t.Fatalf("whoami = %+v (%s)", o, o.Result)
 	}
 	// The sync again changes nothing.
 	before := len(all)
-	if err := w.svc.SyncPlatformLogins(w.ctx); err != nil {
+	if err := w.Svc.SyncPlatformLogins(w.Ctx); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := w.Store.ReadAll(w.ctx, eventstore.Start, 100000); len(after) != before+countTypes(after[before:], "execution.tool_executed", "platformcall.counted") {
+	if after, _ := w.Store.ReadAll(w.Ctx, eventstore.Start, 100000); len(after) != before+countTypes(after[before:], "execution.tool_executed", "platformcall.counted") {
 		t.Fatalf("an idle sync appended %d events", len(after)-before)
 	}
 	// A platform login is neither removed nor given settings by an operator.
-	if err := w.svc.Remove(w.ctx, user, l.LoginID); codeOf(err) != domain.CodeInvalid {
+	if err := w.Svc.Remove(w.Ctx, user, l.LoginID); codeOf(err) != domain.CodeInvalid {
 		t.Fatalf("remove platform login: %v", err)
 	}
-	if _, err := w.svc.SaveSettings(w.ctx, user, l.LoginID, []byte(`{}`)); codeOf(err) != domain.CodeInvalid {
+	if _, err := w.Svc.SaveSettings(w.Ctx, user, l.LoginID, []byte(`{}`)); codeOf(err) != domain.CodeInvalid {
 		t.Fatalf("settings of platform login: %v", err)
 	}
 	// The organisation turns one tool Off: its agents lose it, the platform keeps it.
-	if err := w.svc.SetSwitch(w.ctx, user, owner(login.ScopeOrganization, org), "mcp_webplat", "webplat_echo", false); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeOrganization, org), "mcp_webplat", "webplat_echo", false); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(w.offered(agent), "webplat_echo") {
+	if slices.Contains(w.Offered(agent), "webplat_echo") {
 		t.Fatal("echo still offered after the organisation turned it Off")
 	}
-	if err := w.svc.SetSwitch(w.ctx, user, owner(login.ScopeOrganization, org), "mcp_webplat", "webplat_echo", true); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeOrganization, org), "mcp_webplat", "webplat_echo", true); err != nil {
 		t.Fatal(err)
 	}
 	// The organisation's own login overrides: it calls with its own key, and is not counted.
 	const own = "own-key-0123456789"
 	r.Accept(own)
-	counted := len(w.events(platformcall.TypeCounted))
-	if _, err := w.svc.Connect(w.ctx, user, connectorsConnect("mcp_webplat", owner(login.ScopeOrganization, org), own)); err != nil {
+	counted := len(w.EventsOf(platformcall.TypeCounted))
+	if _, err := w.Svc.Connect(w.Ctx, user, connectorsConnect("mcp_webplat", owner(login.ScopeOrganization, org), own)); err != nil {
 		t.Fatal(err)
 	}
-	o = w.run(agent, "webplat_whoami", `{"text":"x"}`)
+	o = w.Run(agent, "webplat_whoami", `{"text":"x"}`)
 	if o.Code != "" || !strings.Contains(string(o.Result), "token is [REDACTED]") {
 		t.Fatalf("whoami on the own login = %+v (%s)", o, o.Result)
 	}
-	if n := len(w.events(platformcall.TypeCounted)); n != counted {
+	if n := len(w.EventsOf(platformcall.TypeCounted)); n != counted {
 		t.Fatalf("a call on the own login was counted (%d, was %d)", n, counted)
 	}
-	ls, _ := w.reader.Logins(w.ctx, []login.Owner{owner(login.ScopeOrganization, org)})
-	if err := w.svc.Remove(w.ctx, user, ls[0].LoginID); err != nil {
+	ls, _ := w.Reader.Logins(w.Ctx, []login.Owner{owner(login.ScopeOrganization, org)})
+	if err := w.Svc.Remove(w.Ctx, user, ls[0].LoginID); err != nil {
 		t.Fatal(err)
 	}
 	// The key is removed: the login is disconnected and a run leaves its tools out instead of failing.
-	if err := w.Keys.Remove(w.ctx, admin, "connector:webplat"); err != nil {
+	if err := w.Keys.Remove(w.Ctx, admin, "connector:webplat"); err != nil {
 		t.Fatal(err)
 	}
 	if l, _ := w.platformLogin(); l.Status != login.StatusDisconnected {
 		t.Fatalf("after removal: %+v", l)
 	}
-	for _, name := range w.offered(agent) {
+	for _, name := range w.Offered(agent) {
 		if strings.HasPrefix(name, "webplat_") {
 			t.Fatalf("offered %s without a key", name)
 		}
 	}
-	if o := w.run(agent, "webplat_echo", `{"text":"x"}`); o.Code != "UNKNOWN_TOOL" {
+	if o := w.Run(agent, "webplat_echo", `{"text":"x"}`); o.Code != "UNKNOWN_TOOL" {
 		t.Fatalf("echo without a key: %+v", o)
 	}
 	// Set again: the same login connects again.
@@ -180,12 +179,12 @@ func countTypes(envs []eventstore.Envelope, types ...string) int {
 func TestPlatformLoginSyncsAfterACatalogChange(t *testing.T) {
 	r := newRemote(t, platKey)
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}, noSync: true})
-	ctx, cancel := context.WithCancel(w.ctx)
+	ctx, cancel := context.WithCancel(w.Ctx)
 	defer cancel()
 	done := make(chan struct{})
-	go func() { defer close(done); _ = w.svc.RunPlatformSync(ctx) }()
+	go func() { defer close(done); _ = w.Svc.RunPlatformSync(ctx) }()
 	defer func() { cancel(); <-done }()
-	if err := w.Runner.AfterApply(connectorsrm.Name, w.svc.CatalogChanged); err != nil {
+	if err := w.Runner.AfterApply(connectorsrm.Name, w.Svc.CatalogChanged); err != nil {
 		t.Fatal(err)
 	}
 	w.setKey(platKey)
@@ -193,7 +192,7 @@ func TestPlatformLoginSyncsAfterACatalogChange(t *testing.T) {
 		t.Fatal("the sync ran after the write although the test turned it off")
 	}
 	// The remote connector's manifest changes in the catalog (an admin edit, a new version).
-	srv, err := w.reader.Server(w.ctx, "mcp_remote")
+	srv, err := w.Reader.Server(w.Ctx, "mcp_remote")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +201,7 @@ func TestPlatformLoginSyncsAfterACatalogChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Store.Append(w.ctx, connectordom.StreamName(srv.ID), eventstore.Any,
+	if _, err := w.Store.Append(w.Ctx, connectordom.StreamName(srv.ID), eventstore.Any,
 		eventstore.EventData{ID: uuid.New(), Type: typ, SchemaVersion: ver, Data: data, Metadata: eventstore.Metadata{Actor: "test", Time: time.Now().UTC()}}); err != nil {
 		t.Fatal(err)
 	}
@@ -233,14 +232,14 @@ func TestPlatformCallsAreCappedPerUTCMonth(t *testing.T) {
 		time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC))
 	w.setKey(platKey)
 	for i := 0; i < 2; i++ {
-		if o := w.run(agent, "webplat_echo", `{"text":"hi"}`); o.Code != "" {
+		if o := w.Run(agent, "webplat_echo", `{"text":"hi"}`); o.Code != "" {
 			t.Fatalf("call %d: %+v", i+1, o)
 		}
 	}
 	if n := r.Calls.Load(); n != 2 {
 		t.Fatalf("provider saw %d calls", n)
 	}
-	o := w.run(agent, "webplat_echo", `{"text":"hi"}`)
+	o := w.Run(agent, "webplat_echo", `{"text":"hi"}`)
 	if o.Code == "" || o.Message != "ERROR: platform limit reached: webplat calls this month" {
 		t.Fatalf("capped call = %+v", o)
 	}
@@ -248,8 +247,8 @@ func TestPlatformCallsAreCappedPerUTCMonth(t *testing.T) {
 		t.Fatalf("the capped call reached the provider (%d calls)", n)
 	}
 	// An hour later it is January (UTC): the count starts again.
-	w.advance(time.Hour)
-	if o := w.run(agent, "webplat_echo", `{"text":"hi"}`); o.Code != "" {
+	w.Advance(time.Hour)
+	if o := w.Run(agent, "webplat_echo", `{"text":"hi"}`); o.Code != "" {
 		t.Fatalf("first call of the month: %+v", o)
 	}
 	if n := r.Calls.Load(); n != 3 {
@@ -259,10 +258,10 @@ func TestPlatformCallsAreCappedPerUTCMonth(t *testing.T) {
 	want := map[string]int{"2026-12": 2, "2027-01": 1}
 	check := func(when string) {
 		t.Helper()
-		if err := w.Runner.CatchUp(w.ctx, platform.CallsName); err != nil {
+		if err := w.Runner.CatchUp(w.Ctx, platform.CallsName); err != nil {
 			t.Fatal(err)
 		}
-		usage, err := platform.Reader{DB: w.DB}.Usage(w.ctx)
+		usage, err := platform.Reader{DB: w.DB}.Usage(w.Ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +277,7 @@ func TestPlatformCallsAreCappedPerUTCMonth(t *testing.T) {
 		}
 	}
 	check("live")
-	if err := w.Runner.Rebuild(w.ctx, platform.CallsName); err != nil {
+	if err := w.Runner.Rebuild(w.Ctx, platform.CallsName); err != nil {
 		t.Fatal(err)
 	}
 	check("rebuilt")
@@ -291,9 +290,8 @@ func connectorsConnect(server string, o login.Owner, tok string) connectors.Conn
 // newWorldAt is newWorld with the clock starting at now.
 func newWorldAt(t *testing.T, o world0, now time.Time) *world {
 	t.Helper()
-	e := connectorstest.Open(t, connectorstest.Options{Postgres: o.pg, FS: o.fs, Adapters: o.adapters, Now: now,
-		Admins: o.admins, MonthlyCap: o.caps, NoSyncAfterWrite: o.noSync})
-	return &world{Env: e, t: t, ctx: context.Background(), svc: e.Service, reader: e.Reader, scopes: e.Scopes}
+	o.now = now
+	return newWorld(t, o)
 }
 
 // Concurrent calls never overshoot the cap: each count is appended with the version it read, so of
@@ -307,7 +305,7 @@ func TestConcurrentPlatformCallsStopAtTheCap(t *testing.T) {
 	for i := range calls {
 		calls[i] = executions.Call{Tool: "webplat_echo", Args: json.RawMessage(`{"text":"hi"}`)}
 	}
-	outs := w.Executions.Run(w.ctx, executions.Caller{UserID: user, Via: "api_key", AgentID: agent}, calls)
+	outs := w.Executions.Run(w.Ctx, executions.Caller{UserID: user, Via: "api_key", AgentID: agent}, calls)
 	ok, capped := 0, 0
 	for _, o := range outs {
 		switch {
@@ -334,7 +332,7 @@ func TestConcurrentUncappedPlatformCallsAllCount(t *testing.T) {
 	for i := range calls {
 		calls[i] = executions.Call{Tool: "webplat_echo", Args: json.RawMessage(`{"text":"hi"}`)}
 	}
-	for _, o := range w.Executions.Run(w.ctx, executions.Caller{UserID: user, Via: "api_key", AgentID: agent}, calls) {
+	for _, o := range w.Executions.Run(w.Ctx, executions.Caller{UserID: user, Via: "api_key", AgentID: agent}, calls) {
 		if o.Code != "" {
 			t.Fatalf("an uncapped call failed: %+v", o)
 		}
@@ -342,10 +340,10 @@ func TestConcurrentUncappedPlatformCallsAllCount(t *testing.T) {
 	if n := r.Calls.Load(); n != 16 {
 		t.Fatalf("provider saw %d calls, want 16", n)
 	}
-	if err := w.Runner.CatchUp(w.ctx, platform.CallsName); err != nil {
+	if err := w.Runner.CatchUp(w.Ctx, platform.CallsName); err != nil {
 		t.Fatal(err)
 	}
-	usage, err := platform.Reader{DB: w.DB}.Usage(w.ctx)
+	usage, err := platform.Reader{DB: w.DB}.Usage(w.Ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,15 +75,15 @@ func TestEncodedSecretsAreRedacted(t *testing.T) {
 	r := newRemote(t, tok)
 	addEncodings(r)
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
+	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 
-	o := w.run(agent, "remote_encodings", `{"text":""}`)
+	o := w.Run(agent, "remote_encodings", `{"text":""}`)
 	if o.Code != "" {
 		t.Fatalf("run = %+v", o)
 	}
 	checkEncodedRedacted(t, "execute_tools", o.Result, tok, "[REDACTED]")
 
-	out, _, err := w.svc.TestCall(w.ctx, user, res.Login.ID, "remote_encodings", json.RawMessage(`{"text":""}`))
+	out, _, err := w.Svc.TestCall(w.Ctx, user, res.Login.ID, "remote_encodings", json.RawMessage(`{"text":""}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestEncodedPlatformKeyIsRedacted(t *testing.T) {
 	if _, ok := w.platformLogin(); !ok {
 		t.Fatal("no platform login after the key was set")
 	}
-	o := w.run(agent, "webplat_encodings", `{"text":""}`)
+	o := w.Run(agent, "webplat_encodings", `{"text":""}`)
 	if o.Code != "" {
 		t.Fatalf("run = %+v", o)
 	}

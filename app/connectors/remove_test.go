@@ -24,14 +24,14 @@ func testRemove(t *testing.T, pg bool) {
 	r := newRemote(t, tok)
 	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
 	agentOwner := owner(login.ScopeAgent, agent)
-	res := w.mustConnect(agentOwner, tok)
-	if err := w.svc.SetSwitch(w.ctx, user, agentOwner, "mcp_remote", "remote_whoami", true); err != nil {
+	res := w.MustConnect(agentOwner, tok)
+	if err := w.Svc.SetSwitch(w.Ctx, user, agentOwner, "mcp_remote", "remote_whoami", true); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.svc.SetSwitch(w.ctx, user, owner(login.ScopeGuild, guild), "mcp_remote", "remote_create_issue", false); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeGuild, guild), "mcp_remote", "remote_create_issue", false); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.offered(agent); !slices.Equal(got, []string{"remote_echo", "remote_whoami"}) {
+	if got := w.Offered(agent); !slices.Equal(got, []string{"remote_echo", "remote_whoami"}) {
 		t.Fatalf("offered before removal = %v", got)
 	}
 	switches := func(o login.Owner) int {
@@ -47,7 +47,7 @@ func testRemove(t *testing.T, pg bool) {
 		t.Fatalf("%d agent switches before removal, want 4", n)
 	}
 
-	if err := w.svc.Remove(w.ctx, user, res.Login.ID); err != nil {
+	if err := w.Svc.Remove(w.Ctx, user, res.Login.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := switches(agentOwner); n != 1 {
@@ -56,40 +56,40 @@ func testRemove(t *testing.T, pg bool) {
 	if n := switches(owner(login.ScopeGuild, guild)); n != 1 {
 		t.Fatalf("the guild's own switch went too: %d", n)
 	}
-	if n := len(w.events(login.TypeSwitchesCleared)); n != 1 {
+	if n := len(w.EventsOf(login.TypeSwitchesCleared)); n != 1 {
 		t.Fatalf("%d toolswitch.cleared events", n)
 	}
-	if got := w.offered(agent); len(got) != 0 {
+	if got := w.Offered(agent); len(got) != 0 {
 		t.Fatalf("offered after removal = %v", got)
 	}
-	found, err := w.svc.Search(w.ctx, execCaller(agent), "", "", 0)
+	found, err := w.Svc.Search(w.Ctx, execCaller(agent), "", "", 0)
 	if err != nil || len(found) != 0 {
 		t.Fatalf("search after removal = %v, %v", found, err)
 	}
-	if o := w.run(agent, "remote_echo", `{"text":"x"}`); o.Code != "UNKNOWN_TOOL" {
+	if o := w.Run(agent, "remote_echo", `{"text":"x"}`); o.Code != "UNKNOWN_TOOL" {
 		t.Fatalf("a removed login's tool ran: %+v", o)
 	}
 	// The sealed credential, as the log holds it, is unreadable.
 	var connected login.Connected
-	if err := json.Unmarshal(w.events(login.TypeConnected)[0].Data, &connected); err != nil {
+	if err := json.Unmarshal(w.EventsOf(login.TypeConnected)[0].Data, &connected); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Vault.Open(w.ctx, connected.Credential, "mcp-login-credentials"); !errors.Is(err, vault.ErrShredded) {
+	if _, err := w.Vault.Open(w.Ctx, connected.Credential, "mcp-login-credentials"); !errors.Is(err, vault.ErrShredded) {
 		t.Fatalf("open after removal: %v, want ErrShredded", err)
 	}
-	if _, err := w.reader.Login(w.ctx, res.Login.ID); err == nil {
+	if _, err := w.Reader.Login(w.Ctx, res.Login.ID); err == nil {
 		t.Fatalf("the login is still read: %v", err)
 	}
 
 	// A new login of the same owner: a new subject, its defaults written afresh.
-	res2 := w.mustConnect(agentOwner, tok)
+	res2 := w.MustConnect(agentOwner, tok)
 	if res2.Login.ID == res.Login.ID {
 		t.Fatal("the new login reuses the removed one's id")
 	}
-	if got := w.offered(agent); !slices.Equal(got, []string{"remote_echo", "remote_whoami"}) {
+	if got := w.Offered(agent); !slices.Equal(got, []string{"remote_echo", "remote_whoami"}) {
 		t.Fatalf("offered after a new login = %v", got)
 	}
-	if o := w.run(agent, "remote_echo", `{"text":"again"}`); o.Code != "" {
+	if o := w.Run(agent, "remote_echo", `{"text":"again"}`); o.Code != "" {
 		t.Fatalf("the new login's tool: %+v", o)
 	}
 }

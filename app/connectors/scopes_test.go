@@ -75,13 +75,13 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 			const tok = "tok-scope-1234"
 			r := newRemote(t, tok)
 			w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-			w.mustConnect(owner(c.loginAt, idOf[c.loginAt]), tok)
+			w.MustConnect(owner(c.loginAt, idOf[c.loginAt]), tok)
 			for _, s := range c.sets {
 				var err error
 				if s.scope == login.ScopePlatform {
-					err = w.svc.SetPlatformSwitch(w.ctx, "admin", "mcp_remote", c.tool, s.on)
+					err = w.Svc.SetPlatformSwitch(w.Ctx, "admin", "mcp_remote", c.tool, s.on)
 				} else {
-					err = w.svc.SetSwitch(w.ctx, user, owner(s.scope, idOf[s.scope]), "mcp_remote", c.tool, s.on)
+					err = w.Svc.SetSwitch(w.Ctx, user, owner(s.scope, idOf[s.scope]), "mcp_remote", c.tool, s.on)
 				}
 				if s.refused && codeOf(err) != domain.CodeConflict || !s.refused && err != nil {
 					t.Fatalf("%s On=%v: %v (refused: %v)", s.scope, s.on, err, s.refused)
@@ -89,7 +89,7 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 			}
 			check := func(who uuid.UUID, sees, on bool, from login.Scope) {
 				t.Helper()
-				eff, err := w.svc.Effective(w.ctx, who)
+				eff, err := w.Svc.Effective(w.Ctx, who)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,11 +107,11 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 					t.Fatalf("%s: on=%v from=%s, want on=%v from=%s", who, eff[i].On, eff[i].From.Scope, on, from)
 				}
 				// search_tools and execute_tools honour it.
-				offered := slices.Contains(w.offered(who), c.tool)
+				offered := slices.Contains(w.Offered(who), c.tool)
 				if offered != on {
 					t.Fatalf("%s offered=%v, want %v", who, offered, on)
 				}
-				o := w.run(who, c.tool, `{"text":"x"}`)
+				o := w.Run(who, c.tool, `{"text":"x"}`)
 				if on && o.Code != "" || !on && o.Code != "UNKNOWN_TOOL" {
 					t.Fatalf("%s run = %+v", who, o)
 				}
@@ -128,9 +128,9 @@ func TestMostSpecificLoginAndManageChecks(t *testing.T) {
 	r := newRemote(t, "tok-org-11111")
 	r.Accept("tok-agent-2222")
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	w.mustConnect(owner(login.ScopeOrganization, org), "tok-org-11111")
-	w.mustConnect(owner(login.ScopeAgent, agent), "tok-agent-2222")
-	eff, err := w.svc.Effective(w.ctx, agent)
+	w.MustConnect(owner(login.ScopeOrganization, org), "tok-org-11111")
+	w.MustConnect(owner(login.ScopeAgent, agent), "tok-agent-2222")
+	eff, err := w.Svc.Effective(w.Ctx, agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,27 +139,27 @@ func TestMostSpecificLoginAndManageChecks(t *testing.T) {
 			t.Fatalf("agent uses the %s login for %s", e.Login.Owner.Scope, e.Name)
 		}
 	}
-	eff, _ = w.svc.Effective(w.ctx, other)
+	eff, _ = w.Svc.Effective(w.Ctx, other)
 	for _, e := range eff {
 		if e.Login.Owner.Scope != login.ScopeOrganization {
 			t.Fatalf("other agent uses the %s login", e.Login.Owner.Scope)
 		}
 	}
 	// The agent's call uses the agent's token; the result is redacted against it.
-	w.svc.SetSwitch(w.ctx, user, owner(login.ScopeAgent, agent), "mcp_remote", "remote_whoami", true)
-	o := w.run(agent, "remote_whoami", `{"text":""}`)
+	w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeAgent, agent), "mcp_remote", "remote_whoami", true)
+	o := w.Run(agent, "remote_whoami", `{"text":""}`)
 	if o.Code != "" || strings.Contains(string(o.Result), "tok-agent") || !strings.Contains(string(o.Result), "[REDACTED]") {
 		t.Fatalf("whoami = %+v", o)
 	}
 	stranger := owner(login.ScopeGuild, uuid.New())
-	w.scopes.Deny[stranger] = true
-	if err := w.svc.SetSwitch(w.ctx, user, stranger, "mcp_remote", "remote_echo", true); domain.ErrorCode(err) != domain.CodeNotFound {
+	w.Scopes.Deny[stranger] = true
+	if err := w.Svc.SetSwitch(w.Ctx, user, stranger, "mcp_remote", "remote_echo", true); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Fatalf("switch at a stranger's guild: %v", err)
 	}
-	if _, err := w.connect(stranger, "tok-org-11111", login.OnExisting{}); domain.ErrorCode(err) != domain.CodeNotFound {
+	if _, err := w.Connect(stranger, "tok-org-11111", login.OnExisting{}); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Fatalf("connect at a stranger's guild: %v", err)
 	}
-	if err := w.svc.SetSwitch(w.ctx, user, login.Owner{Scope: login.ScopePlatform}, "mcp_remote", "remote_echo", true); domain.ErrorCode(err) != domain.CodeForbidden {
+	if err := w.Svc.SetSwitch(w.Ctx, user, login.Owner{Scope: login.ScopePlatform}, "mcp_remote", "remote_echo", true); domain.ErrorCode(err) != domain.CodeForbidden {
 		t.Fatalf("user switch at the platform: %v", err)
 	}
 }

@@ -7,17 +7,23 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/connectorcatalog"
 	"github.com/workbench/workbench/app/connectors/connectorcore"
 	"github.com/workbench/workbench/domain"
-	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
+// The use cases a Service composes.
+type (
+	catalog = connectorcatalog.Service
+)
+
 // Service is the connectors use case. It is safe for concurrent use.
 type Service struct {
 	*connectorcore.Core
+	*catalog
 
 	hot      *hot
 	flights  map[uuid.UUID]chan struct{} // run-start listings under way, by login
@@ -30,9 +36,7 @@ type Service struct {
 	// (platformlogins.go).
 	syncs   chan struct{}
 	syncing sync.Mutex
-	// index is the last registry index fetched from RegistryURL (registryurl.go).
-	index registryIndexCache
-	mu    sync.Mutex
+	mu      sync.Mutex
 }
 
 var (
@@ -45,12 +49,6 @@ var (
 		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideSwitch,
 		Codec: eventstore.NewJSONCodec(login.SwitchEvents()...),
 	}
-	// connectorAggregate is a connector's stream: its installs, its OAuth clients and the catalog's
-	// edits of its row, one decider for them all (connectordom.Decide).
-	connectorAggregate = eventstore.Aggregate[connectordom.State, connectordom.Command, domain.Event]{
-		Initial: connectordom.Initial, Evolve: connectordom.Evolve, Decide: connectordom.Decide,
-		Codec: eventstore.NewJSONCodec(connectordom.Events()...),
-	}
 )
 
 // New checks opts and returns a Service.
@@ -59,10 +57,41 @@ func New(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Core: core, flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(core.Opts.CacheTTL),
+	s := &Service{Core: core, catalog: connectorcatalog.New(core), flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(core.Opts.CacheTTL),
 		syncs: make(chan struct{}, 1)}
 	core.AfterWrite(s.hot.invalidate)
+	s.catalog.Dependents = s
 	return s, nil
+}
+
+// RemoveServerDependents implements connectorcatalog.Dependents: every login of the server (its
+// switches at the login's scope cleared, its credential shredded, login.removed) and the switches
+// other scopes hold for it (toolswitch.cleared).
+func (s *Service) RemoveServerDependents(ctx context.Context, actor string, srv connectorsrm.Server) error {
+	logins, err := s.Core.Reader.ServerLogins(ctx, srv.ID)
+	if err != nil {
+		return err
+	}
+	for _, l := range logins {
+		if err := s.removeLogin(ctx, actor, l.State, "the server was deleted"); err != nil {
+			return err
+		}
+	}
+	owners, err := s.Core.Reader.SwitchOwners(ctx, srv.ID)
+	if err != nil {
+		return err
+	}
+	for _, sw := range owners {
+		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: sw.Owner, ServerID: srv.ID, Reason: "the server was deleted", At: s.Opts.Now()}}
+		res, err := eventstore.Execute(ctx, s.Opts.Store, login.SwitchStreamName(sw.Owner), switchAggregate, login.SwitchCommand(clear), s.MD(actor))
+		if err != nil {
+			return err
+		}
+		if err := s.Wait(ctx, res.Position, len(res.Events)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Reader is the read model the service reads.

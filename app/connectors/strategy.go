@@ -20,19 +20,6 @@ import (
 	"github.com/workbench/workbench/plugins/connector"
 )
 
-// The OAuth strategies (spec connectors.md, OAuth): auth.oauth.strategy says where a sign-in's client
-// and endpoints come from. Every strategy signs in with the same machinery (oauth.go): the pending
-// login holding the sealed half of the sign-in, the signed state, the callback, the tokens sealed.
-const (
-	// StrategyDynamic registers a public client at the server's authorization server (RFC 7591).
-	StrategyDynamic = "dynamic"
-	// StrategyConfigured uses a client the box holds: the integration auth.oauth.provider names (its
-	// endpoints from the integration's manifest), else the connector's own platform key.
-	StrategyConfigured = "configured"
-	// StrategyGitHubApp installs the box's GitHub App (githubapp.go).
-	StrategyGitHubApp = "github_app"
-)
-
 // How a client authenticates at the token endpoint (RFC 6749 section 2.3.1), named as RFC 7591
 // section 2 names token_endpoint_auth_method.
 const (

@@ -66,22 +66,22 @@ func TestTaskRequiredToolIsUnavailable(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "researched"}}}, nil, nil
 	})
 	w := newWorld(t, world0{fs: manifestFS(taskProxy(t, r.URL()), nil)})
-	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
+	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 
-	if got := w.offered(agent); slices.Contains(got, "remote_research") || !slices.Contains(got, "remote_create_issue") {
+	if got := w.Offered(agent); slices.Contains(got, "remote_research") || !slices.Contains(got, "remote_create_issue") {
 		t.Fatalf("offered = %v", got)
 	}
-	found, err := w.svc.Search(w.ctx, execCaller(agent), "research", "", 0)
+	found, err := w.Svc.Search(w.Ctx, execCaller(agent), "research", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(found) != 1 || found[0].Name != "remote_research" || !strings.Contains(found[0].Unavailable, "needs task augmentation") {
 		t.Fatalf("search = %+v", found)
 	}
-	if _, _, err := w.svc.Schema(w.ctx, execCaller(agent), "remote_research"); codeOf(err) != domain.CodeForbidden || !strings.Contains(err.Error(), "does not support yet") {
+	if _, _, err := w.Svc.Schema(w.Ctx, execCaller(agent), "remote_research"); codeOf(err) != domain.CodeForbidden || !strings.Contains(err.Error(), "does not support yet") {
 		t.Fatalf("schema: %v", err)
 	}
-	o := w.run(agent, "remote_research", `{"text":"q"}`)
+	o := w.Run(agent, "remote_research", `{"text":"q"}`)
 	if o.Code != executions.CodeToolError || !strings.Contains(o.Message, "remote_research is unavailable: it needs task augmentation") {
 		t.Fatalf("run = %+v", o)
 	}
@@ -89,7 +89,7 @@ func TestTaskRequiredToolIsUnavailable(t *testing.T) {
 		t.Fatal("the refused tool reached the remote")
 	}
 	// The listing recorded the tool's taskSupport.
-	tools, err := w.reader.Tools(w.ctx, res.Login.ID)
+	tools, err := w.Reader.Tools(w.Ctx, res.Login.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestListedToolNamesAreUniqueAndCallable(t *testing.T) {
 		mcp.AddTool(r.MCP, &mcp.Tool{Name: name, Description: "Says its name."}, connectorstest.Text("I am "+name))
 	}
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
+	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 
 	names := map[string]string{} // remote → model name
 	for _, tl := range w.listedTools(t, res.Login.ID) {
@@ -39,10 +39,10 @@ func TestListedToolNamesAreUniqueAndCallable(t *testing.T) {
 		if n == "" || len(n) > 128 || !strings.HasPrefix(n, "remote_") {
 			t.Fatalf("%q is named %q (all: %v)", remote, n, names)
 		}
-		if !slices.Contains(w.offered(agent), n) {
-			t.Fatalf("%s is not offered: %v", n, w.offered(agent))
+		if !slices.Contains(w.Offered(agent), n) {
+			t.Fatalf("%s is not offered: %v", n, w.Offered(agent))
 		}
-		o := w.run(agent, n, `{"text":"x"}`)
+		o := w.Run(agent, n, `{"text":"x"}`)
 		if o.Code != "" || !strings.Contains(string(o.Result), "I am "+remote+`"`) {
 			t.Fatalf("%s ran: %+v %s", n, o, o.Result)
 		}
@@ -51,7 +51,7 @@ func TestListedToolNamesAreUniqueAndCallable(t *testing.T) {
 		t.Fatalf("a.b and a_b share %s", names["a.b"])
 	}
 
-	if err := w.svc.Relist(context.Background(), "admin", res.Login.ID); err != nil {
+	if err := w.Svc.Relist(context.Background(), "admin", res.Login.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, tl := range w.listedTools(t, res.Login.ID) {
@@ -63,7 +63,7 @@ func TestListedToolNamesAreUniqueAndCallable(t *testing.T) {
 
 func (w *world) listedTools(t *testing.T, loginID uuid.UUID) []connectorsrm.Tool {
 	t.Helper()
-	ts, err := w.reader.Tools(w.ctx, loginID)
+	ts, err := w.Reader.Tools(w.Ctx, loginID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/workbench/workbench/app/connectors/connectorcatalog"
 	"github.com/workbench/workbench/app/connectors/mcpclient"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
@@ -38,7 +39,7 @@ func (s *Service) list(ctx context.Context, actor string, srv connectorsrm.Serve
 	if err != nil {
 		return err
 	}
-	listed = overrideListed(srv, listed)
+	listed = connectorcatalog.OverrideListed(srv, listed)
 	tools := make([]login.Tool, 0, len(listed))
 	names := modelNames(ctx, s, srv, listed)
 	byName := map[string]connector.Tool{}

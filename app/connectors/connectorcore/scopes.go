@@ -297,3 +297,13 @@ func (s *Core) ServerAt(ctx context.Context, user uuid.UUID, o login.Owner, id s
 type ScopeNamer interface {
 	ScopeName(ctx context.Context, o login.Owner) (string, error)
 }
+
+// Home is the user's default agent and its chain: where the portal offers to connect.
+func (s *Core) Home(ctx context.Context, user uuid.UUID) (uuid.UUID, Chain, error) {
+	def, err := s.Opts.Scopes.DefaultAgent(ctx, user)
+	if err != nil {
+		return uuid.Nil, Chain{}, err
+	}
+	chain, err := s.ChainOf(ctx, user, def)
+	return def, chain, err
+}

@@ -1,4 +1,4 @@
-package connectors_test
+package connectorcatalog_test
 
 import (
 	"crypto/x509"

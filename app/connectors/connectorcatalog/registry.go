@@ -1,4 +1,4 @@
-package connectors
+package connectorcatalog
 
 import (
 	"bufio"
@@ -176,7 +176,7 @@ func (s *Service) Registry(ctx context.Context) ([]RegistryEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.Core.Reader.Servers(ctx)
+	rows, err := s.Reader.Servers(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +225,7 @@ func (s *Service) InstallFromRegistry(ctx context.Context, actor, slug string) (
 			return ServerView{}, domain.Errorf(domain.CodeUnprocessable, "endpoint.url: %s", err.Error())
 		}
 	}
-	prefixes, err := s.Core.Reader.Prefixes(ctx)
+	prefixes, err := s.Reader.Prefixes(ctx)
 	if err != nil {
 		return ServerView{}, err
 	}

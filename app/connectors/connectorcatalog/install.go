@@ -1,4 +1,4 @@
-package connectors
+package connectorcatalog
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 // and the reserved names; a folder whose manifest changed replaces the row's manifest and source,
 // keeping its switch, OAuth client, overrides and prefix. It runs at boot.
 func (s *Service) Install(ctx context.Context) error {
-	prefixes, err := s.Core.Reader.Prefixes(ctx)
+	prefixes, err := s.Reader.Prefixes(ctx)
 	if err != nil {
 		return fmt.Errorf("install connectors: %w", err)
 	}

@@ -1,4 +1,4 @@
-package connectors
+package connectorcatalog
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connectordom"
-	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
@@ -87,7 +86,7 @@ func (s *Service) addLocal(ctx context.Context, actor string, org uuid.UUID, req
 		}
 		id, owner = "mcp_"+req.Slug+"_"+hex.EncodeToString(b), org.String()
 	}
-	rows, err := s.Core.Reader.Rows(ctx)
+	rows, err := s.Reader.Rows(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -135,7 +134,7 @@ func (s *Service) mayEditOrg(ctx context.Context, user, org uuid.UUID) error {
 // orgServer reads an organisation's own row: any other row, another organisation's among them, is not
 // found.
 func (s *Service) orgServer(ctx context.Context, org uuid.UUID, id string) (connectorsrm.Server, error) {
-	srv, err := s.Core.Reader.Server(ctx, id)
+	srv, err := s.Reader.Server(ctx, id)
 	if domain.ErrorCode(err) == domain.CodeNotFound || (err == nil && srv.OwnerOrgID != org.String()) {
 		// A row that does not exist and one that is not this organisation's answer alike.
 		return connectorsrm.Server{}, domain.Errorf(domain.CodeNotFound, "no MCP server %s in this organization", id)
@@ -155,7 +154,7 @@ func (s *Service) OrgServers(ctx context.Context, user, org uuid.UUID) ([]Catalo
 	if role == "" {
 		return nil, domain.Errorf(domain.CodeNotFound, "no organization %s", org)
 	}
-	all, err := s.Core.Reader.ServersFor(ctx, org.String())
+	all, err := s.Reader.ServersFor(ctx, org.String())
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +182,7 @@ func (s *Service) AddOrgServer(ctx context.Context, user, org uuid.UUID, req Add
 	if err != nil {
 		return CatalogEntry{}, err
 	}
-	srv, err := s.Core.Reader.Server(ctx, id)
+	srv, err := s.Reader.Server(ctx, id)
 	if err != nil {
 		return CatalogEntry{}, err
 	}
@@ -202,7 +201,7 @@ func (s *Service) EditOrgServer(ctx context.Context, user, org uuid.UUID, id str
 	if err := s.editRow(ctx, user.String(), srv, edit); err != nil {
 		return CatalogEntry{}, err
 	}
-	if srv, err = s.Core.Reader.Server(ctx, id); err != nil {
+	if srv, err = s.Reader.Server(ctx, id); err != nil {
 		return CatalogEntry{}, err
 	}
 	return s.catalogEntry(ctx, srv)
@@ -225,28 +224,8 @@ func (s *Service) DeleteOrgServer(ctx context.Context, user, org uuid.UUID, id s
 // its credential shredded, login.removed), the switches other scopes hold for it (toolswitch.cleared),
 // the row (connector.removed), and its claim. Each step may be repeated: a failed removal is retried whole.
 func (s *Service) removeServer(ctx context.Context, actor string, srv connectorsrm.Server) error {
-	logins, err := s.Core.Reader.ServerLogins(ctx, srv.ID)
-	if err != nil {
+	if err := s.Dependents.RemoveServerDependents(ctx, actor, srv); err != nil {
 		return err
-	}
-	for _, l := range logins {
-		if err := s.removeLogin(ctx, actor, l.State, "the server was deleted"); err != nil {
-			return err
-		}
-	}
-	owners, err := s.Core.Reader.SwitchOwners(ctx, srv.ID)
-	if err != nil {
-		return err
-	}
-	for _, sw := range owners {
-		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: sw.Owner, ServerID: srv.ID, Reason: "the server was deleted", At: s.Opts.Now()}}
-		res, err := eventstore.Execute(ctx, s.Opts.Store, login.SwitchStreamName(sw.Owner), switchAggregate, login.SwitchCommand(clear), s.MD(actor))
-		if err != nil {
-			return err
-		}
-		if err := s.Wait(ctx, res.Position, len(res.Events)); err != nil {
-			return err
-		}
 	}
 	ev := connectordom.Removed{ID: srv.ID, Reason: "deleted", By: actor, At: s.Opts.Now()}
 	if _, err := s.executeCatalog(ctx, actor, srv.ID, connectordom.Remove{Event: ev}); err != nil {
@@ -256,10 +235,10 @@ func (s *Service) removeServer(ctx context.Context, actor string, srv connectors
 	return nil
 }
 
-// fillCopy fills a local row's blank display name and description from the server's initialize reply
+// FillCopy fills a local row's blank display name and description from the server's initialize reply
 // (serverInfo's name and the instructions) after a Connect. A failure logs and changes nothing.
-func (s *Service) fillCopy(ctx context.Context, actor string, srv connectorsrm.Server, m *connector.Manifest, creds Creds) {
-	if !s.handMade(srv) || (m.DisplayName != "" && m.Description != "") {
+func (s *Service) FillCopy(ctx context.Context, actor string, srv connectorsrm.Server, m *connector.Manifest, creds Creds) {
+	if !s.HandMade(srv) || (m.DisplayName != "" && m.Description != "") {
 		return
 	}
 	ep, ok := endpoint(m, creds)
@@ -297,28 +276,4 @@ func (s *Service) fillCopy(ctx context.Context, actor string, srv connectorsrm.S
 	if err := s.editRow(ctx, actor, srv, edit); err != nil {
 		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
 	}
-}
-
-// FillFromServer fills a hand-added server's blank display name and description from its initialize
-// reply once a browser login of it is connected (the OAuth callback; token Connect does it itself).
-// Failures log and change nothing.
-func (s *Service) FillFromServer(ctx context.Context, actor string, loginID uuid.UUID) {
-	l, err := s.Core.Reader.Login(ctx, loginID)
-	if err != nil || l.Status != login.StatusConnected {
-		return
-	}
-	srv, m, err := s.ServerFor(ctx, l.ServerID)
-	if err != nil || !s.handMade(srv) || (m.DisplayName != "" && m.Description != "") {
-		return
-	}
-	creds, err := s.Open(ctx, l.Credential)
-	if err != nil {
-		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
-		return
-	}
-	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
-		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
-		return
-	}
-	s.fillCopy(ctx, actor, srv, m, creds)
 }

@@ -1,4 +1,4 @@
-package connectors_test
+package connectorcatalog_test
 
 import (
 	"encoding/json"
@@ -16,18 +16,18 @@ func TestExportKeepsOverridesOfListedTools(t *testing.T) {
 	const tok = "tok-export-6161"
 	r := newRemote(t, tok)
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	w.mustConnect(owner(login.ScopeAgent, agent), tok)
+	w.MustConnect(owner(login.ScopeAgent, agent), tok)
 	edit := func(tool, desc string) {
 		t.Helper()
 		b, _ := json.Marshal(desc)
-		if _, err := w.svc.SetToolOverrides(w.ctx, "admin", "mcp_remote", tool, map[string]json.RawMessage{"description": b}); err != nil {
+		if _, err := w.Svc.SetToolOverrides(w.Ctx, "admin", "mcp_remote", tool, map[string]json.RawMessage{"description": b}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	edit("echo", "Echo, as the admin wrote it.")
 	edit("wipe_everything", "Wipes it all (edited).")
 	edit("create_issue", "Open an issue (edited).")
-	raw, err := w.svc.Export(w.ctx, "mcp_remote")
+	raw, err := w.Svc.Export(w.Ctx, "mcp_remote")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package connectors
+package connectorcatalog
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ type AdminEntry struct {
 
 // platformServer reads a platform row (an organisation's own server is not found here).
 func (s *Service) platformServer(ctx context.Context, id string) (connectorsrm.Server, error) {
-	srv, err := s.Core.Reader.Server(ctx, id)
+	srv, err := s.Reader.Server(ctx, id)
 	if err != nil {
 		return srv, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) platformServer(ctx context.Context, id string) (connectorsrm.S
 
 // AdminServers lists the platform's rows for the admin page.
 func (s *Service) AdminServers(ctx context.Context) ([]AdminEntry, error) {
-	rows, err := s.Core.Reader.ServersFor(ctx, "")
+	rows, err := s.Reader.ServersFor(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (s *Service) adminEntry(ctx context.Context, r connectorsrm.Server) (AdminE
 	if err != nil {
 		return AdminEntry{}, err
 	}
-	e := AdminEntry{CatalogEntry: ce, Local: s.handMade(r), Overrides: r.Overrides, Tools: []AdminTool{},
+	e := AdminEntry{CatalogEntry: ce, Local: s.HandMade(r), Overrides: r.Overrides, Tools: []AdminTool{},
 		Original: map[string]string{"display_name": raw.DisplayName, "description": raw.Description, "limitations": raw.Limitations, "setup_hint": raw.SetupHint}}
 	if len(e.Overrides) == 0 {
 		e.Overrides = json.RawMessage("null")
@@ -124,7 +124,7 @@ func (s *Service) adminEntry(ctx context.Context, r connectorsrm.Server) (AdminE
 		seen[t.Name] = len(e.Tools)
 		e.Tools = append(e.Tools, AdminTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
-	listed, err := s.Core.Reader.ListedTools(ctx, r.ID)
+	listed, err := s.Reader.ListedTools(ctx, r.ID)
 	if err != nil {
 		return AdminEntry{}, err
 	}
@@ -173,7 +173,7 @@ func (s *Service) editRow(ctx context.Context, actor string, srv connectorsrm.Se
 			return err
 		}
 	}
-	local := s.handMade(srv)
+	local := s.HandMade(srv)
 	if !local && (edit.URL != nil || edit.Auth != nil) {
 		return domain.Errorf(domain.CodeUnprocessable, "the endpoint and auth of %s come from its manifest; only its copy is edited here", srv.ID)
 	}
@@ -186,7 +186,7 @@ func (s *Service) editRow(ctx context.Context, actor string, srv connectorsrm.Se
 			return err
 		}
 		if edit.URL != nil {
-			logins, err := s.Core.Reader.ServerLogins(ctx, srv.ID)
+			logins, err := s.Reader.ServerLogins(ctx, srv.ID)
 			if err != nil {
 				return err
 			}
@@ -239,10 +239,10 @@ func (s *Service) editRow(ctx context.Context, actor string, srv connectorsrm.Se
 	return nil
 }
 
-// handMade reports a row added by hand (a local row with no folder: its row is its source of truth),
+// HandMade reports a row added by hand (a local row with no folder: its row is its source of truth),
 // as opposed to a folder's, whose manifest the folder writes at every boot (CONNECTORS_DIR's folders
 // are source local too).
-func (s *Service) handMade(srv connectorsrm.Server) bool {
+func (s *Service) HandMade(srv connectorsrm.Server) bool {
 	return srv.OwnerOrgID != "" || (srv.Source == connectordom.SourceLocal && s.BySlug[srv.Slug] == nil)
 }
 
@@ -314,7 +314,7 @@ func (s *Service) editLocal(ctx context.Context, srv connectorsrm.Server, edit S
 		if err != nil {
 			return nil, err
 		}
-		logins, err := s.Core.Reader.ServerLogins(ctx, srv.ID)
+		logins, err := s.Reader.ServerLogins(ctx, srv.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -567,7 +567,7 @@ func (s *Service) Export(ctx context.Context, id string) (json.RawMessage, error
 // that those rules would start Off (destructiveHint in a listing, a writing verb) is exported as
 // mutating: it starts Off where the export is loaded, as it does here.
 func (s *Service) exportListed(ctx context.Context, srv connectorsrm.Server, o *connector.Overrides, named map[string]bool, tools []any) ([]any, error) {
-	listed, err := s.Core.Reader.ListedTools(ctx, srv.ID)
+	listed, err := s.Reader.ListedTools(ctx, srv.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package connectors_test
+package connectorcatalog_test
 
 import (
 	"context"
@@ -27,11 +27,11 @@ import (
 // serviceWith is a second service on the world's node with other options: no loopback, a resolver
 // of the test, a cap on an organisation's servers.
 func (w *world) serviceWith(resolver *connectorstest.Resolver, maxServers int) *connectors.Service {
-	w.t.Helper()
-	svc, err := connectors.New(connectors.Options{Store: w.Store, DB: w.DB, Projections: w.Runner, Vault: w.Vault, Pool: w.Pool, Scopes: w.scopes,
+	w.T.Helper()
+	svc, err := connectors.New(connectors.Options{Store: w.Store, DB: w.DB, Projections: w.Runner, Vault: w.Vault, Pool: w.Pool, Scopes: w.Scopes,
 		Resolver: resolver, MaxMCPServers: maxServers, Reserved: func(p string) bool { return p == "github" }})
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	return svc
 }
@@ -58,11 +58,11 @@ func testOrgServers(t *testing.T, pg bool) {
 	r := newRemote(t, tok)
 	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
 	orgB, agentB, bob, member := uuid.New(), uuid.New(), uuid.New(), uuid.New()
-	w.scopes.AddAgent(orgB, agentB)
-	w.scopes.SetRole(orgB, bob, organization.RoleOwner)
-	w.scopes.SetRole(org, member, organization.RoleMember)
+	w.Scopes.AddAgent(orgB, agentB)
+	w.Scopes.SetRole(orgB, bob, organization.RoleOwner)
+	w.Scopes.SetRole(org, member, organization.RoleMember)
 	add := func(who, in uuid.UUID, slug string) (connectors.CatalogEntry, error) {
-		return w.svc.AddOrgServer(w.ctx, who, in, connectors.AddRequest{Slug: slug, URL: r.URL(), Auth: connectors.AuthSpec{Kind: "token"}})
+		return w.Svc.AddOrgServer(w.Ctx, who, in, connectors.AddRequest{Slug: slug, URL: r.URL(), Auth: connectors.AuthSpec{Kind: "token"}})
 	}
 
 	_, err := add(user, org, "remote")
@@ -84,13 +84,13 @@ func testOrgServers(t *testing.T, pg bool) {
 	if err != nil || wikiB.ToolPrefix != "wiki2" {
 		t.Fatalf("another organisation, same slug: %+v %v (the prefix is unique on the box)", wikiB, err)
 	}
-	_, err = w.svc.AddServer(w.ctx, "admin", connectors.AddRequest{Slug: "wiki", URL: r.URL(), Auth: connectors.AuthSpec{Kind: "none"}})
+	_, err = w.Svc.AddServer(w.Ctx, "admin", connectors.AddRequest{Slug: "wiki", URL: r.URL(), Auth: connectors.AuthSpec{Kind: "none"}})
 	mustCode(t, "the platform taking an organisation's slug", err, domain.CodeConflict, "organisation's own server")
 
 	// Each organisation sees the platform's servers and its own.
 	ids := func(who, in uuid.UUID) []string {
 		t.Helper()
-		es, err := w.svc.Catalog(w.ctx, who, in)
+		es, err := w.Svc.Catalog(w.Ctx, who, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,63 +106,63 @@ func testOrgServers(t *testing.T, pg bool) {
 	if got := ids(bob, orgB); !slices.Equal(got, []string{"mcp_remote", wikiB.ID}) {
 		t.Fatalf("organisation B's catalog = %v", got)
 	}
-	if _, err := w.svc.Catalog(w.ctx, bob, org); domain.ErrorCode(err) != domain.CodeNotFound {
+	if _, err := w.Svc.Catalog(w.Ctx, bob, org); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Fatalf("a stranger reads the catalog of an organisation: %v", err)
 	}
 
 	// Another organisation's id is a 404 everywhere.
 	agentOwner := owner(login.ScopeAgent, agent)
-	_, err = w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: wikiB.ID, Owner: agentOwner, Fields: map[string]string{"token": tok}})
+	_, err = w.Svc.Connect(w.Ctx, user, connectors.ConnectRequest{ServerID: wikiB.ID, Owner: agentOwner, Fields: map[string]string{"token": tok}})
 	mustCode(t, "connect to another organisation's server", err, domain.CodeNotFound, wikiB.ID)
-	err = w.svc.SetSwitch(w.ctx, user, owner(login.ScopeGuild, guild), wikiB.ID, "wiki2_echo", true)
+	err = w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeGuild, guild), wikiB.ID, "wiki2_echo", true)
 	mustCode(t, "a switch on another organisation's server", err, domain.CodeNotFound, wikiB.ID)
-	_, err = w.svc.EditOrgServer(w.ctx, user, org, wikiB.ID, connectors.ServerEdit{Copy: map[string]json.RawMessage{"description": json.RawMessage(`"mine now"`)}})
+	_, err = w.Svc.EditOrgServer(w.Ctx, user, org, wikiB.ID, connectors.ServerEdit{Copy: map[string]json.RawMessage{"description": json.RawMessage(`"mine now"`)}})
 	mustCode(t, "edit another organisation's server", err, domain.CodeNotFound, wikiB.ID)
-	err = w.svc.DeleteOrgServer(w.ctx, user, org, wikiB.ID)
+	err = w.Svc.DeleteOrgServer(w.Ctx, user, org, wikiB.ID)
 	mustCode(t, "delete another organisation's server", err, domain.CodeNotFound, wikiB.ID)
-	_, err = w.svc.EditServer(w.ctx, "admin", wikiB.ID, connectors.ServerEdit{Enabled: new(bool)})
+	_, err = w.Svc.EditServer(w.Ctx, "admin", wikiB.ID, connectors.ServerEdit{Enabled: new(bool)})
 	mustCode(t, "the admin routes on an organisation's server", err, domain.CodeNotFound, wikiB.ID)
-	err = w.svc.DeleteOrgServer(w.ctx, member, org, wiki.ID)
+	err = w.Svc.DeleteOrgServer(w.Ctx, member, org, wiki.ID)
 	mustCode(t, "a member deletes", err, domain.CodeForbidden, "owners and admins")
 
 	// Connect fills the blank display name from serverInfo.
-	res, err := w.svc.Connect(w.ctx, user, connectors.ConnectRequest{ServerID: wiki.ID, Owner: agentOwner, Fields: map[string]string{"token": tok}})
+	res, err := w.Svc.Connect(w.Ctx, user, connectors.ConnectRequest{ServerID: wiki.ID, Owner: agentOwner, Fields: map[string]string{"token": tok}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	es, _ := w.svc.Catalog(w.ctx, user, org)
+	es, _ := w.Svc.Catalog(w.Ctx, user, org)
 	if es[1].DisplayName != "fake-remote" {
 		t.Fatalf("display name after connect = %q", es[1].DisplayName)
 	}
-	if got := w.offered(agent); !slices.Contains(got, "wiki_echo") {
+	if got := w.Offered(agent); !slices.Contains(got, "wiki_echo") {
 		t.Fatalf("offered = %v", got)
 	}
-	if err := w.svc.SetSwitch(w.ctx, user, owner(login.ScopeGuild, guild), wiki.ID, "wiki_whoami", true); err != nil {
+	if err := w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeGuild, guild), wiki.ID, "wiki_whoami", true); err != nil {
 		t.Fatal(err)
 	}
 	// An edit: copy, and a null clearing it.
-	e, err := w.svc.EditOrgServer(w.ctx, user, org, wiki.ID, connectors.ServerEdit{Copy: map[string]json.RawMessage{"description": json.RawMessage(`"Our wiki"`)}})
+	e, err := w.Svc.EditOrgServer(w.Ctx, user, org, wiki.ID, connectors.ServerEdit{Copy: map[string]json.RawMessage{"description": json.RawMessage(`"Our wiki"`)}})
 	if err != nil || e.Description != "Our wiki" || e.DisplayName != "fake-remote" {
 		t.Fatalf("edit: %+v %v", e, err)
 	}
-	if e, err = w.svc.EditOrgServer(w.ctx, user, org, wiki.ID, connectors.ServerEdit{Copy: map[string]json.RawMessage{"description": json.RawMessage(`null`)}}); err != nil || e.Description != "" {
+	if e, err = w.Svc.EditOrgServer(w.Ctx, user, org, wiki.ID, connectors.ServerEdit{Copy: map[string]json.RawMessage{"description": json.RawMessage(`null`)}}); err != nil || e.Description != "" {
 		t.Fatalf("clear: %+v %v", e, err)
 	}
 
 	// Delete: the login, the switches of every scope, the row and its claim, each an event.
-	if err := w.svc.DeleteOrgServer(w.ctx, user, org, wiki.ID); err != nil {
+	if err := w.Svc.DeleteOrgServer(w.Ctx, user, org, wiki.ID); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(w.events(login.TypeRemoved)); n != 1 {
+	if n := len(w.EventsOf(login.TypeRemoved)); n != 1 {
 		t.Fatalf("%d login.removed", n)
 	}
-	if n := len(w.events(login.TypeSwitchesCleared)); n != 2 {
+	if n := len(w.EventsOf(login.TypeSwitchesCleared)); n != 2 {
 		t.Fatalf("%d toolswitch.cleared (the agent's and the guild's)", n)
 	}
-	if n := len(w.events(connectordom.TypeRemoved)); n != 1 {
+	if n := len(w.EventsOf(connectordom.TypeRemoved)); n != 1 {
 		t.Fatalf("%d connector.removed", n)
 	}
-	if n := len(w.events(connectordom.TypeSlugReleased)); n != 1 {
+	if n := len(w.EventsOf(connectordom.TypeSlugReleased)); n != 1 {
 		t.Fatalf("%d connector.slug_released", n)
 	}
 	var left int
@@ -170,23 +170,23 @@ func testOrgServers(t *testing.T, pg bool) {
 		+ (SELECT COUNT(*) FROM connectors WHERE id = $1)`, wiki.ID).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("%d rows name the deleted server (%v)", left, err)
 	}
-	if _, err := w.reader.Login(w.ctx, res.Login.ID); domain.ErrorCode(err) != domain.CodeNotFound {
+	if _, err := w.Reader.Login(w.Ctx, res.Login.ID); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Fatalf("the login stays: %v", err)
 	}
-	if got := w.offered(agent); slices.Contains(got, "wiki_echo") {
+	if got := w.Offered(agent); slices.Contains(got, "wiki_echo") {
 		t.Fatalf("offered after delete = %v", got)
 	}
 	// The slug is free again; the cap counts an organisation's servers.
 	capped := w.serviceWith(nil, 1)
-	if _, err := capped.AddOrgServer(w.ctx, user, org, connectors.AddRequest{Slug: "wiki", URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "oauth"}}); err != nil {
+	if _, err := capped.AddOrgServer(w.Ctx, user, org, connectors.AddRequest{Slug: "wiki", URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "oauth"}}); err != nil {
 		t.Fatalf("re-add after delete: %v", err)
 	}
-	_, err = capped.AddOrgServer(w.ctx, user, org, connectors.AddRequest{Slug: "docs", URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "none"}})
+	_, err = capped.AddOrgServer(w.Ctx, user, org, connectors.AddRequest{Slug: "docs", URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "none"}})
 	mustCode(t, "past maxMcpServers", err, domain.CodeConflict, "maxMcpServers 1")
-	if _, err := capped.AddOrgServer(w.ctx, bob, orgB, connectors.AddRequest{Slug: "docs", URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "none"}}); err == nil {
+	if _, err := capped.AddOrgServer(w.Ctx, bob, orgB, connectors.AddRequest{Slug: "docs", URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "none"}}); err == nil {
 		t.Fatal("organisation B is at the cap too (wiki): the add passed")
 	}
-	_, err = capped.AddOrgServer(w.ctx, user, org, connectors.AddRequest{Slug: "cfg", URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "oauth", Strategy: "configured"}})
+	_, err = capped.AddOrgServer(w.Ctx, user, org, connectors.AddRequest{Slug: "cfg", URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "oauth", Strategy: "configured"}})
 	mustCode(t, "an organisation's configured OAuth", err, domain.CodeUnprocessable, "dynamically")
 }
 
@@ -222,13 +222,13 @@ func TestAddByHandRefusesHostileURLs(t *testing.T) {
 		{"a name that does not resolve", "https://nowhere.example/mcp", "url"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := strict.AddOrgServer(w.ctx, user, org, connectors.AddRequest{Slug: "hostile", URL: c.url, Auth: connectors.AuthSpec{Kind: "none"}})
+			_, err := strict.AddOrgServer(w.Ctx, user, org, connectors.AddRequest{Slug: "hostile", URL: c.url, Auth: connectors.AuthSpec{Kind: "none"}})
 			mustCode(t, c.url, err, domain.CodeUnprocessable, c.says)
-			_, err = strict.AddServer(w.ctx, "admin", connectors.AddRequest{Slug: "hostile", URL: c.url, Auth: connectors.AuthSpec{Kind: "none"}})
+			_, err = strict.AddServer(w.Ctx, "admin", connectors.AddRequest{Slug: "hostile", URL: c.url, Auth: connectors.AuthSpec{Kind: "none"}})
 			mustCode(t, c.url, err, domain.CodeUnprocessable, c.says)
 		})
 	}
-	if n := len(w.events(connectordom.TypeSlugClaimed)) + len(w.events(connectordom.TypeAdded)); n != 0 {
+	if n := len(w.EventsOf(connectordom.TypeSlugClaimed)) + len(w.EventsOf(connectordom.TypeAdded)); n != 0 {
 		t.Fatalf("%d events after refusals", n)
 	}
 	for _, c := range []struct {
@@ -241,10 +241,10 @@ func TestAddByHandRefusesHostileURLs(t *testing.T) {
 		{"unknown auth", connectors.AddRequest{Slug: "ok", URL: "https://public.example/mcp", Auth: connectors.AuthSpec{Kind: "basic"}}, "auth"},
 		{"long name", connectors.AddRequest{Slug: "ok", URL: "https://public.example/mcp", DisplayName: strings.Repeat("x", 81), Auth: connectors.AuthSpec{Kind: "none"}}, "display_name"},
 	} {
-		_, err := strict.AddServer(w.ctx, "admin", c.req)
+		_, err := strict.AddServer(w.Ctx, "admin", c.req)
 		mustCode(t, c.name, err, domain.CodeUnprocessable, c.says)
 	}
-	e, err := strict.AddServer(w.ctx, "admin", connectors.AddRequest{Slug: "github", URL: "https://public.example/mcp", DisplayName: "GH", Auth: connectors.AuthSpec{Kind: "oauth", Strategy: "configured", Provider: "github"}})
+	e, err := strict.AddServer(w.Ctx, "admin", connectors.AddRequest{Slug: "github", URL: "https://public.example/mcp", DisplayName: "GH", Auth: connectors.AuthSpec{Kind: "oauth", Strategy: "configured", Provider: "github"}})
 	if err != nil || e.ToolPrefix != "github2" || e.OAuthStrategy != "configured" || !e.Local || e.SetUp || e.PlatformKey != "integration:github" {
 		t.Fatalf("a public https server: %+v %v (the reserved prefix is skipped; its configured client is not set up)", e, err)
 	}
@@ -268,14 +268,14 @@ func testAdminOverrides(t *testing.T, pg bool) {
 		}
 		return e
 	}
-	e, err := w.svc.EditServer(w.ctx, "admin", "mcp_remote", copyEdit(map[string]string{"description": `"Edited copy"`, "limitations": `"No deletes"`, "display_name": `"Remote (edited)"`}))
+	e, err := w.Svc.EditServer(w.Ctx, "admin", "mcp_remote", copyEdit(map[string]string{"description": `"Edited copy"`, "limitations": `"No deletes"`, "display_name": `"Remote (edited)"`}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.Description != "Edited copy" || e.Limitations != "No deletes" || e.DisplayName != "Remote (edited)" || e.Original["description"] != "A remote MCP server in the tests." {
 		t.Fatalf("after the edit: %+v", e)
 	}
-	e, err = w.svc.EditServer(w.ctx, "admin", "mcp_remote", copyEdit(map[string]string{"display_name": `null`}))
+	e, err = w.Svc.EditServer(w.Ctx, "admin", "mcp_remote", copyEdit(map[string]string{"display_name": `null`}))
 	if err != nil || e.DisplayName != "Remote" || e.Description != "Edited copy" {
 		t.Fatalf("null clears one key: %+v %v", e, err)
 	}
@@ -293,10 +293,10 @@ func testAdminOverrides(t *testing.T, pg bool) {
 		{"a number", copyEdit(map[string]string{"description": `5`}), domain.CodeUnprocessable, "string or null"},
 		{"a blank name", copyEdit(map[string]string{"display_name": `" "`}), domain.CodeUnprocessable, "blank"},
 	} {
-		_, err := w.svc.EditServer(w.ctx, "admin", "mcp_remote", c.edit)
+		_, err := w.Svc.EditServer(w.Ctx, "admin", "mcp_remote", c.edit)
 		mustCode(t, c.name, err, c.code, c.says)
 	}
-	if _, err := w.svc.EditServer(w.ctx, "admin", "mcp_nope", copyEdit(map[string]string{"description": `"x"`})); domain.ErrorCode(err) != domain.CodeNotFound {
+	if _, err := w.Svc.EditServer(w.Ctx, "admin", "mcp_nope", copyEdit(map[string]string{"description": `"x"`})); domain.ErrorCode(err) != domain.CodeNotFound {
 		t.Fatalf("an unknown id: %v", err)
 	}
 
@@ -306,7 +306,7 @@ func testAdminOverrides(t *testing.T, pg bool) {
 		for k, v := range kv {
 			edit[k] = json.RawMessage(v)
 		}
-		_, err := w.svc.SetToolOverrides(w.ctx, "admin", "mcp_remote", name, edit)
+		_, err := w.Svc.SetToolOverrides(w.Ctx, "admin", "mcp_remote", name, edit)
 		return err
 	}
 	mustCode(t, "a schema that is not one", tool("echo", map[string]string{"input_schema": `{"type":12}`}), domain.CodeUnprocessable, "input_schema")
@@ -325,8 +325,8 @@ func testAdminOverrides(t *testing.T, pg bool) {
 		t.Fatal(err)
 	}
 	// A new login: the listing takes the copy and schema; the defaults decide first.
-	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
-	d, err := w.svc.Detail(w.ctx, user, res.Login.ID, agent)
+	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
+	d, err := w.Svc.Detail(w.Ctx, user, res.Login.ID, agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,28 +347,28 @@ func testAdminOverrides(t *testing.T, pg bool) {
 	if err := tool("echo", map[string]string{"description": `null`, "input_schema": `null`}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.svc.Relist(w.ctx, "test", res.Login.ID); err != nil {
+	if err := w.Svc.Relist(w.Ctx, "test", res.Login.ID); err != nil {
 		t.Fatal(err)
 	}
-	ts, _ := w.reader.Tools(w.ctx, res.Login.ID)
+	ts, _ := w.Reader.Tools(w.Ctx, res.Login.ID)
 	for _, x := range ts {
 		if x.Name == "remote_echo" && x.Description != "Echo the text back." {
 			t.Fatalf("echo after clearing: %q", x.Description)
 		}
 	}
-	a, err := w.svc.AdminServer(w.ctx, "mcp_remote")
+	a, err := w.Svc.AdminServer(w.Ctx, "mcp_remote")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(string(a.Overrides), `"echo"`) || !strings.Contains(string(a.Overrides), `"create_issue"`) {
 		t.Fatalf("overrides after clearing echo: %s", a.Overrides)
 	}
-	if n := len(w.events(connectordom.TypeToolOverridesSet)); n != 4 {
+	if n := len(w.EventsOf(connectordom.TypeToolOverridesSet)); n != 4 {
 		t.Fatalf("%d connector.tool_overrides_set", n)
 	}
 
 	// The export: connector.json with the overrides applied, which the loader reads again.
-	raw, err := w.svc.Export(w.ctx, "mcp_remote")
+	raw, err := w.Svc.Export(w.Ctx, "mcp_remote")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,39 +388,39 @@ func TestDisabledConnector(t *testing.T) {
 	const tok = "tok-disabled-3131"
 	r := newRemote(t, tok)
 	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
-	res := w.mustConnect(owner(login.ScopeAgent, agent), tok)
-	if got := w.offered(agent); len(got) == 0 {
+	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
+	if got := w.Offered(agent); len(got) == 0 {
 		t.Fatal("nothing offered")
 	}
 	off, on := false, true
-	if _, err := w.svc.EditServer(w.ctx, "admin", "mcp_remote", connectors.ServerEdit{Enabled: &off}); err != nil {
+	if _, err := w.Svc.EditServer(w.Ctx, "admin", "mcp_remote", connectors.ServerEdit{Enabled: &off}); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.offered(agent); len(got) != 0 {
+	if got := w.Offered(agent); len(got) != 0 {
 		t.Fatalf("offered while off = %v", got)
 	}
-	if found, err := w.svc.Search(w.ctx, execCaller(agent), "echo", "", 0); err != nil || len(found) != 0 {
+	if found, err := w.Svc.Search(w.Ctx, execCaller(agent), "echo", "", 0); err != nil || len(found) != 0 {
 		t.Fatalf("search while off = %v %v", found, err)
 	}
-	if o := w.run(agent, "remote_echo", `{"text":"x"}`); o.Code != "UNKNOWN_TOOL" {
+	if o := w.Run(agent, "remote_echo", `{"text":"x"}`); o.Code != "UNKNOWN_TOOL" {
 		t.Fatalf("a tool of a disabled connector ran: %+v", o)
 	}
-	_, err := w.connect(owner(login.ScopeOrganization, org), tok, login.OnExisting{})
+	_, err := w.Connect(owner(login.ScopeOrganization, org), tok, login.OnExisting{})
 	mustCode(t, "connect while off", err, domain.CodeUnprocessable, "switched off")
-	if ls, err := w.svc.VisibleLogins(w.ctx, user, uuid.Nil, agent); err != nil || len(ls) != 1 || ls[0].ID != res.Login.ID {
+	if ls, err := w.Svc.VisibleLogins(w.Ctx, user, uuid.Nil, agent); err != nil || len(ls) != 1 || ls[0].ID != res.Login.ID {
 		t.Fatalf("the login while off: %v %v", ls, err)
 	}
-	es, _ := w.svc.Catalog(w.ctx, user, uuid.Nil)
+	es, _ := w.Svc.Catalog(w.Ctx, user, uuid.Nil)
 	if es[0].Enabled {
 		t.Fatalf("the catalog says on: %+v", es[0])
 	}
-	if _, err := w.svc.EditServer(w.ctx, "admin", "mcp_remote", connectors.ServerEdit{Enabled: &on}); err != nil {
+	if _, err := w.Svc.EditServer(w.Ctx, "admin", "mcp_remote", connectors.ServerEdit{Enabled: &on}); err != nil {
 		t.Fatal(err)
 	}
-	if o := w.run(agent, "remote_echo", `{"text":"back"}`); o.Code != "" {
+	if o := w.Run(agent, "remote_echo", `{"text":"back"}`); o.Code != "" {
 		t.Fatalf("after switching on: %+v", o)
 	}
-	if n := len(w.events(connectordom.TypeSwitched)); n != 2 {
+	if n := len(w.EventsOf(connectordom.TypeSwitched)); n != 2 {
 		t.Fatalf("%d connector.switched", n)
 	}
 }
@@ -436,7 +436,7 @@ func TestOrgServerAddsRace(t *testing.T) {
 		errs := make(chan error, n)
 		for i := 0; i < n; i++ {
 			go func(i int) {
-				_, err := capped.AddOrgServer(w.ctx, user, org, connectors.AddRequest{Slug: slug(i), URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "none"}})
+				_, err := capped.AddOrgServer(w.Ctx, user, org, connectors.AddRequest{Slug: slug(i), URL: "https://93.184.216.34/mcp", Auth: connectors.AuthSpec{Kind: "none"}})
 				errs <- err
 			}(i)
 		}
@@ -458,7 +458,7 @@ func TestOrgServerAddsRace(t *testing.T) {
 	if ok := race(func(i int) string { return fmt.Sprintf("s%d", i) }); ok != 2 {
 		t.Fatalf("%d adds passed with room for 2 under a cap of 3", ok)
 	}
-	rows, err := w.reader.Rows(w.ctx)
+	rows, err := w.Reader.Rows(w.Ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,11 +492,11 @@ func TestNotSetUpFollowsPlatformKeys(t *testing.T) {
 	})})
 	state := func(k keys) map[string]string {
 		t.Helper()
-		svc, err := connectors.New(connectors.Options{Store: w.Store, DB: w.DB, Projections: w.Runner, Vault: w.Vault, Pool: w.Pool, Scopes: w.scopes, PlatformKeys: k})
+		svc, err := connectors.New(connectors.Options{Store: w.Store, DB: w.DB, Projections: w.Runner, Vault: w.Vault, Pool: w.Pool, Scopes: w.Scopes, PlatformKeys: k})
 		if err != nil {
 			t.Fatal(err)
 		}
-		es, err := svc.Catalog(w.ctx, user, uuid.Nil)
+		es, err := svc.Catalog(w.Ctx, user, uuid.Nil)
 		if err != nil {
 			t.Fatal(err)
 		}
