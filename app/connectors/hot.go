@@ -116,7 +116,7 @@ func (s *Service) cachedAgent(ctx context.Context, user, agent uuid.UUID) (hotAg
 
 // offeredTool is the caller's On tool named name (ToolSchema without copying the On tools out).
 func (s *Service) offeredTool(ctx context.Context, caller executions.Caller, name string) (connectorsrm.Effective, bool, error) {
-	agent, err := s.agentOf(ctx, caller)
+	agent, err := s.AgentOf(ctx, caller)
 	if err != nil {
 		return connectorsrm.Effective{}, false, err
 	}

@@ -255,7 +255,7 @@ func (s *Service) reasons() func(context.Context, connectorsrm.Decision) string 
 
 // CallerChain is the caller's agent's chain: the agent the credential names, or the user's default agent.
 func (s *Service) CallerChain(ctx context.Context, caller executions.Caller) (Chain, error) {
-	agent, err := s.agentOf(ctx, caller)
+	agent, err := s.AgentOf(ctx, caller)
 	if err != nil {
 		return Chain{}, err
 	}

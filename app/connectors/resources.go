@@ -72,7 +72,7 @@ func (s *Service) remoteLogin(ctx context.Context, caller executions.Caller, ser
 	if err != nil {
 		return remoteLogin{}, err
 	}
-	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+	if creds, err = s.Fresh(ctx, l.State, m, creds, false); err != nil {
 		return remoteLogin{}, err
 	}
 	ep, ok := endpoint(m, creds)

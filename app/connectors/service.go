@@ -9,6 +9,7 @@ import (
 
 	"github.com/workbench/workbench/app/connectors/connectorcatalog"
 	"github.com/workbench/workbench/app/connectors/connectorcore"
+	"github.com/workbench/workbench/app/connectors/connectorlogins"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/eventstore"
@@ -18,32 +19,22 @@ import (
 // The use cases a Service composes.
 type (
 	catalog = connectorcatalog.Service
+	logins  = connectorlogins.Service
 )
 
 // Service is the connectors use case. It is safe for concurrent use.
 type Service struct {
 	*connectorcore.Core
 	*catalog
+	*logins
 
 	hot      *hot
 	flights  map[uuid.UUID]chan struct{} // run-start listings under way, by login
 	failedAt map[uuid.UUID]time.Time     // the last failed run-start listing of a login
-	// refreshing serialises the token refreshes of each OAuth login on this replica.
-	refreshing map[uuid.UUID]*sync.Mutex
-	// installTokens are the GitHub App installation access tokens this replica holds, by login.
-	installTokens map[uuid.UUID]installToken
-	// syncs asks the platform login sync to run; syncing serialises the syncs of this replica
-	// (platformlogins.go).
-	syncs   chan struct{}
-	syncing sync.Mutex
-	mu      sync.Mutex
+	mu       sync.Mutex
 }
 
 var (
-	loginAggregate = eventstore.Aggregate[login.State, login.Command, domain.Event]{
-		Initial: login.Initial, Evolve: login.Evolve, Decide: login.Decide,
-		Codec: eventstore.NewJSONCodec(login.Events()...),
-	}
 	// switchAggregate is a scope's switch stream: SetSwitch and ClearSwitches, one decider.
 	switchAggregate = eventstore.Aggregate[login.SwitchState, login.SwitchCommand, domain.Event]{
 		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideSwitch,
@@ -57,10 +48,11 @@ func New(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Core: core, catalog: connectorcatalog.New(core), flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(core.Opts.CacheTTL),
-		syncs: make(chan struct{}, 1)}
+	s := &Service{Core: core, catalog: connectorcatalog.New(core), flights: map[uuid.UUID]chan struct{}{}, failedAt: map[uuid.UUID]time.Time{}, hot: newHot(core.Opts.CacheTTL)}
 	core.AfterWrite(s.hot.invalidate)
+	s.logins = connectorlogins.New(core, s.catalog)
 	s.catalog.Dependents = s
+	s.logins.Switches = s
 	return s, nil
 }
 
@@ -73,7 +65,7 @@ func (s *Service) RemoveServerDependents(ctx context.Context, actor string, srv 
 		return err
 	}
 	for _, l := range logins {
-		if err := s.removeLogin(ctx, actor, l.State, "the server was deleted"); err != nil {
+		if err := s.RemoveLogin(ctx, actor, l.State, "the server was deleted"); err != nil {
 			return err
 		}
 	}
@@ -82,12 +74,7 @@ func (s *Service) RemoveServerDependents(ctx context.Context, actor string, srv 
 		return err
 	}
 	for _, sw := range owners {
-		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: sw.Owner, ServerID: srv.ID, Reason: "the server was deleted", At: s.Opts.Now()}}
-		res, err := eventstore.Execute(ctx, s.Opts.Store, login.SwitchStreamName(sw.Owner), switchAggregate, login.SwitchCommand(clear), s.MD(actor))
-		if err != nil {
-			return err
-		}
-		if err := s.Wait(ctx, res.Position, len(res.Events)); err != nil {
+		if err := s.ClearSwitches(ctx, actor, login.SwitchesCleared{Owner: sw.Owner, ServerID: srv.ID, Reason: "the server was deleted", At: s.Opts.Now()}); err != nil {
 			return err
 		}
 	}
@@ -96,11 +83,3 @@ func (s *Service) RemoveServerDependents(ctx context.Context, actor string, srv 
 
 // Reader is the read model the service reads.
 func (s *Service) Reader() connectorsrm.Reader { return s.Core.Reader }
-
-func (s *Service) executeLogin(ctx context.Context, actor string, stream string, cmd login.Command) (eventstore.Result[login.State, domain.Event], error) {
-	res, err := eventstore.Execute(ctx, s.Opts.Store, stream, loginAggregate, cmd, s.MD(actor))
-	if err != nil {
-		return res, err
-	}
-	return res, s.Wait(ctx, res.Position, len(res.Events))
-}

@@ -10,8 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/workbench/workbench/app/connectors/connectorcatalog"
-	"github.com/workbench/workbench/app/connectors/mcpclient"
+	"github.com/workbench/workbench/app/connectors/connectorlogins"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
@@ -21,122 +20,9 @@ import (
 	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
-// list lists a login's tools (the adapter's list, else the endpoint's tools/list, else the manifest's
-// tools) and records the listing: digest, diff, and the default switches of new tools.
-func (s *Service) list(ctx context.Context, actor string, srv connectorsrm.Server, m *connector.Manifest, l login.State, creds Creds) error {
-	creds, err := s.fresh(ctx, l, m, creds, false)
-	if err != nil {
-		return err
-	}
-	listed, err := s.fetchTools(ctx, m, l, creds)
-	if err != nil && isOAuth(m) && rejected(err) {
-		// A 401 gets one refresh and one retry.
-		if creds, err = s.fresh(ctx, l, m, creds, true); err != nil {
-			return err
-		}
-		listed, err = s.fetchTools(ctx, m, l, creds)
-	}
-	if err != nil {
-		return err
-	}
-	listed = connectorcatalog.OverrideListed(srv, listed)
-	tools := make([]login.Tool, 0, len(listed))
-	names := modelNames(ctx, s, srv, listed)
-	byName := map[string]connector.Tool{}
-	for i, t := range listed {
-		if names[i] == "" {
-			s.Log.WarnContext(ctx, "listed tool skipped: its name has no usable character or is listed twice", "server", srv.ID, "tool", t.Name)
-			continue
-		}
-		byName[names[i]] = t
-		tools = append(tools, login.Tool{Name: names[i], Remote: t.Name, Description: t.Description, InputSchema: t.InputSchema,
-			ReadOnlyHint: t.ReadOnlyHint, DestructiveHint: t.DestructiveHint, TaskSupport: t.TaskSupport, OutputSchema: t.OutputSchema})
-	}
-	overrides, err := overridesOf(srv)
-	if err != nil {
-		return err
-	}
-	cmd := login.RecordListing{LoginID: l.LoginID, Tools: tools, At: s.Opts.Now(), StartsOn: func(t login.Tool) (bool, string) {
-		return connector.StartsOff(m, byName[t.Name], overrides.AdminDefault(t.Remote))
-	}}
-	_, err = s.executeLogin(ctx, actor, l.Stream(), cmd)
-	return err
-}
-
-func (s *Service) fetchTools(ctx context.Context, m *connector.Manifest, l login.State, creds Creds) ([]connector.Tool, error) {
-	var listed []connector.Tool
-	var err error
-	c := s.BySlug[m.Slug]
-	ep, hasEndpoint := endpoint(m, creds)
-	switch {
-	case c != nil && isLister(c.Adapter):
-		listed, err = c.Adapter.(connector.Lister).List(ctx, creds, s.AdapterContext(l.LoginID, m, creds, l.Settings))
-	case hasEndpoint:
-		var ts []mcpclient.Tool
-		ts, err = s.Opts.Pool.ListTools(ctx, l.LoginID, ep)
-		listed = fromPool(ts)
-	default:
-		for _, t := range m.Tools {
-			listed = append(listed, connector.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(listed) > 200 {
-		return nil, &connector.Error{Message: "the listing has more than 200 tools"}
-	}
-	for i := range listed {
-		if len(listed[i].InputSchema) == 0 {
-			listed[i].InputSchema = json.RawMessage(`{"type":"object"}`)
-		}
-	}
-	return listed, nil
-}
-
-func isLister(a connector.Adapter) bool { _, ok := a.(connector.Lister); return ok }
-
-// Relist lists a login's tools again now (a run start past RelistAfter, or an operator's refresh).
-func (s *Service) Relist(ctx context.Context, actor string, loginID uuid.UUID) error {
-	l, err := s.Core.Reader.Login(ctx, loginID)
-	if err != nil {
-		return err
-	}
-	srv, m, err := s.serverOf(ctx, l)
-	if err != nil {
-		return err
-	}
-	creds, err := s.Open(ctx, l.Credential)
-	if err != nil {
-		return err
-	}
-	if l.Owner.Scope == login.ScopePlatform { // a platform login lists with the platform key
-		pc, _, ok, err := s.platformKey(ctx, srv, m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return domain.Errorf(domain.CodeNotConnected, "%s runs on a platform key that is not set", m.DisplayName)
-		}
-		creds = pc
-	}
-	if err := s.list(ctx, actor, srv, m, l.State, creds); err != nil {
-		return providerError("list tools", err, newRedactor(creds))
-	}
-	return nil
-}
-
 // Offered is one tool an agent sees.
 type Offered struct {
 	connectorsrm.Effective
-}
-
-// agentOf is the caller's agent: the credential's, or the user's default.
-func (s *Service) agentOf(ctx context.Context, c executions.Caller) (uuid.UUID, error) {
-	if c.AgentID != uuid.Nil {
-		return c.AgentID, nil
-	}
-	return s.Opts.Scopes.DefaultAgent(ctx, c.UserID)
 }
 
 // Effective reads the tools of an agent's chain with their switches (On and Off).
@@ -164,7 +50,7 @@ func (s *Service) effectiveOf(ctx context.Context, user, agentID uuid.UUID) ([]c
 // started twice. A failure keeps the stored list and logs, and the login is not tried again before
 // RelistAfter has passed on this replica.
 func (s *Service) StartRun(ctx context.Context, caller executions.Caller) {
-	agent, err := s.agentOf(ctx, caller)
+	agent, err := s.AgentOf(ctx, caller)
 	if err != nil {
 		s.Log.WarnContext(ctx, "run start: no agent", "err", err)
 		return
@@ -245,7 +131,7 @@ func (s *Service) relistFlight(ctx context.Context, actor string, loginID uuid.U
 
 // OfferedTools are the On tools the caller's agent sees, by name.
 func (s *Service) OfferedTools(ctx context.Context, caller executions.Caller) ([]connectorsrm.Effective, error) {
-	agent, err := s.agentOf(ctx, caller)
+	agent, err := s.AgentOf(ctx, caller)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +153,7 @@ const needsTasks = `needs task augmentation (its execution.taskSupport is "requi
 
 // taskTool finds an On tool of the caller's agent that requires task augmentation.
 func (s *Service) taskTool(ctx context.Context, caller executions.Caller, name string) (connectorsrm.Effective, bool, error) {
-	agent, err := s.agentOf(ctx, caller)
+	agent, err := s.AgentOf(ctx, caller)
 	if err != nil {
 		return connectorsrm.Effective{}, false, err
 	}
@@ -369,8 +255,8 @@ func (s *Service) FindTool(ctx context.Context, caller executions.Caller, name, 
 
 // sourceTool runs an effective tool with its login.
 func (s *Service) sourceTool(caller executions.Caller, t connectorsrm.Effective) executions.SourceTool {
-	return executions.SourceTool{Integration: t.ServerID, Account: eventLabel(t.Login.Label()), Ask: t.Ask, Run: func(ctx context.Context, args json.RawMessage) (executions.ToolResult, error) {
-		c, err := s.call(withCaller(ctx, caller), t.Login, t.Remote, args)
+	return executions.SourceTool{Integration: t.ServerID, Account: connectorlogins.EventLabel(t.Login.Label()), Ask: t.Ask, Run: func(ctx context.Context, args json.RawMessage) (executions.ToolResult, error) {
+		c, err := s.call(connectorlogins.WithCaller(ctx, caller), t.Login, t.Remote, args)
 		if err != nil {
 			return executions.ToolResult{}, err
 		}
@@ -384,7 +270,7 @@ func (s *Service) findAccountTool(ctx context.Context, caller executions.Caller,
 	if err != nil || serverID == "" {
 		return executions.SourceTool{}, false, err
 	}
-	agent, err := s.agentOf(ctx, caller)
+	agent, err := s.AgentOf(ctx, caller)
 	if err != nil {
 		return executions.SourceTool{}, false, err
 	}
@@ -415,7 +301,7 @@ func (s *Service) findAccountTool(ctx context.Context, caller executions.Caller,
 		return executions.SourceTool{}, false, nil // no login at all: the tool is unknown to this agent
 	}
 	if !slices.Contains(labels, connection.NormalAccount(account)) {
-		return executions.SourceTool{Integration: serverID, Account: eventLabel(account)}, true, domain.Errorf(domain.CodeNotConnected,
+		return executions.SourceTool{Integration: serverID, Account: connectorlogins.EventLabel(account)}, true, domain.Errorf(domain.CodeNotConnected,
 			"%s has no connected account %q for this agent; its accounts: %s. Name one of them as account, or leave account out for the default",
 			serverID, connection.NormalAccount(account), strings.Join(labels, ", "))
 	}
@@ -497,15 +383,15 @@ func (s *Service) call(ctx context.Context, l connectorsrm.Login, remote string,
 		return called{}, err
 	}
 	// A platform login calls with the platform key, counted against the cap (platformlogins.go).
-	plat, err := s.platformCall(ctx, l, srv, m)
+	plat, err := s.PlatformCall(ctx, l, srv, m)
 	if err != nil {
 		return called{}, err
 	}
 	if plat != nil {
-		creds = plat.creds
+		creds = plat.Creds
 	}
 	// An OAuth login's tokens are refreshed before any adapter code or remote call.
-	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+	if creds, err = s.Fresh(ctx, l.State, m, creds, false); err != nil {
 		return called{}, err
 	}
 	if len(args) == 0 {
@@ -514,14 +400,14 @@ func (s *Service) call(ctx context.Context, l connectorsrm.Login, remote string,
 	out, err := s.callWith(s.redactingPeer(ctx, l, creds, plat), l, m, creds, remote, args)
 	if err != nil && isOAuth(m) && rejected(err) {
 		// A 401 gets one refresh and one retry.
-		if creds, err = s.fresh(ctx, l.State, m, creds, true); err != nil {
+		if creds, err = s.Fresh(ctx, l.State, m, creds, true); err != nil {
 			return called{}, err
 		}
 		out, err = s.callWith(s.redactingPeer(ctx, l, creds, plat), l, m, creds, remote, args)
 	}
 	red := s.redactorFor(l.LoginID, creds)
 	if plat != nil {
-		red = plat.red
+		red = plat.Red
 	}
 	if err != nil {
 		return called{}, providerError(remote, err, red)
@@ -536,10 +422,10 @@ func (s *Service) call(ctx context.Context, l connectorsrm.Login, remote string,
 
 // redactingPeer returns ctx whose progress messages and relayed requests to the agent's client are
 // redacted against the credentials the call uses (mcppeer), as its result is.
-func (s *Service) redactingPeer(ctx context.Context, l connectorsrm.Login, creds Creds, plat *platformUse) context.Context {
+func (s *Service) redactingPeer(ctx context.Context, l connectorsrm.Login, creds Creds, plat *connectorlogins.PlatformUse) context.Context {
 	red := s.redactorFor(l.LoginID, creds)
 	if plat != nil {
-		red = plat.red
+		red = plat.Red
 	}
 	return mcppeer.WithRedaction(ctx, mcppeer.Redaction{Text: red.Text, JSON: red.JSON})
 }
@@ -623,7 +509,7 @@ func offeredOf(e connectorsrm.Effective) OfferedTool {
 // SearchTools), then the Off ones of the caller's chain that match, each with Unavailable set (up to
 // limit of each).
 func (s *Service) Search(ctx context.Context, caller executions.Caller, query, integration string, limit int) ([]OfferedTool, error) {
-	agent, err := s.agentOf(ctx, caller)
+	agent, err := s.AgentOf(ctx, caller)
 	if err != nil {
 		return nil, err
 	}
@@ -663,7 +549,7 @@ func (s *Service) Search(ctx context.Context, caller executions.Caller, query, i
 // Schema is get_tool_schema's part for connectors: one On tool of the caller's by name. A tool of
 // the caller's chain that is Off is CodeForbidden, saying why.
 func (s *Service) Schema(ctx context.Context, caller executions.Caller, name string) (OfferedTool, bool, error) {
-	agent, err := s.agentOf(ctx, caller)
+	agent, err := s.AgentOf(ctx, caller)
 	if err != nil {
 		return OfferedTool{}, false, err
 	}

@@ -196,6 +196,13 @@ func New(opts Options) (*Core, error) {
 // the read models answer next, the caller reads afresh). Call it while wiring, before any use.
 func (s *Core) AfterWrite(f func()) { s.afterWrite = append(s.afterWrite, f) }
 
+// Invalidate runs the AfterWrite hooks now (a change outside the log: a login's session dropped).
+func (s *Core) Invalidate() {
+	for _, f := range s.afterWrite {
+		f()
+	}
+}
+
 // MD is the metadata of an append by actor, now.
 func (s *Core) MD(actor string) eventstore.Metadata {
 	return eventstore.Metadata{Actor: actor, Time: s.Opts.Now().UTC()}
@@ -207,11 +214,7 @@ func (s *Core) Wait(ctx context.Context, pos eventstore.Position, n int) error {
 		return nil
 	}
 	// Whatever the read models answer next, the tool-call path reads afresh.
-	defer func() {
-		for _, f := range s.afterWrite {
-			f()
-		}
-	}()
+	defer s.Invalidate()
 	if err := s.Opts.Projections.WaitFor(ctx, pos); err != nil {
 		return fmt.Errorf("wait for the read models: %w", err)
 	}

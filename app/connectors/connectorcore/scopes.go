@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/domain/organization"
@@ -306,4 +307,12 @@ func (s *Core) Home(ctx context.Context, user uuid.UUID) (uuid.UUID, Chain, erro
 	}
 	chain, err := s.ChainOf(ctx, user, def)
 	return def, chain, err
+}
+
+// AgentOf is the caller's agent: the credential's, or the user's default.
+func (s *Core) AgentOf(ctx context.Context, c executions.Caller) (uuid.UUID, error) {
+	if c.AgentID != uuid.Nil {
+		return c.AgentID, nil
+	}
+	return s.Opts.Scopes.DefaultAgent(ctx, c.UserID)
 }

@@ -1,4 +1,4 @@
-package connectors
+package connectorlogins
 
 import (
 	"context"
@@ -55,10 +55,10 @@ func tokenFieldName(m *connector.Manifest) string {
 	return "token"
 }
 
-// platformKey reads the key srv's auth.instance names and maps it onto the login's fields, with the
+// PlatformCreds reads the key srv's auth.instance names and maps it onto the login's fields, with the
 // redaction label of each; ok is false while the key (or a required field of it) is not set, and for
 // the {integration, field} form on a connector the box did not ship.
-func (s *Service) platformKey(ctx context.Context, srv connectorsrm.Server, m *connector.Manifest) (Creds, map[string]string, bool, error) {
+func (s *Service) PlatformCreds(ctx context.Context, srv connectorsrm.Server, m *connector.Manifest) (Creds, map[string]string, bool, error) {
 	inst := m.Auth.Instance
 	if inst == nil || s.Opts.PlatformKeys == nil || (!inst.Own && srv.Source != "core") {
 		return nil, nil, false, nil
@@ -99,11 +99,11 @@ func (s *Service) platformKey(ctx context.Context, srv connectorsrm.Server, m *c
 func (s *Service) SyncPlatformLogins(ctx context.Context) error {
 	s.syncing.Lock()
 	defer s.syncing.Unlock()
-	servers, err := s.Core.Reader.Servers(ctx)
+	servers, err := s.Reader.Servers(ctx)
 	if err != nil {
 		return err
 	}
-	existing, err := s.Core.Reader.Logins(ctx, []login.Owner{platformOwner})
+	existing, err := s.Reader.Logins(ctx, []login.Owner{platformOwner})
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (s *Service) SyncPlatformLogins(ctx context.Context) error {
 }
 
 func (s *Service) syncPlatformLogin(ctx context.Context, srv connectorsrm.Server, m *connector.Manifest) error {
-	creds, _, set, err := s.platformKey(ctx, srv, m)
+	creds, _, set, err := s.PlatformCreds(ctx, srv, m)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (s *Service) syncPlatformLogin(ctx context.Context, srv connectorsrm.Server
 		}
 		st = res.State
 	}
-	if err := s.list(ctx, "system", srv, m, st, creds); err != nil {
+	if err := s.List(ctx, "system", srv, m, st, creds); err != nil {
 		s.Log.WarnContext(ctx, "platform login listing failed; the next run start lists again", "server", srv.ID,
 			"err", providerError("list tools", err, newRedactor(creds)))
 	}
@@ -226,8 +226,8 @@ func (s *Service) PlatformKeysChanged([]eventstore.Envelope) { s.RequestPlatform
 
 type callerKey struct{}
 
-// withCaller carries the caller of a tool call to the platform login's count.
-func withCaller(ctx context.Context, c executions.Caller) context.Context {
+// WithCaller carries the caller of a tool call to the platform login's count.
+func WithCaller(ctx context.Context, c executions.Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }
 
@@ -238,7 +238,7 @@ func (s *Service) organizationOf(ctx context.Context) (uuid.UUID, error) {
 	if !ok {
 		return uuid.Nil, nil
 	}
-	agent, err := s.agentOf(ctx, c)
+	agent, err := s.AgentOf(ctx, c)
 	if err != nil {
 		return uuid.Nil, err
 	}
@@ -249,21 +249,21 @@ func (s *Service) organizationOf(ctx context.Context) (uuid.UUID, error) {
 	return chain.OrganizationID, nil
 }
 
-// platformUse is what a call on a platform login runs with.
-type platformUse struct {
-	creds Creds
-	red   redactor
+// PlatformUse is what a call on a platform login runs with.
+type PlatformUse struct {
+	Creds Creds
+	Red   redactor
 }
 
-// platformCall prepares a call on login l: nil for a login that is not the platform's. For a platform
+// PlatformCall prepares a call on login l: nil for a login that is not the platform's. For a platform
 // login it reads the key (CodeNotConnected while it is unset) and counts the call against the
 // organisation's monthly cap before anything reaches the provider; a call past the cap is refused
 // with platformcall.LimitMessage as its whole message.
-func (s *Service) platformCall(ctx context.Context, l connectorsrm.Login, srv connectorsrm.Server, m *connector.Manifest) (*platformUse, error) {
+func (s *Service) PlatformCall(ctx context.Context, l connectorsrm.Login, srv connectorsrm.Server, m *connector.Manifest) (*PlatformUse, error) {
 	if l.Owner.Scope != login.ScopePlatform {
 		return nil, nil
 	}
-	creds, labels, ok, err := s.platformKey(ctx, srv, m)
+	creds, labels, ok, err := s.PlatformCreds(ctx, srv, m)
 	if err != nil {
 		return nil, &domain.Error{Code: domain.CodeUnavailable, Message: "the platform key cannot be read now; try again in a moment", Err: err}
 	}
@@ -273,7 +273,7 @@ func (s *Service) platformCall(ctx context.Context, l connectorsrm.Login, srv co
 	if err := s.countCall(ctx, srv, m); err != nil {
 		return nil, err
 	}
-	return &platformUse{creds: creds, red: labelledRedactor(creds, labels)}, nil
+	return &PlatformUse{Creds: creds, Red: labelledRedactor(creds, labels)}, nil
 }
 
 // countCall counts one call of the caller's organisation on srv's platform login in this UTC month,

@@ -1,4 +1,4 @@
-package connectors
+package connectorlogins
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 	if l.Credential.IsZero() {
 		return View{}, domain.Errorf(domain.CodeConflict, "the login is still waiting on its sign-in")
 	}
-	srv, m, err := s.serverOf(ctx, l)
+	srv, m, err := s.ServerOf(ctx, l)
 	if err != nil {
 		return View{}, err
 	}
@@ -45,7 +45,7 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 	}
 	// An OAuth login's tokens are refreshed (a GitHub App login's installation token got) before any
 	// adapter code runs.
-	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+	if creds, err = s.Fresh(ctx, l.State, m, creds, false); err != nil {
 		return View{}, err
 	}
 	red := newRedactor(creds)
@@ -68,11 +68,11 @@ func (s *Service) SaveSettings(ctx context.Context, user, loginID uuid.UUID, set
 		return View{}, err
 	}
 	if wasPending && r.State.Status == login.StatusConnected {
-		if err := s.list(ctx, user.String(), srv, m, r.State, creds); err != nil {
+		if err := s.List(ctx, user.String(), srv, m, r.State, creds); err != nil {
 			s.Log.WarnContext(ctx, "listing after settings failed", "login", loginID, "err", red.Text(err.Error()))
 		}
 	}
-	return s.view(ctx, loginID)
+	return s.LoginView(ctx, loginID)
 }
 
 // LookupSaved searches a settings box with a saved login's credentials.
@@ -81,7 +81,7 @@ func (s *Service) LookupSaved(ctx context.Context, user, loginID uuid.UUID, prop
 	if err != nil {
 		return nil, err
 	}
-	_, m, err := s.serverOf(ctx, l)
+	_, m, err := s.ServerOf(ctx, l)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Service) LookupSaved(ctx context.Context, user, loginID uuid.UUID, prop
 	if err != nil {
 		return nil, err
 	}
-	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+	if creds, err = s.Fresh(ctx, l.State, m, creds, false); err != nil {
 		return nil, err
 	}
 	return s.lookup(ctx, loginID, m, property, q, creds, l.Settings)

@@ -1,4 +1,4 @@
-package connectors
+package connectorlogins
 
 import (
 	"bytes"
@@ -160,7 +160,7 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	if err != nil {
 		return res, err
 	}
-	state, err := sealer.Seal(oauthState{Login: loginID, Server: srvID, Scope: string(req.Owner.Scope), Owner: req.Owner.ID, User: user, Nonce: nonce, Account: eventLabel(req.Account)}, s.Opts.Now().Add(StateTTL))
+	state, err := sealer.Seal(oauthState{Login: loginID, Server: srvID, Scope: string(req.Owner.Scope), Owner: req.Owner.ID, User: user, Nonce: nonce, Account: EventLabel(req.Account)}, s.Opts.Now().Add(StateTTL))
 	if err != nil {
 		return res, err
 	}
@@ -175,7 +175,7 @@ func (s *Service) connectOAuth(ctx context.Context, user uuid.UUID, req ConnectR
 	au, _ := url.Parse(res.AuthorizationURL)
 	res.AuthorizationHost = au.Host
 	res.Outcome = cur.StartAnew()
-	res.Login, err = s.view(ctx, loginID)
+	res.Login, err = s.LoginView(ctx, loginID)
 	return res, err
 }
 
@@ -356,7 +356,7 @@ func (s *Service) discover(ctx context.Context, endpointURL string) (authServer,
 // clientFor is the connector's client at this issuer for this redirect URI, registered (RFC 7591)
 // and stored on the connector when there is none.
 func (s *Service) clientFor(ctx context.Context, user uuid.UUID, srvID string, as authServer, redirect string) (string, error) {
-	if id, err := s.Client(ctx, srvID, as.Issuer, redirect); err != nil || id != "" {
+	if id, err := s.catalog.Client(ctx, srvID, as.Issuer, redirect); err != nil || id != "" {
 		return id, err
 	}
 	if as.RegisterURL == "" {
@@ -380,7 +380,7 @@ func (s *Service) clientFor(ctx context.Context, user uuid.UUID, srvID string, a
 		return "", domain.Errorf(domain.CodeUpstream, "oauth: the client registration answered no client_id")
 	}
 	// Another request may have stored its client first: the stored one is the connector's.
-	return s.RegisterClient(ctx, user.String(), connectordom.ClientRegistered{ID: srvID, Issuer: as.Issuer, RedirectURI: redirect, ClientID: reg.ClientID, At: s.Opts.Now()})
+	return s.catalog.RegisterClient(ctx, user.String(), connectordom.ClientRegistered{ID: srvID, Issuer: as.Issuer, RedirectURI: redirect, ClientID: reg.ClientID, At: s.Opts.Now()})
 }
 
 // CallbackResult is what a callback did.
@@ -514,7 +514,7 @@ func (s *Service) finishSignIn(ctx context.Context, user uuid.UUID, st oauthStat
 	}
 	s.Opts.Pool.Drop(st.Login)
 	if r.State.Status == login.StatusConnected {
-		if err := s.list(ctx, user.String(), srv, m, r.State, creds); err != nil {
+		if err := s.List(ctx, user.String(), srv, m, r.State, creds); err != nil {
 			res.ListingError = providerError("list tools", err, newRedactor(creds)).(*domain.Error).Message
 			s.Log.WarnContext(ctx, "first listing after sign-in failed", "login", st.Login, "server", srv.ID, "err", res.ListingError)
 		}
@@ -594,9 +594,9 @@ func cleanOAuthCode(s string) string {
 	return s
 }
 
-// fresh refreshes an OAuth login's tokens when they expire within RefreshBefore, or always with
+// Fresh refreshes an OAuth login's tokens when they expire within RefreshBefore, or always with
 // force (a 401 from the remote); invalid_grant marks the login disconnected. Other logins pass.
-func (s *Service) fresh(ctx context.Context, l login.State, m *connector.Manifest, creds Creds, force bool) (Creds, error) {
+func (s *Service) Fresh(ctx context.Context, l login.State, m *connector.Manifest, creds Creds, force bool) (Creds, error) {
 	if strategyOf(m) == StrategyGitHubApp {
 		return s.installationCreds(ctx, l, creds, force)
 	}

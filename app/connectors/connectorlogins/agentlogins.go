@@ -1,4 +1,4 @@
-package connectors
+package connectorlogins
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // member who owned it), as Remove removes one: its switches cleared, its credential shredded, the
 // login gone. The caller has decided the deletion; a login already gone is nothing to do.
 func (s *Service) RemoveAgentLogins(ctx context.Context, agent uuid.UUID, md eventstore.Metadata) error {
-	ls, err := s.Core.Reader.Logins(ctx, []login.Owner{{Scope: login.ScopeAgent, ID: agent}})
+	ls, err := s.Reader.Logins(ctx, []login.Owner{{Scope: login.ScopeAgent, ID: agent}})
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (s *Service) RemoveAgentLogins(ctx context.Context, agent uuid.UUID, md eve
 		actor = "system"
 	}
 	for _, l := range ls {
-		if err := s.removeLogin(ctx, actor, l.State, "agent deleted"); err != nil && domain.ErrorCode(err) != domain.CodeNotFound {
+		if err := s.RemoveLogin(ctx, actor, l.State, "agent deleted"); err != nil && domain.ErrorCode(err) != domain.CodeNotFound {
 			return fmt.Errorf("remove login %s of deleted agent %s: %w", l.LoginID, agent, err)
 		}
 	}
@@ -43,7 +43,7 @@ const sweepBatch = 1000
 // read model does not know yet is left alone. The log is read only when some agent-scope login's
 // agent is unknown. It returns how many logins it removed.
 func (s *Service) SweepDeletedAgentLogins(ctx context.Context, md eventstore.Metadata) (int, error) {
-	ls, err := s.Core.Reader.LoginsAtScope(ctx, login.ScopeAgent)
+	ls, err := s.Reader.LoginsAtScope(ctx, login.ScopeAgent)
 	if err != nil {
 		return 0, err
 	}
@@ -90,7 +90,7 @@ func (s *Service) SweepDeletedAgentLogins(ctx context.Context, md eventstore.Met
 		if !deleted[l.Owner.ID] {
 			continue
 		}
-		if err := s.removeLogin(ctx, actor, l.State, "agent deleted"); err != nil && domain.ErrorCode(err) != domain.CodeNotFound {
+		if err := s.RemoveLogin(ctx, actor, l.State, "agent deleted"); err != nil && domain.ErrorCode(err) != domain.CodeNotFound {
 			return n, fmt.Errorf("remove login %s of deleted agent %s: %w", l.LoginID, l.Owner.ID, err)
 		}
 		n++

@@ -1,4 +1,4 @@
-package connectors
+package connectorlogins
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/connection"
 	"github.com/workbench/workbench/domain/login"
-	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
 	"github.com/workbench/workbench/projections/connectorsrm"
 )
@@ -128,7 +127,7 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 		return res, err
 	}
 	if outcome == login.OutcomeKept || outcome == login.OutcomeCurrent {
-		v, err := s.view(ctx, cur.LoginID)
+		v, err := s.LoginView(ctx, cur.LoginID)
 		return ConnectResult{Login: v, Outcome: outcome}, err
 	}
 	settings := req.Settings
@@ -172,9 +171,9 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 	res.Outcome = outcome
 	// 6. List in the same request.
 	if r.State.Status == login.StatusConnected {
-		if err := s.list(ctx, user.String(), srv, m, r.State, creds); err != nil {
+		if err := s.List(ctx, user.String(), srv, m, r.State, creds); err != nil {
 			if rejected(err) && !cur.Exists() {
-				if rerr := s.removeLogin(ctx, user.String(), r.State, "the listing was refused"); rerr != nil {
+				if rerr := s.RemoveLogin(ctx, user.String(), r.State, "the listing was refused"); rerr != nil {
 					s.Log.ErrorContext(ctx, "remove a login whose listing was refused", "login", loginID, "err", rerr)
 				}
 				s.Opts.Pool.Drop(loginID)
@@ -185,9 +184,9 @@ func (s *Service) Connect(ctx context.Context, user uuid.UUID, req ConnectReques
 		}
 	}
 	if r.State.Status == login.StatusConnected {
-		s.FillCopy(ctx, user.String(), srv, m, creds)
+		s.catalog.FillCopy(ctx, user.String(), srv, m, creds)
 	}
-	res.Login, err = s.view(ctx, loginID)
+	res.Login, err = s.LoginView(ctx, loginID)
 	return res, err
 }
 
@@ -227,25 +226,21 @@ func (s *Service) Remove(ctx context.Context, user, loginID uuid.UUID) error {
 	if l.Owner.Scope == login.ScopePlatform {
 		return domain.Errorf(domain.CodeInvalid, "a platform login is not removed here")
 	}
-	return s.removeLogin(ctx, user.String(), l.State, "removed")
+	return s.RemoveLogin(ctx, user.String(), l.State, "removed")
 }
 
-// removeLogin clears the default switches of the login at its owner's scope (unless another account
+// RemoveLogin clears the default switches of the login at its owner's scope (unless another account
 // of the connector stays at that owner: the defaults are the owner's, and serve it), shreds its
 // credential and removes it.
-func (s *Service) removeLogin(ctx context.Context, actor string, l login.State, reason string) error {
+func (s *Service) RemoveLogin(ctx context.Context, actor string, l login.State, reason string) error {
 	others, err := s.otherAccounts(ctx, l)
 	if err != nil {
 		return err
 	}
 	if !others {
-		clear := login.ClearSwitches{Event: login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason,
-			DefaultsOnly: true, At: s.Opts.Now()}}
-		res, err := eventstore.Execute(ctx, s.Opts.Store, login.SwitchStreamName(l.Owner), switchAggregate, login.SwitchCommand(clear), s.MD(actor))
-		if err != nil {
-			return err
-		}
-		if err := s.Wait(ctx, res.Position, len(res.Events)); err != nil {
+		clear := login.SwitchesCleared{Owner: l.Owner, ServerID: l.ServerID, LoginID: l.LoginID, Reason: reason,
+			DefaultsOnly: true, At: s.Opts.Now()}
+		if err := s.Switches.ClearSwitches(ctx, actor, clear); err != nil {
 			return err
 		}
 	}
@@ -254,13 +249,13 @@ func (s *Service) removeLogin(ctx context.Context, actor string, l login.State, 
 	}
 	_, err = s.executeLogin(ctx, actor, l.Stream(), login.Remove{LoginID: l.LoginID, Reason: reason, At: s.Opts.Now()})
 	s.Opts.Pool.Drop(l.LoginID)
-	s.hot.invalidate()
+	s.Invalidate()
 	return err
 }
 
 // otherAccounts reports whether the login's owner holds another account of its connector.
 func (s *Service) otherAccounts(ctx context.Context, l login.State) (bool, error) {
-	ls, err := s.Core.Reader.Logins(ctx, []login.Owner{l.Owner})
+	ls, err := s.Reader.Logins(ctx, []login.Owner{l.Owner})
 	if err != nil {
 		return false, err
 	}
@@ -272,8 +267,8 @@ func (s *Service) otherAccounts(ctx context.Context, l login.State) (bool, error
 	return false, nil
 }
 
-// serverOf reads the login's server and manifest.
-func (s *Service) serverOf(ctx context.Context, l connectorsrm.Login) (connectorsrm.Server, *connector.Manifest, error) {
+// ServerOf reads the login's server and manifest.
+func (s *Service) ServerOf(ctx context.Context, l connectorsrm.Login) (connectorsrm.Server, *connector.Manifest, error) {
 	srv, m, err := s.ServerFor(ctx, l.ServerID)
 	if domain.ErrorCode(err) == domain.CodeNotFound {
 		return srv, nil, domain.Errorf(domain.CodeNotFound, "the connector of login %s is gone", l.LoginID)
@@ -281,8 +276,8 @@ func (s *Service) serverOf(ctx context.Context, l connectorsrm.Login) (connector
 	return srv, m, err
 }
 
-// eventLabel is an account label as events carry it: empty for the default account.
-func eventLabel(label string) string {
+// EventLabel is an account label as events carry it: empty for the default account.
+func EventLabel(label string) string {
 	if label == connection.DefaultAccount {
 		return ""
 	}
@@ -302,19 +297,19 @@ func (s *Service) ChooseDefault(ctx context.Context, user, loginID uuid.UUID) (V
 	if _, err := s.executeLogin(ctx, user.String(), l.Stream(), login.ChooseDefault{LoginID: l.LoginID, At: s.Opts.Now()}); err != nil {
 		return View{}, err
 	}
-	return s.view(ctx, loginID)
+	return s.LoginView(ctx, loginID)
 }
 
 // FillFromServer fills a hand-added server's blank display name and description from its initialize
 // reply once a browser login of it is connected (the OAuth callback; token Connect does it itself).
 // Failures log and change nothing.
 func (s *Service) FillFromServer(ctx context.Context, actor string, loginID uuid.UUID) {
-	l, err := s.Core.Reader.Login(ctx, loginID)
+	l, err := s.Reader.Login(ctx, loginID)
 	if err != nil || l.Status != login.StatusConnected {
 		return
 	}
 	srv, m, err := s.ServerFor(ctx, l.ServerID)
-	if err != nil || !s.HandMade(srv) || (m.DisplayName != "" && m.Description != "") {
+	if err != nil || !s.catalog.HandMade(srv) || (m.DisplayName != "" && m.Description != "") {
 		return
 	}
 	creds, err := s.Open(ctx, l.Credential)
@@ -322,9 +317,9 @@ func (s *Service) FillFromServer(ctx context.Context, actor string, loginID uuid
 		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
 		return
 	}
-	if creds, err = s.fresh(ctx, l.State, m, creds, false); err != nil {
+	if creds, err = s.Fresh(ctx, l.State, m, creds, false); err != nil {
 		s.Log.WarnContext(ctx, "fill a server's copy from initialize", "server", srv.ID, "err", err)
 		return
 	}
-	s.FillCopy(ctx, actor, srv, m, creds)
+	s.catalog.FillCopy(ctx, actor, srv, m, creds)
 }

@@ -1,4 +1,4 @@
-package connectors_test
+package connectorlogins_test
 
 import (
 	"errors"
