@@ -1,4 +1,4 @@
-package connectors
+package connectortools
 
 import (
 	"bytes"
@@ -170,7 +170,7 @@ func (s *Service) runStateHook(ctx context.Context, j stateJob, budget time.Dura
 	l := j.login
 	creds, err := s.cachedCreds(ctx, l.LoginID, l.Version, l.Credential)
 	if err == nil {
-		creds, err = s.Fresh(ctx, l.State, j.m, creds, false)
+		creds, err = s.logins.Fresh(ctx, l.State, j.m, creds, false)
 	}
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -1,4 +1,4 @@
-package connectors_test
+package connectortools_test
 
 import (
 	"context"

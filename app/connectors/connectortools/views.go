@@ -1,4 +1,4 @@
-package connectors
+package connectortools
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/connectorlogins"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
@@ -37,7 +38,7 @@ type ToolView struct {
 
 // LoginDetail is one login's metadata, its tools as an agent of the chain sees them, and its listings.
 type LoginDetail struct {
-	View
+	connectorlogins.View
 	Tools    []ToolView             `json:"tools"`
 	Listings []connectorsrm.Listing `json:"listings"`
 }
@@ -64,19 +65,19 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 	if err != nil {
 		return LoginDetail{}, err
 	}
-	tools, err := s.Core.Reader.Tools(ctx, loginID)
+	tools, err := s.Reader.Tools(ctx, loginID)
 	if err != nil {
 		return LoginDetail{}, err
 	}
-	switches, err := s.Core.Reader.Switches(ctx, chain.Owners())
+	switches, err := s.Reader.Switches(ctx, chain.Owners())
 	if err != nil {
 		return LoginDetail{}, err
 	}
-	asks, err := s.Core.Reader.PrefersAsk(ctx, chain.OrganizationID)
+	asks, err := s.Reader.PrefersAsk(ctx, chain.OrganizationID)
 	if err != nil {
 		return LoginDetail{}, err
 	}
-	v, err := s.LoginView(ctx, loginID)
+	v, err := s.logins.LoginView(ctx, loginID)
 	if err != nil {
 		return LoginDetail{}, err
 	}
@@ -104,7 +105,7 @@ func (s *Service) Detail(ctx context.Context, user, loginID, agentID uuid.UUID) 
 		tv.Unavailable = s.whyOff(ctx, dec)
 		d.Tools = append(d.Tools, tv)
 	}
-	if d.Listings, err = s.Core.Reader.Listings(ctx, loginID); err != nil {
+	if d.Listings, err = s.Reader.Listings(ctx, loginID); err != nil {
 		return LoginDetail{}, err
 	}
 	if d.Listings == nil {
@@ -124,7 +125,7 @@ func rank(s login.Scope) int {
 
 // VisibleLogins lists the logins at the user's organization, and at the guild and agent when named
 // (spec connectors.md, GET /api/mcp/connections).
-func (s *Service) VisibleLogins(ctx context.Context, user, guildID, agentID uuid.UUID) ([]View, error) {
+func (s *Service) VisibleLogins(ctx context.Context, user, guildID, agentID uuid.UUID) ([]connectorlogins.View, error) {
 	def, err := s.Opts.Scopes.DefaultAgent(ctx, user)
 	if err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ func (s *Service) VisibleLogins(ctx context.Context, user, guildID, agentID uuid
 	if agentID != uuid.Nil {
 		owners = append(owners, login.Owner{Scope: login.ScopeAgent, ID: agentID})
 	}
-	return s.Logins(ctx, user, owners)
+	return s.logins.Logins(ctx, user, owners)
 }
 
 // AccountView is one account of a connector login an agent's chain holds, as list_integrations
@@ -174,7 +175,7 @@ func (s *Service) AgentAccounts(ctx context.Context, caller executions.Caller) (
 	if err != nil {
 		return nil, err
 	}
-	ls, err := s.Core.Reader.Logins(ctx, chain.Owners())
+	ls, err := s.Reader.Logins(ctx, chain.Owners())
 	if err != nil {
 		return nil, err
 	}

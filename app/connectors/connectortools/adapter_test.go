@@ -1,4 +1,4 @@
-package connectors_test
+package connectortools_test
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ import (
 func TestAdapterConnectorSettingsLookupAndCalls(t *testing.T) {
 	const tok = "todo-token-0123456789"
 	fake, created := connectorstest.TodoistFake(t, tok)
-	raw, err := os.ReadFile(filepath.Join("..", "..", "plugins", "shippedconnectors", "todoist", "connector.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "plugins", "shippedconnectors", "todoist", "connector.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package connectors
+package connectortools
 
 import (
 	"context"
@@ -189,11 +189,11 @@ func (s *Service) cachedPluginSwitches(ctx context.Context, caller executions.Ca
 	if err != nil {
 		return pluginChain{}, err
 	}
-	byServer, err := s.Core.Reader.PluginSwitches(ctx, chain.Owners())
+	byServer, err := s.Reader.PluginSwitches(ctx, chain.Owners())
 	if err != nil {
 		return pluginChain{}, err
 	}
-	asks, err := s.Core.Reader.PrefersAsk(ctx, chain.OrganizationID)
+	asks, err := s.Reader.PrefersAsk(ctx, chain.OrganizationID)
 	if err != nil {
 		return pluginChain{}, err
 	}
@@ -303,11 +303,11 @@ func (s *Service) PluginSwitchViews(ctx context.Context, user uuid.UUID, owner l
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.Core.Reader.PluginSwitches(ctx, chain.Owners())
+	all, err := s.Reader.PluginSwitches(ctx, chain.Owners())
 	if err != nil {
 		return nil, err
 	}
-	asks, err := s.Core.Reader.PrefersAsk(ctx, chain.OrganizationID)
+	asks, err := s.Reader.PrefersAsk(ctx, chain.OrganizationID)
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +385,7 @@ func (s *Service) StartPreference(ctx context.Context, user, org uuid.UUID) (str
 	if err := s.Opts.Scopes.MayManage(ctx, user, login.Owner{Scope: login.ScopeOrganization, ID: org}); err != nil {
 		return "", err
 	}
-	asks, err := s.Core.Reader.PrefersAsk(ctx, org)
+	asks, err := s.Reader.PrefersAsk(ctx, org)
 	if asks {
 		return login.StartsAsk, err
 	}

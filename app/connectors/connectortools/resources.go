@@ -1,4 +1,4 @@
-package connectors
+package connectortools
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func (s *Service) remoteLogin(ctx context.Context, caller executions.Caller, ser
 	if err != nil {
 		return remoteLogin{}, err
 	}
-	ls, err := s.Core.Reader.Logins(ctx, chain.Owners())
+	ls, err := s.Reader.Logins(ctx, chain.Owners())
 	if err != nil {
 		return remoteLogin{}, err
 	}
@@ -72,7 +72,7 @@ func (s *Service) remoteLogin(ctx context.Context, caller executions.Caller, ser
 	if err != nil {
 		return remoteLogin{}, err
 	}
-	if creds, err = s.Fresh(ctx, l.State, m, creds, false); err != nil {
+	if creds, err = s.logins.Fresh(ctx, l.State, m, creds, false); err != nil {
 		return remoteLogin{}, err
 	}
 	ep, ok := endpoint(m, creds)

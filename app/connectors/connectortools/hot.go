@@ -1,4 +1,4 @@
-package connectors
+package connectortools
 
 import (
 	"context"
@@ -142,7 +142,7 @@ func (s *Service) cachedServer(ctx context.Context, id string) (connectorsrm.Ser
 		return e.v, nil
 	}
 	at := time.Now()
-	v, err := s.Core.Reader.Server(ctx, id)
+	v, err := s.Reader.Server(ctx, id)
 	if err != nil {
 		return v, err
 	}

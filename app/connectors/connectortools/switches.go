@@ -1,4 +1,4 @@
-package connectors
+package connectortools
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/connectorcore"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/plugins/connector"
@@ -69,7 +70,7 @@ func (s *Service) setScopeSwitch(ctx context.Context, user uuid.UUID, owner logi
 // SetPlatformSwitch is the instance admin's switch at the platform scope (the caller checks that
 // actor is one); it binds every organisation.
 func (s *Service) SetPlatformSwitch(ctx context.Context, actor, serverID, tool string, on bool) error {
-	if _, err := s.Core.Reader.Server(ctx, serverID); err != nil {
+	if _, err := s.Reader.Server(ctx, serverID); err != nil {
 		return err
 	}
 	if err := s.knownTool(ctx, uuid.Nil, login.Owner{Scope: login.ScopePlatform}, serverID, tool); err != nil {
@@ -114,7 +115,7 @@ func (s *Service) currentDigests(ctx context.Context, serverID, tool string) (de
 // included) lists it, nor does a switch there name it. Another organisation's listing does not count:
 // a remote may list per-account tools, and the answer must not tell their names.
 func (s *Service) knownTool(ctx context.Context, user uuid.UUID, owner login.Owner, serverID, tool string) error {
-	if srv, err := s.Core.Reader.Server(ctx, serverID); err == nil {
+	if srv, err := s.Reader.Server(ctx, serverID); err == nil {
 		if m, err := s.ManifestOf(srv); err == nil {
 			for _, t := range m.Tools {
 				if connector.ModelName(srv.ToolPrefix, t.Name) == tool {
@@ -123,7 +124,7 @@ func (s *Service) knownTool(ctx context.Context, user uuid.UUID, owner login.Own
 			}
 		}
 	}
-	holders, err := s.Core.Reader.ToolOwners(ctx, serverID, tool)
+	holders, err := s.Reader.ToolOwners(ctx, serverID, tool)
 	if err != nil {
 		return err
 	}
@@ -173,7 +174,7 @@ func (s *Service) boundOff(ctx context.Context, user uuid.UUID, owner login.Owne
 			above = append(above, o)
 		}
 	}
-	switches, err := s.Core.Reader.Switches(ctx, above)
+	switches, err := s.Reader.Switches(ctx, above)
 	if err != nil {
 		return "", err
 	}
@@ -220,7 +221,7 @@ func (s *Service) scopeLabel(ctx context.Context, o login.Owner) string {
 	case word == "":
 		return string(o.Scope) + " " + o.ID.String()
 	}
-	if n, ok := s.Opts.Scopes.(ScopeNamer); ok {
+	if n, ok := s.Opts.Scopes.(connectorcore.ScopeNamer); ok {
 		if name, err := n.ScopeName(ctx, o); err == nil && name != "" {
 			return word + " " + name
 		}

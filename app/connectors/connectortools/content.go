@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 the sampling content types are deprecated from protocol 2026-07-28 (SEP-2577), and a remote on the revisions Workbench speaks may still send them: they are recognised here to be dropped.
 
-package connectors
+package connectortools
 
 import (
 	"bytes"

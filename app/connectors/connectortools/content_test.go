@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 a remote may still send the sampling content types deprecated from protocol 2026-07-28 (SEP-2577); the test checks they are dropped.
 
-package connectors_test
+package connectortools_test
 
 import (
 	"context"
