@@ -19,7 +19,6 @@ type (
 	ScopeNamer         = connectorcore.ScopeNamer
 	PersonalScopes     = connectorcore.PersonalScopes
 	OrganizationScopes = connectorcore.OrganizationScopes
-	redactor           = connectorcore.Redactor
 )
 
 // Defaults.
@@ -34,17 +33,4 @@ const (
 	StrategyDynamic    = connectorcore.StrategyDynamic
 	StrategyConfigured = connectorcore.StrategyConfigured
 	StrategyGitHubApp  = connectorcore.StrategyGitHubApp
-)
-
-var (
-	endpoint         = connectorcore.Endpoint
-	newRedactor      = connectorcore.NewRedactor
-	labelledRedactor = connectorcore.LabelledRedactor
-	providerError    = connectorcore.ProviderError
-	rejected         = connectorcore.Rejected
-	fromPool         = connectorcore.FromPool
-	noLogin          = connectorcore.NoLogin
-	isOAuth          = connectorcore.IsOAuth
-	manifestOf       = connectorcore.RowManifest
-	overridesOf      = connectorcore.OverridesOf
 )

@@ -1,7 +1,6 @@
 package connectorcatalog_test
 
 import (
-	"context"
 	"io/fs"
 	"testing"
 	"time"
@@ -10,26 +9,19 @@ import (
 
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/app/executions"
-	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // The tests' names for connectorstest's pieces (the same short names in every connector use case's
 // tests; the node and its helpers are connectorstest.World).
 type remote = connectorstest.Remote
 
-type echoArgs = connectorstest.EchoArgs
-
-type contextT = context.Context
-
 var (
 	user  = connectorstest.User
 	org   = connectorstest.Org
 	guild = connectorstest.Guild
 	agent = connectorstest.Agent
-	other = connectorstest.Other
 )
 
 func newRemote(t *testing.T, tok string) *remote { return connectorstest.NewRemote(t, tok) }
@@ -58,10 +50,6 @@ func newWorld(t *testing.T, o world0) *world {
 		Admins: o.admins, MonthlyCap: o.caps, NoSyncAfterWrite: o.noSync})}
 }
 
-func codeOf(err error) domain.Code { return domain.ErrorCode(err) }
-
 func execCaller(agentID uuid.UUID) executions.Caller {
 	return executions.Caller{UserID: user, Via: "api_key", AgentID: agentID}
 }
-
-type effective = connectorsrm.Effective

@@ -4,15 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	"github.com/workbench/workbench/domain/connectordom"
 	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/connector"
 )
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // Install records every loaded folder in the catalog (spec connectors.md, Where connectors come
 // from): a new connector gets a tool prefix generated from its slug against every prefix on the box

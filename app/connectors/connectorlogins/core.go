@@ -17,7 +17,6 @@ const (
 
 var (
 	endpoint         = connectorcore.Endpoint
-	token            = connectorcore.Token
 	newRedactor      = connectorcore.NewRedactor
 	labelledRedactor = connectorcore.LabelledRedactor
 	providerError    = connectorcore.ProviderError

@@ -1,7 +1,6 @@
 package connectorlogins_test
 
 import (
-	"context"
 	"io/fs"
 	"testing"
 	"time"
@@ -13,23 +12,17 @@ import (
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
 	"github.com/workbench/workbench/plugins/connector"
-	"github.com/workbench/workbench/projections/connectorsrm"
 )
 
 // The tests' names for connectorstest's pieces (the same short names in every connector use case's
 // tests; the node and its helpers are connectorstest.World).
 type remote = connectorstest.Remote
 
-type echoArgs = connectorstest.EchoArgs
-
-type contextT = context.Context
-
 var (
 	user  = connectorstest.User
 	org   = connectorstest.Org
 	guild = connectorstest.Guild
 	agent = connectorstest.Agent
-	other = connectorstest.Other
 )
 
 func newRemote(t *testing.T, tok string) *remote { return connectorstest.NewRemote(t, tok) }
@@ -63,5 +56,3 @@ func codeOf(err error) domain.Code { return domain.ErrorCode(err) }
 func execCaller(agentID uuid.UUID) executions.Caller {
 	return executions.Caller{UserID: user, Via: "api_key", AgentID: agentID}
 }
-
-type effective = connectorsrm.Effective
