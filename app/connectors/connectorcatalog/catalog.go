@@ -150,12 +150,6 @@ func requiredKeys(slug string, raw json.RawMessage) []string {
 	return out
 }
 
-// claimsAggregate is the catalog stream of slug claims (a connector's own stream is connectorAggregate).
-var claimsAggregate = eventstore.Aggregate[connectordom.Claims, connectordom.ClaimCommand, domain.Event]{
-	Initial: connectordom.InitialClaims, Evolve: connectordom.EvolveClaims, Decide: connectordom.DecideClaims,
-	Codec: eventstore.NewJSONCodec(connectordom.Events()...),
-}
-
 // executeCatalog runs one catalog edit on a connector's stream and waits for the read models.
 func (s *Service) executeCatalog(ctx context.Context, actor, id string, cmd connectordom.CatalogCommand) (connectordom.State, error) {
 	res, err := eventstore.Execute(ctx, s.Opts.Store, connectordom.StreamName(id), connectorAggregate, connectordom.Command(cmd), s.MD(actor))

@@ -36,6 +36,12 @@ var (
 		Initial: connectordom.Initial, Evolve: connectordom.Evolve, Decide: connectordom.Decide,
 		Codec: eventstore.NewJSONCodec(connectordom.Events()...),
 	}
+	// claimsAggregate is the catalog stream of slug and prefix claims (connectordom.CatalogStream),
+	// taken before a row is added so racing adds cannot collide (connectordom.DecideClaims).
+	claimsAggregate = eventstore.Aggregate[connectordom.Claims, connectordom.ClaimCommand, domain.Event]{
+		Initial: connectordom.InitialClaims, Evolve: connectordom.EvolveClaims, Decide: connectordom.DecideClaims,
+		Codec: eventstore.NewJSONCodec(connectordom.Events()...),
+	}
 )
 
 // Client is the OAuth client stored on the connector for this issuer and redirect URI ("" when none).

@@ -25,11 +25,6 @@ import (
 
 var platformOwner = login.Owner{Scope: login.ScopePlatform}
 
-var callAggregate = eventstore.Aggregate[platformcall.State, platformcall.Count, domain.Event]{
-	Initial: platformcall.Initial, Evolve: platformcall.Evolve, Decide: platformcall.Decide,
-	Codec: eventstore.NewJSONCodec(platformcall.Events()...),
-}
-
 // PlatformRedacted is what replaces a platform key's value in results and errors:
 // [REDACTED:platform_<slug>_<field>], the connector's slug and the key's field.
 func PlatformRedacted(slug, field string) string {

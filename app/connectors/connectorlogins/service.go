@@ -10,6 +10,7 @@ import (
 	"github.com/workbench/workbench/app/connectors/connectorcore"
 	"github.com/workbench/workbench/domain"
 	"github.com/workbench/workbench/domain/login"
+	"github.com/workbench/workbench/domain/platformcall"
 	"github.com/workbench/workbench/eventstore"
 )
 
@@ -42,12 +43,20 @@ func New(core *connectorcore.Core, catalog *connectorcatalog.Service) *Service {
 	return &Service{Core: core, catalog: catalog, syncs: make(chan struct{}, 1)}
 }
 
-// loginAggregate is a login's stream: its connect, sign-ins, refreshes, listings, settings and removal,
-// one decider (login.Decide).
-var loginAggregate = eventstore.Aggregate[login.State, login.Command, domain.Event]{
-	Initial: login.Initial, Evolve: login.Evolve, Decide: login.Decide,
-	Codec: eventstore.NewJSONCodec(login.Events()...),
-}
+var (
+	// loginAggregate is a login's stream: its connect, sign-ins, refreshes, listings, settings and
+	// removal, one decider (login.Decide).
+	loginAggregate = eventstore.Aggregate[login.State, login.Command, domain.Event]{
+		Initial: login.Initial, Evolve: login.Evolve, Decide: login.Decide,
+		Codec: eventstore.NewJSONCodec(login.Events()...),
+	}
+	// callAggregate is an organisation's monthly count of calls on a platform login of one connector
+	// (domain/platformcall, platformlogins.go).
+	callAggregate = eventstore.Aggregate[platformcall.State, platformcall.Count, domain.Event]{
+		Initial: platformcall.Initial, Evolve: platformcall.Evolve, Decide: platformcall.Decide,
+		Codec: eventstore.NewJSONCodec(platformcall.Events()...),
+	}
+)
 
 func (s *Service) executeLogin(ctx context.Context, actor string, stream string, cmd login.Command) (eventstore.Result[login.State, domain.Event], error) {
 	res, err := eventstore.Execute(ctx, s.Opts.Store, stream, loginAggregate, cmd, s.MD(actor))
