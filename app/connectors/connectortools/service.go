@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/workbench/workbench/app/connectors/connectorcatalog"
 	"github.com/workbench/workbench/app/connectors/connectorcore"
 	"github.com/workbench/workbench/app/connectors/connectorlogins"
 	"github.com/workbench/workbench/domain"
@@ -42,6 +43,12 @@ var (
 		Initial: func() login.SwitchState { return login.SwitchState{} }, Evolve: login.EvolveSwitch, Decide: login.DecideSwitch,
 		Codec: eventstore.NewJSONCodec(login.SwitchEvents()...),
 	}
+)
+
+// The narrow interfaces the use cases below reach the switch streams through (connectors.New wires them).
+var (
+	_ connectorcatalog.Dependents = (*Service)(nil)
+	_ connectorlogins.Switches    = (*Service)(nil)
 )
 
 // RemoveServerDependents implements connectorcatalog.Dependents: every login of the server (its
