@@ -56,7 +56,7 @@ func TestOrgServersPostgres(t *testing.T) { testOrgServers(t, true) }
 func testOrgServers(t *testing.T, pg bool) {
 	const tok = "tok-org-server-4242"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{Postgres: pg, FS: manifestFS(r.URL(), nil)})
 	orgB, agentB, bob, member := uuid.New(), uuid.New(), uuid.New(), uuid.New()
 	w.Scopes.AddAgent(orgB, agentB)
 	w.Scopes.SetRole(orgB, bob, organization.RoleOwner)
@@ -193,7 +193,7 @@ func testOrgServers(t *testing.T, pg bool) {
 // A server added by hand is on public HTTPS: the save-time address check refuses every hostile URL,
 // each with a 422 naming the problem, and nothing is recorded.
 func TestAddByHandRefusesHostileURLs(t *testing.T) {
-	w := newWorld(t, world0{fs: manifestFS("https://93.184.216.34/mcp", nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS("https://93.184.216.34/mcp", nil)})
 	res := &connectorstest.Resolver{Answers: map[string][]netip.Addr{
 		"public.example": {netip.MustParseAddr("93.184.216.34")},
 		"inward.example": {netip.MustParseAddr("10.0.0.7")},
@@ -260,7 +260,7 @@ func TestAdminOverridesPostgres(t *testing.T) { testAdminOverrides(t, true) }
 func testAdminOverrides(t *testing.T, pg bool) {
 	const tok = "tok-admin-overrides-77"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{Postgres: pg, FS: manifestFS(r.URL(), nil)})
 	copyEdit := func(kv map[string]string) connectors.ServerEdit {
 		e := connectors.ServerEdit{Copy: map[string]json.RawMessage{}}
 		for k, v := range kv {
@@ -387,7 +387,7 @@ func testAdminOverrides(t *testing.T, pg bool) {
 func TestDisabledConnector(t *testing.T) {
 	const tok = "tok-disabled-3131"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 	if got := w.Offered(agent); len(got) == 0 {
 		t.Fatal("nothing offered")
@@ -428,7 +428,7 @@ func TestDisabledConnector(t *testing.T) {
 // Adds racing on one slug or on the cap: the claims stream decides them one after another, so one
 // organisation never holds a slug twice nor passes maxMcpServers, and no prefix is given twice.
 func TestOrgServerAddsRace(t *testing.T) {
-	w := newWorld(t, world0{fs: manifestFS("https://93.184.216.34/mcp", nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS("https://93.184.216.34/mcp", nil)})
 	capped := w.serviceWith(nil, 3)
 	const n = 6
 	race := func(slug func(i int) string) (ok int) {
@@ -485,7 +485,7 @@ func (k keys) PlatformKey(_ context.Context, name string) (map[string]string, bo
 
 // A connector is Not set up while a platform key it needs is unset, and set up once it is.
 func TestNotSetUpFollowsPlatformKeys(t *testing.T) {
-	w := newWorld(t, world0{fs: manifestFS("https://93.184.216.34/mcp", map[string]string{
+	w := newWorld(t, worldOptions{FS: manifestFS("https://93.184.216.34/mcp", map[string]string{
 		"gmailish/connector.json": `{"slug":"gmailish","display_name":"G","endpoint":{"url":"https://93.184.216.34/mcp"},"auth":{"kind":"oauth","oauth":{"strategy":"configured","provider":"google"}}}`,
 		"ghish/connector.json":    `{"slug":"ghish","display_name":"GH","endpoint":{"url":"https://93.184.216.34/mcp"},"auth":{"kind":"oauth","oauth":{"strategy":"github_app"}}}`,
 		"search/connector.json":   `{"slug":"search","display_name":"S","endpoint":{"url":"https://93.184.216.34/mcp"},"auth":{"kind":"token","instance":{"integration":"web-search","field":"api_key"}}}`,

@@ -15,7 +15,7 @@ import (
 func TestExportKeepsOverridesOfListedTools(t *testing.T) {
 	const tok = "tok-export-6161"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	w.MustConnect(owner(login.ScopeAgent, agent), tok)
 	edit := func(tool, desc string) {
 		t.Helper()

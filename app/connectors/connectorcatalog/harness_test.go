@@ -3,14 +3,12 @@ package connectorcatalog_test
 import (
 	"io/fs"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/workbench/workbench/app/connectors/connectorstest"
 	"github.com/workbench/workbench/app/executions"
 	"github.com/workbench/workbench/domain/login"
-	"github.com/workbench/workbench/plugins/connector"
 )
 
 // The tests' names for connectorstest's pieces (the same short names in every connector use case's
@@ -30,24 +28,15 @@ func manifestFS(u string, extra map[string]string) fs.FS { return connectorstest
 
 func owner(s login.Scope, id uuid.UUID) login.Owner { return login.Owner{Scope: s, ID: id} }
 
-type world0 struct {
-	pg       bool
-	fs       fs.FS
-	adapters map[string]connector.Adapter
-	// Platform keys and caps (platformlogins_test.go).
-	admins []string
-	caps   func(slug string) (int, bool)
-	noSync bool
-	now    time.Time
-}
+// worldOptions are a world's settings.
+type worldOptions = connectorstest.Options
 
 // world is one node (connectorstest.World), for this package's tests to hang helpers on.
 type world struct{ *connectorstest.World }
 
-func newWorld(t *testing.T, o world0) *world {
+func newWorld(t *testing.T, o worldOptions) *world {
 	t.Helper()
-	return &world{connectorstest.NewWorld(t, connectorstest.Options{Postgres: o.pg, FS: o.fs, Adapters: o.adapters, Now: o.now,
-		Admins: o.admins, MonthlyCap: o.caps, NoSyncAfterWrite: o.noSync})}
+	return &world{connectorstest.NewWorld(t, o)}
 }
 
 func execCaller(agentID uuid.UUID) executions.Caller {

@@ -40,7 +40,7 @@ func TestRegistryInstallPostgres(t *testing.T) { testRegistryInstall(t, true) }
 func testRegistryInstall(t *testing.T, pg bool) {
 	const tok = "tok-registry-0123456789"
 	r := newRemote(t, tok)
-	e := connectorstest.Open(t, connectorstest.Options{Postgres: pg, FS: manifestFS(r.URL(), nil), Registry: registryFS(r.URL())})
+	e := connectorstest.Open(t, worldOptions{Postgres: pg, FS: manifestFS(r.URL(), nil), Registry: registryFS(r.URL())})
 	ctx := t.Context()
 	entries, err := e.Service.Registry(ctx)
 	if err != nil {

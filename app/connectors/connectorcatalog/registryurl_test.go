@@ -121,7 +121,7 @@ func indexBody(u string, extra ...string) string {
 // fetched again.
 func TestRegistryIndexURL(t *testing.T) {
 	r := newRemote(t, "tok-registry-url-0123456789")
-	e := connectorstest.Open(t, connectorstest.Options{FS: manifestFS(r.URL(), nil)})
+	e := connectorstest.Open(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	x := newIndexServer(t)
 	x.set(indexBody(r.URL()))
 	c := testenv.NewClock(time.Unix(0, 0).UTC())
@@ -208,7 +208,7 @@ func TestRegistryIndexURL(t *testing.T) {
 // listing and an install alike; nothing about it is kept, so the next request tries again.
 func TestRegistryIndexURLRefusals(t *testing.T) {
 	r := newRemote(t, "tok-registry-url-0123456789")
-	e := connectorstest.Open(t, connectorstest.Options{FS: manifestFS(r.URL(), nil)})
+	e := connectorstest.Open(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	x := newIndexServer(t)
 	host := strings.TrimPrefix(x.URL, "https://")
 	gone := httptest.NewTLSServer(http.NotFoundHandler())

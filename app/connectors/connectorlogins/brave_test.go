@@ -54,7 +54,7 @@ func TestBraveWebRunsOnThePlatformKey(t *testing.T) {
 	const key = "BSA-platform-key-0042"
 	var calls atomic.Int64
 	fake := fakeBrave(t, key, &calls)
-	w := newWorld(t, world0{fs: braveFS(t), adapters: map[string]connector.Adapter{"brave": brave.New(fake.URL)}, admins: []string{adminEmail}})
+	w := newWorld(t, worldOptions{FS: braveFS(t), Adapters: map[string]connector.Adapter{"brave": brave.New(fake.URL)}, Admins: []string{adminEmail}})
 	srv, err := w.Reader.Server(w.Ctx, "mcp_brave")
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 
 	t.Run("a missing field is a 422 naming it", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+		w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 		_, err := w.Svc.Connect(w.Ctx, user, connectors.ConnectRequest{ServerID: "mcp_remote", Owner: at, Fields: map[string]string{"token": "  "}})
 		if codeOf(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "token") {
 			t.Fatalf("err = %v", err)
@@ -31,7 +31,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	})
 	t.Run("the platform owner is refused", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+		w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 		_, err := w.Connect(login.Owner{Scope: login.ScopePlatform}, tok, login.OnExisting{})
 		if codeOf(err) != domain.CodeInvalid || !strings.Contains(domain.ErrorMessage(err), "platform") {
 			t.Fatalf("err = %v", err)
@@ -39,7 +39,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	})
 	t.Run("a configured OAuth connector whose client is not set answers that it is not set up, before any request", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.URL(), oauthFolder)})
+		w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), oauthFolder)})
 		_, err := w.Svc.Connect(w.Ctx, user, connectors.ConnectRequest{ServerID: "mcp_hosted", Owner: at, RequestBase: "http://127.0.0.1:1"})
 		if codeOf(err) != domain.CodeUnprocessable || !strings.Contains(domain.ErrorMessage(err), "connector:hosted") || !errors.Is(err, connectors.ErrOAuthNotSetUp) {
 			t.Fatalf("err = %v", err)
@@ -48,7 +48,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
 		t.Run("the provider's "+http.StatusText(status)+" is a 422 storing nothing", func(t *testing.T) {
 			r := newRemote(t, tok)
-			w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+			w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 			r.Reject.Store("initialize", status)
 			_, err := w.Connect(at, tok, login.OnExisting{})
 			if codeOf(err) != domain.CodeUnprocessable || strings.Contains(err.Error(), tok) {
@@ -61,14 +61,14 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	}
 	t.Run("a wrong key is a 422", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+		w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 		if _, err := w.Connect(at, "tok-wrong-wrong", login.OnExisting{}); codeOf(err) != domain.CodeUnprocessable {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("another provider failure is a 502 storing nothing", func(t *testing.T) {
 		r := newRemote(t, tok)
-		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+		w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 		r.Fail.Store(http.StatusInternalServerError)
 		_, err := w.Connect(at, tok, login.OnExisting{})
 		if codeOf(err) != domain.CodeUpstream {
@@ -81,7 +81,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
 		t.Run("a listing refused with "+http.StatusText(status)+" removes the new login", func(t *testing.T) {
 			r := newRemote(t, tok)
-			w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+			w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 			r.Reject.Store("tools/list", status)
 			_, err := w.Connect(at, tok, login.OnExisting{})
 			if codeOf(err) != domain.CodeUnprocessable {
@@ -100,7 +100,7 @@ func TestTokenConnectStatusPaths(t *testing.T) {
 	setup := func(t *testing.T) (*world, *remote) {
 		r := newRemote(t, tok)
 		r.Accept("tok-bbbbbbbb")
-		w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+		w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 		w.MustConnect(at, tok)
 		return w, r
 	}

@@ -14,7 +14,7 @@ import (
 // not set up, names itself by its slug in the 422, not by an empty name.
 func TestNotSetUpNamesTheConnector(t *testing.T) {
 	r := newRemote(t, "tok-unused-8181")
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	e, err := w.Svc.AddServer(w.Ctx, "admin", connectors.AddRequest{Slug: "nameless", URL: r.URL(), Auth: connectors.AuthSpec{Kind: "oauth", Strategy: "configured"}})
 	if err != nil {
 		t.Fatal(err)

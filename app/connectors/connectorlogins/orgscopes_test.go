@@ -109,7 +109,7 @@ func TestOrganizationScopes(t *testing.T) {
 func TestDeletedAgentsLoginsAreRemoved(t *testing.T) {
 	const tok = "tok-agent-gone-314"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	// The organisations read model beside the node's own projections, on the same log.
 	ctx, cancel := context.WithCancel(w.Ctx)
 	runner, err := projections.NewRunner(w.Store, w.DB, migrations.SQLite, &projections.Options{Projections: []projections.Projection{organizationsrm.New()}, PollInterval: 20 * time.Millisecond})

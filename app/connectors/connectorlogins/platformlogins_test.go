@@ -64,7 +64,7 @@ func TestPlatformLoginFollowsItsKeyPostgres(t *testing.T) { testPlatformLogin(t,
 
 func testPlatformLogin(t *testing.T, pg bool) {
 	r := newRemote(t, platKey)
-	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}})
+	w := newWorld(t, worldOptions{Postgres: pg, FS: manifestFS(r.URL(), platformFS(r.URL())), Admins: []string{adminEmail}})
 
 	// At boot with no key: no platform login, no tools.
 	if err := w.Svc.SyncPlatformLogins(w.Ctx); err != nil {
@@ -178,7 +178,7 @@ func countTypes(envs []eventstore.Envelope, types ...string) int {
 // the sync after writes turned off, and the sync runs when the catalog changes.
 func TestPlatformLoginSyncsAfterACatalogChange(t *testing.T) {
 	r := newRemote(t, platKey)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}, noSync: true})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), platformFS(r.URL())), Admins: []string{adminEmail}, NoSyncAfterWrite: true})
 	ctx, cancel := context.WithCancel(w.Ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -228,7 +228,7 @@ func TestPlatformCallsAreCappedPerUTCMonth(t *testing.T) {
 		}
 		return 0, false
 	}
-	w := newWorldAt(t, world0{fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}, caps: caps},
+	w := newWorldAt(t, worldOptions{FS: manifestFS(r.URL(), platformFS(r.URL())), Admins: []string{adminEmail}, MonthlyCap: caps},
 		time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC))
 	w.setKey(platKey)
 	for i := 0; i < 2; i++ {
@@ -288,9 +288,9 @@ func connectorsConnect(server string, o login.Owner, tok string) connectors.Conn
 }
 
 // newWorldAt is newWorld with the clock starting at now.
-func newWorldAt(t *testing.T, o world0, now time.Time) *world {
+func newWorldAt(t *testing.T, o worldOptions, now time.Time) *world {
 	t.Helper()
-	o.now = now
+	o.Now = now
 	return newWorld(t, o)
 }
 
@@ -299,7 +299,7 @@ func newWorldAt(t *testing.T, o world0, now time.Time) *world {
 func TestConcurrentPlatformCallsStopAtTheCap(t *testing.T) {
 	r := newRemote(t, platKey)
 	caps := func(string) (int, bool) { return 3, true }
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}, caps: caps})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), platformFS(r.URL())), Admins: []string{adminEmail}, MonthlyCap: caps})
 	w.setKey(platKey)
 	calls := make([]executions.Call, 8)
 	for i := range calls {
@@ -326,7 +326,7 @@ func TestConcurrentPlatformCallsStopAtTheCap(t *testing.T) {
 // sixteen at once all run (none answers "try again"), and the read model counts every one of them.
 func TestConcurrentUncappedPlatformCallsAllCount(t *testing.T) {
 	r := newRemote(t, platKey)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), platformFS(r.URL())), Admins: []string{adminEmail}})
 	w.setKey(platKey)
 	calls := make([]executions.Call, 16)
 	for i := range calls {

@@ -74,7 +74,7 @@ func TestEncodedSecretsAreRedacted(t *testing.T) {
 	const tok = "tok-Encoded-Secret-42"
 	r := newRemote(t, tok)
 	addEncodings(r)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 
 	o := w.Run(agent, "remote_encodings", `{"text":""}`)
@@ -94,7 +94,7 @@ func TestEncodedSecretsAreRedacted(t *testing.T) {
 func TestEncodedPlatformKeyIsRedacted(t *testing.T) {
 	r := newRemote(t, platKey)
 	addEncodings(r)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), platformFS(r.URL())), admins: []string{adminEmail}})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), platformFS(r.URL())), Admins: []string{adminEmail}})
 	w.setKey(platKey)
 	if _, ok := w.platformLogin(); !ok {
 		t.Fatal("no platform login after the key was set")

@@ -22,7 +22,7 @@ func TestRemoveDeletesBindingsAndShredsPostgres(t *testing.T) { testRemove(t, tr
 func testRemove(t *testing.T, pg bool) {
 	const tok = "tok-remove-secret-987"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{Postgres: pg, FS: manifestFS(r.URL(), nil)})
 	agentOwner := owner(login.ScopeAgent, agent)
 	res := w.MustConnect(agentOwner, tok)
 	if err := w.Svc.SetSwitch(w.Ctx, user, agentOwner, "mcp_remote", "remote_whoami", true); err != nil {

@@ -24,7 +24,7 @@ func TestListedToolNamesAreUniqueAndCallable(t *testing.T) {
 	for _, name := range []string{"a.b", "a_b", long} {
 		mcp.AddTool(r.MCP, &mcp.Tool{Name: name, Description: "Says its name."}, connectorstest.Text("I am "+name))
 	}
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 
 	names := map[string]string{} // remote → model name

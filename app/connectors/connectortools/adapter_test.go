@@ -28,7 +28,7 @@ func TestAdapterConnectorSettingsLookupAndCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := fstest.MapFS{"todoist/connector.json": {Data: raw}}
-	w := newWorld(t, world0{fs: fs, adapters: map[string]connector.Adapter{"todoist": todoist.New(fake.URL)}})
+	w := newWorld(t, worldOptions{FS: fs, Adapters: map[string]connector.Adapter{"todoist": todoist.New(fake.URL)}})
 	at := owner(login.ScopeAgent, agent)
 
 	// A wrong key is refused by validate (Todoist answers 403): 422, nothing stored.
@@ -97,7 +97,7 @@ func TestAdapterConnectorSettingsLookupAndCalls(t *testing.T) {
 func TestTestCallRedactsAndCaps(t *testing.T) {
 	const tok = "tok-test-call-secret"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 	out, _, err := w.Svc.TestCall(w.Ctx, user, res.Login.ID, "remote_whoami", json.RawMessage(`{"text":""}`))
 	if err != nil || strings.Contains(string(out), tok) || !strings.Contains(string(out), "[REDACTED]") {

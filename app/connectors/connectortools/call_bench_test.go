@@ -19,7 +19,7 @@ import (
 func BenchmarkConnectorCallPath(b *testing.B) {
 	const tok = "tok-bench-123456"
 	r := connectorstest.NewRemote(b, tok)
-	e := connectorstest.Open(b, connectorstest.Options{FS: connectorstest.ManifestFS(r.URL(), nil)})
+	e := connectorstest.Open(b, worldOptions{FS: connectorstest.ManifestFS(r.URL(), nil)})
 	ctx := context.Background()
 	if _, err := e.Service.Connect(ctx, user, connectors.ConnectRequest{ServerID: "mcp_remote", Owner: login.Owner{Scope: login.ScopeAgent, ID: agent}, Fields: map[string]string{"token": tok}}); err != nil {
 		b.Fatal(err)

@@ -62,7 +62,7 @@ func TestRemoteContentCrossesWhole(t *testing.T) {
 	const tok = "tok-content-secret-77"
 	r := newRemote(t, tok)
 	addMedia(r)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	w.MustConnect(owner(login.ScopeAgent, agent), tok)
 
 	o := w.Run(agent, "remote_media", `{"text":"x"}`)

@@ -81,7 +81,7 @@ func TestSchemaDriftFlaggedAndAcceptedPostgres(t *testing.T) { testSchemaDrift(t
 func testSchemaDrift(t *testing.T, pg bool) {
 	const tok = "tok-schema-drift-1"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{Postgres: pg, FS: manifestFS(r.URL(), nil)})
 	res := w.MustConnect(owner(login.ScopeOrganization, org), tok)
 	orgScope := owner(login.ScopeOrganization, org)
 	for _, tool := range []string{"remote_echo", "remote_create_issue"} {
@@ -140,7 +140,7 @@ func TestOldSwitchWithoutSchemaDigestPostgres(t *testing.T) { testOldSwitch(t, t
 func testOldSwitch(t *testing.T, pg bool) {
 	const tok = "tok-schema-drift-2"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{Postgres: pg, FS: manifestFS(r.URL(), nil)})
 	orgScope := owner(login.ScopeOrganization, org)
 	res := w.MustConnect(orgScope, tok)
 	// An old event: On, with the description digest only.

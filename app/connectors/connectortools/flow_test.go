@@ -24,7 +24,7 @@ func TestConnectListCallSwitchDriftPostgres(t *testing.T) { testFlow(t, true) }
 func testFlow(t *testing.T, pg bool) {
 	const tok = "tok-secret-123456"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{pg: pg, fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{Postgres: pg, FS: manifestFS(r.URL(), nil)})
 
 	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 	if res.Outcome != login.OutcomeCreated || res.Login.Status != login.StatusConnected || res.ListingError != "" {
@@ -128,7 +128,7 @@ func testFlow(t *testing.T, pg bool) {
 func TestAdminDefaultDecidesFirst(t *testing.T) {
 	const tok = "tok-admin-default-1"
 	r := newRemote(t, tok)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	if _, err := w.DB.Exec(`UPDATE connectors SET overrides = $1 WHERE id = 'mcp_remote'`,
 		`{"display_name":"Remote (edited)","tools":{"wipe_everything":{"default":true},"echo":{"default":false}}}`); err != nil {
 		t.Fatal(err)

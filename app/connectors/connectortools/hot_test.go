@@ -18,7 +18,7 @@ func TestToolCallCachesFollowWrites(t *testing.T) {
 	const tok1, tok2 = "tok-first-123456", "tok-second-654321"
 	r := newRemote(t, tok1)
 	r.Accept(tok2)
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	res := w.MustConnect(owner(login.ScopeAgent, agent), tok1)
 	agentOwner := owner(login.ScopeAgent, agent)
 

@@ -51,7 +51,7 @@ func TestProgressAndRelaysAreRedacted(t *testing.T) {
 		// Answer once the progress has been passed on (the progress goes before the elicitation).
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "elicitation " + el.Action}}}, nil, nil
 	})
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	w.MustConnect(owner(login.ScopeAgent, agent), tok)
 	if err := w.Svc.SetSwitch(w.Ctx, user, owner(login.ScopeAgent, agent), "mcp_remote", "remote_leak", true); err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			const tok = "tok-scope-1234"
 			r := newRemote(t, tok)
-			w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+			w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 			w.MustConnect(owner(c.loginAt, idOf[c.loginAt]), tok)
 			for _, s := range c.sets {
 				var err error
@@ -127,7 +127,7 @@ func TestSwitchInheritanceAcrossFourScopes(t *testing.T) {
 func TestMostSpecificLoginAndManageChecks(t *testing.T) {
 	r := newRemote(t, "tok-org-11111")
 	r.Accept("tok-agent-2222")
-	w := newWorld(t, world0{fs: manifestFS(r.URL(), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(r.URL(), nil)})
 	w.MustConnect(owner(login.ScopeOrganization, org), "tok-org-11111")
 	w.MustConnect(owner(login.ScopeAgent, agent), "tok-agent-2222")
 	eff, err := w.Svc.Effective(w.Ctx, agent)

@@ -108,7 +108,7 @@ func TestStateHooksAtRunStart(t *testing.T) {
 		adapters[slug] = a
 	}
 	var logs lockedBuffer
-	e := connectorstest.Open(t, connectorstest.Options{FS: fsys, Adapters: adapters, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	e := connectorstest.Open(t, worldOptions{FS: fsys, Adapters: adapters, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
 	for _, slug := range []string{"tracker", "big", "broken", "garbled", "imposter", "guide", "quiet"} {
 		if _, err := e.Service.Connect(ctx, user, connectors.ConnectRequest{ServerID: "mcp_" + slug, Owner: owner(login.ScopeAgent, agent), Fields: map[string]string{"token": tok}}); err != nil {
@@ -181,7 +181,7 @@ func TestStateHookTimesOut(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}}
-	e := connectorstest.Open(t, connectorstest.Options{FS: fsys, Adapters: map[string]connector.Adapter{"slow": slow}, StateBudget: time.Millisecond})
+	e := connectorstest.Open(t, worldOptions{FS: fsys, Adapters: map[string]connector.Adapter{"slow": slow}, StateBudget: time.Millisecond})
 	ctx := context.Background()
 	if _, err := e.Service.Connect(ctx, user, connectors.ConnectRequest{ServerID: "mcp_slow", Owner: owner(login.ScopeAgent, agent), Fields: map[string]string{"token": tok}}); err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func TestTaskRequiredToolIsUnavailable(t *testing.T) {
 		ran.Add(1)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "researched"}}}, nil, nil
 	})
-	w := newWorld(t, world0{fs: manifestFS(taskProxy(t, r.URL()), nil)})
+	w := newWorld(t, worldOptions{FS: manifestFS(taskProxy(t, r.URL()), nil)})
 	res := w.MustConnect(owner(login.ScopeAgent, agent), tok)
 
 	if got := w.Offered(agent); slices.Contains(got, "remote_research") || !slices.Contains(got, "remote_create_issue") {
