@@ -42,7 +42,7 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet $(PKGS)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
-	$(GO) test -count=1 -run '^(TestImportRules|TestHandlersNeverWrite|TestPackageNamesUnique)$$' .
+	$(GO) test -count=1 -run '^(TestImportRules|TestInnerRules|TestHandlersNeverWrite|TestPackageNamesUnique)$$' .
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

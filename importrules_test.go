@@ -242,3 +242,52 @@ func unique(rule []string) []string {
 	}
 	return out
 }
+
+// innerRules are the arrows inside one area that the layer table cannot say: the plugin and connector
+// runtimes never import a provider (plugins/shipped is where they meet), a provider imports only the
+// runtimes, and the connector use cases point one way, tools → logins → catalog → core. Each entry
+// names a package (or, with the key "plugins/<provider>", every provider package) and the packages of
+// its area it may import; production code only (tests may reach across, to build a node).
+var innerRules = []struct {
+	from, area string
+	may        []string
+}{
+	{"plugins", "plugins/...", []string{"plugins/connector"}},
+	{"plugins/connector", "plugins/...", nil},
+	{"plugins/<provider>", "plugins/...", []string{"plugins", "plugins/connector"}},
+	{"app/connectors/mcpclient", "app/connectors/...", nil},
+	{"app/connectors/connectorcore", "app/connectors/...", []string{"app/connectors/mcpclient"}},
+	{"app/connectors/connectorcatalog", "app/connectors/...", []string{"app/connectors/connectorcore", "app/connectors/mcpclient"}},
+	{"app/connectors/connectorlogins", "app/connectors/...", []string{"app/connectors/connectorcore", "app/connectors/connectorcatalog", "app/connectors/mcpclient"}},
+	{"app/connectors/connectortools", "app/connectors/...", []string{"app/connectors/connectorcore", "app/connectors/connectorcatalog", "app/connectors/connectorlogins", "app/connectors/mcpclient"}},
+}
+
+// notProviders are the packages under plugins/ that are not a provider's.
+var notProviders = []string{"plugins", "plugins/connector", "plugins/shipped", "plugins/plugintest"}
+
+func TestInnerRules(t *testing.T) {
+	pkgs := listPackages(t)
+	module := pkgs[0].Module.Path
+	providers := 0
+	for _, p := range pkgs {
+		from, _ := inModule(module, p.ImportPath)
+		key := from
+		if strings.HasPrefix(from, "plugins/") && !slices.Contains(notProviders, from) {
+			key, providers = "plugins/<provider>", providers+1
+		}
+		for _, r := range innerRules {
+			if r.from != key {
+				continue
+			}
+			for _, imp := range p.Imports {
+				to, ok := inModule(module, imp)
+				if ok && allows([]string{r.area}, to) && !slices.Contains(r.may, to) {
+					t.Errorf("%s -> %s (%s may import, of %s: %s)", from, to, r.from, r.area, strings.Join(r.may, ", "))
+				}
+			}
+		}
+	}
+	if providers < 16 {
+		t.Errorf("found %d provider packages under plugins/, want the sixteen shipped integrations and more", providers)
+	}
+}
