@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/workbench/workbench/app/executions"
+	"github.com/workbench/workbench/domain/platformcall"
+	"github.com/workbench/workbench/eventstore"
 	"github.com/workbench/workbench/plugins/brave-search"
 	"github.com/workbench/workbench/plugins/connector"
 )
@@ -78,6 +80,9 @@ func TestPlatformKeysPagesInChromium(t *testing.T) {
 		if out, err := st.Run(ctx, json.RawMessage(`{"query":"go"}`)); err != nil || !strings.Contains(string(out.Result), "go.dev") {
 			t.Fatalf("run = %s, %v", out.Result, err)
 		}
+		// The page reads the call counts' read model once: wait until it holds the call's count.
+		counted := srv.eventsUntil(t, platformcall.TypeCounted, func(evs []eventstore.Envelope) bool { return len(evs) >= 1 })
+		srv.waitFor(t, counted[len(counted)-1].Position)
 		tb.open("/admin/caps")
 		tb.el(`[data-testid=caps-usage] tr td`, `brave`)
 		tb.el(`[data-testid=caps-usage] [data-testid=calls]`, `^1$`)
