@@ -39,6 +39,20 @@ type request struct {
 func (r *request) isNotification() bool { return r.Method != "" && len(r.ID) == 0 }
 func (r *request) isResponse() bool     { return r.Method == "" && (len(r.Result) > 0 || len(r.Error) > 0) }
 
+// plainInteger reports whether b is a JSON number of digits alone without a leading zero (0 itself
+// included), which json.Number accepts.
+func plainInteger(b []byte) bool {
+	if len(b) == 0 || len(b) > 1 && b[0] == '0' {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // validID reports whether id is a JSON string or number (JSON-RPC 2.0; MCP forbids null ids).
 func validID(id json.RawMessage) bool {
 	id = bytes.TrimSpace(id)
@@ -50,6 +64,9 @@ func validID(id json.RawMessage) bool {
 		var s string
 		return json.Unmarshal(id, &s) == nil
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if plainInteger(id) {
+			return true // the common id: no need to decode
+		}
 		var n json.Number
 		return json.Unmarshal(id, &n) == nil
 	}

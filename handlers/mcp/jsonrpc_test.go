@@ -112,3 +112,13 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// validID's shortcut for plain integers answers what decoding the id as a json.Number would.
+func TestValidIDShortcut(t *testing.T) {
+	for _, id := range []string{"0", "7", "42", "00", "01", "-1", "1.5", "1e3", "12a", "9999999999999999999999", "-", "0x1"} {
+		var n json.Number
+		if got, want := validID(json.RawMessage(id)), json.Unmarshal([]byte(id), &n) == nil; got != want {
+			t.Errorf("validID(%s) = %v, decoding says %v", id, got, want)
+		}
+	}
+}

@@ -594,6 +594,9 @@ func (s *Server) notified(sess session, req *request) {
 
 // jsonrpc2 reports whether the message says "jsonrpc": "2.0".
 func jsonrpc2(req *request) bool {
+	if string(req.JSONRPC) == `"2.0"` {
+		return true // as every client writes it: no need to decode
+	}
 	var v string
 	return len(req.JSONRPC) > 0 && json.Unmarshal(req.JSONRPC, &v) == nil && v == "2.0"
 }

@@ -47,6 +47,9 @@ func sse(accept string) bool {
 
 // progressToken is params._meta.progressToken when it is a string or a number, else nil.
 func progressToken(params json.RawMessage) json.RawMessage {
+	if !mayHoldMeta(params) {
+		return nil // most calls: no need to decode the whole params (the tool's arguments) to learn it
+	}
 	var p struct {
 		Meta struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
@@ -56,6 +59,26 @@ func progressToken(params json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return bytes.TrimSpace(p.Meta.ProgressToken)
+}
+
+// mayHoldMeta reports whether params may hold a "_meta" member: false only when no "_meta" appears
+// in it in any letter case (encoding/json matches member names case-insensitively; none of m, e, t,
+// a has a non-ASCII fold) and it holds no backslash (an escaped name such as "\u005fmeta").
+func mayHoldMeta(params []byte) bool {
+	if bytes.IndexByte(params, '\\') >= 0 {
+		return true
+	}
+	for i := bytes.IndexByte(params, '_'); i >= 0 && i+5 <= len(params); {
+		if bytes.EqualFold(params[i+1:i+5], []byte("meta")) {
+			return true
+		}
+		j := bytes.IndexByte(params[i+1:], '_')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // Progress implements mcppeer.Sink: one notifications/progress with the request's token.

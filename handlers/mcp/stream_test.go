@@ -234,3 +234,27 @@ func TestToolCallRelaysElicitation(t *testing.T) {
 		t.Fatalf("without elicitation: %q", text)
 	}
 }
+
+// progressToken's shortcut (no "_meta" in params: no decode) answers what decoding the params would.
+func TestProgressTokenShortcut(t *testing.T) {
+	decoded := func(params []byte) json.RawMessage {
+		var p struct {
+			Meta struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		}
+		if json.Unmarshal(params, &p) != nil || !validID(p.Meta.ProgressToken) {
+			return nil
+		}
+		return bytes.TrimSpace(p.Meta.ProgressToken)
+	}
+	for _, params := range []string{
+		``, `null`, `{}`, `{"name":"x","arguments":{"_":1}}`, `{"name":"_x_","arguments":{"a_b":"_met"}}`,
+		`{"_meta":{"progressToken":"t"}}`, `{"_META":{"progressToken":7}}`, `{"_Meta":{"progressToken":"t"},"name":"x"}`,
+		`{"\u005fmeta":{"progressToken":"t"}}`, `{"_me\u0074a":{"progressToken":3}}`, `{"x":"_meta"}`, `{"_meta":1}`, `_meta`, `{"_met`,
+	} {
+		if got, want := progressToken(json.RawMessage(params)), decoded([]byte(params)); !bytes.Equal(got, want) {
+			t.Errorf("progressToken(%s) = %s, decoding says %s", params, got, want)
+		}
+	}
+}
