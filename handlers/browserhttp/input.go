@@ -205,10 +205,7 @@ func run(p *rod.Page, c command) error {
 	case "text":
 		return proto.InputInsertText{Text: c.Text}.Call(p)
 	case "navigate":
-		if err := p.Navigate(c.URL); err != nil {
-			return err
-		}
-		return p.WaitLoad()
+		return navigate(p, c.URL)
 	case "back":
 		return p.NavigateBack()
 	case "forward":
@@ -217,4 +214,35 @@ func run(p *rod.Page, c command) error {
 		return p.Reload()
 	}
 	return fmt.Errorf("unknown command %q", c.Type)
+}
+
+// navigate loads u in the page and waits for its load event, so that the answer's URL and the next
+// command (a Back) find the new document committed. The wait is set up before the navigation starts
+// and takes the main frame's first load event after it started loading (or its move to a fragment of
+// the same document, where nothing loads): rod's WaitLoad right after
+// Navigate may evaluate in the document being left, which is loaded already, and answer at once.
+func navigate(p *rod.Page, u string) error {
+	ctx, cancel := context.WithCancel(p.GetContext())
+	defer cancel()
+	started := false // read and written by the event loop's one goroutine only
+	wait := p.Context(ctx).EachEvent(func(e *proto.PageFrameStartedLoading) {
+		if e.FrameID == p.FrameID {
+			started = true
+		}
+	}, func(*proto.PageLoadEventFired) bool {
+		return started
+	}, func(e *proto.PageNavigatedWithinDocument) bool {
+		return e.FrameID == p.FrameID // a fragment of the same document: nothing loads
+	})
+	loaded := make(chan struct{})
+	go func() { wait(); close(loaded) }()
+	if err := p.Navigate(u); err != nil {
+		return err
+	}
+	select {
+	case <-loaded:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for %s to load: %w", u, ctx.Err())
+	}
 }
