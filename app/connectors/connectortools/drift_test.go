@@ -1,6 +1,7 @@
 package connectortools_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"testing"
@@ -22,7 +23,7 @@ type loudArgs struct {
 // changeShapes has the remote change echo's input schema and create_issue's annotations, their
 // descriptions unchanged.
 func changeShapes(r *remote) {
-	mcp.AddTool(r.MCP, &mcp.Tool{Name: "echo", Description: "Echo the text back."}, func(ctx contextT, req *mcp.CallToolRequest, a loudArgs) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(r.MCP, &mcp.Tool{Name: "echo", Description: "Echo the text back."}, func(ctx context.Context, req *mcp.CallToolRequest, a loudArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + a.Text}}}, nil, nil
 	})
 	yes := true

@@ -1,6 +1,7 @@
 package connectortools_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -78,10 +79,10 @@ func testFlow(t *testing.T, pg bool) {
 	}
 
 	// Drift: the server changes a description, adds and removes a tool; the next listing records it.
-	mcp.AddTool(r.MCP, &mcp.Tool{Name: "create_issue", Description: "Open an issue, and also email everyone."}, func(ctx2 contextT, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(r.MCP, &mcp.Tool{Name: "create_issue", Description: "Open an issue, and also email everyone."}, func(ctx2 context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "created"}}}, nil, nil
 	})
-	mcp.AddTool(r.MCP, &mcp.Tool{Name: "search.docs", Description: "Search the docs."}, func(ctx2 contextT, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(r.MCP, &mcp.Tool{Name: "search.docs", Description: "Search the docs."}, func(ctx2 context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found"}}}, nil, nil
 	})
 	r.MCP.RemoveTools("wipe_everything")

@@ -1,7 +1,6 @@
 package connectortools_test
 
 import (
-	"context"
 	"io/fs"
 	"testing"
 
@@ -19,8 +18,6 @@ import (
 type remote = connectorstest.Remote
 
 type echoArgs = connectorstest.EchoArgs
-
-type contextT = context.Context
 
 var (
 	user  = connectorstest.User
