@@ -64,6 +64,11 @@ func launchArgs(profile, proxyAddr string, noSandbox bool) []string {
 		Set("force-webrtc-ip-handling-policy", "disable_non_proxied_udp").
 		Set("webrtc-ip-handling-policy", "disable_non_proxied_udp").
 		Set("window-size", "1280,800").
+		// A page left by Back or Forward is closed, not kept alive in the back/forward cache: rod holds
+		// on to the JavaScript context it last evaluated in and learns it is stale only when evaluating
+		// there fails, so a cached page would be evaluated in silently (the live view's Back and Forward
+		// are history.back() and history.forward(); the agent's tools after them read the page).
+		Set("disable-back-forward-cache").
 		// rod's default lets every popup open; Chromium's own blocker stays on.
 		Delete("disable-popup-blocking").
 		Delete(flags.Bin)
